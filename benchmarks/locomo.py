@@ -1,0 +1,153 @@
+"""Retrieval benchmark on LoCoMo conversations: evidence recall@k, ingest speed, search latency.
+
+    python benchmarks/locomo.py [--data DIR] [--config FILE] [--k 1,5,10,20,50] [--json OUT]
+
+Every dialogue turn is one add through the Python API (``user_id`` = the
+conversation file's name, ``metadata={"dia_id": ...}``, ``timestamp`` = its
+session's date and time; an image's caption is appended as "[shares ...]").
+Then, for every question of categories 1-4, a search with
+``filters={"user_id": ...}`` scores the share of the question's evidence turns
+whose ``dia_id`` appears among the top-k memories, averaged over questions.
+Searches use ``threshold=0.0`` so that recall measures ranking, not cut-off.
+The data is read in place (CC BY-NC 4.0) and never copied into the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from dateutil import parser as date_parser
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo"
+_SESSION = re.compile(r"^session_(\d+)$")
+
+
+def turns_of(conversation: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
+    """Every turn with its session's date-time string, in session order."""
+    sessions = sorted(
+        (int(m.group(1)), key) for key in conversation if (m := _SESSION.match(key)) and isinstance(conversation[key], list)
+    )
+    out = []
+    for number, key in sessions:
+        when = conversation.get(f"session_{number}_date_time", "")
+        out.extend((turn, when) for turn in conversation[key])
+    return out
+
+
+def turn_text(turn: dict[str, Any]) -> str:
+    text = turn.get("text", "")
+    if caption := turn.get("blip_caption"):
+        text = f"{text} [shares {caption}]"
+    return text
+
+
+def evidence_ids(raw: list[str]) -> set[str]:
+    ids: set[str] = set()
+    for item in raw:
+        ids.update(part for part in re.split(r"[;,\s]+", item) if part.startswith("D"))
+    return ids
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="directory of LoCoMo JSON files")
+    parser.add_argument("--config", type=Path, help="Memorist YAML config (default: built-in embedded default)")
+    parser.add_argument("--k", default="1,5,10,20,50", help="comma-separated cut-offs")
+    parser.add_argument("--json", type=Path, help="write the figures to this file")
+    parser.add_argument("--data-dir", type=Path, help="Memorist data directory (default: a fresh temporary one)")
+    parser.add_argument("--limit", type=int, help="only the first N conversation files (quick runs)")
+    args = parser.parse_args(argv)
+
+    from memorist import Memory
+    from memorist.settings import load_settings
+
+    ks = sorted({int(k) for k in args.k.split(",")})
+    files = sorted(args.data.glob("*.json"))[: args.limit]
+    if not files:
+        print(f"no LoCoMo files in {args.data}", file=sys.stderr)
+        return 2
+    workdir = args.data_dir or Path(tempfile.mkdtemp(prefix="memorist-locomo-"))
+    settings = load_settings(args.config, {"data_dir": str(workdir)})
+    memory = Memory.from_settings(settings)
+
+    turns_total, ingest_seconds = 0, 0.0
+    questions: list[tuple[str, dict[str, Any]]] = []
+    for path in files:
+        conversation = json.loads(path.read_text())
+        user = path.stem
+        started = time.perf_counter()
+        for turn, when in turns_of(conversation):
+            memory.add(
+                [{"role": "user", "content": turn_text(turn), "name": turn["speaker"]}],
+                user_id=user,
+                metadata={"dia_id": turn["dia_id"]},
+                timestamp=date_parser.parse(when, fuzzy=True) if when else None,
+            )
+            turns_total += 1
+        ingest_seconds += time.perf_counter() - started
+        questions.extend((user, q) for q in conversation["qa"] if q.get("category") in (1, 2, 3, 4))
+
+    max_k = max(ks)
+    recall: dict[int, list[float]] = defaultdict(list)
+    by_category: dict[tuple[int, int], list[float]] = defaultdict(list)
+    latencies: list[float] = []
+    for user, qa in questions:
+        wanted = evidence_ids(qa.get("evidence", []))
+        if not wanted:
+            continue
+        started = time.perf_counter()
+        hits = memory.search(qa["question"], filters={"user_id": user}, top_k=max_k, threshold=0.0)
+        latencies.append((time.perf_counter() - started) * 1000)
+        ranked = [h.record.metadata.get("dia_id") for h in hits]
+        for k in ks:
+            found = len(wanted & set(ranked[:k])) / len(wanted)
+            recall[k].append(found)
+            by_category[(k, qa["category"])].append(found)
+
+    stored = memory.components.vector_store.count(None)
+    figures: dict[str, Any] = {
+        "conversations": len(files),
+        "turns": turns_total,
+        "memories": stored,
+        "questions": len(recall[ks[0]]),
+        "ingest_turns_per_s": round(turns_total / ingest_seconds, 2),
+        "search_p50_ms": round(statistics.median(latencies), 2),
+        "search_p95_ms": round(percentile(latencies, 0.95), 2),
+        "recall": {f"@{k}": round(statistics.mean(recall[k]), 4) for k in ks},
+        "recall_by_category": {
+            f"@{k}": {str(c): round(statistics.mean(by_category[(k, c)]), 4) for c in (1, 2, 3, 4) if by_category[(k, c)]}
+            for k in ks
+        },
+        "components": memory.components.describe(),
+    }
+    for k in ks:
+        per_cat = " ".join(f"cat{c}={v}" for c, v in figures["recall_by_category"][f"@{k}"].items())
+        print(f"recall@{k} = {figures['recall'][f'@{k}']:.3f}  ({per_cat})")
+    print(f"ingest: {figures['ingest_turns_per_s']} turns/s ({turns_total} turns, {stored} memories stored)")
+    print(f"search latency: p50 {figures['search_p50_ms']} ms, p95 {figures['search_p95_ms']} ms ({len(latencies)} queries)")
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    memory.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,143 @@
+"""The ``memorist`` command line.
+
+Configuration problems are printed one per line (``error: key: message``) and
+exit with status 2, never with a traceback. Plugins may add subcommands
+through the ``register_commands`` hook.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from . import __version__
+from .components import validate_settings
+from .errors import ConfigurationError, MemoristError
+from .plugins import Plugins, load_plugins
+from .registry import ProviderRegistry
+from .settings import Settings, load_settings
+
+EXIT_CONFIG = 2
+
+
+def fail(exc: MemoristError) -> None:
+    """Print each problem on its own line and exit non-zero."""
+    lines = exc.problems if isinstance(exc, ConfigurationError) else [exc.message]
+    for line in lines:
+        click.echo(f"error: {line}", err=True)
+    sys.exit(EXIT_CONFIG)
+
+
+def checked_settings(
+    config: str | None, overrides: dict[str, Any] | None = None, plugins: Plugins | None = None
+) -> tuple[Settings, Plugins]:
+    """Settings validated against the installed providers, or exit 2 with the problems."""
+    try:
+        plugins = plugins or load_plugins()
+        settings = load_settings(config, overrides)
+        validate_settings(settings, ProviderRegistry.from_plugins(plugins))
+    except MemoristError as exc:
+        fail(exc)
+        raise  # unreachable; keeps type checkers honest
+    return settings, plugins
+
+
+config_option = click.option(
+    "--config",
+    "config",
+    type=click.Path(dir_okay=False),
+    envvar="MEMORIST_CONFIG",
+    help="YAML config file (default: $MEMORIST_CONFIG, else built-in defaults).",
+)
+
+
+@click.group()
+@click.version_option(__version__, prog_name="memorist")
+def cli() -> None:
+    """Memorist: long-term memory for AI applications."""
+
+
+@cli.command()
+@config_option
+@click.option("--host", help="Interface to bind (default 127.0.0.1, or server.host).")
+@click.option("--port", type=int, help="Port (default 8000, or server.port).")
+@click.option("--workers", type=int, help="gunicorn worker processes (default 1).")
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False),
+    help="Data directory (default ./memorist-data, or $MEMORIST_DATA_DIR).",
+)
+def serve(
+    config: str | None, host: str | None, port: int | None, workers: int | None, data_dir: str | None
+) -> None:
+    """Run the HTTP server under gunicorn."""
+    overrides: dict[str, Any] = {}
+    server = {k: v for k, v in {"host": host, "port": port, "workers": workers}.items() if v is not None}
+    if server:
+        overrides["server"] = server
+    if data_dir:
+        overrides["data_dir"] = data_dir
+    settings, _ = checked_settings(config, overrides)
+    from .server import run_gunicorn
+
+    run_gunicorn(settings)
+
+
+@cli.command("plugins")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def list_plugins(as_json: bool) -> None:
+    """List loaded plugins with their version and the hooks they implement."""
+    try:
+        plugins = load_plugins()
+        registry = ProviderRegistry.from_plugins(plugins)
+    except MemoristError as exc:
+        fail(exc)
+        return
+    infos = plugins.info()
+    if as_json:
+        click.echo(json.dumps([info.__dict__ for info in infos], indent=2))
+        return
+    for info in infos:
+        click.echo(f"{info.name} {info.version or '-'}: {', '.join(info.hooks) or '(no hooks)'}")
+    click.echo("")
+    for kind in ("language_model", "embedder", "vector_store", "reranker", "entity_extractor"):
+        click.echo(f"{kind}: {', '.join(registry.names(kind)) or '-'}")
+
+
+@cli.group()
+def config() -> None:
+    """Inspect configuration."""
+
+
+@config.command("check")
+@config_option
+def config_check(config: str | None) -> None:
+    """Validate the configuration (file, environment, provider options)."""
+    checked_settings(config)
+    click.echo("configuration ok")
+
+
+@config.command("show")
+@config_option
+def config_show(config: str | None) -> None:
+    """Print the effective configuration as JSON (secrets redacted)."""
+    settings, _ = checked_settings(config)
+    click.echo(settings.model_dump_json(indent=2))
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: add plugin commands, then run the group."""
+    try:
+        plugins = load_plugins()
+    except MemoristError as exc:
+        fail(exc)
+        return
+    plugins.hook.register_commands(cli=cli)
+    cli.main(args=argv, prog_name="memorist")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,100 @@
+"""Assembling providers from settings.
+
+Validation is separate from building: ``memorist serve`` validates every slot
+before gunicorn starts, so all configuration problems are reported together,
+one line each, and a bad config never reaches a worker process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import ConfigurationError, MemoristError
+from .providers import (
+    EntityExtractor,
+    Embedder,
+    LanguageModel,
+    Provider,
+    ProviderContext,
+    Reranker,
+    VectorStore,
+)
+from .registry import ProviderRegistry
+from .settings import Settings
+
+
+@dataclass
+class Components:
+    """One built provider per slot; what the engine runs on."""
+
+    language_model: LanguageModel
+    embedder: Embedder
+    vector_store: VectorStore
+    reranker: Reranker
+    entity_extractor: EntityExtractor
+
+    def describe(self) -> dict[str, str]:
+        return {slot: p.describe() for slot, p in self._slots().items()}
+
+    def close(self) -> None:
+        for provider in self._slots().values():
+            provider.close()
+
+    def _slots(self) -> dict[str, Provider]:
+        return {
+            "language_model": self.language_model,
+            "embedder": self.embedder,
+            "vector_store": self.vector_store,
+            "reranker": self.reranker,
+            "entity_extractor": self.entity_extractor,
+        }
+
+
+def validate_settings(settings: Settings, registry: ProviderRegistry) -> None:
+    """Check every slot names an installed provider with valid options; no I/O."""
+    problems: list[str] = []
+    for kind, slot in settings.provider_slots().items():
+        try:
+            registry.validate_options(kind, slot.provider, slot.options)
+        except ConfigurationError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise ConfigurationError(problems)
+
+
+def build_components(settings: Settings, registry: ProviderRegistry) -> Components:
+    """Build providers in dependency order: the store needs the embedder's dimension,
+    rerankers may need the language model."""
+    validate_settings(settings, registry)
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    slots = settings.provider_slots()
+    built: list[Provider] = []
+
+    def make(kind: str, context: ProviderContext) -> Provider:
+        slot = slots[kind]
+        provider = registry.build(kind, slot.provider, slot.options, context)
+        built.append(provider)
+        return provider
+
+    try:
+        context = ProviderContext(data_dir=settings.data_dir)
+        embedder = make("embedder", context)
+        assert isinstance(embedder, Embedder)
+        language_model = make("language_model", context)
+        assert isinstance(language_model, LanguageModel)
+        store_context = ProviderContext(data_dir=settings.data_dir, dimension=embedder.dimension)
+        vector_store = make("vector_store", store_context)
+        model_context = ProviderContext(data_dir=settings.data_dir, language_model=language_model)
+        reranker = make("reranker", model_context)
+        entity_extractor = make("entity_extractor", context)
+    except MemoristError:
+        for provider in built:
+            provider.close()
+        raise
+    return Components(
+        language_model=language_model,
+        embedder=embedder,
+        vector_store=vector_store,  # type: ignore[arg-type]
+        reranker=reranker,  # type: ignore[arg-type]
+        entity_extractor=entity_extractor,  # type: ignore[arg-type]
+    )

@@ -1,0 +1,86 @@
+"""Creating the SQLAlchemy engine and running migrations, safely across processes."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import Connection
+from sqlalchemy.pool import NullPool
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+_ADVISORY_LOCK_ID = 7_311_042  # arbitrary, constant: "memorist migrations"
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+class Database:
+    """One SQLAlchemy engine plus the migration entry point."""
+
+    def __init__(self, url: str, *, pool_size: int = 5, echo: bool = False) -> None:
+        self.url = url
+        self.is_sqlite = url.startswith("sqlite")
+        if self.is_sqlite:
+            path = url.split("///", 1)[-1]
+            if path and path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            # NullPool: SQLite connections are cheap, and a pooled one must not cross a fork.
+            self.engine: Engine = create_engine(url, poolclass=NullPool, echo=echo)
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        else:
+            self.engine = create_engine(
+                url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True, echo=echo
+            )
+
+    @contextmanager
+    def begin(self) -> Iterator[Connection]:
+        """A connection in a transaction, committed on success."""
+        with self.engine.begin() as conn:
+            yield conn
+
+    @contextmanager
+    def connect(self) -> Iterator[Connection]:
+        with self.engine.connect() as conn:
+            yield conn
+
+    def upgrade(self) -> None:
+        """Run Alembic migrations to head, one process at a time."""
+        with self._migration_lock() as conn:
+            config = Config()
+            config.set_main_option("script_location", str(MIGRATIONS))
+            config.attributes["connection"] = conn
+            command.upgrade(config, "head")
+
+    @contextmanager
+    def _migration_lock(self) -> Iterator[Connection]:
+        if self.is_sqlite:
+            path = self.url.split("///", 1)[-1]
+            lock_path = f"{path}.migrate.lock" if path and path != ":memory:" else os.devnull
+            with open(lock_path, "a+") as handle:
+                fcntl.flock(handle, fcntl.LOCK_EX)
+                try:
+                    with self.engine.begin() as conn:
+                        yield conn
+                finally:
+                    fcntl.flock(handle, fcntl.LOCK_UN)
+            return
+        with self.engine.begin() as conn:
+            conn.execute(text("SELECT pg_advisory_xact_lock(:id)"), {"id": _ADVISORY_LOCK_ID})
+            yield conn
+
+    def dispose(self) -> None:
+        self.engine.dispose()

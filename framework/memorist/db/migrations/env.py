@@ -1,0 +1,15 @@
+"""Alembic environment: runs on the connection handed over by ``Database.upgrade``."""
+
+from __future__ import annotations
+
+from alembic import context
+
+from memorist.db.schema import metadata
+
+connection = context.config.attributes.get("connection")
+if connection is None:  # pragma: no cover - always called through Database.upgrade
+    raise RuntimeError("run migrations with `memorist db upgrade`")
+
+context.configure(connection=connection, target_metadata=metadata, render_as_batch=True)
+with context.begin_transaction():
+    context.run_migrations()

@@ -1,0 +1,84 @@
+"""Table definitions. Alembic migrations create them; code reads them from here."""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Column,
+    DateTime,
+    Index,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "pk": "pk_%(table_name)s",
+}
+metadata = MetaData(naming_convention=NAMING)
+
+#: Every add, update and delete of a memory; kept when the memory is deleted.
+history = Table(
+    "memory_history",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("memory_id", String(64), nullable=False),
+    Column("org_id", String(64), nullable=False),
+    Column("project_id", String(64), nullable=False),
+    Column("event", String(16), nullable=False),  # ADD | UPDATE | DELETE
+    Column("old_memory", Text),
+    Column("new_memory", Text),
+    Column("old_metadata", JSON),
+    Column("new_metadata", JSON),
+    Column("actor", String(255)),
+    Column("role", String(32)),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Index("ix_memory_history_memory_id_created_at", "memory_id", "created_at"),
+)
+
+#: One entity per (scope, canonical name); ``scope_key`` is org/project/user-level.
+entities = Table(
+    "entities",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("scope_key", String(512), nullable=False),
+    Column("name", String(255), nullable=False),
+    Column("norm", String(255), nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    UniqueConstraint("scope_key", "norm"),
+)
+
+#: Every normalized surface form that resolves to an entity ("mel" -> Melanie).
+entity_aliases = Table(
+    "entity_aliases",
+    metadata,
+    Column("scope_key", String(512), primary_key=True),
+    Column("norm", String(255), primary_key=True),
+    Column("entity_id", String(36), nullable=False, index=True),
+)
+
+#: Which memories mention which entity.
+entity_links = Table(
+    "entity_links",
+    metadata,
+    Column("entity_id", String(36), primary_key=True),
+    Column("memory_id", String(64), primary_key=True),
+    Column("scope_key", String(512), nullable=False),
+    Index("ix_entity_links_memory_id", "memory_id"),
+    Index("ix_entity_links_scope_key_entity_id", "scope_key", "entity_id"),
+)
+
+#: Small key/value settings (e.g. the store's embedding dimension), shared by all nodes.
+kv = Table(
+    "kv_settings",
+    metadata,
+    Column("key", String(255), primary_key=True),
+    Column("value", JSON),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)

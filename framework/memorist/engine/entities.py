@@ -1,0 +1,222 @@
+"""The entity graph: entities per user scope, their variants, and their memories.
+
+Every memory's entities are linked to it within its scope (an organization,
+project and user, or agent/run/app when there is no user). Variants of one
+entity are merged: case and whitespace always; a short form of a proper noun
+("Mel") with the longer name that starts with it ("Melanie"); near-identical
+spellings (rapidfuzz ratio >= 92). Links are written once, when the memory is
+stored: a later change of the rules never re-processes old memories.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
+
+from ..db import Database
+from ..db.schema import entities, entity_aliases, entity_links
+from ..records import ENTITY_SCOPE_FIELDS, EntityMention, MemoryRecord, Scope, utcnow
+
+_SPACE = re.compile(r"\s+")
+_LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+", re.I)
+FUZZY_RATIO = 92
+MIN_PREFIX = 3
+
+
+def normalize(surface: str) -> str:
+    """Case- and whitespace-insensitive key of an entity name."""
+    text = _SPACE.sub(" ", surface).strip().casefold()
+    return _LEADING_ARTICLE.sub("", text)[:255]
+
+
+def scope_key(scope: Scope) -> str:
+    """The graph partition of a scope: per user, else per agent/run/app."""
+    for field in ENTITY_SCOPE_FIELDS:
+        value = getattr(scope, field)
+        if value is not None:
+            return f"{scope.org_id}/{scope.project_id}/{field}={value}"
+    return f"{scope.org_id}/{scope.project_id}/-"
+
+
+@dataclass(frozen=True)
+class EntityMatch:
+    """A query entity found in the graph, with how specific it is (0-1]."""
+
+    entity_id: str
+    name: str
+    weight: float
+
+
+def _variant_of(mention: str, name: str) -> bool:
+    """Whether two proper-noun forms name one entity ("Mel" / "Melanie")."""
+    a, b = mention.casefold(), name.casefold()
+    if a == b:
+        return True
+    short, long = sorted((a, b), key=len)
+    if " " not in short and len(short) >= MIN_PREFIX and long.split(" ", 1)[0].startswith(short):
+        return True
+    return min(len(a), len(b)) >= 5 and fuzz.ratio(a, b) >= FUZZY_RATIO
+
+
+class EntityGraph:
+    """Reads and writes the entity tables; every method is one short transaction."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    # -- writing -----------------------------------------------------------------
+    def link(self, memory: MemoryRecord, mentions: Sequence[EntityMention], conn: Connection) -> list[str]:
+        """Resolve (or create) each mention's entity in the memory's scope and link it."""
+        key = scope_key(memory.scope)
+        linked: list[str] = []
+        for mention in mentions:
+            entity_id = self._resolve_or_create(conn, key, mention)
+            if entity_id in linked:
+                continue
+            linked.append(entity_id)
+            conn.execute(
+                insert(entity_links).values(entity_id=entity_id, memory_id=memory.id, scope_key=key)
+            )
+        return linked
+
+    def _resolve_or_create(self, conn: Connection, key: str, mention: EntityMention) -> str:
+        norm = normalize(mention.text)
+        found = conn.execute(
+            select(entity_aliases.c.entity_id).where(entity_aliases.c.scope_key == key, entity_aliases.c.norm == norm)
+        ).scalar()
+        if found:
+            return str(found)
+        if mention.kind == "proper_noun":
+            for entity_id, name in conn.execute(
+                select(entities.c.id, entities.c.name).where(
+                    entities.c.scope_key == key, entities.c.kind == "proper_noun"
+                )
+            ):
+                if _variant_of(mention.text, name):
+                    self._add_alias(conn, key, norm, entity_id)
+                    if len(mention.text) > len(name):  # keep the fuller name as canonical
+                        conn.execute(
+                            update(entities).where(entities.c.id == entity_id).values(name=mention.text[:255], updated_at=utcnow())
+                        )
+                    return str(entity_id)
+        entity_id = str(uuid.uuid4())
+        now = utcnow()
+        try:
+            with conn.begin_nested():
+                conn.execute(
+                    insert(entities).values(
+                        id=entity_id, scope_key=key, name=mention.text[:255], norm=norm,
+                        kind=mention.kind, created_at=now, updated_at=now,
+                    )
+                )
+                conn.execute(insert(entity_aliases).values(scope_key=key, norm=norm, entity_id=entity_id))
+        except IntegrityError:  # another writer created it first
+            existing = conn.execute(
+                select(entity_aliases.c.entity_id).where(entity_aliases.c.scope_key == key, entity_aliases.c.norm == norm)
+            ).scalar_one()
+            return str(existing)
+        return entity_id
+
+    @staticmethod
+    def _add_alias(conn: Connection, key: str, norm: str, entity_id: str) -> None:
+        try:
+            with conn.begin_nested():
+                conn.execute(insert(entity_aliases).values(scope_key=key, norm=norm, entity_id=entity_id))
+        except IntegrityError:
+            pass
+
+    def unlink(self, memory_ids: Iterable[str], conn: Connection | None = None) -> None:
+        ids = list(memory_ids)
+        if not ids:
+            return
+        if conn is None:
+            with self._db.begin() as c:
+                self.unlink(ids, c)
+            return
+        for start in range(0, len(ids), 500):
+            conn.execute(delete(entity_links).where(entity_links.c.memory_id.in_(ids[start : start + 500])))
+
+    def clear(self) -> None:
+        with self._db.begin() as conn:
+            for table in (entity_links, entity_aliases, entities):
+                conn.execute(delete(table))
+
+    # -- reading -----------------------------------------------------------------
+    def match(self, mentions: Sequence[EntityMention], keys: Sequence[str] | None) -> list[EntityMatch]:
+        """Query entities found in the graph (no writes), weighted by rarity.
+
+        ``keys`` limits the lookup to scope partitions; None searches the project-wide set.
+        A weight is ``log(1 + N/df) / log(1 + N)``: 1 for an entity named by a single
+        memory, near 0 for one named by every memory in the scope.
+        """
+        if not mentions or keys == []:
+            return []
+        with self._db.connect() as conn:
+            alias_q = select(entity_aliases.c.norm, entity_aliases.c.entity_id, entity_aliases.c.scope_key)
+            norms = [normalize(m.text) for m in mentions]
+            if keys is not None:
+                alias_q = alias_q.where(entity_aliases.c.scope_key.in_(keys))
+            rows = conn.execute(alias_q.where(entity_aliases.c.norm.in_(norms))).all()
+            ids = {str(r.entity_id) for r in rows}
+            for mention in mentions:
+                if mention.kind != "proper_noun" or normalize(mention.text) in {r.norm for r in rows}:
+                    continue
+                ent_q = select(entities.c.id, entities.c.name).where(entities.c.kind == "proper_noun")
+                if keys is not None:
+                    ent_q = ent_q.where(entities.c.scope_key.in_(keys))
+                ids.update(str(e.id) for e in conn.execute(ent_q) if _variant_of(mention.text, e.name))
+            if not ids:
+                return []
+            df = dict(
+                conn.execute(
+                    select(entity_links.c.entity_id, func.count()).where(entity_links.c.entity_id.in_(ids)).group_by(entity_links.c.entity_id)
+                ).all()
+            )
+            total_q = select(func.count(func.distinct(entity_links.c.memory_id)))
+            if keys is not None:
+                total_q = total_q.where(entity_links.c.scope_key.in_(keys))
+            total = max(int(conn.execute(total_q).scalar() or 0), 1)
+            names = dict(conn.execute(select(entities.c.id, entities.c.name).where(entities.c.id.in_(ids))).all())
+        out = []
+        for entity_id in sorted(ids):
+            count = int(df.get(entity_id, 0))
+            if count == 0:
+                continue
+            weight = math.log(1 + total / count) / math.log(1 + total) if total > 1 else 1.0
+            out.append(EntityMatch(entity_id, str(names.get(entity_id, "")), min(1.0, weight)))
+        return out
+
+    def memories_of(self, entity_ids: Sequence[str], limit: int) -> dict[str, set[str]]:
+        """``memory_id -> {entity_id}`` for memories linked to any of ``entity_ids``."""
+        if not entity_ids:
+            return {}
+        with self._db.connect() as conn:
+            rows = conn.execute(
+                select(entity_links.c.memory_id, entity_links.c.entity_id)
+                .where(entity_links.c.entity_id.in_(list(entity_ids)))
+                .limit(limit)
+            ).all()
+        out: dict[str, set[str]] = {}
+        for memory_id, entity_id in rows:
+            out.setdefault(str(memory_id), set()).add(str(entity_id))
+        return out
+
+    def entities_of(self, memory_id: str) -> list[str]:
+        with self._db.connect() as conn:
+            return [
+                str(n)
+                for n in conn.execute(
+                    select(entities.c.name)
+                    .join(entity_links, entity_links.c.entity_id == entities.c.id)
+                    .where(entity_links.c.memory_id == memory_id)
+                    .order_by(entities.c.name)
+                ).scalars()
+            ]

@@ -1,0 +1,317 @@
+"""``Memory``: the Python API, and what both HTTP surfaces call.
+
+Every memory lives in a scope: an organization and project (``default`` /
+``default`` for embedded and self-hosted use) and any of ``user_id``,
+``agent_id``, ``run_id``, ``app_id``. Operations that take a memory id are
+confined to the caller's organization and project.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..components import Components, build_components
+from ..db import Database
+from ..errors import NotFoundError, ValidationError
+from ..filters import Condition, Filter, conjoin, parse_filter
+from ..plugins import Plugins, load_plugins
+from ..records import DEFAULT_ORG, DEFAULT_PROJECT, ENTITY_SCOPE_FIELDS, MemoryRecord, Message, Scope, normalized_hash, utcnow
+from ..registry import ProviderRegistry
+from ..settings import Settings, load_settings
+from .add import AddPipeline, AddRequest, coerce_categories
+from .entities import EntityGraph
+from .history import HistoryLog
+from .scope import parse_moment, visible
+from .search import MAX_TOP_K, HybridSearch, SearchHit
+
+log = logging.getLogger("memorist.engine")
+MAX_PAGE_SIZE = 1000
+DELETE_BATCH = 500
+
+
+@dataclass
+class Page:
+    records: list[MemoryRecord]
+    total: int
+
+
+def coerce_messages(messages: str | Mapping[str, Any] | Sequence[Any]) -> list[Message]:
+    """Messages from a string, one dict, or a list of dicts/strings."""
+    if isinstance(messages, str):
+        return [Message(role="user", content=messages)]
+    if isinstance(messages, Mapping):
+        return [Message.model_validate(messages)]
+    out = []
+    for i, item in enumerate(messages):
+        if isinstance(item, str):
+            out.append(Message(role="user", content=item))
+        elif isinstance(item, Message):
+            out.append(item)
+        elif isinstance(item, Mapping):
+            if not isinstance(item.get("content"), str):
+                raise ValidationError(f"messages[{i}].content: a string is required")
+            out.append(Message.model_validate(item))
+        else:
+            raise ValidationError(f"messages[{i}]: expected an object with role and content")
+    if not out:
+        raise ValidationError("messages: at least one message is required")
+    return out
+
+
+class Memory:
+    """Long-term memory over the configured providers and relational database."""
+
+    def __init__(self, settings: Settings, components: Components, db: Database, plugins: Plugins) -> None:
+        self.settings = settings
+        self.components = components
+        self.db = db
+        self.plugins = plugins
+        self.graph = EntityGraph(db)
+        self.history_log = HistoryLog(db)
+        self._adder = AddPipeline(components, db, self.graph, self.history_log, settings.engine.near_duplicate_threshold)
+        self._searcher = HybridSearch(components, self.graph, settings.engine)
+
+    # -- construction --------------------------------------------------------------
+    @classmethod
+    def from_config(
+        cls, config: str | os.PathLike[str] | Mapping[str, Any] | Settings | None = None, *, plugins: Plugins | None = None
+    ) -> Memory:
+        """From a YAML path, a mapping of settings, a ``Settings``, or the defaults + environment."""
+        if isinstance(config, Settings):
+            settings = config
+        elif isinstance(config, Mapping):
+            settings = load_settings(None, config)
+        else:
+            settings = load_settings(Path(config) if config is not None else None)
+        return cls.from_settings(settings, plugins)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, plugins: Plugins | None = None) -> Memory:
+        plugins = plugins or load_plugins()
+        registry = ProviderRegistry.from_plugins(plugins)
+        components = build_components(settings, registry)
+        db = Database(settings.database_url)
+        db.upgrade()
+        return cls(settings, components, db, plugins)
+
+    def close(self) -> None:
+        self.components.close()
+        self.db.dispose()
+
+    # -- add -----------------------------------------------------------------------
+    def add(
+        self,
+        messages: str | Mapping[str, Any] | Sequence[Any],
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        app_id: str | None = None,
+        org_id: str = DEFAULT_ORG,
+        project_id: str = DEFAULT_PROJECT,
+        metadata: Mapping[str, Any] | None = None,
+        timestamp: Any = None,
+        expiration_date: Any = None,
+        infer: bool = True,
+        custom_instructions: str | None = None,
+        includes: str | None = None,
+        excludes: str | None = None,
+        custom_categories: Any = None,
+        multilingual: bool = False,
+        actor: str | None = None,
+        id_seed: str | None = None,
+    ) -> list[MemoryRecord]:
+        """Extract memories from ``messages`` and store the new ones; returns what was stored."""
+        scope = Scope(org_id=org_id, project_id=project_id, user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id)
+        if not scope.entity_ids():
+            raise ValidationError("one of user_id, agent_id, run_id or app_id is required")
+        request = AddRequest(
+            messages=coerce_messages(messages),
+            scope=scope,
+            metadata=dict(metadata or {}),
+            observed_at=parse_moment(timestamp, "timestamp"),
+            expires_at=parse_moment(expiration_date, "expiration_date", end_of_day=True),
+            infer=infer,
+            custom_instructions=custom_instructions,
+            includes=includes,
+            excludes=excludes,
+            categories=coerce_categories(custom_categories),
+            multilingual=multilingual,
+            actor=actor,
+            id_seed=id_seed,
+        )
+        records = self._adder.run(request)
+        for record in records:
+            self._emit("memory_added", memory=record)
+        return records
+
+    # -- search and read -----------------------------------------------------------------
+    def search(
+        self,
+        query: str,
+        *,
+        filters: Mapping[str, Any] | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        app_id: str | None = None,
+        org_id: str = DEFAULT_ORG,
+        project_id: str = DEFAULT_PROJECT,
+        top_k: int = 10,
+        threshold: float = 0.1,
+        rerank: bool = False,
+        explain: bool = False,
+        show_expired: bool = False,
+    ) -> list[SearchHit]:
+        if not isinstance(query, str) or not query.strip():
+            raise ValidationError("query: a non-empty string is required")
+        if not 1 <= int(top_k) <= MAX_TOP_K:
+            raise ValidationError(f"top_k: must be between 1 and {MAX_TOP_K}")
+        if not 0.0 <= float(threshold) <= 1.0:
+            raise ValidationError("threshold: must be between 0.0 and 1.0")
+        where = self._where(filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id))
+        return self._searcher.search(
+            query,
+            visible(where, org_id, project_id, show_expired),
+            org_id=org_id,
+            project_id=project_id,
+            top_k=int(top_k),
+            threshold=float(threshold),
+            rerank=rerank,
+            explain=explain,
+        )
+
+    def get(self, memory_id: str, *, org_id: str = DEFAULT_ORG, project_id: str = DEFAULT_PROJECT) -> MemoryRecord:
+        found = self.components.vector_store.get([memory_id])
+        if not found or found[0].org_id != org_id or found[0].project_id != project_id:
+            raise NotFoundError(f"memory '{memory_id}' not found")
+        return found[0]
+
+    def list(
+        self,
+        filters: Mapping[str, Any] | None = None,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        app_id: str | None = None,
+        org_id: str = DEFAULT_ORG,
+        project_id: str = DEFAULT_PROJECT,
+        page: int = 1,
+        page_size: int = 100,
+        show_expired: bool = False,
+    ) -> Page:
+        """One page of memories, newest first, with the total count."""
+        if page < 1:
+            raise ValidationError("page: must be 1 or more")
+        if not 1 <= page_size <= MAX_PAGE_SIZE:
+            raise ValidationError(f"page_size: must be between 1 and {MAX_PAGE_SIZE}")
+        where = self._where(filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id))
+        where = visible(where, org_id, project_id, show_expired)
+        store = self.components.vector_store
+        return Page(store.list(where, (page - 1) * page_size, page_size), store.count(where))
+
+    def history(self, memory_id: str, *, org_id: str = DEFAULT_ORG, project_id: str = DEFAULT_PROJECT) -> list[dict[str, Any]]:
+        rows = self.history_log.for_memory(memory_id)
+        rows = [r for r in rows if r["org_id"] == org_id and r["project_id"] == project_id]
+        if not rows:
+            raise NotFoundError(f"memory '{memory_id}' not found")
+        return rows
+
+    # -- explicit changes (never done by extraction) -----------------------------------
+    def update(
+        self,
+        memory_id: str,
+        *,
+        text: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        expiration_date: Any = ...,
+        timestamp: Any = None,
+        org_id: str = DEFAULT_ORG,
+        project_id: str = DEFAULT_PROJECT,
+        actor: str | None = None,
+    ) -> MemoryRecord:
+        """Change a memory's text, metadata, expiration (None clears it) or observation time."""
+        previous = self.get(memory_id, org_id=org_id, project_id=project_id)
+        changes: dict[str, Any] = {"updated_at": utcnow()}
+        if text is not None:
+            if not text.strip():
+                raise ValidationError("text: must not be empty")
+            changes.update(text=text.strip(), hash=normalized_hash(text))
+        if metadata is not None:
+            changes["metadata"] = dict(metadata)
+        if expiration_date is not ...:
+            changes["expires_at"] = parse_moment(expiration_date, "expiration_date", end_of_day=True)
+        if timestamp is not None:
+            changes["observed_at"] = parse_moment(timestamp, "timestamp")
+        record = previous.model_copy(update=changes)
+        vector = self.components.embedder.embed([record.text], "document")
+        self.components.vector_store.upsert([record], vector)
+        with self.db.begin() as conn:
+            self.history_log.record([HistoryLog.row("UPDATE", record, previous, actor=actor)], conn)
+            if text is not None:
+                self.graph.unlink([record.id], conn)
+                self.graph.link(record, self.components.entity_extractor.extract(record.text), conn)
+        self._emit("memory_updated", memory=record, previous=previous)
+        return record
+
+    def delete(self, memory_id: str, *, org_id: str = DEFAULT_ORG, project_id: str = DEFAULT_PROJECT, actor: str | None = None) -> MemoryRecord:
+        record = self.get(memory_id, org_id=org_id, project_id=project_id)
+        self._delete_records([record], actor)
+        return record
+
+    def delete_all(
+        self,
+        filters: Mapping[str, Any] | None = None,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        app_id: str | None = None,
+        org_id: str = DEFAULT_ORG,
+        project_id: str = DEFAULT_PROJECT,
+        actor: str | None = None,
+    ) -> int:
+        """Delete every memory matching the identifiers/filters; never capped. Returns the count."""
+        ids = dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id)
+        if not filters and not any(ids.values()):
+            raise ValidationError("delete_all needs user_id, agent_id, run_id, app_id or filters; use reset() to delete everything")
+        where = visible(self._where(filters, ids), org_id, project_id, show_expired=True)
+        deleted = 0
+        while batch := self.components.vector_store.list(where, 0, DELETE_BATCH):
+            self._delete_records(batch, actor)
+            deleted += len(batch)
+        return deleted
+
+    def reset(self) -> None:
+        """Delete every memory, entity and history row (all organizations and projects)."""
+        self.components.vector_store.reset()
+        self.graph.clear()
+        self.history_log.clear()
+
+    # -- helpers -------------------------------------------------------------------
+    def _delete_records(self, records: list[MemoryRecord], actor: str | None) -> None:
+        ids = [r.id for r in records]
+        with self.db.begin() as conn:
+            self.history_log.record([HistoryLog.row("DELETE", r, r, actor=actor) for r in records], conn)
+            self.graph.unlink(ids, conn)
+        self.components.vector_store.delete(ids)
+        for record in records:
+            self._emit("memory_deleted", memory=record)
+
+    @staticmethod
+    def _where(filters: Mapping[str, Any] | None, ids: Mapping[str, str | None]) -> Filter | None:
+        parsed = parse_filter(filters) if filters else None
+        pinned = [Condition(f, "eq", v) for f, v in ids.items() if v is not None and f in ENTITY_SCOPE_FIELDS]
+        return conjoin(parsed, *pinned) if (parsed or pinned) else None
+
+    def _emit(self, hook: str, **kwargs: Any) -> None:
+        try:
+            getattr(self.plugins.hook, hook)(**kwargs)
+        except Exception:  # a plugin's failure must not undo a stored write
+            log.exception("plugin hook %s failed", hook)

@@ -1,0 +1,187 @@
+"""Hybrid search: semantic, keyword and entity signals folded into one score.
+
+Candidates come from three retrievers: nearest vectors, BM25 over the store's
+full-text index, and the entity graph (memories linked to entities named in the
+query). Every candidate then gets every signal:
+
+- ``semantic``: cosine similarity to the query, clipped to [0, 1];
+- ``keyword``: BM25, divided by the best BM25 of the query (at least
+  ``KEYWORD_FLOOR``, so weak keyword matches stay weak);
+- ``entity``: 1 - prod(1 - w) over the query entities the memory is linked to,
+  each weighted by its rarity in the scope (see :mod:`.entities`);
+- ``temporal``: closeness of the memory's observation time to a period the
+  query names.
+
+``score = base + temporal_weight * temporal * (1 - base)`` where ``base`` is the
+weighted mean of the first three; it never leaves [0, 1]. Ties break by id, so
+the ranking is deterministic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..components import Components
+from ..filters import And, Condition, Filter, evaluate
+from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord, Scope
+from ..settings import EngineSettings
+from .entities import EntityGraph, EntityMatch, scope_key
+from .scope import equality_values
+from .temporal import query_period, temporal_score
+
+KEYWORD_FLOOR = 4.0
+MAX_TOP_K = 1000
+
+
+@dataclass
+class Candidate:
+    record: MemoryRecord
+    semantic: float = 0.0
+    keyword_raw: float = 0.0
+    keyword: float = 0.0
+    entity: float = 0.0
+    temporal: float = 0.0
+    entities: list[str] = field(default_factory=list)
+    score: float = 0.0
+
+    def details(self) -> dict[str, Any]:
+        return {
+            "semantic": round(self.semantic, 6),
+            "keyword": round(self.keyword, 6),
+            "keyword_bm25": round(self.keyword_raw, 6),
+            "entity": round(self.entity, 6),
+            "temporal": round(self.temporal, 6),
+            "matched_entities": self.entities,
+            "score": round(self.score, 6),
+        }
+
+
+@dataclass
+class SearchHit:
+    record: MemoryRecord
+    score: float
+    details: dict[str, Any] | None = None
+
+
+class HybridSearch:
+    def __init__(self, components: Components, graph: EntityGraph, settings: EngineSettings) -> None:
+        self._c = components
+        self._graph = graph
+        self._s = settings
+
+    def search(
+        self,
+        query: str,
+        where: Filter,
+        *,
+        org_id: str,
+        project_id: str,
+        top_k: int = 10,
+        threshold: float = 0.1,
+        rerank: bool = False,
+        explain: bool = False,
+    ) -> list[SearchHit]:
+        pool = min(max(self._s.candidate_pool, top_k * 3), 5000)
+        query_vector = self._c.embedder.embed([query], "query")[0]
+        candidates: dict[str, Candidate] = {}
+        for hit in self._c.vector_store.search_vector(query_vector, pool, where):
+            candidates[hit.record.id] = Candidate(hit.record, semantic=max(0.0, min(1.0, hit.score)))
+        missing_semantic: set[str] = set()
+        for hit in self._c.vector_store.search_keyword(query, pool, where):
+            cand = candidates.get(hit.record.id)
+            if cand is None:
+                cand = candidates[hit.record.id] = Candidate(hit.record)
+                missing_semantic.add(hit.record.id)
+            cand.keyword_raw = max(0.0, hit.score)
+        missing_semantic |= self._entity_signal(query, where, org_id, project_id, candidates, pool)
+        self._fill_semantic(query_vector, where, candidates, missing_semantic)
+
+        best_keyword = max([c.keyword_raw for c in candidates.values()] + [KEYWORD_FLOOR])
+        period = query_period(query)
+        weights = np.array([self._s.semantic_weight, self._s.keyword_weight, self._s.entity_weight], dtype=float)
+        weights = weights / weights.sum() if weights.sum() > 0 else np.array([1.0, 0.0, 0.0])
+        for cand in candidates.values():
+            cand.keyword = min(1.0, cand.keyword_raw / best_keyword)
+            cand.temporal = temporal_score(period, cand.record)
+            base = float(weights @ np.array([cand.semantic, cand.keyword, cand.entity]))
+            bonus = self._s.temporal_weight * cand.temporal * (1.0 - base)
+            cand.score = max(0.0, min(1.0, base + bonus))
+
+        ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.record.id))
+        ranked = [c for c in ranked if c.score >= threshold] if threshold > 0 else ranked
+        if rerank and ranked:
+            return self._rerank(query, ranked, top_k, explain)
+        return [SearchHit(c.record, c.score, c.details() if explain else None) for c in ranked[:top_k]]
+
+    def _entity_signal(
+        self, query: str, where: Filter, org_id: str, project_id: str, candidates: dict[str, Candidate], pool: int
+    ) -> set[str]:
+        """Score candidates by linked query entities; add graph-only candidates. Returns new ids."""
+        mentions = self._c.entity_extractor.extract(query)
+        if not mentions:
+            return set()
+        keys = self._scope_keys(where, org_id, project_id)
+        matches = self._graph.match(mentions, keys)
+        if not matches:
+            return set()
+        by_id: dict[str, EntityMatch] = {m.entity_id: m for m in matches}
+        links = self._graph.memories_of(list(by_id), limit=max(pool * 20, 2000))
+        for memory_id, entity_ids in links.items():
+            cand = candidates.get(memory_id)
+            if cand is not None:
+                self._apply_entities(cand, entity_ids, by_id)
+        # Graph expansion: the memories most specific to the query's entities.
+        extra = sorted(
+            (mid for mid in links if mid not in candidates),
+            key=lambda mid: (-sum(by_id[e].weight for e in links[mid]), mid),
+        )[:pool]
+        added: set[str] = set()
+        for record in self._c.vector_store.get(extra):
+            if evaluate(where, record):
+                cand = candidates[record.id] = Candidate(record)
+                self._apply_entities(cand, links[record.id], by_id)
+                added.add(record.id)
+        return added
+
+    @staticmethod
+    def _apply_entities(cand: Candidate, entity_ids: set[str], by_id: dict[str, EntityMatch]) -> None:
+        miss = 1.0
+        for entity_id in sorted(entity_ids):
+            miss *= 1.0 - by_id[entity_id].weight
+        cand.entity = 1.0 - miss
+        cand.entities = sorted(by_id[e].name for e in entity_ids)
+
+    @staticmethod
+    def _scope_keys(where: Filter, org_id: str, project_id: str) -> list[str] | None:
+        keys: list[str] = []
+        for field_name in ENTITY_SCOPE_FIELDS:
+            for value in equality_values(where, field_name):
+                keys.append(scope_key(Scope(org_id=org_id, project_id=project_id, **{field_name: value})))
+        return keys or None
+
+    def _fill_semantic(self, query_vector: np.ndarray, where: Filter, candidates: dict[str, Candidate], ids: set[str]) -> None:
+        if not ids:
+            return
+        ordered = sorted(ids)
+        for start in range(0, len(ordered), 500):
+            chunk = tuple(ordered[start : start + 500])
+            restricted = And((where, Condition("id", "in", chunk)))
+            for hit in self._c.vector_store.search_vector(query_vector, len(chunk), restricted):
+                if hit.record.id in candidates:
+                    candidates[hit.record.id].semantic = max(0.0, min(1.0, hit.score))
+
+    def _rerank(self, query: str, ranked: list[Candidate], top_k: int, explain: bool) -> list[SearchHit]:
+        window = ranked[: max(top_k * 3, 20)]
+        by_id = {c.record.id: c for c in window}
+        reordered = self._c.reranker.rerank(query, [(c.record, c.score) for c in window], top_k)
+        hits = []
+        for record, score in reordered[:top_k]:
+            details = None
+            if explain:
+                details = by_id[record.id].details()
+                details["reranked_score"] = round(float(score), 6)
+            hits.append(SearchHit(record, max(0.0, min(1.0, float(score))), details))
+        return hits

@@ -1,0 +1,67 @@
+"""Domain errors. Each carries the HTTP status the one error path answers with.
+
+The engine and providers raise these; the HTTP layer never guesses a status
+from an exception's type name, and the CLI prints ``str(error)`` on one line.
+"""
+
+from __future__ import annotations
+
+
+class MemoristError(Exception):
+    """Base of every error Memorist raises on purpose."""
+
+    status: int = 500
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class ConfigurationError(MemoristError):
+    """Settings or provider options are invalid. ``problems`` holds one line each."""
+
+    status = 400
+
+    def __init__(self, problems: list[str] | str) -> None:
+        self.problems = [problems] if isinstance(problems, str) else list(problems)
+        super().__init__("; ".join(self.problems))
+
+
+class UnknownProviderError(ConfigurationError):
+    """A configuration names a provider no installed plugin registers."""
+
+
+class PluginError(MemoristError):
+    """A plugin failed to load or implements a hook that does not exist."""
+
+
+class DimensionMismatchError(MemoristError):
+    """A vector store holds vectors of another dimension than the embedder makes."""
+
+    status = 409
+
+
+class InvalidFilterError(MemoristError):
+    """A search or list filter names an unknown field or operator."""
+
+    status = 400
+
+
+class NotFoundError(MemoristError):
+    status = 404
+
+
+class ValidationError(MemoristError):
+    status = 400
+
+
+class ProviderError(MemoristError):
+    """A provider (e.g. a hosted language model) failed after its retries."""
+
+    status = 502
+
+
+class CapabilityError(MemoristError):
+    """A provider was asked for something it cannot do (e.g. free text from the heuristic)."""
+
+    status = 400

@@ -1,0 +1,7 @@
+"""The Falcon WSGI application serving both HTTP surfaces."""
+
+from __future__ import annotations
+
+from .app import create_app
+
+__all__ = ["create_app"]

@@ -1,0 +1,53 @@
+"""One error path: every failure becomes a JSON body with a status.
+
+Domain errors carry their status; Falcon's own HTTP errors keep theirs; any
+other exception is logged with the request id and answered 500 without
+internals. Bodies use ``detail``, which the existing clients read.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import falcon
+
+from ..errors import ConfigurationError, MemoristError
+
+log = logging.getLogger("memorist.http")
+
+
+def _request_id(req: falcon.Request) -> str | None:
+    return getattr(req.context, "request_id", None)
+
+
+def handle_memorist_error(req: falcon.Request, resp: falcon.Response, exc: MemoristError, params: Any) -> None:
+    resp.status = falcon.code_to_http_status(exc.status)
+    body: dict[str, Any] = {"detail": exc.message}
+    if isinstance(exc, ConfigurationError) and len(exc.problems) > 1:
+        body["errors"] = exc.problems
+    resp.media = body
+
+
+def handle_http_error(req: falcon.Request, resp: falcon.Response, exc: falcon.HTTPError, params: Any) -> None:
+    resp.status = exc.status
+    detail = exc.description or exc.title or "error"
+    resp.media = {"detail": detail}
+    for name, value in (exc.headers or {}).items():
+        resp.set_header(name, value)
+
+
+def handle_unexpected(req: falcon.Request, resp: falcon.Response, exc: Exception, params: Any) -> None:
+    if isinstance(exc, falcon.HTTPError):  # includes HTTPNotFound raised by routing
+        handle_http_error(req, resp, exc, params)
+        return
+    log.exception("unhandled error in %s %s (request %s)", req.method, req.path, _request_id(req))
+    resp.status = falcon.HTTP_500
+    resp.media = {"detail": "internal server error", "request_id": _request_id(req)}
+
+
+def install(app: falcon.App) -> None:
+    # Falcon picks the most specific handler by MRO, so order does not matter.
+    app.add_error_handler(Exception, handle_unexpected)
+    app.add_error_handler(falcon.HTTPError, handle_http_error)
+    app.add_error_handler(MemoristError, handle_memorist_error)

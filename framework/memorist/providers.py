@@ -1,0 +1,180 @@
+"""Provider contracts: what a language model, embedder, vector store, reranker
+or entity extractor must do for the engine.
+
+A provider class declares ``name`` (what configuration files call it) and a
+nested ``Options`` model with ``extra="forbid"`` so that a misspelled option is
+an error at startup, not a silently ignored key. Plugins register classes;
+configuration makes instances (see :mod:`memorist.registry`).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar, Literal, TypeVar
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from .errors import CapabilityError
+from .filters import Filter
+from .records import ChatMessage, EntityMention, ExtractedFact, ExtractionRequest, MemoryRecord, StoreHit
+
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+class ProviderOptions(BaseModel):
+    """Base of every provider's ``Options``: unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass
+class ProviderContext:
+    """What startup hands every provider besides its options.
+
+    ``data_dir`` is where embedded providers keep files; ``dimension`` is the
+    embedder's vector size (set for vector stores); ``language_model`` is set
+    for providers built after it (rerankers that ask the model).
+    """
+
+    data_dir: Path
+    dimension: int | None = None
+    language_model: LanguageModel | None = None
+    extras: dict[str, object] = field(default_factory=dict)
+
+
+class Provider(ABC):
+    """Common shape of every provider: a registry name and typed options."""
+
+    name: ClassVar[str]
+    Options: ClassVar[type[ProviderOptions]] = ProviderOptions
+
+    def __init__(self, options: ProviderOptions, context: ProviderContext) -> None:
+        self.options = options
+        self.context = context
+
+    def describe(self) -> str:
+        """Short label for ``/health`` and logs, e.g. ``sentence-transformers:all-MiniLM-L6-v2``."""
+        return self.name
+
+    def close(self) -> None:
+        """Release files, sockets or threads. Called when the engine is rebuilt or stops."""
+
+
+class LanguageModel(Provider):
+    """Turns messages into memories, and (when it is a real model) answers prompts.
+
+    ``extract`` is the one operation every language model must support. The
+    offline heuristic extractor implements it with rules; chat models implement
+    it with a prompt and also offer :meth:`complete_json`, which the LLM
+    reranker and summaries use.
+    """
+
+    @abstractmethod
+    def extract(self, request: ExtractionRequest) -> list[ExtractedFact]:
+        """Facts worth remembering from ``request.messages``; ADD-only, never edits."""
+
+    def complete_json(self, messages: Sequence[ChatMessage], schema: type[ModelT]) -> ModelT:
+        """A reply parsed and validated against ``schema``.
+
+        Raises :class:`CapabilityError` when the provider is not a generative
+        model (callers fall back to a model-free path).
+        """
+        raise CapabilityError(f"language model '{self.name}' cannot answer free-form prompts")
+
+    @property
+    def generative(self) -> bool:
+        """True when :meth:`complete_json` works (used to pick fallbacks)."""
+        return type(self).complete_json is not LanguageModel.complete_json
+
+
+class Embedder(Provider):
+    """Maps texts to fixed-size vectors."""
+
+    @property
+    @abstractmethod
+    def dimension(self) -> int:
+        """Vector size, read from the model, never assumed."""
+
+    @abstractmethod
+    def embed(
+        self, texts: Sequence[str], purpose: Literal["document", "query"] = "document"
+    ) -> np.ndarray:
+        """A float32 array of shape ``(len(texts), dimension)``, L2-normalized."""
+
+
+class VectorStore(Provider):
+    """Stores memories with their vectors; answers vector, keyword and filtered queries.
+
+    Filters arrive parsed (:mod:`memorist.filters`); a store compiles what it
+    can and must return exactly the records :func:`memorist.filters.evaluate`
+    accepts.
+    """
+
+    @abstractmethod
+    def upsert(self, records: Sequence[MemoryRecord], vectors: np.ndarray) -> None:
+        """Insert or replace records (by ``id``) with their vectors, as one batch."""
+
+    @abstractmethod
+    def get(self, ids: Sequence[str]) -> list[MemoryRecord]:
+        """Records with these ids that exist, in no particular order."""
+
+    @abstractmethod
+    def delete(self, ids: Sequence[str]) -> int:
+        """Delete by id; returns how many existed."""
+
+    @abstractmethod
+    def delete_where(self, where: Filter) -> int:
+        """Delete every record matching ``where``; returns how many. Never capped."""
+
+    @abstractmethod
+    def search_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreHit]:
+        """Nearest ``k`` by cosine similarity, best first."""
+
+    @abstractmethod
+    def search_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreHit]:
+        """Best ``k`` by full-text (BM25) relevance, best first. Query syntax is not interpreted."""
+
+    @abstractmethod
+    def list(
+        self, where: Filter | None = None, offset: int = 0, limit: int = 100
+    ) -> list[MemoryRecord]:
+        """A page of records, newest ``created_at`` first, ties broken by id."""
+
+    @abstractmethod
+    def count(self, where: Filter | None = None) -> int:
+        """How many records match."""
+
+    @abstractmethod
+    def reset(self) -> None:
+        """Delete everything, keeping the store usable."""
+
+
+class Reranker(Provider):
+    """Reorders search candidates; scores it returns stay in [0, 1]."""
+
+    @abstractmethod
+    def rerank(self, query: str, hits: list[tuple[MemoryRecord, float]], top_k: int) -> list[tuple[MemoryRecord, float]]:
+        """The best ``top_k`` of ``hits`` (record, score in [0, 1]) in the new order."""
+
+
+class EntityExtractor(Provider):
+    """Finds entities (proper nouns, quoted text, compound noun phrases) in a text."""
+
+    @abstractmethod
+    def extract(self, text: str) -> list[EntityMention]:
+        """Entity mentions in ``text``, each once, in order of appearance."""
+
+
+#: Provider kinds, as configuration sections name them, with their contracts.
+PROVIDER_KINDS: dict[str, type[Provider]] = {
+    "language_model": LanguageModel,
+    "embedder": Embedder,
+    "vector_store": VectorStore,
+    "reranker": Reranker,
+    "entity_extractor": EntityExtractor,
+}

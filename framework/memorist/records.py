@@ -1,0 +1,153 @@
+"""The data that crosses plugin boundaries.
+
+Providers exchange these pydantic models instead of loose dicts so that a
+third-party vector store or language model sees exactly the fields the engine
+relies on, with their types, and a mistake fails loudly at the boundary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+#: Scope fields in the order they are listed, filtered and shown.
+SCOPE_FIELDS: tuple[str, ...] = ("org_id", "project_id", "user_id", "agent_id", "run_id", "app_id")
+#: The scope fields that name an entity a memory belongs to (user, agent, ...).
+ENTITY_SCOPE_FIELDS: tuple[str, ...] = ("user_id", "agent_id", "run_id", "app_id")
+
+DEFAULT_ORG = "default"
+DEFAULT_PROJECT = "default"
+
+
+def utcnow() -> datetime:
+    """Current time, timezone-aware, truncated to microseconds (what stores keep)."""
+    return datetime.now(UTC)
+
+
+_SPACE = re.compile(r"\s+")
+
+
+def normalized_hash(text: str) -> str:
+    """Hash of a memory text after case folding and whitespace collapsing.
+
+    Two memories with the same normalized hash in one scope are exact
+    duplicates; the engine refuses to store the second one.
+    """
+    canonical = _SPACE.sub(" ", text.casefold()).strip().rstrip(".!")
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class Message(BaseModel):
+    """One conversation turn handed to an add."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    role: Literal["user", "assistant", "system", "tool"] = "user"
+    content: str
+    name: str | None = None
+
+
+class Scope(BaseModel):
+    """Where a memory lives: always an organization and project, plus entity ids."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    org_id: str = DEFAULT_ORG
+    project_id: str = DEFAULT_PROJECT
+    user_id: str | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
+    app_id: str | None = None
+
+    def entity_ids(self) -> dict[str, str]:
+        """The entity identifiers that are set, e.g. ``{"user_id": "alice"}``."""
+        return {f: v for f in ENTITY_SCOPE_FIELDS if (v := getattr(self, f)) is not None}
+
+
+class MemoryRecord(BaseModel):
+    """A stored memory: text, scope and payload. Vectors travel beside it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    text: str
+    hash: str
+    org_id: str = DEFAULT_ORG
+    project_id: str = DEFAULT_PROJECT
+    user_id: str | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
+    app_id: str | None = None
+    categories: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    #: Who stated the fact: ``user`` or ``assistant`` (same weight either way).
+    attributed_to: str | None = None
+    #: The speaker's name when the message carried one.
+    speaker: str | None = None
+    #: Index of the message, within its add, the memory was extracted from.
+    source_message: int | None = None
+    #: When the fact was observed (the add's ``timestamp``); drives temporal search.
+    observed_at: datetime
+    created_at: datetime
+    updated_at: datetime
+    expires_at: datetime | None = None
+
+    @property
+    def scope(self) -> Scope:
+        return Scope(**{f: getattr(self, f) for f in SCOPE_FIELDS})
+
+
+class StoreHit(BaseModel):
+    """A record returned by a vector-store search with the store's raw score.
+
+    For vector search ``score`` is cosine similarity in [-1, 1]; for keyword
+    search it is the store's BM25 score (unbounded, larger is better).
+    """
+
+    record: MemoryRecord
+    score: float
+
+
+class ExtractedFact(BaseModel):
+    """One memory proposed by a language model (or the heuristic extractor)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    text: str = Field(min_length=1)
+    categories: list[str] = Field(default_factory=list)
+    #: Index of the message the fact came from.
+    source_message: int | None = None
+    attributed_to: str | None = None
+    speaker: str | None = None
+
+
+class ExtractionRequest(BaseModel):
+    """Everything an extractor may use to turn messages into memories."""
+
+    messages: list[Message]
+    observed_at: datetime
+    custom_instructions: str | None = None
+    includes: str | None = None
+    excludes: str | None = None
+    #: ``{name: description}`` of the categories a memory may be tagged with.
+    categories: dict[str, str] = Field(default_factory=dict)
+    #: Keep memories in the input's language rather than translating.
+    multilingual: bool = False
+
+
+class EntityMention(BaseModel):
+    """An entity found in a text: its surface form and a coarse kind."""
+
+    text: str
+    kind: Literal["proper_noun", "quoted", "noun_phrase"] = "proper_noun"
+
+
+class ChatMessage(BaseModel):
+    """A message of a chat-completion request to a language model."""
+
+    role: Literal["system", "user", "assistant"]
+    content: str

@@ -1,0 +1,42 @@
+"""Running the app under gunicorn from ``memorist serve``.
+
+The app is built in each worker after fork (no preload): providers hold
+threads, file handles and model weights that must not be shared across a fork.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gunicorn.app.base import BaseApplication
+
+from .settings import Settings
+
+
+class MemoristGunicorn(BaseApplication):  # type: ignore[misc]
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        super().__init__()
+
+    def load_config(self) -> None:
+        server = self._settings.server
+        options: dict[str, Any] = {
+            "bind": f"{server.host}:{server.port}",
+            "workers": server.workers,
+            "timeout": server.timeout,
+            "graceful_timeout": 30,
+            "preload_app": False,
+            "accesslog": None,
+            "proc_name": "memorist",
+        }
+        for key, value in options.items():
+            self.cfg.set(key, value)
+
+    def load(self) -> Any:
+        from .http import create_app
+
+        return create_app(self._settings)
+
+
+def run_gunicorn(settings: Settings) -> None:
+    MemoristGunicorn(settings).run()

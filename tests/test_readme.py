@@ -1,0 +1,47 @@
+"""The README's plugin author guide must list exactly the hookspecs, with signatures."""
+
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+
+from memorist import hookspecs
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def hookspec_signatures() -> set[str]:
+    found = set()
+    for name, fn in inspect.getmembers(hookspecs, inspect.isfunction):
+        if not hasattr(fn, f"{hookspecs.PROJECT_NAME}_spec"):
+            continue
+        sig = inspect.signature(fn)
+        params = ", ".join(f"{p.name}: {p.annotation}" for p in sig.parameters.values())
+        found.add(f"{name}({params}) -> {sig.return_annotation}")
+    return found
+
+
+def readme_hook_signatures() -> set[str]:
+    text = README.read_text()
+    section = text.split("## Plugin author guide", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    return {
+        line[len("def ") :].rstrip(":").strip()
+        for block in blocks
+        for line in block.splitlines()
+        if line.startswith("def ")
+    }
+
+
+def test_guide_lists_exactly_the_hookspecs() -> None:
+    specs = hookspec_signatures()
+    assert len(specs) == 10
+    assert readme_hook_signatures() == specs
+
+
+def test_every_hookspec_is_documented_in_code() -> None:
+    for name, fn in inspect.getmembers(hookspecs, inspect.isfunction):
+        if hasattr(fn, f"{hookspecs.PROJECT_NAME}_spec"):
+            assert fn.__doc__ and fn.__doc__.strip(), name
+            assert "return" in inspect.get_annotations(fn), name
