@@ -159,7 +159,12 @@ class Reranker(Provider):
 
     @abstractmethod
     def rerank(self, query: str, hits: list[tuple[MemoryRecord, float]], top_k: int) -> list[tuple[MemoryRecord, float]]:
-        """The best ``top_k`` of ``hits`` (record, score in [0, 1]) in the new order."""
+        """The best ``top_k`` of ``hits`` (record, score in [0, 1]) in the new order.
+
+        The returned order is the ranking; it need not be sorted by score (a
+        diversity reranker keeps relevance scores and only moves items), so
+        callers must not re-sort it.
+        """
 
 
 class EntityExtractor(Provider):
