@@ -1,0 +1,111 @@
+"""The table layout and the conversions between rows and :class:`MemoryRecord`.
+
+Every record field is its own column so filters compile to plain SQL on
+columns: scope ids and other strings as ``string``, categories as
+``list<string>``, dates as UTC microsecond timestamps (what Python datetimes
+hold, so a round trip is lossless), metadata as compact JSON text (the one
+free-form field), and the vector as a fixed-size float32 list whose size is
+the embedder's dimension.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+from pydantic_core import to_jsonable_python
+
+from memorist.records import MemoryRecord
+
+from .sql import metadata_json
+
+VECTOR = "vector"
+TIMESTAMP = pa.timestamp("us", tz="UTC")
+
+#: Record fields in column order, with their Arrow types and nullability.
+_FIELDS: tuple[tuple[str, pa.DataType, bool], ...] = (
+    ("id", pa.string(), False),
+    ("text", pa.string(), False),
+    ("hash", pa.string(), False),
+    ("org_id", pa.string(), False),
+    ("project_id", pa.string(), False),
+    ("user_id", pa.string(), True),
+    ("agent_id", pa.string(), True),
+    ("run_id", pa.string(), True),
+    ("app_id", pa.string(), True),
+    ("categories", pa.list_(pa.string()), False),
+    ("metadata", pa.string(), False),
+    ("attributed_to", pa.string(), True),
+    ("speaker", pa.string(), True),
+    ("source_message", pa.int64(), True),
+    ("observed_at", TIMESTAMP, False),
+    ("created_at", TIMESTAMP, False),
+    ("updated_at", TIMESTAMP, False),
+    ("expires_at", TIMESTAMP, True),
+)
+#: Columns read back to build records (everything but the vector).
+RECORD_COLUMNS: list[str] = [name for name, _, _ in _FIELDS]
+_DATE_COLUMNS = frozenset(["observed_at", "created_at", "updated_at", "expires_at"])
+
+
+def table_schema(dimension: int) -> pa.Schema:
+    """The Arrow schema of a store whose vectors have ``dimension`` components."""
+    fields = [pa.field(name, dtype, nullable=nullable) for name, dtype, nullable in _FIELDS]
+    fields.append(pa.field(VECTOR, pa.list_(pa.float32(), dimension), nullable=False))
+    return pa.schema(fields)
+
+
+def stored_dimension(schema: pa.Schema) -> int | None:
+    """The vector size an existing table was created with, from its schema."""
+    if VECTOR not in schema.names:
+        return None
+    dtype = schema.field(VECTOR).type
+    return int(dtype.list_size) if pa.types.is_fixed_size_list(dtype) else None
+
+
+def missing_columns(schema: pa.Schema) -> list[str]:
+    return [name for name in RECORD_COLUMNS if name not in schema.names]
+
+
+def _utc(value: datetime | None) -> datetime | None:
+    """Aware UTC; a naive datetime is taken to be UTC already (what ``utcnow`` makes)."""
+    if value is None:
+        return None
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def to_arrow(records: Sequence[MemoryRecord], vectors: np.ndarray, dimension: int) -> pa.Table:
+    """Rows for ``records`` with ``vectors`` (shape ``(len(records), dimension)``)."""
+    columns: dict[str, list[Any]] = {name: [] for name in RECORD_COLUMNS}
+    for record in records:
+        for name in RECORD_COLUMNS:
+            value = getattr(record, name)
+            if name in _DATE_COLUMNS:
+                value = _utc(value)
+            elif name == "metadata":
+                value = metadata_json(to_jsonable_python(value))
+            elif name == "categories":
+                value = list(value)
+            columns[name].append(value)
+    flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).reshape(-1))
+    arrays = [pa.array(columns[name], type=dtype) for name, dtype, _ in _FIELDS]
+    arrays.append(pa.FixedSizeListArray.from_arrays(flat, dimension))
+    return pa.Table.from_arrays(arrays, schema=table_schema(dimension))
+
+
+def from_row(row: dict[str, Any]) -> MemoryRecord:
+    """A record from a row dict (extra columns such as ``_distance`` ignored)."""
+    values = {name: row[name] for name in RECORD_COLUMNS}
+    for name in _DATE_COLUMNS:
+        values[name] = _utc(values[name])
+    values["metadata"] = json.loads(values["metadata"]) if values["metadata"] else {}
+    values["categories"] = list(values["categories"] or [])
+    return MemoryRecord.model_validate(values)
+
+
+def from_arrow(table: pa.Table) -> list[MemoryRecord]:
+    return [from_row(row) for row in table.to_pylist()]

@@ -1,0 +1,350 @@
+"""The embedded vector store: one LanceDB table in the data directory.
+
+Vector search is exact (brute-force cosine) unless an ANN index is
+configured; keyword search uses LanceDB's native BM25 full-text index on the
+memory text. Filters compile to SQL bounds (:mod:`.sql`); whatever SQL cannot
+decide exactly is settled by :func:`memorist.filters.evaluate` in Python, so
+every method returns exactly what the reference semantics accept.
+
+Freshness: LanceDB searches rows not yet covered by an index (FTS, scalar or
+vector) by scanning them, so a row is searchable the moment ``upsert``
+returns. To keep that scan small, every ``optimize_every`` writes the store
+runs ``Table.optimize()``, which folds new rows into the indexes
+incrementally, compacts the small files each write leaves, and prunes old
+versions.
+
+Concurrency: the connection re-reads the table version on every read
+(``read_consistency_interval=0``), so other processes' commits are seen
+immediately; writes in this process are serialized by a lock, and a commit
+that loses a race with another process is retried.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, ClassVar, Literal, TypeVar
+
+import numpy as np
+import pyarrow as pa
+from pydantic import Field
+
+from memorist.errors import ConfigurationError, DimensionMismatchError
+from memorist.filters import Filter, evaluate
+from memorist.providers import ProviderContext, ProviderOptions, VectorStore
+from memorist.records import MemoryRecord, StoreHit
+
+from .schema import RECORD_COLUMNS, VECTOR, from_arrow, from_row, to_arrow
+from .sql import FALSE, TRUE, Bounds, compile_filter, quote
+from .table import FtsSettings, build_vector_index, ensure_indexes, open_table, retry
+
+# lancedb itself is imported only when a store is built: importing it starts an event-loop
+# thread, and the gunicorn master (which loads every plugin) then forks workers.
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+#: Ids per ``id IN (...)`` clause: keeps SQL text bounded for huge batches.
+_ID_CHUNK = 500
+#: Word characters: what the FTS tokenizer indexes. Anything else in a query is dropped,
+#: so no query text is read as search syntax (quotes, ``AND``-style operators, ``~``).
+_TERM = re.compile(r"[^\W_]+")
+
+
+class LanceDBVectorStore(VectorStore):
+    """Memories in a LanceDB table: cosine vector search, BM25 keyword search, SQL filters."""
+
+    name: ClassVar[str] = "lancedb"
+
+    class Options(ProviderOptions):
+        #: Database directory; default ``<data_dir>/lancedb``.
+        path: str | None = None
+        table: str = Field("memories", pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+        #: Tokenizer of the full-text index (changing these rebuilds the index on startup).
+        fts_language: str = "English"
+        fts_stem: bool = True
+        fts_remove_stop_words: bool = True
+        #: Run ``optimize`` (index refresh, compaction, pruning) after this many writes; 0 = never.
+        optimize_every: int = Field(20, ge=0)
+        #: Old table versions are deleted once older than this (other processes read the latest).
+        keep_versions_seconds: float = Field(3600.0, ge=60.0)
+        #: BTree indexes on ``id`` and ``user_id`` (faster gets, upserts and per-user filters).
+        scalar_indexes: bool = True
+        #: Approximate vector index built once the table has ``vector_index_min_rows`` rows;
+        #: "none" keeps search exact.
+        vector_index: Literal["none", "ivf_pq", "ivf_hnsw_sq"] = "none"
+        vector_index_min_rows: int = Field(100_000, ge=1_000)
+        nprobes: int = Field(20, ge=1)
+        #: Re-rank ``k * refine_factor`` ANN candidates with exact cosine, so scores stay
+        #: exact (quantized indexes alone report distorted distances).
+        refine_factor: int = Field(5, ge=1)
+        #: Attempts after a commit conflict with another process.
+        commit_retries: int = Field(5, ge=0)
+
+    options: Options
+
+    def __init__(self, options: Options, context: ProviderContext) -> None:  # type: ignore[override]
+        super().__init__(options, context)
+        if context.dimension is None:
+            raise ConfigurationError("vector_store 'lancedb' needs the embedder's dimension")
+        self._dimension = int(context.dimension)
+        self._path = Path(options.path) if options.path else Path(context.data_dir) / "lancedb"
+        self._path.mkdir(parents=True, exist_ok=True)
+        self._write_lock = threading.Lock()
+        self._writes = 0
+        import lancedb
+
+        self._db: Any = lancedb.connect(str(self._path), read_consistency_interval=timedelta(0))
+        self._table: Any = open_table(self._db, options.table, self._path, self._dimension)
+        fts = FtsSettings(options.fts_language, options.fts_stem, options.fts_remove_stop_words)
+        ensure_indexes(self._table, fts, options.scalar_indexes, options.commit_retries)
+
+    def close(self) -> None:
+        """Drop the table and connection handles; the files stay for the next open."""
+        with self._write_lock:
+            self._table = None
+            self._db = None
+
+    # -- writes ----------------------------------------------------------------------------
+
+    def upsert(self, records: Sequence[MemoryRecord], vectors: np.ndarray) -> None:
+        if not records:
+            return
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.ndim == 1:
+            matrix = matrix.reshape(1, -1)
+        if matrix.shape[0] != len(records):
+            raise ValueError(f"upsert got {len(records)} records but {matrix.shape[0]} vectors")
+        self._check_dimension(matrix.shape[1])
+        # merge_insert rejects a batch that names one id twice; the last one wins.
+        last = {r.id: i for i, r in enumerate(records)}
+        keep = sorted(last.values())
+        data = to_arrow([records[i] for i in keep], matrix[keep], self._dimension)
+
+        def merge() -> Any:
+            return (
+                self._t()
+                .merge_insert("id")
+                .when_matched_update_all()
+                .when_not_matched_insert_all()
+                .execute(data)
+            )
+
+        self._write(merge)
+
+    def delete(self, ids: Sequence[str]) -> int:
+        unique = list(dict.fromkeys(ids))
+        total = 0
+        for chunk in _chunks(unique, _ID_CHUNK):
+            total += self._delete_sql(_id_in(chunk))
+        return total
+
+    def _delete_sql(self, where: str) -> int:
+        return int(self._write(lambda: self._t().delete(where)).num_deleted_rows)
+
+    def delete_where(self, where: Filter) -> int:
+        bounds = compile_filter(where)
+        if bounds.upper == FALSE:
+            return 0
+        if bounds.exact:
+            return self._delete_sql(bounds.upper)
+        return self.delete([r.id for r in self._scan(where, bounds)])
+
+    def reset(self) -> None:
+        self._write(lambda: self._t().delete(TRUE))
+        self._optimize()
+
+    def _write(self, operation: Callable[[], T]) -> T:
+        """Run a commit under the process-wide write lock, with conflict retries."""
+        with self._write_lock:
+            result = retry(operation, self.options.commit_retries)
+            self._writes += 1
+            due = self.options.optimize_every and self._writes >= self.options.optimize_every
+        if due:
+            self._optimize()
+        return result
+
+    def optimize(self) -> None:
+        """Fold new rows into the indexes, compact files and prune old versions now."""
+        self._optimize()
+
+    def _optimize(self) -> None:
+        """Maintenance; a failure (e.g. losing a race to another writer) waits for next time."""
+        with self._write_lock:
+            self._writes = 0
+            table = self._t()
+            try:
+                table.optimize(
+                    cleanup_older_than=timedelta(seconds=self.options.keep_versions_seconds)
+                )
+            except Exception:
+                log.warning("lancedb optimize failed; will retry later", exc_info=True)
+            try:
+                options = self.options
+                build_vector_index(table, options.vector_index, options.vector_index_min_rows)
+            except Exception:
+                log.warning("lancedb vector index build failed; search stays exact", exc_info=True)
+
+    # -- reads -----------------------------------------------------------------------------
+
+    def get(self, ids: Sequence[str]) -> list[MemoryRecord]:
+        unique = list(dict.fromkeys(ids))
+        out: list[MemoryRecord] = []
+        for chunk in _chunks(unique, _ID_CHUNK):
+            query = self._t().search().where(_id_in(chunk)).select(RECORD_COLUMNS).limit(None)
+            out.extend(from_arrow(query.to_arrow()))
+        return out
+
+    def count(self, where: Filter | None = None) -> int:
+        bounds = compile_filter(where)
+        if bounds.upper == FALSE:
+            return 0
+        if bounds.exact:
+            return int(self._t().count_rows(None if bounds.upper == TRUE else bounds.upper))
+        return sum(1 for _ in self._scan(where, bounds))
+
+    def _scan(self, where: Filter | None, bounds: Bounds) -> Iterator[MemoryRecord]:
+        """Every record ``where`` accepts: SQL narrows to ``bounds.upper``, ``evaluate`` decides."""
+        query = self._t().search().select(RECORD_COLUMNS).limit(None)
+        if bounds.upper != TRUE:
+            query = query.where(bounds.upper)
+        for batch in query.to_batches():
+            for record in from_arrow(pa.Table.from_batches([batch])):
+                if where is None or bounds.exact or evaluate(where, record):
+                    yield record
+
+    def search_vector(
+        self, vector: np.ndarray, k: int, where: Filter | None = None
+    ) -> list[StoreHit]:
+        query_vector = np.asarray(vector, dtype=np.float32).reshape(-1)
+        self._check_dimension(query_vector.shape[0])
+
+        def build(limit: int, upper: str) -> Any:
+            query = (
+                self._t()
+                .search(query_vector, vector_column_name=VECTOR)
+                .distance_type("cosine")
+                .select([*RECORD_COLUMNS, "_distance"])
+            )
+            if self.options.vector_index != "none":
+                query = query.nprobes(self.options.nprobes)
+                query = query.refine_factor(self.options.refine_factor)
+            if upper != TRUE:
+                query = query.where(upper, prefilter=True)
+            return query.limit(limit)
+
+        def score(row: dict[str, Any]) -> float:
+            distance = row["_distance"]
+            if distance is None or distance != distance:  # NaN: a zero vector on either side
+                return 0.0
+            return max(-1.0, min(1.0, 1.0 - float(distance)))
+
+        return self._top_k(build, score, k, where)
+
+    def search_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreHit]:
+        terms = " ".join(_TERM.findall(query))
+        if not terms:
+            return []
+
+        from lancedb.query import FullTextOperator, MatchQuery
+
+        def build(limit: int, upper: str) -> Any:
+            fts = MatchQuery(
+                terms,
+                "text",
+                boost=1.0,
+                fuzziness=0,
+                max_expansions=50,
+                operator=FullTextOperator.OR,
+                prefix_length=0,
+                document_granularity=None,
+            )
+            builder = self._t().search(fts, query_type="fts").select([*RECORD_COLUMNS, "_score"])
+            if upper != TRUE:
+                builder = builder.where(upper, prefilter=True)
+            return builder.limit(limit)
+
+        return self._top_k(build, lambda row: float(row["_score"]), k, where)
+
+    def _top_k(
+        self,
+        build: Callable[[int, str], Any],
+        score: Callable[[dict[str, Any]], float],
+        k: int,
+        where: Filter | None,
+    ) -> list[StoreHit]:
+        """The best ``k`` hits ``where`` accepts.
+
+        With an exact filter one query suffices. Otherwise the SQL superset is
+        searched for more candidates than needed and ``evaluate`` drops the
+        rest; if too few survive and the search was not exhausted, it is
+        repeated with a larger limit.
+        """
+        bounds = compile_filter(where)
+        if k <= 0 or bounds.upper == FALSE:
+            return []
+        limit = k if bounds.exact else max(4 * k, 32)
+        while True:
+            rows = build(limit, bounds.upper).to_arrow().to_pylist()
+            hits = []
+            for row in rows:
+                record = from_row(row)
+                if where is None or bounds.exact or evaluate(where, record):
+                    hits.append(StoreHit(record=record, score=score(row)))
+            if len(hits) >= k or len(rows) < limit:
+                break
+            limit *= 4
+        hits.sort(key=lambda h: (-h.score, h.record.id))
+        return hits[:k]
+
+    # Defined after every method annotated with ``list[...]``: inside the class body the
+    # name shadows the builtin for type checkers.
+    def list(
+        self, where: Filter | None = None, offset: int = 0, limit: int = 100
+    ) -> list[MemoryRecord]:
+        offset = max(offset, 0)
+        bounds = compile_filter(where)
+        if limit <= 0 or bounds.upper == FALSE:
+            return []
+        if bounds.exact:
+            from lancedb.query import ColumnOrdering
+
+            order = [
+                ColumnOrdering(column_name="created_at", ascending=False),
+                ColumnOrdering(column_name="id", ascending=True),
+            ]
+            query = self._t().search().select(RECORD_COLUMNS).order_by(order)
+            if bounds.upper != TRUE:
+                query = query.where(bounds.upper)
+            return from_arrow(query.offset(offset).limit(limit).to_arrow())
+        records = sorted(self._scan(where, bounds), key=lambda r: r.id)
+        records.sort(key=lambda r: r.created_at, reverse=True)  # stable: ties stay by id
+        return records[offset : offset + limit]
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _t(self) -> Any:
+        if self._table is None:
+            raise RuntimeError("the lancedb vector store is closed")
+        return self._table
+
+    def _check_dimension(self, size: int) -> None:
+        if size != self._dimension:
+            raise DimensionMismatchError(
+                f"vector store at {self._path} holds {self._dimension}-dimensional vectors; "
+                f"got a vector of {size}"
+            )
+
+
+def _id_in(ids: Sequence[str]) -> str:
+    return f"id IN ({', '.join(quote(i) for i in ids)})"
+
+
+def _chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

@@ -1,0 +1,394 @@
+"""The LanceDB vector store: the shared contract on real files, plus what is LanceDB-specific
+(filter compilation, index freshness and maintenance, options, concurrency)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from memorist.errors import ConfigurationError, DimensionMismatchError, InvalidFilterError
+from memorist.filters import Condition, Not, parse_filter
+from memorist.plugins import load_plugins
+from memorist.providers import ProviderContext
+from memorist.registry import ProviderRegistry
+from memorist_lancedb import LanceDBVectorStore
+from memorist_lancedb.sql import FALSE, TRUE, compile_filter, quote
+
+from tests.contract.vector_store import (
+    FILTER_CASES,
+    NASTY_VALUES,
+    VectorStoreContract,
+    filter_dataset,
+    make_record,
+    random_vectors,
+    unit,
+)
+
+DIM = VectorStoreContract.dimension
+
+
+def open_store(data_dir: Path, dimension: int = DIM, **options: Any) -> LanceDBVectorStore:
+    return LanceDBVectorStore(
+        LanceDBVectorStore.Options(**options),
+        ProviderContext(data_dir=data_dir, dimension=dimension),
+    )
+
+
+class TestLanceDBContract(VectorStoreContract):
+    @pytest.fixture
+    def make_store(self, tmp_path: Path) -> Iterator[Callable[[int], LanceDBVectorStore]]:
+        opened: list[LanceDBVectorStore] = []
+
+        def make(dimension: int) -> LanceDBVectorStore:
+            store = open_store(tmp_path, dimension)
+            opened.append(store)
+            return store
+
+        yield make
+        for store in opened:
+            store.close()
+
+    @pytest.fixture
+    def store(self, make_store: Callable[[int], LanceDBVectorStore]) -> LanceDBVectorStore:
+        return make_store(DIM)
+
+
+# -- registration and options ---------------------------------------------------------------
+
+
+def test_plugin_registers_the_store_through_its_entry_point() -> None:
+    plugins = load_plugins(environ={"MEMORIST_PLUGINS": "lancedb"})
+    registry = ProviderRegistry.from_plugins(plugins)
+    assert registry.get("vector_store", "lancedb") is LanceDBVectorStore
+
+
+def test_default_path_is_under_the_data_dir(tmp_path: Path) -> None:
+    store = open_store(tmp_path)
+    assert (tmp_path / "lancedb" / "memories.lance").is_dir()
+    assert store.describe() == "lancedb"  # /health shows no filesystem paths
+
+
+def test_path_and_table_options(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "unused", path=str(tmp_path / "elsewhere"), table="mem2")
+    store.upsert([make_record("a")], random_vectors(1, DIM))
+    assert (tmp_path / "elsewhere" / "mem2.lance").is_dir()
+    assert not (tmp_path / "unused" / "lancedb" / "mem2.lance").exists()
+
+
+def test_unknown_option_is_rejected() -> None:
+    with pytest.raises(ValueError):
+        LanceDBVectorStore.Options.model_validate({"pth": "/tmp/x"})
+    with pytest.raises(ValueError):
+        LanceDBVectorStore.Options.model_validate({"table": "../escape"})
+
+
+def test_dimension_is_required(tmp_path: Path) -> None:
+    with pytest.raises(ConfigurationError):
+        LanceDBVectorStore(LanceDBVectorStore.Options(), ProviderContext(data_dir=tmp_path))
+
+
+def test_dimension_mismatch_message_names_the_path_and_both_sizes(tmp_path: Path) -> None:
+    open_store(tmp_path, 384).close()
+    with pytest.raises(DimensionMismatchError) as raised:
+        open_store(tmp_path, 768)
+    assert str(raised.value) == (
+        f"vector store at {tmp_path / 'lancedb'} holds 384-dimensional vectors; the configured "
+        "embedder produces 768. Use another data directory or re-embed the store."
+    )
+
+
+def test_search_vector_rejects_a_query_of_another_dimension(tmp_path: Path) -> None:
+    store = open_store(tmp_path)
+    with pytest.raises(DimensionMismatchError):
+        store.search_vector(np.ones(DIM + 1, dtype=np.float32), 3)
+
+
+def test_closed_store_says_so(tmp_path: Path) -> None:
+    store = open_store(tmp_path)
+    store.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        store.count()
+
+
+# -- filter compilation ---------------------------------------------------------------------
+
+
+def test_scope_date_and_category_filters_compile_exactly() -> None:
+    for raw in (
+        {"user_id": "alice"},
+        {"AND": [{"org_id": "o"}, {"NOT": {"categories": {"in": ["a", "b"]}}}]},
+        {"created_at": {"gte": "2024-01-01T00:00:00Z"}, "expires_at": "*"},
+        {"OR": [{"run_id": None}, {"speaker": {"contains": "x"}}]},
+    ):
+        bounds = compile_filter(parse_filter(raw))
+        assert bounds.exact, raw
+        assert bounds.upper not in (TRUE, FALSE)
+
+
+def test_metadata_filters_are_relaxed_safely_under_not() -> None:
+    positive = compile_filter(parse_filter({"user_id": "alice", "metadata.topic": "tea"}))
+    assert not positive.exact
+    assert "user_id = 'alice'" in positive.upper and "strpos(metadata" in positive.upper
+    assert positive.lower == FALSE
+    inner = compile_filter(parse_filter({"metadata.topic": "tea"}))
+    negated = compile_filter(parse_filter({"NOT": {"metadata.topic": "tea"}}))
+    # The superset of NOT(x) is NOT(subset of x) -- everything here -- never NOT(superset of x);
+    # NOT(superset of x) is a valid *subset*: rows that cannot hold topic == "tea".
+    assert negated.upper == TRUE
+    assert negated.lower == f"(NOT {inner.upper})"
+
+
+def test_icontains_is_exact_for_ascii_text_only() -> None:
+    bounds = compile_filter(parse_filter({"speaker": {"icontains": "Al"}}))
+    assert not bounds.exact
+    assert "lower(speaker), 'al'" in bounds.lower
+    assert "octet_length(speaker) <> character_length(speaker)" in bounds.upper
+
+
+@pytest.mark.parametrize("value", NASTY_VALUES)
+def test_literals_are_quoted(value: str) -> None:
+    sql = compile_filter(parse_filter({"user_id": value})).upper
+    assert sql == f"(user_id IS NOT NULL AND user_id = {quote(value)})"
+    assert quote(value).count("'") == 2 + 2 * value.count("'")
+
+
+def test_unknown_field_never_reaches_sql() -> None:
+    with pytest.raises(InvalidFilterError):
+        compile_filter(Not(Condition("user_id = user_id OR 1", "eq", "x")))
+
+
+@pytest.mark.parametrize(("case", "raw"), FILTER_CASES, ids=[c for c, _ in FILTER_CASES])
+def test_filter_bounds_bracket_the_reference(
+    tmp_path: Path, case: str, raw: dict[str, Any]
+) -> None:
+    """Each bound, run as SQL on its own, must contain / be contained in the exact answer."""
+    from memorist.filters import evaluate
+
+    store = open_store(tmp_path)
+    records = filter_dataset()
+    store.upsert(records, random_vectors(len(records), DIM))
+    where = parse_filter(raw)
+    expected = {r.id for r in records if evaluate(where, r)}
+    bounds = compile_filter(where)
+    table = store._table
+
+    def ids(sql: str) -> set[str]:
+        if sql == FALSE:
+            return set()
+        query = table.search().select(["id"]).limit(None)
+        if sql != TRUE:
+            query = query.where(sql)
+        return set(query.to_arrow().column("id").to_pylist())
+
+    assert ids(bounds.lower) <= expected <= ids(bounds.upper)
+    if bounds.exact:
+        assert ids(bounds.upper) == expected
+
+
+# -- index freshness and maintenance --------------------------------------------------------
+
+
+def _fts_unindexed(store: LanceDBVectorStore) -> int:
+    (fts,) = [i for i in store._table.list_indices() if i.index_type == "FTS"]
+    return int(fts.num_unindexed_rows)
+
+
+def test_keyword_search_covers_rows_the_index_has_not_seen(tmp_path: Path) -> None:
+    store = open_store(tmp_path, optimize_every=0)
+    store.upsert(
+        [make_record(f"old{i}", f"old note {i} about herons") for i in range(5)],
+        random_vectors(5, DIM),
+    )
+    store.optimize()
+    assert _fts_unindexed(store) == 0
+    store.upsert([make_record("new", "a brand new note about ibises")], random_vectors(1, DIM))
+    assert _fts_unindexed(store) == 1
+    assert [h.record.id for h in store.search_keyword("ibises", 5)] == ["new"]
+    assert len(store.search_keyword("herons", 10)) == 5
+    store.optimize()
+    assert _fts_unindexed(store) == 0
+    assert [h.record.id for h in store.search_keyword("ibises", 5)] == ["new"]
+
+
+def test_optimize_runs_every_n_writes(tmp_path: Path) -> None:
+    store = open_store(tmp_path, optimize_every=3)
+    for i in range(2):
+        store.upsert([make_record(f"r{i}", f"note {i}")], random_vectors(1, DIM, i))
+    assert _fts_unindexed(store) == 2
+    store.delete(["nothing"])  # the third write
+    assert _fts_unindexed(store) == 0
+    assert store.count() == 2
+
+
+def test_changing_fts_options_rebuilds_the_index(tmp_path: Path) -> None:
+    store = open_store(tmp_path)
+    store.upsert([make_record("r", "running quickly")], random_vectors(1, DIM))
+    assert [h.record.id for h in store.search_keyword("run", 5)] == ["r"]  # stemmed
+    store.close()
+    unstemmed = open_store(tmp_path, fts_stem=False)
+    assert unstemmed.search_keyword("run", 5) == []
+    assert [h.record.id for h in unstemmed.search_keyword("running", 5)] == ["r"]
+
+
+@pytest.mark.parametrize("kind", ["ivf_pq", "ivf_hnsw_sq"])
+def test_optional_vector_index_keeps_exact_scores(tmp_path: Path, kind: str) -> None:
+    dim = 32
+    store = open_store(
+        tmp_path, dim, vector_index=kind, vector_index_min_rows=1000, optimize_every=0
+    )
+    vectors = random_vectors(1200, dim, seed=3)
+    store.upsert([make_record(f"r{i:04d}", user_id=f"u{i % 4}") for i in range(1200)], vectors)
+    store.optimize()
+    assert any(i.columns == ["vector"] for i in store._table.list_indices())
+    query = vectors[10]
+    hits = store.search_vector(query, 3)
+    assert hits[0].record.id == "r0010"
+    # Approximate recall, but every reported score is the exact cosine of its record.
+    exact = [float(vectors[int(h.record.id[1:])] @ query) for h in hits]
+    assert [h.score for h in hits] == pytest.approx(exact, abs=1e-4)
+    assert exact == sorted(exact, reverse=True)
+    filtered = store.search_vector(query, 3, parse_filter({"user_id": "u2"}))
+    assert filtered[0].record.id == "r0010" and all(h.record.user_id == "u2" for h in filtered)
+
+
+def test_zero_query_vector_does_not_raise(tmp_path: Path) -> None:
+    # Cosine is undefined for a zero vector; LanceDB drops the NaN distances.
+    store = open_store(tmp_path)
+    store.upsert([make_record("a")], np.stack([unit(DIM, 1)]))
+    hits = store.search_vector(np.zeros(DIM, dtype=np.float32), 1)
+    assert all(-1.0 <= h.score <= 1.0 for h in hits)
+
+
+# -- concurrency ----------------------------------------------------------------------------
+
+
+def test_threads_share_one_store(tmp_path: Path) -> None:
+    store = open_store(tmp_path, optimize_every=10)
+    errors: list[BaseException] = []
+
+    def work(worker: int) -> None:
+        try:
+            for batch in range(15):
+                ids = [f"w{worker}-{batch}-{j}" for j in range(4)]
+                store.upsert(
+                    [
+                        make_record(i, f"thread {worker} wrote kiwi {i}", user_id=f"u{worker}")
+                        for i in ids
+                    ],
+                    random_vectors(4, DIM, worker * 100 + batch),
+                )
+                store.search_vector(
+                    random_vectors(1, DIM, batch)[0], 5, parse_filter({"user_id": f"u{worker}"})
+                )
+                assert store.search_keyword("kiwi", 3)
+                store.list(parse_filter({"user_id": f"u{worker}"}), limit=5)
+                store.delete([ids[0]])
+        except BaseException as exc:  # noqa: BLE001 - reported by the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(w,)) for w in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert store.count() == 4 * 15 * 3
+    for w in range(4):
+        assert store.count(parse_filter({"user_id": f"u{w}"})) == 45
+
+
+def test_a_second_connection_sees_commits_immediately(tmp_path: Path) -> None:
+    writer = open_store(tmp_path)
+    reader = open_store(tmp_path)
+    assert reader.count() == 0
+    writer.upsert([make_record("a", "otters hold hands")], random_vectors(1, DIM))
+    assert reader.count() == 1
+    assert [h.record.id for h in reader.search_keyword("otters", 3)] == ["a"]
+    writer.delete(["a"])
+    assert reader.get(["a"]) == []
+
+
+_WORKER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    sys.path.insert(0, {root!r})
+    from tests.contract.vector_store import make_record, random_vectors
+    from memorist.providers import ProviderContext
+    from memorist_lancedb import LanceDBVectorStore
+
+    worker = int(sys.argv[1])
+    store = LanceDBVectorStore(
+        LanceDBVectorStore.Options(optimize_every=7),
+        ProviderContext(data_dir=Path({path!r}), dimension={dim}),
+    )
+    for batch in range(12):
+        ids = [f"p{{worker}}-{{batch}}-{{j}}" for j in range(5)]
+        store.upsert([make_record(i, user_id=f"p{{worker}}") for i in ids],
+                     random_vectors(5, {dim}, worker * 1000 + batch))
+        assert store.delete([ids[0]]) == 1
+        store.count()
+    store.close()
+    """
+)
+
+
+def test_processes_share_one_directory(tmp_path: Path) -> None:
+    open_store(tmp_path).close()  # create the table once, as startup would
+    script = _WORKER.format(
+        root=str(Path(__file__).resolve().parent.parent), path=str(tmp_path), dim=DIM
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script, str(w)], stderr=subprocess.PIPE, text=True)
+        for w in range(3)
+    ]
+    failures = [p.stderr.read() for p in procs if p.wait(timeout=120) != 0]  # type: ignore[union-attr]
+    assert failures == []
+    store = open_store(tmp_path)
+    assert store.count() == 3 * 12 * 4
+    assert store.count(parse_filter({"user_id": "p1"})) == 48
+
+
+def test_importing_the_plugin_does_not_start_lancedb() -> None:
+    """The gunicorn master loads every plugin, then forks: no lancedb threads before that."""
+    code = "import sys, memorist_lancedb; sys.exit('lancedb' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 0
+
+
+def test_one_batch_naming_an_id_twice_keeps_the_last(tmp_path: Path) -> None:
+    store = open_store(tmp_path)
+    store.upsert([make_record("a", "first"), make_record("a", "second")], random_vectors(2, DIM))
+    assert [r.text for r in store.get(["a"])] == ["second"]
+
+
+def test_commit_conflicts_are_retried_other_errors_are_not() -> None:
+    from memorist_lancedb.table import retry
+
+    calls: list[int] = []
+
+    def flaky() -> str:
+        calls.append(1)
+        if len(calls) < 3:
+            raise RuntimeError("lance error: Retryable commit conflict for version 7")
+        return "done"
+
+    assert retry(flaky, retries=5) == "done" and len(calls) == 3
+    calls.clear()
+    with pytest.raises(RuntimeError):
+        retry(flaky, retries=1)
+
+    def broken() -> None:
+        calls.append(1)
+        raise ValueError("Schema Error: no such column")
+
+    calls.clear()
+    with pytest.raises(ValueError):
+        retry(broken, retries=5)
+    assert len(calls) == 1
