@@ -30,7 +30,7 @@ def readme_hook_signatures() -> set[str]:
         line[len("def ") :].rstrip(":").strip()
         for block in blocks
         for line in block.splitlines()
-        if line.startswith("def ")
+        if line.startswith("def ") and " -> " in line  # the reference block, not the example
     }
 
 
