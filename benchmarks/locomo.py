@@ -74,6 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the figures to this file")
     parser.add_argument("--data-dir", type=Path, help="Memorist data directory (default: a fresh temporary one)")
     parser.add_argument("--limit", type=int, help="only the first N conversation files (quick runs)")
+    parser.add_argument(
+        "--reuse", action="store_true",
+        help="with --data-dir: skip ingesting conversations already stored there (ranking experiments)",
+    )
     args = parser.parse_args(argv)
 
     from memorist import Memory
@@ -93,6 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     for path in files:
         conversation = json.loads(path.read_text())
         user = path.stem
+        questions.extend((user, q) for q in conversation["qa"] if q.get("category") in (1, 2, 3, 4))
+        if args.reuse and memory.list(user_id=user, page_size=1).total:
+            continue
         started = time.perf_counter()
         for turn, when in turns_of(conversation):
             memory.add(
@@ -103,7 +110,6 @@ def main(argv: list[str] | None = None) -> int:
             )
             turns_total += 1
         ingest_seconds += time.perf_counter() - started
-        questions.extend((user, q) for q in conversation["qa"] if q.get("category") in (1, 2, 3, 4))
 
     max_k = max(ks)
     recall: dict[int, list[float]] = defaultdict(list)
@@ -128,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         "turns": turns_total,
         "memories": stored,
         "questions": len(recall[ks[0]]),
-        "ingest_turns_per_s": round(turns_total / ingest_seconds, 2),
+        "ingest_turns_per_s": round(turns_total / ingest_seconds, 2) if ingest_seconds else None,
         "search_p50_ms": round(statistics.median(latencies), 2),
         "search_p95_ms": round(percentile(latencies, 0.95), 2),
         "recall": {f"@{k}": round(statistics.mean(recall[k]), 4) for k in ks},

@@ -105,11 +105,16 @@ class StoreHit(BaseModel):
     """A record returned by a vector-store search with the store's raw score.
 
     For vector search ``score`` is cosine similarity in [-1, 1]; for keyword
-    search it is the store's BM25 score (unbounded, larger is better).
+    search it is the store's BM25 score (unbounded, larger is better). A store
+    may attach the record's ``vector`` to keyword hits so the engine can score
+    their semantic similarity without another query.
     """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
 
     record: MemoryRecord
     score: float
+    vector: Any = None
 
 
 class ExtractedFact(BaseModel):

@@ -33,7 +33,14 @@ _GREETING = re.compile(
 )
 #: A vocative name closing an exclamation ("..., Caroline!").
 _VOCATIVE = re.compile(r"^[A-Z][a-z]+[\s!.,:;)(\-~]*$")
-_FIRST_PERSON = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|me|mine|we|we're|we've|our|us)\b", re.I)
+#: A statement about the speaker inside a question: "did I tell you I adopted a dog?",
+#: "have you seen my new car?". "What should I read?" states nothing.
+_SELF_STATEMENT = re.compile(
+    r"\b(?:i|we)(?:'ve|'m| have| had| am| was| were)?\s+(?:just |finally |recently |also )?"
+    r"(?:\w+ed|went|got|had|made|took|saw|met|bought|found|began|won|lost|ran|wrote|"
+    r"built|left|gave|came|became|moved|started|finished|been)\b|\b(?:my|our)\s+\w+",
+    re.I,
+)
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-]*")
 _STOP = frozenset(
     """a an the and or but so to of in on at for with by from up about into over after is are was
@@ -71,8 +78,8 @@ def is_filler(sentence: str) -> bool:
 
 
 def is_bare_question(sentence: str) -> bool:
-    """A question that states nothing about the speaker."""
-    return sentence.rstrip(" \"')").endswith("?") and not _FIRST_PERSON.search(sentence)
+    """A question that states nothing about the speaker (``read`` needs a past marker)."""
+    return sentence.rstrip(" \"')").endswith("?") and not _SELF_STATEMENT.search(sentence)
 
 
 def informative_sentences(text: str) -> list[str]:

@@ -104,7 +104,8 @@ def from_row(row: dict[str, Any]) -> MemoryRecord:
         values[name] = _utc(values[name])
     values["metadata"] = json.loads(values["metadata"]) if values["metadata"] else {}
     values["categories"] = list(values["categories"] or [])
-    return MemoryRecord.model_validate(values)
+    # Rows were validated when written; construct without re-validating (hot path of search).
+    return MemoryRecord.model_construct(**values)
 
 
 def from_arrow(table: pa.Table) -> list[MemoryRecord]:

@@ -264,12 +264,12 @@ class LanceDBVectorStore(VectorStore):
                 prefix_length=0,
                 document_granularity=None,
             )
-            builder = self._t().search(fts, query_type="fts").select([*RECORD_COLUMNS, "_score"])
+            builder = self._t().search(fts, query_type="fts").select([*RECORD_COLUMNS, VECTOR, "_score"])
             if upper != TRUE:
                 builder = builder.where(upper, prefilter=True)
             return builder.limit(limit)
 
-        return self._top_k(build, lambda row: float(row["_score"]), k, where)
+        return self._top_k(build, lambda row: float(row["_score"]), k, where, with_vectors=True)
 
     def _top_k(
         self,
@@ -277,8 +277,9 @@ class LanceDBVectorStore(VectorStore):
         score: Callable[[dict[str, Any]], float],
         k: int,
         where: Filter | None,
+        with_vectors: bool = False,
     ) -> list[StoreHit]:
-        """The best ``k`` hits ``where`` accepts.
+        """The best ``k`` hits ``where`` accepts (keyword hits carry their vectors).
 
         With an exact filter one query suffices. Otherwise the SQL superset is
         searched for more candidates than needed and ``evaluate`` drops the
@@ -295,7 +296,8 @@ class LanceDBVectorStore(VectorStore):
             for row in rows:
                 record = from_row(row)
                 if where is None or bounds.exact or evaluate(where, record):
-                    hits.append(StoreHit(record=record, score=score(row)))
+                    vector = np.asarray(row[VECTOR], dtype=np.float32) if with_vectors else None
+                    hits.append(StoreHit.model_construct(record=record, score=score(row), vector=vector))
             if len(hits) >= k or len(rows) < limit:
                 break
             limit *= 4

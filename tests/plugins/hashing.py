@@ -37,15 +37,20 @@ class HashingEmbedder(Embedder):
     def dimension(self) -> int:
         return self.options.dimension
 
+    def _word(self, word: str) -> np.ndarray:
+        """A fixed pseudo-random +-1 vector per word: distinct words are near-orthogonal."""
+        seed = int(hashlib.md5(word.encode()).hexdigest()[:8], 16)
+        return np.random.default_rng(seed).choice([-1.0, 1.0], size=self.dimension).astype(np.float32)
+
     def embed(self, texts: Sequence[str], purpose: Literal["document", "query"] = "document") -> np.ndarray:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for row, text in enumerate(texts):
             for word in _WORD.findall(text.lower()):
-                bucket = int(hashlib.md5(word.encode()).hexdigest(), 16) % self.dimension
-                out[row, bucket] += 1.0
+                out[row] += self._word(word)
             norm = np.linalg.norm(out[row])
-            out[row] = out[row] / norm if norm else out[row]
-            if not norm:
+            if norm:
+                out[row] /= norm
+            else:
                 out[row, 0] = 1.0
         return out
 

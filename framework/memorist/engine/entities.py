@@ -61,7 +61,8 @@ def _variant_of(mention: str, name: str) -> bool:
     if a == b:
         return True
     short, long = sorted((a, b), key=len)
-    if " " not in short and len(short) >= MIN_PREFIX and long.split(" ", 1)[0].startswith(short):
+    first = re.split(r"[^\w]", long, maxsplit=1)[0]
+    if " " not in short and len(short) >= MIN_PREFIX and first.startswith(short):
         return True
     return min(len(a), len(b)) >= 5 and fuzz.ratio(a, b) >= FUZZY_RATIO
 
@@ -102,7 +103,7 @@ class EntityGraph:
             ):
                 if _variant_of(mention.text, name):
                     self._add_alias(conn, key, norm, entity_id)
-                    if len(mention.text) > len(name):  # keep the fuller name as canonical
+                    if mention.text.startswith(f"{name} "):  # "Melanie Smith" over "Melanie"
                         conn.execute(
                             update(entities).where(entities.c.id == entity_id).values(name=mention.text[:255], updated_at=utcnow())
                         )

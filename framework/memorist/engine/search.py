@@ -19,6 +19,7 @@ the ranking is deterministic.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +35,9 @@ from .temporal import query_period, temporal_score
 
 KEYWORD_FLOOR = 4.0
 MAX_TOP_K = 1000
+#: Entities at least this specific (see :class:`EntityMatch`) pull in linked memories
+#: that neither retriever found; common ones (a speaker's own name) only boost.
+EXPANSION_MIN_WEIGHT = 0.3
 
 
 @dataclass
@@ -71,6 +75,8 @@ class HybridSearch:
         self._c = components
         self._graph = graph
         self._s = settings
+        # Keyword search and entity lookup run while the query is embedded (both release the GIL).
+        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memorist-search")
 
     def search(
         self,
@@ -85,18 +91,23 @@ class HybridSearch:
         explain: bool = False,
     ) -> list[SearchHit]:
         pool = min(max(self._s.candidate_pool, top_k * 3), 5000)
+        keyword_future = self._pool.submit(self._c.vector_store.search_keyword, query, pool, where)
+        entity_future = self._pool.submit(self._match_entities, query, where, org_id, project_id)
         query_vector = self._c.embedder.embed([query], "query")[0]
         candidates: dict[str, Candidate] = {}
         for hit in self._c.vector_store.search_vector(query_vector, pool, where):
-            candidates[hit.record.id] = Candidate(hit.record, semantic=max(0.0, min(1.0, hit.score)))
+            candidates[hit.record.id] = Candidate(hit.record, semantic=_clip(hit.score))
         missing_semantic: set[str] = set()
-        for hit in self._c.vector_store.search_keyword(query, pool, where):
+        for hit in keyword_future.result():
             cand = candidates.get(hit.record.id)
             if cand is None:
                 cand = candidates[hit.record.id] = Candidate(hit.record)
-                missing_semantic.add(hit.record.id)
+                if hit.vector is not None:
+                    cand.semantic = _clip(float(np.dot(hit.vector, query_vector)))
+                else:
+                    missing_semantic.add(hit.record.id)
             cand.keyword_raw = max(0.0, hit.score)
-        missing_semantic |= self._entity_signal(query, where, org_id, project_id, candidates, pool)
+        missing_semantic |= self._entity_signal(entity_future.result(), where, candidates, pool)
         self._fill_semantic(query_vector, where, candidates, missing_semantic)
 
         best_keyword = max([c.keyword_raw for c in candidates.values()] + [KEYWORD_FLOOR])
@@ -116,15 +127,16 @@ class HybridSearch:
             return self._rerank(query, ranked, top_k, explain)
         return [SearchHit(c.record, c.score, c.details() if explain else None) for c in ranked[:top_k]]
 
-    def _entity_signal(
-        self, query: str, where: Filter, org_id: str, project_id: str, candidates: dict[str, Candidate], pool: int
-    ) -> set[str]:
-        """Score candidates by linked query entities; add graph-only candidates. Returns new ids."""
+    def _match_entities(self, query: str, where: Filter, org_id: str, project_id: str) -> list[EntityMatch]:
         mentions = self._c.entity_extractor.extract(query)
         if not mentions:
-            return set()
-        keys = self._scope_keys(where, org_id, project_id)
-        matches = self._graph.match(mentions, keys)
+            return []
+        return self._graph.match(mentions, self._scope_keys(where, org_id, project_id))
+
+    def _entity_signal(
+        self, matches: list[EntityMatch], where: Filter, candidates: dict[str, Candidate], pool: int
+    ) -> set[str]:
+        """Score candidates by linked query entities; add graph-only candidates. Returns new ids."""
         if not matches:
             return set()
         by_id: dict[str, EntityMatch] = {m.entity_id: m for m in matches}
@@ -134,10 +146,11 @@ class HybridSearch:
             if cand is not None:
                 self._apply_entities(cand, entity_ids, by_id)
         # Graph expansion: the memories most specific to the query's entities.
+        specific = {e for e, m in by_id.items() if m.weight >= EXPANSION_MIN_WEIGHT}
         extra = sorted(
-            (mid for mid in links if mid not in candidates),
+            (mid for mid in links if mid not in candidates and links[mid] & specific),
             key=lambda mid: (-sum(by_id[e].weight for e in links[mid]), mid),
-        )[:pool]
+        )[: max(pool // 2, 10)]
         added: set[str] = set()
         for record in self._c.vector_store.get(extra):
             if evaluate(where, record):
@@ -171,7 +184,7 @@ class HybridSearch:
             restricted = And((where, Condition("id", "in", chunk)))
             for hit in self._c.vector_store.search_vector(query_vector, len(chunk), restricted):
                 if hit.record.id in candidates:
-                    candidates[hit.record.id].semantic = max(0.0, min(1.0, hit.score))
+                    candidates[hit.record.id].semantic = _clip(hit.score)
 
     def _rerank(self, query: str, ranked: list[Candidate], top_k: int, explain: bool) -> list[SearchHit]:
         window = ranked[: max(top_k * 3, 20)]
@@ -185,3 +198,7 @@ class HybridSearch:
                 details["reranked_score"] = round(float(score), 6)
             hits.append(SearchHit(record, max(0.0, min(1.0, float(score))), details))
         return hits
+
+
+def _clip(value: float) -> float:
+    return max(0.0, min(1.0, float(value)))
