@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import re
 
-_ABBREVIATIONS = r"(?<!\bMr)(?<!\bMrs)(?<!\bMs)(?<!\bDr)(?<!\bSt)(?<!\bvs)(?<!\betc)(?<!\be\.g)(?<!\bi\.e)"
+# Checked just after the full stop, so each abbreviation includes its own dot.
+_ABBREVIATIONS = (
+    r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bvs\.)(?<!\betc\.)"
+    r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\ba\.m\.)(?<!\bp\.m\.)(?<!\bJr\.)(?<!\bProf\.)"
+)
 _SENTENCE_END = re.compile(_ABBREVIATIONS + r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 _LINE_BREAK = re.compile(r"\s*\n+\s*")
 
