@@ -12,7 +12,6 @@ from pathlib import Path
 import falcon.testing
 import pytest
 import requests
-
 from memorist import __version__
 from memorist.http import create_app
 from memorist.plugins import load_plugins
@@ -69,7 +68,9 @@ def test_dimension_mismatch_refuses_to_start(tmp_path: Path) -> None:
     assert "64" in str(err.value) and "32" in str(err.value)
 
 
-def wait_for_health(url: str, process: subprocess.Popen[bytes], seconds: float = 120) -> requests.Response:
+def wait_for_health(
+    url: str, process: subprocess.Popen[bytes], seconds: float = 120
+) -> requests.Response:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -87,8 +88,18 @@ def test_memorist_serve_runs_gunicorn_answering_health(tmp_path: Path) -> None:
     port = free_port()
     env = {**os.environ, "MEMORIST_DATA_DIR": str(tmp_path / "data")}
     process = subprocess.Popen(
-        [sys.executable, "-m", "memorist.cli", "serve", "--config", str(ROOT / "configs" / "default.yaml"),
-         "--port", str(port), "--workers", "2"],
+        [
+            sys.executable,
+            "-m",
+            "memorist.cli",
+            "serve",
+            "--config",
+            str(ROOT / "configs" / "default.yaml"),
+            "--port",
+            str(port),
+            "--workers",
+            "2",
+        ],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -112,10 +123,18 @@ def test_store_of_another_dimension_stops_serve_with_a_message(tmp_path: Path) -
     data = tmp_path / "data"
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MEMORIST_DATA_DIR": str(data)}
     plugins = load_plugins({}, extra=[hashing])
-    create_app(load_settings(None, fast_settings(data, embedder={"provider": "hashing", "options": {"dimension": 8}})), plugins)
+    create_app(
+        load_settings(
+            None, fast_settings(data, embedder={"provider": "hashing", "options": {"dimension": 8}})
+        ),
+        plugins,
+    )
     process = subprocess.run(
         [sys.executable, "-m", "memorist.cli", "serve", "--port", str(free_port())],
-        env=env, capture_output=True, text=True, timeout=180,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert process.returncode != 0
     assert "8-dimensional" in process.stdout + process.stderr

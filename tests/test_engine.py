@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-
 from memorist import Memory
 from memorist.errors import InvalidFilterError, NotFoundError, ValidationError
 from memorist.plugins import load_plugins
@@ -21,19 +20,25 @@ OBSERVED = "2023-05-08T13:56:00+00:00"
 @pytest.fixture
 def memory(tmp_path: Path) -> Iterator[Memory]:
     recorder.EVENTS.clear()
-    mem = Memory.from_config(fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing, recorder]))
+    mem = Memory.from_config(
+        fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing, recorder])
+    )
     yield mem
     mem.close()
 
 
-def say(memory: Memory, text: str, speaker: str = "Caroline", user: str = "u1", **kwargs: object) -> list:
+def say(
+    memory: Memory, text: str, speaker: str = "Caroline", user: str = "u1", **kwargs: object
+) -> list:
     kwargs.setdefault("timestamp", OBSERVED)
     return memory.add([{"role": "user", "content": text, "name": speaker}], user_id=user, **kwargs)
 
 
 def test_add_extracts_standalone_memories_with_resolved_dates(memory: Memory) -> None:
     stored = say(memory, "Hey Mel! I went to a LGBTQ support group yesterday. How are you?")
-    assert [r.text for r in stored] == ["Caroline went to a LGBTQ support group yesterday (7 May 2023)."]
+    assert [r.text for r in stored] == [
+        "Caroline went to a LGBTQ support group yesterday (7 May 2023)."
+    ]
     record = stored[0]
     assert record.speaker == "Caroline" and record.attributed_to == "user"
     assert record.source_message == 0
@@ -44,14 +49,20 @@ def test_assistant_facts_are_stored_with_attribution(memory: Memory) -> None:
     stored = memory.add(
         [
             {"role": "user", "content": "What should I read next?"},
-            {"role": "assistant", "content": "I recommend Dune by Frank Herbert; it fits your love of epic worlds."},
+            {
+                "role": "assistant",
+                "content": "I recommend Dune by Frank Herbert; it fits your love of epic worlds.",
+            },
         ],
         user_id="u1",
     )
     assert len(stored) == 1
     assert stored[0].attributed_to == "assistant" and stored[0].source_message == 1
     assert "Dune" in stored[0].text
-    assert memory.search("Did the assistant recommend Dune?", user_id="u1")[0].record.id == stored[0].id
+    assert (
+        memory.search("Did the assistant recommend Dune?", user_id="u1")[0].record.id
+        == stored[0].id
+    )
 
 
 def test_add_only_a_changed_fact_is_kept_beside_the_old_one(memory: Memory) -> None:
@@ -83,8 +94,12 @@ def test_duplicates_within_one_add_are_stored_once(memory: Memory) -> None:
 
 
 def test_add_inherits_metadata_and_expiration(memory: Memory) -> None:
-    stored = say(memory, "I run every morning before work.", metadata={"dia_id": "D1:3", "source": "chat"},
-                 expiration_date="2099-01-01")
+    stored = say(
+        memory,
+        "I run every morning before work.",
+        metadata={"dia_id": "D1:3", "source": "chat"},
+        expiration_date="2099-01-01",
+    )
     assert stored[0].metadata == {"dia_id": "D1:3", "source": "chat"}
     assert stored[0].expires_at is not None and stored[0].expires_at.year == 2099
 
@@ -95,13 +110,22 @@ def test_expired_memories_are_hidden_unless_asked(memory: Memory) -> None:
     say(memory, "I play the violin in a community orchestra.")
     assert memory.list(user_id="u1").total == 1
     assert memory.list(user_id="u1", show_expired=True).total == 2
-    assert all("Lisbon" not in h.record.text for h in memory.search("Lisbon conference", user_id="u1", threshold=0))
-    assert any("Lisbon" in h.record.text for h in memory.search("Lisbon conference", user_id="u1", show_expired=True))
+    assert all(
+        "Lisbon" not in h.record.text
+        for h in memory.search("Lisbon conference", user_id="u1", threshold=0)
+    )
+    assert any(
+        "Lisbon" in h.record.text
+        for h in memory.search("Lisbon conference", user_id="u1", show_expired=True)
+    )
 
 
 def test_infer_false_stores_messages_verbatim(memory: Memory) -> None:
     stored = memory.add(
-        [{"role": "system", "content": "be nice"}, {"role": "user", "content": "hi there, I'm Sam"}],
+        [
+            {"role": "system", "content": "be nice"},
+            {"role": "user", "content": "hi there, I'm Sam"},
+        ],
         user_id="u1",
         infer=False,
     )
@@ -112,7 +136,10 @@ def test_custom_categories_and_exclusions_reach_the_extractor(memory: Memory) ->
     stored = say(
         memory,
         "I started a pottery class on Tuesdays. My doctor says my blood pressure is high.",
-        custom_categories=[{"crafts": "pottery, knitting and other handmade work"}, {"medical": "doctor visits"}],
+        custom_categories=[
+            {"crafts": "pottery, knitting and other handmade work"},
+            {"medical": "doctor visits"},
+        ],
         excludes="blood pressure",
     )
     assert len(stored) == 1
@@ -131,7 +158,11 @@ def test_an_identifier_is_required(memory: Memory) -> None:
 
 
 def test_search_scores_are_in_range_and_deterministic(memory: Memory) -> None:
-    for text in ["I love hiking in the Alps.", "I work as a nurse in Denver.", "My dog Rex loves the beach."]:
+    for text in [
+        "I love hiking in the Alps.",
+        "I work as a nurse in Denver.",
+        "My dog Rex loves the beach.",
+    ]:
         say(memory, text)
     first = memory.search("Where does Caroline work?", user_id="u1", threshold=0.0, explain=True)
     second = memory.search("Where does Caroline work?", user_id="u1", threshold=0.0, explain=True)
@@ -241,7 +272,15 @@ FILTER_CASES = [
     ({"AND": [{"user_id": "u1"}, {"metadata.rank": {"gt": 1}}]}, {"b", "c"}),
     ({"OR": [{"metadata.topic": "sport"}, {"agent_id": "bot"}]}, {"c", "d"}),
     ({"NOT": {"metadata.topic": "food"}}, {"b", "c"}),
-    ({"AND": [{"OR": [{"user_id": "u1"}, {"agent_id": "bot"}]}, {"NOT": {"metadata.rank": {"in": [1, 3]}}}]}, {"b"}),
+    (
+        {
+            "AND": [
+                {"OR": [{"user_id": "u1"}, {"agent_id": "bot"}]},
+                {"NOT": {"metadata.rank": {"in": [1, 3]}}},
+            ]
+        },
+        {"b"},
+    ),
     ({"created_at": {"gte": "2000-01-01T00:00:00Z"}}, {"a", "b", "c", "d"}),
     ({"created_at": {"lt": "2000-01-01"}}, set()),
 ]
@@ -254,26 +293,40 @@ def filter_memory(memory: Memory) -> dict[str, str]:
         ("a", dict(user_id="u1"), {"topic": "food", "rank": 1, "note": "Blue cheese"}, ["food"]),
         ("b", dict(user_id="u1"), {"topic": "work", "rank": 2, "note": "BLUE sky"}, ["work"]),
         ("c", dict(user_id="u1"), {"topic": "sport", "rank": 3, "note": "green"}, ["hobbies"]),
-        ("d", dict(user_id="u9", agent_id="bot"), {"topic": "food", "rank": 1, "note": "red"}, ["food"]),
+        (
+            "d",
+            dict(user_id="u9", agent_id="bot"),
+            {"topic": "food", "rank": 1, "note": "red"},
+            ["food"],
+        ),
     ]
     for name, scope, meta, cats in rows:
-        stored = memory.add(f"memory {name} text", infer=False, metadata=meta, custom_categories=cats, **scope)
+        stored = memory.add(
+            f"memory {name} text", infer=False, metadata=meta, custom_categories=cats, **scope
+        )
         memory.update(stored[0].id, metadata=meta)
         ids[stored[0].id] = name
     # Categories are set explicitly for verbatim adds through update of the record.
     for memory_id, name in ids.items():
         record = memory.get(memory_id)
         cats = {"a": ["food"], "b": ["work"], "c": ["hobbies"], "d": ["food"]}[name]
-        memory.components.vector_store.upsert([record.model_copy(update={"categories": cats})],
-                                              memory.components.embedder.embed([record.text]))
+        memory.components.vector_store.upsert(
+            [record.model_copy(update={"categories": cats})],
+            memory.components.embedder.embed([record.text]),
+        )
     return ids
 
 
 @pytest.mark.parametrize(("filters", "expected"), FILTER_CASES)
-def test_filters_on_list_and_search(memory: Memory, filter_memory: dict[str, str], filters: dict, expected: set[str]) -> None:
+def test_filters_on_list_and_search(
+    memory: Memory, filter_memory: dict[str, str], filters: dict, expected: set[str]
+) -> None:
     listed = {filter_memory[r.id] for r in memory.list(filters).records}
     assert listed == expected
-    searched = {filter_memory[h.record.id] for h in memory.search("memory text", filters=filters, top_k=50, threshold=0)}
+    searched = {
+        filter_memory[h.record.id]
+        for h in memory.search("memory text", filters=filters, top_k=50, threshold=0)
+    }
     assert searched == expected
 
 
@@ -296,13 +349,19 @@ def test_list_is_paginated_newest_first(memory: Memory) -> None:
         memory.add(f"fact number {i}", user_id="u1", infer=False)
     page1 = memory.list(user_id="u1", page=1, page_size=3)
     page3 = memory.list(user_id="u1", page=3, page_size=3)
-    assert page1.total == 7 and [r.text for r in page1.records] == ["fact number 6", "fact number 5", "fact number 4"]
+    assert page1.total == 7 and [r.text for r in page1.records] == [
+        "fact number 6",
+        "fact number 5",
+        "fact number 4",
+    ]
     assert [r.text for r in page3.records] == ["fact number 0"]
 
 
 def test_update_delete_and_history(memory: Memory) -> None:
     record = say(memory, "I work at a bakery downtown.")[0]
-    updated = memory.update(record.id, text="Caroline works at a bookstore downtown.", metadata={"checked": True})
+    updated = memory.update(
+        record.id, text="Caroline works at a bookstore downtown.", metadata={"checked": True}
+    )
     assert memory.get(record.id).text == updated.text and updated.metadata == {"checked": True}
     memory.delete(record.id)
     with pytest.raises(NotFoundError):

@@ -6,7 +6,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-
 from memorist.providers import ProviderContext
 from memorist.records import ExtractionRequest, Message
 from memorist_entities.rules import RuleEntityExtractor
@@ -29,12 +28,25 @@ def extract(extractor: HeuristicExtractor, *messages: Message, **kwargs: object)
 
 def test_sentences_are_segmented_without_breaking_abbreviations() -> None:
     text = "I met Dr. Smith at 5 p.m. today! She was great. What a day\nAnyway, bye"
-    assert split_sentences(text) == ["I met Dr. Smith at 5 p.m. today!", "She was great.", "What a day", "Anyway, bye"]
+    assert split_sentences(text) == [
+        "I met Dr. Smith at 5 p.m. today!",
+        "She was great.",
+        "What a day",
+        "Anyway, bye",
+    ]
 
 
 @pytest.mark.parametrize(
     "filler",
-    ["Hey Mel!", "Thanks, Caroline!", "Wow, that's cool!", "Haha yeah, so true.", "Good to see you!", "Ok", "lol"],
+    [
+        "Hey Mel!",
+        "Thanks, Caroline!",
+        "Wow, that's cool!",
+        "Haha yeah, so true.",
+        "Good to see you!",
+        "Ok",
+        "lol",
+    ],
 )
 def test_greetings_and_filler_are_dropped(filler: str) -> None:
     assert informative_sentences(filler) == []
@@ -42,7 +54,9 @@ def test_greetings_and_filler_are_dropped(filler: str) -> None:
 
 def test_bare_questions_are_dropped_but_self_statements_kept() -> None:
     assert informative_sentences("How have you been? What should I read next?") == []
-    assert informative_sentences("Did I tell you I adopted a dog?") == ["Did I tell you I adopted a dog?"]
+    assert informative_sentences("Did I tell you I adopted a dog?") == [
+        "Did I tell you I adopted a dog?"
+    ]
 
 
 @pytest.mark.parametrize(
@@ -66,8 +80,13 @@ def test_relative_dates_resolve_against_the_observation_time(phrase: str, absolu
 
 
 def test_memories_stand_alone_with_speaker_and_date(extractor: HeuristicExtractor) -> None:
-    texts = extract(extractor, Message(role="user", content="Hi! I'm moving to my new flat in Oslo next week.", name="Jon"))
-    assert texts == ["Jon is moving to Jon's new flat in Oslo next week (the week of 15 May 2023)."]
+    texts = extract(
+        extractor,
+        Message(
+            role="user", content="Hi! I'm moving to my new flat in Oslo next week.", name="Jon"
+        ),
+    )
+    assert texts == ["Jon is moving to their new flat in Oslo next week (the week of 15 May 2023)."]
 
 
 def test_speaker_without_a_name_is_named_by_role(extractor: HeuristicExtractor) -> None:
@@ -79,11 +98,18 @@ def test_speaker_without_a_name_is_named_by_role(extractor: HeuristicExtractor) 
     assert texts == [
         # Verb agreement is not repaired: a known limit of the rule-based rewrite.
         "The user prefer window seats.",
-        "The assistant booked you a window seat on flight LH 123."]
+        "The assistant booked you a window seat on flight LH 123.",
+    ]
 
 
 def test_system_messages_are_skipped_by_default(extractor: HeuristicExtractor) -> None:
-    assert extract(extractor, Message(role="system", content="You are a helpful assistant for travel plans.")) == []
+    assert (
+        extract(
+            extractor,
+            Message(role="system", content="You are a helpful assistant for travel plans."),
+        )
+        == []
+    )
 
 
 def test_long_messages_are_split_at_sentence_boundaries(tmp_path: Path) -> None:
@@ -95,8 +121,12 @@ def test_long_messages_are_split_at_sentence_boundaries(tmp_path: Path) -> None:
 
 
 def test_exclusions_drop_matching_sentences(extractor: HeuristicExtractor) -> None:
-    message = Message(role="user", content="My salary is 90k. I love sailing on weekends.", name="Bo")
-    assert extract(extractor, message, excludes="salary, income") == ["Bo love sailing on weekends."]
+    message = Message(
+        role="user", content="My salary is 90k. I love sailing on weekends.", name="Bo"
+    )
+    assert extract(extractor, message, excludes="salary, income") == [
+        "Bo love sailing on weekends."
+    ]
 
 
 @pytest.fixture
@@ -105,7 +135,12 @@ def entities(tmp_path: Path) -> RuleEntityExtractor:
 
 
 def test_entities_proper_nouns_quotes_and_noun_phrases(entities: RuleEntityExtractor) -> None:
-    found = {(e.text, e.kind) for e in entities.extract('Melanie read "Becoming Nicole" by Amy Ellis Nutt at the support group.')}
+    found = {
+        (e.text, e.kind)
+        for e in entities.extract(
+            'Melanie read "Becoming Nicole" by Amy Ellis Nutt at the support group.'
+        )
+    }
     assert ("Melanie", "proper_noun") in found
     assert ("Amy Ellis Nutt", "proper_noun") in found
     assert ("Becoming Nicole", "quoted") in found
@@ -115,3 +150,14 @@ def test_entities_proper_nouns_quotes_and_noun_phrases(entities: RuleEntityExtra
 def test_sentence_initial_words_are_not_proper_nouns(entities: RuleEntityExtractor) -> None:
     names = {e.text for e in entities.extract("Thanks! Yesterday I went to Paris. Sounds great.")}
     assert names == {"Paris"}
+
+
+def test_the_speaker_is_named_once_then_they() -> None:
+    from memorist_heuristic.rewrite import standalone
+
+    text = "I've been dancing since I was a kid. My studio opens soon, wish me luck!"
+    assert (
+        standalone(text, "Jon")
+        == "Jon has been dancing since they were a kid. Their studio opens soon, wish them luck!"
+    )
+    assert standalone("The stories were inspiring!", "Ana") == "Ana: The stories were inspiring!"

@@ -8,7 +8,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from memorist.errors import PluginError
 from memorist.plugins import load_plugins
 from memorist.registry import ProviderRegistry
@@ -58,7 +57,9 @@ def test_builtin_plugins_are_discovered_through_entry_points() -> None:
     assert info["lancedb"].hooks == ("register_vector_stores",)
 
 
-def test_third_party_plugin_is_discovered_like_a_builtin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_third_party_plugin_is_discovered_like_a_builtin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.syspath_prepend(str(make_distribution(tmp_path, "thirdparty_plugin", THIRD_PARTY)))
     plugins = load_plugins({})
     info = {i.name: i for i in plugins.info()}

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from memorist.errors import ConfigurationError
 from memorist.settings import load_settings
 
@@ -56,7 +55,9 @@ def test_overrides_win_over_environment(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_every_problem_is_one_line_naming_the_key(tmp_path: Path) -> None:
-    cfg = write(tmp_path / "c.yaml", "server:\n  port: eighty\n  workers: 0\nembeder:\n  provider: x\n")
+    cfg = write(
+        tmp_path / "c.yaml", "server:\n  port: eighty\n  workers: 0\nembeder:\n  provider: x\n"
+    )
     with pytest.raises(ConfigurationError) as err:
         load_settings(cfg)
     problems = err.value.problems
@@ -80,14 +81,20 @@ def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_secrets_are_refused_in_the_yaml_file(tmp_path: Path) -> None:
-    cfg = write(tmp_path / "c.yaml", "language_model:\n  provider: openai\n  options:\n    api_key: sk-123\n")
+    cfg = write(
+        tmp_path / "c.yaml",
+        "language_model:\n  provider: openai\n  options:\n    api_key: sk-123\n",
+    )
     with pytest.raises(ConfigurationError) as err:
         load_settings(cfg)
     assert err.value.problems[0].startswith("language_model.options.api_key: secrets are not read")
 
 
 def test_secret_reference_by_env_name_is_allowed(tmp_path: Path) -> None:
-    cfg = write(tmp_path / "c.yaml", "language_model:\n  provider: openai\n  options:\n    api_key_env: MY_KEY\n")
+    cfg = write(
+        tmp_path / "c.yaml",
+        "language_model:\n  provider: openai\n  options:\n    api_key_env: MY_KEY\n",
+    )
     assert load_settings(cfg).language_model.options == {"api_key_env": "MY_KEY"}
 
 
@@ -102,7 +109,15 @@ def test_values_from_a_secrets_directory(tmp_path: Path, monkeypatch: pytest.Mon
 @pytest.mark.parametrize("name", ["default", "openai", "ollama"])
 def test_shipped_configs_validate(name: str) -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "memorist.cli", "config", "check", "--config", str(ROOT / "configs" / f"{name}.yaml")],
+        [
+            sys.executable,
+            "-m",
+            "memorist.cli",
+            "config",
+            "check",
+            "--config",
+            str(ROOT / "configs" / f"{name}.yaml"),
+        ],
         capture_output=True,
         text=True,
     )

@@ -71,11 +71,17 @@ def cli() -> None:
     help="Data directory (default ./memorist-data, or $MEMORIST_DATA_DIR).",
 )
 def serve(
-    config: str | None, host: str | None, port: int | None, workers: int | None, data_dir: str | None
+    config: str | None,
+    host: str | None,
+    port: int | None,
+    workers: int | None,
+    data_dir: str | None,
 ) -> None:
     """Run the HTTP server under gunicorn."""
     overrides: dict[str, Any] = {}
-    server = {k: v for k, v in {"host": host, "port": port, "workers": workers}.items() if v is not None}
+    server = {
+        k: v for k, v in {"host": host, "port": port, "workers": workers}.items() if v is not None
+    }
     if server:
         overrides["server"] = server
     if data_dir:

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 
 from .errors import ConfigurationError, MemoristError
 from .providers import (
-    EntityExtractor,
     Embedder,
+    EntityExtractor,
     LanguageModel,
     Provider,
     ProviderContext,

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     import falcon
 
     from .http.services import AppServices
-    from .providers import EntityExtractor, Embedder, LanguageModel, Reranker, VectorStore
+    from .providers import Embedder, EntityExtractor, LanguageModel, Reranker, VectorStore
     from .records import MemoryRecord
 
 PROJECT_NAME = "memorist"

@@ -46,7 +46,9 @@ def _names(value: str | None) -> set[str] | None:
 class Plugins:
     """A loaded, validated plugin manager plus where each plugin came from."""
 
-    def __init__(self, manager: pluggy.PluginManager, origins: Mapping[str, tuple[str | None, str | None]]):
+    def __init__(
+        self, manager: pluggy.PluginManager, origins: Mapping[str, tuple[str | None, str | None]]
+    ):
         self.manager = manager
         self.hook = manager.hook
         self._origins = dict(origins)
@@ -62,9 +64,7 @@ class Plugins:
         return infos
 
 
-def load_plugins(
-    environ: Mapping[str, str] | None = None, extra: Iterable[object] = ()
-) -> Plugins:
+def load_plugins(environ: Mapping[str, str] | None = None, extra: Iterable[object] = ()) -> Plugins:
     """Load entry-point plugins (filtered by the env lists) and ``extra`` objects.
 
     ``extra`` is how tests and embedding applications add a plugin object

@@ -20,8 +20,14 @@ from pydantic import BaseModel, ConfigDict
 
 from .errors import CapabilityError
 from .filters import Filter
-from .records import ChatMessage, EntityMention, ExtractedFact, ExtractionRequest, MemoryRecord, StoreHit
-
+from .records import (
+    ChatMessage,
+    EntityMention,
+    ExtractedFact,
+    ExtractionRequest,
+    MemoryRecord,
+    StoreHit,
+)
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -61,7 +67,7 @@ class Provider(ABC):
         """Short label for ``/health`` and logs, e.g. ``sentence-transformers:all-MiniLM-L6-v2``."""
         return self.name
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional hook: most providers hold nothing to release
         """Release files, sockets or threads. Called when the engine is rebuilt or stops."""
 
 
@@ -132,7 +138,9 @@ class VectorStore(Provider):
         """Delete every record matching ``where``; returns how many. Never capped."""
 
     @abstractmethod
-    def search_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreHit]:
+    def search_vector(
+        self, vector: np.ndarray, k: int, where: Filter | None = None
+    ) -> list[StoreHit]:
         """Nearest ``k`` by cosine similarity, best first."""
 
     @abstractmethod
@@ -158,7 +166,9 @@ class Reranker(Provider):
     """Reorders search candidates; scores it returns stay in [0, 1]."""
 
     @abstractmethod
-    def rerank(self, query: str, hits: list[tuple[MemoryRecord, float]], top_k: int) -> list[tuple[MemoryRecord, float]]:
+    def rerank(
+        self, query: str, hits: list[tuple[MemoryRecord, float]], top_k: int
+    ) -> list[tuple[MemoryRecord, float]]:
         """The best ``top_k`` of ``hits`` (record, score in [0, 1]) in the new order.
 
         The returned order is the ranking; it need not be sorted by score (a

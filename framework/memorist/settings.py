@@ -67,11 +67,14 @@ class EngineSettings(BaseModel):
     #: Candidates fetched from each retriever (vector, keyword) per search, at least.
     candidate_pool: int = Field(100, ge=10, le=5000)
     #: Weights of the signals folded into the score; they are normalized to sum to 1.
-    semantic_weight: float = Field(0.6, ge=0)
-    keyword_weight: float = Field(0.25, ge=0)
-    entity_weight: float = Field(0.15, ge=0)
+    semantic_weight: float = Field(0.7, ge=0)
+    keyword_weight: float = Field(0.2, ge=0)
+    entity_weight: float = Field(0.1, ge=0)
     #: Extra weight for memories observed in the period a query names.
     temporal_weight: float = Field(0.1, ge=0)
+    #: Search without entities too common in the scope to inform (e.g. the user's own name),
+    #: averaged with the full query (see ``memorist.engine.search.focus_query``).
+    focus_queries: bool = True
 
 
 def _default_provider(name: str) -> Any:
@@ -124,17 +127,17 @@ class Settings(BaseSettings):
         }
 
 
-_yaml_data: ContextVar[dict[str, Any]] = ContextVar("memorist_yaml_data", default={})
+_yaml_data: ContextVar[dict[str, Any] | None] = ContextVar("memorist_yaml_data", default=None)
 
 
 class _YamlSource(PydanticBaseSettingsSource):
     """Feeds the already-read YAML mapping to pydantic-settings as the lowest source."""
 
     def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
-        return _yaml_data.get().get(field_name), field_name, False
+        return (_yaml_data.get() or {}).get(field_name), field_name, False
 
     def __call__(self) -> dict[str, Any]:
-        return dict(_yaml_data.get())
+        return dict(_yaml_data.get() or {})
 
 
 def read_config_file(path: Path) -> dict[str, Any]:

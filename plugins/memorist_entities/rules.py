@@ -12,10 +12,9 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from pydantic import Field
-
 from memorist.providers import EntityExtractor, ProviderContext, ProviderOptions
 from memorist.records import EntityMention
+from pydantic import Field
 
 from .words import COMMON_CAPITALISED, FUNCTION_WORDS, VERBISH
 
@@ -76,7 +75,7 @@ class RuleEntityExtractor(EntityExtractor):
                 if run:
                     add(" ".join(run), "proper_noun")  # type: ignore[operator]
                 run = []
-            sentence_start = token in _SENTENCE_PUNCT or (sentence_start and token in "\"“”(")
+            sentence_start = token in _SENTENCE_PUNCT or (sentence_start and token in '"“”(')
 
     @staticmethod
     def _noun_phrases(tokens: list[str], add: object) -> None:

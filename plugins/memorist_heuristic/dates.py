@@ -15,8 +15,21 @@ from dateutil.relativedelta import relativedelta
 
 WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3, "couple of": 2,
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "a couple of": 2,
+    "a few": 3,
+    "couple of": 2,
 }
 
 
@@ -74,7 +87,10 @@ _RULES: list[_Rule] = [
     (re.compile(r"\bthe day before yesterday\b", re.I), lambda m, d: day(d - timedelta(days=2))),
     (re.compile(r"\bthe day after tomorrow\b", re.I), lambda m, d: day(d + timedelta(days=2))),
     (re.compile(r"\byesterday\b", re.I), lambda m, d: day(d - timedelta(days=1))),
-    (re.compile(r"\b(today|tonight|this morning|this afternoon|this evening)\b", re.I), lambda m, d: day(d)),
+    (
+        re.compile(r"\b(today|tonight|this morning|this afternoon|this evening)\b", re.I),
+        lambda m, d: day(d),
+    ),
     (re.compile(r"\btomorrow\b", re.I), lambda m, d: day(d + timedelta(days=1))),
     (re.compile(r"\blast weekend\b", re.I), lambda m, d: _weekend(d, -1)),
     (re.compile(r"\bthis weekend\b", re.I), lambda m, d: _weekend(d, 0)),
@@ -118,7 +134,7 @@ def resolve_relative_dates(text: str, observed_at: datetime) -> str:
     if not spans:
         return text
     out, last = [], 0
-    for start, end, absolute in sorted(spans):
+    for _start, end, absolute in sorted(spans):
         out.append(text[last:end])
         out.append(f" ({absolute})")
         last = end

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from pydantic import Field
-
 from memorist.providers import LanguageModel, ProviderContext, ProviderOptions
 from memorist.records import ExtractedFact, ExtractionRequest
+from pydantic import Field
 
 from .categories import categorize, excluded, exclusion_patterns
 from .dates import resolve_relative_dates

@@ -17,9 +17,8 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from pydantic_core import to_jsonable_python
-
 from memorist.records import MemoryRecord
+from pydantic_core import to_jsonable_python
 
 from .sql import metadata_json
 

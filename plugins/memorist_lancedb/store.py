@@ -31,12 +31,11 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 import numpy as np
 import pyarrow as pa
-from pydantic import Field
-
 from memorist.errors import ConfigurationError, DimensionMismatchError
 from memorist.filters import Filter, evaluate
 from memorist.providers import ProviderContext, ProviderOptions, VectorStore
 from memorist.records import MemoryRecord, StoreHit
+from pydantic import Field
 
 from .schema import RECORD_COLUMNS, VECTOR, from_arrow, from_row, to_arrow
 from .sql import FALSE, TRUE, Bounds, compile_filter, quote
@@ -264,7 +263,9 @@ class LanceDBVectorStore(VectorStore):
                 prefix_length=0,
                 document_granularity=None,
             )
-            builder = self._t().search(fts, query_type="fts").select([*RECORD_COLUMNS, VECTOR, "_score"])
+            builder = (
+                self._t().search(fts, query_type="fts").select([*RECORD_COLUMNS, VECTOR, "_score"])
+            )
             if upper != TRUE:
                 builder = builder.where(upper, prefilter=True)
             return builder.limit(limit)
@@ -297,7 +298,9 @@ class LanceDBVectorStore(VectorStore):
                 record = from_row(row)
                 if where is None or bounds.exact or evaluate(where, record):
                     vector = np.asarray(row[VECTOR], dtype=np.float32) if with_vectors else None
-                    hits.append(StoreHit.model_construct(record=record, score=score(row), vector=vector))
+                    hits.append(
+                        StoreHit.model_construct(record=record, score=score(row), vector=vector)
+                    )
             if len(hits) >= k or len(rows) < limit:
                 break
             limit *= 4

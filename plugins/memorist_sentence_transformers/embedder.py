@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import numpy as np
-from pydantic import Field
-
 from memorist.errors import ConfigurationError
 from memorist.providers import Embedder, ProviderContext, ProviderOptions
+from pydantic import Field
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _PACKAGED_MODELS = {
@@ -78,8 +77,9 @@ class SentenceTransformerEmbedder(Embedder):
             raise ConfigurationError(
                 f"embedder.options.model: cannot load '{options.model}' offline: {exc}"
             ) from None
-        dimension_of = getattr(self._model, "get_embedding_dimension", None) or getattr(
-            self._model, "get_sentence_embedding_dimension"
+        dimension_of = (
+            getattr(self._model, "get_embedding_dimension", None)
+            or self._model.get_sentence_embedding_dimension
         )
         dim = dimension_of()
         if not dim:

@@ -20,7 +20,15 @@ import numpy as np
 from ..components import Components
 from ..db import Database
 from ..filters import And, Condition
-from ..records import ExtractedFact, ExtractionRequest, MemoryRecord, Message, Scope, normalized_hash, utcnow
+from ..records import (
+    ExtractedFact,
+    ExtractionRequest,
+    MemoryRecord,
+    Message,
+    Scope,
+    normalized_hash,
+    utcnow,
+)
 from .entities import EntityGraph
 from .history import HistoryLog
 from .scope import exact_scope
@@ -64,7 +72,14 @@ def coerce_categories(raw: Any) -> dict[str, str]:
 
 
 class AddPipeline:
-    def __init__(self, components: Components, db: Database, graph: EntityGraph, history: HistoryLog, near_duplicate: float) -> None:
+    def __init__(
+        self,
+        components: Components,
+        db: Database,
+        graph: EntityGraph,
+        history: HistoryLog,
+        near_duplicate: float,
+    ) -> None:
         self._c = components
         self._db = db
         self._graph = graph
@@ -88,7 +103,11 @@ class AddPipeline:
         self._c.vector_store.upsert(records, vectors)
         with self._db.begin() as conn:
             self._history.record(
-                [HistoryLog.row("ADD", r, actor=request.actor, role=r.attributed_to) for r in records], conn
+                [
+                    HistoryLog.row("ADD", r, actor=request.actor, role=r.attributed_to)
+                    for r in records
+                ],
+                conn,
             )
             for record in records:
                 self._graph.link(record, self._c.entity_extractor.extract(record.text), conn)
@@ -97,7 +116,12 @@ class AddPipeline:
     def _facts(self, request: AddRequest, observed_at: datetime) -> list[ExtractedFact]:
         if not request.infer:
             return [
-                ExtractedFact(text=m.content.strip()[:MAX_TEXT], source_message=i, attributed_to=m.role, speaker=m.name)
+                ExtractedFact(
+                    text=m.content.strip()[:MAX_TEXT],
+                    source_message=i,
+                    attributed_to=m.role,
+                    speaker=m.name,
+                )
                 for i, m in enumerate(request.messages)
                 if m.content.strip() and m.role != "system"
             ]
@@ -137,15 +161,21 @@ class AddPipeline:
             duplicate = bool(hits) and hits[0].score >= self._near_duplicate
             if not duplicate and i:
                 earlier = vectors[:i][np.array(keep, dtype=bool)] if any(keep) else vectors[:0]
-                duplicate = bool(len(earlier)) and float(np.max(earlier @ vector)) >= self._near_duplicate
+                duplicate = (
+                    bool(len(earlier)) and float(np.max(earlier @ vector)) >= self._near_duplicate
+                )
             keep.append(not duplicate)
         return keep
 
     @staticmethod
-    def _record(request: AddRequest, fact: ExtractedFact, observed_at: datetime, now: datetime, index: int) -> MemoryRecord:
+    def _record(
+        request: AddRequest, fact: ExtractedFact, observed_at: datetime, now: datetime, index: int
+    ) -> MemoryRecord:
         text = fact.text.strip()[:MAX_TEXT]
         memory_id = (
-            str(uuid.uuid5(uuid.NAMESPACE_URL, f"{request.id_seed}/{index}/{normalized_hash(text)}"))
+            str(
+                uuid.uuid5(uuid.NAMESPACE_URL, f"{request.id_seed}/{index}/{normalized_hash(text)}")
+            )
             if request.id_seed
             else str(uuid.uuid4())
         )

@@ -20,7 +20,16 @@ from ..db import Database
 from ..errors import NotFoundError, ValidationError
 from ..filters import Condition, Filter, conjoin, parse_filter
 from ..plugins import Plugins, load_plugins
-from ..records import DEFAULT_ORG, DEFAULT_PROJECT, ENTITY_SCOPE_FIELDS, MemoryRecord, Message, Scope, normalized_hash, utcnow
+from ..records import (
+    DEFAULT_ORG,
+    DEFAULT_PROJECT,
+    ENTITY_SCOPE_FIELDS,
+    MemoryRecord,
+    Message,
+    Scope,
+    normalized_hash,
+    utcnow,
+)
 from ..registry import ProviderRegistry
 from ..settings import Settings, load_settings
 from .add import AddPipeline, AddRequest, coerce_categories
@@ -66,20 +75,27 @@ def coerce_messages(messages: str | Mapping[str, Any] | Sequence[Any]) -> list[M
 class Memory:
     """Long-term memory over the configured providers and relational database."""
 
-    def __init__(self, settings: Settings, components: Components, db: Database, plugins: Plugins) -> None:
+    def __init__(
+        self, settings: Settings, components: Components, db: Database, plugins: Plugins
+    ) -> None:
         self.settings = settings
         self.components = components
         self.db = db
         self.plugins = plugins
         self.graph = EntityGraph(db)
         self.history_log = HistoryLog(db)
-        self._adder = AddPipeline(components, db, self.graph, self.history_log, settings.engine.near_duplicate_threshold)
+        self._adder = AddPipeline(
+            components, db, self.graph, self.history_log, settings.engine.near_duplicate_threshold
+        )
         self._searcher = HybridSearch(components, self.graph, settings.engine)
 
     # -- construction --------------------------------------------------------------
     @classmethod
     def from_config(
-        cls, config: str | os.PathLike[str] | Mapping[str, Any] | Settings | None = None, *, plugins: Plugins | None = None
+        cls,
+        config: str | os.PathLike[str] | Mapping[str, Any] | Settings | None = None,
+        *,
+        plugins: Plugins | None = None,
     ) -> Memory:
         """From a YAML path, a mapping of settings, a ``Settings``, or the defaults + environment."""
         if isinstance(config, Settings):
@@ -125,9 +141,20 @@ class Memory:
         multilingual: bool = False,
         actor: str | None = None,
         id_seed: str | None = None,
+        enable_graph: bool | None = None,
     ) -> list[MemoryRecord]:
-        """Extract memories from ``messages`` and store the new ones; returns what was stored."""
-        scope = Scope(org_id=org_id, project_id=project_id, user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id)
+        """Extract memories from ``messages`` and store the new ones; returns what was stored.
+
+        ``enable_graph`` is accepted and ignored: the entity graph is always on.
+        """
+        scope = Scope(
+            org_id=org_id,
+            project_id=project_id,
+            user_id=user_id,
+            agent_id=agent_id,
+            run_id=run_id,
+            app_id=app_id,
+        )
         if not scope.entity_ids():
             raise ValidationError("one of user_id, agent_id, run_id or app_id is required")
         request = AddRequest(
@@ -167,14 +194,18 @@ class Memory:
         rerank: bool = False,
         explain: bool = False,
         show_expired: bool = False,
+        enable_graph: bool | None = None,
     ) -> list[SearchHit]:
+        """Hybrid search; ``enable_graph`` is accepted and ignored (the graph is always on)."""
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query: a non-empty string is required")
         if not 1 <= int(top_k) <= MAX_TOP_K:
             raise ValidationError(f"top_k: must be between 1 and {MAX_TOP_K}")
         if not 0.0 <= float(threshold) <= 1.0:
             raise ValidationError("threshold: must be between 0.0 and 1.0")
-        where = self._where(filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id))
+        where = self._where(
+            filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id)
+        )
         return self._searcher.search(
             query,
             visible(where, org_id, project_id, show_expired),
@@ -186,7 +217,9 @@ class Memory:
             explain=explain,
         )
 
-    def get(self, memory_id: str, *, org_id: str = DEFAULT_ORG, project_id: str = DEFAULT_PROJECT) -> MemoryRecord:
+    def get(
+        self, memory_id: str, *, org_id: str = DEFAULT_ORG, project_id: str = DEFAULT_PROJECT
+    ) -> MemoryRecord:
         found = self.components.vector_store.get([memory_id])
         if not found or found[0].org_id != org_id or found[0].project_id != project_id:
             raise NotFoundError(f"memory '{memory_id}' not found")
@@ -211,12 +244,16 @@ class Memory:
             raise ValidationError("page: must be 1 or more")
         if not 1 <= page_size <= MAX_PAGE_SIZE:
             raise ValidationError(f"page_size: must be between 1 and {MAX_PAGE_SIZE}")
-        where = self._where(filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id))
+        where = self._where(
+            filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id)
+        )
         where = visible(where, org_id, project_id, show_expired)
         store = self.components.vector_store
         return Page(store.list(where, (page - 1) * page_size, page_size), store.count(where))
 
-    def history(self, memory_id: str, *, org_id: str = DEFAULT_ORG, project_id: str = DEFAULT_PROJECT) -> list[dict[str, Any]]:
+    def history(
+        self, memory_id: str, *, org_id: str = DEFAULT_ORG, project_id: str = DEFAULT_PROJECT
+    ) -> list[dict[str, Any]]:
         rows = self.history_log.for_memory(memory_id)
         rows = [r for r in rows if r["org_id"] == org_id and r["project_id"] == project_id]
         if not rows:
@@ -246,7 +283,9 @@ class Memory:
         if metadata is not None:
             changes["metadata"] = dict(metadata)
         if expiration_date is not ...:
-            changes["expires_at"] = parse_moment(expiration_date, "expiration_date", end_of_day=True)
+            changes["expires_at"] = parse_moment(
+                expiration_date, "expiration_date", end_of_day=True
+            )
         if timestamp is not None:
             changes["observed_at"] = parse_moment(timestamp, "timestamp")
         record = previous.model_copy(update=changes)
@@ -260,7 +299,14 @@ class Memory:
         self._emit("memory_updated", memory=record, previous=previous)
         return record
 
-    def delete(self, memory_id: str, *, org_id: str = DEFAULT_ORG, project_id: str = DEFAULT_PROJECT, actor: str | None = None) -> MemoryRecord:
+    def delete(
+        self,
+        memory_id: str,
+        *,
+        org_id: str = DEFAULT_ORG,
+        project_id: str = DEFAULT_PROJECT,
+        actor: str | None = None,
+    ) -> MemoryRecord:
         record = self.get(memory_id, org_id=org_id, project_id=project_id)
         self._delete_records([record], actor)
         return record
@@ -280,7 +326,9 @@ class Memory:
         """Delete every memory matching the identifiers/filters; never capped. Returns the count."""
         ids = dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id)
         if not filters and not any(ids.values()):
-            raise ValidationError("delete_all needs user_id, agent_id, run_id, app_id or filters; use reset() to delete everything")
+            raise ValidationError(
+                "delete_all needs user_id, agent_id, run_id, app_id or filters; use reset() to delete everything"
+            )
         where = visible(self._where(filters, ids), org_id, project_id, show_expired=True)
         deleted = 0
         while batch := self.components.vector_store.list(where, 0, DELETE_BATCH):
@@ -298,7 +346,9 @@ class Memory:
     def _delete_records(self, records: list[MemoryRecord], actor: str | None) -> None:
         ids = [r.id for r in records]
         with self.db.begin() as conn:
-            self.history_log.record([HistoryLog.row("DELETE", r, r, actor=actor) for r in records], conn)
+            self.history_log.record(
+                [HistoryLog.row("DELETE", r, r, actor=actor) for r in records], conn
+            )
             self.graph.unlink(ids, conn)
         self.components.vector_store.delete(ids)
         for record in records:
@@ -307,7 +357,11 @@ class Memory:
     @staticmethod
     def _where(filters: Mapping[str, Any] | None, ids: Mapping[str, str | None]) -> Filter | None:
         parsed = parse_filter(filters) if filters else None
-        pinned = [Condition(f, "eq", v) for f, v in ids.items() if v is not None and f in ENTITY_SCOPE_FIELDS]
+        pinned = [
+            Condition(f, "eq", v)
+            for f, v in ids.items()
+            if v is not None and f in ENTITY_SCOPE_FIELDS
+        ]
         return conjoin(parsed, *pinned) if (parsed or pinned) else None
 
     def _emit(self, hook: str, **kwargs: Any) -> None:

@@ -14,10 +14,15 @@ from ..records import ENTITY_SCOPE_FIELDS, Scope, utcnow
 
 def exact_scope(scope: Scope) -> Filter:
     """Records in exactly this scope: same org/project and the same entity ids (unset = unset)."""
-    items: list[Filter] = [Condition("org_id", "eq", scope.org_id), Condition("project_id", "eq", scope.project_id)]
+    items: list[Filter] = [
+        Condition("org_id", "eq", scope.org_id),
+        Condition("project_id", "eq", scope.project_id),
+    ]
     for field in ENTITY_SCOPE_FIELDS:
         value = getattr(scope, field)
-        items.append(Condition(field, "eq", value) if value is not None else Not(Condition(field, "exists")))
+        items.append(
+            Condition(field, "eq", value) if value is not None else Not(Condition(field, "exists"))
+        )
     return And(tuple(items))
 
 

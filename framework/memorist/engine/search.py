@@ -7,6 +7,10 @@ query). Every candidate then gets every signal:
 - ``semantic``: cosine similarity to the query, clipped to [0, 1];
 - ``keyword``: BM25, divided by the best BM25 of the query (at least
   ``KEYWORD_FLOOR``, so weak keyword matches stay weak);
+
+Before retrieval the query is *focused*: entities so common in the scope that
+they carry no information (the user's own name) are removed for keyword
+search, and the query vector is the mean of the full and focused queries.
 - ``entity``: 1 - prod(1 - w) over the query entities the memory is linked to,
   each weighted by its rarity in the scope (see :mod:`.entities`);
 - ``temporal``: closeness of the memory's observation time to a period the
@@ -19,6 +23,8 @@ the ranking is deterministic.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,17 +33,19 @@ import numpy as np
 
 from ..components import Components
 from ..filters import And, Condition, Filter, evaluate
-from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord, Scope
+from ..records import ENTITY_SCOPE_FIELDS, EntityMention, MemoryRecord, Scope
 from ..settings import EngineSettings
 from .entities import EntityGraph, EntityMatch, scope_key
 from .scope import equality_values
 from .temporal import query_period, temporal_score
 
-KEYWORD_FLOOR = 4.0
+KEYWORD_FLOOR = 8.0
 MAX_TOP_K = 1000
 #: Entities at least this specific (see :class:`EntityMatch`) pull in linked memories
 #: that neither retriever found; common ones (a speaker's own name) only boost.
 EXPANSION_MIN_WEIGHT = 0.3
+#: Entities below this weight are too common in the scope to search by (see focus_query).
+COMMON_ENTITY_WEIGHT = 0.35
 
 
 @dataclass
@@ -71,7 +79,9 @@ class SearchHit:
 
 
 class HybridSearch:
-    def __init__(self, components: Components, graph: EntityGraph, settings: EngineSettings) -> None:
+    def __init__(
+        self, components: Components, graph: EntityGraph, settings: EngineSettings
+    ) -> None:
         self._c = components
         self._graph = graph
         self._s = settings
@@ -91,9 +101,20 @@ class HybridSearch:
         explain: bool = False,
     ) -> list[SearchHit]:
         pool = min(max(self._s.candidate_pool, top_k * 3), 5000)
-        keyword_future = self._pool.submit(self._c.vector_store.search_keyword, query, pool, where)
-        entity_future = self._pool.submit(self._match_entities, query, where, org_id, project_id)
-        query_vector = self._c.embedder.embed([query], "query")[0]
+        mentions = self._c.entity_extractor.extract(query)
+        matches = (
+            self._graph.match(mentions, self._scope_keys(where, org_id, project_id))
+            if mentions
+            else []
+        )
+        focused = focus_query(query, mentions, matches) if self._s.focus_queries else query
+        keyword_future = self._pool.submit(
+            self._c.vector_store.search_keyword, focused, pool, where
+        )
+        vectors = self._c.embedder.embed([query, focused] if focused != query else [query], "query")
+        # Mean of the full and the focused query: the focus without losing what the names add.
+        query_vector = vectors.mean(axis=0)
+        query_vector = query_vector / (np.linalg.norm(query_vector) or 1.0)
         candidates: dict[str, Candidate] = {}
         for hit in self._c.vector_store.search_vector(query_vector, pool, where):
             candidates[hit.record.id] = Candidate(hit.record, semantic=_clip(hit.score))
@@ -107,12 +128,14 @@ class HybridSearch:
                 else:
                     missing_semantic.add(hit.record.id)
             cand.keyword_raw = max(0.0, hit.score)
-        missing_semantic |= self._entity_signal(entity_future.result(), where, candidates, pool)
+        missing_semantic |= self._entity_signal(matches, where, candidates, pool)
         self._fill_semantic(query_vector, where, candidates, missing_semantic)
 
         best_keyword = max([c.keyword_raw for c in candidates.values()] + [KEYWORD_FLOOR])
         period = query_period(query)
-        weights = np.array([self._s.semantic_weight, self._s.keyword_weight, self._s.entity_weight], dtype=float)
+        weights = np.array(
+            [self._s.semantic_weight, self._s.keyword_weight, self._s.entity_weight], dtype=float
+        )
         weights = weights / weights.sum() if weights.sum() > 0 else np.array([1.0, 0.0, 0.0])
         for cand in candidates.values():
             cand.keyword = min(1.0, cand.keyword_raw / best_keyword)
@@ -125,13 +148,9 @@ class HybridSearch:
         ranked = [c for c in ranked if c.score >= threshold] if threshold > 0 else ranked
         if rerank and ranked:
             return self._rerank(query, ranked, top_k, explain)
-        return [SearchHit(c.record, c.score, c.details() if explain else None) for c in ranked[:top_k]]
-
-    def _match_entities(self, query: str, where: Filter, org_id: str, project_id: str) -> list[EntityMatch]:
-        mentions = self._c.entity_extractor.extract(query)
-        if not mentions:
-            return []
-        return self._graph.match(mentions, self._scope_keys(where, org_id, project_id))
+        return [
+            SearchHit(c.record, c.score, c.details() if explain else None) for c in ranked[:top_k]
+        ]
 
     def _entity_signal(
         self, matches: list[EntityMatch], where: Filter, candidates: dict[str, Candidate], pool: int
@@ -160,7 +179,9 @@ class HybridSearch:
         return added
 
     @staticmethod
-    def _apply_entities(cand: Candidate, entity_ids: set[str], by_id: dict[str, EntityMatch]) -> None:
+    def _apply_entities(
+        cand: Candidate, entity_ids: set[str], by_id: dict[str, EntityMatch]
+    ) -> None:
         miss = 1.0
         for entity_id in sorted(entity_ids):
             miss *= 1.0 - by_id[entity_id].weight
@@ -172,10 +193,18 @@ class HybridSearch:
         keys: list[str] = []
         for field_name in ENTITY_SCOPE_FIELDS:
             for value in equality_values(where, field_name):
-                keys.append(scope_key(Scope(org_id=org_id, project_id=project_id, **{field_name: value})))
+                keys.append(
+                    scope_key(Scope(org_id=org_id, project_id=project_id, **{field_name: value}))
+                )
         return keys or None
 
-    def _fill_semantic(self, query_vector: np.ndarray, where: Filter, candidates: dict[str, Candidate], ids: set[str]) -> None:
+    def _fill_semantic(
+        self,
+        query_vector: np.ndarray,
+        where: Filter,
+        candidates: dict[str, Candidate],
+        ids: set[str],
+    ) -> None:
         if not ids:
             return
         ordered = sorted(ids)
@@ -186,7 +215,9 @@ class HybridSearch:
                 if hit.record.id in candidates:
                     candidates[hit.record.id].semantic = _clip(hit.score)
 
-    def _rerank(self, query: str, ranked: list[Candidate], top_k: int, explain: bool) -> list[SearchHit]:
+    def _rerank(
+        self, query: str, ranked: list[Candidate], top_k: int, explain: bool
+    ) -> list[SearchHit]:
         window = ranked[: max(top_k * 3, 20)]
         by_id = {c.record.id: c for c in window}
         reordered = self._c.reranker.rerank(query, [(c.record, c.score) for c in window], top_k)
@@ -198,6 +229,34 @@ class HybridSearch:
                 details["reranked_score"] = round(float(score), 6)
             hits.append(SearchHit(record, max(0.0, min(1.0, float(score))), details))
         return hits
+
+
+_CONTENT = re.compile(r"[A-Za-z0-9]{3,}")
+
+
+def focus_query(
+    query: str, mentions: Sequence[EntityMention], matches: Sequence[EntityMatch]
+) -> str:
+    """The query without entities so common in the scope that they carry no information.
+
+    In one user's memories the user's own name (or a frequent companion's)
+    appears almost everywhere; left in the query it pulls short memories that
+    merely name them above the ones about what was asked. Like IDF for
+    entities: names whose graph weight is below ``COMMON_ENTITY_WEIGHT`` are
+    dropped, unless that would leave too little to search for.
+    """
+    common = [m.name.casefold() for m in matches if m.weight < COMMON_ENTITY_WEIGHT]
+    if not common:
+        return query
+    focused = query
+    for mention in mentions:
+        surface = mention.text.casefold()
+        if mention.kind == "proper_noun" and any(
+            n == surface or n.startswith(surface) for n in common
+        ):
+            focused = re.sub(rf"\b{re.escape(mention.text)}(?:'s|’s)?\b", " ", focused)
+    focused = re.sub(r"\s+", " ", focused).strip()
+    return focused if len(_CONTENT.findall(focused)) >= 2 else query
 
 
 def _clip(value: float) -> float:
