@@ -97,9 +97,9 @@ class Settings(BaseSettings):
     vector_store: ProviderSettings = _default_provider("lancedb")
     reranker: ProviderSettings = _default_provider("mmr")
     entity_extractor: ProviderSettings = _default_provider("rules")
-    server: ServerSettings = Field(default_factory=ServerSettings)
-    database: DatabaseSettings = Field(default_factory=DatabaseSettings)
-    engine: EngineSettings = Field(default_factory=EngineSettings)
+    server: ServerSettings = Field(default_factory=lambda: ServerSettings())
+    database: DatabaseSettings = Field(default_factory=lambda: DatabaseSettings())
+    engine: EngineSettings = Field(default_factory=lambda: EngineSettings())
 
     @classmethod
     def settings_customise_sources(

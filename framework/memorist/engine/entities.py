@@ -205,7 +205,7 @@ class EntityGraph:
                 )
             if not ids:
                 return []
-            df = dict(
+            df: dict[str, int] = dict(
                 conn.execute(
                     select(entity_links.c.entity_id, func.count())
                     .where(entity_links.c.entity_id.in_(ids))

@@ -40,6 +40,8 @@ from .search import MAX_TOP_K, HybridSearch, SearchHit
 
 log = logging.getLogger("memorist.engine")
 MAX_PAGE_SIZE = 1000
+#: Alias usable inside ``Memory``, whose ``list`` method shadows the builtin there.
+Records = list[MemoryRecord]
 DELETE_BATCH = 500
 
 
@@ -225,32 +227,6 @@ class Memory:
             raise NotFoundError(f"memory '{memory_id}' not found")
         return found[0]
 
-    def list(
-        self,
-        filters: Mapping[str, Any] | None = None,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        app_id: str | None = None,
-        org_id: str = DEFAULT_ORG,
-        project_id: str = DEFAULT_PROJECT,
-        page: int = 1,
-        page_size: int = 100,
-        show_expired: bool = False,
-    ) -> Page:
-        """One page of memories, newest first, with the total count."""
-        if page < 1:
-            raise ValidationError("page: must be 1 or more")
-        if not 1 <= page_size <= MAX_PAGE_SIZE:
-            raise ValidationError(f"page_size: must be between 1 and {MAX_PAGE_SIZE}")
-        where = self._where(
-            filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id)
-        )
-        where = visible(where, org_id, project_id, show_expired)
-        store = self.components.vector_store
-        return Page(store.list(where, (page - 1) * page_size, page_size), store.count(where))
-
     def history(
         self, memory_id: str, *, org_id: str = DEFAULT_ORG, project_id: str = DEFAULT_PROJECT
     ) -> list[dict[str, Any]]:
@@ -342,8 +318,35 @@ class Memory:
         self.graph.clear()
         self.history_log.clear()
 
+    # Defined late: inside the class body the name shadows the builtin for type checkers.
+    def list(
+        self,
+        filters: Mapping[str, Any] | None = None,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        app_id: str | None = None,
+        org_id: str = DEFAULT_ORG,
+        project_id: str = DEFAULT_PROJECT,
+        page: int = 1,
+        page_size: int = 100,
+        show_expired: bool = False,
+    ) -> Page:
+        """One page of memories, newest first, with the total count."""
+        if page < 1:
+            raise ValidationError("page: must be 1 or more")
+        if not 1 <= page_size <= MAX_PAGE_SIZE:
+            raise ValidationError(f"page_size: must be between 1 and {MAX_PAGE_SIZE}")
+        where = self._where(
+            filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id)
+        )
+        where = visible(where, org_id, project_id, show_expired)
+        store = self.components.vector_store
+        return Page(store.list(where, (page - 1) * page_size, page_size), store.count(where))
+
     # -- helpers -------------------------------------------------------------------
-    def _delete_records(self, records: list[MemoryRecord], actor: str | None) -> None:
+    def _delete_records(self, records: Records, actor: str | None) -> None:
         ids = [r.id for r in records]
         with self.db.begin() as conn:
             self.history_log.record(

@@ -37,7 +37,7 @@ def handle_http_error(
     resp.status = exc.status
     detail = exc.description or exc.title or "error"
     resp.media = {"detail": detail}
-    for name, value in (exc.headers or {}).items():
+    for name, value in dict(exc.headers or {}).items():
         resp.set_header(name, value)
 
 
