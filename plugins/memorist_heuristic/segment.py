@@ -31,7 +31,9 @@ _GREETING = re.compile(
     r"lovely|sweet|good|beautiful|incredible|inspiring|tough|hard|rough|sad|funny)|"
     r"i see|got it|me too|same here|fair enough|good (for you|luck)|you('ve| have) got this|"
     r"glad to hear( that)?|happy to help|no problem|of course|my pleasure|i know( right)?|"
-    r"you too|same to you|agreed|exactly|true|so true)"
+    r"you too|same to you|agreed|exactly|true|so true|sure thing|go for it|just do it|"
+    r"go get (?:'em|them)|you can do it|way to go|well done|good job|nice job|keep it up|"
+    r"keep going|hang in there|you rock|love (?:it|that|this)|me neither|tell me more)"
     r"(?=[\s!.,:;)(\-~]|$)[\s!.,:;)(\-~]*",
     re.IGNORECASE,
 )
@@ -64,8 +66,17 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
-def content_words(sentence: str) -> list[str]:
-    return [w for w in _WORD.findall(sentence) if w.lower() not in _STOP]
+_SELF = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're|we've|our|us)\b", re.I)
+#: Pleasantries addressed to someone ("Sure thing, Nate!", "Go get 'em, Jon!") say nothing
+#: about anyone; a sentence without a first-person statement needs this many content words.
+MIN_CONTENT_WITHOUT_SELF = 3
+
+
+def content_words(sentence: str, *, skip_names: bool = False) -> list[str]:
+    words = [w for w in _WORD.findall(sentence) if w.lower() not in _STOP]
+    if skip_names:
+        words = [w for i, w in enumerate(words) if i == 0 or not w[:1].isupper()]
+    return words
 
 
 def is_filler(sentence: str) -> bool:
@@ -78,7 +89,9 @@ def is_filler(sentence: str) -> bool:
         rest = rest[match.end() :]
     if not rest or _VOCATIVE.match(rest):
         return True
-    return len(content_words(rest)) < 2
+    if _SELF.search(rest):
+        return len(content_words(rest)) < 2
+    return len(content_words(rest, skip_names=True)) < MIN_CONTENT_WITHOUT_SELF
 
 
 def is_bare_question(sentence: str) -> bool:
