@@ -416,3 +416,14 @@ def test_memories_persist_across_restarts(tmp_path: Path) -> None:
     second = Memory.from_config(fast_settings(tmp_path), plugins=plugins)
     assert second.get(stored[0].id).text == "I speak Portuguese fluently."
     assert second.history(stored[0].id)[0]["event"] == "ADD"
+
+
+def test_entity_counts_follow_adds_and_deletes(memory: Memory) -> None:
+    first = memory.add(["fact one", "fact two"], user_id="u1", infer=False)
+    memory.add("agent fact", user_id="u1", agent_id="bot", infer=False)
+    counts = {(c.entity_type, c.entity_id): c.total for c in memory.counts.list("default", "default")}
+    assert counts == {("user", "u1"): 3, ("agent", "bot"): 1}
+    memory.delete(first[0].id)
+    memory.delete_all(agent_id="bot")
+    counts = {(c.entity_type, c.entity_id): c.total for c in memory.counts.list("default", "default")}
+    assert counts == {("user", "u1"): 1}

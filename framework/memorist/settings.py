@@ -21,7 +21,7 @@ from typing import Any
 
 import pydantic
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .errors import ConfigurationError
@@ -77,6 +77,41 @@ class EngineSettings(BaseModel):
     focus_queries: bool = True
 
 
+class AuthSettings(BaseModel):
+    """Authentication of the self-hosted surface. Secrets come only from the environment.
+
+    The spec's bare names are honoured too: ``JWT_SECRET``, ``ADMIN_API_KEY``,
+    ``AUTH_DISABLED`` (``MEMORIST_AUTH__*`` wins when both are set).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    disabled: bool = False
+    jwt_secret: SecretStr | None = None
+    admin_api_key: SecretStr | None = None
+    access_token_minutes: int = Field(default=15, ge=1, le=24 * 60)
+    refresh_token_days: int = Field(default=30, ge=1, le=365)
+    #: Login and register attempts per client address per window.
+    login_attempts: int = Field(default=10, ge=1)
+    login_window_seconds: int = Field(default=60, ge=1)
+
+
+class RequestLogSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    retention_days: int = Field(default=30, ge=1)
+
+
+class LimitsSettings(BaseModel):
+    """Bounds on what one request may ask for."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
+    max_json_depth: int = Field(default=64, ge=4)
+
+
 def _default_provider(name: str) -> Any:
     return Field(default_factory=lambda: ProviderSettings(provider=name))
 
@@ -100,6 +135,9 @@ class Settings(BaseSettings):
     server: ServerSettings = Field(default_factory=lambda: ServerSettings())
     database: DatabaseSettings = Field(default_factory=lambda: DatabaseSettings())
     engine: EngineSettings = Field(default_factory=lambda: EngineSettings())
+    auth: AuthSettings = Field(default_factory=lambda: AuthSettings())
+    request_log: RequestLogSettings = Field(default_factory=lambda: RequestLogSettings())
+    limits: LimitsSettings = Field(default_factory=lambda: LimitsSettings())
 
     @classmethod
     def settings_customise_sources(
@@ -110,8 +148,8 @@ class Settings(BaseSettings):
         dotenv_settings: PydanticBaseSettingsSource,
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
-        # First wins: runtime overrides, environment, secret files, then YAML.
-        return (init_settings, env_settings, file_secret_settings, _YamlSource(settings_cls))
+        # First wins: runtime overrides, environment, the spec's bare names, secret files, YAML.
+        return (init_settings, env_settings, _BareEnvSource(settings_cls), file_secret_settings, _YamlSource(settings_cls))
 
     @property
     def database_url(self) -> str:
@@ -138,6 +176,19 @@ class _YamlSource(PydanticBaseSettingsSource):
 
     def __call__(self) -> dict[str, Any]:
         return dict(_yaml_data.get() or {})
+
+
+#: Environment names the self-hosted server documents without the MEMORIST_ prefix.
+BARE_ENV = {"JWT_SECRET": "jwt_secret", "ADMIN_API_KEY": "admin_api_key", "AUTH_DISABLED": "disabled"}
+
+
+class _BareEnvSource(PydanticBaseSettingsSource):
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return self().get(field_name), field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        auth = {key: os.environ[name] for name, key in BARE_ENV.items() if os.environ.get(name)}
+        return {"auth": auth} if auth else {}
 
 
 def read_config_file(path: Path) -> dict[str, Any]:

@@ -6,6 +6,8 @@ from sqlalchemy import (
     JSON,
     Column,
     DateTime,
+    Float,
+    Integer,
     Index,
     MetaData,
     String,
@@ -80,5 +82,84 @@ kv = Table(
     metadata,
     Column("key", String(255), primary_key=True),
     Column("value", JSON),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+#: Accounts of the self-hosted dashboard and platform members (one table, one identity).
+users = Table(
+    "users",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("name", String(255), nullable=False),
+    Column("email", String(320), nullable=False, unique=True),
+    Column("password_hash", String(255), nullable=False),
+    Column("role", String(16), nullable=False),  # admin | user
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+#: API keys, stored only as a SHA-256 of the full key (keys are 256-bit random).
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("user_id", String(36), nullable=False, index=True),
+    Column("kind", String(16), nullable=False),  # selfhosted | platform
+    Column("org_id", String(64)),
+    Column("project_id", String(64)),
+    Column("label", String(255), nullable=False),
+    Column("key_prefix", String(32), nullable=False),
+    Column("key_hash", String(64), nullable=False, unique=True),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("last_used_at", DateTime(timezone=True)),
+    Column("revoked_at", DateTime(timezone=True)),
+)
+
+#: Refresh tokens by id; a family is one login's chain of rotations.
+refresh_tokens = Table(
+    "refresh_tokens",
+    metadata,
+    Column("jti", String(64), primary_key=True),
+    Column("family_id", String(64), nullable=False, index=True),
+    Column("user_id", String(36), nullable=False),
+    Column("expires_at", DateTime(timezone=True), nullable=False),
+    Column("used_at", DateTime(timezone=True)),
+    Column("revoked_at", DateTime(timezone=True)),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+request_logs = Table(
+    "request_logs",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("method", String(8), nullable=False),
+    Column("path", String(2048), nullable=False),
+    Column("status_code", Integer, nullable=False),
+    Column("latency_ms", Float, nullable=False),
+    Column("auth_type", String(16), nullable=False),
+    Column("principal", String(320)),
+    Column("request_id", String(128), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False, index=True),
+)
+
+#: Fixed-window counters shared by every node (login and register attempts).
+rate_limits = Table(
+    "rate_limits",
+    metadata,
+    Column("key", String(255), primary_key=True),
+    Column("window_start", DateTime(timezone=True), nullable=False),
+    Column("count", Integer, nullable=False),
+)
+
+#: Memory count and activity per entity (user, agent, run, app) of a project.
+scope_counts = Table(
+    "scope_counts",
+    metadata,
+    Column("org_id", String(64), primary_key=True),
+    Column("project_id", String(64), primary_key=True),
+    Column("entity_type", String(8), primary_key=True),
+    Column("entity_id", String(255), primary_key=True),
+    Column("total", Integer, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
 )

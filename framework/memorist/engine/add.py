@@ -29,6 +29,7 @@ from ..records import (
     normalized_hash,
     utcnow,
 )
+from .counts import ScopeCounts
 from .entities import EntityGraph
 from .history import HistoryLog
 from .scope import exact_scope
@@ -78,9 +79,11 @@ class AddPipeline:
         db: Database,
         graph: EntityGraph,
         history: HistoryLog,
+        counts: ScopeCounts,
         near_duplicate: float,
     ) -> None:
         self._c = components
+        self._counts = counts
         self._db = db
         self._graph = graph
         self._history = history
@@ -109,6 +112,7 @@ class AddPipeline:
                 ],
                 conn,
             )
+            self._counts.adjust(conn, records, +1)
             for record in records:
                 self._graph.link(record, self._c.entity_extractor.extract(record.text), conn)
         return records

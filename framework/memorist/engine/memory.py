@@ -33,6 +33,7 @@ from ..records import (
 from ..registry import ProviderRegistry
 from ..settings import Settings, load_settings
 from .add import AddPipeline, AddRequest, coerce_categories
+from .counts import ScopeCounts
 from .entities import EntityGraph
 from .history import HistoryLog
 from .scope import parse_moment, visible
@@ -86,8 +87,9 @@ class Memory:
         self.plugins = plugins
         self.graph = EntityGraph(db)
         self.history_log = HistoryLog(db)
+        self.counts = ScopeCounts(db)
         self._adder = AddPipeline(
-            components, db, self.graph, self.history_log, settings.engine.near_duplicate_threshold
+            components, db, self.graph, self.history_log, self.counts, settings.engine.near_duplicate_threshold
         )
         self._searcher = HybridSearch(components, self.graph, settings.engine)
 
@@ -317,6 +319,7 @@ class Memory:
         self.components.vector_store.reset()
         self.graph.clear()
         self.history_log.clear()
+        self.counts.clear()
 
     # Defined late: inside the class body the name shadows the builtin for type checkers.
     def list(
@@ -352,6 +355,7 @@ class Memory:
             self.history_log.record(
                 [HistoryLog.row("DELETE", r, r, actor=actor) for r in records], conn
             )
+            self.counts.adjust(conn, records, -1)
             self.graph.unlink(ids, conn)
         self.components.vector_store.delete(ids)
         for record in records:

@@ -1,0 +1,90 @@
+"""Memory counts per entity (user, agent, run, app) of a project, for ``/entities``.
+
+Kept in the relational database and adjusted in the same transaction as the
+history rows, so every node sees the same figures without scanning the store.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import and_, delete, insert, select, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
+
+from ..db import Database
+from ..db.schema import scope_counts
+from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord, utcnow
+
+ENTITY_TYPES = {"user_id": "user", "agent_id": "agent", "run_id": "run", "app_id": "app"}
+
+
+@dataclass(frozen=True)
+class EntityCount:
+    entity_type: str
+    entity_id: str
+    total: int
+    created_at: datetime
+    updated_at: datetime
+
+
+class ScopeCounts:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def adjust(self, conn: Connection, records: Iterable[MemoryRecord], delta: int) -> None:
+        """Add ``delta`` per record to each entity the record belongs to."""
+        changes: Counter[tuple[str, str, str, str]] = Counter()
+        for record in records:
+            for field in ENTITY_SCOPE_FIELDS:
+                value = getattr(record, field)
+                if value is not None:
+                    changes[(record.org_id, record.project_id, ENTITY_TYPES[field], value)] += delta
+        now = utcnow()
+        for (org, project, kind, value), change in sorted(changes.items()):
+            key = and_(
+                scope_counts.c.org_id == org,
+                scope_counts.c.project_id == project,
+                scope_counts.c.entity_type == kind,
+                scope_counts.c.entity_id == value,
+            )
+            bump = update(scope_counts).where(key).values(total=scope_counts.c.total + change, updated_at=now)
+            if conn.execute(bump).rowcount:
+                continue
+            try:
+                with conn.begin_nested():
+                    conn.execute(
+                        insert(scope_counts).values(
+                            org_id=org, project_id=project, entity_type=kind, entity_id=value,
+                            total=max(change, 0), created_at=now, updated_at=now,
+                        )
+                    )
+            except IntegrityError:  # created concurrently: apply the change to it
+                conn.execute(bump)
+        if delta < 0:
+            conn.execute(delete(scope_counts).where(scope_counts.c.total <= 0))
+
+    def list(self, org_id: str, project_id: str) -> list[EntityCount]:
+        with self._db.connect() as conn:
+            rows = conn.execute(
+                select(scope_counts)
+                .where(scope_counts.c.org_id == org_id, scope_counts.c.project_id == project_id)
+                .order_by(scope_counts.c.updated_at.desc(), scope_counts.c.entity_type, scope_counts.c.entity_id)
+            ).mappings()
+            return [
+                EntityCount(r["entity_type"], r["entity_id"], int(r["total"]), _utc(r["created_at"]), _utc(r["updated_at"]))
+                for r in rows
+            ]
+
+    def clear(self) -> None:
+        with self._db.begin() as conn:
+            conn.execute(delete(scope_counts))
+
+
+def _utc(value: datetime) -> datetime:
+    from datetime import UTC
+
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
