@@ -120,3 +120,10 @@ def test_memorist_plugins_command_lists_versions_and_hooks() -> None:
     assert "lancedb 0.1.0: register_vector_stores" in result.stdout
     assert "heuristic 0.1.0: register_language_models" in result.stdout
     assert "vector_store: lancedb" in result.stdout
+
+
+def test_plugin_modules_by_import_path() -> None:
+    plugins = load_plugins({"MEMORIST_PLUGIN_MODULES": "tests.plugins.hashing"})
+    assert "hashing" in ProviderRegistry.from_plugins(plugins).names("embedder")
+    with pytest.raises(PluginError, match="cannot import 'no.such.module'"):
+        load_plugins({"MEMORIST_PLUGIN_MODULES": "no.such.module"})

@@ -36,9 +36,12 @@ class Components:
     def describe(self) -> dict[str, str]:
         return {slot: p.describe() for slot, p in self._slots().items()}
 
-    def close(self) -> None:
+    def close(self, keep: Components | None = None) -> None:
+        """Close every provider, except those ``keep`` shares (after a reconfiguration)."""
+        kept = {id(p) for p in keep._slots().values()} if keep else set()
         for provider in self._slots().values():
-            provider.close()
+            if id(provider) not in kept:
+                provider.close()
 
     def _slots(self) -> dict[str, Provider]:
         return {
@@ -62,16 +65,31 @@ def validate_settings(settings: Settings, registry: ProviderRegistry) -> None:
         raise ConfigurationError(problems)
 
 
-def build_components(settings: Settings, registry: ProviderRegistry) -> Components:
+def build_components(
+    settings: Settings,
+    registry: ProviderRegistry,
+    previous: tuple[Settings, Components] | None = None,
+) -> Components:
     """Build providers in dependency order: the store needs the embedder's dimension,
-    rerankers may need the language model."""
+    rerankers may need the language model.
+
+    With ``previous``, a slot whose configuration did not change keeps its built
+    provider (a reconfiguration does not reload an unchanged embedding model).
+    """
     validate_settings(settings, registry)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     slots = settings.provider_slots()
     built: list[Provider] = []
+    old_slots = previous[0].provider_slots() if previous else {}
+    old_built = previous[1]._slots() if previous else {}
+    changed: set[str] = set()
 
-    def make(kind: str, context: ProviderContext) -> Provider:
+    def make(kind: str, context: ProviderContext, depends_on: tuple[str, ...] = ()) -> Provider:
         slot = slots[kind]
+        same = kind in old_slots and old_slots[kind] == slot and previous is not None
+        if same and not changed.intersection(depends_on) and settings.data_dir == previous[0].data_dir:
+            return old_built[kind]
+        changed.add(kind)
         provider = registry.build(kind, slot.provider, slot.options, context)
         built.append(provider)
         return provider
@@ -83,9 +101,9 @@ def build_components(settings: Settings, registry: ProviderRegistry) -> Componen
         language_model = make("language_model", context)
         assert isinstance(language_model, LanguageModel)
         store_context = ProviderContext(data_dir=settings.data_dir, dimension=embedder.dimension)
-        vector_store = make("vector_store", store_context)
+        vector_store = make("vector_store", store_context, ("embedder",))
         model_context = ProviderContext(data_dir=settings.data_dir, language_model=language_model)
-        reranker = make("reranker", model_context)
+        reranker = make("reranker", model_context, ("language_model",))
         entity_extractor = make("entity_extractor", context)
     except MemoristError:
         for provider in built:

@@ -2,13 +2,15 @@
 
 Every plugin, built-in or third-party, comes in through the ``memorist``
 entry-point group. ``MEMORIST_PLUGINS`` (comma-separated) loads only the named
-plugins; ``MEMORIST_DISABLE_PLUGINS`` skips the named ones. After loading,
+plugins; ``MEMORIST_DISABLE_PLUGINS`` skips the named ones; ``MEMORIST_PLUGIN_MODULES``
+adds modules by import path (a local plugin without packaging). After loading,
 ``check_pending`` turns a misspelled hook name into a startup error instead of
 a hook that silently never runs.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -35,6 +37,10 @@ class PluginInfo:
 
 def _canonical(name: str) -> str:
     return name.strip().lower().replace("-", "_")
+
+
+def _module_names(value: str | None) -> list[str]:
+    return [n.strip() for n in (value or "").split(",") if n.strip()]
 
 
 def _names(value: str | None) -> set[str] | None:
@@ -93,6 +99,14 @@ def load_plugins(environ: Mapping[str, str] | None = None, extra: Iterable[objec
         _register(manager, module, name)
         dist = ep.dist
         origins[name] = (dist.name if dist else None, dist.version if dist else None)
+
+    for module_name in _module_names(env.get("MEMORIST_PLUGIN_MODULES")):
+        try:
+            module = importlib.import_module(module_name)
+        except Exception as exc:
+            raise PluginError(f"MEMORIST_PLUGIN_MODULES: cannot import '{module_name}': {exc}") from exc
+        _register(manager, module, module_name)
+        origins[module_name] = (None, None)
 
     for plugin in extra:
         name = getattr(plugin, "__name__", None) or type(plugin).__name__

@@ -66,17 +66,8 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
-_SELF = re.compile(r"\b(i|i'm|i've|i'd|i'll|my|me|mine|myself|we|we're|we've|our|us)\b", re.I)
-#: Pleasantries addressed to someone ("Sure thing, Nate!", "Go get 'em, Jon!") say nothing
-#: about anyone; a sentence without a first-person statement needs this many content words.
-MIN_CONTENT_WITHOUT_SELF = 3
-
-
-def content_words(sentence: str, *, skip_names: bool = False) -> list[str]:
-    words = [w for w in _WORD.findall(sentence) if w.lower() not in _STOP]
-    if skip_names:
-        words = [w for i, w in enumerate(words) if i == 0 or not w[:1].isupper()]
-    return words
+def content_words(sentence: str) -> list[str]:
+    return [w for w in _WORD.findall(sentence) if w.lower() not in _STOP]
 
 
 def is_filler(sentence: str) -> bool:
@@ -89,9 +80,7 @@ def is_filler(sentence: str) -> bool:
         rest = rest[match.end() :]
     if not rest or _VOCATIVE.match(rest):
         return True
-    if _SELF.search(rest):
-        return len(content_words(rest)) < 2
-    return len(content_words(rest, skip_names=True)) < MIN_CONTENT_WITHOUT_SELF
+    return len(content_words(rest)) < 2
 
 
 def is_bare_question(sentence: str) -> bool:

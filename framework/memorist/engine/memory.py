@@ -111,12 +111,25 @@ class Memory:
         return cls.from_settings(settings, plugins)
 
     @classmethod
-    def from_settings(cls, settings: Settings, plugins: Plugins | None = None) -> Memory:
+    def from_settings(
+        cls,
+        settings: Settings,
+        plugins: Plugins | None = None,
+        db: Database | None = None,
+        previous: Memory | None = None,
+    ) -> Memory:
+        """Build providers and open (and migrate) the database, unless one is handed in.
+
+        ``previous`` lends its unchanged providers to the new engine (reconfiguration).
+        """
         plugins = plugins or load_plugins()
         registry = ProviderRegistry.from_plugins(plugins)
-        components = build_components(settings, registry)
-        db = Database(settings.database_url)
-        db.upgrade()
+        if db is None:
+            db = Database(settings.database_url)
+            db.upgrade()
+        components = build_components(
+            settings, registry, (previous.settings, previous.components) if previous else None
+        )
         return cls(settings, components, db, plugins)
 
     def close(self) -> None:

@@ -1,32 +1,86 @@
 """The app factory: settings in, WSGI app out.
 
-``create_app`` loads plugins, builds the engine and wires resources. It does
-nothing at import time; only :mod:`memorist.wsgi` calls it on import, for
-gunicorn.
+``create_app`` loads plugins, opens the database, builds the engine and wires
+both HTTP surfaces. It does nothing at import time; only :mod:`memorist.wsgi`
+calls it on import, for gunicorn.
 """
 
 from __future__ import annotations
 
+import logging
+
 import falcon
 
-from ..engine.memory import Memory
+from ..auth.api_keys import ApiKeyStore
+from ..auth.rate_limit import RateLimiter
+from ..auth.tokens import TokenService
+from ..auth.users import UserStore
+from ..db import Database
 from ..plugins import Plugins, load_plugins
+from ..registry import ProviderRegistry
 from ..settings import Settings
 from . import errors
-from .health import HealthResource
+from .auth import Authenticator, AuthenticatorMiddleware
+from .docs import DocsAsset, DocsPage
+from .health import HealthResource, RootResource
 from .middleware import RequestIdMiddleware
+from .openapi import OpenAPIBuilder, OpenAPIResource
+from .request_log import RequestLog, RequestLogMiddleware
+from .runtime import Runtime
+from .selfhosted.auth_routes import AuthServices
+from .selfhosted.routes import add_routes as add_selfhosted_routes
 from .services import AppServices
+
+log = logging.getLogger("memorist.http")
 
 
 def create_app(settings: Settings, plugins: Plugins | None = None) -> falcon.App:
     """Build the WSGI app serving both HTTP surfaces from ``settings``."""
     plugins = plugins or load_plugins()
-    memory = Memory.from_settings(settings, plugins)
-    services = AppServices(settings=settings, plugins=plugins, memory=memory)
+    registry = ProviderRegistry.from_plugins(plugins)
+    db = Database(settings.database_url)
+    db.upgrade()
+    runtime = Runtime(settings, plugins, db)
+    services = AppServices(settings=settings, plugins=plugins, registry=registry, db=db, runtime=runtime)
 
-    app = falcon.App(middleware=[RequestIdMiddleware()])
+    auth_settings = settings.auth
+    users = UserStore(db)
+    api_keys = ApiKeyStore(db)
+    secret = auth_settings.jwt_secret.get_secret_value() if auth_settings.jwt_secret else None
+    tokens = TokenService(db, secret, auth_settings.access_token_minutes, auth_settings.refresh_token_days)
+    limiter = RateLimiter(db, auth_settings.login_attempts, auth_settings.login_window_seconds)
+    authenticator = Authenticator(auth_settings, tokens, api_keys, users)
+    for warning in authenticator.startup_warnings():
+        log.warning(warning)
+    auth = AuthServices(auth_settings, users, tokens, limiter, settings.limits)
+    request_log = RequestLog(db, settings.request_log.retention_days)
+
+    middleware: list[object] = [RequestIdMiddleware(), AuthenticatorMiddleware(authenticator)]
+    if settings.request_log.enabled:
+        middleware.append(RequestLogMiddleware(request_log))
+    app = falcon.App(middleware=middleware)
     app.req_options.strip_url_path_trailing_slash = False
+    app.req_options.auto_parse_qs_csv = False
     errors.install(app)
-    app.add_route("/health", HealthResource(memory.components))
+    routes = RouteTable(app, OpenAPIBuilder("Memorist"))
+    services.add_route = routes.add
+    routes.add("/", RootResource())
+    routes.add("/health", HealthResource(runtime))
+    add_selfhosted_routes(routes.add, services, auth, api_keys, request_log)
+    app.add_route("/openapi.json", OpenAPIResource(routes.openapi))
+    app.add_route("/docs", DocsPage())
+    app.add_route("/docs/static/{name}", DocsAsset())
     plugins.hook.configure_app(app=app, services=services)
     return app
+
+
+class RouteTable:
+    """Adds a route to the app and to the OpenAPI document at once."""
+
+    def __init__(self, app: falcon.App, openapi: OpenAPIBuilder) -> None:
+        self._app = app
+        self.openapi = openapi
+
+    def add(self, path: str, resource: object) -> None:
+        self._app.add_route(path, resource)
+        self.openapi.add(path, resource)

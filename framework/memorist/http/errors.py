@@ -28,6 +28,12 @@ def handle_memorist_error(
     body: dict[str, Any] = {"detail": exc.message}
     if isinstance(exc, ConfigurationError) and len(exc.problems) > 1:
         body["errors"] = exc.problems
+    if (field_errors := getattr(exc, "errors", None)) and isinstance(field_errors, list):
+        body["errors"] = field_errors
+    if (retry_after := getattr(exc, "retry_after", None)) is not None:
+        resp.set_header("Retry-After", str(retry_after))
+    if exc.status == 500:
+        log.error("request %s failed: %s", _request_id(req), exc.message)
     resp.media = body
 
 

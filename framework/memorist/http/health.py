@@ -1,20 +1,28 @@
-"""``GET /health``: open, cheap, and enough to tell what a node is running."""
+"""``GET /health`` and ``GET /``: open, cheap, and enough to tell what a node runs."""
 
 from __future__ import annotations
 
 import falcon
 
 from .. import __version__
-from ..components import Components
+from .operations import operation
+from .runtime import Runtime
 
 
 class HealthResource:
-    def __init__(self, components: Components) -> None:
-        self._components = components
+    def __init__(self, runtime: Runtime) -> None:
+        self._runtime = runtime
 
+    @operation("Liveness, version and the components in use", auth="open", tags=("service",))
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = {
             "status": "ok",
             "version": __version__,
-            "components": self._components.describe(),
+            "components": self._runtime.memory.components.describe(),
         }
+
+
+class RootResource:
+    @operation("Service name, version and where the API explorer is", auth="open", tags=("service",))
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = {"name": "memorist", "version": __version__, "docs": "/docs", "openapi": "/openapi.json"}

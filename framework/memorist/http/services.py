@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..db import Database
 from ..plugins import Plugins
+from ..registry import ProviderRegistry
 from ..settings import Settings
 
 if TYPE_CHECKING:
     from ..engine.memory import Memory
+    from .runtime import Runtime
 
 
 @dataclass
@@ -18,4 +22,13 @@ class AppServices:
 
     settings: Settings
     plugins: Plugins
-    memory: Memory
+    registry: ProviderRegistry
+    db: Database
+    runtime: Runtime
+    #: ``add_route(path, resource)``: routes added this way also appear in /openapi.json.
+    add_route: Callable[[str, object], None] = field(default=lambda path, resource: None)
+
+    @property
+    def memory(self) -> Memory:
+        """The engine serving now (``POST /configure`` may replace it)."""
+        return self.runtime.memory

@@ -1,0 +1,119 @@
+"""The engine currently serving, and runtime reconfiguration (``POST /configure``).
+
+Overrides are validated, a new engine is built beside the old one, then the
+reference is swapped: requests in flight finish on the engine they started
+with. The overrides are stored in the database, so a restart keeps them and
+every other process or node picks them up (checked every few seconds).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import insert, select, update
+
+from ..db import Database
+from ..db.schema import kv
+from ..engine.memory import Memory
+from ..errors import ValidationError
+from ..plugins import Plugins
+from ..records import utcnow
+from ..settings import Settings, deep_merge, load_settings
+
+log = logging.getLogger("memorist.runtime")
+OVERRIDES_KEY = "runtime_overrides"
+CONFIGURABLE = ("language_model", "embedder", "vector_store", "reranker", "entity_extractor", "engine")
+CHECK_SECONDS = 2.0
+#: An old engine is closed this long after being replaced (requests in flight finish first).
+RETIRE_SECONDS = 60.0
+
+
+class Runtime:
+    def __init__(self, base: Settings, plugins: Plugins, db: Database) -> None:
+        self._base = base
+        self._plugins = plugins
+        self._db = db
+        self._lock = threading.Lock()
+        overrides, self._version = self._load()
+        self._memory = Memory.from_settings(self.merged(overrides), plugins, db)
+        self._overrides = overrides
+        self._checked = time.monotonic()
+
+    @property
+    def memory(self) -> Memory:
+        """The current engine; picks up another process's ``/configure`` within seconds."""
+        if time.monotonic() - self._checked > CHECK_SECONDS:
+            self._checked = time.monotonic()
+            overrides, version = self._load()
+            if version != self._version:
+                with self._lock:
+                    if version != self._version:
+                        try:
+                            fresh = Memory.from_settings(self.merged(overrides), self._plugins, self._db, self._memory)
+                            self._swap(fresh)
+                            self._overrides, self._version = overrides, version
+                        except Exception:
+                            log.exception("could not apply configuration changed by another process")
+        return self._memory
+
+    @property
+    def settings(self) -> Settings:
+        return self._memory.settings
+
+    @property
+    def overrides(self) -> dict[str, Any]:
+        return dict(self._overrides)
+
+    def merged(self, overrides: Mapping[str, Any]) -> Settings:
+        if not overrides:
+            return self._base
+        return load_settings(None, deep_merge(self._base.model_dump(), overrides))
+
+    def configure(self, patch: Mapping[str, Any]) -> Settings:
+        """Deep-merge ``patch`` into the overrides, build and swap the engine, persist."""
+        if not isinstance(patch, Mapping) or not patch:
+            raise ValidationError("body: a non-empty object of settings to change is required")
+        unknown = sorted(set(patch) - set(CONFIGURABLE))
+        if unknown:
+            raise ValidationError(
+                f"{unknown[0]}: cannot be changed at runtime; configurable: {', '.join(CONFIGURABLE)}"
+            )
+        with self._lock:
+            overrides = deep_merge(self._overrides, patch)
+            for slot in CONFIGURABLE[:5]:
+                # Choosing another provider starts from that provider's defaults.
+                if slot in patch and "provider" in patch[slot] and "options" not in patch[slot]:
+                    overrides[slot] = {**overrides[slot], "options": {}}
+            settings = self.merged(overrides)
+            # Raises 400/409 before anything is swapped or stored.
+            memory = Memory.from_settings(settings, self._plugins, self._db, self._memory)
+            self._version = self._store(overrides)
+            self._overrides = overrides
+            self._swap(memory)
+        return settings
+
+    def _swap(self, memory: Memory) -> None:
+        old, self._memory = self._memory, memory
+        timer = threading.Timer(RETIRE_SECONDS, old.components.close, kwargs={"keep": memory.components})
+        timer.daemon = True
+        timer.start()
+
+    def _load(self) -> tuple[dict[str, Any], str | None]:
+        with self._db.connect() as conn:
+            row = conn.execute(select(kv.c.value, kv.c.updated_at).where(kv.c.key == OVERRIDES_KEY)).first()
+        if row is None:
+            return {}, None
+        return dict(row.value or {}), str(row.updated_at)
+
+    def _store(self, overrides: dict[str, Any]) -> str:
+        now = utcnow()
+        with self._db.begin() as conn:
+            changed = conn.execute(update(kv).where(kv.c.key == OVERRIDES_KEY).values(value=overrides, updated_at=now))
+            if not changed.rowcount:
+                conn.execute(insert(kv).values(key=OVERRIDES_KEY, value=overrides, updated_at=now))
+            stored = conn.execute(select(kv.c.updated_at).where(kv.c.key == OVERRIDES_KEY)).scalar()
+        return str(stored)

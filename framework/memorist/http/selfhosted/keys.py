@@ -1,0 +1,47 @@
+"""``/api-keys``: a dashboard user's ``svcsk_`` keys (a JWT session is required)."""
+
+from __future__ import annotations
+
+import falcon
+
+from ...auth.api_keys import ApiKeyStore
+from ...errors import NotFoundError
+from ...settings import LimitsSettings
+from .. import parsing
+from ..operations import operation
+from . import models as m
+from .auth_routes import AuthServices
+
+TAGS = ("api-keys",)
+
+
+class ApiKeys:
+    def __init__(self, keys: ApiKeyStore, auth: AuthServices, limits: LimitsSettings) -> None:
+        self._keys = keys
+        self._auth = auth
+        self._limits = limits
+
+    @operation("List the caller's active keys", auth="jwt", tags=TAGS, response=list[m.KeyOut], errors=(401,))
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = [k.public() for k in self._keys.list(self._auth.user_id(req))]
+
+    @operation("Create a key; the full value is in this response only", auth="jwt", tags=TAGS, body=m.CreateKey,
+               response=m.CreatedKey, status=201, errors=(401, 422))
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        body = parsing.body(req, m.CreateKey, self._limits, required=False)
+        key, full = self._keys.create(self._auth.user_id(req), body.label)
+        resp.media = {"id": key.id, "key": full, "label": key.label, "key_prefix": key.key_prefix,
+                      "created_at": key.created_at.isoformat()}
+        resp.status = falcon.HTTP_201
+
+
+class OneApiKey:
+    def __init__(self, keys: ApiKeyStore, auth: AuthServices) -> None:
+        self._keys = keys
+        self._auth = auth
+
+    @operation("Revoke a key (it fails at once)", auth="jwt", tags=TAGS, response=m.Message, errors=(401, 404))
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, key_id: str) -> None:
+        if not self._keys.revoke(key_id, self._auth.user_id(req)):
+            raise NotFoundError(f"API key '{key_id}' not found")
+        resp.media = {"message": "API key revoked"}

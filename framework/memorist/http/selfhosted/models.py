@@ -1,0 +1,264 @@
+"""Request and response models of the self-hosted REST API.
+
+They validate requests and, through :mod:`memorist.http.openapi`, document them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Identifier = Field(default=None, min_length=1, max_length=255)
+
+
+class MessageIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["user", "assistant", "system", "tool"] = "user"
+    content: str = Field(max_length=100_000)
+    name: str | None = Field(default=None, max_length=255)
+
+
+class AddMemories(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    messages: list[MessageIn] = Field(min_length=1, max_length=500)
+    user_id: str | None = Identifier
+    agent_id: str | None = Identifier
+    run_id: str | None = Identifier
+    app_id: str | None = Identifier
+    metadata: dict[str, Any] | None = None
+    infer: bool = True
+    expiration_date: str | None = None
+    timestamp: str | int | float | None = None
+    custom_categories: list[dict[str, str]] | dict[str, str] | None = None
+    custom_instructions: str | None = Field(default=None, max_length=20_000)
+    includes: str | None = Field(default=None, max_length=20_000)
+    excludes: str | None = Field(default=None, max_length=20_000)
+    multilingual: bool = False
+    enable_graph: bool | None = None
+
+
+class AddedMemory(BaseModel):
+    id: str
+    memory: str
+    event: Literal["ADD"]
+
+
+class AddResult(BaseModel):
+    results: list[AddedMemory]
+
+
+class ListQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: str | None = Identifier
+    agent_id: str | None = Identifier
+    run_id: str | None = Identifier
+    app_id: str | None = Identifier
+    page: int = Field(default=1, ge=1, le=1_000_000)
+    page_size: int = Field(default=100, ge=1, le=1000)
+    show_expired: bool = False
+
+
+class DeleteAllQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: str | None = Identifier
+    agent_id: str | None = Identifier
+    run_id: str | None = Identifier
+    app_id: str | None = Identifier
+
+
+class MemoryItem(BaseModel):
+    id: str
+    memory: str
+    hash: str
+    metadata: dict[str, Any]
+    categories: list[str]
+    created_at: str | None
+    updated_at: str | None
+    expiration_date: str | None
+    attributed_to: str | None
+    user_id: str | None
+    agent_id: str | None
+    run_id: str | None
+    app_id: str | None
+
+
+class MemoryPage(BaseModel):
+    results: list[MemoryItem]
+    count: int
+    page: int
+    page_size: int
+
+
+class UpdateMemory(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    text: str | None = Field(default=None, min_length=1, max_length=100_000)
+    memory: str | None = Field(default=None, min_length=1, max_length=100_000, description="alias of text")
+    data: str | None = Field(default=None, min_length=1, max_length=100_000, description="alias of text")
+    metadata: dict[str, Any] | None = None
+    expiration_date: str | None = None
+    timestamp: str | int | float | None = None
+
+
+class SearchBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    query: str = Field(min_length=1, max_length=10_000)
+    user_id: str | None = Identifier
+    agent_id: str | None = Identifier
+    run_id: str | None = Identifier
+    app_id: str | None = Identifier
+    filters: dict[str, Any] | None = None
+    top_k: int = Field(default=10, ge=1, le=1000)
+    limit: int | None = Field(default=None, ge=1, le=1000, description="alias of top_k")
+    threshold: float = Field(default=0.1, ge=0.0, le=1.0)
+    rerank: bool = False
+    explain: bool = False
+    show_expired: bool = False
+    enable_graph: bool | None = None
+
+
+class SearchResult(MemoryItem):
+    score: float
+    score_details: dict[str, Any] | None = None
+
+
+class SearchResults(BaseModel):
+    results: list[SearchResult]
+
+
+class HistoryEntry(BaseModel):
+    id: str
+    memory_id: str
+    event: str
+    old_memory: str | None
+    new_memory: str | None
+    old_metadata: dict[str, Any] | None = None
+    new_metadata: dict[str, Any] | None = None
+    actor: str | None
+    role: str | None
+    created_at: str
+
+
+class Message(BaseModel):
+    message: str
+
+
+class DeletedCount(Message):
+    deleted: int
+
+
+class Register(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(min_length=1, max_length=255)
+    email: str = Field(min_length=3, max_length=320)
+    password: str = Field(min_length=1, max_length=1024)
+
+
+class CreateUser(Register):
+    role: Literal["admin", "user"] = "user"
+
+
+class Login(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    email: str = Field(max_length=320)
+    password: str = Field(max_length=1024)
+
+
+class Refresh(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    refresh_token: str = Field(min_length=1, max_length=4096)
+
+
+class Tokens(BaseModel):
+    access_token: str
+    refresh_token: str
+    token_type: Literal["bearer"]
+
+
+class UserOut(BaseModel):
+    id: str
+    name: str
+    email: str
+    role: str
+    created_at: str
+
+
+class UpdateMe(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str | None = Field(default=None, min_length=1, max_length=255)
+    email: str | None = Field(default=None, min_length=3, max_length=320)
+
+
+class ChangePassword(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    current_password: str = Field(max_length=1024)
+    new_password: str = Field(max_length=1024)
+
+
+class SetupStatus(BaseModel):
+    needsSetup: bool  # noqa: N815 - the wire name the dashboard reads
+
+
+class CreateKey(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    label: str = Field(default="default", min_length=1, max_length=255)
+
+
+class KeyOut(BaseModel):
+    id: str
+    label: str
+    key_prefix: str
+    created_at: str
+    last_used_at: str | None
+
+
+class CreatedKey(BaseModel):
+    id: str
+    key: str
+    label: str
+    key_prefix: str
+    created_at: str
+
+
+class RequestsQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    limit: int = Field(default=50, ge=1, le=500)
+
+
+class RequestEntry(BaseModel):
+    id: str
+    method: str
+    path: str
+    status_code: int
+    latency_ms: float
+    auth_type: str
+    created_at: str
+
+
+class EntityOut(BaseModel):
+    id: str
+    type: str
+    total_memories: int
+    created_at: str
+    updated_at: str
+
+
+class Providers(BaseModel):
+    language_model: list[str]
+    embedder: list[str]
+    vector_store: list[str]
+    reranker: list[str]
+    entity_extractor: list[str]

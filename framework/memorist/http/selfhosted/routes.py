@@ -1,0 +1,35 @@
+"""Route table of the self-hosted REST API."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ...auth.api_keys import ApiKeyStore
+from ..request_log import RequestLog
+from ..services import AppServices
+from . import admin, auth_routes, keys, memories
+from .auth_routes import AuthServices
+
+
+def add_routes(add: Callable[[str, object], None], services: AppServices, auth: AuthServices,
+               api_keys: ApiKeyStore, request_log: RequestLog) -> None:
+    runtime, limits = services.runtime, services.settings.limits
+    add("/memories", memories.Memories(runtime, limits))
+    add("/memories/{memory_id}", memories.OneMemory(runtime, limits))
+    add("/memories/{memory_id}/history", memories.History(runtime))
+    add("/search", memories.Search(runtime, limits))
+    add("/reset", memories.Reset(runtime))
+    add("/configure", admin.Configure(runtime, limits))
+    add("/configure/providers", admin.ProvidersList(services.registry))
+    add("/auth/setup-status", auth_routes.SetupStatus(auth))
+    add("/auth/register", auth_routes.Register(auth))
+    add("/auth/login", auth_routes.Login(auth))
+    add("/auth/refresh", auth_routes.Refresh(auth))
+    add("/auth/me", auth_routes.Me(auth))
+    add("/auth/change-password", auth_routes.ChangePassword(auth))
+    add("/auth/users", auth_routes.Users(auth))
+    add("/api-keys", keys.ApiKeys(api_keys, auth, limits))
+    add("/api-keys/{key_id}", keys.OneApiKey(api_keys, auth))
+    add("/requests", admin.Requests(request_log))
+    add("/entities", admin.Entities(runtime))
+    add("/entities/{entity_type}/{entity_id}", admin.OneEntity(runtime))
