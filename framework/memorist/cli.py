@@ -92,6 +92,48 @@ def serve(
     run_gunicorn(settings)
 
 
+@cli.command()
+@config_option
+@click.option("--threads", type=int, help="Worker threads (default: queue.workers, at least 1).")
+def worker(config: str | None, threads: int | None) -> None:
+    """Process queued asynchronous adds without serving HTTP (run as many as you like)."""
+    import signal
+
+    from .db import Database
+    from .http.app import event_store
+    from .http.runtime import Runtime
+    from .worker import AddWorker
+
+    settings, plugins = checked_settings(config)
+    db = Database(settings.database_url)
+    db.upgrade()
+    runtime = Runtime(settings, plugins, db)
+    count = threads or max(settings.queue.workers, 1)
+    add_worker = AddWorker(lambda: runtime.memory, event_store(db, settings), threads=count,
+                           poll_seconds=settings.queue.poll_seconds)
+    signal.signal(signal.SIGTERM, lambda *_: add_worker.stop())
+    signal.signal(signal.SIGINT, lambda *_: add_worker.stop())
+    click.echo(f"memorist worker: {count} threads on {settings.database_url.split('@')[-1]}")
+    add_worker.start()
+    add_worker.wait()
+
+
+@cli.group()
+def db() -> None:
+    """Relational database maintenance."""
+
+
+@db.command("upgrade")
+@config_option
+def db_upgrade(config: str | None) -> None:
+    """Run the Alembic migrations to the newest revision (also done at startup)."""
+    from .db import Database
+
+    settings, _ = checked_settings(config)
+    Database(settings.database_url).upgrade()
+    click.echo("database is at the newest revision")
+
+
 @cli.command("plugins")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def list_plugins(as_json: bool) -> None:

@@ -103,6 +103,21 @@ class RequestLogSettings(BaseModel):
     retention_days: int = Field(default=30, ge=1)
 
 
+class QueueSettings(BaseModel):
+    """The durable queue of asynchronous adds."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: Worker threads started in each server process (0: only ``memorist worker`` processes work).
+    workers: int = Field(default=2, ge=0, le=64)
+    lease_seconds: float = Field(default=60.0, ge=0.5)
+    max_attempts: int = Field(default=5, ge=1, le=100)
+    backoff_seconds: float = Field(default=1.0, ge=0.0)
+    #: Back-pressure: adds answer 429 while this many events wait or run.
+    max_pending: int = Field(default=10_000, ge=1)
+    poll_seconds: float = Field(default=0.2, ge=0.01)
+
+
 class LimitsSettings(BaseModel):
     """Bounds on what one request may ask for."""
 
@@ -138,6 +153,7 @@ class Settings(BaseSettings):
     auth: AuthSettings = Field(default_factory=lambda: AuthSettings())
     request_log: RequestLogSettings = Field(default_factory=lambda: RequestLogSettings())
     limits: LimitsSettings = Field(default_factory=lambda: LimitsSettings())
+    queue: QueueSettings = Field(default_factory=lambda: QueueSettings())
 
     @classmethod
     def settings_customise_sources(

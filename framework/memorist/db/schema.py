@@ -163,3 +163,112 @@ scope_counts = Table(
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
 )
+
+#: The durable queue of asynchronous adds, and the event record clients poll.
+events = Table(
+    "events",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("org_id", String(64), nullable=False),
+    Column("project_id", String(64), nullable=False),
+    Column("event_type", String(16), nullable=False),
+    Column("status", String(16), nullable=False),  # PENDING | RUNNING | SUCCEEDED | FAILED
+    Column("payload", JSON, nullable=False),
+    Column("results", JSON),
+    Column("planned_ids", JSON),
+    Column("error", Text),
+    Column("attempts", Integer, nullable=False),
+    Column("lease_owner", String(128)),
+    Column("lease_expires_at", DateTime(timezone=True)),
+    Column("available_at", DateTime(timezone=True), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("started_at", DateTime(timezone=True)),
+    Column("finished_at", DateTime(timezone=True)),
+    Index("ix_events_status_available_at", "status", "available_at"),
+    Index("ix_events_org_id_project_id_created_at", "org_id", "project_id", "created_at"),
+)
+
+organizations = Table(
+    "organizations",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("name", String(255), nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+projects = Table(
+    "projects",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("org_id", String(64), nullable=False, index=True),
+    Column("name", String(255), nullable=False),
+    Column("description", Text, nullable=False),
+    Column("settings", JSON, nullable=False),
+    Column("is_default", Integer, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+members = Table(
+    "project_members",
+    metadata,
+    Column("project_id", String(64), primary_key=True),
+    Column("user_id", String(36), primary_key=True),
+    Column("role", String(16), nullable=False),  # READER | OWNER
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+webhooks = Table(
+    "webhooks",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("project_id", String(64), nullable=False, index=True),
+    Column("name", String(255), nullable=False),
+    Column("url", String(2048), nullable=False),
+    Column("event_types", JSON, nullable=False),
+    Column("secret", String(128), nullable=False),
+    Column("is_active", Integer, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+webhook_deliveries = Table(
+    "webhook_deliveries",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("webhook_id", String(36), nullable=False, index=True),
+    Column("payload", JSON, nullable=False),
+    Column("status", String(16), nullable=False),  # PENDING | DELIVERED | FAILED
+    Column("attempts", Integer, nullable=False),
+    Column("last_error", Text),
+    Column("available_at", DateTime(timezone=True), nullable=False, index=True),
+    Column("lease_expires_at", DateTime(timezone=True)),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("delivered_at", DateTime(timezone=True)),
+)
+
+feedback = Table(
+    "memory_feedback",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("memory_id", String(64), nullable=False, index=True),
+    Column("org_id", String(64), nullable=False),
+    Column("project_id", String(64), nullable=False),
+    Column("feedback", String(32)),
+    Column("reason", Text),
+    Column("user_id", String(36)),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+exports = Table(
+    "exports",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("org_id", String(64), nullable=False),
+    Column("project_id", String(64), nullable=False),
+    Column("filters", JSON, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("result", JSON),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)

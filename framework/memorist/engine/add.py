@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
+from sqlalchemy.engine import Connection
 
 from ..components import Components
 from ..db import Database
@@ -90,32 +91,44 @@ class AddPipeline:
         self._near_duplicate = near_duplicate
 
     def run(self, request: AddRequest) -> list[MemoryRecord]:
+        """Extract, store and record in one call (the synchronous add)."""
+        prepared = self.prepare(request)
+        if prepared is None:
+            return []
+        records, vectors = prepared
+        self._c.vector_store.upsert(records, vectors)
+        with self._db.begin() as conn:
+            self.commit(request, records, conn)
+        return records
+
+    def prepare(self, request: AddRequest) -> tuple[list[MemoryRecord], np.ndarray] | None:
+        """New memories and their vectors, after extraction and both duplicate checks; no writes.
+
+        The durable queue calls the three steps itself so it can note the planned ids
+        before the vector write and commit the relational part with its own status.
+        """
         observed_at = request.observed_at or utcnow()
         facts = self._facts(request, observed_at)
         facts = self._unique(facts, request.scope)
         if not facts:
-            return []
+            return None
         vectors = self._c.embedder.embed([f.text for f in facts], "document")
         keep = self._not_near_duplicates(vectors, request.scope)
         facts = [f for f, k in zip(facts, keep, strict=True) if k]
         vectors = vectors[np.array(keep, dtype=bool)] if facts else vectors[:0]
         if not facts:
-            return []
+            return None
         now = utcnow()
-        records = [self._record(request, fact, observed_at, now, i) for i, fact in enumerate(facts)]
-        self._c.vector_store.upsert(records, vectors)
-        with self._db.begin() as conn:
-            self._history.record(
-                [
-                    HistoryLog.row("ADD", r, actor=request.actor, role=r.attributed_to)
-                    for r in records
-                ],
-                conn,
-            )
-            self._counts.adjust(conn, records, +1)
-            for record in records:
-                self._graph.link(record, self._c.entity_extractor.extract(record.text), conn)
-        return records
+        return [self._record(request, fact, observed_at, now, i) for i, fact in enumerate(facts)], vectors
+
+    def commit(self, request: AddRequest, records: list[MemoryRecord], conn: Connection) -> None:
+        """History, entity counts and graph links of stored records, in the caller's transaction."""
+        self._history.record(
+            [HistoryLog.row("ADD", r, actor=request.actor, role=r.attributed_to) for r in records], conn
+        )
+        self._counts.adjust(conn, records, +1)
+        for record in records:
+            self._graph.link(record, self._c.entity_extractor.extract(record.text), conn)
 
     def _facts(self, request: AddRequest, observed_at: datetime) -> list[ExtractedFact]:
         if not request.infer:

@@ -88,7 +88,7 @@ class Memory:
         self.graph = EntityGraph(db)
         self.history_log = HistoryLog(db)
         self.counts = ScopeCounts(db)
-        self._adder = AddPipeline(
+        self.adder = AddPipeline(
             components, db, self.graph, self.history_log, self.counts, settings.engine.near_duplicate_threshold
         )
         self._searcher = HybridSearch(components, self.graph, settings.engine)
@@ -137,7 +137,18 @@ class Memory:
         self.db.dispose()
 
     # -- add -----------------------------------------------------------------------
-    def add(
+    def add(self, messages: str | Mapping[str, Any] | Sequence[Any], **kwargs: Any) -> list[MemoryRecord]:
+        """Extract memories from ``messages`` and store the new ones; returns what was stored.
+
+        Keyword arguments are those of :meth:`add_request`. ``enable_graph`` is
+        accepted and ignored: the entity graph is always on.
+        """
+        records = self.adder.run(self.add_request(messages, **kwargs))
+        for record in records:
+            self.emit("memory_added", memory=record)
+        return records
+
+    def add_request(
         self,
         messages: str | Mapping[str, Any] | Sequence[Any],
         *,
@@ -159,22 +170,13 @@ class Memory:
         actor: str | None = None,
         id_seed: str | None = None,
         enable_graph: bool | None = None,
-    ) -> list[MemoryRecord]:
-        """Extract memories from ``messages`` and store the new ones; returns what was stored.
-
-        ``enable_graph`` is accepted and ignored: the entity graph is always on.
-        """
-        scope = Scope(
-            org_id=org_id,
-            project_id=project_id,
-            user_id=user_id,
-            agent_id=agent_id,
-            run_id=run_id,
-            app_id=app_id,
-        )
+    ) -> AddRequest:
+        """A validated add; the durable queue stores these arguments and rebuilds it in a worker."""
+        scope = Scope(org_id=org_id, project_id=project_id, user_id=user_id, agent_id=agent_id, run_id=run_id,
+                      app_id=app_id)
         if not scope.entity_ids():
             raise ValidationError("one of user_id, agent_id, run_id or app_id is required")
-        request = AddRequest(
+        return AddRequest(
             messages=coerce_messages(messages),
             scope=scope,
             metadata=dict(metadata or {}),
@@ -189,10 +191,6 @@ class Memory:
             actor=actor,
             id_seed=id_seed,
         )
-        records = self._adder.run(request)
-        for record in records:
-            self._emit("memory_added", memory=record)
-        return records
 
     # -- search and read -----------------------------------------------------------------
     def search(
@@ -287,7 +285,7 @@ class Memory:
             if text is not None:
                 self.graph.unlink([record.id], conn)
                 self.graph.link(record, self.components.entity_extractor.extract(record.text), conn)
-        self._emit("memory_updated", memory=record, previous=previous)
+        self.emit("memory_updated", memory=record, previous=previous)
         return record
 
     def delete(
@@ -372,7 +370,7 @@ class Memory:
             self.graph.unlink(ids, conn)
         self.components.vector_store.delete(ids)
         for record in records:
-            self._emit("memory_deleted", memory=record)
+            self.emit("memory_deleted", memory=record)
 
     @staticmethod
     def _where(filters: Mapping[str, Any] | None, ids: Mapping[str, str | None]) -> Filter | None:
@@ -384,7 +382,7 @@ class Memory:
         ]
         return conjoin(parsed, *pinned) if (parsed or pinned) else None
 
-    def _emit(self, hook: str, **kwargs: Any) -> None:
+    def emit(self, hook: str, **kwargs: Any) -> None:
         try:
             getattr(self.plugins.hook, hook)(**kwargs)
         except Exception:  # a plugin's failure must not undo a stored write

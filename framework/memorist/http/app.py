@@ -16,9 +16,11 @@ from ..auth.rate_limit import RateLimiter
 from ..auth.tokens import TokenService
 from ..auth.users import UserStore
 from ..db import Database
+from ..events import EventStore
 from ..plugins import Plugins, load_plugins
 from ..registry import ProviderRegistry
 from ..settings import Settings
+from ..worker import AddWorker
 from . import errors
 from .auth import Authenticator, AuthenticatorMiddleware
 from .docs import DocsAsset, DocsPage
@@ -54,6 +56,13 @@ def create_app(settings: Settings, plugins: Plugins | None = None) -> falcon.App
         log.warning(warning)
     auth = AuthServices(auth_settings, users, tokens, limiter, settings.limits)
     request_log = RequestLog(db, settings.request_log.retention_days)
+    events = event_store(db, settings)
+    services.events = events
+    if settings.queue.workers:
+        worker = AddWorker(lambda: runtime.memory, events, threads=settings.queue.workers,
+                           poll_seconds=settings.queue.poll_seconds)
+        worker.start()
+        services.worker = worker
 
     middleware: list[object] = [RequestIdMiddleware(), AuthenticatorMiddleware(authenticator)]
     if settings.request_log.enabled:
@@ -72,6 +81,12 @@ def create_app(settings: Settings, plugins: Plugins | None = None) -> falcon.App
     app.add_route("/docs/static/{name}", DocsAsset())
     plugins.hook.configure_app(app=app, services=services)
     return app
+
+
+def event_store(db: Database, settings: Settings) -> EventStore:
+    q = settings.queue
+    return EventStore(db, lease_seconds=q.lease_seconds, max_attempts=q.max_attempts,
+                      backoff_seconds=q.backoff_seconds, max_pending=q.max_pending)
 
 
 class RouteTable:

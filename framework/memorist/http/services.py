@@ -13,6 +13,8 @@ from ..settings import Settings
 
 if TYPE_CHECKING:
     from ..engine.memory import Memory
+    from ..events import EventStore
+    from ..worker import AddWorker
     from .runtime import Runtime
 
 
@@ -27,6 +29,8 @@ class AppServices:
     runtime: Runtime
     #: ``add_route(path, resource)``: routes added this way also appear in /openapi.json.
     add_route: Callable[[str, object], None] = field(default=lambda path, resource: None)
+    events: EventStore | None = None
+    worker: AddWorker | None = None
 
     @property
     def memory(self) -> Memory:

@@ -1,0 +1,113 @@
+"""Workers of the durable add queue: threads in each server process, or ``memorist worker``.
+
+Processing an event is idempotent. Before writing vectors the worker notes
+the memory ids it is about to write on the event; the relational rows
+(history, entity links, counts) and ``SUCCEEDED`` commit in one transaction.
+A worker killed in between leaves the event RUNNING with an expired lease; the
+next worker deletes the noted vectors and redoes the add, so the memories are
+stored exactly once. Memory ids derive from the event id, so a redo of a
+deterministic extraction writes the same ids.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from .engine.memory import Memory
+from .errors import MemoristError
+from .events import Event, EventStore
+
+log = logging.getLogger("memorist.worker")
+
+
+class LeaseLost(Exception):
+    """Another worker took the event over (this one was too slow); its work is discarded."""
+
+
+class AddWorker:
+    def __init__(self, memory: Callable[[], Memory], events: EventStore, *, threads: int, poll_seconds: float) -> None:
+        self._memory = memory
+        self._events = events
+        self._threads = threads
+        self._poll = poll_seconds
+        self._stop = threading.Event()
+        self._workers: list[threading.Thread] = []
+        self.owner_prefix = f"{socket.gethostname()}:{os.getpid()}"
+
+    def start(self) -> None:
+        for index in range(self._threads):
+            thread = threading.Thread(target=self._loop, args=(f"{self.owner_prefix}:{index}",),
+                                      name=f"memorist-worker-{index}", daemon=True)
+            thread.start()
+            self._workers.append(thread)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self._stop.set()
+        for thread in self._workers:
+            thread.join(timeout)
+
+    def wait(self) -> None:
+        """Block until stopped (``memorist worker``)."""
+        while not self._stop.wait(1.0):
+            pass
+
+    def _loop(self, owner: str) -> None:
+        while not self._stop.is_set():
+            try:
+                worked = self.run_once(owner)
+            except Exception:  # the database may be briefly away: keep going
+                log.exception("worker %s: claiming failed", owner)
+                worked = False
+            if not worked:
+                self._stop.wait(self._poll)
+
+    def run_once(self, owner: str | None = None) -> bool:
+        """Claim and process one event; False when the queue had nothing claimable."""
+        owner = owner or f"{self.owner_prefix}:{uuid.uuid4().hex[:8]}"
+        event = self._events.claim(owner)
+        if event is None:
+            return False
+        try:
+            self.process(event, owner)
+        except LeaseLost:
+            log.warning("event %s: lease lost to another worker", event.id)
+        except Exception as exc:
+            status = self._events.fail(event, owner, _describe(exc))
+            log.warning("event %s attempt %d failed (%s): %s", event.id, event.attempts, status, _describe(exc))
+        return True
+
+    def process(self, event: Event, owner: str) -> None:
+        memory = self._memory()
+        request = memory.add_request(**{**event.payload, "id_seed": event.id})
+        store = memory.components.vector_store
+        if event.planned_ids:  # a previous attempt died after writing vectors, before committing
+            store.delete(event.planned_ids)
+        prepared = memory.adder.prepare(request)
+        records, vectors = prepared if prepared is not None else ([], None)
+        if records and not self._events.plan(event, owner, [r.id for r in records]):
+            raise LeaseLost(event.id)
+        if records:
+            store.upsert(records, vectors)
+        results: list[dict[str, Any]] = [
+            {"id": r.id, "data": {"memory": r.text}, "event": "ADD", "user_id": r.user_id,
+             "agent_id": r.agent_id, "run_id": r.run_id, "app_id": r.app_id, "categories": r.categories}
+            for r in records
+        ]
+        with memory.db.begin() as conn:
+            memory.adder.commit(request, records, conn)
+            if not self._events.succeed(conn, event, owner, results):
+                raise LeaseLost(event.id)  # rolls the relational rows back
+        for record in records:
+            memory.emit("memory_added", memory=record)
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, MemoristError):
+        return f"{type(exc).__name__}: {exc.message}"
+    return f"{type(exc).__name__}: {exc}"
