@@ -176,6 +176,12 @@ def config_show(config: str | None) -> None:
     click.echo(settings.model_dump_json(indent=2))
 
 
+def _add_admin() -> None:
+    from .admin_cli import admin
+
+    cli.add_command(admin)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console entry point: add plugin commands, then run the group."""
     try:
@@ -183,6 +189,7 @@ def main(argv: list[str] | None = None) -> None:
     except MemoristError as exc:
         fail(exc)
         return
+    _add_admin()
     plugins.hook.register_commands(cli=cli)
     cli.main(args=argv, prog_name="memorist")
 

@@ -75,6 +75,11 @@ def coerce_messages(messages: str | Mapping[str, Any] | Sequence[Any]) -> list[M
     return out
 
 
+def conjoin_optional(*filters: Filter | None) -> Filter | None:
+    present = [f for f in filters if f is not None]
+    return conjoin(*present) if present else None
+
+
 class Memory:
     """Long-term memory over the configured providers and relational database."""
 
@@ -210,6 +215,7 @@ class Memory:
         explain: bool = False,
         show_expired: bool = False,
         enable_graph: bool | None = None,
+        where: Filter | None = None,
     ) -> list[SearchHit]:
         """Hybrid search; ``enable_graph`` is accepted and ignored (the graph is always on)."""
         if not isinstance(query, str) or not query.strip():
@@ -218,8 +224,8 @@ class Memory:
             raise ValidationError(f"top_k: must be between 1 and {MAX_TOP_K}")
         if not 0.0 <= float(threshold) <= 1.0:
             raise ValidationError("threshold: must be between 0.0 and 1.0")
-        where = self._where(
-            filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id)
+        where = conjoin_optional(
+            where, self._where(filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id))
         )
         return self._searcher.search(
             query,
@@ -346,14 +352,15 @@ class Memory:
         page: int = 1,
         page_size: int = 100,
         show_expired: bool = False,
+        where: Filter | None = None,
     ) -> Page:
         """One page of memories, newest first, with the total count."""
         if page < 1:
             raise ValidationError("page: must be 1 or more")
         if not 1 <= page_size <= MAX_PAGE_SIZE:
             raise ValidationError(f"page_size: must be between 1 and {MAX_PAGE_SIZE}")
-        where = self._where(
-            filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id)
+        where = conjoin_optional(
+            where, self._where(filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id))
         )
         where = visible(where, org_id, project_id, show_expired)
         store = self.components.vector_store

@@ -30,6 +30,7 @@ from .openapi import OpenAPIBuilder, OpenAPIResource
 from .request_log import RequestLog, RequestLogMiddleware
 from .runtime import Runtime
 from .selfhosted.auth_routes import AuthServices
+from .platform.routes import add_routes as add_platform_routes
 from .selfhosted.routes import add_routes as add_selfhosted_routes
 from .services import AppServices
 
@@ -76,6 +77,7 @@ def create_app(settings: Settings, plugins: Plugins | None = None) -> falcon.App
     routes.add("/", RootResource())
     routes.add("/health", HealthResource(runtime))
     add_selfhosted_routes(routes.add, services, auth, api_keys, request_log)
+    add_platform_routes(routes.add, services, users)
     app.add_route("/openapi.json", OpenAPIResource(routes.openapi))
     app.add_route("/docs", DocsPage())
     app.add_route("/docs/static/{name}", DocsAsset())

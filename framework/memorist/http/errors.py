@@ -13,6 +13,7 @@ from typing import Any
 import falcon
 
 from ..errors import ConfigurationError, MemoristError
+from ..tenancy import ProjectError
 
 log = logging.getLogger("memorist.http")
 
@@ -35,6 +36,12 @@ def handle_memorist_error(
     if exc.status == 500:
         log.error("request %s failed: %s", _request_id(req), exc.message)
     resp.media = body
+
+
+def handle_project_error(req: falcon.Request, resp: falcon.Response, exc: ProjectError, params: Any) -> None:
+    """Project routes answer ``{"message": ...}`` only, as the platform spec shows."""
+    resp.status = falcon.code_to_http_status(exc.status)
+    resp.media = {"message": exc.message}
 
 
 def handle_http_error(
@@ -63,3 +70,4 @@ def install(app: falcon.App) -> None:
     app.add_error_handler(Exception, handle_unexpected)
     app.add_error_handler(falcon.HTTPError, handle_http_error)
     app.add_error_handler(MemoristError, handle_memorist_error)
+    app.add_error_handler(ProjectError, handle_project_error)

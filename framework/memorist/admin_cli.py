@@ -1,0 +1,126 @@
+"""``memorist admin``: bootstrap organizations, projects, users and platform keys from a shell."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from .bootstrap import Bootstrap
+from .errors import MemoristError
+
+
+def _bootstrap(config: str | None) -> Bootstrap:
+    from .cli import checked_settings
+    from .db import Database
+
+    settings, _ = checked_settings(config)
+    db = Database(settings.database_url)
+    db.upgrade()
+    return Bootstrap(db)
+
+
+def _run(action: object) -> None:
+    from .cli import fail
+
+    try:
+        result = action()  # type: ignore[operator]
+    except MemoristError as exc:
+        fail(exc)
+        return
+    click.echo(json.dumps(result, indent=2, default=str))
+
+
+config_option = click.option("--config", type=click.Path(dir_okay=False), envvar="MEMORIST_CONFIG")
+
+
+@click.group()
+def admin() -> None:
+    """Create organizations, projects, users and platform keys (keys are printed once)."""
+
+
+@admin.command("create-org")
+@config_option
+@click.argument("name")
+@click.option("--id", "org_id", help="Organization id (default: generated).")
+def create_org(config: str | None, name: str, org_id: str | None) -> None:
+    _run(lambda: _bootstrap(config).tenancy.create_org(name, org_id))
+
+
+@admin.command("create-project")
+@config_option
+@click.argument("org_id")
+@click.argument("name")
+@click.option("--id", "project_id", help="Project id (default: generated).")
+@click.option("--description", default="")
+def create_project(config: str | None, org_id: str, name: str, project_id: str | None, description: str) -> None:
+    def action() -> dict[str, object]:
+        project = _bootstrap(config).tenancy.create_project(org_id, name, description, project_id)
+        return {"org_id": project.org_id, "project_id": project.id, "name": project.name}
+
+    _run(action)
+
+
+@admin.command("create-user")
+@config_option
+@click.argument("email")
+@click.option("--name")
+@click.option("--password", help="Dashboard password (default: an unguessable one).")
+def create_user(config: str | None, email: str, name: str | None, password: str | None) -> None:
+    _run(lambda: {"user_id": _bootstrap(config).ensure_user(email, name, password), "email": email})
+
+
+@admin.command("add-member")
+@config_option
+@click.argument("project_id")
+@click.argument("email")
+@click.option("--role", type=click.Choice(["READER", "OWNER"]), default="OWNER")
+def add_member(config: str | None, project_id: str, email: str, role: str) -> None:
+    def action() -> dict[str, str]:
+        boot = _bootstrap(config)
+        boot.tenancy.set_member(project_id, boot.ensure_user(email), role, create=True)
+        return {"project_id": project_id, "email": email, "role": role}
+
+    _run(action)
+
+
+@admin.command("create-key")
+@config_option
+@click.argument("org_id")
+@click.argument("project_id")
+@click.argument("email")
+@click.option("--label", default="default")
+def create_key(config: str | None, org_id: str, project_id: str, email: str, label: str) -> None:
+    """Print a new platform key for a member of the project (shown only now)."""
+    _run(lambda: _bootstrap(config).create_key(org_id, project_id, email, label))
+
+
+@admin.command("bootstrap")
+@config_option
+@click.option("--org", "org_name", required=True)
+@click.option("--project", "project_name", required=True)
+@click.option("--email", required=True)
+@click.option("--role", type=click.Choice(["READER", "OWNER"]), default="OWNER")
+def bootstrap_all(config: str | None, org_name: str, project_name: str, email: str, role: str) -> None:
+    """Organization, project, member and key in one step."""
+    _run(lambda: _bootstrap(config).everything(org_name, project_name, email, role=role))
+
+
+@admin.command("list-keys")
+@config_option
+def list_keys(config: str | None) -> None:
+    _run(lambda: _bootstrap(config).list_keys())
+
+
+@admin.command("revoke-key")
+@config_option
+@click.argument("key_id")
+def revoke_key(config: str | None, key_id: str) -> None:
+    def action() -> dict[str, str]:
+        if not _bootstrap(config).keys.revoke(key_id):
+            from .errors import NotFoundError
+
+            raise NotFoundError(f"key '{key_id}' not found or already revoked")
+        return {"message": "key revoked", "id": key_id}
+
+    _run(action)

@@ -1,0 +1,127 @@
+"""Request models of the platform API (what the existing platform client sends)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ENTITY_KEYS = ("user_id", "agent_id", "run_id", "app_id")
+
+
+class PlatformBody(BaseModel):
+    # The client adds fields over time (output_format, version, async_mode, ...): accept and ignore.
+    model_config = ConfigDict(extra="ignore")
+
+
+class AddV3(PlatformBody):
+    messages: list[dict[str, Any]] | str = Field(min_length=1)
+    user_id: str | None = Field(default=None, min_length=1, max_length=255)
+    agent_id: str | None = Field(default=None, min_length=1, max_length=255)
+    run_id: str | None = Field(default=None, min_length=1, max_length=255)
+    app_id: str | None = Field(default=None, min_length=1, max_length=255)
+    filters: dict[str, Any] | None = None
+    metadata: dict[str, Any] | None = None
+    infer: bool = True
+    custom_categories: list[Any] | dict[str, Any] | None = None
+    custom_instructions: str | None = Field(default=None, max_length=20_000)
+    agent_custom_instructions: str | None = Field(default=None, max_length=20_000)
+    includes: str | None = Field(default=None, max_length=20_000)
+    excludes: str | None = Field(default=None, max_length=20_000)
+    timestamp: int | float | str | None = None
+    expiration_date: str | None = None
+    enable_graph: bool | None = None
+
+
+class SearchV3(PlatformBody):
+    query: str = Field(min_length=1, max_length=10_000)
+    filters: dict[str, Any] | None = None
+    top_k: int = Field(default=10, ge=1, le=1000)
+    threshold: float = Field(default=0.1, ge=0.0, le=1.0)
+    rerank: bool = False
+    fields: list[str] | None = None
+    categories: list[str] | None = None
+    show_expired: bool = False
+    explain: bool = False
+    enable_graph: bool | None = None
+
+
+class ListV3(PlatformBody):
+    filters: dict[str, Any] | None = None
+    start_date: str | None = None
+    end_date: str | None = None
+    categories: list[str] | None = None
+    show_expired: bool = False
+    fields: list[str] | None = None
+
+
+class Paging(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    page: int = Field(default=1, ge=1, le=1_000_000)
+    page_size: int = Field(default=100, ge=1, le=200)
+
+
+class UpdateV1(PlatformBody):
+    text: str | None = Field(default=None, min_length=1, max_length=100_000)
+    metadata: dict[str, Any] | None = None
+    timestamp: int | float | str | None = None
+    expiration_date: str | None = None
+
+
+class DeleteQuery(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    user_id: str | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
+    app_id: str | None = None
+    delete_linked: bool = False
+
+
+class BatchItem(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    memory_id: str = Field(min_length=1, max_length=64)
+    text: str | None = Field(default=None, min_length=1, max_length=100_000)
+    metadata: dict[str, Any] | None = None
+
+
+class Batch(PlatformBody):
+    memories: list[BatchItem] = Field(min_length=1, max_length=1000)
+
+
+class ProjectPatch(PlatformBody):
+    model_config = ConfigDict(extra="allow")
+
+
+class ProjectCreate(PlatformBody):
+    name: str = Field(min_length=1, max_length=255)
+    description: str = Field(default="", max_length=10_000)
+
+
+class Member(PlatformBody):
+    email: str = Field(min_length=3, max_length=320)
+    role: str = Field(default="READER")
+
+
+class EventsQuery(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    page: int = Field(default=1, ge=1)
+    page_size: int = Field(default=50, ge=1, le=200)
+
+
+class Bootstrap(BaseModel):
+    """``POST /api/v1/admin/bootstrap/``: org, project, user and key in one call (admin key)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    org_name: str = Field(min_length=1, max_length=255)
+    project_name: str = Field(min_length=1, max_length=255)
+    email: str = Field(min_length=3, max_length=320)
+    name: str = Field(default="owner", min_length=1, max_length=255)
+    password: str | None = Field(default=None, min_length=8, max_length=1024)
+    role: str = "OWNER"
+    org_id: str | None = None
+    project_id: str | None = None

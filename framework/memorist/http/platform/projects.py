@@ -1,0 +1,151 @@
+"""Project, member and ping routes; errors here are ``{"message": ...}`` (the spec's shape)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import falcon
+
+from ...auth.users import UserStore
+from ...errors import ValidationError
+from ...tenancy import Project, ProjectError, Tenancy, not_found
+from .. import parsing
+from ..operations import operation
+from ..present import iso
+from . import models as m
+from .access import Access, access, project_access
+
+TAGS = ("projects",)
+
+
+def project_view(project: Project, tenancy: Tenancy, who: Access) -> dict[str, Any]:
+    s = project.settings
+    return {
+        "project_id": project.id,
+        "org_id": project.org_id,
+        "name": project.name,
+        "description": project.description,
+        "created_at": iso(project.created_at),
+        "updated_at": iso(project.updated_at),
+        "members": [{"username": x["username"], "role": x["role"], "email": x["email"]}
+                    for x in tenancy.members(project.id)],
+        **{k: s[k] for k in ("usecase", "memory_depth", "inclusion_prompt", "exclusion_prompt", "custom_categories",
+                             "custom_instructions", "update_custom_instructions", "summary_custom_instructions",
+                             "summary_batch_size", "summary_max_tokens", "expiration_date", "enable_graph",
+                             "multilingual", "version", "active_prompt_profile", "decay")},
+        "is_default": project.is_default,
+        "user_role": who.role,
+    }
+
+
+class Ping:
+    def __init__(self, tenancy: Tenancy) -> None:
+        self._tenancy = tenancy
+
+    @operation("Check a platform key; answers its organization and project", auth="platform", tags=TAGS)
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        who = access(req, self._tenancy)
+        resp.media = {"status": "ok", "org_id": who.org_id, "project_id": who.project_id,
+                      "user_email": who.principal.email}
+
+
+class ProjectResource:
+    def __init__(self, tenancy: Tenancy, limits: Any) -> None:
+        self._tenancy, self._limits = tenancy, limits
+
+    @operation("Project details", auth="platform", tags=TAGS, errors=(403, 404))
+    def on_get(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
+        who, project = project_access(req, self._tenancy, org_id, project_id)
+        resp.media = project_view(project, self._tenancy, who)
+
+    @operation("Change project settings (OWNER)", auth="platform", tags=TAGS, body=m.ProjectPatch,
+               errors=(400, 403, 404, 422))
+    def on_patch(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
+        data = parsing.read_json(req, max_bytes=self._limits.max_body_bytes, max_depth=self._limits.max_json_depth)
+        if not isinstance(data, dict):
+            raise ProjectError("request body: a JSON object is required", 400)
+        who, _ = project_access(req, self._tenancy, org_id, project_id, write=True)
+        changes = {k: v for k, v in data.items() if k not in ("org_id", "project_id")}
+        try:
+            project = self._tenancy.update_project(org_id, project_id, changes)
+        except ValidationError as exc:
+            raise ProjectError(exc.message, 400) from None
+        resp.media = project_view(project, self._tenancy, who)
+
+
+class Projects:
+    def __init__(self, tenancy: Tenancy, limits: Any) -> None:
+        self._tenancy, self._limits = tenancy, limits
+
+    @operation("Create a project in the caller's organization (OWNER of the caller's project)", auth="platform",
+               tags=TAGS, body=m.ProjectCreate, status=201, errors=(400, 403, 404, 422))
+    def on_post(self, req: falcon.Request, resp: falcon.Response, org_id: str) -> None:
+        body = parsing.body(req, m.ProjectCreate, self._limits)
+        principal = req.context.principal
+        if org_id != principal.org_id:
+            raise not_found()
+        who = access(req, self._tenancy, write=True, message_errors=True)
+        project = self._tenancy.create_project(org_id, body.name, body.description)
+        self._tenancy.set_member(project.id, str(principal.user_id), "OWNER", create=True)
+        resp.media = {"message": "Project created successfully.", "project_id": project.id, "name": project.name,
+                      "org_id": org_id, "user_role": who.role}
+        resp.status = falcon.HTTP_201
+
+
+class Members:
+    def __init__(self, tenancy: Tenancy, users: UserStore, limits: Any) -> None:
+        self._tenancy, self._users, self._limits = tenancy, users, limits
+
+    def _user_id(self, email: str) -> str:
+        user = self._users.by_email(email)
+        if user is None:
+            raise ProjectError(f"no user with email '{email}'", 404)
+        return user.id
+
+    @operation("Members of the project", auth="platform", tags=TAGS, errors=(403, 404))
+    def on_get(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
+        project_access(req, self._tenancy, org_id, project_id)
+        resp.media = {"members": [{"username": x["username"], "role": x["role"], "email": x["email"]}
+                                  for x in self._tenancy.members(project_id)]}
+
+    def _change(self, req: falcon.Request, org_id: str, project_id: str) -> m.Member:
+        try:
+            body = parsing.body(req, m.Member, self._limits)
+        except parsing.UnprocessableEntity as exc:
+            raise ProjectError(exc.message, 400) from None
+        try:
+            project_access(req, self._tenancy, org_id, project_id, write=True)
+        except ProjectError as exc:
+            if exc.status == 403:
+                raise ProjectError("you are not authorized to modify project members", 403) from None
+            raise
+        if body.role not in ("READER", "OWNER"):
+            raise ProjectError("role: one of READER, OWNER", 400)
+        return body
+
+    @operation("Add a member (OWNER)", auth="platform", tags=TAGS, body=m.Member, errors=(400, 403, 404, 409))
+    def on_post(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
+        body = self._change(req, org_id, project_id)
+        self._tenancy.set_member(project_id, self._user_id(body.email), body.role, create=True)
+        resp.media = {"message": f"User {body.email} added to the project."}
+
+    @operation("Change a member's role (OWNER)", auth="platform", tags=TAGS, body=m.Member, errors=(400, 403, 404))
+    def on_put(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
+        body = self._change(req, org_id, project_id)
+        self._tenancy.set_member(project_id, self._user_id(body.email), body.role, create=False)
+        resp.media = {"message": f"User {body.email} role updated to {body.role}."}
+
+    @operation("Remove a member (OWNER); the email is in the query string", auth="platform", tags=TAGS,
+               errors=(400, 403, 404))
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
+        email = req.get_param("email")
+        if not email:
+            raise ProjectError("email: required in the query string", 400)
+        try:
+            project_access(req, self._tenancy, org_id, project_id, write=True)
+        except ProjectError as exc:
+            if exc.status == 403:
+                raise ProjectError("you are not authorized to modify project members", 403) from None
+            raise
+        self._tenancy.remove_member(project_id, self._user_id(email))
+        resp.media = {"message": f"User {email} removed from the project."}

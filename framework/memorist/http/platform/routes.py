@@ -1,0 +1,43 @@
+"""Route table of the platform API (trailing slashes, as the platform client sends them)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ...auth.users import UserStore
+from ...bootstrap import Bootstrap
+from ...tenancy import Tenancy
+from ..services import AppServices
+from . import admin, events, memories, projects
+
+ORG = "/api/v1/orgs/organizations/{org_id}"
+PROJECT = ORG + "/projects/{project_id}"
+
+
+def add_routes(add: Callable[[str, object], None], services: AppServices, users: UserStore) -> None:
+    tenancy, runtime, limits = Tenancy(services.db), services.runtime, services.settings.limits
+    assert services.events is not None
+    add("/v1/ping/", projects.Ping(tenancy))
+    add(PROJECT + "/", projects.ProjectResource(tenancy, limits))
+    add(ORG + "/projects/", projects.Projects(tenancy, limits))
+    add(PROJECT + "/members/", projects.Members(tenancy, users, limits))
+    add("/v3/memories/add/", memories.AddV3(runtime, services.events, tenancy, limits))
+    add("/v3/memories/search/", memories.SearchV3(runtime, tenancy, limits))
+    add("/v3/memories/", memories.ListV3(runtime, tenancy, limits))
+    add("/v1/memories/", memories.MemoriesV1(runtime, tenancy))
+    add("/v1/memories/{memory_id}/", memories.MemoryV1(runtime, tenancy, limits))
+    add("/v1/memories/{memory_id}/history/", memories.HistoryV1(runtime, tenancy))
+    add("/v1/entities/", memories.EntitiesV1(runtime, tenancy))
+    add("/v2/entities/{entity_type}/{entity_name}/", memories.EntityV2(runtime, tenancy))
+    add("/v1/batch/", memories.BatchV1(runtime, tenancy, limits))
+    add("/v1/event/{event_id}/", events.EventResource(services.events, tenancy))
+    add("/v1/events/", events.EventList(services.events, tenancy))
+    bootstrap = Bootstrap(services.db)
+    add("/api/v1/admin/bootstrap/", admin.BootstrapResource(bootstrap, limits))
+    add("/api/v1/admin/keys/", admin.PlatformKeys(bootstrap))
+    add("/api/v1/admin/keys/{key_id}/", admin.PlatformKey(bootstrap))
+    try:
+        from . import extras
+    except ImportError:  # being written
+        return
+    extras.add_routes(add, services, tenancy)

@@ -1,0 +1,213 @@
+"""Organizations, projects and members of the platform surface.
+
+Organizations contain projects; users are members of a project as ``READER``
+(view project resources) or ``OWNER`` (full administration). Project settings
+(custom instructions, categories, inclusion/exclusion prompts, default
+expiration, multilingual) feed every add made in the project.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from .db import Database
+from .db.schema import members, organizations, projects, users
+from .errors import MemoristError, ValidationError
+from .records import utcnow
+
+ROLES = ("READER", "OWNER")
+DEFAULT_SETTINGS: dict[str, Any] = {
+    "usecase": None,
+    "memory_depth": "standard",
+    "inclusion_prompt": None,
+    "exclusion_prompt": None,
+    "custom_categories": [],
+    "custom_instructions": "",
+    "update_custom_instructions": None,
+    "summary_custom_instructions": None,
+    "summary_batch_size": 100,
+    "summary_max_tokens": None,
+    "expiration_date": None,
+    "enable_graph": True,
+    "multilingual": False,
+    "version": "v3",
+    "active_prompt_profile": None,
+    "decay": False,
+}
+MEMORY_DEPTHS = ("minimal", "standard", "deep")
+
+
+class ProjectError(MemoristError):
+    """Errors of the project routes, answered as ``{"message": ...}`` (the spec's shape)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def not_found() -> ProjectError:
+    return ProjectError("organization or project not found", 404)
+
+
+def _id(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_hex(8)}"
+
+
+def _aware(value: datetime) -> datetime:
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class Project:
+    id: str
+    org_id: str
+    name: str
+    description: str
+    settings: dict[str, Any]
+    is_default: bool
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def from_row(cls, row: Any) -> Project:
+        return cls(row["id"], row["org_id"], row["name"], row["description"],
+                   {**DEFAULT_SETTINGS, **(row["settings"] or {})}, bool(row["is_default"]),
+                   _aware(row["created_at"]), _aware(row["updated_at"]))
+
+
+def validate_settings(changes: dict[str, Any]) -> dict[str, Any]:
+    """Known project settings with checked types; an unknown key is a clear error."""
+    clean: dict[str, Any] = {}
+    for key, value in changes.items():
+        if key not in DEFAULT_SETTINGS:
+            raise ValidationError(f"{key}: not a project setting")
+        if key in ("enable_graph", "multilingual", "decay") and not isinstance(value, bool):
+            raise ValidationError(f"{key}: must be true or false")
+        if key == "custom_categories" and not (isinstance(value, list) and all(isinstance(c, dict | str) for c in value)):
+            raise ValidationError("custom_categories: must be a list of {name: description} objects")
+        if key == "memory_depth" and value not in MEMORY_DEPTHS:
+            raise ValidationError(f"memory_depth: one of {', '.join(MEMORY_DEPTHS)}")
+        if key in ("summary_batch_size", "summary_max_tokens") and value is not None and (
+            not isinstance(value, int) or isinstance(value, bool) or value < 1
+        ):
+            raise ValidationError(f"{key}: must be a positive integer")
+        if key in ("custom_instructions",) and not isinstance(value, str):
+            raise ValidationError(f"{key}: must be a string")
+        clean[key] = value
+    return clean
+
+
+class Tenancy:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    # -- organizations and projects --------------------------------------------------
+    def create_org(self, name: str, org_id: str | None = None) -> dict[str, Any]:
+        org_id = org_id or _id("org")
+        if not re.fullmatch(r"[A-Za-z0-9_\-]{1,64}", org_id):
+            raise ValidationError("org_id: letters, digits, '-' and '_' only (at most 64)")
+        row = {"id": org_id, "name": name.strip()[:255] or org_id, "created_at": utcnow()}
+        try:
+            with self._db.begin() as conn:
+                conn.execute(insert(organizations).values(**row))
+        except IntegrityError:
+            raise ProjectError(f"organization '{org_id}' already exists", 409) from None
+        return row
+
+    def org_exists(self, org_id: str) -> bool:
+        with self._db.connect() as conn:
+            return conn.execute(select(organizations.c.id).where(organizations.c.id == org_id)).first() is not None
+
+    def create_project(self, org_id: str, name: str, description: str = "", project_id: str | None = None,
+                       settings: dict[str, Any] | None = None) -> Project:
+        if not self.org_exists(org_id):
+            raise not_found()
+        project_id = project_id or _id("proj")
+        if not re.fullmatch(r"[A-Za-z0-9_\-]{1,64}", project_id):
+            raise ValidationError("project_id: letters, digits, '-' and '_' only (at most 64)")
+        now = utcnow()
+        with self._db.connect() as conn:
+            first = conn.execute(select(projects.c.id).where(projects.c.org_id == org_id)).first() is None
+        row = {"id": project_id, "org_id": org_id, "name": (name or "").strip()[:255] or project_id,
+               "description": description or "", "settings": validate_settings(settings or {}),
+               "is_default": int(first), "created_at": now, "updated_at": now}
+        try:
+            with self._db.begin() as conn:
+                conn.execute(insert(projects).values(**row))
+        except IntegrityError:
+            raise ProjectError(f"project '{project_id}' already exists", 409) from None
+        return Project.from_row(row)
+
+    def project(self, org_id: str, project_id: str) -> Project:
+        with self._db.connect() as conn:
+            row = conn.execute(
+                select(projects).where(projects.c.id == project_id, projects.c.org_id == org_id)
+            ).mappings().first()
+        if row is None:
+            raise not_found()
+        return Project.from_row(row)
+
+    def update_project(self, org_id: str, project_id: str, changes: dict[str, Any]) -> Project:
+        project = self.project(org_id, project_id)
+        values: dict[str, Any] = {"updated_at": utcnow()}
+        settings_changes = {k: v for k, v in changes.items() if k not in ("name", "description")}
+        if "name" in changes:
+            if not isinstance(changes["name"], str) or not changes["name"].strip():
+                raise ValidationError("name: must be a non-empty string")
+            values["name"] = changes["name"].strip()[:255]
+        if "description" in changes:
+            values["description"] = str(changes["description"] or "")
+        stored = {k: v for k, v in project.settings.items() if k in DEFAULT_SETTINGS}
+        values["settings"] = {**stored, **validate_settings(settings_changes)}
+        with self._db.begin() as conn:
+            conn.execute(update(projects).where(projects.c.id == project_id).values(**values))
+        return self.project(org_id, project_id)
+
+    # -- members ---------------------------------------------------------------------
+    def role_of(self, project_id: str, user_id: str) -> str | None:
+        with self._db.connect() as conn:
+            return conn.execute(
+                select(members.c.role).where(members.c.project_id == project_id, members.c.user_id == user_id)
+            ).scalar()
+
+    def members(self, project_id: str) -> list[dict[str, Any]]:
+        with self._db.connect() as conn:
+            rows = conn.execute(
+                select(users.c.name, users.c.email, members.c.role, members.c.user_id)
+                .join(users, users.c.id == members.c.user_id)
+                .where(members.c.project_id == project_id)
+                .order_by(members.c.created_at, users.c.email)
+            ).mappings()
+            return [{"username": r["name"], "email": r["email"], "role": r["role"], "user_id": r["user_id"]}
+                    for r in rows]
+
+    def set_member(self, project_id: str, user_id: str, role: str, *, create: bool) -> None:
+        if role not in ROLES:
+            raise ValidationError(f"role: one of {', '.join(ROLES)}")
+        with self._db.begin() as conn:
+            exists = conn.execute(select(members.c.role).where(
+                members.c.project_id == project_id, members.c.user_id == user_id)).first() is not None
+            if create and exists:
+                raise ProjectError("the user is already a member of this project", 409)
+            if not create and not exists:
+                raise ProjectError("the user is not a member of this project", 404)
+            if exists:
+                conn.execute(update(members).where(members.c.project_id == project_id,
+                                                   members.c.user_id == user_id).values(role=role))
+            else:
+                conn.execute(insert(members).values(project_id=project_id, user_id=user_id, role=role,
+                                                    created_at=utcnow()))
+
+    def remove_member(self, project_id: str, user_id: str) -> None:
+        with self._db.begin() as conn:
+            gone = conn.execute(delete(members).where(members.c.project_id == project_id,
+                                                      members.c.user_id == user_id)).rowcount
+        if not gone:
+            raise ProjectError("the user is not a member of this project", 404)
