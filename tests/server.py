@@ -52,7 +52,7 @@ class Server:
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "memorist.cli", "serve", "--port", str(self.port), "--workers", str(self.workers)],
-            env=self.env, stdout=log, stderr=subprocess.STDOUT, cwd=str(ROOT),
+            env=self.env, stdout=log, stderr=subprocess.STDOUT, cwd=str(ROOT), start_new_session=True,
         )
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
@@ -74,6 +74,12 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+
+    def kill9(self) -> None:
+        """SIGKILL the master and every worker at once (a crash, not a shutdown)."""
+        if self.process and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
 
     def output(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
