@@ -75,6 +75,12 @@ SCHEMES_JS = """
 """
 
 
+def require_chromium() -> None:
+    """Fail, never skip, without the browser: a skipped check would let a broken /docs land."""
+    if not (CHROMIUM.exists() and os.access(CHROMIUM, os.X_OK)):
+        pytest.fail(f"{CHROMIUM} not found: the /docs tests drive a real browser; {INSTALL_HINT}", pytrace=False)
+
+
 class DevTools:
     """A minimal Chrome DevTools Protocol client over ``--remote-debugging-pipe``.
 
@@ -251,8 +257,7 @@ def credentials(server: str) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def browser() -> Iterator[DevTools]:
     """Headless Chromium that can reach 127.0.0.1 only. A missing browser fails: CI installs it."""
-    if not (CHROMIUM.exists() and os.access(CHROMIUM, os.X_OK)):
-        pytest.fail(f"{CHROMIUM} not found: this test drives a real browser; {INSTALL_HINT}", pytrace=False)
+    require_chromium()
     profile = tempfile.mkdtemp(prefix="memorist-chromium-")
     to_browser_r, to_browser_w = os.pipe()
     from_browser_r, from_browser_w = os.pipe()
@@ -310,6 +315,11 @@ def assert_local_only(page: Page, server: str) -> None:
     assert not elsewhere, f"/docs fetched from outside the server: {elsewhere}"
     failed = [e.get("errorText") for e in page.events("Network.loadingFailed") if not e.get("canceled")]
     assert not failed, f"requests of /docs failed: {failed}"
+
+
+def test_chromium_is_installed() -> None:
+    """Reported as a plain failure (the fixture-based tests below show as setup errors)."""
+    require_chromium()
 
 
 def test_docs_renders_every_route_with_no_network(page: Page, server: str, tmp_path: Path) -> None:

@@ -470,4 +470,6 @@ def test_a_leased_delivery_is_claimed_once_and_a_stale_sender_is_fenced(tmp_path
         assert claimed.id == again and claimed.attempts == attempt
         assert first.fail(claimed, "boom") == (FAILED if attempt == 3 else PENDING)
     assert first.claim() is None
+    assert DeliveryQueue(database, DeliveryPolicy(retention_days=1e-9)).purge() == 2  # finished rows age out
+    assert first.for_webhook(hook.id) == []
     database.dispose()

@@ -6,10 +6,11 @@ import mimetypes
 from pathlib import Path
 
 import falcon
-import swagger_ui_bundle
+import swagger_ui
 
-ASSETS = Path(swagger_ui_bundle.swagger_ui_path)
-ALLOWED = frozenset(p.name for p in ASSETS.iterdir() if p.suffix in {".js", ".css", ".png", ".map"})
+#: Swagger UI 5 (renders OpenAPI 3.1, which pydantic v2 schemas are) from the swagger-ui-py package.
+ASSETS = Path(swagger_ui.__file__).resolve().parent / "static"
+ALLOWED = frozenset(p.name for p in ASSETS.iterdir() if p.name.startswith("swagger-ui") or p.suffix == ".png")
 PAGE = """<!DOCTYPE html>
 <html lang="en">
 <head>

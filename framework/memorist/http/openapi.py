@@ -108,7 +108,7 @@ class OpenAPIBuilder:
                     "bearerAuth": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
                     "apiKeyAuth": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
                     "platformToken": {"type": "apiKey", "in": "header", "name": "Authorization",
-                                      "description": "Platform key as 'Token <API key>'"},
+                                      "description": "Platform key, sent as: Token &lt;key&gt;"},
                 },
             },
         }

@@ -169,7 +169,7 @@ class Feedback:
         body = parsing.body(req, FeedbackBody, self._limits)
         who = access(req, self._tenancy)
         self._runtime.memory.get(body.memory_id, org_id=who.org_id, project_id=who.project_id)  # 404 if not ours
-        row = {"id": str(uuid.uuid4()), "memory_id": body.memory_id, "org_id": who.org_id,
+        row: dict[str, Any] = {"id": str(uuid.uuid4()), "memory_id": body.memory_id, "org_id": who.org_id,
                "project_id": who.project_id, "feedback": body.feedback, "reason": body.feedback_reason,
                "user_id": who.principal.user_id, "created_at": utcnow()}
         with self._runtime.memory.db.begin() as conn:
@@ -196,7 +196,7 @@ class Exports:
                                   "narrow the filters")
         records = _collect(self._runtime, who, filters, limit=MAX_EXPORT, show_expired=True)
         now = utcnow()
-        row = {"id": str(uuid.uuid4()), "org_id": who.org_id, "project_id": who.project_id,
+        row: dict[str, Any] = {"id": str(uuid.uuid4()), "org_id": who.org_id, "project_id": who.project_id,
                "filters": filters or {}, "status": SUCCEEDED, "created_at": now,
                "result": {"schema": body.schema_, "count": len(records),
                           "memories": [memory_item(r) for r in records]}}
