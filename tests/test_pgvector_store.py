@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import psycopg
 import pytest
 from memorist.errors import ConfigurationError, DimensionMismatchError, InvalidFilterError
 from memorist.filters import Condition, Not, evaluate, parse_filter
@@ -24,8 +23,6 @@ from memorist.registry import ProviderRegistry
 from memorist_pgvector import PgVectorStore
 from memorist_pgvector.sql import FALSE, TRUE, compile_filter
 
-from tests.conftest_pg import pg_cluster, pg_module_url  # noqa: F401 - fixtures
-from tests.pg import database_name, libpq_url
 from tests.contract.vector_store import (
     FILTER_CASES,
     NASTY_VALUES,
@@ -35,6 +32,10 @@ from tests.contract.vector_store import (
     random_vectors,
     unit,
 )
+from tests.pg import database_name, libpq_url
+
+#: The PostgreSQL fixtures (a server per session, a database per module).
+pytest_plugins = ["tests.conftest_pg"]
 
 DIM = VectorStoreContract.dimension
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,6 +68,8 @@ def opened(pg_module_url: str, table: str) -> Iterator[Callable[..., PgVectorSto
     yield open_
     for store in stores:
         store.close()
+    import psycopg  # only once a server exists, so a machine without the extra skips, not errors
+
     with psycopg.connect(libpq_url(pg_module_url), autocommit=True) as conn:
         conn.execute(f'DROP TABLE IF EXISTS "{table}"')
 
@@ -428,12 +431,8 @@ def test_hnsw_index_serves_searches_with_exact_scores(opened: Callable[..., PgVe
     store._run(lambda cur: cur.execute(f'ANALYZE "{table}"'))
     indexes = {r[0] for r in query(store, "SELECT indexname FROM pg_indexes WHERE tablename = %s", (table,))}
     assert f"{table}_hnsw" in indexes and f"{table}_tsv" in indexes
-    plan = "\n".join(
-        r[0]
-        for r in query(
-            store, f'EXPLAIN SELECT id FROM "{table}" ORDER BY embedding <=> %s LIMIT 3', (vectors[10].tolist().__str__(),)
-        )
-    )
+    explain = f'EXPLAIN SELECT id FROM "{table}" ORDER BY embedding <=> %s::vector LIMIT 3'
+    plan = "\n".join(r[0] for r in query(store, explain, (str(vectors[10].tolist()),)))
     assert f"{table}_hnsw" in plan
     q = vectors[10]
     hits = store.search_vector(q, 3)
@@ -465,6 +464,8 @@ def test_one_batch_naming_an_id_twice_keeps_the_last(opened: Callable[..., PgVec
 
 
 def test_deadlocks_are_retried_for_writes_only(opened: Callable[..., PgVectorStore]) -> None:
+    import psycopg
+
     store = opened(retries=3)
     calls: list[int] = []
 

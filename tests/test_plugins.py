@@ -14,7 +14,7 @@ from memorist.registry import ProviderRegistry
 
 from .plugins import hashing, misspelled
 
-BUILTINS = {"entities", "heuristic", "lancedb", "openai", "rerankers", "sentence_transformers"}
+BUILTINS = {"entities", "heuristic", "lancedb", "openai", "pgvector", "rerankers", "sentence_transformers", "webhooks"}
 
 
 def make_distribution(root: Path, module: str, source: str, entry: str = "thirdparty") -> Path:

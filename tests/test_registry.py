@@ -22,7 +22,7 @@ def registry() -> ProviderRegistry:
 def test_unknown_provider_names_the_installed_ones(registry: ProviderRegistry) -> None:
     with pytest.raises(UnknownProviderError) as err:
         registry.get("vector_store", "lancdb")
-    assert str(err.value) == "vector_store.provider 'lancdb' is not installed; installed: lancedb"
+    assert str(err.value) == "vector_store.provider 'lancdb' is not installed; installed: lancedb, pgvector"
 
 
 def test_unknown_option_is_named_with_its_key(registry: ProviderRegistry) -> None:

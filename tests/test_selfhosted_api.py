@@ -264,7 +264,7 @@ def test_configure_providers_and_redaction(server: Server) -> None:
 def test_configure_rejects_unknown_providers_and_other_dimensions(server: Server) -> None:
     bad = server.post("/configure", headers=ADMIN, json={"vector_store": {"provider": "lancdb"}})
     assert bad.status_code == 400
-    assert bad.json()["detail"] == "vector_store.provider 'lancdb' is not installed; installed: lancedb"
+    assert bad.json()["detail"] == "vector_store.provider 'lancdb' is not installed; installed: lancedb, pgvector"
     option = server.post("/configure", headers=ADMIN, json={"embedder": {"options": {"dimensionz": 3}}})
     assert option.status_code == 400 and "embedder.options.dimensionz" in option.json()["detail"]
     server.post("/memories", headers=ADMIN, json={"messages": [{"role": "user", "content": "dimension probe"}],

@@ -139,5 +139,5 @@ def test_cli_reports_bad_config_without_traceback(tmp_path: Path) -> None:
     lines = result.stderr.strip().splitlines()
     assert lines == [
         "error: embedder.options.modle: unknown option",
-        "error: vector_store.provider 'lancdb' is not installed; installed: lancedb",
+        "error: vector_store.provider 'lancdb' is not installed; installed: lancedb, pgvector",
     ]

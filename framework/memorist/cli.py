@@ -107,6 +107,7 @@ def worker(config: str | None, threads: int | None) -> None:
     settings, plugins = checked_settings(config)
     db = Database(settings.database_url)
     db.upgrade()
+    plugins.hook.database_ready(db=db)
     runtime = Runtime(settings, plugins, db)
     count = threads or max(settings.queue.workers, 1)
     add_worker = AddWorker(lambda: runtime.memory, event_store(db, settings), threads=count,

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import click
     import falcon
 
+    from .db import Database
     from .http.services import AppServices
     from .providers import Embedder, EntityExtractor, LanguageModel, Reranker, VectorStore
     from .records import MemoryRecord
@@ -59,6 +60,15 @@ def configure_app(app: falcon.App, services: AppServices) -> None:
 
     Called once per app, after the built-in routes exist and before the first
     request; ``services`` gives the engine, settings and database.
+    """
+
+
+@hookspec
+def database_ready(db: Database) -> None:
+    """The relational database is migrated and open in this process (a server or a worker).
+
+    For plugins that keep their own tables or background threads (e.g. webhook
+    delivery), in processes that serve HTTP and in ``memorist worker`` alike.
     """
 
 

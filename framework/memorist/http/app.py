@@ -43,6 +43,7 @@ def create_app(settings: Settings, plugins: Plugins | None = None) -> falcon.App
     registry = ProviderRegistry.from_plugins(plugins)
     db = Database(settings.database_url)
     db.upgrade()
+    plugins.hook.database_ready(db=db)
     runtime = Runtime(settings, plugins, db)
     services = AppServices(settings=settings, plugins=plugins, registry=registry, db=db, runtime=runtime)
 

@@ -8,7 +8,7 @@ from ...auth.users import UserStore
 from ...bootstrap import Bootstrap
 from ...tenancy import Tenancy
 from ..services import AppServices
-from . import admin, events, memories, projects
+from . import admin, events, extras, memories, projects
 
 ORG = "/api/v1/orgs/organizations/{org_id}"
 PROJECT = ORG + "/projects/{project_id}"
@@ -36,8 +36,4 @@ def add_routes(add: Callable[[str, object], None], services: AppServices, users:
     add("/api/v1/admin/bootstrap/", admin.BootstrapResource(bootstrap, limits))
     add("/api/v1/admin/keys/", admin.PlatformKeys(bootstrap))
     add("/api/v1/admin/keys/{key_id}/", admin.PlatformKey(bootstrap))
-    try:
-        from . import extras
-    except ImportError:  # being written
-        return
     extras.add_routes(add, services, tenancy)

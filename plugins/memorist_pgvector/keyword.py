@@ -1,0 +1,129 @@
+"""Keyword search on PostgreSQL full-text search, scored like BM25.
+
+The query is never parsed as tsquery syntax: its text goes through
+``to_tsvector`` (the same parser, stemmer and stop words as the documents)
+and the resulting lexemes are OR-ed into a tsquery built here, each lexeme
+quoted. So ``"tea" AND (morning`` searches ``tea | morn`` and nothing in a
+query can change the shape of the search.
+
+Why BM25 and not only ``ts_rank_cd``: the engine divides keyword scores by
+the best one, floored at ``KEYWORD_FLOOR`` (8.0), a value calibrated on BM25;
+``ts_rank_cd`` yields about 0.1 per matching term, which would flatten the
+keyword signal to nothing, and it ignores how rare a term is. The BM25 here
+takes term frequencies from the tsvector positions, document frequencies
+from the GIN index (one count per query lexeme), and the table size and
+mean document length from a statistics cache refreshed every
+``STATS_SECONDS``. ``ranking: ts_rank_cd`` is kept as an option.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+#: BM25 parameters (the usual defaults, as in Lucene and Tantivy).
+K1 = 1.2
+B = 0.75
+#: Query lexemes beyond this many are ignored: each costs one index count.
+MAX_LEXEMES = 128
+#: How long table statistics (row count, mean document length) are reused.
+STATS_SECONDS = 30.0
+#: Above this many rows the mean document length is sampled, not computed exactly.
+SAMPLE_ABOVE = 100_000
+
+
+def query_lexemes(cur: Any, config: str, query: str) -> list[str]:
+    """The distinct lexemes of ``query`` under text-search configuration ``config``."""
+    text = query.replace("\x00", " ")
+    if not text.strip():
+        return []
+    cur.execute(
+        "SELECT lexeme FROM unnest(to_tsvector(%s::regconfig, %s)) LIMIT %s",
+        (config, text, MAX_LEXEMES),
+    )
+    return [row[0] for row in cur.fetchall()]
+
+
+def quote_lexeme(lexeme: str) -> str:
+    """A tsquery operand matching exactly ``lexeme`` (quotes doubled, backslashes escaped)."""
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def tsquery_text(lexemes: list[str]) -> str:
+    """Any of ``lexemes``: OR semantics, like a BM25 engine's default query."""
+    return " | ".join(quote_lexeme(lx) for lx in lexemes)
+
+
+class TableStats:
+    """Row count and mean document length of one table, cached for a few seconds.
+
+    Exact values are not needed (they only scale IDF and length normalization);
+    what matters is that a keyword search never pays a full scan.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._value: tuple[float, float] | None = None
+        self._at = 0.0
+
+    def invalidate(self) -> None:
+        with self._lock:
+            self._value = None
+
+    def get(self, cur: Any, table_sql: str) -> tuple[float, float]:
+        """``(rows, mean lexemes per document)``, at least 1 each."""
+        with self._lock:
+            if self._value is not None and time.monotonic() - self._at < STATS_SECONDS:
+                return self._value
+        cur.execute(f"SELECT reltuples FROM pg_class WHERE oid = '{table_sql}'::regclass")
+        estimate = float(cur.fetchone()[0] or -1)
+        if estimate > SAMPLE_ABOVE:
+            cur.execute(f"SELECT avg(length(tsv)) FROM {table_sql} TABLESAMPLE SYSTEM (1)")
+            rows, mean = estimate, cur.fetchone()[0]
+        else:
+            cur.execute(f"SELECT count(*), avg(length(tsv)) FROM {table_sql}")
+            rows, mean = cur.fetchone()
+        value = (max(float(rows or 0), 1.0), max(float(mean or 0), 1.0))
+        with self._lock:
+            self._value, self._at = value, time.monotonic()
+        return value
+
+
+def bm25_select(table_sql: str, columns: str, where_sql: str) -> str:
+    """The keyword query. Parameters: rows, lexemes, per-lexeme tsqueries, mean length,
+    the OR tsquery, the filter's parameters, limit.
+
+    Both CTEs are ``MATERIALIZED``: referenced once, inside the per-row score,
+    PostgreSQL would otherwise inline them and count document frequencies per row.
+    """
+    return f"""
+        WITH terms(lexeme, idf) AS MATERIALIZED (
+            SELECT u.lexeme, ln(1 + (greatest(%s::float8, d.df) - d.df + 0.5) / (d.df + 0.5))
+            FROM unnest(%s::text[], %s::tsquery[]) AS u(lexeme, q)
+            CROSS JOIN LATERAL (SELECT count(*)::float8 AS df FROM {table_sql} WHERE tsv @@ u.q) AS d
+        ), params(avgdl) AS MATERIALIZED (SELECT %s::float8)
+        SELECT {columns}, m.embedding,
+            (SELECT coalesce(sum(
+                 terms.idf * tf.n * {K1 + 1} / (tf.n + {K1} * (1 - {B} + {B} * length(m.tsv) / params.avgdl))
+             ), 0)
+             FROM unnest(m.tsv) AS v(lexeme, positions, weights)
+             JOIN terms ON terms.lexeme = v.lexeme
+             CROSS JOIN LATERAL (SELECT coalesce(array_length(v.positions, 1), 1)::float8 AS n) AS tf
+             CROSS JOIN params) AS score
+        FROM {table_sql} AS m
+        WHERE m.tsv @@ %s::tsquery AND {where_sql}
+        ORDER BY score DESC, m.id COLLATE "C"
+        LIMIT %s
+    """
+
+
+def ts_rank_select(table_sql: str, columns: str, where_sql: str) -> str:
+    """The ``ts_rank_cd`` variant. Parameters: the OR tsquery twice, the filter's, limit."""
+    return f"""
+        SELECT {columns}, m.embedding, ts_rank_cd(m.tsv, %s::tsquery) AS score
+        FROM {table_sql} AS m
+        WHERE m.tsv @@ %s::tsquery AND {where_sql}
+        ORDER BY score DESC, m.id COLLATE "C"
+        LIMIT %s
+    """
