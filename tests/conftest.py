@@ -13,6 +13,8 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+from tests.conftest_pg import pg_cluster, pg_fresh_url, pg_module_url, pg_url  # noqa: E402, F401
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

@@ -427,3 +427,8 @@ def test_entity_counts_follow_adds_and_deletes(memory: Memory) -> None:
     memory.delete_all(agent_id="bot")
     counts = {(c.entity_type, c.entity_id): c.total for c in memory.counts.list("default", "default")}
     assert counts == {("user", "u1"): 1}
+
+
+def test_overlong_identifiers_are_refused_on_every_database(memory: Memory) -> None:
+    with pytest.raises(ValidationError, match="user_id"):
+        memory.add("too long", user_id="u" * 300, infer=False)

@@ -23,6 +23,7 @@ from memorist.registry import ProviderRegistry
 from memorist_pgvector import PgVectorStore
 from memorist_pgvector.sql import FALSE, TRUE, compile_filter
 
+from tests import conftest_pg
 from tests.contract.vector_store import (
     FILTER_CASES,
     NASTY_VALUES,
@@ -34,8 +35,9 @@ from tests.contract.vector_store import (
 )
 from tests.pg import database_name, libpq_url
 
-#: The PostgreSQL fixtures (a server per session, a database per module).
-pytest_plugins = ["tests.conftest_pg"]
+#: The PostgreSQL fixtures; the same functions if tests/conftest.py also imports them.
+pg_cluster = conftest_pg.pg_cluster
+pg_module_url = conftest_pg.pg_module_url
 
 DIM = VectorStoreContract.dimension
 ROOT = Path(__file__).resolve().parent.parent
@@ -560,6 +562,26 @@ def test_stores_opening_a_new_table_at_once_all_succeed(opened: Callable[..., Pg
     assert errors == []
 
 
+def test_a_forked_child_gets_its_own_connections(opened: Callable[..., PgVectorStore]) -> None:
+    """The gunicorn master may build the store and fork: the child must not share its sockets."""
+    import multiprocessing
+
+    store = opened()
+    store.upsert([make_record("before")], random_vectors(1, DIM))
+    context = multiprocessing.get_context("fork")
+    result = context.Queue()
+    child = context.Process(target=_child_work, args=(store, result))
+    child.start()
+    child.join(timeout=60)
+    assert child.exitcode == 0 and result.get(timeout=5) == 2
+    assert store.count() == 2 and {r.id for r in store.list()} == {"before", "child"}
+
+
+def _child_work(store: PgVectorStore, result: Any) -> None:
+    store.upsert([make_record("child")], random_vectors(1, DIM, 5))
+    result.put(store.count())
+
+
 _WORKER = textwrap.dedent(
     """
     import sys
@@ -593,8 +615,8 @@ def test_processes_share_one_table(opened: Callable[..., PgVectorStore], pg_modu
         subprocess.Popen([sys.executable, "-c", script, str(w)], stderr=subprocess.PIPE, text=True)
         for w in range(3)
     ]
-    failures = [p.stderr.read() for p in procs if p.wait(timeout=120) != 0]  # type: ignore[union-attr]
-    assert failures == []
+    errors = [p.communicate(timeout=120)[1] for p in procs]
+    assert [e for p, e in zip(procs, errors, strict=True) if p.returncode != 0] == []
     store = opened()
     assert store.count() == 3 * 12 * 3
     assert store.count(parse_filter({"user_id": "p1"})) == 36

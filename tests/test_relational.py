@@ -27,10 +27,12 @@ from memorist.engine.history import HistoryLog
 from memorist.records import EntityMention, Scope
 from sqlalchemy import inspect, select, text
 
+from tests import conftest_pg
 from tests.contract.vector_store import make_record
 
-#: The PostgreSQL fixtures (a server per session, a database per test).
-pytest_plugins = ["tests.conftest_pg"]
+#: The PostgreSQL fixtures; the same functions if tests/conftest.py also imports them.
+pg_cluster = conftest_pg.pg_cluster
+pg_fresh_url = conftest_pg.pg_fresh_url
 
 PASSWORD = "correct horse battery"
 
@@ -80,7 +82,14 @@ def test_upgrade_is_idempotent_and_creates_every_table(db: Database) -> None:
 
 
 def test_concurrent_upgrades_serialize(db: Database) -> None:
-    assert run_threads(3, lambda _: Database(db.url).upgrade()) == []
+    def upgrade(_: int) -> None:
+        other = Database(db.url)  # as several processes starting at once would
+        try:
+            other.upgrade()
+        finally:
+            other.dispose()
+
+    assert run_threads(3, upgrade) == []
 
 
 # -- history --------------------------------------------------------------------------------
@@ -282,11 +291,6 @@ def test_concurrent_rate_limit_hits_lose_no_increment(db: Database) -> None:
     assert count == 60
 
 
-@pytest.mark.xfail(
-    strict=False,  # a race: a lucky run may stay within the limit
-    reason="kernel bug: RateLimiter.hit reads the count, then increments without re-checking it, "
-    "so concurrent hits that all read count < attempts all pass (6-7 of 20 pass with attempts=5)",
-)
 def test_rate_limit_is_never_exceeded_under_concurrency(db: Database) -> None:
     limiter = RateLimiter(db, attempts=5, window_seconds=3600)
     allowed: list[Any] = []

@@ -87,7 +87,9 @@ def build_components(
     def make(kind: str, context: ProviderContext, depends_on: tuple[str, ...] = ()) -> Provider:
         slot = slots[kind]
         same = kind in old_slots and old_slots[kind] == slot and previous is not None
-        if same and not changed.intersection(depends_on) and settings.data_dir == previous[0].data_dir:
+        same_place = previous is not None and (settings.data_dir, settings.database_url) == (
+            previous[0].data_dir, previous[0].database_url)
+        if same and not changed.intersection(depends_on) and same_place:
             return old_built[kind]
         changed.add(kind)
         provider = registry.build(kind, slot.provider, slot.options, context)
@@ -100,7 +102,11 @@ def build_components(
         assert isinstance(embedder, Embedder)
         language_model = make("language_model", context)
         assert isinstance(language_model, LanguageModel)
-        store_context = ProviderContext(data_dir=settings.data_dir, dimension=embedder.dimension)
+        store_context = ProviderContext(
+            data_dir=settings.data_dir,
+            dimension=embedder.dimension,
+            extras={"database_url": settings.database_url},
+        )
         vector_store = make("vector_store", store_context, ("embedder",))
         model_context = ProviderContext(data_dir=settings.data_dir, language_model=language_model)
         reranker = make("reranker", model_context, ("language_model",))

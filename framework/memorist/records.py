@@ -56,12 +56,12 @@ class Scope(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    org_id: str = DEFAULT_ORG
-    project_id: str = DEFAULT_PROJECT
-    user_id: str | None = None
-    agent_id: str | None = None
-    run_id: str | None = None
-    app_id: str | None = None
+    org_id: str = Field(default=DEFAULT_ORG, min_length=1, max_length=64)
+    project_id: str = Field(default=DEFAULT_PROJECT, min_length=1, max_length=64)
+    user_id: str | None = Field(default=None, min_length=1, max_length=255)
+    agent_id: str | None = Field(default=None, min_length=1, max_length=255)
+    run_id: str | None = Field(default=None, min_length=1, max_length=255)
+    app_id: str | None = Field(default=None, min_length=1, max_length=255)
 
     def entity_ids(self) -> dict[str, str]:
         """The entity identifiers that are set, e.g. ``{"user_id": "alice"}``."""

@@ -236,14 +236,11 @@ class PgVectorStore(VectorStore):
         """Every record ``where`` accepts: SQL narrows to ``bounds.upper``, ``evaluate`` decides."""
 
         def work(cur: Any) -> list[MemoryRecord]:
-            cur.execute(
-                f"SELECT {_COLUMNS} FROM {self._table} WHERE {bounds.upper.text}",
-                bounds.upper.params, binary=True,
-            )
-            out: list[MemoryRecord] = []
-            while batch := cur.fetchmany(1000):
-                out.extend(r for r in map(from_row, batch) if where is None or evaluate(where, r))
-            return out
+            # A server-side cursor: only the records evaluate accepts are held in memory.
+            with cur.connection.cursor(name="memorist_scan", binary=True) as scan:
+                scan.itersize = 1000
+                scan.execute(f"SELECT {_COLUMNS} FROM {self._table} WHERE {bounds.upper.text}", bounds.upper.params)
+                return [r for r in map(from_row, scan) if where is None or evaluate(where, r)]
 
         return self._run(work)
 

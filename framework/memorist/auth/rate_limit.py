@@ -34,12 +34,25 @@ class RateLimiter:
                     row = conn.execute(select(rate_limits).where(rate_limits.c.key == key)).mappings().one()
             start = row["window_start"] if row["window_start"].tzinfo else row["window_start"].replace(tzinfo=UTC)
             if now - start >= self._window:
-                conn.execute(update(rate_limits).where(rate_limits.c.key == key).values(window_start=now, count=1))
-                return
-            if row["count"] >= self._attempts:
+                restarted = conn.execute(
+                    update(rate_limits)
+                    .where(rate_limits.c.key == key, rate_limits.c.window_start == row["window_start"])
+                    .values(window_start=now, count=1)
+                ).rowcount
+                if restarted:
+                    return
+                row = conn.execute(select(rate_limits).where(rate_limits.c.key == key)).mappings().one()
+                start = row["window_start"] if row["window_start"].tzinfo else row["window_start"].replace(tzinfo=UTC)
+            # One conditional increment: of concurrent attempts, only those under the limit win.
+            counted = conn.execute(
+                update(rate_limits)
+                .where(rate_limits.c.key == key, rate_limits.c.window_start == row["window_start"],
+                       rate_limits.c.count < self._attempts)
+                .values(count=rate_limits.c.count + 1)
+            ).rowcount
+            if not counted:
                 retry = max(1, math.ceil((start + self._window - now).total_seconds()))
                 raise RateLimited(f"too many attempts; retry in {retry} s", retry_after=retry)
-            conn.execute(update(rate_limits).where(rate_limits.c.key == key).values(count=rate_limits.c.count + 1))
 
     def reset(self, key: str) -> None:
         with self._db.begin() as conn:

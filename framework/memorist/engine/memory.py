@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pydantic
+
 from ..components import Components, build_components
 from ..db import Database
 from ..errors import NotFoundError, ValidationError
@@ -177,8 +179,12 @@ class Memory:
         enable_graph: bool | None = None,
     ) -> AddRequest:
         """A validated add; the durable queue stores these arguments and rebuilds it in a worker."""
-        scope = Scope(org_id=org_id, project_id=project_id, user_id=user_id, agent_id=agent_id, run_id=run_id,
-                      app_id=app_id)
+        try:
+            scope = Scope(org_id=org_id, project_id=project_id, user_id=user_id, agent_id=agent_id,
+                          run_id=run_id, app_id=app_id)
+        except pydantic.ValidationError as exc:
+            first = exc.errors()[0]
+            raise ValidationError(f"{first['loc'][0]}: {first['msg']}") from None
         if not scope.entity_ids():
             raise ValidationError("one of user_id, agent_id, run_id or app_id is required")
         return AddRequest(

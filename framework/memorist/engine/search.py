@@ -46,8 +46,6 @@ MAX_TOP_K = 1000
 EXPANSION_MIN_WEIGHT = 0.3
 #: Entities below this weight are too common in the scope to search by (see focus_query).
 COMMON_ENTITY_WEIGHT = 0.35
-FOCUS_SHARE = 0.5
-KEYWORD_FOCUSED = True
 
 
 @dataclass
@@ -115,7 +113,7 @@ class HybridSearch:
         )
         vectors = self._c.embedder.embed([query, focused] if focused != query else [query], "query")
         # Mean of the full and the focused query: the focus without losing what the names add.
-        query_vector = vectors[0] * (1 - FOCUS_SHARE) + vectors[-1] * FOCUS_SHARE if len(vectors) > 1 else vectors[0]
+        query_vector = vectors.mean(axis=0)
         query_vector = query_vector / (np.linalg.norm(query_vector) or 1.0)
         candidates: dict[str, Candidate] = {}
         for hit in self._c.vector_store.search_vector(query_vector, pool, where):

@@ -34,6 +34,10 @@ ERROR_SCHEMA = {
     },
     "required": ["detail"],
 }
+#: Project and member routes answer their own errors as ``{"message"}`` (the platform spec's shape);
+#: their authentication and body-parsing errors still come from the shared ``{"detail"}`` path.
+PROJECT_ERROR_SCHEMA = {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}
+PROJECT_ROUTES = "/api/v1/orgs/"
 STATUS_TEXT = {400: "Bad request", 401: "Not authenticated", 403: "Forbidden", 404: "Not found",
                409: "Conflict", 413: "Body too large", 422: "Invalid field", 429: "Too many requests",
                500: "Server misconfigured"}
@@ -43,7 +47,7 @@ class OpenAPIBuilder:
     def __init__(self, title: str) -> None:
         self._title = title
         self._routes: list[tuple[str, object]] = []
-        self._schemas: dict[str, Any] = {"Error": ERROR_SCHEMA}
+        self._schemas: dict[str, Any] = {"Error": ERROR_SCHEMA, "ProjectError": PROJECT_ERROR_SCHEMA}
 
     def add(self, path: str, resource: object) -> None:
         self._routes.append((path, resource))
@@ -86,10 +90,13 @@ class OpenAPIBuilder:
             errors |= {400, 413, 422}
         if op.query is not None:
             errors.add(422)
+        error: dict[str, Any] = {"$ref": REF.format(model="Error")}
+        if path.startswith(PROJECT_ROUTES):
+            error = {"anyOf": [error, {"$ref": REF.format(model="ProjectError")}]}
         for status in sorted(errors):
             doc["responses"][str(status)] = {
                 "description": STATUS_TEXT.get(status, "Error"),
-                "content": {"application/json": {"schema": {"$ref": REF.format(model="Error")}}},
+                "content": {"application/json": {"schema": error}},
             }
         return doc
 

@@ -8,6 +8,7 @@ whose message names the field; nothing reaches the engine unvalidated.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any, TypeVar
 
 import falcon
@@ -51,12 +52,28 @@ def _depth(value: Any, limit: int) -> int:
     return deepest
 
 
+def _reject_constant(name: str) -> Any:
+    raise RequestError(f"request body: {name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):  # 1e400: it would be stored as inf and answered as Infinity, which is not JSON
+        raise RequestError(f"request body: the number {text[:40]} is out of range")
+    return value
+
+
 def read_json(req: falcon.Request, *, max_bytes: int, max_depth: int, required: bool = True) -> Any:
     """The request's JSON body; 400/413 with a clear message when it is not usable."""
     length = req.content_length
     if length is not None and length > max_bytes:
         raise PayloadTooLarge(f"request body is {length} bytes; the limit is {max_bytes}")
-    raw = req.bounded_stream.read(max_bytes + 1)
+    if length is None and req.env.get("wsgi.input_terminated"):
+        # A chunked body has no Content-Length, and Falcon's bounded_stream then reads nothing;
+        # the server (gunicorn) decodes the chunks and ends this stream, so read it, still bounded.
+        raw = req.stream.read(max_bytes + 1)
+    else:
+        raw = req.bounded_stream.read(max_bytes + 1)
     if len(raw) > max_bytes:
         raise PayloadTooLarge(f"request body exceeds the limit of {max_bytes} bytes")
     if not raw.strip():
@@ -68,13 +85,22 @@ def read_json(req: falcon.Request, *, max_bytes: int, max_depth: int, required: 
     except UnicodeDecodeError as exc:
         raise RequestError(f"request body: invalid UTF-8 at byte {exc.start}") from None
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
     except RecursionError:
         raise RequestError(f"request body: JSON nested deeper than {max_depth} levels") from None
     except json.JSONDecodeError as exc:
         raise RequestError(f"request body: malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    except ValueError:  # an integer past Python's digit limit (4300) for str -> int conversion
+        raise RequestError("request body: a JSON number has too many digits") from None
     if _depth(data, max_depth) > max_depth:
         raise RequestError(f"request body: JSON nested deeper than {max_depth} levels")
+    if "\\u" in text:
+        # Valid UTF-8 bytes can still escape a lone surrogate ("\ud800"): not text, and it fails
+        # later (storage, validation) as a 500 or a poisoned queued event, so refuse it here.
+        try:
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise RequestError("request body: a string holds an unpaired surrogate escape (\\ud800-\\udfff)") from None
     return data
 
 

@@ -7,12 +7,21 @@ from typing import Any
 import falcon
 
 from ...bootstrap import Bootstrap
-from ...errors import NotFoundError
+from ...errors import MemoristError, NotFoundError
+from ...tenancy import ProjectError
 from .. import parsing
 from ..operations import operation
 from . import models as m
 
 TAGS = ("platform admin",)
+
+
+class BootstrapRefused(MemoristError):
+    """A tenancy refusal (e.g. 409 project exists) answered as ``{"detail"}``, like every non-project route."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class BootstrapResource:
@@ -23,8 +32,11 @@ class BootstrapResource:
                tags=TAGS, body=m.Bootstrap, status=201, errors=(400, 403, 409, 422))
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, m.Bootstrap, self._limits)
-        resp.media = self._bootstrap.everything(body.org_name, body.project_name, body.email, body.name,
-                                                body.password, body.role, body.org_id, body.project_id)
+        try:
+            resp.media = self._bootstrap.everything(body.org_name, body.project_name, body.email, body.name,
+                                                    body.password, body.role, body.org_id, body.project_id)
+        except ProjectError as exc:
+            raise BootstrapRefused(exc.message, exc.status) from None
         resp.status = falcon.HTTP_201
 
 

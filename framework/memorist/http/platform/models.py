@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from ...auth.users import normalize_email
+from ...errors import ValidationError
 
 ENTITY_KEYS = ("user_id", "agent_id", "run_id", "app_id")
+#: What the tenancy accepts as an organization or project id.
+TENANT_ID = r"^[A-Za-z0-9_\-]{1,64}$"
 
 
 class PlatformBody(BaseModel):
@@ -108,7 +113,8 @@ class Member(PlatformBody):
 class EventsQuery(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    page: int = Field(default=1, ge=1)
+    # Bounded like Paging.page: an unbounded page overflowed SQLite's 64-bit OFFSET (a 500).
+    page: int = Field(default=1, ge=1, le=1_000_000)
     page_size: int = Field(default=50, ge=1, le=200)
 
 
@@ -122,6 +128,24 @@ class Bootstrap(BaseModel):
     email: str = Field(min_length=3, max_length=320)
     name: str = Field(default="owner", min_length=1, max_length=255)
     password: str | None = Field(default=None, min_length=8, max_length=1024)
-    role: str = "OWNER"
-    org_id: str | None = None
-    project_id: str | None = None
+    # Checked here, before anything is created: the bootstrap writes the org, project and user
+    # one after another, so a role or id refused half-way used to leave them behind.
+    role: Literal["READER", "OWNER"] = "OWNER"
+    org_id: str | None = Field(default=None, pattern=TENANT_ID)
+    project_id: str | None = Field(default=None, pattern=TENANT_ID)
+
+    @field_validator("email")
+    @classmethod
+    def _email(cls, value: str) -> str:
+        try:
+            normalize_email(value)
+        except ValidationError as exc:
+            raise ValueError(exc.message.removeprefix("email: ")) from None
+        return value
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be blank")
+        return value
