@@ -59,8 +59,9 @@ def test_two_nodes_share_memories_events_and_sessions(nodes: tuple[Server, Serve
     assert listed["count"] == 6
 
     # A dashboard session made on one node works on the other (tokens live in the database).
-    tokens = a.post("/auth/register", json={"name": "Ida", "email": "ida@example.com",
-                                            "password": "ida-password"}).json()
+    assert a.post("/auth/users", headers=ADMIN, json={"name": "Ida", "email": "ida@example.com",
+                                                      "password": "ida-password"}).status_code == 201
+    tokens = a.post("/auth/login", json={"email": "ida@example.com", "password": "ida-password"}).json()
     assert b.get("/auth/me", headers={"Authorization": f"Bearer {tokens['access_token']}"}).status_code == 200
     rotated = b.post("/auth/refresh", json={"refresh_token": tokens["refresh_token"]})
     assert rotated.status_code == 200
