@@ -45,3 +45,24 @@ def benchmarks(session: nox.Session) -> None:
     """Retrieval benchmark on ../shared/data/locomo (pass options after ``--``)."""
     install(session)
     session.run("python", "benchmarks/locomo.py", *session.posargs)
+
+
+@nox.session(python="3.11")
+def fuzz(session: nox.Session) -> None:
+    """Long schemathesis run against a live server: ``nox -s fuzz -- 500`` (examples per operation)."""
+    import random
+
+    install(session)
+    examples = session.posargs[0] if session.posargs else "300"
+    session.run(
+        "python", "-m", "pytest", "tests/test_fuzz_schema.py", "-q", "-s", "--timeout=0",
+        env={"MEMORIST_FUZZ_EXAMPLES": examples, "MEMORIST_FUZZ_SEED": str(random.randrange(2**31)),
+             "MEMORIST_FUZZ_TIMEOUT": "3600"},
+    )
+
+
+@nox.session(python="3.11")
+def soak(session: nox.Session) -> None:
+    """Soak test with faults: ``nox -s soak -- --seconds 300 --kill-worker --restart``."""
+    install(session)
+    session.run("python", "benchmarks/soak.py", *session.posargs)
