@@ -42,7 +42,11 @@ class Bootstrap:
     def everything(self, org_name: str, project_name: str, email: str, name: str | None = None,
                    password: str | None = None, role: str = "OWNER", org_id: str | None = None,
                    project_id: str | None = None) -> dict[str, Any]:
-        """Organization + project + member + key in one step."""
+        """Organization + project + member + key in one step; a conflict is found before any write."""
+        if project_id is not None and self.tenancy.project_id_taken(project_id):
+            from .tenancy import ProjectError
+
+            raise ProjectError(f"project '{project_id}' already exists", 409)
         if org_id is None or not self.tenancy.org_exists(org_id):
             org_id = self.tenancy.create_org(org_name, org_id)["id"]
         project = self.tenancy.create_project(org_id, project_name, project_id=project_id)

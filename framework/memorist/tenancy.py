@@ -125,6 +125,10 @@ class Tenancy:
         with self._db.connect() as conn:
             return conn.execute(select(organizations.c.id).where(organizations.c.id == org_id)).first() is not None
 
+    def project_id_taken(self, project_id: str) -> bool:
+        with self._db.connect() as conn:
+            return conn.execute(select(projects.c.id).where(projects.c.id == project_id)).first() is not None
+
     def create_project(self, org_id: str, name: str, description: str = "", project_id: str | None = None,
                        settings: dict[str, Any] | None = None) -> Project:
         if not self.org_exists(org_id):
