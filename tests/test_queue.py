@@ -128,3 +128,26 @@ def test_back_pressure_refuses_past_the_bound(memory: Memory) -> None:
     with pytest.raises(QueueFull) as err:
         events.submit("default", "default", payload("three"))
     assert err.value.status == 429 and err.value.retry_after > 0
+
+
+def test_a_late_write_by_a_worker_that_lost_its_lease_is_adopted_once(memory: Memory, monkeypatch) -> None:
+    """A's lease expires after it planned; B deletes the (not yet written) planned ids, then A's
+    vectors land. B must treat that record as this event's own write, not as a duplicate."""
+    events = store(memory, lease_seconds=0.5)
+    event = events.submit("default", "default", payload("I keep seven copper lanterns in the attic."))
+    claimed = events.claim("slow-worker")
+    request = memory.add_request(**{**claimed.payload, "id_seed": claimed.id})
+    records, vectors = memory.adder.prepare(request)  # type: ignore[misc]
+    assert events.plan(claimed, "slow-worker", [r.id for r in records])
+    time.sleep(0.6)
+    taken = events.claim("fast-worker")
+    assert taken is not None and taken.id == event.id
+    store_ = memory.components.vector_store
+    store_.delete(taken.planned_ids or [])  # B's cleanup happens first ...
+    store_.upsert(records, vectors)  # ... then A's stalled write lands
+    monkeypatch.setattr(store_, "delete", lambda ids: 0)  # B already did its cleanup above
+    AddWorker(lambda: memory, events, threads=1, poll_seconds=0.01).process(taken, "fast-worker")
+    done = events.get(event.id)
+    assert done.status == SUCCEEDED and len(done.results) == 1
+    assert memory.list(user_id="u1").total == 1
+    assert [h["event"] for h in memory.history(done.results[0]["id"])] == ["ADD"]

@@ -61,8 +61,8 @@ class AddWorker:
         while not self._stop.is_set():
             try:
                 worked = self.run_once(owner)
-            except Exception:  # the database may be briefly away: keep going
-                log.exception("worker %s: claiming failed", owner)
+            except Exception as exc:  # the database may be briefly away: keep going, quietly
+                log.warning("worker %s: claiming failed (%s); retrying", owner, _describe(exc))
                 worked = False
             if not worked:
                 self._stop.wait(self._poll)

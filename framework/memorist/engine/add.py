@@ -20,7 +20,7 @@ from sqlalchemy.engine import Connection
 
 from ..components import Components
 from ..db import Database
-from ..filters import And, Condition
+from ..filters import And, Condition, Filter
 from ..records import (
     ExtractedFact,
     ExtractionRequest,
@@ -73,6 +73,11 @@ def coerce_categories(raw: Any) -> dict[str, str]:
     return out
 
 
+def memory_id(request: AddRequest, text_hash: str) -> str:
+    """The id a queued add gives a fact: derived from the event and the fact, so a redo matches."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{request.id_seed}/{text_hash}"))
+
+
 class AddPipeline:
     def __init__(
         self,
@@ -109,17 +114,17 @@ class AddPipeline:
         """
         observed_at = request.observed_at or utcnow()
         facts = self._facts(request, observed_at)
-        facts = self._unique(facts, request.scope)
+        facts = self._unique(facts, request)
         if not facts:
             return None
         vectors = self._c.embedder.embed([f.text for f in facts], "document")
-        keep = self._not_near_duplicates(vectors, request.scope)
+        keep = self._not_near_duplicates(vectors, request, facts)
         facts = [f for f, k in zip(facts, keep, strict=True) if k]
         vectors = vectors[np.array(keep, dtype=bool)] if facts else vectors[:0]
         if not facts:
             return None
         now = utcnow()
-        return [self._record(request, fact, observed_at, now, i) for i, fact in enumerate(facts)], vectors
+        return [self._record(request, fact, observed_at, now) for fact in facts], vectors
 
     def commit(self, request: AddRequest, records: list[MemoryRecord], conn: Connection) -> None:
         """History, entity counts and graph links of stored records, in the caller's transaction."""
@@ -153,8 +158,13 @@ class AddPipeline:
         )
         return [f for f in self._c.language_model.extract(extraction) if f.text.strip()]
 
-    def _unique(self, facts: Sequence[ExtractedFact], scope: Scope) -> list[ExtractedFact]:
-        """Drop facts whose normalized hash repeats in the batch or is already stored in the scope."""
+    def _unique(self, facts: Sequence[ExtractedFact], request: AddRequest) -> list[ExtractedFact]:
+        """Drop facts whose normalized hash repeats in the batch or is already stored in the scope.
+
+        A stored record carrying the id this very add would give the fact is not a
+        duplicate but this add's own earlier, interrupted write: it is redone.
+        """
+        scope = request.scope
         seen: set[str] = set()
         batch: list[ExtractedFact] = []
         for fact in facts:
@@ -167,12 +177,17 @@ class AddPipeline:
         stored = self._c.vector_store.list(
             And((exact_scope(scope), Condition("hash", "in", tuple(seen)))), 0, len(seen)
         )
-        existing = {r.hash for r in stored}
+        existing = {r.hash for r in stored if r.id != memory_id(request, r.hash)}
         return [f for f in batch if normalized_hash(f.text) not in existing]
 
-    def _not_near_duplicates(self, vectors: np.ndarray, scope: Scope) -> list[bool]:
+    def _not_near_duplicates(
+        self, vectors: np.ndarray, request: AddRequest, facts: Sequence[ExtractedFact]
+    ) -> list[bool]:
         keep: list[bool] = []
-        where = exact_scope(scope)
+        where: Filter = exact_scope(request.scope)
+        if request.id_seed:  # this add's own interrupted writes are not duplicates of it
+            own = tuple(memory_id(request, normalized_hash(f.text)) for f in facts)
+            where = And((where, Condition("id", "nin", own)))
         for i, vector in enumerate(vectors):
             hits = self._c.vector_store.search_vector(vector, 1, where)
             duplicate = bool(hits) and hits[0].score >= self._near_duplicate
@@ -185,19 +200,10 @@ class AddPipeline:
         return keep
 
     @staticmethod
-    def _record(
-        request: AddRequest, fact: ExtractedFact, observed_at: datetime, now: datetime, index: int
-    ) -> MemoryRecord:
+    def _record(request: AddRequest, fact: ExtractedFact, observed_at: datetime, now: datetime) -> MemoryRecord:
         text = fact.text.strip()[:MAX_TEXT]
-        memory_id = (
-            str(
-                uuid.uuid5(uuid.NAMESPACE_URL, f"{request.id_seed}/{index}/{normalized_hash(text)}")
-            )
-            if request.id_seed
-            else str(uuid.uuid4())
-        )
         return MemoryRecord(
-            id=memory_id,
+            id=memory_id(request, normalized_hash(text)) if request.id_seed else str(uuid.uuid4()),
             text=text,
             hash=normalized_hash(text),
             **request.scope.model_dump(),
