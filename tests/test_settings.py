@@ -141,3 +141,10 @@ def test_cli_reports_bad_config_without_traceback(tmp_path: Path) -> None:
         "error: embedder.options.modle: unknown option",
         "error: vector_store.provider 'lancdb' is not installed; installed: lancedb, pgvector",
     ]
+
+
+def test_one_option_from_the_environment_keeps_the_default_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMORIST_EMBEDDER__OPTIONS__THREADS", "1")
+    settings = load_settings()
+    assert settings.embedder.provider == "sentence-transformers"
+    assert settings.embedder.options == {"threads": "1"}

@@ -127,6 +127,15 @@ class LimitsSettings(BaseModel):
     max_json_depth: int = Field(default=64, ge=4)
 
 
+DEFAULT_PROVIDERS: dict[str, Any] = {
+    "language_model": {"provider": "heuristic"},
+    "embedder": {"provider": "sentence-transformers"},
+    "vector_store": {"provider": "lancedb"},
+    "reranker": {"provider": "mmr"},
+    "entity_extractor": {"provider": "rules"},
+}
+
+
 def _default_provider(name: str) -> Any:
     return Field(default_factory=lambda: ProviderSettings(provider=name))
 
@@ -142,11 +151,11 @@ class Settings(BaseSettings):
     )
 
     data_dir: Path = Path("memorist-data")
-    language_model: ProviderSettings = _default_provider("heuristic")
-    embedder: ProviderSettings = _default_provider("sentence-transformers")
-    vector_store: ProviderSettings = _default_provider("lancedb")
-    reranker: ProviderSettings = _default_provider("mmr")
-    entity_extractor: ProviderSettings = _default_provider("rules")
+    language_model: ProviderSettings = _default_provider(DEFAULT_PROVIDERS["language_model"]["provider"])
+    embedder: ProviderSettings = _default_provider(DEFAULT_PROVIDERS["embedder"]["provider"])
+    vector_store: ProviderSettings = _default_provider(DEFAULT_PROVIDERS["vector_store"]["provider"])
+    reranker: ProviderSettings = _default_provider(DEFAULT_PROVIDERS["reranker"]["provider"])
+    entity_extractor: ProviderSettings = _default_provider(DEFAULT_PROVIDERS["entity_extractor"]["provider"])
     server: ServerSettings = Field(default_factory=lambda: ServerSettings())
     database: DatabaseSettings = Field(default_factory=lambda: DatabaseSettings())
     engine: EngineSettings = Field(default_factory=lambda: EngineSettings())
@@ -191,7 +200,10 @@ class _YamlSource(PydanticBaseSettingsSource):
         return (_yaml_data.get() or {}).get(field_name), field_name, False
 
     def __call__(self) -> dict[str, Any]:
-        return dict(_yaml_data.get() or {})
+        # Provider defaults sit under the file, so that an environment variable for a single
+        # option (MEMORIST_EMBEDDER__OPTIONS__THREADS) merges into the default slot rather
+        # than replacing it: pydantic-settings deep-merges sources, not field defaults.
+        return deep_merge(DEFAULT_PROVIDERS, _yaml_data.get() or {})
 
 
 #: Environment names the self-hosted server documents without the MEMORIST_ prefix.

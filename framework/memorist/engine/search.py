@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ..components import Components
-from ..filters import And, Condition, Filter, evaluate
+from ..filters import And, Condition, Filter
 from ..records import ENTITY_SCOPE_FIELDS, EntityMention, MemoryRecord, Scope
 from ..settings import EngineSettings
 from .entities import EntityGraph, EntityMatch, scope_key
@@ -128,7 +128,7 @@ class HybridSearch:
                 else:
                     missing_semantic.add(hit.record.id)
             cand.keyword_raw = max(0.0, hit.score)
-        missing_semantic |= self._entity_signal(matches, where, candidates, pool)
+        self._entity_signal(matches, where, candidates, pool, query_vector)
         self._fill_semantic(query_vector, where, candidates, missing_semantic)
 
         best_keyword = max([c.keyword_raw for c in candidates.values()] + [KEYWORD_FLOOR])
@@ -153,11 +153,17 @@ class HybridSearch:
         ]
 
     def _entity_signal(
-        self, matches: list[EntityMatch], where: Filter, candidates: dict[str, Candidate], pool: int
-    ) -> set[str]:
-        """Score candidates by linked query entities; add graph-only candidates. Returns new ids."""
+        self,
+        matches: list[EntityMatch],
+        where: Filter,
+        candidates: dict[str, Candidate],
+        pool: int,
+        query_vector: np.ndarray,
+    ) -> None:
+        """Score candidates by linked query entities; add graph-only candidates (with their
+        semantic score, from one vector query restricted to them and to ``where``)."""
         if not matches:
-            return set()
+            return
         by_id: dict[str, EntityMatch] = {m.entity_id: m for m in matches}
         links = self._graph.memories_of(list(by_id), limit=max(pool * 20, 2000))
         for memory_id, entity_ids in links.items():
@@ -170,13 +176,12 @@ class HybridSearch:
             (mid for mid in links if mid not in candidates and links[mid] & specific),
             key=lambda mid: (-sum(by_id[e].weight for e in links[mid]), mid),
         )[: max(pool // 2, 10)]
-        added: set[str] = set()
-        for record in self._c.vector_store.get(extra):
-            if evaluate(where, record):
-                cand = candidates[record.id] = Candidate(record)
-                self._apply_entities(cand, links[record.id], by_id)
-                added.add(record.id)
-        return added
+        if not extra:
+            return
+        restricted = And((where, Condition("id", "in", tuple(extra))))
+        for hit in self._c.vector_store.search_vector(query_vector, len(extra), restricted):
+            cand = candidates[hit.record.id] = Candidate(hit.record, semantic=_clip(hit.score))
+            self._apply_entities(cand, links[hit.record.id], by_id)
 
     @staticmethod
     def _apply_entities(
