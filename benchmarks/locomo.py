@@ -69,23 +69,13 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument(
-        "--data", type=Path, default=DEFAULT_DATA, help="directory of LoCoMo JSON files"
-    )
-    parser.add_argument(
-        "--config", type=Path, help="Memorist YAML config (default: built-in embedded default)"
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="directory of LoCoMo JSON files")
+    parser.add_argument("--config", type=Path, help="Memorist YAML config (default: built-in embedded default)")
     parser.add_argument("--k", default="1,5,10,20,50", help="comma-separated cut-offs")
     parser.add_argument("--json", type=Path, help="write the figures to this file")
-    parser.add_argument(
-        "--data-dir", type=Path, help="Memorist data directory (default: a fresh temporary one)"
-    )
-    parser.add_argument(
-        "--limit", type=int, help="only the first N conversation files (quick runs)"
-    )
+    parser.add_argument("--data-dir", type=Path, help="Memorist data directory (default: a fresh temporary one)")
+    parser.add_argument("--limit", type=int, help="only the first N conversation files (quick runs)")
     parser.add_argument(
         "--reuse",
         action="store_true",
@@ -153,9 +143,7 @@ def main(argv: list[str] | None = None) -> int:
         "recall": {f"@{k}": round(statistics.mean(recall[k]), 4) for k in ks},
         "recall_by_category": {
             f"@{k}": {
-                str(c): round(statistics.mean(by_category[(k, c)]), 4)
-                for c in (1, 2, 3, 4)
-                if by_category[(k, c)]
+                str(c): round(statistics.mean(by_category[(k, c)]), 4) for c in (1, 2, 3, 4) if by_category[(k, c)]
             }
             for k in ks
         },
@@ -164,9 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     for k in ks:
         per_cat = " ".join(f"cat{c}={v}" for c, v in figures["recall_by_category"][f"@{k}"].items())
         print(f"recall@{k} = {figures['recall'][f'@{k}']:.3f}  ({per_cat})")
-    print(
-        f"ingest: {figures['ingest_turns_per_s']} turns/s ({turns_total} turns, {stored} memories stored)"
-    )
+    print(f"ingest: {figures['ingest_turns_per_s']} turns/s ({turns_total} turns, {stored} memories stored)")
     p50, p95 = figures["search_p50_ms"], figures["search_p95_ms"]
     print(f"search latency: p50 {p50} ms, p95 {p95} ms ({len(latencies)} queries)")
     if args.json:

@@ -89,22 +89,138 @@ ADMIN_KEY = "scale-admin-key-0123456789abcdef"
 JWT_SECRET = "scale-jwt-secret-0123456789abcdef0123456789"
 EXACT_PG_OPTIONS = "-c enable_indexscan=off"
 
-NAMES = ("Melanie", "Caroline", "Jon", "Gina", "Nate", "Joanna", "Audrey", "Andrew", "James", "John", "Maria",
-         "Tim", "Deborah", "Jolene", "Evan", "Sam", "Calvin", "Dave", "Priya", "Omar")
-VERBS = ("painted", "visited", "cooked", "repaired", "bought", "sold", "borrowed", "photographed", "planted",
-         "cleaned", "built", "found", "lost", "sketched", "watched", "adopted", "rented", "carried", "packed",
-         "ordered")
-ADJECTIVES = ("red", "old", "tiny", "heavy", "wooden", "bright", "quiet", "rusty", "golden", "fragile", "huge",
-              "vintage", "modern", "colorful", "broken", "shiny", "soft", "ancient", "strange", "favorite")
-NOUNS = ("bicycle", "guitar", "kayak", "painting", "garden", "recipe", "camera", "puppy", "violin", "lantern",
-         "telescope", "quilt", "canoe", "novel", "sculpture", "tent", "piano", "scarf", "mural", "pottery",
-         "marathon", "concert", "museum", "festival", "workshop", "bakery", "library", "harbor", "mountain",
-         "beach")
-PLACES = ("Paris", "Boston", "Denver", "Lisbon", "Tokyo", "Seattle", "Austin", "Madrid", "Oslo", "Chicago",
-          "the park", "the lake", "the studio", "the market", "the school", "the office", "the cabin",
-          "the city", "the village", "the island")
-WHEN = ("last week", "yesterday", "last summer", "on Sunday", "in May", "this morning", "last year",
-        "two days ago", "in the spring", "at the weekend")
+NAMES = (
+    "Melanie",
+    "Caroline",
+    "Jon",
+    "Gina",
+    "Nate",
+    "Joanna",
+    "Audrey",
+    "Andrew",
+    "James",
+    "John",
+    "Maria",
+    "Tim",
+    "Deborah",
+    "Jolene",
+    "Evan",
+    "Sam",
+    "Calvin",
+    "Dave",
+    "Priya",
+    "Omar",
+)
+VERBS = (
+    "painted",
+    "visited",
+    "cooked",
+    "repaired",
+    "bought",
+    "sold",
+    "borrowed",
+    "photographed",
+    "planted",
+    "cleaned",
+    "built",
+    "found",
+    "lost",
+    "sketched",
+    "watched",
+    "adopted",
+    "rented",
+    "carried",
+    "packed",
+    "ordered",
+)
+ADJECTIVES = (
+    "red",
+    "old",
+    "tiny",
+    "heavy",
+    "wooden",
+    "bright",
+    "quiet",
+    "rusty",
+    "golden",
+    "fragile",
+    "huge",
+    "vintage",
+    "modern",
+    "colorful",
+    "broken",
+    "shiny",
+    "soft",
+    "ancient",
+    "strange",
+    "favorite",
+)
+NOUNS = (
+    "bicycle",
+    "guitar",
+    "kayak",
+    "painting",
+    "garden",
+    "recipe",
+    "camera",
+    "puppy",
+    "violin",
+    "lantern",
+    "telescope",
+    "quilt",
+    "canoe",
+    "novel",
+    "sculpture",
+    "tent",
+    "piano",
+    "scarf",
+    "mural",
+    "pottery",
+    "marathon",
+    "concert",
+    "museum",
+    "festival",
+    "workshop",
+    "bakery",
+    "library",
+    "harbor",
+    "mountain",
+    "beach",
+)
+PLACES = (
+    "Paris",
+    "Boston",
+    "Denver",
+    "Lisbon",
+    "Tokyo",
+    "Seattle",
+    "Austin",
+    "Madrid",
+    "Oslo",
+    "Chicago",
+    "the park",
+    "the lake",
+    "the studio",
+    "the market",
+    "the school",
+    "the office",
+    "the cabin",
+    "the city",
+    "the village",
+    "the island",
+)
+WHEN = (
+    "last week",
+    "yesterday",
+    "last summer",
+    "on Sunday",
+    "in May",
+    "this morning",
+    "last year",
+    "two days ago",
+    "in the spring",
+    "at the weekend",
+)
 STORES = ("lancedb", "pgvector")
 INDEX_MODES = ("none", "ann")
 
@@ -149,10 +265,12 @@ def make_queries(count: int, seed: int) -> list[str]:
     out = []
     for i in range(count):
         name, verb, adj, noun, place = (str(rng.choice(x)) for x in (NAMES, VERBS, ADJECTIVES, NOUNS, PLACES))
-        shapes = (f"What did {name} do with the {adj} {noun} in {place}?",
-                  f"Who {verb} a {noun} in {place}?",
-                  f"When did {name} {verb.rstrip('ed')} the {adj} {noun}?",
-                  f"Tell me about the {adj} {noun} {name} {verb}.")
+        shapes = (
+            f"What did {name} do with the {adj} {noun} in {place}?",
+            f"Who {verb} a {noun} in {place}?",
+            f"When did {name} {verb.rstrip('ed')} the {adj} {noun}?",
+            f"Tell me about the {adj} {noun} {name} {verb}.",
+        )
         out.append(shapes[i % len(shapes)])
     return out
 
@@ -162,8 +280,10 @@ def batch_texts(rng: np.random.Generator, count: int) -> tuple[list[str], np.nda
     sizes = (len(NAMES), len(VERBS), len(ADJECTIVES), len(NOUNS), len(PLACES), len(WHEN))
     picks = np.stack([rng.integers(0, n, count) for n in sizes], axis=1)
     offsets = np.cumsum((0, *sizes[:-1]))
-    texts = [f"{NAMES[a]} {VERBS[b]} a {ADJECTIVES[c]} {NOUNS[d]} in {PLACES[e]} {WHEN[f]}."
-             for a, b, c, d, e, f in picks.tolist()]
+    texts = [
+        f"{NAMES[a]} {VERBS[b]} a {ADJECTIVES[c]} {NOUNS[d]} in {PLACES[e]} {WHEN[f]}."
+        for a, b, c, d, e, f in picks.tolist()
+    ]
     return texts, picks + offsets
 
 
@@ -201,8 +321,15 @@ def settings_for(spec: dict[str, Any], mode: str) -> dict[str, Any]:
 def server_env(spec: dict[str, Any], mode: str) -> dict[str, str]:
     """The same configuration as environment variables, for ``memorist serve``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORIST_")}
-    env.update({"ADMIN_API_KEY": ADMIN_KEY, "JWT_SECRET": JWT_SECRET, "HF_HUB_OFFLINE": "1",
-                "TOKENIZERS_PARALLELISM": "false", "MEMORIST_QUEUE__WORKERS": "0"})
+    env.update(
+        {
+            "ADMIN_API_KEY": ADMIN_KEY,
+            "JWT_SECRET": JWT_SECRET,
+            "HF_HUB_OFFLINE": "1",
+            "TOKENIZERS_PARALLELISM": "false",
+            "MEMORIST_QUEUE__WORKERS": "0",
+        }
+    )
     if spec["embedder"] == "hashing":
         env.update(PYTHONPATH=str(ROOT), MEMORIST_PLUGIN_MODULES="tests.plugins.hashing")
     for key, value in flatten("MEMORIST", settings_for(spec, mode)).items():
@@ -214,8 +341,7 @@ def flatten(prefix: str, value: Any) -> dict[str, str]:
     if isinstance(value, dict):
         out: dict[str, str] = {}
         for key, item in value.items():
-            out.update(flatten(f"{prefix}__{key.upper()}" if prefix != "MEMORIST" else f"{prefix}_{key.upper()}",
-                               item))
+            out.update(flatten(f"{prefix}__{key.upper()}" if prefix != "MEMORIST" else f"{prefix}_{key.upper()}", item))
         return out
     return {prefix: str(value)}
 
@@ -277,18 +403,36 @@ def child_load(spec: dict[str, Any]) -> dict[str, Any]:
         for offset, text in enumerate(texts):
             row = start + offset
             moment = base + timedelta(seconds=row)
-            records.append(MemoryRecord.model_construct(
-                id=record_id(row), text=text, hash=normalized_hash(text), org_id="default", project_id="default",
-                user_id=f"u{row % spec['users']}", agent_id=None, run_id=None, app_id=None, categories=[],
-                metadata={"row": row}, attributed_to="user", speaker=None, source_message=0, observed_at=moment,
-                created_at=moment, updated_at=moment, expires_at=None))
+            records.append(
+                MemoryRecord.model_construct(
+                    id=record_id(row),
+                    text=text,
+                    hash=normalized_hash(text),
+                    org_id="default",
+                    project_id="default",
+                    user_id=f"u{row % spec['users']}",
+                    agent_id=None,
+                    run_id=None,
+                    app_id=None,
+                    categories=[],
+                    metadata={"row": row},
+                    attributed_to="user",
+                    speaker=None,
+                    source_message=0,
+                    observed_at=moment,
+                    created_at=moment,
+                    updated_at=moment,
+                    expires_at=None,
+                )
+            )
         t0 = time.perf_counter()
         store.upsert(records, vectors)
         upsert_seconds += time.perf_counter() - t0
         scores = queries @ vectors.T
         merged_scores = np.concatenate([best_scores, scores], axis=1)
-        merged_rows = np.concatenate([best_rows, np.broadcast_to(np.arange(start, start + count), scores.shape)],
-                                     axis=1)
+        merged_rows = np.concatenate(
+            [best_rows, np.broadcast_to(np.arange(start, start + count), scores.shape)], axis=1
+        )
         top = np.argsort(-merged_scores, axis=1, kind="stable")[:, :k]
         best_scores = np.take_along_axis(merged_scores, top, axis=1)
         best_rows = np.take_along_axis(merged_rows, top, axis=1)
@@ -301,9 +445,15 @@ def child_load(spec: dict[str, Any]) -> dict[str, Any]:
     finish_seconds = time.perf_counter() - t0
     count = store.count()
     memory.close()
-    return {"rows": count, "load_s": round(load_seconds, 1), "upsert_s": round(upsert_seconds, 1),
-            "rows_per_s": round(size / upsert_seconds, 1), "finish_s": round(finish_seconds, 1),
-            "truth": best_rows.tolist(), "load_peak_rss_mb": peak_rss_mb()}
+    return {
+        "rows": count,
+        "load_s": round(load_seconds, 1),
+        "upsert_s": round(upsert_seconds, 1),
+        "rows_per_s": round(size / upsert_seconds, 1),
+        "finish_s": round(finish_seconds, 1),
+        "truth": best_rows.tolist(),
+        "load_peak_rss_mb": peak_rss_mb(),
+    }
 
 
 def drop_hnsw(spec: dict[str, Any]) -> None:
@@ -353,7 +503,9 @@ def index_check(spec: dict[str, Any], mode: str, query_vector: np.ndarray) -> st
         conn.execute("SET hnsw.ef_search = 100")
         rows = conn.execute(
             "EXPLAIN SELECT id FROM memories WHERE org_id = 'default' AND project_id = 'default' "
-            "AND user_id = 'u0' ORDER BY embedding <=> %s LIMIT 100", (query_vector,)).fetchall()
+            "AND user_id = 'u0' ORDER BY embedding <=> %s LIMIT 100",
+            (query_vector,),
+        ).fetchall()
     nodes = [r[0].strip().removeprefix("->").strip().split("  (cost")[0] for r in rows]
     chain = " > ".join(n for n in nodes if n and not n.startswith(("Order By", "Filter", "Sort Key", "Index Cond")))
     return f"plan ({'HNSW' if 'memories_hnsw' in chain else 'no HNSW'}): {chain}"
@@ -432,9 +584,16 @@ def child_ingest(spec: dict[str, Any]) -> dict[str, Any]:
     seconds = time.perf_counter() - began
     stored = memory.components.vector_store.count() - before
     memory.close()
-    return {"store": spec["store"], "adds": spec["adds"], "memories": stored, "seconds": round(seconds, 1),
-            "adds_per_s": round(spec["adds"] / seconds, 2), "add_p50_ms": round(statistics.median(per_add), 1),
-            "add_p95_ms": round(percentile(per_add, 0.95), 1), "rss_mb": rss_mb()}
+    return {
+        "store": spec["store"],
+        "adds": spec["adds"],
+        "memories": stored,
+        "seconds": round(seconds, 1),
+        "adds_per_s": round(spec["adds"] / seconds, 2),
+        "add_p50_ms": round(statistics.median(per_add), 1),
+        "add_p95_ms": round(percentile(per_add, 0.95), 1),
+        "rss_mb": rss_mb(),
+    }
 
 
 def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
@@ -456,7 +615,12 @@ def measure_http(spec: dict[str, Any], mode: str, count: int, workdir: Path) -> 
     log = open(workdir / f"server-{spec['store']}-{spec['size']}-{mode}.log", "ab")
     process = subprocess.Popen(
         [sys.executable, "-m", "memorist.cli", "serve", "--port", str(port), "--workers", "1"],
-        env=server_env(spec, mode), stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, start_new_session=True)
+        env=server_env(spec, mode),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        cwd=ROOT,
+        start_new_session=True,
+    )
     http = requests.Session()
     http.trust_env = False
     try:
@@ -477,9 +641,12 @@ def measure_http(spec: dict[str, Any], mode: str, count: int, workdir: Path) -> 
 
         def search(i: int) -> float:
             t0 = time.perf_counter()
-            resp = http.post(f"{url}/search", headers=headers, timeout=120,
-                             json={"query": queries[i % len(queries)], "user_id": f"u{i % spec['users']}",
-                                   "top_k": spec["top_k"]})
+            resp = http.post(
+                f"{url}/search",
+                headers=headers,
+                timeout=120,
+                json={"query": queries[i % len(queries)], "user_id": f"u{i % spec['users']}", "top_k": spec["top_k"]},
+            )
             elapsed = (time.perf_counter() - t0) * 1000
             resp.raise_for_status()
             return elapsed
@@ -497,8 +664,11 @@ def measure_http(spec: dict[str, Any], mode: str, count: int, workdir: Path) -> 
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
         log.close()
-    return {"http_p50_ms": round(statistics.median(latencies), 2),
-            "http_p95_ms": round(percentile(latencies, 0.95), 2), "server_rss_mb": server_rss}
+    return {
+        "http_p50_ms": round(statistics.median(latencies), 2),
+        "http_p95_ms": round(percentile(latencies, 0.95), 2),
+        "server_rss_mb": server_rss,
+    }
 
 
 # -- PostgreSQL ------------------------------------------------------------------------------------------------
@@ -525,8 +695,9 @@ class Postgres:
 
         name = f"scale_{uuid.uuid4().hex[:8]}"
         parsed = make_url(self.base).set(drivername="postgresql+psycopg")
-        with psycopg.connect(libpq_url(parsed.set(database="postgres").render_as_string(hide_password=False)),
-                             autocommit=True) as conn:
+        with psycopg.connect(
+            libpq_url(parsed.set(database="postgres").render_as_string(hide_password=False)), autocommit=True
+        ) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')
         target = parsed.set(database=name).render_as_string(hide_password=False)
         with psycopg.connect(libpq_url(target), autocommit=True) as conn:
@@ -542,19 +713,23 @@ class Postgres:
 
 
 def print_table(rows: list[dict[str, Any]]) -> None:
-    header = (f"{'store':<8} {'index':<5} {'size':>8} {'load s':>7} {'rows/s':>8} {'build s':>7} "
-              f"{'search p50/p95 ms':>18} {'vector p50/p95 ms':>18} {'recall':>6} {'http p50/p95 ms':>16} "
-              f"{'rss open/after/peak MB':>23} {'server MB':>9} {'disk MB':>8}")
+    header = (
+        f"{'store':<8} {'index':<5} {'size':>8} {'load s':>7} {'rows/s':>8} {'build s':>7} "
+        f"{'search p50/p95 ms':>18} {'vector p50/p95 ms':>18} {'recall':>6} {'http p50/p95 ms':>16} "
+        f"{'rss open/after/peak MB':>23} {'server MB':>9} {'disk MB':>8}"
+    )
     print(header)
     for r in rows:
         build = r.get("build_s")
         http = f"{r['http_p50_ms']}/{r['http_p95_ms']}" if "http_p50_ms" in r else "-"
-        print(f"{r['store']:<8} {r['index']:<5} {r['size']:>8} {r['load_s']:>7} {r['rows_per_s']:>8} "
-              f"{build if build is not None else '-':>7} "
-              f"{str(r['search_p50_ms']) + '/' + str(r['search_p95_ms']):>18} "
-              f"{str(r['vector_p50_ms']) + '/' + str(r['vector_p95_ms']):>18} {r['recall_at_k']!s:>6} {http:>16} "
-              f"{str(r['rss_open_mb']) + '/' + str(r['rss_after_mb']) + '/' + str(r['rss_peak_mb']):>23} "
-              f"{r.get('server_rss_mb', '-')!s:>9} {r['disk_mb']:>8}")
+        print(
+            f"{r['store']:<8} {r['index']:<5} {r['size']:>8} {r['load_s']:>7} {r['rows_per_s']:>8} "
+            f"{build if build is not None else '-':>7} "
+            f"{str(r['search_p50_ms']) + '/' + str(r['search_p95_ms']):>18} "
+            f"{str(r['vector_p50_ms']) + '/' + str(r['vector_p95_ms']):>18} {r['recall_at_k']!s:>6} {http:>16} "
+            f"{str(r['rss_open_mb']) + '/' + str(r['rss_after_mb']) + '/' + str(r['rss_peak_mb']):>23} "
+            f"{r.get('server_rss_mb', '-')!s:>9} {r['disk_mb']:>8}"
+        )
     for r in rows:
         print(f"  {r['store']} {r['index']} {r['size']}: {r['check']}")
 
@@ -572,8 +747,11 @@ def plot(rows: list[dict[str, Any]], out: Path) -> None:
     colors = {c: f"C{i}" for i, c in enumerate(configs)}
     for ax, (key, title) in zip(axes, panels, strict=False):
         for config in configs:
-            points = sorted((r["size"], r.get(f"{key}_p50_ms"), r.get(f"{key}_p95_ms")) for r in rows
-                            if (r["store"], r["index"]) == config and r.get(f"{key}_p50_ms") is not None)
+            points = sorted(
+                (r["size"], r.get(f"{key}_p50_ms"), r.get(f"{key}_p95_ms"))
+                for r in rows
+                if (r["store"], r["index"]) == config and r.get(f"{key}_p50_ms") is not None
+            )
             if not points:
                 continue
             sizes = [p[0] for p in points]
@@ -587,17 +765,20 @@ def plot(rows: list[dict[str, Any]], out: Path) -> None:
         ax.legend(fontsize=7, loc="best")
     ax = axes[2]
     for config in configs:
-        points = sorted((r["size"], r["rss_after_mb"], r.get("server_rss_mb")) for r in rows
-                        if (r["store"], r["index"]) == config)
+        points = sorted(
+            (r["size"], r["rss_after_mb"], r.get("server_rss_mb")) for r in rows if (r["store"], r["index"]) == config
+        )
         label = f"{config[0]} {'exact' if config[1] == 'none' else 'ANN'}"
-        ax.plot([p[0] for p in points], [p[1] for p in points], "o-", color=colors[config],
-                label=f"{label} in-process")
+        ax.plot([p[0] for p in points], [p[1] for p in points], "o-", color=colors[config], label=f"{label} in-process")
         served = [p for p in points if p[2] is not None]
         if served:
-            ax.plot([p[0] for p in served], [p[2] for p in served], "^:", color=colors[config],
-                    label=f"{label} server")
-    ax.set(xscale="log", xlabel="memories in the store", ylabel="RSS after searches (MiB)",
-           title="resident memory (PostgreSQL's own not included)")
+            ax.plot([p[0] for p in served], [p[2] for p in served], "^:", color=colors[config], label=f"{label} server")
+    ax.set(
+        xscale="log",
+        xlabel="memories in the store",
+        ylabel="RSS after searches (MiB)",
+        title="resident memory (PostgreSQL's own not included)",
+    )
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, loc="best")
     fig.suptitle("Memorist search latency and memory against store size")
@@ -638,44 +819,86 @@ def max_size_of(text: str) -> tuple[str, int]:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", type=sizes_of, default=sizes_of("10000,100000,1000000"),
-                        help="store sizes, comma-separated (default 10000,100000,1000000)")
-    parser.add_argument("--stores", type=csv_of(STORES), default=list(STORES),
-                        help="vector stores: lancedb,pgvector (default both)")
-    parser.add_argument("--index", type=csv_of(INDEX_MODES), default=list(INDEX_MODES),
-                        help="index modes: none (exact search), ann (LanceDB ivf_hnsw_sq, pgvector HNSW) "
-                             "(default both)")
-    parser.add_argument("--max-size", type=max_size_of, action="append", default=[], metavar="STORE=N",
-                        help="skip sizes above N for STORE, e.g. pgvector=10000 (repeatable)")
-    parser.add_argument("--queries", type=int, default=100,
-                        help="timed in-process searches per configuration (default 100)")
-    parser.add_argument("--http-queries", type=int, default=50,
-                        help="timed HTTP searches per configuration; 0 skips HTTP (default 50)")
+    parser.add_argument(
+        "--sizes",
+        type=sizes_of,
+        default=sizes_of("10000,100000,1000000"),
+        help="store sizes, comma-separated (default 10000,100000,1000000)",
+    )
+    parser.add_argument(
+        "--stores", type=csv_of(STORES), default=list(STORES), help="vector stores: lancedb,pgvector (default both)"
+    )
+    parser.add_argument(
+        "--index",
+        type=csv_of(INDEX_MODES),
+        default=list(INDEX_MODES),
+        help="index modes: none (exact search), ann (LanceDB ivf_hnsw_sq, pgvector HNSW) (default both)",
+    )
+    parser.add_argument(
+        "--max-size",
+        type=max_size_of,
+        action="append",
+        default=[],
+        metavar="STORE=N",
+        help="skip sizes above N for STORE, e.g. pgvector=10000 (repeatable)",
+    )
+    parser.add_argument(
+        "--queries", type=int, default=100, help="timed in-process searches per configuration (default 100)"
+    )
+    parser.add_argument(
+        "--http-queries", type=int, default=50, help="timed HTTP searches per configuration; 0 skips HTTP (default 50)"
+    )
     parser.add_argument("--warmup", type=int, default=5, help="untimed searches before timing (default 5)")
     parser.add_argument("--top-k", type=int, default=10, help="top_k of every search and k of recall (default 10)")
-    parser.add_argument("--users", type=int, default=1,
-                        help="users the records are spread over; each search is confined to one (default 1: "
-                             "every search covers the whole store)")
+    parser.add_argument(
+        "--users",
+        type=int,
+        default=1,
+        help="users the records are spread over; each search is confined to one (default 1: "
+        "every search covers the whole store)",
+    )
     parser.add_argument("--batch", type=int, default=10000, help="records per upsert call (default 10000)")
-    parser.add_argument("--vectors", choices=("composed", "random"), default="composed",
-                        help="composed: mean of the text's word embeddings + noise (default); random: unit vectors")
-    parser.add_argument("--noise", type=float, default=0.5,
-                        help="norm of the Gaussian noise added to composed vectors before normalizing "
-                             "(default 0.5)")
-    parser.add_argument("--ingest-adds", type=int, default=500,
-                        help="Memory.add calls of the separate ingest measurement, per store; 0 skips (default 500)")
-    parser.add_argument("--embedder", choices=("default", "hashing"), default="default",
-                        help="default: the configured sentence-transformers model; hashing: the fast test "
-                             "embedder at 384 dimensions (only to try the script quickly)")
+    parser.add_argument(
+        "--vectors",
+        choices=("composed", "random"),
+        default="composed",
+        help="composed: mean of the text's word embeddings + noise (default); random: unit vectors",
+    )
+    parser.add_argument(
+        "--noise",
+        type=float,
+        default=0.5,
+        help="norm of the Gaussian noise added to composed vectors before normalizing (default 0.5)",
+    )
+    parser.add_argument(
+        "--ingest-adds",
+        type=int,
+        default=500,
+        help="Memory.add calls of the separate ingest measurement, per store; 0 skips (default 500)",
+    )
+    parser.add_argument(
+        "--embedder",
+        choices=("default", "hashing"),
+        default="default",
+        help="default: the configured sentence-transformers model; hashing: the fast test "
+        "embedder at 384 dimensions (only to try the script quickly)",
+    )
     parser.add_argument("--database-url", help="a PostgreSQL with pgvector (superuser; default: start pgserver)")
-    parser.add_argument("--pg-maintenance-work-mem", default="1GB",
-                        help="maintenance_work_mem of the HNSW build (default 1GB)")
+    parser.add_argument(
+        "--pg-maintenance-work-mem", default="1GB", help="maintenance_work_mem of the HNSW build (default 1GB)"
+    )
     parser.add_argument("--seed", type=int, default=7, help="random seed of texts, vectors and queries")
     parser.add_argument("--workdir", type=Path, help="where stores and server logs go (default: a temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
-    parser.add_argument("--merge", type=Path, action="append", default=[], metavar="JSON",
-                        help="add the results of an earlier --json output to the table, plot and JSON "
-                             "(e.g. a slow 1M run made separately; repeatable)")
+    parser.add_argument(
+        "--merge",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="JSON",
+        help="add the results of an earlier --json output to the table, plot and JSON "
+        "(e.g. a slow 1M run made separately; repeatable)",
+    )
     parser.add_argument("--plot", type=Path, metavar="OUT.png", help="write the latency/RSS plot here")
     parser.add_argument("--json", type=Path, metavar="OUT", help="write every figure as JSON")
     return parser
@@ -697,17 +920,29 @@ def main(argv: list[str] | None = None) -> int:
                 if size > caps.get(store, size):
                     continue
                 spec: dict[str, Any] = {
-                    "store": store, "size": size, "data_dir": str(workdir / f"{store}-{size}"), "batch": args.batch,
-                    "queries": queries, "top_k": args.top_k, "users": args.users, "seed": args.seed,
-                    "vectors": args.vectors, "noise": args.noise, "warmup": args.warmup, "embedder": args.embedder,
+                    "store": store,
+                    "size": size,
+                    "data_dir": str(workdir / f"{store}-{size}"),
+                    "batch": args.batch,
+                    "queries": queries,
+                    "top_k": args.top_k,
+                    "users": args.users,
+                    "seed": args.seed,
+                    "vectors": args.vectors,
+                    "noise": args.noise,
+                    "warmup": args.warmup,
+                    "embedder": args.embedder,
                     "pg_maintenance_work_mem": args.pg_maintenance_work_mem,
                     "database_url": pg.fresh() if pg is not None and store == "pgvector" else None,
                 }
                 t0 = time.monotonic()
                 loaded = in_child(child_load, spec)
                 spec["truth"] = loaded.pop("truth")
-                print(f"{store} {size}: loaded in {loaded['load_s']} s ({loaded['rows_per_s']} rows/s in upsert), "
-                      f"{'optimize' if store == 'lancedb' else 'HNSW build'} {loaded['finish_s']} s", flush=True)
+                print(
+                    f"{store} {size}: loaded in {loaded['load_s']} s ({loaded['rows_per_s']} rows/s in upsert), "
+                    f"{'optimize' if store == 'lancedb' else 'HNSW build'} {loaded['finish_s']} s",
+                    flush=True,
+                )
                 for mode in args.index:
                     row: dict[str, Any] = {"store": store, "index": mode, "size": size, **loaded}
                     if store == "lancedb" and mode == "ann":
@@ -718,21 +953,33 @@ def main(argv: list[str] | None = None) -> int:
                     if args.http_queries:
                         row.update(measure_http(spec, mode, args.http_queries, workdir))
                     rows.append(row)
-                    print(f"  {mode}: search p50 {row['search_p50_ms']} ms p95 {row['search_p95_ms']} ms, "
-                          f"recall@{args.top_k} {row['recall_at_k']}, http p50 {row.get('http_p50_ms', '-')} ms, "
-                          f"rss {row['rss_after_mb']} MB ({row['check']})", flush=True)
+                    print(
+                        f"  {mode}: search p50 {row['search_p50_ms']} ms p95 {row['search_p95_ms']} ms, "
+                        f"recall@{args.top_k} {row['recall_at_k']}, http p50 {row.get('http_p50_ms', '-')} ms, "
+                        f"rss {row['rss_after_mb']} MB ({row['check']})",
+                        flush=True,
+                    )
                 print(f"  {store} {size} done in {time.monotonic() - t0:.0f} s", flush=True)
                 if not args.keep and store == "lancedb":
                     shutil.rmtree(spec["data_dir"], ignore_errors=True)
             if args.ingest_adds:
-                spec = {"store": store, "data_dir": str(workdir / f"{store}-ingest"), "adds": args.ingest_adds,
-                        "users": max(args.users, 10), "seed": args.seed, "embedder": args.embedder,
-                        "database_url": pg.fresh() if pg is not None and store == "pgvector" else None}
+                spec = {
+                    "store": store,
+                    "data_dir": str(workdir / f"{store}-ingest"),
+                    "adds": args.ingest_adds,
+                    "users": max(args.users, 10),
+                    "seed": args.seed,
+                    "embedder": args.embedder,
+                    "database_url": pg.fresh() if pg is not None and store == "pgvector" else None,
+                }
                 result = in_child(child_ingest, spec)
                 ingest.append(result)
-                print(f"{store} ingest: {result['adds']} adds in {result['seconds']} s = {result['adds_per_s']} "
-                      f"adds/s (p50 {result['add_p50_ms']} ms, p95 {result['add_p95_ms']} ms), "
-                      f"{result['memories']} memories", flush=True)
+                print(
+                    f"{store} ingest: {result['adds']} adds in {result['seconds']} s = {result['adds_per_s']} "
+                    f"adds/s (p50 {result['add_p50_ms']} ms, p95 {result['add_p95_ms']} ms), "
+                    f"{result['memories']} memories",
+                    flush=True,
+                )
     finally:
         if pg is not None:
             pg.cleanup()
@@ -744,21 +991,31 @@ def main(argv: list[str] | None = None) -> int:
         rows.extend(dict(r, merged_from=str(path)) for r in earlier["results"])
         ingest.extend(dict(r, merged_from=str(path)) for r in earlier.get("ingest", []))
     rows.sort(key=lambda r: (r["store"], r["index"], r["size"]))
-    print(f"\nsearch latency and memory (top_k {args.top_k}, {args.queries} in-process / {args.http_queries} HTTP "
-          f"queries, {args.users} user(s), {args.vectors} vectors, embedder {args.embedder}); total {total:.0f} s")
+    print(
+        f"\nsearch latency and memory (top_k {args.top_k}, {args.queries} in-process / {args.http_queries} HTTP "
+        f"queries, {args.users} user(s), {args.vectors} vectors, embedder {args.embedder}); total {total:.0f} s"
+    )
     print_table(rows)
     if ingest:
         print("\ningest (Memory.add, one message each)")
         for r in ingest:
-            print(f"  {r['store']:<8} {r['adds']} adds, {r['memories']} memories: {r['adds_per_s']} adds/s, "
-                  f"p50 {r['add_p50_ms']} ms, p95 {r['add_p95_ms']} ms, rss {r['rss_mb']} MB")
+            print(
+                f"  {r['store']:<8} {r['adds']} adds, {r['memories']} memories: {r['adds_per_s']} adds/s, "
+                f"p50 {r['add_p50_ms']} ms, p95 {r['add_p95_ms']} ms, rss {r['rss_mb']} MB"
+            )
     if args.plot and rows:
         plot(rows, args.plot)
         print(f"plot: {args.plot}")
     if args.json:
         # default=str: paths (also inside --merge's list) become strings
-        args.json.write_text(json.dumps({"config": vars(args), "total_s": round(total, 1), "results": rows,
-                                         "ingest": ingest}, indent=2, default=str) + "\n")
+        args.json.write_text(
+            json.dumps(
+                {"config": vars(args), "total_s": round(total, 1), "results": rows, "ingest": ingest},
+                indent=2,
+                default=str,
+            )
+            + "\n"
+        )
     return 0
 
 

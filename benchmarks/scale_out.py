@@ -66,8 +66,9 @@ def fresh_database(base_url: str) -> str:
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     target = url.set(database=name)
-    with psycopg.connect(target.set(drivername="postgresql").render_as_string(hide_password=False),
-                         autocommit=True) as conn:
+    with psycopg.connect(
+        target.set(drivername="postgresql").render_as_string(hide_password=False), autocommit=True
+    ) as conn:
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
     return target.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
 
@@ -76,15 +77,25 @@ def start_servers(count: int, database_url: str, workdir: Path) -> list[tuple[su
     servers = []
     for index in range(count):
         port = free_port()
-        env = {**os.environ, "MEMORIST_DATABASE__URL": database_url, "MEMORIST_VECTOR_STORE__PROVIDER": "pgvector",
-               "MEMORIST_DATA_DIR": str(workdir / f"node{index}"), "ADMIN_API_KEY": ADMIN_KEY,
-               "JWT_SECRET": "scale-out-jwt-secret-0123456789abcdef", "HF_HUB_OFFLINE": "1"}
+        env = {
+            **os.environ,
+            "MEMORIST_DATABASE__URL": database_url,
+            "MEMORIST_VECTOR_STORE__PROVIDER": "pgvector",
+            "MEMORIST_DATA_DIR": str(workdir / f"node{index}"),
+            "ADMIN_API_KEY": ADMIN_KEY,
+            "JWT_SECRET": "scale-out-jwt-secret-0123456789abcdef",
+            "HF_HUB_OFFLINE": "1",
+        }
         process = subprocess.Popen(
             [sys.executable, "-m", "memorist.cli", "serve", "--port", str(port), "--workers", "1"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            cwd=ROOT,
         )
         servers.append((process, f"http://127.0.0.1:{port}"))
-    for process, url in servers:
+    for _process, url in servers:
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline:
             try:
@@ -114,14 +125,22 @@ def run(count: int, database_url: str, adds: int, searches: int, clients: int) -
     servers = start_servers(count, database_url, workdir)
     urls = [url for _, url in servers]
     try:
-        key = requests.post(f"{urls[0]}/api/v1/admin/bootstrap/", headers={"X-API-Key": ADMIN_KEY}, timeout=30,
-                            json={"org_name": "Bench", "project_name": f"p{count}", "email": f"b{count}@x.io"}).json()["key"]
+        key = requests.post(
+            f"{urls[0]}/api/v1/admin/bootstrap/",
+            headers={"X-API-Key": ADMIN_KEY},
+            timeout=30,
+            json={"org_name": "Bench", "project_name": f"p{count}", "email": f"b{count}@x.io"},
+        ).json()["key"]
         headers = {"Authorization": f"Token {key}"}
 
         def add(i: int) -> str:
             text = f"Note {i}: I visited the museum of {['art', 'science', 'history', 'music'][i % 4]} in city {i}."
-            resp = requests.post(f"{urls[i % len(urls)]}/v3/memories/add/", headers=headers, timeout=60,
-                                 json={"messages": [{"role": "user", "content": text}], "user_id": f"u{i % 20}"})
+            resp = requests.post(
+                f"{urls[i % len(urls)]}/v3/memories/add/",
+                headers=headers,
+                timeout=60,
+                json={"messages": [{"role": "user", "content": text}], "user_id": f"u{i % 20}"},
+            )
             return str(resp.json()["event_id"])
 
         started = time.perf_counter()
@@ -138,17 +157,27 @@ def run(count: int, database_url: str, adds: int, searches: int, clients: int) -
 
         def search(i: int) -> float:
             began = time.perf_counter()
-            requests.post(f"{urls[i % len(urls)]}/v3/memories/search/", headers=headers, timeout=60,
-                          json={"query": f"Which museum did I visit in city {i}?", "filters": {"user_id": f"u{i % 20}"}})
+            requests.post(
+                f"{urls[i % len(urls)]}/v3/memories/search/",
+                headers=headers,
+                timeout=60,
+                json={"query": f"Which museum did I visit in city {i}?", "filters": {"user_id": f"u{i % 20}"}},
+            )
             return (time.perf_counter() - began) * 1000
 
         with ThreadPoolExecutor(clients) as pool:
             latencies = list(pool.map(search, range(searches)))
     finally:
         stop_servers(servers)
-    return {"processes": count, "adds": adds, "add_events_per_s": round(adds / add_seconds, 2),
-            "search_p50_ms": round(statistics.median(latencies), 2), "search_p95_ms": round(percentile(latencies, 0.95), 2),
-            "searches": searches, "clients": clients}
+    return {
+        "processes": count,
+        "adds": adds,
+        "add_events_per_s": round(adds / add_seconds, 2),
+        "search_p50_ms": round(statistics.median(latencies), 2),
+        "search_p95_ms": round(percentile(latencies, 0.95), 2),
+        "searches": searches,
+        "clients": clients,
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,8 +198,11 @@ def main(argv: list[str] | None = None) -> int:
         for count in (int(n) for n in args.processes.split(",")):
             row = run(count, fresh_database(base), args.adds, args.searches, args.clients)
             rows.append(row)
-            print(f"{count} process(es): adds {row['add_events_per_s']} events/s; search p50 {row['search_p50_ms']} ms, "
-                  f"p95 {row['search_p95_ms']} ms", flush=True)
+            print(
+                f"{count} process(es): adds {row['add_events_per_s']} events/s; search p50 {row['search_p50_ms']} ms, "
+                f"p95 {row['search_p95_ms']} ms",
+                flush=True,
+            )
     finally:
         if server is not None:
             server.cleanup()

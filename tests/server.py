@@ -52,7 +52,11 @@ class Server:
         log = open(self.log_path, "ab")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "memorist.cli", "serve", "--port", str(self.port), "--workers", str(self.workers)],
-            env=self.env, stdout=log, stderr=subprocess.STDOUT, cwd=str(ROOT), start_new_session=True,
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=str(ROOT),
+            start_new_session=True,
         )
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:

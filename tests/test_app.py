@@ -68,9 +68,7 @@ def test_dimension_mismatch_refuses_to_start(tmp_path: Path) -> None:
     assert "64" in str(err.value) and "32" in str(err.value)
 
 
-def wait_for_health(
-    url: str, process: subprocess.Popen[bytes], seconds: float = 120
-) -> requests.Response:
+def wait_for_health(url: str, process: subprocess.Popen[bytes], seconds: float = 120) -> requests.Response:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -124,9 +122,7 @@ def test_store_of_another_dimension_stops_serve_with_a_message(tmp_path: Path) -
     env = {**os.environ, "PYTHONPATH": str(ROOT), "MEMORIST_DATA_DIR": str(data)}
     plugins = load_plugins({}, extra=[hashing])
     create_app(
-        load_settings(
-            None, fast_settings(data, embedder={"provider": "hashing", "options": {"dimension": 8}})
-        ),
+        load_settings(None, fast_settings(data, embedder={"provider": "hashing", "options": {"dimension": 8}})),
         plugins,
     )
     process = subprocess.run(

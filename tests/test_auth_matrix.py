@@ -57,46 +57,85 @@ USER = {"name": "Bob", "email": "bob@matrix.test", "password": "bob-password"}
 
 #: The README's route table ("HTTP API"), copied by hand: the declared security must agree with it.
 README_POLICY: dict[tuple[str, str], Policy] = {
-    ("GET", "/"): "open", ("GET", "/health"): "open",
-    ("POST", "/memories"): "user", ("GET", "/memories"): "user", ("DELETE", "/memories"): "user",
-    ("GET", "/memories/{memory_id}"): "user", ("PUT", "/memories/{memory_id}"): "user",
-    ("DELETE", "/memories/{memory_id}"): "user", ("GET", "/memories/{memory_id}/history"): "user",
-    ("POST", "/search"): "user", ("POST", "/reset"): "admin",
-    ("GET", "/configure"): "user", ("POST", "/configure"): "admin", ("GET", "/configure/providers"): "user",
-    ("GET", "/auth/setup-status"): "open", ("POST", "/auth/register"): "open", ("POST", "/auth/login"): "open",
-    ("POST", "/auth/refresh"): "open", ("GET", "/auth/me"): "jwt", ("PATCH", "/auth/me"): "user",
-    ("POST", "/auth/change-password"): "user", ("POST", "/auth/users"): "admin", ("GET", "/auth/users"): "admin",
-    ("GET", "/api-keys"): "jwt", ("POST", "/api-keys"): "jwt", ("DELETE", "/api-keys/{key_id}"): "jwt",
-    ("GET", "/requests"): "user", ("GET", "/entities"): "user",
+    ("GET", "/"): "open",
+    ("GET", "/health"): "open",
+    ("POST", "/memories"): "user",
+    ("GET", "/memories"): "user",
+    ("DELETE", "/memories"): "user",
+    ("GET", "/memories/{memory_id}"): "user",
+    ("PUT", "/memories/{memory_id}"): "user",
+    ("DELETE", "/memories/{memory_id}"): "user",
+    ("GET", "/memories/{memory_id}/history"): "user",
+    ("POST", "/search"): "user",
+    ("POST", "/reset"): "admin",
+    ("GET", "/configure"): "user",
+    ("POST", "/configure"): "admin",
+    ("GET", "/configure/providers"): "user",
+    ("GET", "/auth/setup-status"): "open",
+    ("POST", "/auth/register"): "open",
+    ("POST", "/auth/login"): "open",
+    ("POST", "/auth/refresh"): "open",
+    ("GET", "/auth/me"): "jwt",
+    ("PATCH", "/auth/me"): "user",
+    ("POST", "/auth/change-password"): "user",
+    ("POST", "/auth/users"): "admin",
+    ("GET", "/auth/users"): "admin",
+    ("GET", "/api-keys"): "jwt",
+    ("POST", "/api-keys"): "jwt",
+    ("DELETE", "/api-keys/{key_id}"): "jwt",
+    ("GET", "/requests"): "user",
+    ("GET", "/entities"): "user",
     ("DELETE", "/entities/{entity_type}/{entity_id}"): "user",
-    ("GET", "/v1/ping/"): "platform", ("GET", P): "platform", ("PATCH", P): "platform",
+    ("GET", "/v1/ping/"): "platform",
+    ("GET", P): "platform",
+    ("PATCH", P): "platform",
     ("POST", "/api/v1/orgs/organizations/{org_id}/projects/"): "platform",
-    ("GET", P + "members/"): "platform", ("POST", P + "members/"): "platform", ("PUT", P + "members/"): "platform",
+    ("GET", P + "members/"): "platform",
+    ("POST", P + "members/"): "platform",
+    ("PUT", P + "members/"): "platform",
     ("DELETE", P + "members/"): "platform",
-    ("POST", "/v3/memories/add/"): "platform", ("POST", "/v3/memories/search/"): "platform",
-    ("POST", "/v3/memories/"): "platform", ("GET", "/v1/event/{event_id}/"): "platform",
-    ("GET", "/v1/events/"): "platform", ("GET", "/v1/memories/{memory_id}/"): "platform",
-    ("PUT", "/v1/memories/{memory_id}/"): "platform", ("DELETE", "/v1/memories/{memory_id}/"): "platform",
-    ("DELETE", "/v1/memories/"): "platform", ("GET", "/v1/memories/{memory_id}/history/"): "platform",
-    ("GET", "/v1/entities/"): "platform", ("DELETE", "/v2/entities/{entity_type}/{entity_name}/"): "platform",
-    ("PUT", "/v1/batch/"): "platform", ("DELETE", "/v1/batch/"): "platform",
-    ("POST", "/api/v1/admin/bootstrap/"): "admin", ("GET", "/api/v1/admin/keys/"): "admin",
+    ("POST", "/v3/memories/add/"): "platform",
+    ("POST", "/v3/memories/search/"): "platform",
+    ("POST", "/v3/memories/"): "platform",
+    ("GET", "/v1/event/{event_id}/"): "platform",
+    ("GET", "/v1/events/"): "platform",
+    ("GET", "/v1/memories/{memory_id}/"): "platform",
+    ("PUT", "/v1/memories/{memory_id}/"): "platform",
+    ("DELETE", "/v1/memories/{memory_id}/"): "platform",
+    ("DELETE", "/v1/memories/"): "platform",
+    ("GET", "/v1/memories/{memory_id}/history/"): "platform",
+    ("GET", "/v1/entities/"): "platform",
+    ("DELETE", "/v2/entities/{entity_type}/{entity_name}/"): "platform",
+    ("PUT", "/v1/batch/"): "platform",
+    ("DELETE", "/v1/batch/"): "platform",
+    ("POST", "/api/v1/admin/bootstrap/"): "admin",
+    ("GET", "/api/v1/admin/keys/"): "admin",
     ("DELETE", "/api/v1/admin/keys/{key_id}/"): "admin",
-    ("POST", "/v1/feedback/"): "platform", ("POST", "/v1/exports/"): "platform",
-    ("POST", "/v1/exports/get/"): "platform", ("POST", "/v1/summary/"): "platform",
+    ("POST", "/v1/feedback/"): "platform",
+    ("POST", "/v1/exports/"): "platform",
+    ("POST", "/v1/exports/get/"): "platform",
+    ("POST", "/v1/summary/"): "platform",
 }
 #: Schemes each policy declares (operations.py ``SECURITY``); ``user`` and ``admin`` look alike.
 SCHEMES: dict[Policy, frozenset[str]] = {
-    "open": frozenset(), "user": frozenset({"bearerAuth", "apiKeyAuth"}),
-    "admin": frozenset({"bearerAuth", "apiKeyAuth"}), "jwt": frozenset({"bearerAuth"}),
+    "open": frozenset(),
+    "user": frozenset({"bearerAuth", "apiKeyAuth"}),
+    "admin": frozenset({"bearerAuth", "apiKeyAuth"}),
+    "jwt": frozenset({"bearerAuth"}),
     "platform": frozenset({"platformToken"}),
 }
 #: Where the declared security cannot tell ``admin`` from ``user``, the README's list decides.
 README_ADMIN_ONLY = {route for route, policy in README_POLICY.items() if policy == "admin"}
 #: Platform POSTs a READER may make (README: read = get, list, search, history, events, members, exports,
 #: summaries; feedback: any member). Every other platform POST/PUT/PATCH/DELETE needs OWNER.
-PLATFORM_READS = {("POST", "/v3/memories/search/"), ("POST", "/v3/memories/"), ("POST", "/v1/exports/"),
-                  ("POST", "/v1/exports/get/"), ("POST", "/v1/summary/"), ("POST", "/v1/feedback/")}
+PLATFORM_READS = {
+    ("POST", "/v3/memories/search/"),
+    ("POST", "/v3/memories/"),
+    ("POST", "/v1/exports/"),
+    ("POST", "/v1/exports/get/"),
+    ("POST", "/v1/summary/"),
+    ("POST", "/v1/feedback/"),
+}
 #: Self-hosted routes that act *as a user*: the legacy admin key has none, so they answer 403.
 NEEDS_A_USER = {("PATCH", "/auth/me"), ("POST", "/auth/change-password")}
 
@@ -121,6 +160,7 @@ def is_write(method: str, path: str, policy: Policy) -> bool:
 
 # -- principals and seeded data ------------------------------------------------------------
 
+
 @dataclass
 class Env:
     """The server, everyone's credentials and the ids seeded for them."""
@@ -144,20 +184,31 @@ class Env:
         return resp.json()
 
     def memory(self, user_id: str) -> str:
-        body = {"messages": [{"role": "user", "content": f"matrix fact of {user_id}"}], "user_id": user_id,
-                "infer": False}
+        body = {
+            "messages": [{"role": "user", "content": f"matrix fact of {user_id}"}],
+            "user_id": user_id,
+            "infer": False,
+        }
         return self.ok(self.server.post("/memories", headers=ADMIN, json=body))["results"][0]["id"]
 
     def platform_memory(self, user_id: str) -> str:
-        body = {"messages": [{"role": "user", "content": f"matrix fact of {user_id}"}], "user_id": user_id,
-                "infer": False}
-        return self.ok(self.server.post("/v3/memories/add/", headers=self.headers["platform_owner"],
-                                        json=body))["results"][0]["id"]
+        body = {
+            "messages": [{"role": "user", "content": f"matrix fact of {user_id}"}],
+            "user_id": user_id,
+            "infer": False,
+        }
+        return self.ok(self.server.post("/v3/memories/add/", headers=self.headers["platform_owner"], json=body))[
+            "results"
+        ][0]["id"]
 
     def platform_member(self) -> str:
         email = f"member-{self.fresh()}@matrix.test"
-        self.ok(self.server.post("/auth/users", headers=ADMIN, json={"name": "M", "email": email,
-                                                                       "password": "member-pass"}), 201)
+        self.ok(
+            self.server.post(
+                "/auth/users", headers=ADMIN, json={"name": "M", "email": email, "password": "member-pass"}
+            ),
+            201,
+        )
         return email
 
 
@@ -174,16 +225,24 @@ def token_variants(admin: dict[str, str]) -> dict[str, str]:
 
 def cli(server: Server, *args: str) -> dict[str, Any]:
     """``memorist admin ...`` on the server's database (how a READER key of an existing project is made)."""
-    done = subprocess.run([sys.executable, "-m", "memorist.cli", "admin", *args], env=server.env, cwd=str(ROOT),
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "memorist.cli", "admin", *args],
+        env=server.env,
+        cwd=str(ROOT),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = Server(tmp_path_factory.mktemp("matrix") / "data", env={"MEMORIST_AUTH__LOGIN_ATTEMPTS": "100000"},
-                 workers=2).start()
+    srv = Server(
+        tmp_path_factory.mktemp("matrix") / "data", env={"MEMORIST_AUTH__LOGIN_ATTEMPTS": "100000"}, workers=2
+    ).start()
     yield srv
     srv.stop()
 
@@ -201,9 +260,18 @@ def env(server: Server) -> Env:
     assert server.request("DELETE", f"/api-keys/{revoked['id']}", headers=bearer(user["access_token"])).ok
 
     def boot(org: str, project: str, email: str, role: str = "OWNER") -> dict[str, Any]:
-        resp = server.post("/api/v1/admin/bootstrap/", headers=ADMIN, json={
-            "org_name": org, "project_name": project, "email": email, "org_id": org, "project_id": project,
-            "role": role})
+        resp = server.post(
+            "/api/v1/admin/bootstrap/",
+            headers=ADMIN,
+            json={
+                "org_name": org,
+                "project_name": project,
+                "email": email,
+                "org_id": org,
+                "project_id": project,
+                "role": role,
+            },
+        )
         assert resp.status_code == 201, resp.text
         return resp.json()
 
@@ -212,11 +280,17 @@ def env(server: Server) -> Env:
     spare = boot("sorg", "sproj", "spare@matrix.test")
     reader_email, outsider_email = "reader@matrix.test", "outsider@matrix.test"
     for email in (reader_email, outsider_email):
-        assert server.post("/auth/users", headers=ADMIN, json={"name": "R", "email": email,
-                                                               "password": "reader-pass"}).status_code == 201
-    added = server.post(f"/api/v1/orgs/organizations/{ORG}/projects/{PROJECT}/members/",
-                        headers={"Authorization": f"Token {owner['key']}"}, json={"email": reader_email,
-                                                                                  "role": "READER"})
+        assert (
+            server.post(
+                "/auth/users", headers=ADMIN, json={"name": "R", "email": email, "password": "reader-pass"}
+            ).status_code
+            == 201
+        )
+    added = server.post(
+        f"/api/v1/orgs/organizations/{ORG}/projects/{PROJECT}/members/",
+        headers={"Authorization": f"Token {owner['key']}"},
+        json={"email": reader_email, "role": "READER"},
+    )
     assert added.status_code == 200, added.text
     reader = cli(server, "create-key", ORG, PROJECT, reader_email)
     headers = {
@@ -232,16 +306,30 @@ def env(server: Server) -> Env:
         "platform_owner": {"Authorization": f"Token {owner['key']}"},
     }
     pool = server.get("/configure", headers=ADMIN).json()["engine"]["candidate_pool"]
-    e = Env(server, headers, admin["access_token"], user["access_token"], user_key["id"], spare["id"], pool,
-            reader_email, outsider_email)
+    e = Env(
+        server,
+        headers,
+        admin["access_token"],
+        user["access_token"],
+        user_key["id"],
+        spare["id"],
+        pool,
+        reader_email,
+        outsider_email,
+    )
     e.ids["memory"] = e.memory("matrix")
     e.ids["platform_memory"] = e.platform_memory("pmatrix")
-    queued = server.post("/v3/memories/add/", headers=headers["platform_owner"], json={
-        "messages": [{"role": "user", "content": "My sister Maya lives in Porto."}], "user_id": "pmatrix"})
+    queued = server.post(
+        "/v3/memories/add/",
+        headers=headers["platform_owner"],
+        json={"messages": [{"role": "user", "content": "My sister Maya lives in Porto."}], "user_id": "pmatrix"},
+    )
     e.ids["event"] = e.ok(queued)["event_id"]
     deadline = time.monotonic() + 60  # let the extraction land before any before/after comparison
     while server.get(f"/v1/event/{e.ids['event']}/", headers=headers["platform_owner"]).json()["status"] not in (
-            "SUCCEEDED", "FAILED"):
+        "SUCCEEDED",
+        "FAILED",
+    ):
         assert time.monotonic() < deadline, "the seeded add never finished"
         time.sleep(0.1)
     export = server.post("/v1/exports/", headers=headers["platform_owner"], json={"filters": {"user_id": "pmatrix"}})
@@ -269,8 +357,9 @@ def _p(path: str) -> str:
 
 
 def _login(env: Env) -> str:
-    return env.ok(env.server.post("/auth/login", json={"email": USER["email"],
-                                                        "password": USER["password"]}))["refresh_token"]
+    return env.ok(env.server.post("/auth/login", json={"email": USER["email"], "password": USER["password"]}))[
+        "refresh_token"
+    ]
 
 
 def _own_key(env: Env, principal: str) -> str:
@@ -283,8 +372,14 @@ def _person(principal: str) -> dict[str, str]:
 
 def _fresh_platform_key(env: Env) -> str:
     org = f"k{env.fresh()}"
-    return env.ok(env.server.post("/api/v1/admin/bootstrap/", headers=ADMIN, json={
-        "org_name": org, "project_name": org, "email": f"{org}@matrix.test"}), 201)["id"]
+    return env.ok(
+        env.server.post(
+            "/api/v1/admin/bootstrap/",
+            headers=ADMIN,
+            json={"org_name": org, "project_name": org, "email": f"{org}@matrix.test"},
+        ),
+        201,
+    )["id"]
 
 
 def _entity(env: Env, platform: bool) -> str:
@@ -304,116 +399,267 @@ def _fresh_platform_memory(env: Env) -> str:
 SPECS: dict[tuple[str, str], Spec] = {
     ("GET", "/"): Spec(200, lambda e, p, m: ("/", {})),
     ("GET", "/health"): Spec(200, lambda e, p, m: ("/health", {})),
-    ("POST", "/memories"): Spec(200, lambda e, p, m: ("/memories", {"json": {
-        "messages": [{"role": "user", "content": "added by the matrix"}], "infer": False,
-        "user_id": f"matrix-{e.fresh()}" if m == "fresh" else "matrix"}})),
+    ("POST", "/memories"): Spec(
+        200,
+        lambda e, p, m: (
+            "/memories",
+            {
+                "json": {
+                    "messages": [{"role": "user", "content": "added by the matrix"}],
+                    "infer": False,
+                    "user_id": f"matrix-{e.fresh()}" if m == "fresh" else "matrix",
+                }
+            },
+        ),
+    ),
     ("GET", "/memories"): Spec(200, lambda e, p, m: ("/memories", {"params": {"user_id": "matrix"}})),
-    ("DELETE", "/memories"): Spec(200, lambda e, p, m: ("/memories", {"params": {
-        "user_id": _entity(e, False) if m == "fresh" else "matrix"}})),
+    ("DELETE", "/memories"): Spec(
+        200, lambda e, p, m: ("/memories", {"params": {"user_id": _entity(e, False) if m == "fresh" else "matrix"}})
+    ),
     ("GET", "/memories/{memory_id}"): Spec(200, lambda e, p, m: (f"/memories/{e.ids['memory']}", {})),
-    ("PUT", "/memories/{memory_id}"): Spec(200, lambda e, p, m: (
-        f"/memories/{_fresh_memory(e) if m == 'fresh' else e.ids['memory']}", {"json": {"text": "changed"}})),
-    ("DELETE", "/memories/{memory_id}"): Spec(200, lambda e, p, m: (
-        f"/memories/{_fresh_memory(e) if m == 'fresh' else e.ids['memory']}", {})),
+    ("PUT", "/memories/{memory_id}"): Spec(
+        200,
+        lambda e, p, m: (
+            f"/memories/{_fresh_memory(e) if m == 'fresh' else e.ids['memory']}",
+            {"json": {"text": "changed"}},
+        ),
+    ),
+    ("DELETE", "/memories/{memory_id}"): Spec(
+        200, lambda e, p, m: (f"/memories/{_fresh_memory(e) if m == 'fresh' else e.ids['memory']}", {})
+    ),
     ("GET", "/memories/{memory_id}/history"): Spec(200, lambda e, p, m: (f"/memories/{e.ids['memory']}/history", {})),
     ("POST", "/search"): Spec(200, lambda e, p, m: ("/search", {"json": {"query": "matrix", "user_id": "matrix"}})),
     ("GET", "/configure"): Spec(200, lambda e, p, m: ("/configure", {})),
-    ("POST", "/configure"): Spec(200, lambda e, p, m: ("/configure", {"json": {"engine": {
-        "candidate_pool": e.candidate_pool if m == "fresh" else e.candidate_pool + 7}}})),
+    ("POST", "/configure"): Spec(
+        200,
+        lambda e, p, m: (
+            "/configure",
+            {"json": {"engine": {"candidate_pool": e.candidate_pool if m == "fresh" else e.candidate_pool + 7}}},
+        ),
+    ),
     ("GET", "/configure/providers"): Spec(200, lambda e, p, m: ("/configure/providers", {})),
     ("GET", "/auth/setup-status"): Spec(200, lambda e, p, m: ("/auth/setup-status", {})),
-    ("POST", "/auth/register"): Spec(403, lambda e, p, m: ("/auth/register", {"json": {
-        "name": "Eve", "email": f"eve-{e.fresh()}@matrix.test", "password": "eve-password"}})),
-    ("POST", "/auth/login"): Spec(200, lambda e, p, m: ("/auth/login", {"json": {
-        "email": USER["email"], "password": USER["password"]}})),
+    ("POST", "/auth/register"): Spec(
+        403,
+        lambda e, p, m: (
+            "/auth/register",
+            {"json": {"name": "Eve", "email": f"eve-{e.fresh()}@matrix.test", "password": "eve-password"}},
+        ),
+    ),
+    ("POST", "/auth/login"): Spec(
+        200, lambda e, p, m: ("/auth/login", {"json": {"email": USER["email"], "password": USER["password"]}})
+    ),
     ("POST", "/auth/refresh"): Spec(200, lambda e, p, m: ("/auth/refresh", {"json": {"refresh_token": _login(e)}})),
     ("GET", "/auth/me"): Spec(200, lambda e, p, m: ("/auth/me", {})),
-    ("PATCH", "/auth/me"): Spec(200, lambda e, p, m: ("/auth/me", {"json": {
-        "name": _person(p)["name"] if m == "fresh" else "pwned"}})),
-    ("POST", "/auth/change-password"): Spec(200, lambda e, p, m: ("/auth/change-password", {"json": {
-        "current_password": _person(p)["password"],
-        "new_password": _person(p)["password"] if m == "fresh" else "pwned-password"}})),
+    ("PATCH", "/auth/me"): Spec(
+        200, lambda e, p, m: ("/auth/me", {"json": {"name": _person(p)["name"] if m == "fresh" else "pwned"}})
+    ),
+    ("POST", "/auth/change-password"): Spec(
+        200,
+        lambda e, p, m: (
+            "/auth/change-password",
+            {
+                "json": {
+                    "current_password": _person(p)["password"],
+                    "new_password": _person(p)["password"] if m == "fresh" else "pwned-password",
+                }
+            },
+        ),
+    ),
     ("GET", "/auth/users"): Spec(200, lambda e, p, m: ("/auth/users", {})),
-    ("POST", "/auth/users"): Spec(201, lambda e, p, m: ("/auth/users", {"json": {
-        "name": "New", "email": f"new-{e.fresh()}@matrix.test" if m == "fresh" else "pwned@matrix.test",
-        "password": "new-password", "role": "user" if m == "fresh" else "admin"}})),
+    ("POST", "/auth/users"): Spec(
+        201,
+        lambda e, p, m: (
+            "/auth/users",
+            {
+                "json": {
+                    "name": "New",
+                    "email": f"new-{e.fresh()}@matrix.test" if m == "fresh" else "pwned@matrix.test",
+                    "password": "new-password",
+                    "role": "user" if m == "fresh" else "admin",
+                }
+            },
+        ),
+    ),
     ("GET", "/api-keys"): Spec(200, lambda e, p, m: ("/api-keys", {})),
     ("POST", "/api-keys"): Spec(201, lambda e, p, m: ("/api-keys", {"json": {"label": "matrix"}})),
-    ("DELETE", "/api-keys/{key_id}"): Spec(200, lambda e, p, m: (
-        f"/api-keys/{_own_key(e, p) if m == 'fresh' else e.user_key_id}", {})),
+    ("DELETE", "/api-keys/{key_id}"): Spec(
+        200, lambda e, p, m: (f"/api-keys/{_own_key(e, p) if m == 'fresh' else e.user_key_id}", {})
+    ),
     ("GET", "/requests"): Spec(200, lambda e, p, m: ("/requests", {})),
     ("GET", "/entities"): Spec(200, lambda e, p, m: ("/entities", {})),
-    ("DELETE", "/entities/{entity_type}/{entity_id}"): Spec(200, lambda e, p, m: (
-        f"/entities/user/{_entity(e, False) if m == 'fresh' else 'matrix'}", {})),
+    ("DELETE", "/entities/{entity_type}/{entity_id}"): Spec(
+        200, lambda e, p, m: (f"/entities/user/{_entity(e, False) if m == 'fresh' else 'matrix'}", {})
+    ),
     # -- platform --
     ("GET", "/v1/ping/"): Spec(200, lambda e, p, m: ("/v1/ping/", {})),
     ("GET", P): Spec(200, lambda e, p, m: (_p(P), {}), "404"),
-    ("PATCH", P): Spec(200, lambda e, p, m: (_p(P), {"json": {
-        "custom_instructions": "matrix rules" if m == "fresh" else "pwned"}}), "404"),
-    ("POST", "/api/v1/orgs/organizations/{org_id}/projects/"): Spec(201, lambda e, p, m: (
-        f"/api/v1/orgs/organizations/{ORG}/projects/", {"json": {"name": f"matrix-{e.fresh()}"}}), "404"),
+    ("PATCH", P): Spec(
+        200,
+        lambda e, p, m: (_p(P), {"json": {"custom_instructions": "matrix rules" if m == "fresh" else "pwned"}}),
+        "404",
+    ),
+    ("POST", "/api/v1/orgs/organizations/{org_id}/projects/"): Spec(
+        201,
+        lambda e, p, m: (f"/api/v1/orgs/organizations/{ORG}/projects/", {"json": {"name": f"matrix-{e.fresh()}"}}),
+        "404",
+    ),
     ("GET", P + "members/"): Spec(200, lambda e, p, m: (_p(P) + "members/", {}), "404"),
-    ("POST", P + "members/"): Spec(200, lambda e, p, m: (_p(P) + "members/", {"json": {
-        "email": e.platform_member() if m == "fresh" else e.outsider_email, "role": "OWNER"}}), "404"),
-    ("PUT", P + "members/"): Spec(200, lambda e, p, m: (_p(P) + "members/", {"json": {
-        "email": e.reader_email, "role": "READER" if m == "fresh" else "OWNER"}}), "404"),
-    ("DELETE", P + "members/"): Spec(200, lambda e, p, m: (_p(P) + "members/", {"params": {
-        "email": _added_member(e) if m == "fresh" else e.reader_email}}), "404"),
-    ("POST", "/v3/memories/add/"): Spec(200, lambda e, p, m: ("/v3/memories/add/", {"json": {
-        "messages": [{"role": "user", "content": "added by the matrix"}], "infer": False,
-        "user_id": f"pmatrix-{e.fresh()}" if m == "fresh" else "pmatrix"}})),
-    ("POST", "/v3/memories/search/"): Spec(200, lambda e, p, m: ("/v3/memories/search/", {"json": {
-        "query": "matrix", "filters": {"user_id": "pmatrix"}}})),
-    ("POST", "/v3/memories/"): Spec(200, lambda e, p, m: ("/v3/memories/", {"json": {
-        "filters": {"user_id": "pmatrix"}}})),
-    ("DELETE", "/v1/memories/"): Spec(200, lambda e, p, m: ("/v1/memories/", {"params": {
-        "user_id": _entity(e, True) if m == "fresh" else "pmatrix"}})),
-    ("GET", "/v1/memories/{memory_id}/"): Spec(200, lambda e, p, m: (
-        f"/v1/memories/{e.ids['platform_memory']}/", {}), "404"),
-    ("PUT", "/v1/memories/{memory_id}/"): Spec(200, lambda e, p, m: (
-        f"/v1/memories/{_fresh_platform_memory(e) if m == 'fresh' else e.ids['platform_memory']}/",
-        {"json": {"text": "changed"}}), "404"),
-    ("DELETE", "/v1/memories/{memory_id}/"): Spec(200, lambda e, p, m: (
-        f"/v1/memories/{_fresh_platform_memory(e) if m == 'fresh' else e.ids['platform_memory']}/", {}), "404"),
-    ("GET", "/v1/memories/{memory_id}/history/"): Spec(200, lambda e, p, m: (
-        f"/v1/memories/{e.ids['platform_memory']}/history/", {}), "404"),
+    ("POST", P + "members/"): Spec(
+        200,
+        lambda e, p, m: (
+            _p(P) + "members/",
+            {"json": {"email": e.platform_member() if m == "fresh" else e.outsider_email, "role": "OWNER"}},
+        ),
+        "404",
+    ),
+    ("PUT", P + "members/"): Spec(
+        200,
+        lambda e, p, m: (
+            _p(P) + "members/",
+            {"json": {"email": e.reader_email, "role": "READER" if m == "fresh" else "OWNER"}},
+        ),
+        "404",
+    ),
+    ("DELETE", P + "members/"): Spec(
+        200,
+        lambda e, p, m: (
+            _p(P) + "members/",
+            {"params": {"email": _added_member(e) if m == "fresh" else e.reader_email}},
+        ),
+        "404",
+    ),
+    ("POST", "/v3/memories/add/"): Spec(
+        200,
+        lambda e, p, m: (
+            "/v3/memories/add/",
+            {
+                "json": {
+                    "messages": [{"role": "user", "content": "added by the matrix"}],
+                    "infer": False,
+                    "user_id": f"pmatrix-{e.fresh()}" if m == "fresh" else "pmatrix",
+                }
+            },
+        ),
+    ),
+    ("POST", "/v3/memories/search/"): Spec(
+        200, lambda e, p, m: ("/v3/memories/search/", {"json": {"query": "matrix", "filters": {"user_id": "pmatrix"}}})
+    ),
+    ("POST", "/v3/memories/"): Spec(
+        200, lambda e, p, m: ("/v3/memories/", {"json": {"filters": {"user_id": "pmatrix"}}})
+    ),
+    ("DELETE", "/v1/memories/"): Spec(
+        200, lambda e, p, m: ("/v1/memories/", {"params": {"user_id": _entity(e, True) if m == "fresh" else "pmatrix"}})
+    ),
+    ("GET", "/v1/memories/{memory_id}/"): Spec(
+        200, lambda e, p, m: (f"/v1/memories/{e.ids['platform_memory']}/", {}), "404"
+    ),
+    ("PUT", "/v1/memories/{memory_id}/"): Spec(
+        200,
+        lambda e, p, m: (
+            f"/v1/memories/{_fresh_platform_memory(e) if m == 'fresh' else e.ids['platform_memory']}/",
+            {"json": {"text": "changed"}},
+        ),
+        "404",
+    ),
+    ("DELETE", "/v1/memories/{memory_id}/"): Spec(
+        200,
+        lambda e, p, m: (
+            f"/v1/memories/{_fresh_platform_memory(e) if m == 'fresh' else e.ids['platform_memory']}/",
+            {},
+        ),
+        "404",
+    ),
+    ("GET", "/v1/memories/{memory_id}/history/"): Spec(
+        200, lambda e, p, m: (f"/v1/memories/{e.ids['platform_memory']}/history/", {}), "404"
+    ),
     ("GET", "/v1/entities/"): Spec(200, lambda e, p, m: ("/v1/entities/", {})),
-    ("DELETE", "/v2/entities/{entity_type}/{entity_name}/"): Spec(200, lambda e, p, m: (
-        f"/v2/entities/user/{_entity(e, True) if m == 'fresh' else 'pmatrix'}/", {})),
-    ("PUT", "/v1/batch/"): Spec(200, lambda e, p, m: ("/v1/batch/", {"json": {"memories": [{
-        "memory_id": _fresh_platform_memory(e) if m == "fresh" else e.ids["platform_memory"],
-        "text": "changed"}]}}), "404"),
-    ("DELETE", "/v1/batch/"): Spec(200, lambda e, p, m: ("/v1/batch/", {"json": {"memories": [{
-        "memory_id": _fresh_platform_memory(e) if m == "fresh" else e.ids["platform_memory"]}]}}), "404"),
+    ("DELETE", "/v2/entities/{entity_type}/{entity_name}/"): Spec(
+        200, lambda e, p, m: (f"/v2/entities/user/{_entity(e, True) if m == 'fresh' else 'pmatrix'}/", {})
+    ),
+    ("PUT", "/v1/batch/"): Spec(
+        200,
+        lambda e, p, m: (
+            "/v1/batch/",
+            {
+                "json": {
+                    "memories": [
+                        {
+                            "memory_id": _fresh_platform_memory(e) if m == "fresh" else e.ids["platform_memory"],
+                            "text": "changed",
+                        }
+                    ]
+                }
+            },
+        ),
+        "404",
+    ),
+    ("DELETE", "/v1/batch/"): Spec(
+        200,
+        lambda e, p, m: (
+            "/v1/batch/",
+            {
+                "json": {
+                    "memories": [{"memory_id": _fresh_platform_memory(e) if m == "fresh" else e.ids["platform_memory"]}]
+                }
+            },
+        ),
+        "404",
+    ),
     ("GET", "/v1/event/{event_id}/"): Spec(200, lambda e, p, m: (f"/v1/event/{e.ids['event']}/", {}), "404"),
     ("GET", "/v1/events/"): Spec(200, lambda e, p, m: ("/v1/events/", {})),
-    ("POST", "/v1/feedback/"): Spec(200, lambda e, p, m: ("/v1/feedback/", {"json": {
-        "memory_id": e.ids["platform_memory"], "feedback": "POSITIVE"}}), "404"),
-    ("POST", "/v1/exports/"): Spec(201, lambda e, p, m: ("/v1/exports/", {"json": {
-        "filters": {"user_id": "pmatrix"}}})),
-    ("POST", "/v1/exports/get/"): Spec(200, lambda e, p, m: ("/v1/exports/get/", {"json": {
-        "memory_export_id": e.ids["export"]}}), "404"),
-    ("POST", "/v1/summary/"): Spec(200, lambda e, p, m: ("/v1/summary/", {"json": {
-        "filters": {"user_id": "pmatrix"}}})),
-    ("POST", "/api/v1/admin/bootstrap/"): Spec(201, lambda e, p, m: ("/api/v1/admin/bootstrap/", {"json": (
-        {"org_name": "B", "project_name": "B", "email": f"b-{e.fresh()}@matrix.test"} if m == "fresh" else
-        {"org_name": "B", "project_name": "B", "email": "owner@matrix.test", "org_id": ORG,
-         "project_id": "pwned"})})),
+    ("POST", "/v1/feedback/"): Spec(
+        200,
+        lambda e, p, m: ("/v1/feedback/", {"json": {"memory_id": e.ids["platform_memory"], "feedback": "POSITIVE"}}),
+        "404",
+    ),
+    ("POST", "/v1/exports/"): Spec(
+        201, lambda e, p, m: ("/v1/exports/", {"json": {"filters": {"user_id": "pmatrix"}}})
+    ),
+    ("POST", "/v1/exports/get/"): Spec(
+        200, lambda e, p, m: ("/v1/exports/get/", {"json": {"memory_export_id": e.ids["export"]}}), "404"
+    ),
+    ("POST", "/v1/summary/"): Spec(
+        200, lambda e, p, m: ("/v1/summary/", {"json": {"filters": {"user_id": "pmatrix"}}})
+    ),
+    ("POST", "/api/v1/admin/bootstrap/"): Spec(
+        201,
+        lambda e, p, m: (
+            "/api/v1/admin/bootstrap/",
+            {
+                "json": (
+                    {"org_name": "B", "project_name": "B", "email": f"b-{e.fresh()}@matrix.test"}
+                    if m == "fresh"
+                    else {
+                        "org_name": "B",
+                        "project_name": "B",
+                        "email": "owner@matrix.test",
+                        "org_id": ORG,
+                        "project_id": "pwned",
+                    }
+                )
+            },
+        ),
+    ),
     ("GET", "/api/v1/admin/keys/"): Spec(200, lambda e, p, m: ("/api/v1/admin/keys/", {})),
-    ("DELETE", "/api/v1/admin/keys/{key_id}/"): Spec(200, lambda e, p, m: (
-        f"/api/v1/admin/keys/{_fresh_platform_key(e) if m == 'fresh' else e.spare_platform_key}/", {})),
+    ("DELETE", "/api/v1/admin/keys/{key_id}/"): Spec(
+        200,
+        lambda e, p, m: (f"/api/v1/admin/keys/{_fresh_platform_key(e) if m == 'fresh' else e.spare_platform_key}/", {}),
+    ),
 }
 
 
 def _added_member(env: Env) -> str:
     email = env.platform_member()
-    resp = env.server.post(_p(P) + "members/", headers=env.headers["platform_owner"],
-                           json={"email": email, "role": "READER"})
+    resp = env.server.post(
+        _p(P) + "members/", headers=env.headers["platform_owner"], json={"email": email, "role": "READER"}
+    )
     env.ok(resp)
     return email
 
 
 # -- expectations ------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Route:
@@ -466,6 +712,7 @@ def expect(principal: str, route: Route) -> Expect:
 
 # -- witnesses: what a refused write aimed at, re-read by someone entitled to see it ------
 
+
 def family(route: Route) -> str:
     """Routes whose refused writes are checked by re-reading the same data."""
     if route.key == ("POST", "/auth/change-password"):
@@ -494,8 +741,10 @@ def witness(env: Env, route: Route) -> Any:
     if route.path.startswith("/api/v1/admin/"):
         return read(s.get("/api/v1/admin/keys/", headers=ADMIN)), read(s.get("/auth/users", headers=ADMIN))
     if route.policy == "platform":
-        state = [read(s.get(_p(P), headers=owner)),
-                 read(s.post("/v3/memories/", params={"page_size": 200}, headers=owner, json={}))]
+        state = [
+            read(s.get(_p(P), headers=owner)),
+            read(s.post("/v3/memories/", params={"page_size": 200}, headers=owner, json={})),
+        ]
         if route.path.startswith("/api/v1/webhooks/"):
             state.append(read(s.get(f"/api/v1/webhooks/projects/{PROJECT}/", headers=owner)))
         return state
@@ -504,10 +753,15 @@ def witness(env: Env, route: Route) -> Any:
     if route.key == ("POST", "/auth/change-password"):  # the refused change must not have taken
         return s.post("/auth/login", json={"email": USER["email"], "password": "pwned-password"}).status_code
     if route.path.startswith(("/auth", "/api-keys")):
-        return (read(s.get("/auth/users", headers=ADMIN)), read(s.get("/api-keys", headers=bearer(env.user_token))),
-                read(s.get("/api-keys", headers=bearer(env.admin_token))))
-    return (read(s.get("/memories", params={"user_id": "matrix", "page_size": 1000}, headers=ADMIN)),
-            read(s.get("/entities", headers=ADMIN)))
+        return (
+            read(s.get("/auth/users", headers=ADMIN)),
+            read(s.get("/api-keys", headers=bearer(env.user_token))),
+            read(s.get("/api-keys", headers=bearer(env.admin_token))),
+        )
+    return (
+        read(s.get("/memories", params={"user_id": "matrix", "page_size": 1000}, headers=ADMIN)),
+        read(s.get("/entities", headers=ADMIN)),
+    )
 
 
 def _without_usage(value: Any) -> Any:
@@ -524,9 +778,9 @@ def generic_request(route: Route) -> Request:
     path = route.path
     while "{" in path:
         start, end = path.index("{"), path.index("}")
-        name = path[start + 1:end]
+        name = path[start + 1 : end]
         value = {"org_id": ORG, "project_id": PROJECT}.get(name, "matrix-missing")
-        path = path[:start] + value + path[end + 1:]
+        path = path[:start] + value + path[end + 1 :]
     return path, ({"json": {}} if route.has_body else {})
 
 
@@ -537,12 +791,14 @@ def routes(server: Server) -> list[Route]:
     for path, operations in document["paths"].items():
         for method, operation in operations.items():
             policy = policy_of(method.upper(), path, operation.get("security", []))
-            found.append(Route(method.upper(), path, policy, is_write(method.upper(), path, policy),
-                               "requestBody" in operation))
+            found.append(
+                Route(method.upper(), path, policy, is_write(method.upper(), path, policy), "requestBody" in operation)
+            )
     return found
 
 
 # -- tests ---------------------------------------------------------------------------------
+
 
 def test_declared_security_matches_the_readme(routes: list[Route]) -> None:
     """The generated expectations rest on ``security``; the README's table is the explicit reference."""
@@ -583,8 +839,9 @@ def test_principal_against_every_route(env: Env, routes: list[Route], principal:
         label = f"{route.method} {route.path} as {principal}"
         if want.status is not None and got != want.status:
             problems.append(f"{label}: {got} (want {want.status}) {resp.text[:200]}")
-        elif want.status is None and (got >= 500 or (want.allowed and got in (401, 403))
-                                      or (not want.allowed and 200 <= got < 300)):
+        elif want.status is None and (
+            got >= 500 or (want.allowed and got in (401, 403)) or (not want.allowed and 200 <= got < 300)
+        ):
             problems.append(f"{label}: {got} ({'allowed' if want.allowed else 'refused'} expected) {resp.text[:200]}")
         if guarded:
             seen[family(route)] = after = witness(env, route)

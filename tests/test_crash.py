@@ -24,9 +24,12 @@ def submit_all(server: Server, key: str, accepted: dict[str, str], stop: threadi
             return
         text = f"Crash test fact number {i}: I planted {i} sunflowers in garden bed {i}."
         try:
-            resp = session.post(f"{server.url}/v3/memories/add/", headers={"Authorization": f"Token {key}"},
-                                json={"messages": [{"role": "user", "content": text}], "user_id": f"crash-{i % 7}"},
-                                timeout=10)
+            resp = session.post(
+                f"{server.url}/v3/memories/add/",
+                headers={"Authorization": f"Token {key}"},
+                json={"messages": [{"role": "user", "content": text}], "user_id": f"crash-{i % 7}"},
+                timeout=10,
+            )
         except requests.RequestException:
             continue  # not acknowledged: the client would retry; nothing is owed
         if resp.status_code == 200:
@@ -36,8 +39,11 @@ def submit_all(server: Server, key: str, accepted: dict[str, str], stop: threadi
 def crash_and_recover(tmp_path: Path, env: dict[str, str]) -> None:
     env = {"MEMORIST_QUEUE__LEASE_SECONDS": "2", "MEMORIST_QUEUE__WORKERS": "2", **env}
     server = Server(tmp_path / "data", env=env, workers=2).start()
-    key = server.post("/api/v1/admin/bootstrap/", headers=ADMIN, json={
-        "org_name": "Crash", "project_name": "P", "email": "crash@example.com"}).json()["key"]
+    key = server.post(
+        "/api/v1/admin/bootstrap/",
+        headers=ADMIN,
+        json={"org_name": "Crash", "project_name": "P", "email": "crash@example.com"},
+    ).json()["key"]
     accepted: dict[str, str] = {}
     stop = threading.Event()
     producer = threading.Thread(target=submit_all, args=(server, key, accepted, stop))
@@ -73,8 +79,12 @@ def crash_and_recover(tmp_path: Path, env: dict[str, str]) -> None:
         assert len(memory_ids) == len(accepted) == len(set(memory_ids))
         stored = []
         for user in range(7):
-            page = restarted.post("/v3/memories/", headers=headers, params={"page_size": 200},
-                                  json={"filters": {"user_id": f"crash-{user}"}}).json()
+            page = restarted.post(
+                "/v3/memories/",
+                headers=headers,
+                params={"page_size": 200},
+                json={"filters": {"user_id": f"crash-{user}"}},
+            ).json()
             stored.extend(r["id"] for r in page["results"])
         counts = Counter(stored)
         assert set(memory_ids) <= set(stored)

@@ -109,8 +109,9 @@ class DevTools:
         message: dict[str, Any] = json.loads(raw)
         return message
 
-    def send(self, method: str, params: dict[str, Any] | None = None, *, session: str | None = None,
-             timeout: float = 30.0) -> dict[str, Any]:
+    def send(
+        self, method: str, params: dict[str, Any] | None = None, *, session: str | None = None, timeout: float = 30.0
+    ) -> dict[str, Any]:
         """Send one command and wait for its reply, keeping every event that arrives meanwhile."""
         self._next_id += 1
         message: dict[str, Any] = {"id": self._next_id, "method": method, "params": params or {}}
@@ -118,7 +119,7 @@ class DevTools:
             message["sessionId"] = session
         data = json.dumps(message).encode() + b"\0"
         while data:
-            data = data[os.write(self._out, data):]
+            data = data[os.write(self._out, data) :]
         deadline = time.monotonic() + timeout
         while True:
             reply = self._read(deadline)
@@ -154,8 +155,11 @@ class Page:
 
     def events(self, method: str) -> list[dict[str, Any]]:
         self.devtools.drain()
-        return [e["params"] for e in self.devtools.events
-                if e.get("sessionId") == self.session and e.get("method") == method]
+        return [
+            e["params"]
+            for e in self.devtools.events
+            if e.get("sessionId") == self.session and e.get("method") == method
+        ]
 
     def evaluate(self, expression: str) -> Any:
         reply = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True})
@@ -216,7 +220,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with open(tmp / "server.log", "wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "memorist.cli", "serve", "--port", str(port), "--workers", "1"],
-            env=env, stdout=log, stderr=subprocess.STDOUT, cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
         )
     try:
         deadline = time.monotonic() + 60
@@ -244,12 +251,16 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def credentials(server: str) -> dict[str, str]:
     """A first admin's access token and an API key of theirs, made through the API itself."""
-    resp = requests.post(f"{server}/auth/register", timeout=10,
-                         json={"name": "Docs Tester", "email": "docs@example.com", "password": "correct horse 42"})
+    resp = requests.post(
+        f"{server}/auth/register",
+        timeout=10,
+        json={"name": "Docs Tester", "email": "docs@example.com", "password": "correct horse 42"},
+    )
     assert resp.status_code == 201, resp.text
     token = resp.json()["access_token"]
-    resp = requests.post(f"{server}/api-keys", json={"label": "docs-browser"}, timeout=10,
-                         headers={"Authorization": f"Bearer {token}"})
+    resp = requests.post(
+        f"{server}/api-keys", json={"label": "docs-browser"}, timeout=10, headers={"Authorization": f"Bearer {token}"}
+    )
     assert resp.status_code == 201, resp.text
     return {"bearerAuth": token, "apiKeyAuth": resp.json()["key"]}
 
@@ -269,14 +280,30 @@ def browser() -> Iterator[DevTools]:
         os.dup2(write_end, 4)
 
     args = [
-        str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        str(CHROMIUM),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
         "--disable-dev-shm-usage",  # containers often have a tiny /dev/shm
         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",  # no host but this one
-        "--window-size=1280,1600", f"--user-data-dir={profile}", "--remote-debugging-pipe", "about:blank",
+        "--window-size=1280,1600",
+        f"--user-data-dir={profile}",
+        "--remote-debugging-pipe",
+        "about:blank",
     ]
-    process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL, preexec_fn=wire_pipe, close_fds=False)
+    process = subprocess.Popen(
+        args,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=wire_pipe,
+        close_fds=False,
+    )
     os.close(to_browser_r)
     os.close(from_browser_w)
     devtools = DevTools(process, to_browser_w, from_browser_r)
@@ -345,8 +372,10 @@ def test_authorize_dialog_offers_bearer_token_and_api_key(page: Page, server: st
     """The Authorize dialog has an input for each way in: a Bearer JWT and an X-API-Key key."""
     page.open_docs(f"{server}/docs")
     page.click("button.btn.authorize")
-    schemes = {name: (title, has_input) for name, title, has_input in
-               page.wait_for(f"({SCHEMES_JS}).length && {SCHEMES_JS}", "the Authorize dialog")}
+    schemes = {
+        name: (title, has_input)
+        for name, title, has_input in page.wait_for(f"({SCHEMES_JS}).length && {SCHEMES_JS}", "the Authorize dialog")
+    }
     assert "bearerAuth" in schemes and "apiKeyAuth" in schemes, schemes
     assert "http, Bearer" in schemes["bearerAuth"][0] and schemes["bearerAuth"][1], schemes
     assert "apiKey" in schemes["apiKeyAuth"][0] and schemes["apiKeyAuth"][1], schemes
@@ -375,9 +404,12 @@ def test_authorize_then_try_it_out_calls_the_api(
     page.type_into("input[data-test-credential]", secret)
     # Swagger UI 4 has one form for all schemes, Swagger UI 5 one per scheme: submit the input's own.
     page.click("form:has(input[data-test-credential]) button[type=submit]")
-    page.wait_for(f"""[...document.querySelectorAll('.modal-ux h4')].some(h =>
+    page.wait_for(
+        f"""[...document.querySelectorAll('.modal-ux h4')].some(h =>
         h.querySelector('code')?.textContent.trim() === {json.dumps(scheme)}
-        && /Authorized/.test(h.parentElement.innerText))""", f"{scheme} to be authorized")
+        && /Authorized/.test(h.parentElement.innerText))""",
+        f"{scheme} to be authorized",
+    )
     page.click(".modal-ux .btn-done")
 
     block = "#operations-configure-get_configure"
@@ -391,8 +423,11 @@ def test_authorize_then_try_it_out_calls_the_api(
     )
     assert status.startswith("200"), f"GET /configure through the explorer answered {status}"
 
-    sent = [e["request"] for e in page.events("Network.requestWillBeSent")
-            if e["request"]["url"].split("?")[0] == f"{server}/configure"]
+    sent = [
+        e["request"]
+        for e in page.events("Network.requestWillBeSent")
+        if e["request"]["url"].split("?")[0] == f"{server}/configure"
+    ]
     assert len(sent) == 1, sent
     headers = {k.lower(): v for k, v in sent[0]["headers"].items()}
     expected = f"Bearer {secret}" if scheme == "bearerAuth" else secret

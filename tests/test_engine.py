@@ -20,25 +20,19 @@ OBSERVED = "2023-05-08T13:56:00+00:00"
 @pytest.fixture
 def memory(tmp_path: Path) -> Iterator[Memory]:
     recorder.EVENTS.clear()
-    mem = Memory.from_config(
-        fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing, recorder])
-    )
+    mem = Memory.from_config(fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing, recorder]))
     yield mem
     mem.close()
 
 
-def say(
-    memory: Memory, text: str, speaker: str = "Caroline", user: str = "u1", **kwargs: object
-) -> list:
+def say(memory: Memory, text: str, speaker: str = "Caroline", user: str = "u1", **kwargs: object) -> list:
     kwargs.setdefault("timestamp", OBSERVED)
     return memory.add([{"role": "user", "content": text, "name": speaker}], user_id=user, **kwargs)
 
 
 def test_add_extracts_standalone_memories_with_resolved_dates(memory: Memory) -> None:
     stored = say(memory, "Hey Mel! I went to a LGBTQ support group yesterday. How are you?")
-    assert [r.text for r in stored] == [
-        "Caroline went to a LGBTQ support group yesterday (7 May 2023)."
-    ]
+    assert [r.text for r in stored] == ["Caroline went to a LGBTQ support group yesterday (7 May 2023)."]
     record = stored[0]
     assert record.speaker == "Caroline" and record.attributed_to == "user"
     assert record.source_message == 0
@@ -59,10 +53,7 @@ def test_assistant_facts_are_stored_with_attribution(memory: Memory) -> None:
     assert len(stored) == 1
     assert stored[0].attributed_to == "assistant" and stored[0].source_message == 1
     assert "Dune" in stored[0].text
-    assert (
-        memory.search("Did the assistant recommend Dune?", user_id="u1")[0].record.id
-        == stored[0].id
-    )
+    assert memory.search("Did the assistant recommend Dune?", user_id="u1")[0].record.id == stored[0].id
 
 
 def test_add_only_a_changed_fact_is_kept_beside_the_old_one(memory: Memory) -> None:
@@ -110,14 +101,8 @@ def test_expired_memories_are_hidden_unless_asked(memory: Memory) -> None:
     say(memory, "I play the violin in a community orchestra.")
     assert memory.list(user_id="u1").total == 1
     assert memory.list(user_id="u1", show_expired=True).total == 2
-    assert all(
-        "Lisbon" not in h.record.text
-        for h in memory.search("Lisbon conference", user_id="u1", threshold=0)
-    )
-    assert any(
-        "Lisbon" in h.record.text
-        for h in memory.search("Lisbon conference", user_id="u1", show_expired=True)
-    )
+    assert all("Lisbon" not in h.record.text for h in memory.search("Lisbon conference", user_id="u1", threshold=0))
+    assert any("Lisbon" in h.record.text for h in memory.search("Lisbon conference", user_id="u1", show_expired=True))
 
 
 def test_infer_false_stores_messages_verbatim(memory: Memory) -> None:
@@ -301,9 +286,7 @@ def filter_memory(memory: Memory) -> dict[str, str]:
         ),
     ]
     for name, scope, meta, cats in rows:
-        stored = memory.add(
-            f"memory {name} text", infer=False, metadata=meta, custom_categories=cats, **scope
-        )
+        stored = memory.add(f"memory {name} text", infer=False, metadata=meta, custom_categories=cats, **scope)
         memory.update(stored[0].id, metadata=meta)
         ids[stored[0].id] = name
     # Categories are set explicitly for verbatim adds through update of the record.
@@ -324,8 +307,7 @@ def test_filters_on_list_and_search(
     listed = {filter_memory[r.id] for r in memory.list(filters).records}
     assert listed == expected
     searched = {
-        filter_memory[h.record.id]
-        for h in memory.search("memory text", filters=filters, top_k=50, threshold=0)
+        filter_memory[h.record.id] for h in memory.search("memory text", filters=filters, top_k=50, threshold=0)
     }
     assert searched == expected
 
@@ -359,9 +341,7 @@ def test_list_is_paginated_newest_first(memory: Memory) -> None:
 
 def test_update_delete_and_history(memory: Memory) -> None:
     record = say(memory, "I work at a bakery downtown.")[0]
-    updated = memory.update(
-        record.id, text="Caroline works at a bookstore downtown.", metadata={"checked": True}
-    )
+    updated = memory.update(record.id, text="Caroline works at a bookstore downtown.", metadata={"checked": True})
     assert memory.get(record.id).text == updated.text and updated.metadata == {"checked": True}
     memory.delete(record.id)
     with pytest.raises(NotFoundError):

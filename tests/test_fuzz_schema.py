@@ -110,14 +110,17 @@ def toml_table(values: dict[str, str]) -> str:
 
 def write_config(target: Path, document: dict[str, Any], credentials: Credentials) -> None:
     """A schemathesis.toml giving each operation the headers its declared ``security`` admits."""
-    lines = ["[generation]", f"max-examples = {EXAMPLES}", 'database = "none"', "",
-             "[cache]", "enabled = false", ""]
+    lines = ["[generation]", f"max-examples = {EXAMPLES}", 'database = "none"', "", "[cache]", "enabled = false", ""]
     for path, operations in document["paths"].items():
         for method, operation in operations.items():
             headers = credentials.for_security(operation.get("security", []))
             if headers:
-                lines += ["[[operations]]", f"include-name = {json.dumps(f'{method.upper()} {path}')}",
-                          f"headers = {toml_table(headers)}", ""]
+                lines += [
+                    "[[operations]]",
+                    f"include-name = {json.dumps(f'{method.upper()} {path}')}",
+                    f"headers = {toml_table(headers)}",
+                    "",
+                ]
     target.write_text("\n".join(lines))
 
 
@@ -125,8 +128,9 @@ def write_config(target: Path, document: dict[str, Any], credentials: Credential
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     # A high login/register budget: the fuzzer calls them many times from one address, and the
     # rate limit's 429 would hide every other answer of those routes.
-    srv = Server(tmp_path_factory.mktemp("fuzz") / "data", env={"MEMORIST_AUTH__LOGIN_ATTEMPTS": "1000000"},
-                 workers=2).start()
+    srv = Server(
+        tmp_path_factory.mktemp("fuzz") / "data", env={"MEMORIST_AUTH__LOGIN_ATTEMPTS": "1000000"}, workers=2
+    ).start()
     yield srv
     srv.stop()
 
@@ -140,34 +144,73 @@ def workers_before(server: Server) -> set[int]:
 
 @pytest.fixture(scope="module")
 def credentials(server: Server) -> Credentials:
-    registered = server.post("/auth/register", json={"name": "Fuzz", "email": "fuzz@example.com",
-                                                     "password": "fuzz-password"})
+    registered = server.post(
+        "/auth/register", json={"name": "Fuzz", "email": "fuzz@example.com", "password": "fuzz-password"}
+    )
     assert registered.status_code == 201, registered.text
-    tenant = server.post("/api/v1/admin/bootstrap/", headers=ADMIN, json={
-        "org_name": "Fuzz", "project_name": "Fuzz", "email": "owner@fuzz.test", "org_id": ORG, "project_id": PROJECT})
+    tenant = server.post(
+        "/api/v1/admin/bootstrap/",
+        headers=ADMIN,
+        json={
+            "org_name": "Fuzz",
+            "project_name": "Fuzz",
+            "email": "owner@fuzz.test",
+            "org_id": ORG,
+            "project_id": PROJECT,
+        },
+    )
     assert tenant.status_code == 201, tenant.text
     return Credentials(registered.json()["access_token"], tenant.json()["key"])
 
 
-def test_schemathesis_finds_no_failure(server: Server, credentials: Credentials, workers_before: set[int],
-                                       tmp_path: Path) -> None:
+def test_schemathesis_finds_no_failure(
+    server: Server, credentials: Credentials, workers_before: set[int], tmp_path: Path
+) -> None:
     """Every operation, every phase: no 5xx and every answer as the document says."""
     config = tmp_path / "schemathesis.toml"
     write_config(config, server.get("/openapi.json").json(), credentials)
     command = [
-        sys.executable, "-m", "schemathesis.cli", "--no-color", "--config-file", str(config), "run",
-        f"{server.url}/openapi.json", "--checks", ",".join(CHECKS), "--phases", PHASES, "--seed", str(SEED),
-        "--workers", "2", "--request-timeout", "30", "--continue-on-failure", "--suppress-health-check", "all",
-        "--report", "junit", "--report-junit-path", str(tmp_path / "junit.xml"),
+        sys.executable,
+        "-m",
+        "schemathesis.cli",
+        "--no-color",
+        "--config-file",
+        str(config),
+        "run",
+        f"{server.url}/openapi.json",
+        "--checks",
+        ",".join(CHECKS),
+        "--phases",
+        PHASES,
+        "--seed",
+        str(SEED),
+        "--workers",
+        "2",
+        "--request-timeout",
+        "30",
+        "--continue-on-failure",
+        "--suppress-health-check",
+        "all",
+        "--report",
+        "junit",
+        "--report-junit-path",
+        str(tmp_path / "junit.xml"),
         *(arg for path in EXCLUDED_PATHS for arg in ("--exclude-path", path)),
     ]
     env = {k: v for k, v in os.environ.items() if not k.startswith("SCHEMATHESIS_")}
     started = time.monotonic()
     # cwd: the CLI keeps a cache and a hypothesis directory where it runs; not in the repository.
-    done = subprocess.run(command, cwd=tmp_path, env={**env, "NO_COLOR": "1"}, capture_output=True, text=True,
-                          timeout=TIMEOUT, check=False)
+    done = subprocess.run(
+        command,
+        cwd=tmp_path,
+        env={**env, "NO_COLOR": "1"},
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
     output = done.stdout + done.stderr
-    summary = output[output.rfind("SUMMARY"):] if "SUMMARY" in output else output[-3000:]
+    summary = output[output.rfind("SUMMARY") :] if "SUMMARY" in output else output[-3000:]
     print(f"schemathesis: {time.monotonic() - started:.0f}s, {EXAMPLES} examples, seed {SEED}\n{summary}")
     assert done.returncode == 0, f"schemathesis found failures (seed {SEED}):\n{output[-20000:]}"
     selected = re.search(r"Selected:\s*(\d+)", output)
@@ -177,22 +220,40 @@ def test_schemathesis_finds_no_failure(server: Server, credentials: Credentials,
 
 def _seed(server: Server, credentials: Credentials) -> dict[str, str]:
     """Real ids for the read routes: a self-hosted memory, a platform memory, an event, an export."""
-    added = server.post("/memories", headers=ADMIN, json={
-        "messages": [{"role": "user", "content": "I like green tea with jasmine."}], "user_id": "conform",
-        "metadata": {"topic": "tea"}, "infer": False})
+    added = server.post(
+        "/memories",
+        headers=ADMIN,
+        json={
+            "messages": [{"role": "user", "content": "I like green tea with jasmine."}],
+            "user_id": "conform",
+            "metadata": {"topic": "tea"},
+            "infer": False,
+        },
+    )
     assert added.status_code == 200, added.text
-    platform = server.post("/v3/memories/add/", headers=credentials.platform, json={
-        "messages": [{"role": "user", "content": "I like black tea."}], "user_id": "conform", "infer": False})
+    platform = server.post(
+        "/v3/memories/add/",
+        headers=credentials.platform,
+        json={"messages": [{"role": "user", "content": "I like black tea."}], "user_id": "conform", "infer": False},
+    )
     assert platform.status_code == 200, platform.text
-    queued = server.post("/v3/memories/add/", headers=credentials.platform, json={
-        "messages": [{"role": "user", "content": "My sister Maya lives in Porto."}], "user_id": "conform"})
+    queued = server.post(
+        "/v3/memories/add/",
+        headers=credentials.platform,
+        json={"messages": [{"role": "user", "content": "My sister Maya lives in Porto."}], "user_id": "conform"},
+    )
     assert queued.status_code == 200, queued.text
     export = server.post("/v1/exports/", headers=credentials.platform, json={"filters": {"user_id": "conform"}})
     assert export.status_code == 201, export.text
     key = server.post("/api-keys", headers=bearer(credentials.admin_token), json={"label": "conform"})
     assert key.status_code == 201, key.text
-    return {"memory": added.json()["results"][0]["id"], "platform_memory": platform.json()["results"][0]["id"],
-            "event": queued.json()["event_id"], "export": export.json()["id"], "key": key.json()["id"]}
+    return {
+        "memory": added.json()["results"][0]["id"],
+        "platform_memory": platform.json()["results"][0]["id"],
+        "event": queued.json()["event_id"],
+        "export": export.json()["id"],
+        "key": key.json()["id"],
+    }
 
 
 def test_real_answers_match_their_schemas(server: Server, credentials: Credentials) -> None:
@@ -205,8 +266,11 @@ def test_real_answers_match_their_schemas(server: Server, credentials: Credentia
     calls: list[tuple[str, str, dict[str, Any]]] = [
         ("GET", "/memories", {"query": {"user_id": "conform"}}),
         ("GET", "/memories/{memory_id}", {"path_parameters": {"memory_id": ids["memory"]}}),
-        ("PUT", "/memories/{memory_id}", {"path_parameters": {"memory_id": ids["memory"]},
-                                          "body": {"metadata": {"topic": "tea", "checked": True}}}),
+        (
+            "PUT",
+            "/memories/{memory_id}",
+            {"path_parameters": {"memory_id": ids["memory"]}, "body": {"metadata": {"topic": "tea", "checked": True}}},
+        ),
         ("GET", "/memories/{memory_id}/history", {"path_parameters": {"memory_id": ids["memory"]}}),
         ("POST", "/search", {"body": {**tea, "user_id": "conform"}}),
         ("GET", "/entities", {}),
@@ -234,8 +298,11 @@ def test_real_answers_match_their_schemas(server: Server, credentials: Credentia
         ("POST", "/v1/summary/", {"body": {"filters": {"user_id": "conform"}}}),
         ("GET", "/api/v1/admin/keys/", {}),
     ]
-    checks = [schemathesis.checks.status_code_conformance, schemathesis.checks.content_type_conformance,
-              schemathesis.checks.response_schema_conformance]
+    checks = [
+        schemathesis.checks.status_code_conformance,
+        schemathesis.checks.content_type_conformance,
+        schemathesis.checks.response_schema_conformance,
+    ]
     problems: list[str] = []
     for method, path, parts in calls:
         operation = schema[path][method]

@@ -54,9 +54,7 @@ def test_greetings_and_filler_are_dropped(filler: str) -> None:
 
 def test_bare_questions_are_dropped_but_self_statements_kept() -> None:
     assert informative_sentences("How have you been? What should I read next?") == []
-    assert informative_sentences("Did I tell you I adopted a dog?") == [
-        "Did I tell you I adopted a dog?"
-    ]
+    assert informative_sentences("Did I tell you I adopted a dog?") == ["Did I tell you I adopted a dog?"]
 
 
 @pytest.mark.parametrize(
@@ -82,9 +80,7 @@ def test_relative_dates_resolve_against_the_observation_time(phrase: str, absolu
 def test_memories_stand_alone_with_speaker_and_date(extractor: HeuristicExtractor) -> None:
     texts = extract(
         extractor,
-        Message(
-            role="user", content="Hi! I'm moving to my new flat in Oslo next week.", name="Jon"
-        ),
+        Message(role="user", content="Hi! I'm moving to my new flat in Oslo next week.", name="Jon"),
     )
     assert texts == ["Jon is moving to their new flat in Oslo next week (the week of 15 May 2023)."]
 
@@ -121,12 +117,8 @@ def test_long_messages_are_split_at_sentence_boundaries(tmp_path: Path) -> None:
 
 
 def test_exclusions_drop_matching_sentences(extractor: HeuristicExtractor) -> None:
-    message = Message(
-        role="user", content="My salary is 90k. I love sailing on weekends.", name="Bo"
-    )
-    assert extract(extractor, message, excludes="salary, income") == [
-        "Bo love sailing on weekends."
-    ]
+    message = Message(role="user", content="My salary is 90k. I love sailing on weekends.", name="Bo")
+    assert extract(extractor, message, excludes="salary, income") == ["Bo love sailing on weekends."]
 
 
 @pytest.fixture
@@ -137,9 +129,7 @@ def entities(tmp_path: Path) -> RuleEntityExtractor:
 def test_entities_proper_nouns_quotes_and_noun_phrases(entities: RuleEntityExtractor) -> None:
     found = {
         (e.text, e.kind)
-        for e in entities.extract(
-            'Melanie read "Becoming Nicole" by Amy Ellis Nutt at the support group.'
-        )
+        for e in entities.extract('Melanie read "Becoming Nicole" by Amy Ellis Nutt at the support group.')
     }
     assert ("Melanie", "proper_noun") in found
     assert ("Amy Ellis Nutt", "proper_noun") in found

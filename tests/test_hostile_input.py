@@ -38,8 +38,28 @@ ATTACKER = "mallory"
 VICTIM = "victim"
 #: SQL, LIKE, FTS and shell metacharacters, alone and combined, plus NUL.
 METACHARACTERS = [
-    "'", '"', ";", "--", "%", "_", "\\", "*", "(", ")", ":", "^", "~", "AND", "OR", "NOT", "\x00",
-    "' OR '1'='1", '"; DROP TABLE memories; --', "\\%\\_ %' OR 1=1 --", 'NEAR(a b) AND "x" col:* ^2 ~1', "a\x00b",
+    "'",
+    '"',
+    ";",
+    "--",
+    "%",
+    "_",
+    "\\",
+    "*",
+    "(",
+    ")",
+    ":",
+    "^",
+    "~",
+    "AND",
+    "OR",
+    "NOT",
+    "\x00",
+    "' OR '1'='1",
+    '"; DROP TABLE memories; --',
+    "\\%\\_ %' OR 1=1 --",
+    'NEAR(a b) AND "x" col:* ^2 ~1',
+    "a\x00b",
     "$(id)`id` */ /*\u202e\ufeff",
 ]
 
@@ -60,15 +80,19 @@ class World:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = Server(tmp_path_factory.mktemp("hostile") / "data", env={"MEMORIST_AUTH__LOGIN_ATTEMPTS": "100000"},
-                 workers=2).start()
+    srv = Server(
+        tmp_path_factory.mktemp("hostile") / "data", env={"MEMORIST_AUTH__LOGIN_ATTEMPTS": "100000"}, workers=2
+    ).start()
     yield srv
     srv.stop()
 
 
 def bootstrap(server: Server, org: str, project: str, email: str) -> dict[str, str]:
-    resp = server.post("/api/v1/admin/bootstrap/", headers=ADMIN, json={
-        "org_name": org, "project_name": project, "email": email, "org_id": org, "project_id": project})
+    resp = server.post(
+        "/api/v1/admin/bootstrap/",
+        headers=ADMIN,
+        json={"org_name": org, "project_name": project, "email": email, "org_id": org, "project_id": project},
+    )
     assert resp.status_code == 201, resp.text
     return token(resp.json()["key"])
 
@@ -76,25 +100,39 @@ def bootstrap(server: Server, org: str, project: str, email: str) -> dict[str, s
 @pytest.fixture(scope="module")
 def world(server: Server) -> World:
     ids = []
-    for text, metadata in [("Victim likes quiet mornings.", {"mood": "calm"}),
-                           ("Victim's password hint is 'blue' (not really).", {"kind": "hint", "n": 1}),
-                           ("Victim lives at 1 Main Street.", {})]:
-        resp = server.post("/memories", headers=ADMIN, json={
-            "messages": [{"role": "user", "content": text}], "user_id": VICTIM, "agent_id": f"{VICTIM}-agent",
-            "metadata": metadata, "infer": False})
+    for text, metadata in [
+        ("Victim likes quiet mornings.", {"mood": "calm"}),
+        ("Victim's password hint is 'blue' (not really).", {"kind": "hint", "n": 1}),
+        ("Victim lives at 1 Main Street.", {}),
+    ]:
+        resp = server.post(
+            "/memories",
+            headers=ADMIN,
+            json={
+                "messages": [{"role": "user", "content": text}],
+                "user_id": VICTIM,
+                "agent_id": f"{VICTIM}-agent",
+                "metadata": metadata,
+                "infer": False,
+            },
+        )
         assert resp.status_code == 200, resp.text
         ids.append(resp.json()["results"][0]["id"])
     victim = bootstrap(server, "vorg", "vproj", "owner@victim.test")
     attacker = bootstrap(server, "morg", "mproj", "owner@mallory.test")
     for text in ("Victim tenant fact one.", "Victim tenant fact two."):
-        resp = server.post("/v3/memories/add/", headers=victim, json={
-            "messages": [{"role": "user", "content": text}], "user_id": VICTIM, "infer": False})
+        resp = server.post(
+            "/v3/memories/add/",
+            headers=victim,
+            json={"messages": [{"role": "user", "content": text}], "user_id": VICTIM, "infer": False},
+        )
         assert resp.status_code == 200, resp.text
     return World(ids, victim, attacker, "/api/v1/orgs/organizations/vorg/projects/vproj/")
 
 
 def snapshot(server: Server, world: World) -> dict[str, Any]:
     """Everyone's data as the admin and the tenants' owners see it; ``attacker`` is the attacker's own."""
+
     def ok(resp: requests.Response) -> Any:
         assert resp.status_code == 200, resp.text
         return resp.json()
@@ -103,18 +141,22 @@ def snapshot(server: Server, world: World) -> dict[str, Any]:
     return {
         "memories": ok(server.get("/memories", params={"user_id": VICTIM, "page_size": 1000}, headers=ADMIN)),
         "history": ok(server.get(f"/memories/{world.victim_ids[1]}/history", headers=ADMIN)),
-        "entities": sorted((e["type"], e["id"], e["total_memories"], e["updated_at"]) for e in entities
-                           if not e["id"].startswith(ATTACKER)),
-        "platform": ok(server.post("/v3/memories/", params={"page_size": 200}, headers=world.victim_platform,
-                                   json={})),
+        "entities": sorted(
+            (e["type"], e["id"], e["total_memories"], e["updated_at"])
+            for e in entities
+            if not e["id"].startswith(ATTACKER)
+        ),
+        "platform": ok(server.post("/v3/memories/", params={"page_size": 200}, headers=world.victim_platform, json={})),
         "project": ok(server.get(world.victim_project, headers=world.victim_platform)),
         "users": sorted(u["email"] for u in ok(server.get("/auth/users", headers=ADMIN))),
-        "keys": sorted((k["id"], k["revoked"])
-                       for k in ok(server.get("/api/v1/admin/keys/", headers=ADMIN))["results"]),
+        "keys": sorted(
+            (k["id"], k["revoked"]) for k in ok(server.get("/api/v1/admin/keys/", headers=ADMIN))["results"]
+        ),
         "attacker": (
             sorted((e["type"], e["id"], e["total_memories"]) for e in entities if e["id"].startswith(ATTACKER)),
-            ok(server.post("/v3/memories/", params={"page_size": 1}, headers=world.attacker_platform,
-                           json={}))["count"],
+            ok(server.post("/v3/memories/", params={"page_size": 1}, headers=world.attacker_platform, json={}))[
+                "count"
+            ],
             ok(server.get("/v1/events/", headers=world.attacker_platform))["count"],
         ),
     }
@@ -134,8 +176,9 @@ def nothing_changes(server: Server, world: World, state: dict[str, Any]) -> Iter
     state["snapshot"], strict, state["refusal"] = after, state["refusal"], False
     if not strict:
         before, after = {**before, "attacker": None}, {**after, "attacker": None}
-    assert after == before, "a hostile request changed data it does not own" if not strict else \
-        "a refused request stored something"
+    assert after == before, (
+        "a hostile request changed data it does not own" if not strict else "a refused request stored something"
+    )
 
 
 @pytest.fixture
@@ -166,11 +209,18 @@ def raw_http(server: Server, data: bytes, *, timeout: float = 10, half_close: bo
     return int(status_line.split()[1]), answer
 
 
-def http_request(method: str, target: str, body: bytes, *extra: str, length: int | None = None,
-                 auth: dict[str, str] = ADMIN) -> bytes:
+def http_request(
+    method: str, target: str, body: bytes, *extra: str, length: int | None = None, auth: dict[str, str] = ADMIN
+) -> bytes:
     """A request as raw bytes; ``extra`` header lines and ``length`` (Content-Length) are sent as given."""
-    headers = [f"{method} {target} HTTP/1.1", "Host: memorist", *(f"{k}: {v}" for k, v in auth.items()),
-               "Content-Type: application/json", "Connection: close", *extra]
+    headers = [
+        f"{method} {target} HTTP/1.1",
+        "Host: memorist",
+        *(f"{k}: {v}" for k, v in auth.items()),
+        "Content-Type: application/json",
+        "Connection: close",
+        *extra,
+    ]
     if length is not None:
         headers.append(f"Content-Length: {length}")
     return ("\r\n".join(headers) + "\r\n\r\n").encode() + body
@@ -178,14 +228,22 @@ def http_request(method: str, target: str, body: bytes, *extra: str, length: int
 
 # -- bodies past the size limit ----------------------------------------------------------
 
+
 def _oversized() -> bytes:
-    return json.dumps({"messages": [{"role": "user", "content": "x" * (LIMIT + 1024)}],
-                       "user_id": f"{ATTACKER}-big", "query": "x"}).encode()
+    return json.dumps(
+        {"messages": [{"role": "user", "content": "x" * (LIMIT + 1024)}], "user_id": f"{ATTACKER}-big", "query": "x"}
+    ).encode()
 
 
-BODY_ROUTES = [("POST", "/memories"), ("POST", "/search"), ("POST", "/configure"), ("POST", "/v3/memories/add/"),
-               ("POST", "/v3/memories/search/"), ("PUT", "/v1/batch/"),
-               ("PATCH", "/api/v1/orgs/organizations/morg/projects/mproj/")]
+BODY_ROUTES = [
+    ("POST", "/memories"),
+    ("POST", "/search"),
+    ("POST", "/configure"),
+    ("POST", "/v3/memories/add/"),
+    ("POST", "/v3/memories/search/"),
+    ("PUT", "/v1/batch/"),
+    ("PATCH", "/api/v1/orgs/organizations/morg/projects/mproj/"),
+]
 
 
 def _headers_for(world: World, path: str) -> dict[str, str]:
@@ -200,11 +258,12 @@ def test_body_over_the_limit_is_413(server: Server, world: World, refusal: None,
 
 
 @pytest.mark.parametrize(("method", "path"), BODY_ROUTES)
-def test_chunked_body_over_the_limit_is_413(server: Server, world: World, refusal: None, method: str,
-                                            path: str) -> None:
+def test_chunked_body_over_the_limit_is_413(
+    server: Server, world: World, refusal: None, method: str, path: str
+) -> None:
     """No Content-Length at all: the server must still stop at the limit (it used to read nothing: 400)."""
     body = _oversized()
-    chunks = (body[i:i + 65536] for i in range(0, len(body), 65536))
+    chunks = (body[i : i + 65536] for i in range(0, len(body), 65536))
     resp = server.request(method, path, data=chunks, headers=_headers_for(world, path))
     assert resp.request.headers.get("Transfer-Encoding") == "chunked"
     refused(resp, 413, str(LIMIT))
@@ -212,8 +271,9 @@ def test_chunked_body_over_the_limit_is_413(server: Server, world: World, refusa
 
 def test_a_chunked_body_is_read(server: Server, world: World) -> None:
     """A legitimate chunked request is answered from its body, not as if it had none."""
-    body = json.dumps({"messages": [{"role": "user", "content": "chunked note"}], "user_id": f"{ATTACKER}-chunk",
-                       "infer": False}).encode()
+    body = json.dumps(
+        {"messages": [{"role": "user", "content": "chunked note"}], "user_id": f"{ATTACKER}-chunk", "infer": False}
+    ).encode()
     resp = server.post("/memories", data=iter([body[:10], body[10:]]), headers=_headers_for(world, "/memories"))
     assert resp.status_code == 200, resp.text
     listed = server.get("/memories", params={"user_id": f"{ATTACKER}-chunk"}, headers=ADMIN).json()
@@ -225,8 +285,9 @@ def test_a_chunked_body_is_read(server: Server, world: World) -> None:
 
 def test_lying_content_length(server: Server, world: World, refusal: None) -> None:
     """Claims bigger than the limit, smaller than the body, bigger than the body, or malformed."""
-    add = json.dumps({"messages": [{"role": "user", "content": "lie"}], "user_id": f"{ATTACKER}-lie",
-                      "infer": False}).encode()
+    add = json.dumps(
+        {"messages": [{"role": "user", "content": "lie"}], "user_id": f"{ATTACKER}-lie", "infer": False}
+    ).encode()
     # Announced past the limit: refused before reading a byte.
     status, answer = raw_http(server, http_request("POST", "/memories", add, length=LIMIT * 4))
     assert status == 413 and str(LIMIT).encode() in answer, answer[:500]
@@ -236,12 +297,17 @@ def test_lying_content_length(server: Server, world: World, refusal: None) -> No
     assert status == 400 and b"malformed JSON" in answer, answer[:500]
     # Announced longer than sent, then the client stops sending: answered, not left hanging.
     started = time.monotonic()
-    status, answer = raw_http(server, http_request("POST", "/memories", add[:-5], length=len(add) + 500),
-                              half_close=True)
+    status, answer = raw_http(
+        server, http_request("POST", "/memories", add[:-5], length=len(add) + 500), half_close=True
+    )
     assert status == 400 and b"malformed JSON" in answer and time.monotonic() - started < 10, answer[:500]
     # Not a number, negative, twice, or with chunked encoding too (request smuggling): 400.
-    for extra in (["Content-Length: abc"], ["Content-Length: -1"], ["Content-Length: 5", "Content-Length: 6"],
-                  ["Transfer-Encoding: chunked", f"Content-Length: {len(add)}"]):
+    for extra in (
+        ["Content-Length: abc"],
+        ["Content-Length: -1"],
+        ["Content-Length: 5", "Content-Length: 6"],
+        ["Transfer-Encoding: chunked", f"Content-Length: {len(add)}"],
+    ):
         body = f"{len(add):x}\r\n".encode() + add + b"\r\n0\r\n\r\n" if "chunked" in extra[0] else add
         status, answer = raw_http(server, http_request("POST", "/memories", body, *extra))
         assert status == 400, (extra, answer[:500])
@@ -252,13 +318,20 @@ def test_lying_content_length(server: Server, world: World, refusal: None) -> No
 DEEP = 10_000
 
 
-@pytest.mark.parametrize("body", [
-    "[" * DEEP + "]" * DEEP,
-    '{"a":' * DEEP + "1" + "}" * DEEP,
-    '{"query": "x", "user_id": "mallory", "filters": ' + '{"AND": [' * DEEP + "{}" + "]}" * DEEP + "}",
-    '{"messages": [{"role": "user", "content": "x"}], "user_id": "mallory", "metadata": '
-    + '{"k": [' * DEEP + "1" + "]}" * DEEP + "}",
-], ids=["arrays", "objects", "filters", "metadata"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        "[" * DEEP + "]" * DEEP,
+        '{"a":' * DEEP + "1" + "}" * DEEP,
+        '{"query": "x", "user_id": "mallory", "filters": ' + '{"AND": [' * DEEP + "{}" + "]}" * DEEP + "}",
+        '{"messages": [{"role": "user", "content": "x"}], "user_id": "mallory", "metadata": '
+        + '{"k": [' * DEEP
+        + "1"
+        + "]}" * DEEP
+        + "}",
+    ],
+    ids=["arrays", "objects", "filters", "metadata"],
+)
 @pytest.mark.parametrize("path", ["/memories", "/configure", "/v3/memories/search/"])
 def test_deeply_nested_json_is_400(server: Server, world: World, refusal: None, body: str, path: str) -> None:
     """10 000 levels: a 400 naming the depth limit, not a RecursionError or a dead worker."""
@@ -266,25 +339,29 @@ def test_deeply_nested_json_is_400(server: Server, world: World, refusal: None, 
     refused(resp, 400, "nested deeper than 64 levels")
 
 
-@pytest.mark.parametrize(("raw", "needle"), [
-    (b'{"query": "caf\xe9", "user_id": "mallory"}', "invalid UTF-8"),  # latin-1
-    (b'{"query": "\xc0\xaf", "user_id": "mallory"}', "invalid UTF-8"),  # overlong '/'
-    (b'{"query": "\xed\xa0\x80", "user_id": "mallory"}', "invalid UTF-8"),  # encoded surrogate
-    (b'{"query": "\xe2\x82", "user_id": "mallory"}', "invalid UTF-8"),  # truncated sequence
-    (b"\xff\xfe{\x00}\x00", "invalid UTF-8"),  # UTF-16 with BOM
-    (b'{"query": "\\ud800", "user_id": "mallory"}', "unpaired surrogate"),  # valid bytes, invalid text
-    (b'{"query": "x", "user_id": "mallory\\udfff"}', "unpaired surrogate"),
-    (b'{"query": "x", "user_id": "mallory", "threshold": NaN}', "NaN"),
-    (b'{"query": "x", "user_id": "mallory", "threshold": -Infinity}', "Infinity"),
-    (b'{"query": "x", "user_id": "mallory", "threshold": 1e400}', "out of range"),
-    (b'{"query": "x", "user_id": "mallory", "top_k": 1' + b"0" * 5000 + b"}", "too many digits"),
-    (b'{"query": "x", "user_id": "mallory"', "malformed JSON"),
-    (b'{"query": "x", "user_id": "mallory"} trailing', "malformed JSON"),
-    (b"\x00" * 64, "malformed JSON"),
-])
+@pytest.mark.parametrize(
+    ("raw", "needle"),
+    [
+        (b'{"query": "caf\xe9", "user_id": "mallory"}', "invalid UTF-8"),  # latin-1
+        (b'{"query": "\xc0\xaf", "user_id": "mallory"}', "invalid UTF-8"),  # overlong '/'
+        (b'{"query": "\xed\xa0\x80", "user_id": "mallory"}', "invalid UTF-8"),  # encoded surrogate
+        (b'{"query": "\xe2\x82", "user_id": "mallory"}', "invalid UTF-8"),  # truncated sequence
+        (b"\xff\xfe{\x00}\x00", "invalid UTF-8"),  # UTF-16 with BOM
+        (b'{"query": "\\ud800", "user_id": "mallory"}', "unpaired surrogate"),  # valid bytes, invalid text
+        (b'{"query": "x", "user_id": "mallory\\udfff"}', "unpaired surrogate"),
+        (b'{"query": "x", "user_id": "mallory", "threshold": NaN}', "NaN"),
+        (b'{"query": "x", "user_id": "mallory", "threshold": -Infinity}', "Infinity"),
+        (b'{"query": "x", "user_id": "mallory", "threshold": 1e400}', "out of range"),
+        (b'{"query": "x", "user_id": "mallory", "top_k": 1' + b"0" * 5000 + b"}", "too many digits"),
+        (b'{"query": "x", "user_id": "mallory"', "malformed JSON"),
+        (b'{"query": "x", "user_id": "mallory"} trailing', "malformed JSON"),
+        (b"\x00" * 64, "malformed JSON"),
+    ],
+)
 @pytest.mark.parametrize("path", ["/memories", "/v3/memories/add/"])
-def test_undecodable_bodies_are_400(server: Server, world: World, refusal: None, raw: bytes, needle: str,
-                                    path: str) -> None:
+def test_undecodable_bodies_are_400(
+    server: Server, world: World, refusal: None, raw: bytes, needle: str, path: str
+) -> None:
     resp = server.post(path, data=raw, headers=_headers_for(world, path))
     refused(resp, 400, needle)
 
@@ -292,30 +369,43 @@ def test_undecodable_bodies_are_400(server: Server, world: World, refusal: None,
 def test_non_json_numbers_never_reach_storage(server: Server, world: World, refusal: None) -> None:
     """NaN/Infinity used to be stored in metadata and answered back as bare NaN, which is not JSON."""
     for value in (b"NaN", b"Infinity", b"-Infinity", b"1e999"):
-        body = (b'{"messages": [{"role": "user", "content": "n"}], "user_id": "mallory-nan", "infer": false,'
-                b' "metadata": {"n": ' + value + b"}}")
+        body = (
+            b'{"messages": [{"role": "user", "content": "n"}], "user_id": "mallory-nan", "infer": false,'
+            b' "metadata": {"n": ' + value + b"}}"
+        )
         resp = server.post("/memories", data=body, headers=_headers_for(world, "/memories"))
         assert resp.status_code == 400, resp.text
     listed = server.get("/memories", params={"user_id": "mallory-nan"}, headers=ADMIN)
     json.loads(listed.text, parse_constant=lambda name: pytest.fail(f"{name} in a response"))
 
 
-@pytest.mark.parametrize(("method", "path", "kwargs", "status", "needle"), [
-    ("POST", "/search", {"json": {"query": "x", "user_id": ATTACKER, "top_k": 10**12}}, 422, "top_k"),
-    ("POST", "/search", {"json": {"query": "x", "user_id": ATTACKER, "limit": -(10**12)}}, 422, "limit"),
-    ("POST", "/search", {"json": {"query": "x", "user_id": ATTACKER, "top_k": "10"}}, None, None),
-    ("POST", "/search", {"json": {"query": "x", "user_id": ATTACKER, "threshold": 10**12}}, 422, "threshold"),
-    ("POST", "/v3/memories/search/", {"json": {"query": "x", "top_k": 10**12}}, 422, "top_k"),
-    ("GET", "/memories", {"params": {"user_id": ATTACKER, "page_size": 10**12}}, 422, "page_size"),
-    ("GET", "/memories", {"params": {"user_id": ATTACKER, "page": 10**30}}, 422, "page"),
-    ("GET", "/memories", {"params": {"user_id": ATTACKER, "page": "1" + "0" * 3000}}, 422, "page"),
-    ("GET", "/memories", {"params": {"user_id": ATTACKER, "page": -1}}, 422, "page"),
-    ("GET", "/requests", {"params": {"limit": 10**12}}, 422, "limit"),
-    ("POST", "/v3/memories/", {"params": {"page_size": 10**12}, "json": {}}, 422, "page_size"),
-    ("GET", "/v1/events/", {"params": {"page": 10**30}}, 422, "page"),
-])
-def test_out_of_range_numbers_are_422(server: Server, world: World, refusal: None, method: str, path: str,
-                                      kwargs: dict[str, Any], status: int | None, needle: str | None) -> None:
+@pytest.mark.parametrize(
+    ("method", "path", "kwargs", "status", "needle"),
+    [
+        ("POST", "/search", {"json": {"query": "x", "user_id": ATTACKER, "top_k": 10**12}}, 422, "top_k"),
+        ("POST", "/search", {"json": {"query": "x", "user_id": ATTACKER, "limit": -(10**12)}}, 422, "limit"),
+        ("POST", "/search", {"json": {"query": "x", "user_id": ATTACKER, "top_k": "10"}}, None, None),
+        ("POST", "/search", {"json": {"query": "x", "user_id": ATTACKER, "threshold": 10**12}}, 422, "threshold"),
+        ("POST", "/v3/memories/search/", {"json": {"query": "x", "top_k": 10**12}}, 422, "top_k"),
+        ("GET", "/memories", {"params": {"user_id": ATTACKER, "page_size": 10**12}}, 422, "page_size"),
+        ("GET", "/memories", {"params": {"user_id": ATTACKER, "page": 10**30}}, 422, "page"),
+        ("GET", "/memories", {"params": {"user_id": ATTACKER, "page": "1" + "0" * 3000}}, 422, "page"),
+        ("GET", "/memories", {"params": {"user_id": ATTACKER, "page": -1}}, 422, "page"),
+        ("GET", "/requests", {"params": {"limit": 10**12}}, 422, "limit"),
+        ("POST", "/v3/memories/", {"params": {"page_size": 10**12}, "json": {}}, 422, "page_size"),
+        ("GET", "/v1/events/", {"params": {"page": 10**30}}, 422, "page"),
+    ],
+)
+def test_out_of_range_numbers_are_422(
+    server: Server,
+    world: World,
+    refusal: None,
+    method: str,
+    path: str,
+    kwargs: dict[str, Any],
+    status: int | None,
+    needle: str | None,
+) -> None:
     resp = server.request(method, path, headers=_headers_for(world, path), **kwargs)
     if status is None:  # a numeric string: pydantic's lax mode accepts it; the point is no 5xx
         assert resp.status_code == 200, resp.text
@@ -324,6 +414,7 @@ def test_out_of_range_numbers_are_422(server: Server, world: World, refusal: Non
 
 
 # -- filters -------------------------------------------------------------------------------
+
 
 def _nested(kind: str, levels: int) -> str:
     """Filters nested ``levels`` deep, as JSON text (the client's json.dumps would recurse too deep)."""
@@ -343,11 +434,13 @@ FILTERS = [
 ]
 
 
-@pytest.mark.parametrize(("filters", "needle"), FILTERS, ids=["3000-or", "2000-and", "600-in", "40-not", "300-and",
-                                                              "500-or"])
+@pytest.mark.parametrize(
+    ("filters", "needle"), FILTERS, ids=["3000-or", "2000-and", "600-in", "40-not", "300-and", "500-or"]
+)
 @pytest.mark.parametrize("path", ["/search", "/v3/memories/search/", "/v3/memories/", "/v1/exports/", "/v1/summary/"])
-def test_filter_limits_are_400_naming_the_limit(server: Server, world: World, refusal: None, filters: str,
-                                                needle: str | None, path: str) -> None:
+def test_filter_limits_are_400_naming_the_limit(
+    server: Server, world: World, refusal: None, filters: str, needle: str | None, path: str
+) -> None:
     body = '{"query": "x", "filters": ' + filters + "}" if "search" in path else '{"filters": ' + filters + "}"
     resp = server.post(path, data=body.encode(), headers=_headers_for(world, path))
     if needle is None:
@@ -357,6 +450,7 @@ def test_filter_limits_are_400_naming_the_limit(server: Server, world: World, re
 
 
 # -- metacharacters in every string field --------------------------------------------------
+
 
 def _no_victims(resp: requests.Response) -> None:
     """A 2xx answer of a read names no victim row (LIKE wildcards must not widen a match)."""
@@ -370,15 +464,25 @@ def _no_victims(resp: requests.Response) -> None:
 def test_metacharacters_in_self_hosted_fields(server: Server, world: World, meta: str) -> None:
     """Stored verbatim when accepted, never a 5xx, and never a read or delete beyond the attacker's rows."""
     user = f"{ATTACKER}{meta}"
-    add = server.post("/memories", headers=ADMIN, json={
-        "messages": [{"role": "user", "content": f"note {meta} end", "name": f"n{meta}"}],
-        "user_id": user, "agent_id": f"{ATTACKER}-agent{meta}", "run_id": f"{ATTACKER}-run{meta}",
-        "metadata": {f"k{meta}": f"v{meta}", "list": [meta]}, "custom_instructions": meta, "infer": False})
+    add = server.post(
+        "/memories",
+        headers=ADMIN,
+        json={
+            "messages": [{"role": "user", "content": f"note {meta} end", "name": f"n{meta}"}],
+            "user_id": user,
+            "agent_id": f"{ATTACKER}-agent{meta}",
+            "run_id": f"{ATTACKER}-run{meta}",
+            "metadata": {f"k{meta}": f"v{meta}", "list": [meta]},
+            "custom_instructions": meta,
+            "infer": False,
+        },
+    )
     assert add.status_code in (200, 400, 422), add.text
     if add.status_code == 200:
         listed = server.get("/memories", params={"user_id": user}, headers=ADMIN).json()
         assert [(r["memory"], r["metadata"]) for r in listed["results"]] == [
-            (f"note {meta} end", {f"k{meta}": f"v{meta}", "list": [meta]})]
+            (f"note {meta} end", {f"k{meta}": f"v{meta}", "list": [meta]})
+        ]
     for body in (
         {"query": meta, "user_id": user},
         {"query": f"note {meta}", "user_id": user, "threshold": 0, "explain": True},
@@ -396,8 +500,12 @@ def test_metacharacters_in_self_hosted_fields(server: Server, world: World, meta
     for params in ({"user_id": meta}, {"agent_id": meta}, {"user_id": user, "run_id": meta}):
         _no_victims(server.get("/memories", params=params, headers=ADMIN))
     quoted = quote(meta, safe="")
-    for method, path in (("GET", f"/memories/{quoted}"), ("GET", f"/memories/{quoted}/history"),
-                         ("DELETE", f"/memories/{quoted}"), ("PUT", f"/memories/{quoted}")):
+    for method, path in (
+        ("GET", f"/memories/{quoted}"),
+        ("GET", f"/memories/{quoted}/history"),
+        ("DELETE", f"/memories/{quoted}"),
+        ("PUT", f"/memories/{quoted}"),
+    ):
         resp = server.request(method, path, headers=ADMIN, json={"text": meta})
         assert resp.status_code in (400, 404), f"{method} {path}: {resp.status_code} {resp.text}"
     for params in ({"user_id": meta}, {"agent_id": meta}, {"run_id": meta}, {"app_id": meta}):
@@ -413,29 +521,44 @@ def test_metacharacters_in_platform_fields(server: Server, world: World, meta: s
     """The same on the platform surface, from the attacker's own tenant: the victim tenant never moves."""
     key = world.attacker_platform
     user = f"{ATTACKER}{meta}"
-    add = server.post("/v3/memories/add/", headers=key, json={
-        "messages": [{"role": "user", "content": f"note {meta} end"}], "user_id": user,
-        "metadata": {f"k{meta}": meta}, "infer": False, "custom_instructions": meta})
+    add = server.post(
+        "/v3/memories/add/",
+        headers=key,
+        json={
+            "messages": [{"role": "user", "content": f"note {meta} end"}],
+            "user_id": user,
+            "metadata": {f"k{meta}": meta},
+            "infer": False,
+            "custom_instructions": meta,
+        },
+    )
     assert add.status_code in (200, 400, 422), add.text
     memory_id = add.json()["results"][0]["id"] if add.status_code == 200 else None
     if memory_id:
         listed = server.post("/v3/memories/", headers=key, json={"filters": {"user_id": user}}).json()
         assert [r["memory"] for r in listed["results"]] == [f"note {meta} end"]
-    for search in ({"query": meta, "filters": {"user_id": meta}},
-                   {"query": meta, "filters": {"user_id": {"contains": meta}}, "threshold": 0},
-                   {"query": meta, "filters": {f"metadata.{meta}": meta}, "categories": [meta], "fields": [meta]}):
+    for search in (
+        {"query": meta, "filters": {"user_id": meta}},
+        {"query": meta, "filters": {"user_id": {"contains": meta}}, "threshold": 0},
+        {"query": meta, "filters": {f"metadata.{meta}": meta}, "categories": [meta], "fields": [meta]},
+    ):
         resp = server.post("/v3/memories/search/", headers=key, json=search)
         assert resp.status_code in (200, 400), resp.text
         _no_victims(resp)
-    for listing in ({"filters": {"user_id": meta}}, {"filters": {"user_id": user}, "start_date": meta},
-                    {"categories": [meta]}):
+    for listing in (
+        {"filters": {"user_id": meta}},
+        {"filters": {"user_id": user}, "start_date": meta},
+        {"categories": [meta]},
+    ):
         _no_victims(server.post("/v3/memories/", headers=key, json=listing))
         _no_victims(server.post("/v1/exports/", headers=key, json=listing))
         _no_victims(server.post("/v1/summary/", headers=key, json=listing))
     quoted = quote(meta, safe="")
     calls: list[tuple[str, str, dict[str, Any] | None]] = [
-        ("GET", f"/v1/memories/{quoted}/", None), ("PUT", f"/v1/memories/{quoted}/", {"text": meta}),
-        ("DELETE", f"/v1/memories/{quoted}/", None), ("GET", f"/v1/memories/{quoted}/history/", None),
+        ("GET", f"/v1/memories/{quoted}/", None),
+        ("PUT", f"/v1/memories/{quoted}/", {"text": meta}),
+        ("DELETE", f"/v1/memories/{quoted}/", None),
+        ("GET", f"/v1/memories/{quoted}/history/", None),
         ("GET", f"/v1/event/{quoted}/", None),
         ("PUT", "/v1/batch/", {"memories": [{"memory_id": meta, "text": meta}]}),
         ("DELETE", "/v1/batch/", {"memories": [{"memory_id": meta}]}),
@@ -452,33 +575,59 @@ def test_metacharacters_in_platform_fields(server: Server, world: World, meta: s
     assert resp.status_code in (200, 400, 404) and (resp.status_code != 200 or resp.json()["deleted"] == 0), resp.text
     members = f"/api/v1/orgs/organizations/morg/projects/mproj/members/?email={quoted}"
     assert server.request("DELETE", members, headers=key).status_code in (400, 404)
-    patched = server.request("PATCH", "/api/v1/orgs/organizations/morg/projects/mproj/", headers=key,
-                             json={"custom_instructions": meta})
+    patched = server.request(
+        "PATCH", "/api/v1/orgs/organizations/morg/projects/mproj/", headers=key, json={"custom_instructions": meta}
+    )
     assert patched.status_code in (200, 400), patched.text
 
 
 # -- odd ids in path parameters ------------------------------------------------------------
 
-ODD_IDS = ["../../etc/passwd", "..%2F..%2Fetc%2Fpasswd", "%2e%2e%2f%2e%2e%2fetc%2fpasswd", "%252e%252e%252f",
-           "..\\..\\windows", "a%2Fb", "%00", "%FF%FE", "%ED%A0%80", "%E2%98%83", "%F0%9F%92%A5" * 20,
-           "%E2%80%AE" + "x" * 10, "x" * 3500, "victim", "*", "%25", "'%20OR%20'1'='1"]
+ODD_IDS = [
+    "../../etc/passwd",
+    "..%2F..%2Fetc%2Fpasswd",
+    "%2e%2e%2f%2e%2e%2fetc%2fpasswd",
+    "%252e%252e%252f",
+    "..\\..\\windows",
+    "a%2Fb",
+    "%00",
+    "%FF%FE",
+    "%ED%A0%80",
+    "%E2%98%83",
+    "%F0%9F%92%A5" * 20,
+    "%E2%80%AE" + "x" * 10,
+    "x" * 3500,
+    "victim",
+    "*",
+    "%25",
+    "'%20OR%20'1'='1",
+]
 
 
 def _path_routes(world: World) -> list[tuple[str, str, dict[str, str], dict[str, Any] | None]]:
     """(method, path template, credentials, body) for every route with a path parameter."""
     key = world.attacker_platform
     orgs = "/api/v1/orgs/organizations"
-    return [("GET", "/memories/{}", ADMIN, None), ("PUT", "/memories/{}", ADMIN, {"text": "x"}),
-            ("DELETE", "/memories/{}", ADMIN, None), ("GET", "/memories/{}/history", ADMIN, None),
-            ("DELETE", "/entities/user/{}", ADMIN, None), ("DELETE", "/entities/{}/victim", ADMIN, None),
-            ("DELETE", "/api/v1/admin/keys/{}/", ADMIN, None),
-            ("GET", "/v1/memories/{}/", key, None), ("PUT", "/v1/memories/{}/", key, {"text": "x"}),
-            ("DELETE", "/v1/memories/{}/", key, None), ("GET", "/v1/memories/{}/history/", key, None),
-            ("GET", "/v1/event/{}/", key, None), ("DELETE", "/v2/entities/user/{}/", key, None),
-            ("DELETE", "/v2/entities/{}/victim/", key, None),
-            ("GET", orgs + "/{}/projects/vproj/", key, None), ("GET", orgs + "/vorg/projects/{}/", key, None),
-            ("PATCH", orgs + "/vorg/projects/{}/", key, {"name": "pwned"}),
-            ("PUT", orgs + "/vorg/projects/{}/members/", key, {"email": "owner@mallory.test", "role": "OWNER"})]
+    return [
+        ("GET", "/memories/{}", ADMIN, None),
+        ("PUT", "/memories/{}", ADMIN, {"text": "x"}),
+        ("DELETE", "/memories/{}", ADMIN, None),
+        ("GET", "/memories/{}/history", ADMIN, None),
+        ("DELETE", "/entities/user/{}", ADMIN, None),
+        ("DELETE", "/entities/{}/victim", ADMIN, None),
+        ("DELETE", "/api/v1/admin/keys/{}/", ADMIN, None),
+        ("GET", "/v1/memories/{}/", key, None),
+        ("PUT", "/v1/memories/{}/", key, {"text": "x"}),
+        ("DELETE", "/v1/memories/{}/", key, None),
+        ("GET", "/v1/memories/{}/history/", key, None),
+        ("GET", "/v1/event/{}/", key, None),
+        ("DELETE", "/v2/entities/user/{}/", key, None),
+        ("DELETE", "/v2/entities/{}/victim/", key, None),
+        ("GET", orgs + "/{}/projects/vproj/", key, None),
+        ("GET", orgs + "/vorg/projects/{}/", key, None),
+        ("PATCH", orgs + "/vorg/projects/{}/", key, {"name": "pwned"}),
+        ("PUT", orgs + "/vorg/projects/{}/members/", key, {"email": "owner@mallory.test", "role": "OWNER"}),
+    ]
 
 
 @pytest.mark.parametrize("odd", ODD_IDS)
@@ -514,11 +663,15 @@ def test_an_id_past_the_request_line_limit_is_414(server: Server, world: World, 
 
 # -- an oversized message for the extractor, and a stalled body --------------------------
 
+
 @pytest.fixture(scope="module")
 def roomy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """Body limit raised to 4 MiB so a 1 MB message reaches the app; a short worker timeout for the stall."""
-    srv = Server(tmp_path_factory.mktemp("roomy") / "data", workers=2, env={
-        "MEMORIST_LIMITS__MAX_BODY_BYTES": str(4 * 1024 * 1024), "MEMORIST_SERVER__TIMEOUT": "6"}).start()
+    srv = Server(
+        tmp_path_factory.mktemp("roomy") / "data",
+        workers=2,
+        env={"MEMORIST_LIMITS__MAX_BODY_BYTES": str(4 * 1024 * 1024), "MEMORIST_SERVER__TIMEOUT": "6"},
+    ).start()
     yield srv
     srv.stop()
 
@@ -542,14 +695,23 @@ def test_a_one_megabyte_message_is_handled_or_refused_clearly(roomy: Server) -> 
     workers = _workers(roomy)
     megabyte = ("I moved to Lisbon last month and my sister Maya visits on Sundays. " * 15_000)[:1_000_000]
     # Self-hosted: a message is capped at 100 000 characters -> 422 naming the field.
-    refused(roomy.post("/memories", headers=ADMIN, json={"messages": [{"role": "user", "content": megabyte}],
-                                                         "user_id": "big"}), 422, "messages.0.content")
+    refused(
+        roomy.post(
+            "/memories", headers=ADMIN, json={"messages": [{"role": "user", "content": megabyte}], "user_id": "big"}
+        ),
+        422,
+        "messages.0.content",
+    )
     assert roomy.get("/memories", params={"user_id": "big"}, headers=ADMIN).json()["count"] == 0
     # Platform: accepted and extracted in the background; the event ends, the server keeps answering.
     key = bootstrap(roomy, "big", "big", "big@example.com")
     started = time.monotonic()
-    ack = roomy.post("/v3/memories/add/", headers=key, json={
-        "messages": [{"role": "user", "content": megabyte}], "user_id": "big"}, timeout=60)
+    ack = roomy.post(
+        "/v3/memories/add/",
+        headers=key,
+        json={"messages": [{"role": "user", "content": megabyte}], "user_id": "big"},
+        timeout=60,
+    )
     assert ack.status_code == 200 and ack.json()["status"] == "PENDING", ack.text
     assert time.monotonic() - started < 10, "the acknowledgement waited for the extraction"
     health = roomy.get("/health", timeout=10)
@@ -582,8 +744,9 @@ def test_a_stalled_body_does_not_hold_a_worker_forever(roomy: Server) -> None:
         started = time.monotonic()
         assert roomy.get("/health", timeout=5).status_code == 200
         assert time.monotonic() - started < 4, "one stalled body blocked the whole server"
-        assert _wait(lambda: _workers(roomy) != before and len(_workers(roomy)) == roomy.workers, 30), \
+        assert _wait(lambda: _workers(roomy) != before and len(_workers(roomy)) == roomy.workers, 30), (
             "the stalled worker was never reclaimed"
+        )
     assert roomy.get("/health").status_code == 200
     assert "WORKER TIMEOUT" in roomy.output()
 

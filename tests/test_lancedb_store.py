@@ -165,9 +165,7 @@ def test_unknown_field_never_reaches_sql() -> None:
 
 
 @pytest.mark.parametrize(("case", "raw"), FILTER_CASES, ids=[c for c, _ in FILTER_CASES])
-def test_filter_bounds_bracket_the_reference(
-    tmp_path: Path, case: str, raw: dict[str, Any]
-) -> None:
+def test_filter_bounds_bracket_the_reference(tmp_path: Path, case: str, raw: dict[str, Any]) -> None:
     """Each bound, run as SQL on its own, must contain / be contained in the exact answer."""
     from memorist.filters import evaluate
 
@@ -240,9 +238,7 @@ def test_changing_fts_options_rebuilds_the_index(tmp_path: Path) -> None:
 @pytest.mark.parametrize("kind", ["ivf_pq", "ivf_hnsw_sq"])
 def test_optional_vector_index_keeps_exact_scores(tmp_path: Path, kind: str) -> None:
     dim = 32
-    store = open_store(
-        tmp_path, dim, vector_index=kind, vector_index_min_rows=1000, optimize_every=0
-    )
+    store = open_store(tmp_path, dim, vector_index=kind, vector_index_min_rows=1000, optimize_every=0)
     vectors = random_vectors(1200, dim, seed=3)
     store.upsert([make_record(f"r{i:04d}", user_id=f"u{i % 4}") for i in range(1200)], vectors)
     store.optimize()
@@ -278,15 +274,10 @@ def test_threads_share_one_store(tmp_path: Path) -> None:
             for batch in range(15):
                 ids = [f"w{worker}-{batch}-{j}" for j in range(4)]
                 store.upsert(
-                    [
-                        make_record(i, f"thread {worker} wrote kiwi {i}", user_id=f"u{worker}")
-                        for i in ids
-                    ],
+                    [make_record(i, f"thread {worker} wrote kiwi {i}", user_id=f"u{worker}") for i in ids],
                     random_vectors(4, DIM, worker * 100 + batch),
                 )
-                store.search_vector(
-                    random_vectors(1, DIM, batch)[0], 5, parse_filter({"user_id": f"u{worker}"})
-                )
+                store.search_vector(random_vectors(1, DIM, batch)[0], 5, parse_filter({"user_id": f"u{worker}"}))
                 assert store.search_keyword("kiwi", 3)
                 store.list(parse_filter({"user_id": f"u{worker}"}), limit=5)
                 store.delete([ids[0]])
@@ -342,12 +333,9 @@ _WORKER = textwrap.dedent(
 
 def test_processes_share_one_directory(tmp_path: Path) -> None:
     open_store(tmp_path).close()  # create the table once, as startup would
-    script = _WORKER.format(
-        root=str(Path(__file__).resolve().parent.parent), path=str(tmp_path), dim=DIM
-    )
+    script = _WORKER.format(root=str(Path(__file__).resolve().parent.parent), path=str(tmp_path), dim=DIM)
     procs = [
-        subprocess.Popen([sys.executable, "-c", script, str(w)], stderr=subprocess.PIPE, text=True)
-        for w in range(3)
+        subprocess.Popen([sys.executable, "-c", script, str(w)], stderr=subprocess.PIPE, text=True) for w in range(3)
     ]
     failures = [p.stderr.read() for p in procs if p.wait(timeout=120) != 0]  # type: ignore[union-attr]
     assert failures == []

@@ -31,23 +31,39 @@ def nodes(tmp_path: Path, pg_fresh_url: str) -> Iterator[tuple[Server, Server]]:
 
 def test_two_nodes_share_memories_events_and_sessions(nodes: tuple[Server, Server]) -> None:
     a, b = nodes
-    key = a.post("/api/v1/admin/bootstrap/", headers=ADMIN, json={
-        "org_name": "Multi", "project_name": "P", "email": "multi@example.com"}).json()["key"]
+    key = a.post(
+        "/api/v1/admin/bootstrap/",
+        headers=ADMIN,
+        json={"org_name": "Multi", "project_name": "P", "email": "multi@example.com"},
+    ).json()["key"]
     headers = {"Authorization": f"Token {key}"}
 
     # Synchronous adds through A are searchable and deletable through B.
-    added = a.post("/memories", headers=ADMIN, json={
-        "messages": [{"role": "user", "content": "I keep bees on the roof of my bakery.", "name": "Ida"}],
-        "user_id": "ida"}).json()["results"][0]
+    added = a.post(
+        "/memories",
+        headers=ADMIN,
+        json={
+            "messages": [{"role": "user", "content": "I keep bees on the roof of my bakery.", "name": "Ida"}],
+            "user_id": "ida",
+        },
+    ).json()["results"][0]
     found = b.post("/search", headers=ADMIN, json={"query": "bees on the roof", "user_id": "ida"}).json()["results"]
     assert found and found[0]["id"] == added["id"]
     assert b.request("DELETE", f"/memories/{added['id']}", headers=ADMIN).status_code == 200
     assert a.get(f"/memories/{added['id']}", headers=ADMIN).status_code == 404
 
     # Events submitted to A (no workers) are processed by B's workers.
-    event_ids = [a.post("/v3/memories/add/", headers=headers, json={
-        "messages": [{"role": "user", "content": f"I ran {i} kilometres along the river."}],
-        "user_id": "runner"}).json()["event_id"] for i in range(6)]
+    event_ids = [
+        a.post(
+            "/v3/memories/add/",
+            headers=headers,
+            json={
+                "messages": [{"role": "user", "content": f"I ran {i} kilometres along the river."}],
+                "user_id": "runner",
+            },
+        ).json()["event_id"]
+        for i in range(6)
+    ]
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         statuses = {a.get(f"/v1/event/{e}/", headers=headers).json()["status"] for e in event_ids}
@@ -59,8 +75,12 @@ def test_two_nodes_share_memories_events_and_sessions(nodes: tuple[Server, Serve
     assert listed["count"] == 6
 
     # A dashboard session made on one node works on the other (tokens live in the database).
-    assert a.post("/auth/users", headers=ADMIN, json={"name": "Ida", "email": "ida@example.com",
-                                                      "password": "ida-password"}).status_code == 201
+    assert (
+        a.post(
+            "/auth/users", headers=ADMIN, json={"name": "Ida", "email": "ida@example.com", "password": "ida-password"}
+        ).status_code
+        == 201
+    )
     tokens = a.post("/auth/login", json={"email": "ida@example.com", "password": "ida-password"}).json()
     assert b.get("/auth/me", headers={"Authorization": f"Bearer {tokens['access_token']}"}).status_code == 200
     rotated = b.post("/auth/refresh", json={"refresh_token": tokens["refresh_token"]})

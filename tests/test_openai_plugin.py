@@ -85,9 +85,7 @@ def test_valid_json(server: FakeOpenAI, tmp_path: Path) -> None:
 
 
 def test_fenced_json(server: FakeOpenAI, tmp_path: Path) -> None:
-    server.script_chat(
-        'Sure! Here it is:\n```json\n{"city": "Oslo", "year": 1999}\n```\nAnything else?'
-    )
+    server.script_chat('Sure! Here it is:\n```json\n{"city": "Oslo", "year": 1999}\n```\nAnything else?')
     assert make_llm(server, tmp_path).complete_json(ASK, Answer) == Answer(city="Oslo", year=1999)
     assert len(server.chat_requests) == 1
 
@@ -113,9 +111,7 @@ def test_json_extraction_rejects(reply: str) -> None:
 
 def test_json_mode_off_sends_no_response_format(server: FakeOpenAI, tmp_path: Path) -> None:
     server.script_chat('{"city": "Lima", "year": 2020}')
-    llm = make_llm(
-        server, tmp_path, json_mode=False, temperature=0.3, model="llama3.1", max_tokens=50
-    )
+    llm = make_llm(server, tmp_path, json_mode=False, temperature=0.3, model="llama3.1", max_tokens=50)
     llm.complete_json(ASK, Answer)
     (body,) = server.chat_requests
     assert "response_format" not in body
@@ -139,16 +135,11 @@ def test_malformed_then_valid(server: FakeOpenAI, tmp_path: Path) -> None:
 
 
 def test_schema_invalid_then_valid(server: FakeOpenAI, tmp_path: Path) -> None:
-    server.script_chat(
-        '{"city": "Lisbon"}', '{"city": "Lisbon", "year": "soon"}', '{"city": "Lisbon", "year": 7}'
-    )
+    server.script_chat('{"city": "Lisbon"}', '{"city": "Lisbon", "year": "soon"}', '{"city": "Lisbon", "year": 7}')
     llm = make_llm(server, tmp_path)
     assert llm.complete_json(ASK, Answer).year == 7
     first, second, third = server.chat_requests
-    assert (
-        "year" in second["messages"][-1]["content"]
-        and "schema" in second["messages"][-1]["content"]
-    )
+    assert "year" in second["messages"][-1]["content"] and "schema" in second["messages"][-1]["content"]
     # the corrective exchange is replaced, not accumulated
     assert len(third["messages"]) == len(second["messages"])
     assert third["messages"][-2]["content"] == '{"city": "Lisbon", "year": "soon"}'
@@ -163,9 +154,7 @@ def test_persistent_malformed_raises(server: FakeOpenAI, tmp_path: Path) -> None
 
 
 def test_truncated_reply_is_explained(server: FakeOpenAI, tmp_path: Path) -> None:
-    server.script_chat(
-        Reply(content='{"city": "Li', finish_reason="length"), '{"city": "Lima", "year": 1}'
-    )
+    server.script_chat(Reply(content='{"city": "Li', finish_reason="length"), '{"city": "Lima", "year": 1}')
     make_llm(server, tmp_path).complete_json(ASK, Answer)
     assert "token limit" in server.chat_requests[1]["messages"][-1]["content"]
 
@@ -174,9 +163,7 @@ def test_truncated_reply_is_explained(server: FakeOpenAI, tmp_path: Path) -> Non
 
 
 def test_429_then_success_honours_retry_after(server: FakeOpenAI, tmp_path: Path) -> None:
-    server.script_chat(
-        Reply(status=429, headers={"Retry-After": "0"}), '{"city": "Kyiv", "year": 2}'
-    )
+    server.script_chat(Reply(status=429, headers={"Retry-After": "0"}), '{"city": "Kyiv", "year": 2}')
     llm = make_llm(server, tmp_path, backoff_seconds=5.0)
     assert llm.complete_json(ASK, Answer).city == "Kyiv"
     assert len(server.chat_requests) == 2
@@ -253,9 +240,7 @@ def test_connection_refused_is_retried_then_fails(tmp_path: Path) -> None:
 
 
 def test_timeout_is_retried(server: FakeOpenAI, tmp_path: Path) -> None:
-    server.script_chat(
-        Reply(content='{"city": "Slow", "year": 1}', delay=1.0), '{"city": "Fast", "year": 2}'
-    )
+    server.script_chat(Reply(content='{"city": "Slow", "year": 1}', delay=1.0), '{"city": "Fast", "year": 2}')
     llm = make_llm(server, tmp_path, timeout=0.2)
     assert llm.complete_json(ASK, Answer).city == "Fast"
 
@@ -267,9 +252,7 @@ def _request(**overrides: Any) -> ExtractionRequest:
     base: dict[str, Any] = {
         "messages": [
             Message(role="user", content="Hi! Yesterday I adopted a dog named Rex.", name="Alice"),
-            Message(
-                role="assistant", content="Congrats! I'm Max, by the way; I run on a Raspberry Pi."
-            ),
+            Message(role="assistant", content="Congrats! I'm Max, by the way; I run on a Raspberry Pi."),
             Message(role="user", content="Que bueno. Vivo en Madrid."),
         ],
         "observed_at": datetime(2024, 5, 14, 9, 30, tzinfo=UTC),
@@ -347,9 +330,7 @@ def test_extract_prompt_carries_policy(server: FakeOpenAI, tmp_path: Path) -> No
     assert "JSON" in system and body["response_format"] == {"type": "json_object"}
 
 
-def test_extract_defaults_english_and_default_categories(
-    server: FakeOpenAI, tmp_path: Path
-) -> None:
+def test_extract_defaults_english_and_default_categories(server: FakeOpenAI, tmp_path: Path) -> None:
     make_llm(server, tmp_path).extract(_request())
     system = server.chat_requests[0]["messages"][0]["content"]
     assert "in English" in system and "same language as the message" not in system
@@ -360,12 +341,7 @@ def test_extract_defaults_english_and_default_categories(
 
 def test_extract_nothing_to_do_makes_no_request(server: FakeOpenAI, tmp_path: Path) -> None:
     llm = make_llm(server, tmp_path)
-    assert (
-        llm.extract(
-            _request(messages=[Message(role="system", content="be nice"), Message(content="  ")])
-        )
-        == []
-    )
+    assert llm.extract(_request(messages=[Message(role="system", content="be nice"), Message(content="  ")])) == []
     assert server.chat_requests == []
 
 
@@ -379,9 +355,7 @@ def test_extract_empty_reply_object_is_an_error(server: FakeOpenAI, tmp_path: Pa
 # -- API keys ------------------------------------------------------------------------
 
 
-def test_api_key_from_named_env_var(
-    server: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_api_key_from_named_env_var(server: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TEST_OPENAI_KEY", "sk-from-env")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong-variable")
     make_llm(server, tmp_path, api_key_env="TEST_OPENAI_KEY").extract(_request())
@@ -389,9 +363,7 @@ def test_api_key_from_named_env_var(
     assert request.headers["authorization"] == "Bearer sk-from-env"
 
 
-def test_api_key_from_file(
-    server: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_api_key_from_file(server: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-env-loses")
     key_file = tmp_path / "key.txt"
     key_file.write_text("sk-from-file\n")
@@ -420,9 +392,7 @@ def test_missing_key_with_base_url_uses_placeholder(server: FakeOpenAI, tmp_path
     assert request.headers["authorization"] == "Bearer not-needed"
 
 
-def test_openai_base_url_env_is_used(
-    server: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_openai_base_url_env_is_used(server: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-default-var")
     embedder = OpenAIEmbedder(OpenAIEmbedder.Options(), _context(tmp_path))
@@ -441,9 +411,7 @@ def test_embed_batches_and_preserves_order(server: FakeOpenAI, tmp_path: Path) -
     embedder = make_embedder(server, tmp_path, batch_size=2)
     vectors = embedder.embed(TEXTS)
     assert [len(b["input"]) for b in server.embedding_requests] == [2, 2, 1]
-    assert all(
-        b["encoding_format"] == "float" and "dimensions" not in b for b in server.embedding_requests
-    )
+    assert all(b["encoding_format"] == "float" and "dimensions" not in b for b in server.embedding_requests)
     assert server.embedding_requests[1]["input"][0] == " "  # empty text is sent as a space
     one_by_one = np.vstack([embedder.embed([t]) for t in TEXTS])
     np.testing.assert_allclose(vectors, one_by_one, atol=1e-6)
@@ -486,9 +454,7 @@ def test_dimension_mismatch_is_an_error(server: FakeOpenAI, tmp_path: Path) -> N
 
 
 def test_embed_prefixes_by_purpose(server: FakeOpenAI, tmp_path: Path) -> None:
-    embedder = make_embedder(
-        server, tmp_path, query_prefix="search_query: ", document_prefix="search_document: "
-    )
+    embedder = make_embedder(server, tmp_path, query_prefix="search_query: ", document_prefix="search_document: ")
     embedder.embed(["a"], purpose="query")
     embedder.embed(["b"])
     assert [b["input"] for b in server.embedding_requests] == [
@@ -498,9 +464,7 @@ def test_embed_prefixes_by_purpose(server: FakeOpenAI, tmp_path: Path) -> None:
 
 
 def test_embed_retries_429_and_wrong_count(server: FakeOpenAI, tmp_path: Path) -> None:
-    server.script_embeddings(
-        Reply(status=429, headers={"Retry-After": "0"}), Reply(embeddings=[[1.0, 2.0]])
-    )
+    server.script_embeddings(Reply(status=429, headers={"Retry-After": "0"}), Reply(embeddings=[[1.0, 2.0]]))
     vectors = make_embedder(server, tmp_path).embed(["one", "two"])
     assert vectors.shape == (2, 16)
     assert len(server.embedding_requests) == 3

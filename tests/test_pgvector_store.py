@@ -612,8 +612,7 @@ def test_processes_share_one_table(opened: Callable[..., PgVectorStore], pg_modu
     opened().close()  # create the table once, as startup would
     script = _WORKER.format(root=str(ROOT), url=pg_module_url, table=table, dim=DIM)
     procs = [
-        subprocess.Popen([sys.executable, "-c", script, str(w)], stderr=subprocess.PIPE, text=True)
-        for w in range(3)
+        subprocess.Popen([sys.executable, "-c", script, str(w)], stderr=subprocess.PIPE, text=True) for w in range(3)
     ]
     errors = [p.communicate(timeout=120)[1] for p in procs]
     assert [e for p, e in zip(procs, errors, strict=True) if p.returncode != 0] == []

@@ -27,8 +27,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 def bootstrap(server: Server, org: str, project: str, email: str, role: str = "OWNER", **ids: str) -> dict:
-    resp = server.post("/api/v1/admin/bootstrap/", headers=ADMIN,
-                       json={"org_name": org, "project_name": project, "email": email, "role": role, **ids})
+    resp = server.post(
+        "/api/v1/admin/bootstrap/",
+        headers=ADMIN,
+        json={"org_name": org, "project_name": project, "email": email, "role": role, **ids},
+    )
     assert resp.status_code == 201, resp.text
     return resp.json()
 
@@ -79,8 +82,9 @@ def test_bad_key_fails_construction(server: Server) -> None:
 
 
 def test_add_poll_search_get_update_history_delete(server: Server, client: Any, tenant: dict) -> None:
-    results = add_and_wait(server, client, tenant["key"], "I just adopted a greyhound named Comet.", "alice",
-                           metadata={"source": "chat"})
+    results = add_and_wait(
+        server, client, tenant["key"], "I just adopted a greyhound named Comet.", "alice", metadata={"source": "chat"}
+    )
     assert len(results) == 1 and results[0]["event"] == "ADD" and results[0]["user_id"] == "alice"
     memory_id = results[0]["id"]
     assert "Comet" in results[0]["data"]["memory"]
@@ -124,8 +128,10 @@ def test_top_level_ids_are_400_on_search_and_list(server: Server, tenant: dict) 
 
 
 def test_users_batch_delete_all_and_delete_users(server: Server, client: Any) -> None:
-    ids = [client.add([{"role": "user", "content": f"batch item {i}"}], user_id="batcher", infer=False)["results"][0]["id"]
-           for i in range(3)]
+    ids = [
+        client.add([{"role": "user", "content": f"batch item {i}"}], user_id="batcher", infer=False)["results"][0]["id"]
+        for i in range(3)
+    ]
     users = client.users()
     assert any(u["type"] == "user" and u["name"] == "batcher" and u["total_memories"] == 3 for u in users["results"])
     client.batch_update([{"memory_id": ids[0], "text": "batch item zero"}])
@@ -142,14 +148,31 @@ def test_users_batch_delete_all_and_delete_users(server: Server, client: Any) ->
 def test_project_settings_and_members(server: Server, client: Any) -> None:
     project = client.project.get()
     assert project["project_id"] == "web" and project["user_role"] == "OWNER"
-    assert {"members", "custom_categories", "custom_instructions", "inclusion_prompt", "exclusion_prompt",
-            "memory_depth", "multilingual", "decay", "expiration_date", "enable_graph", "version", "is_default"} <= set(project)
+    assert {
+        "members",
+        "custom_categories",
+        "custom_instructions",
+        "inclusion_prompt",
+        "exclusion_prompt",
+        "memory_depth",
+        "multilingual",
+        "decay",
+        "expiration_date",
+        "enable_graph",
+        "version",
+        "is_default",
+    } <= set(project)
     assert project["members"][0] == {"username": "owner", "role": "OWNER", "email": "owner@acme.test"}
-    client.project.update(custom_instructions="Only keep food preferences.",
-                          custom_categories=[{"cuisine": "food and cooking"}])
+    client.project.update(
+        custom_instructions="Only keep food preferences.", custom_categories=[{"cuisine": "food and cooking"}]
+    )
     assert client.project.get()["custom_instructions"] == "Only keep food preferences."
-    requests.post(f"{server.url}/auth/users", headers=ADMIN, timeout=10,
-                  json={"name": "Rita", "email": "rita@acme.test", "password": "rita-password"})
+    requests.post(
+        f"{server.url}/auth/users",
+        headers=ADMIN,
+        timeout=10,
+        json={"name": "Rita", "email": "rita@acme.test", "password": "rita-password"},
+    )
     client.project.add_member("rita@acme.test", role="READER")
     members = client.project.get_members()["members"]
     assert {"username": "Rita", "role": "READER"} in [{"username": m["username"], "role": m["role"]} for m in members]
@@ -163,12 +186,25 @@ def test_project_settings_reach_extraction(server: Server, tenant: dict) -> None
     key = bootstrap(server, "Acme2", "Settings", "set@acme.test")["key"]
     info = requests.get(f"{server.url}/v1/ping/", headers=token(key), timeout=10).json()
     path = f"/api/v1/orgs/organizations/{info['org_id']}/projects/{info['project_id']}/"
-    patch = server.request("PATCH", path, headers=token(key), json={
-        "exclusion_prompt": "salary", "custom_categories": [{"pets": "dogs, cats and other animals"}],
-        "expiration_date": "2099-12-31"})
+    patch = server.request(
+        "PATCH",
+        path,
+        headers=token(key),
+        json={
+            "exclusion_prompt": "salary",
+            "custom_categories": [{"pets": "dogs, cats and other animals"}],
+            "expiration_date": "2099-12-31",
+        },
+    )
     assert patch.status_code == 200, patch.text
-    ack = server.post("/v3/memories/add/", headers=token(key), json={
-        "messages": [{"role": "user", "content": "My salary is 90k. I adopted two cats last week."}], "user_id": "p"})
+    ack = server.post(
+        "/v3/memories/add/",
+        headers=token(key),
+        json={
+            "messages": [{"role": "user", "content": "My salary is 90k. I adopted two cats last week."}],
+            "user_id": "p",
+        },
+    )
     event = wait_event(server, key, ack.json()["event_id"])
     assert len(event["results"]) == 1 and "salary" not in event["results"][0]["data"]["memory"]
     memory = server.get(f"/v1/memories/{event['results'][0]['id']}/", headers=token(key)).json()
@@ -177,8 +213,9 @@ def test_project_settings_reach_extraction(server: Server, tenant: dict) -> None
 
 def test_events_are_listed_per_project(server: Server, client: Any, tenant: dict) -> None:
     listed = server.get("/v1/events/", headers=token(tenant["key"])).json()
-    assert listed["count"] >= 1 and all(e["status"] in ("PENDING", "RUNNING", "SUCCEEDED", "FAILED")
-                                        for e in listed["results"])
+    assert listed["count"] >= 1 and all(
+        e["status"] in ("PENDING", "RUNNING", "SUCCEEDED", "FAILED") for e in listed["results"]
+    )
 
 
 def test_exceptions_are_mapped(server: Server, client: Any, tenant: dict) -> None:
@@ -207,9 +244,13 @@ def test_tenant_isolation(server: Server, client: Any, tenant: dict) -> None:
     mine = client.add([{"role": "user", "content": "acme secret roadmap"}], user_id="shared-name", infer=False)
     memory_id = mine["results"][0]["id"]
     theirs.add([{"role": "user", "content": "globex secret plan"}], user_id="shared-name", infer=False)
-    assert [r["memory"] for r in theirs.get_all(filters={"user_id": "shared-name"})["results"]] == ["globex secret plan"]
-    assert all("acme" not in r["memory"] for r in theirs.search("secret", filters={"user_id": "shared-name"},
-                                                                   threshold=0.0)["results"])
+    assert [r["memory"] for r in theirs.get_all(filters={"user_id": "shared-name"})["results"]] == [
+        "globex secret plan"
+    ]
+    assert all(
+        "acme" not in r["memory"]
+        for r in theirs.search("secret", filters={"user_id": "shared-name"}, threshold=0.0)["results"]
+    )
     from mem0.exceptions import MemoryNotFoundError
 
     for call in (lambda: theirs.get(memory_id), lambda: theirs.delete(memory_id), lambda: theirs.history(memory_id)):
@@ -218,8 +259,9 @@ def test_tenant_isolation(server: Server, client: Any, tenant: dict) -> None:
     theirs.delete_all(user_id="shared-name")
     assert client.get(memory_id)["memory"] == "acme secret roadmap"
     assert server.get("/api/v1/orgs/organizations/acme/projects/web/", headers=token(other["key"])).status_code == 404
-    assert server.get("/api/v1/orgs/organizations/acme/projects/web/members/",
-                      headers=token(other["key"])).json() == {"message": "organization or project not found"}
+    assert server.get("/api/v1/orgs/organizations/acme/projects/web/members/", headers=token(other["key"])).json() == {
+        "message": "organization or project not found"
+    }
     events = server.get("/v1/events/", headers=token(other["key"])).json()["results"]
     assert all(e["id"] != mine.get("event_id") for e in events)
 

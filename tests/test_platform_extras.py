@@ -74,10 +74,13 @@ def make_tenant(tmp_path: Path, **settings: Any) -> Iterator[Tenant]:
     tenancy.create_project("acme", "Web", project_id="web")
     tenancy.create_org("Other", org_id="other")
     tenancy.create_project("other", "Other", project_id="elsewhere")
-    yield Tenant(falcon.testing.TestClient(app), db,
-                 owner=_key(db, "owner@acme.test", "acme", "web", "OWNER"),
-                 reader=_key(db, "reader@acme.test", "acme", "web", "READER"),
-                 stranger=_key(db, "owner@other.test", "other", "elsewhere", "OWNER"))
+    yield Tenant(
+        falcon.testing.TestClient(app),
+        db,
+        owner=_key(db, "owner@acme.test", "acme", "web", "OWNER"),
+        reader=_key(db, "reader@acme.test", "acme", "web", "READER"),
+        stranger=_key(db, "owner@other.test", "other", "elsewhere", "OWNER"),
+    )
     db.dispose()
 
 
@@ -92,11 +95,23 @@ def uid(request: pytest.FixtureRequest) -> str:
     return request.node.name.replace("[", "-").replace("]", "")[-40:] + "-"
 
 
-def add(t: Tenant, text: str, user_id: str = "alice", key: dict[str, str] | None = None,
-        metadata: dict[str, Any] | None = None) -> str:
-    resp = t.client.simulate_post("/v3/memories/add/", headers=key or t.owner, json={
-        "messages": [{"role": "user", "content": text}], "user_id": user_id, "infer": False,
-        "metadata": metadata or {}})
+def add(
+    t: Tenant,
+    text: str,
+    user_id: str = "alice",
+    key: dict[str, str] | None = None,
+    metadata: dict[str, Any] | None = None,
+) -> str:
+    resp = t.client.simulate_post(
+        "/v3/memories/add/",
+        headers=key or t.owner,
+        json={
+            "messages": [{"role": "user", "content": text}],
+            "user_id": user_id,
+            "infer": False,
+            "metadata": metadata or {},
+        },
+    )
     assert resp.status_code == 200, resp.text
     return str(resp.json["results"][0]["id"])
 
@@ -104,29 +119,41 @@ def add(t: Tenant, text: str, user_id: str = "alice", key: dict[str, str] | None
 # -- feedback --------------------------------------------------------------------------
 def test_feedback_is_stored_for_a_memory_of_the_project(tenant: Tenant) -> None:
     memory_id = add(tenant, "Alice drinks green tea.", user_id="feedback-alice")
-    resp = tenant.client.simulate_post("/v1/feedback/", headers=tenant.owner, json={
-        "memory_id": memory_id, "feedback": "positive", "feedback_reason": "accurate"})
+    resp = tenant.client.simulate_post(
+        "/v1/feedback/",
+        headers=tenant.owner,
+        json={"memory_id": memory_id, "feedback": "positive", "feedback_reason": "accurate"},
+    )
     assert resp.status_code == 200, resp.text
     body = resp.json
     assert body["feedback"] == "POSITIVE" and body["feedback_reason"] == "accurate"
     assert body["memory_id"] == memory_id and body["id"] and body["created_at"]
 
-    cleared = tenant.client.simulate_post("/v1/feedback/", headers=tenant.reader, json={
-        "memory_id": memory_id, "feedback": None, "feedback_reason": None})
+    cleared = tenant.client.simulate_post(
+        "/v1/feedback/", headers=tenant.reader, json={"memory_id": memory_id, "feedback": None, "feedback_reason": None}
+    )
     assert cleared.status_code == 200 and cleared.json["feedback"] is None
     with tenant.db.connect() as conn:
-        rows = conn.execute(select(feedback).where(feedback.c.memory_id == memory_id)
-                            .order_by(feedback.c.created_at)).mappings().all()
+        rows = (
+            conn.execute(select(feedback).where(feedback.c.memory_id == memory_id).order_by(feedback.c.created_at))
+            .mappings()
+            .all()
+        )
     assert [(r["feedback"], r["reason"], r["org_id"], r["project_id"]) for r in rows] == [
-        ("POSITIVE", "accurate", "acme", "web"), (None, None, "acme", "web")]
+        ("POSITIVE", "accurate", "acme", "web"),
+        (None, None, "acme", "web"),
+    ]
     assert rows[0]["user_id"] != rows[1]["user_id"]  # each member's own row
 
 
-@pytest.mark.parametrize(("body", "status", "field"), [
-    ({"memory_id": "m", "feedback": "MEH"}, 422, "feedback"),
-    ({"feedback": "POSITIVE"}, 422, "memory_id"),
-    ({"memory_id": "no-such-memory", "feedback": "NEGATIVE"}, 404, "memory"),
-])
+@pytest.mark.parametrize(
+    ("body", "status", "field"),
+    [
+        ({"memory_id": "m", "feedback": "MEH"}, 422, "feedback"),
+        ({"feedback": "POSITIVE"}, 422, "memory_id"),
+        ({"memory_id": "no-such-memory", "feedback": "NEGATIVE"}, 404, "memory"),
+    ],
+)
 def test_feedback_errors_name_the_problem(tenant: Tenant, body: dict[str, Any], status: int, field: str) -> None:
     resp = tenant.client.simulate_post("/v1/feedback/", headers=tenant.owner, json=body)
     assert resp.status_code == status
@@ -135,8 +162,9 @@ def test_feedback_errors_name_the_problem(tenant: Tenant, body: dict[str, Any], 
 
 def test_feedback_on_another_projects_memory_is_not_found(tenant: Tenant, uid: str) -> None:
     memory_id = add(tenant, "Alice drinks green tea.", user_id=uid + "alice")
-    resp = tenant.client.simulate_post("/v1/feedback/", headers=tenant.stranger,
-                                       json={"memory_id": memory_id, "feedback": "VERY_NEGATIVE"})
+    resp = tenant.client.simulate_post(
+        "/v1/feedback/", headers=tenant.stranger, json={"memory_id": memory_id, "feedback": "VERY_NEGATIVE"}
+    )
     assert resp.status_code == 404 and "detail" in resp.json
     assert tenant.client.simulate_post("/v1/feedback/", json={"memory_id": memory_id}).status_code == 401
 
@@ -147,8 +175,9 @@ def test_export_is_built_stored_and_fetched(tenant: Tenant, uid: str) -> None:
     add(tenant, "Alice walks to work.", user_id=uid + "alice", metadata={"topic": "commute"})
     add(tenant, "Bob plays chess.", user_id=uid + "bob")
     schema = {"properties": {"name": {"type": "string"}}, "title": "Profile", "type": "object"}
-    created = tenant.client.simulate_post("/v1/exports/", headers=tenant.reader, json={
-        "schema": schema, "filters": {"user_id": uid + "alice"}})
+    created = tenant.client.simulate_post(
+        "/v1/exports/", headers=tenant.reader, json={"schema": schema, "filters": {"user_id": uid + "alice"}}
+    )
     assert created.status_code == 201, created.text
     assert created.json["status"] == "SUCCEEDED" and created.json["count"] == 2 and created.json["message"]
     export_id = created.json["id"]
@@ -169,10 +198,12 @@ def test_latest_export_by_filters_and_top_level_ids(tenant: Tenant, uid: str) ->
     add(tenant, "Alice drinks green tea.", user_id=uid + "alice")
     add(tenant, "Bob plays chess.", user_id=uid + "bob")
     both = {"user_id": {"in": [uid + "alice", uid + "bob"]}}
-    first = tenant.client.simulate_post("/v1/exports/", headers=tenant.owner,
-                                        json={"schema": "{}", "user_id": uid + "bob"}).json
-    everything = tenant.client.simulate_post("/v1/exports/", headers=tenant.owner,
-                                             json={"schema": "{}", "filters": both}).json
+    first = tenant.client.simulate_post(
+        "/v1/exports/", headers=tenant.owner, json={"schema": "{}", "user_id": uid + "bob"}
+    ).json
+    everything = tenant.client.simulate_post(
+        "/v1/exports/", headers=tenant.owner, json={"schema": "{}", "filters": both}
+    ).json
     assert first["count"] == 1 and everything["count"] == 2
 
     by_filters = tenant.client.simulate_post("/v1/exports/get/", headers=tenant.owner, json={"user_id": uid + "bob"})
@@ -190,8 +221,9 @@ def test_exports_are_confined_to_the_project(tenant: Tenant, uid: str) -> None:
     add(tenant, "Alice drinks green tea.", user_id=uid + "same")
     add(tenant, "Carol lives elsewhere.", user_id=uid + "same", key=tenant.stranger)
     ours = tenant.client.simulate_post("/v1/exports/", headers=tenant.owner, json={"user_id": uid + "same"}).json
-    theirs = tenant.client.simulate_post("/v1/exports/", headers=tenant.stranger,
-                                         json={"filters": {"user_id": uid + "same"}}).json
+    theirs = tenant.client.simulate_post(
+        "/v1/exports/", headers=tenant.stranger, json={"filters": {"user_id": uid + "same"}}
+    ).json
     assert ours["count"] == 1 and theirs["count"] == 1
     for key, export_id in ((tenant.stranger, ours["id"]), (tenant.owner, theirs["id"])):
         resp = tenant.client.simulate_post("/v1/exports/get/", headers=key, json={"memory_export_id": export_id})
@@ -201,8 +233,9 @@ def test_exports_are_confined_to_the_project(tenant: Tenant, uid: str) -> None:
 
 
 def test_export_with_a_bad_filter_is_refused(tenant: Tenant) -> None:
-    resp = tenant.client.simulate_post("/v1/exports/", headers=tenant.owner,
-                                       json={"schema": {}, "filters": {"colour": "blue"}})
+    resp = tenant.client.simulate_post(
+        "/v1/exports/", headers=tenant.owner, json={"schema": {}, "filters": {"colour": "blue"}}
+    )
     assert resp.status_code == 400 and "colour" in resp.json["detail"]
 
 
@@ -211,8 +244,9 @@ def test_summary_without_a_generative_model_lists_the_memories(tenant: Tenant, u
     add(tenant, "Alice drinks green tea.", user_id=uid + "alice")
     add(tenant, "Alice walks to work.", user_id=uid + "alice")
     add(tenant, "Bob plays chess.", user_id=uid + "bob")
-    resp = tenant.client.simulate_post("/v1/summary/", headers=tenant.reader,
-                                       json={"filters": {"user_id": uid + "alice"}})
+    resp = tenant.client.simulate_post(
+        "/v1/summary/", headers=tenant.reader, json={"filters": {"user_id": uid + "alice"}}
+    )
     assert resp.status_code == 200, resp.text
     body = resp.json
     assert body["status"] == "SUCCEEDED" and body["generated_by"] == "heuristic"
@@ -224,8 +258,12 @@ def test_summary_without_a_generative_model_lists_the_memories(tenant: Tenant, u
     assert empty.status_code == 200 and empty.json["memory_count"] == 0 and empty.json["summary"] == ""
     everyone = tenant.client.simulate_post("/v1/summary/", headers=tenant.owner, json={}).json
     assert everyone["memory_count"] >= 3 and everyone["filters"] is None
-    assert tenant.client.simulate_post("/v1/summary/", headers=tenant.stranger,
-                                       json={"filters": {"user_id": uid + "alice"}}).json["memory_count"] == 0
+    assert (
+        tenant.client.simulate_post(
+            "/v1/summary/", headers=tenant.stranger, json={"filters": {"user_id": uid + "alice"}}
+        ).json["memory_count"]
+        == 0
+    )
 
 
 def test_summary_uses_a_generative_model(tmp_path: Path) -> None:
@@ -265,8 +303,11 @@ def test_the_platform_client_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     server = Server(tmp_path / "data", workers=1).start()
     try:
-        boot = server.post("/api/v1/admin/bootstrap/", headers=ADMIN, json={
-            "org_name": "Acme", "project_name": "Web", "email": "owner@acme.test", "role": "OWNER"})
+        boot = server.post(
+            "/api/v1/admin/bootstrap/",
+            headers=ADMIN,
+            json={"org_name": "Acme", "project_name": "Web", "email": "owner@acme.test", "role": "OWNER"},
+        )
         assert boot.status_code == 201, boot.text
         from mem0 import MemoryClient
 

@@ -57,9 +57,7 @@ def test_builtin_plugins_are_discovered_through_entry_points() -> None:
     assert info["lancedb"].hooks == ("register_vector_stores",)
 
 
-def test_third_party_plugin_is_discovered_like_a_builtin(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_third_party_plugin_is_discovered_like_a_builtin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(make_distribution(tmp_path, "thirdparty_plugin", THIRD_PARTY)))
     plugins = load_plugins({})
     info = {i.name: i for i in plugins.info()}
@@ -113,9 +111,7 @@ def test_misspelled_hook_in_an_installed_plugin_stops_the_cli(tmp_path: Path) ->
 
 
 def test_memorist_plugins_command_lists_versions_and_hooks() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "memorist.cli", "plugins"], capture_output=True, text=True
-    )
+    result = subprocess.run([sys.executable, "-m", "memorist.cli", "plugins"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     assert "lancedb 0.1.0: register_vector_stores" in result.stdout
     assert "heuristic 0.1.0: register_language_models" in result.stdout

@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from memorist import Memory
 from memorist.events import FAILED, PENDING, SUCCEEDED, EventStore, QueueFull
 from memorist.plugins import load_plugins
@@ -31,8 +30,11 @@ def store(memory: Memory, **kwargs: float) -> EventStore:
 
 
 def payload(text: str, user: str = "u1") -> dict:
-    return {"messages": [{"role": "user", "content": text, "name": "Ana"}], "user_id": user,
-            "timestamp": "2024-01-10T00:00:00Z"}
+    return {
+        "messages": [{"role": "user", "content": text, "name": "Ana"}],
+        "user_id": user,
+        "timestamp": "2024-01-10T00:00:00Z",
+    }
 
 
 def test_an_event_is_processed_once_and_reports_its_memories(memory: Memory) -> None:
@@ -87,8 +89,9 @@ def test_a_worker_dying_between_writes_leaves_no_duplicate(memory: Memory) -> No
 
 def test_concurrent_workers_claim_each_event_once(memory: Memory) -> None:
     events = store(memory)
-    ids = [events.submit("default", "default", payload(f"I visited city number {i}.", user=f"u{i}")).id
-           for i in range(24)]
+    ids = [
+        events.submit("default", "default", payload(f"I visited city number {i}.", user=f"u{i}")).id for i in range(24)
+    ]
     claims: list[str] = []
     lock = threading.Lock()
 
@@ -107,8 +110,10 @@ def test_concurrent_workers_claim_each_event_once(memory: Memory) -> None:
 
 def test_worker_threads_drain_the_queue(memory: Memory) -> None:
     events = store(memory)
-    ids = [events.submit("default", "default", payload(f"I planted {i} tomato plants.", user=f"p{i}")).id
-           for i in range(10)]
+    ids = [
+        events.submit("default", "default", payload(f"I planted {i} tomato plants.", user=f"p{i}")).id
+        for i in range(10)
+    ]
     worker = AddWorker(lambda: memory, events, threads=3, poll_seconds=0.01)
     worker.start()
     try:

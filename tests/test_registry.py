@@ -38,9 +38,7 @@ def test_bad_option_type_is_named_with_its_key(registry: ProviderRegistry) -> No
     assert "integer" in err.value.problems[0]
 
 
-def test_build_makes_an_instance_with_validated_options(
-    registry: ProviderRegistry, tmp_path: Path
-) -> None:
+def test_build_makes_an_instance_with_validated_options(registry: ProviderRegistry, tmp_path: Path) -> None:
     embedder = registry.build("embedder", "hashing", {"dimension": "16"}, ProviderContext(tmp_path))
     assert embedder.dimension == 16  # type: ignore[attr-defined]
 

@@ -104,10 +104,7 @@ def test_importing_the_plugin_does_not_import_torch() -> None:
     """Configuring the plugin must not cost a torch import (checked in a fresh interpreter)."""
     import subprocess
 
-    code = (
-        "import sys, memorist_rerankers; "
-        "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)"
-    )
+    code = "import sys, memorist_rerankers; print('torch' in sys.modules, 'sentence_transformers' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
 
@@ -223,16 +220,12 @@ def logits_of(model: Any, query: str, hits: Sequence[tuple[MemoryRecord, float]]
     import torch
 
     pairs = [(query, r.text) for r, _ in hits]
-    return np.asarray(
-        model.predict(pairs, activation_fn=torch.nn.Identity(), show_progress_bar=False)
-    )
+    return np.asarray(model.predict(pairs, activation_fn=torch.nn.Identity(), show_progress_bar=False))
 
 
 def cross(tmp_path: Path, instance: Any = None, **options: Any) -> CrossEncoderReranker:
     """A reranker with ``options``; ``instance`` injects an already built model."""
-    return CrossEncoderReranker(
-        CrossEncoderReranker.Options.model_validate(options), ctx(tmp_path), model=instance
-    )
+    return CrossEncoderReranker(CrossEncoderReranker.Options.model_validate(options), ctx(tmp_path), model=instance)
 
 
 def sig(x: float) -> float:
@@ -255,13 +248,8 @@ def test_cross_encoder_orders_by_model_scores(tmp_path: Path, tiny_cross_encoder
 def test_cross_encoder_blend_math(tmp_path: Path, tiny_cross_encoder: Any) -> None:
     logits = logits_of(tiny_cross_encoder, QUERY, CANDIDATES)
     result = cross(tmp_path, tiny_cross_encoder, blend=0.25).rerank(QUERY, CANDIDATES, 5)
-    expected = {
-        r.text: 0.25 * sig(float(x)) + 0.75 * s
-        for (r, s), x in zip(CANDIDATES, logits, strict=True)
-    }
-    assert [s for _, s in result] == pytest.approx(
-        sorted(expected.values(), reverse=True), abs=1e-6
-    )
+    expected = {r.text: 0.25 * sig(float(x)) + 0.75 * s for (r, s), x in zip(CANDIDATES, logits, strict=True)}
+    assert [s for _, s in result] == pytest.approx(sorted(expected.values(), reverse=True), abs=1e-6)
     for record, score in result:
         assert score == pytest.approx(expected[record.text], abs=1e-6)
     # blend 0 is the original order and scores, whatever the model says.
@@ -292,9 +280,7 @@ def test_cross_encoder_top_k_and_empty_input(tmp_path: Path, tiny_cross_encoder:
     assert reranker.rerank(QUERY, [], 5) == []
 
 
-def test_cross_encoder_loads_lazily_from_the_packaged_alias(
-    tmp_path: Path, tiny_cross_encoder: Any
-) -> None:
+def test_cross_encoder_loads_lazily_from_the_packaged_alias(tmp_path: Path, tiny_cross_encoder: Any) -> None:
     import torch
 
     reranker = cross(tmp_path, model="all-MiniLM-L6-v2", batch_size=4)
@@ -310,12 +296,8 @@ def test_cross_encoder_loads_lazily_from_the_packaged_alias(
     assert reranker.describe() == "cross-encoder:all-MiniLM-L6-v2"
 
 
-@pytest.mark.parametrize(
-    "model", ["no-such-org/no-such-cross-encoder", "/nonexistent/cross-encoder-dir"]
-)
-def test_cross_encoder_missing_model_is_a_clear_configuration_error(
-    tmp_path: Path, model: str
-) -> None:
+@pytest.mark.parametrize("model", ["no-such-org/no-such-cross-encoder", "/nonexistent/cross-encoder-dir"])
+def test_cross_encoder_missing_model_is_a_clear_configuration_error(tmp_path: Path, model: str) -> None:
     reranker = cross(tmp_path, model=model)  # configuring it does not load anything
     with pytest.raises(ConfigurationError) as first:
         reranker.rerank(QUERY, CANDIDATES, 3)
@@ -404,10 +386,7 @@ def test_llm_reorders_by_blended_grades(tmp_path: Path) -> None:
     grades = {r.text: g for (r, _), g in zip(CANDIDATES, [0, 10, 2, 7, 0], strict=True)}
     model = ScriptedModel(grades)
     result = llm(tmp_path, model, blend=0.5).rerank(QUERY, CANDIDATES, 5)
-    expected = {
-        r.text: 0.5 * g / 10 + 0.5 * s
-        for (r, s), g in zip(CANDIDATES, [0, 10, 2, 7, 0], strict=True)
-    }
+    expected = {r.text: 0.5 * g / 10 + 0.5 * s for (r, s), g in zip(CANDIDATES, [0, 10, 2, 7, 0], strict=True)}
     assert texts(result) == sorted(expected, key=lambda t: -expected[t])
     assert texts(result)[0] == "Alice lives in Paris"
     for record, score in result:

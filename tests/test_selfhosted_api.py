@@ -35,8 +35,11 @@ def admin(server: Server) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def user(server: Server, admin: dict[str, str]) -> dict[str, str]:
-    resp = server.post("/auth/users", headers=bearer(admin["access_token"]),
-                       json={"name": "Bob", "email": "bob@example.com", "password": "bob-password"})
+    resp = server.post(
+        "/auth/users",
+        headers=bearer(admin["access_token"]),
+        json={"name": "Bob", "email": "bob@example.com", "password": "bob-password"},
+    )
     assert resp.status_code == 201, resp.text
     assert resp.json()["role"] == "user"
     login = server.post("/auth/login", json={"email": "bob@example.com", "password": "bob-password"})
@@ -45,6 +48,7 @@ def user(server: Server, admin: dict[str, str]) -> dict[str, str]:
 
 
 # -- open routes and the auth state machine -------------------------------------------
+
 
 @pytest.mark.parametrize("path", ["/", "/docs", "/openapi.json", "/auth/setup-status", "/health"])
 def test_open_routes_need_no_credentials(server: Server, path: str) -> None:
@@ -55,10 +59,21 @@ def test_open_routes_need_no_credentials(server: Server, path: str) -> None:
 
 @pytest.mark.parametrize(
     ("method", "path"),
-    [("GET", "/memories?user_id=a"), ("POST", "/memories"), ("POST", "/search"), ("GET", "/configure"),
-     ("POST", "/configure"), ("GET", "/configure/providers"), ("POST", "/reset"), ("GET", "/api-keys"),
-     ("GET", "/requests"), ("GET", "/entities"), ("GET", "/auth/me"), ("GET", "/memories/x"),
-     ("DELETE", "/entities/user/a")],
+    [
+        ("GET", "/memories?user_id=a"),
+        ("POST", "/memories"),
+        ("POST", "/search"),
+        ("GET", "/configure"),
+        ("POST", "/configure"),
+        ("GET", "/configure/providers"),
+        ("POST", "/reset"),
+        ("GET", "/api-keys"),
+        ("GET", "/requests"),
+        ("GET", "/entities"),
+        ("GET", "/auth/me"),
+        ("GET", "/memories/x"),
+        ("DELETE", "/entities/user/a"),
+    ],
 )
 def test_protected_routes_answer_401_without_credentials(server: Server, method: str, path: str) -> None:
     resp = server.request(method, path, json={})
@@ -73,7 +88,9 @@ def test_second_registration_is_refused(server: Server, admin: dict[str, str]) -
 
 
 def test_login_me_and_bad_password(server: Server, admin: dict[str, str]) -> None:
-    assert server.post("/auth/login", json={"email": "ada@example.com", "password": "wrong password"}).status_code == 401
+    assert (
+        server.post("/auth/login", json={"email": "ada@example.com", "password": "wrong password"}).status_code == 401
+    )
     me = server.get("/auth/me", headers=bearer(admin["access_token"])).json()
     assert set(me) == {"id", "name", "email", "role", "created_at"}
     assert me["email"] == "ada@example.com" and me["role"] == "admin"
@@ -88,18 +105,26 @@ def test_profile_update_and_email_conflict(server: Server, user: dict[str, str])
 
 
 def test_change_password(server: Server, admin: dict[str, str]) -> None:
-    server.post("/auth/users", headers=bearer(admin["access_token"]),
-                json={"name": "Cy", "email": "cy@example.com", "password": "cy-password"})
+    server.post(
+        "/auth/users",
+        headers=bearer(admin["access_token"]),
+        json={"name": "Cy", "email": "cy@example.com", "password": "cy-password"},
+    )
     tokens = server.post("/auth/login", json={"email": "cy@example.com", "password": "cy-password"}).json()
     headers = bearer(tokens["access_token"])
-    wrong = server.post("/auth/change-password", headers=headers,
-                        json={"current_password": "nope-nope", "new_password": "new-password"})
+    wrong = server.post(
+        "/auth/change-password", headers=headers, json={"current_password": "nope-nope", "new_password": "new-password"}
+    )
     assert wrong.status_code == 401
-    short = server.post("/auth/change-password", headers=headers,
-                        json={"current_password": "cy-password", "new_password": "short"})
+    short = server.post(
+        "/auth/change-password", headers=headers, json={"current_password": "cy-password", "new_password": "short"}
+    )
     assert short.status_code == 400 and "8 characters" in short.json()["detail"]
-    ok = server.post("/auth/change-password", headers=headers,
-                     json={"current_password": "cy-password", "new_password": "new-password"})
+    ok = server.post(
+        "/auth/change-password",
+        headers=headers,
+        json={"current_password": "cy-password", "new_password": "new-password"},
+    )
     assert ok.status_code == 200
     assert server.post("/auth/login", json={"email": "cy@example.com", "password": "cy-password"}).status_code == 401
     assert server.post("/auth/login", json={"email": "cy@example.com", "password": "new-password"}).status_code == 200
@@ -135,6 +160,7 @@ def test_forged_and_expired_tokens_are_refused(server: Server, admin: dict[str, 
 
 # -- API keys and auth modes ---------------------------------------------------------
 
+
 def test_api_key_lifecycle(server: Server, user: dict[str, str]) -> None:
     headers = bearer(user["access_token"])
     created = server.post("/api-keys", headers=headers, json={"label": "ci"})
@@ -161,10 +187,20 @@ def test_a_user_key_inherits_the_user_role(server: Server, user: dict[str, str])
 
 def test_admin_routes(server: Server, user: dict[str, str]) -> None:
     assert server.post("/reset", headers=bearer(user["access_token"])).status_code == 403
-    assert server.post("/configure", headers=bearer(user["access_token"]),
-                       json={"engine": {"candidate_pool": 120}}).status_code == 403
-    assert server.post("/auth/users", headers=bearer(user["access_token"]),
-                       json={"name": "Z", "email": "z@example.com", "password": "password1"}).status_code == 403
+    assert (
+        server.post(
+            "/configure", headers=bearer(user["access_token"]), json={"engine": {"candidate_pool": 120}}
+        ).status_code
+        == 403
+    )
+    assert (
+        server.post(
+            "/auth/users",
+            headers=bearer(user["access_token"]),
+            json={"name": "Z", "email": "z@example.com", "password": "password1"},
+        ).status_code
+        == 403
+    )
 
 
 def test_wrong_api_keys_are_401(server: Server) -> None:
@@ -174,11 +210,18 @@ def test_wrong_api_keys_are_401(server: Server) -> None:
 
 # -- memories -------------------------------------------------------------------------
 
+
 def test_memory_routes_end_to_end(server: Server) -> None:
-    added = server.post("/memories", headers=ADMIN, json={
-        "messages": [{"role": "user", "content": "Hi! I adopted a beagle named Rex last week.", "name": "Ana"}],
-        "user_id": "ana", "metadata": {"source": "test"}, "timestamp": "2024-03-11T10:00:00Z",
-    })
+    added = server.post(
+        "/memories",
+        headers=ADMIN,
+        json={
+            "messages": [{"role": "user", "content": "Hi! I adopted a beagle named Rex last week.", "name": "Ana"}],
+            "user_id": "ana",
+            "metadata": {"source": "test"},
+            "timestamp": "2024-03-11T10:00:00Z",
+        },
+    )
     assert added.status_code == 200, added.text
     results = added.json()["results"]
     assert len(results) == 1 and results[0]["event"] == "ADD"
@@ -207,10 +250,20 @@ def test_memory_routes_end_to_end(server: Server) -> None:
 
 
 def test_delete_all_for_an_identifier(server: Server) -> None:
-    server.post("/memories", headers=ADMIN, json={
-        "messages": [{"role": "user", "content": f"note {i}"} for i in range(30)], "user_id": "bulk", "infer": False})
-    server.post("/memories", headers=ADMIN, json={"messages": [{"role": "user", "content": "keep"}],
-                                                  "user_id": "other", "infer": False})
+    server.post(
+        "/memories",
+        headers=ADMIN,
+        json={
+            "messages": [{"role": "user", "content": f"note {i}"} for i in range(30)],
+            "user_id": "bulk",
+            "infer": False,
+        },
+    )
+    server.post(
+        "/memories",
+        headers=ADMIN,
+        json={"messages": [{"role": "user", "content": "keep"}], "user_id": "other", "infer": False},
+    )
     resp = server.request("DELETE", "/memories", params={"user_id": "bulk"}, headers=ADMIN)
     assert resp.json()["deleted"] == 30
     assert server.get("/memories", params={"user_id": "other"}, headers=ADMIN).json()["count"] == 1
@@ -237,8 +290,9 @@ def test_delete_all_for_an_identifier(server: Server) -> None:
         ("DELETE", "/entities/planet/x", None, 400, "entity_type"),
     ],
 )
-def test_errors_name_the_problem(server: Server, method: str, path: str, body: object, status: int,
-                                 needle: str) -> None:
+def test_errors_name_the_problem(
+    server: Server, method: str, path: str, body: object, status: int, needle: str
+) -> None:
     resp = server.request(method, path, json=body, headers=ADMIN)
     assert resp.status_code == status, resp.text
     assert needle in resp.json()["detail"]
@@ -250,6 +304,7 @@ def test_malformed_json_is_400(server: Server) -> None:
 
 
 # -- configure, providers, entities, request log --------------------------------------
+
 
 def test_configure_providers_and_redaction(server: Server) -> None:
     providers = server.get("/configure/providers", headers=ADMIN).json()
@@ -267,17 +322,30 @@ def test_configure_rejects_unknown_providers_and_other_dimensions(server: Server
     assert bad.json()["detail"] == "vector_store.provider 'lancdb' is not installed; installed: lancedb, pgvector"
     option = server.post("/configure", headers=ADMIN, json={"embedder": {"options": {"dimensionz": 3}}})
     assert option.status_code == 400 and "embedder.options.dimensionz" in option.json()["detail"]
-    server.post("/memories", headers=ADMIN, json={"messages": [{"role": "user", "content": "dimension probe"}],
-                                                  "user_id": "dim", "infer": False})
+    server.post(
+        "/memories",
+        headers=ADMIN,
+        json={"messages": [{"role": "user", "content": "dimension probe"}], "user_id": "dim", "infer": False},
+    )
     other_dim = server.post("/configure", headers=ADMIN, json={"embedder": {"options": {"dimension": 32}}})
     assert other_dim.status_code == 409 and "dimensional" in other_dim.json()["detail"]
     assert server.get("/memories", params={"user_id": "dim"}, headers=ADMIN).json()["count"] == 1
 
 
 def test_entities_list_and_cascade_delete(server: Server) -> None:
-    server.post("/memories", headers=ADMIN, json={"messages": [{"role": "user", "content": "entity fact one"},
-                                                               {"role": "user", "content": "entity fact two"}],
-                                                  "user_id": "ent-user", "agent_id": "ent-agent", "infer": False})
+    server.post(
+        "/memories",
+        headers=ADMIN,
+        json={
+            "messages": [
+                {"role": "user", "content": "entity fact one"},
+                {"role": "user", "content": "entity fact two"},
+            ],
+            "user_id": "ent-user",
+            "agent_id": "ent-agent",
+            "infer": False,
+        },
+    )
     entities = server.get("/entities", headers=ADMIN).json()
     row = next(e for e in entities if e["id"] == "ent-user")
     assert row == {**row, "type": "user", "total_memories": 2}
@@ -307,11 +375,15 @@ def test_request_log_records_calls_newest_first(server: Server, user: dict[str, 
 
 # -- separate servers: persistence, modes, limits -----------------------------------------
 
+
 def test_configure_persists_across_restart(tmp_path: Path) -> None:
     srv = Server(tmp_path / "data").start()
     try:
-        resp = srv.post("/configure", headers=ADMIN, json={"engine": {"candidate_pool": 123}, "reranker": {
-            "provider": "mmr", "options": {"lambda": 0.5}}})
+        resp = srv.post(
+            "/configure",
+            headers=ADMIN,
+            json={"engine": {"candidate_pool": 123}, "reranker": {"provider": "mmr", "options": {"lambda": 0.5}}},
+        )
         assert resp.status_code == 200, resp.text
         assert resp.json()["engine"]["candidate_pool"] == 123
     finally:
@@ -349,8 +421,9 @@ def test_missing_jwt_secret_makes_auth_endpoints_500(tmp_path: Path) -> None:
 def test_login_and_register_are_rate_limited(tmp_path: Path) -> None:
     srv = Server(tmp_path / "data", env={"MEMORIST_AUTH__LOGIN_ATTEMPTS": "3"}, workers=2).start()
     try:
-        codes = [srv.post("/auth/login", json={"email": "x@y.z", "password": "wrong-pass"}).status_code
-                 for _ in range(3)]
+        codes = [
+            srv.post("/auth/login", json={"email": "x@y.z", "password": "wrong-pass"}).status_code for _ in range(3)
+        ]
         assert codes == [401, 401, 401]
         limited = srv.post("/auth/login", json={"email": "x@y.z", "password": "wrong-pass"})
         assert limited.status_code == 429 and int(limited.headers["Retry-After"]) >= 1

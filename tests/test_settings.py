@@ -55,9 +55,7 @@ def test_overrides_win_over_environment(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def test_every_problem_is_one_line_naming_the_key(tmp_path: Path) -> None:
-    cfg = write(
-        tmp_path / "c.yaml", "server:\n  port: eighty\n  workers: 0\nembeder:\n  provider: x\n"
-    )
+    cfg = write(tmp_path / "c.yaml", "server:\n  port: eighty\n  workers: 0\nembeder:\n  provider: x\n")
     with pytest.raises(ConfigurationError) as err:
         load_settings(cfg)
     problems = err.value.problems

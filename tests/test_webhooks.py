@@ -166,21 +166,29 @@ def keys(db: Database) -> Keys:
         tenancy.create_project("default", "Default", project_id="default")
     tenancy.create_org("Other", org_id="org_other")
     tenancy.create_project("org_other", "Other", project_id="proj_other")
-    return Keys(owner=_key(db, "owner@example.com", "default", "default", "OWNER"),
-                reader=_key(db, "reader@example.com", "default", "default", "READER"),
-                stranger=_key(db, "stranger@example.com", "org_other", "proj_other", "OWNER"))
+    return Keys(
+        owner=_key(db, "owner@example.com", "default", "default", "OWNER"),
+        reader=_key(db, "reader@example.com", "default", "default", "READER"),
+        stranger=_key(db, "stranger@example.com", "org_other", "proj_other", "OWNER"),
+    )
 
 
 def create_hook(server: Server, keys: Keys, url: str, event_types: list[str]) -> dict[str, Any]:
-    resp = server.post("/api/v1/webhooks/projects/default/", headers=keys.owner,
-                       json={"url": url, "name": "test hook", "event_types": event_types})
+    resp = server.post(
+        "/api/v1/webhooks/projects/default/",
+        headers=keys.owner,
+        json={"url": url, "name": "test hook", "event_types": event_types},
+    )
     assert resp.status_code == 201, resp.text
     return resp.json()
 
 
 def add_memory(server: Server, text: str, user_id: str = "alice") -> str:
-    resp = server.post("/memories", headers=ADMIN, json={
-        "messages": [{"role": "user", "content": text}], "user_id": user_id, "infer": False})
+    resp = server.post(
+        "/memories",
+        headers=ADMIN,
+        json={"messages": [{"role": "user", "content": text}], "user_id": user_id, "infer": False},
+    )
     assert resp.status_code == 200, resp.text
     return str(resp.json()["results"][0]["id"])
 
@@ -198,19 +206,27 @@ def test_add_update_delete_are_delivered_signed(server: Server, keys: Keys, rece
 
     memory_id = add_memory(server, "Alice keeps bees on her roof.")
     added = wait_for(lambda: receiver.at("/events"), what="the add delivery")[0]
-    assert signing.verify(hook["secret"], added.body, added.headers[signing.SIGNATURE_HEADER],
-                          added.headers[signing.TIMESTAMP_HEADER])
+    assert signing.verify(
+        hook["secret"], added.body, added.headers[signing.SIGNATURE_HEADER], added.headers[signing.TIMESTAMP_HEADER]
+    )
     assert added.headers["Content-Type"] == "application/json"
     event = added.json
     assert event["event_type"] == "memory_add" and added.headers["X-Memorist-Event"] == "memory_add"
     assert event["memory"]["id"] == memory_id and event["memory"]["memory"] == "Alice keeps bees on her roof."
     assert event["memory"]["user_id"] == "alice" and event["memory"]["project_id"] == "default"
     assert event["delivery_id"] == added.headers["X-Memorist-Delivery"] and event["timestamp"]
-    assert event["event_details"] == {"id": memory_id, "data": {"memory": "Alice keeps bees on her roof."},
-                                      "event": "ADD"}
+    assert event["event_details"] == {
+        "id": memory_id,
+        "data": {"memory": "Alice keeps bees on her roof."},
+        "event": "ADD",
+    }
 
-    assert server.request("PUT", f"/memories/{memory_id}", headers=ADMIN,
-                          json={"text": "Alice keeps two hives."}).status_code == 200
+    assert (
+        server.request(
+            "PUT", f"/memories/{memory_id}", headers=ADMIN, json={"text": "Alice keeps two hives."}
+        ).status_code
+        == 200
+    )
     updated = wait_for(lambda: receiver.at("/events")[1:], what="the update delivery")[0].json
     assert updated["event_type"] == "memory_update" and updated["memory"]["memory"] == "Alice keeps two hives."
     assert updated["previous"]["memory"] == "Alice keeps bees on her roof."
@@ -224,37 +240,59 @@ def test_add_update_delete_are_delivered_signed(server: Server, keys: Keys, rece
     delete_hook(server, keys, hook["webhook_id"])
 
 
-def test_platform_routes_and_queued_adds_notify_only_their_project(server: Server, keys: Keys,
-                                                                   receiver: Receiver) -> None:
+def test_platform_routes_and_queued_adds_notify_only_their_project(
+    server: Server, keys: Keys, receiver: Receiver
+) -> None:
     """An asynchronous v3 add (the add worker emits the event), then v1 update and delete, in another project."""
-    theirs = server.post("/api/v1/webhooks/projects/proj_other/", headers=keys.stranger, json={
-        "url": f"{receiver.url}/other", "name": "other", "event_types": ["memory_add", "memory_update",
-                                                                         "memory_delete"]})
+    theirs = server.post(
+        "/api/v1/webhooks/projects/proj_other/",
+        headers=keys.stranger,
+        json={
+            "url": f"{receiver.url}/other",
+            "name": "other",
+            "event_types": ["memory_add", "memory_update", "memory_delete"],
+        },
+    )
     assert theirs.status_code == 201, theirs.text
     ours = create_hook(server, keys, f"{receiver.url}/ours-only", ["memory_add", "memory_update", "memory_delete"])
 
-    queued = server.post("/v3/memories/add/", headers=keys.stranger, json={
-        "messages": [{"role": "user", "content": "I love hiking in the Alps."}], "filters": {"user_id": "bob"}})
+    queued = server.post(
+        "/v3/memories/add/",
+        headers=keys.stranger,
+        json={"messages": [{"role": "user", "content": "I love hiking in the Alps."}], "filters": {"user_id": "bob"}},
+    )
     assert queued.status_code == 200 and queued.json()["status"] == "PENDING", queued.text
     event_id = queued.json()["event_id"]
-    event = wait_for(lambda: (e := server.get(f"/v1/event/{event_id}/", headers=keys.stranger).json())["status"]
-                     in ("SUCCEEDED", "FAILED") and e, what="the add event")
+    event = wait_for(
+        lambda: (
+            (e := server.get(f"/v1/event/{event_id}/", headers=keys.stranger).json())["status"]
+            in ("SUCCEEDED", "FAILED")
+            and e
+        ),
+        what="the add event",
+    )
     assert event["status"] == "SUCCEEDED" and event["results"], event
     memory_id = event["results"][0]["id"]
     added = wait_for(lambda: receiver.at("/other"), what="the add delivery")[0].json
     assert added["event_type"] == "memory_add" and added["memory"]["id"] == memory_id
     assert added["memory"]["project_id"] == "proj_other" and added["memory"]["user_id"] == "bob"
 
-    assert server.request("PUT", f"/v1/memories/{memory_id}/", headers=keys.stranger,
-                          json={"text": "Bob hikes in the Dolomites."}).status_code == 200
+    assert (
+        server.request(
+            "PUT", f"/v1/memories/{memory_id}/", headers=keys.stranger, json={"text": "Bob hikes in the Dolomites."}
+        ).status_code
+        == 200
+    )
     assert server.request("DELETE", f"/v1/memories/{memory_id}/", headers=keys.stranger).status_code == 200
     count = len(event["results"])
     got = wait_for(lambda: len(receiver.at("/other")) >= count + 2 and receiver.at("/other"), what="3 deliveries")
     assert [r.json["event_type"] for r in got[-2:]] == ["memory_update", "memory_delete"]
     time.sleep(0.5)
     assert receiver.at("/ours-only") == []  # project default hears nothing of proj_other
-    assert server.request("DELETE", f"/api/v1/webhooks/{theirs.json()['webhook_id']}/",
-                          headers=keys.stranger).status_code == 200
+    assert (
+        server.request("DELETE", f"/api/v1/webhooks/{theirs.json()['webhook_id']}/", headers=keys.stranger).status_code
+        == 200
+    )
     delete_hook(server, keys, ours["webhook_id"])
 
 
@@ -282,13 +320,16 @@ def test_only_subscribed_event_types_are_sent(server: Server, keys: Keys, receiv
     delete_hook(server, keys, hook["webhook_id"])
 
 
-def test_failing_receiver_gets_the_event_once_after_retries(server: Server, keys: Keys, receiver: Receiver,
-                                                            db: Database) -> None:
+def test_failing_receiver_gets_the_event_once_after_retries(
+    server: Server, keys: Keys, receiver: Receiver, db: Database
+) -> None:
     hook = create_hook(server, keys, f"{receiver.url}/flaky", ["memory_add"])
     add_memory(server, "Alice repairs old clocks.")
     queue = DeliveryQueue(db, DeliveryPolicy())
-    done = wait_for(lambda: [d for d in queue.for_webhook(hook["webhook_id"]) if d.status == DELIVERED],
-                    what="the delivery to succeed")
+    done = wait_for(
+        lambda: [d for d in queue.for_webhook(hook["webhook_id"]) if d.status == DELIVERED],
+        what="the delivery to succeed",
+    )
     assert done[0].attempts == 3 and done[0].last_error is None and done[0].delivered_at is not None
     time.sleep(0.6)
     calls = receiver.at("/flaky")
@@ -298,13 +339,13 @@ def test_failing_receiver_gets_the_event_once_after_retries(server: Server, keys
     delete_hook(server, keys, hook["webhook_id"])
 
 
-def test_delivery_fails_after_the_attempt_limit(server: Server, keys: Keys, receiver: Receiver,
-                                                db: Database) -> None:
+def test_delivery_fails_after_the_attempt_limit(server: Server, keys: Keys, receiver: Receiver, db: Database) -> None:
     hook = create_hook(server, keys, f"{receiver.url}/down", ["memory_add"])
     add_memory(server, "Alice sails on weekends.")
     queue = DeliveryQueue(db, DeliveryPolicy())
-    failed = wait_for(lambda: [d for d in queue.for_webhook(hook["webhook_id"]) if d.status == FAILED],
-                      what="the delivery to fail")[0]
+    failed = wait_for(
+        lambda: [d for d in queue.for_webhook(hook["webhook_id"]) if d.status == FAILED], what="the delivery to fail"
+    )[0]
     assert failed.attempts == MAX_ATTEMPTS
     assert "HTTP 503" in (failed.last_error or "")
     time.sleep(0.6)
@@ -318,20 +359,23 @@ def test_unreachable_receiver_is_a_failed_attempt(server: Server, keys: Keys, db
     hook = create_hook(server, keys, f"http://127.0.0.1:{free_port()}/nobody", ["memory_add"])
     add_memory(server, "Alice learns Welsh.")
     queue = DeliveryQueue(db, DeliveryPolicy())
-    failed = wait_for(lambda: [d for d in queue.for_webhook(hook["webhook_id"]) if d.status == FAILED],
-                      what="the delivery to fail")[0]
+    failed = wait_for(
+        lambda: [d for d in queue.for_webhook(hook["webhook_id"]) if d.status == FAILED], what="the delivery to fail"
+    )[0]
     assert failed.attempts == MAX_ATTEMPTS and "Connection" in (failed.last_error or "")
     delete_hook(server, keys, hook["webhook_id"])
 
 
-def test_webhook_stored_directly_and_inactive_webhooks(server: Server, keys: Keys, receiver: Receiver,
-                                                      db: Database) -> None:
+def test_webhook_stored_directly_and_inactive_webhooks(
+    server: Server, keys: Keys, receiver: Receiver, db: Database
+) -> None:
     """A webhook written by another process (the store class here) is used at once; a disabled one is not."""
     hook = WebhookStore(db).create("default", "direct", f"{receiver.url}/direct", ["memory_add"])
     add_memory(server, "Alice bakes sourdough.")
     got = wait_for(lambda: receiver.at("/direct"), what="the delivery")[0]
-    assert signing.verify(hook.secret, got.body, got.headers[signing.SIGNATURE_HEADER],
-                          got.headers[signing.TIMESTAMP_HEADER])
+    assert signing.verify(
+        hook.secret, got.body, got.headers[signing.SIGNATURE_HEADER], got.headers[signing.TIMESTAMP_HEADER]
+    )
     resp = server.request("PUT", f"/api/v1/webhooks/{hook.id}/", headers=keys.owner, json={"is_active": False})
     assert resp.status_code == 200 and resp.json()["is_active"] is False
     add_memory(server, "Alice bakes rye bread.")
@@ -351,8 +395,9 @@ def test_list_update_rotate_and_delete(server: Server, keys: Keys, receiver: Rec
     assert len(mine) == 1 and "secret" not in mine[0]
 
     path = f"/api/v1/webhooks/{hook['webhook_id']}/"
-    changed = server.request("PUT", path, headers=keys.owner,
-                             json={"name": "renamed", "event_types": ["memory_update", "memory_add"]})
+    changed = server.request(
+        "PUT", path, headers=keys.owner, json={"name": "renamed", "event_types": ["memory_update", "memory_add"]}
+    )
     assert changed.status_code == 200
     body = changed.json()
     assert body["message"] == "Webhook updated successfully" and body["name"] == "renamed"
@@ -373,8 +418,14 @@ def test_other_projects_and_readers_cannot_change_webhooks(server: Server, keys:
     path = f"/api/v1/webhooks/{hook['webhook_id']}/"
     stranger = keys.stranger
     assert server.get("/api/v1/webhooks/projects/default/", headers=stranger).status_code == 404
-    assert server.post("/api/v1/webhooks/projects/default/", headers=stranger,
-                       json={"url": f"{receiver.url}/x", "name": "x", "event_types": ["memory_add"]}).status_code == 404
+    assert (
+        server.post(
+            "/api/v1/webhooks/projects/default/",
+            headers=stranger,
+            json={"url": f"{receiver.url}/x", "name": "x", "event_types": ["memory_add"]},
+        ).status_code
+        == 404
+    )
     for method in ("PUT", "DELETE"):
         resp = server.request(method, path, headers=stranger, json={"name": "taken"})
         assert resp.status_code == 404 and "detail" in resp.json()
@@ -382,25 +433,38 @@ def test_other_projects_and_readers_cannot_change_webhooks(server: Server, keys:
 
     assert server.request("PUT", path, headers=keys.reader, json={"name": "r"}).status_code == 403
     assert server.request("DELETE", path, headers=keys.reader).status_code == 403
-    assert server.post("/api/v1/webhooks/projects/default/", headers=keys.reader,
-                       json={"url": f"{receiver.url}/x", "name": "x", "event_types": ["memory_add"]}).status_code == 403
+    assert (
+        server.post(
+            "/api/v1/webhooks/projects/default/",
+            headers=keys.reader,
+            json={"url": f"{receiver.url}/x", "name": "x", "event_types": ["memory_add"]},
+        ).status_code
+        == 403
+    )
     assert server.get("/api/v1/webhooks/projects/default/").status_code == 401
     assert server.get("/api/v1/webhooks/projects/default/", headers={"Authorization": "Token nope"}).status_code == 401
 
-    still = [h for h in server.get("/api/v1/webhooks/projects/default/", headers=keys.owner).json()
-             if h["webhook_id"] == hook["webhook_id"]]
+    still = [
+        h
+        for h in server.get("/api/v1/webhooks/projects/default/", headers=keys.owner).json()
+        if h["webhook_id"] == hook["webhook_id"]
+    ]
     assert still[0]["name"] == "test hook"
     delete_hook(server, keys, hook["webhook_id"])
 
 
-@pytest.mark.parametrize(("body", "status", "field"), [
-    ({"url": "ftp://example.com/x", "name": "x", "event_types": ["memory_add"]}, 400, "url"),
-    ({"url": "http://127.0.0.1:1/x", "name": "x", "event_types": ["memory_explode"]}, 400, "event_types"),
-    ({"url": "http://127.0.0.1:1/x", "name": "x", "event_types": []}, 422, "event_types"),
-    ({"url": "http://127.0.0.1:1/x", "name": "x"}, 422, "event_types"),
-])
-def test_invalid_webhooks_are_refused(server: Server, keys: Keys, body: dict[str, Any], status: int,
-                                      field: str) -> None:
+@pytest.mark.parametrize(
+    ("body", "status", "field"),
+    [
+        ({"url": "ftp://example.com/x", "name": "x", "event_types": ["memory_add"]}, 400, "url"),
+        ({"url": "http://127.0.0.1:1/x", "name": "x", "event_types": ["memory_explode"]}, 400, "event_types"),
+        ({"url": "http://127.0.0.1:1/x", "name": "x", "event_types": []}, 422, "event_types"),
+        ({"url": "http://127.0.0.1:1/x", "name": "x"}, 422, "event_types"),
+    ],
+)
+def test_invalid_webhooks_are_refused(
+    server: Server, keys: Keys, body: dict[str, Any], status: int, field: str
+) -> None:
     resp = server.post("/api/v1/webhooks/projects/default/", headers=keys.owner, json=body)
     assert resp.status_code == status
     assert resp.json()["detail"].startswith(field)
@@ -412,8 +476,9 @@ def test_routes_are_in_the_openapi_document(server: Server) -> None:
     assert set(paths["/api/v1/webhooks/{webhook_id}/"]) == {"put", "delete"}
 
 
-def test_the_platform_client_manages_webhooks(server: Server, keys: Keys, receiver: Receiver,
-                                              tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_platform_client_manages_webhooks(
+    server: Server, keys: Keys, receiver: Receiver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The existing client's webhook calls."""
     monkeypatch.setenv("MEM0_TELEMETRY", "False")
     monkeypatch.setenv("MEM0_DIR", str(tmp_path))
@@ -421,8 +486,9 @@ def test_the_platform_client_manages_webhooks(server: Server, keys: Keys, receiv
     from mem0 import MemoryClient
 
     client = MemoryClient(api_key=keys.owner["Authorization"].split(" ", 1)[1], host=server.url)
-    created = client.create_webhook(url=f"{receiver.url}/client", name="client hook", project_id="default",
-                                    event_types=["memory_add"])
+    created = client.create_webhook(
+        url=f"{receiver.url}/client", name="client hook", project_id="default", event_types=["memory_add"]
+    )
     assert created["secret"] and created["event_types"] == ["memory_add"]
     assert created["webhook_id"] in {h["webhook_id"] for h in client.get_webhooks(project_id="default")}
     assert client.update_webhook(webhook_id=created["webhook_id"], name="again")["name"] == "again"
@@ -432,8 +498,15 @@ def test_the_platform_client_manages_webhooks(server: Server, keys: Keys, receiv
 # -- the lease, without a server ---------------------------------------------------------
 def _record(text: str) -> MemoryRecord:
     now = utcnow()
-    return MemoryRecord(id=f"m-{text}", text=text, hash=normalized_hash(text), user_id="u", observed_at=now,
-                        created_at=now, updated_at=now)
+    return MemoryRecord(
+        id=f"m-{text}",
+        text=text,
+        hash=normalized_hash(text),
+        user_id="u",
+        observed_at=now,
+        created_at=now,
+        updated_at=now,
+    )
 
 
 def test_a_leased_delivery_is_claimed_once_and_a_stale_sender_is_fenced(tmp_path: Path) -> None:

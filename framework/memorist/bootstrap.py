@@ -36,12 +36,27 @@ class Bootstrap:
 
             raise ValidationError(f"email: {email} is not a member of project {project_id}")
         key, full = self.keys.create(user.id, label, kind="platform", org_id=org_id, project_id=project_id)
-        return {"id": key.id, "key": full, "label": key.label, "key_prefix": key.key_prefix, "org_id": org_id,
-                "project_id": project_id, "email": email}
+        return {
+            "id": key.id,
+            "key": full,
+            "label": key.label,
+            "key_prefix": key.key_prefix,
+            "org_id": org_id,
+            "project_id": project_id,
+            "email": email,
+        }
 
-    def everything(self, org_name: str, project_name: str, email: str, name: str | None = None,
-                   password: str | None = None, role: str = "OWNER", org_id: str | None = None,
-                   project_id: str | None = None) -> dict[str, Any]:
+    def everything(
+        self,
+        org_name: str,
+        project_name: str,
+        email: str,
+        name: str | None = None,
+        password: str | None = None,
+        role: str = "OWNER",
+        org_id: str | None = None,
+        project_id: str | None = None,
+    ) -> dict[str, Any]:
         """Organization + project + member + key in one step; a conflict is found before any write."""
         if project_id is not None and self.tenancy.project_id_taken(project_id):
             from .tenancy import ProjectError
@@ -56,6 +71,13 @@ class Bootstrap:
 
     def list_keys(self) -> list[dict[str, Any]]:
         users = {u.id: u.email for u in self.users.list()}
-        return [{**k.public(), "org_id": k.org_id, "project_id": k.project_id, "email": users.get(k.user_id),
-                 "revoked": k.revoked_at is not None}
-                for k in self.keys.list(kind="platform", include_revoked=True)]
+        return [
+            {
+                **k.public(),
+                "org_id": k.org_id,
+                "project_id": k.project_id,
+                "email": users.get(k.user_id),
+                "revoked": k.revoked_at is not None,
+            }
+            for k in self.keys.list(kind="platform", include_revoked=True)
+        ]

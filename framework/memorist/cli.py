@@ -79,9 +79,7 @@ def serve(
 ) -> None:
     """Run the HTTP server under gunicorn."""
     overrides: dict[str, Any] = {}
-    server = {
-        k: v for k, v in {"host": host, "port": port, "workers": workers}.items() if v is not None
-    }
+    server = {k: v for k, v in {"host": host, "port": port, "workers": workers}.items() if v is not None}
     if server:
         overrides["server"] = server
     if data_dir:
@@ -110,8 +108,9 @@ def worker(config: str | None, threads: int | None) -> None:
     plugins.hook.database_ready(db=db)
     runtime = Runtime(settings, plugins, db)
     count = threads or max(settings.queue.workers, 1)
-    add_worker = AddWorker(lambda: runtime.memory, event_store(db, settings), threads=count,
-                           poll_seconds=settings.queue.poll_seconds)
+    add_worker = AddWorker(
+        lambda: runtime.memory, event_store(db, settings), threads=count, poll_seconds=settings.queue.poll_seconds
+    )
     signal.signal(signal.SIGTERM, lambda *_: add_worker.stop())
     signal.signal(signal.SIGINT, lambda *_: add_worker.stop())
     click.echo(f"memorist worker: {count} threads on {settings.database_url.split('@')[-1]}")

@@ -88,7 +88,9 @@ def build_components(
         slot = slots[kind]
         same = kind in old_slots and old_slots[kind] == slot and previous is not None
         same_place = previous is not None and (settings.data_dir, settings.database_url) == (
-            previous[0].data_dir, previous[0].database_url)
+            previous[0].data_dir,
+            previous[0].database_url,
+        )
         if same and not changed.intersection(depends_on) and same_place:
             return old_built[kind]
         changed.add(kind)

@@ -63,11 +63,20 @@ class Event:
     @classmethod
     def from_row(cls, row: Any) -> Event:
         return cls(
-            id=row["id"], org_id=row["org_id"], project_id=row["project_id"], event_type=row["event_type"],
-            status=row["status"], payload=row["payload"], results=row["results"], planned_ids=row["planned_ids"],
-            error=row["error"], attempts=row["attempts"], created_at=_aware(row["created_at"]),  # type: ignore[arg-type]
+            id=row["id"],
+            org_id=row["org_id"],
+            project_id=row["project_id"],
+            event_type=row["event_type"],
+            status=row["status"],
+            payload=row["payload"],
+            results=row["results"],
+            planned_ids=row["planned_ids"],
+            error=row["error"],
+            attempts=row["attempts"],
+            created_at=_aware(row["created_at"]),  # type: ignore[arg-type]
             updated_at=_aware(row["updated_at"]),  # type: ignore[arg-type]
-            started_at=_aware(row["started_at"]), finished_at=_aware(row["finished_at"]),
+            started_at=_aware(row["started_at"]),
+            finished_at=_aware(row["finished_at"]),
         )
 
     @property
@@ -78,8 +87,9 @@ class Event:
 
 
 class EventStore:
-    def __init__(self, db: Database, *, lease_seconds: float, max_attempts: int, backoff_seconds: float,
-                 max_pending: int) -> None:
+    def __init__(
+        self, db: Database, *, lease_seconds: float, max_attempts: int, backoff_seconds: float, max_pending: int
+    ) -> None:
         self._db = db
         self._lease = timedelta(seconds=lease_seconds)
         self.max_attempts = max_attempts
@@ -94,10 +104,23 @@ class EventStore:
             raise QueueFull(f"the add queue holds {waiting} events (limit {self._max_pending}); retry later", 5)
         now = utcnow()
         row = {
-            "id": str(uuid.uuid4()), "org_id": org_id, "project_id": project_id, "event_type": event_type,
-            "status": PENDING, "payload": payload, "results": None, "planned_ids": None, "error": None,
-            "attempts": 0, "lease_owner": None, "lease_expires_at": None, "available_at": now,
-            "created_at": now, "updated_at": now, "started_at": None, "finished_at": None,
+            "id": str(uuid.uuid4()),
+            "org_id": org_id,
+            "project_id": project_id,
+            "event_type": event_type,
+            "status": PENDING,
+            "payload": payload,
+            "results": None,
+            "planned_ids": None,
+            "error": None,
+            "attempts": 0,
+            "lease_owner": None,
+            "lease_expires_at": None,
+            "available_at": now,
+            "created_at": now,
+            "updated_at": now,
+            "started_at": None,
+            "finished_at": None,
         }
         with self._db.begin() as conn:
             conn.execute(insert(events).values(**row))
@@ -105,9 +128,12 @@ class EventStore:
 
     def backlog(self) -> int:
         with self._db.connect() as conn:
-            return int(conn.execute(
-                select(func.count()).select_from(events).where(events.c.status.in_((PENDING, RUNNING)))
-            ).scalar() or 0)
+            return int(
+                conn.execute(
+                    select(func.count()).select_from(events).where(events.c.status.in_((PENDING, RUNNING)))
+                ).scalar()
+                or 0
+            )
 
     # -- workers -------------------------------------------------------------------
     def _claimable(self, now: datetime) -> Any:
@@ -129,9 +155,14 @@ class EventStore:
             won = conn.execute(
                 update(events)
                 .where(events.c.id == event_id, self._claimable(now))
-                .values(status=RUNNING, lease_owner=owner, lease_expires_at=now + self._lease,
-                        attempts=events.c.attempts + 1, started_at=func.coalesce(events.c.started_at, now),
-                        updated_at=now)
+                .values(
+                    status=RUNNING,
+                    lease_owner=owner,
+                    lease_expires_at=now + self._lease,
+                    attempts=events.c.attempts + 1,
+                    started_at=func.coalesce(events.c.started_at, now),
+                    updated_at=now,
+                )
             ).rowcount
             if not won:
                 return None
@@ -141,31 +172,49 @@ class EventStore:
     def plan(self, event: Event, owner: str, memory_ids: list[str]) -> bool:
         """Note the memory ids about to be written (a retry cleans them up); False if the lease was lost."""
         with self._db.begin() as conn:
-            return bool(conn.execute(
-                update(events).where(events.c.id == event.id, events.c.lease_owner == owner, events.c.status == RUNNING)
-                .values(planned_ids=memory_ids, lease_expires_at=utcnow() + self._lease, updated_at=utcnow())
-            ).rowcount)
+            return bool(
+                conn.execute(
+                    update(events)
+                    .where(events.c.id == event.id, events.c.lease_owner == owner, events.c.status == RUNNING)
+                    .values(planned_ids=memory_ids, lease_expires_at=utcnow() + self._lease, updated_at=utcnow())
+                ).rowcount
+            )
 
     def succeed(self, conn: Connection, event: Event, owner: str, results: list[dict[str, Any]]) -> bool:
         """Mark done inside the caller's transaction (with the memories' relational rows)."""
         now = utcnow()
-        return bool(conn.execute(
-            update(events).where(events.c.id == event.id, events.c.lease_owner == owner, events.c.status == RUNNING)
-            .values(status=SUCCEEDED, results=results, error=None, lease_owner=None, lease_expires_at=None,
-                    finished_at=now, updated_at=now)
-        ).rowcount)
+        return bool(
+            conn.execute(
+                update(events)
+                .where(events.c.id == event.id, events.c.lease_owner == owner, events.c.status == RUNNING)
+                .values(
+                    status=SUCCEEDED,
+                    results=results,
+                    error=None,
+                    lease_owner=None,
+                    lease_expires_at=None,
+                    finished_at=now,
+                    updated_at=now,
+                )
+            ).rowcount
+        )
 
     def fail(self, event: Event, owner: str, error: str) -> str:
         """Retry later with backoff, or FAILED after the last attempt; returns the new status."""
         now = utcnow()
         final = event.attempts >= self.max_attempts
-        values: dict[str, Any] = {"error": error[:4000], "lease_owner": None, "lease_expires_at": None,
-                                  "updated_at": now}
+        values: dict[str, Any] = {
+            "error": error[:4000],
+            "lease_owner": None,
+            "lease_expires_at": None,
+            "updated_at": now,
+        }
         if final:
             values.update(status=FAILED, finished_at=now)
         else:
-            values.update(status=PENDING,
-                          available_at=now + timedelta(seconds=self._backoff * 2 ** (event.attempts - 1)))
+            values.update(
+                status=PENDING, available_at=now + timedelta(seconds=self._backoff * 2 ** (event.attempts - 1))
+            )
         with self._db.begin() as conn:
             conn.execute(update(events).where(events.c.id == event.id, events.c.lease_owner == owner).values(**values))
         return FAILED if final else PENDING
@@ -186,6 +235,10 @@ class EventStore:
         with self._db.connect() as conn:
             total = int(conn.execute(select(func.count()).select_from(events).where(scope)).scalar() or 0)
             rows = conn.execute(
-                select(events).where(scope).order_by(events.c.created_at.desc(), events.c.id).offset(offset).limit(limit)
+                select(events)
+                .where(scope)
+                .order_by(events.c.created_at.desc(), events.c.id)
+                .offset(offset)
+                .limit(limit)
             ).mappings()
             return [Event.from_row(r) for r in rows], total

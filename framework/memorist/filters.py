@@ -17,12 +17,8 @@ from typing import Any, Literal, TypeAlias
 from .errors import InvalidFilterError
 from .records import SCOPE_FIELDS, MemoryRecord
 
-Operator = Literal[
-    "eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains", "icontains", "exists"
-]
-OPERATORS: frozenset[str] = frozenset(
-    ["eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains", "icontains"]
-)
+Operator = Literal["eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains", "icontains", "exists"]
+OPERATORS: frozenset[str] = frozenset(["eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains", "icontains"])
 DATE_FIELDS: frozenset[str] = frozenset(["created_at", "updated_at", "observed_at", "expires_at"])
 PLAIN_FIELDS: frozenset[str] = frozenset(
     [*SCOPE_FIELDS, "id", "hash", "categories", "attributed_to", "speaker", *DATE_FIELDS]
@@ -67,9 +63,7 @@ def _check_field(field: str) -> None:
     if field in PLAIN_FIELDS or is_metadata_field(field):
         return
     known = ", ".join(sorted(PLAIN_FIELDS))
-    raise InvalidFilterError(
-        f"unknown filter field '{field}'; use one of {known} or metadata.<key>"
-    )
+    raise InvalidFilterError(f"unknown filter field '{field}'; use one of {known} or metadata.<key>")
 
 
 def _coerce_value(field: str, op: str, value: Any) -> Any:

@@ -52,9 +52,7 @@ def _names(value: str | None) -> set[str] | None:
 class Plugins:
     """A loaded, validated plugin manager plus where each plugin came from."""
 
-    def __init__(
-        self, manager: pluggy.PluginManager, origins: Mapping[str, tuple[str | None, str | None]]
-    ):
+    def __init__(self, manager: pluggy.PluginManager, origins: Mapping[str, tuple[str | None, str | None]]):
         self.manager = manager
         self.hook = manager.hook
         self._origins = dict(origins)

@@ -107,9 +107,7 @@ class Embedder(Provider):
         """Vector size, read from the model, never assumed."""
 
     @abstractmethod
-    def embed(
-        self, texts: Sequence[str], purpose: Literal["document", "query"] = "document"
-    ) -> np.ndarray:
+    def embed(self, texts: Sequence[str], purpose: Literal["document", "query"] = "document") -> np.ndarray:
         """A float32 array of shape ``(len(texts), dimension)``, L2-normalized."""
 
 
@@ -138,9 +136,7 @@ class VectorStore(Provider):
         """Delete every record matching ``where``; returns how many. Never capped."""
 
     @abstractmethod
-    def search_vector(
-        self, vector: np.ndarray, k: int, where: Filter | None = None
-    ) -> list[StoreHit]:
+    def search_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreHit]:
         """Nearest ``k`` by cosine similarity, best first."""
 
     @abstractmethod
@@ -148,9 +144,7 @@ class VectorStore(Provider):
         """Best ``k`` by full-text (BM25) relevance, best first. Query syntax is not interpreted."""
 
     @abstractmethod
-    def list(
-        self, where: Filter | None = None, offset: int = 0, limit: int = 100
-    ) -> list[MemoryRecord]:
+    def list(self, where: Filter | None = None, offset: int = 0, limit: int = 100) -> list[MemoryRecord]:
         """A page of records, newest ``created_at`` first, ties broken by id."""
 
     @abstractmethod

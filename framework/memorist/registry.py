@@ -57,9 +57,7 @@ class ProviderRegistry:
     def add(self, kind: str, provider: type[Provider]) -> None:
         contract = PROVIDER_KINDS[kind]
         if not (isinstance(provider, type) and issubclass(provider, contract)):
-            raise PluginError(
-                f"{kind} provider {provider!r} is not a subclass of {contract.__name__}"
-            )
+            raise PluginError(f"{kind} provider {provider!r} is not a subclass of {contract.__name__}")
         name = getattr(provider, "name", None)
         if not isinstance(name, str) or not name:
             raise PluginError(f"{kind} provider {provider.__qualname__} has no 'name'")
@@ -79,13 +77,9 @@ class ProviderRegistry:
             return self._classes[kind][name]
         except KeyError:
             installed = ", ".join(self.names(kind)) or "none"
-            raise UnknownProviderError(
-                f"{kind}.provider '{name}' is not installed; installed: {installed}"
-            ) from None
+            raise UnknownProviderError(f"{kind}.provider '{name}' is not installed; installed: {installed}") from None
 
-    def validate_options(
-        self, kind: str, name: str, options: Mapping[str, Any]
-    ) -> pydantic.BaseModel:
+    def validate_options(self, kind: str, name: str, options: Mapping[str, Any]) -> pydantic.BaseModel:
         """The provider's ``Options`` built from ``options``; errors name ``kind.options.key``."""
         provider = self.get(kind, name)
         try:
@@ -93,8 +87,6 @@ class ProviderRegistry:
         except pydantic.ValidationError as exc:
             raise ConfigurationError(format_validation_error(exc, f"{kind}.options")) from None
 
-    def build(
-        self, kind: str, name: str, options: Mapping[str, Any], context: ProviderContext
-    ) -> Provider:
+    def build(self, kind: str, name: str, options: Mapping[str, Any], context: ProviderContext) -> Provider:
         validated = self.validate_options(kind, name, options)
         return self.get(kind, name)(validated, context)  # type: ignore[arg-type]

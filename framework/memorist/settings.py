@@ -174,7 +174,13 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         # First wins: runtime overrides, environment, the spec's bare names, secret files, YAML.
-        return (init_settings, env_settings, _BareEnvSource(settings_cls), file_secret_settings, _YamlSource(settings_cls))
+        return (
+            init_settings,
+            env_settings,
+            _BareEnvSource(settings_cls),
+            file_secret_settings,
+            _YamlSource(settings_cls),
+        )
 
     @property
     def database_url(self) -> str:

@@ -77,9 +77,16 @@ class Project:
 
     @classmethod
     def from_row(cls, row: Any) -> Project:
-        return cls(row["id"], row["org_id"], row["name"], row["description"],
-                   {**DEFAULT_SETTINGS, **(row["settings"] or {})}, bool(row["is_default"]),
-                   _aware(row["created_at"]), _aware(row["updated_at"]))
+        return cls(
+            row["id"],
+            row["org_id"],
+            row["name"],
+            row["description"],
+            {**DEFAULT_SETTINGS, **(row["settings"] or {})},
+            bool(row["is_default"]),
+            _aware(row["created_at"]),
+            _aware(row["updated_at"]),
+        )
 
 
 def validate_settings(changes: dict[str, Any]) -> dict[str, Any]:
@@ -90,12 +97,16 @@ def validate_settings(changes: dict[str, Any]) -> dict[str, Any]:
             raise ValidationError(f"{key}: not a project setting")
         if key in ("enable_graph", "multilingual", "decay") and not isinstance(value, bool):
             raise ValidationError(f"{key}: must be true or false")
-        if key == "custom_categories" and not (isinstance(value, list) and all(isinstance(c, dict | str) for c in value)):
+        if key == "custom_categories" and not (
+            isinstance(value, list) and all(isinstance(c, dict | str) for c in value)
+        ):
             raise ValidationError("custom_categories: must be a list of {name: description} objects")
         if key == "memory_depth" and value not in MEMORY_DEPTHS:
             raise ValidationError(f"memory_depth: one of {', '.join(MEMORY_DEPTHS)}")
-        if key in ("summary_batch_size", "summary_max_tokens") and value is not None and (
-            not isinstance(value, int) or isinstance(value, bool) or value < 1
+        if (
+            key in ("summary_batch_size", "summary_max_tokens")
+            and value is not None
+            and (not isinstance(value, int) or isinstance(value, bool) or value < 1)
         ):
             raise ValidationError(f"{key}: must be a positive integer")
         if key in ("custom_instructions",) and not isinstance(value, str):
@@ -129,8 +140,14 @@ class Tenancy:
         with self._db.connect() as conn:
             return conn.execute(select(projects.c.id).where(projects.c.id == project_id)).first() is not None
 
-    def create_project(self, org_id: str, name: str, description: str = "", project_id: str | None = None,
-                       settings: dict[str, Any] | None = None) -> Project:
+    def create_project(
+        self,
+        org_id: str,
+        name: str,
+        description: str = "",
+        project_id: str | None = None,
+        settings: dict[str, Any] | None = None,
+    ) -> Project:
         if not self.org_exists(org_id):
             raise not_found()
         project_id = project_id or _id("proj")
@@ -139,9 +156,16 @@ class Tenancy:
         now = utcnow()
         with self._db.connect() as conn:
             first = conn.execute(select(projects.c.id).where(projects.c.org_id == org_id)).first() is None
-        row = {"id": project_id, "org_id": org_id, "name": (name or "").strip()[:255] or project_id,
-               "description": description or "", "settings": validate_settings(settings or {}),
-               "is_default": int(first), "created_at": now, "updated_at": now}
+        row = {
+            "id": project_id,
+            "org_id": org_id,
+            "name": (name or "").strip()[:255] or project_id,
+            "description": description or "",
+            "settings": validate_settings(settings or {}),
+            "is_default": int(first),
+            "created_at": now,
+            "updated_at": now,
+        }
         try:
             with self._db.begin() as conn:
                 conn.execute(insert(projects).values(**row))
@@ -151,9 +175,11 @@ class Tenancy:
 
     def project(self, org_id: str, project_id: str) -> Project:
         with self._db.connect() as conn:
-            row = conn.execute(
-                select(projects).where(projects.c.id == project_id, projects.c.org_id == org_id)
-            ).mappings().first()
+            row = (
+                conn.execute(select(projects).where(projects.c.id == project_id, projects.c.org_id == org_id))
+                .mappings()
+                .first()
+            )
         if row is None:
             raise not_found()
         return Project.from_row(row)
@@ -189,29 +215,39 @@ class Tenancy:
                 .where(members.c.project_id == project_id)
                 .order_by(members.c.created_at, users.c.email)
             ).mappings()
-            return [{"username": r["name"], "email": r["email"], "role": r["role"], "user_id": r["user_id"]}
-                    for r in rows]
+            return [
+                {"username": r["name"], "email": r["email"], "role": r["role"], "user_id": r["user_id"]} for r in rows
+            ]
 
     def set_member(self, project_id: str, user_id: str, role: str, *, create: bool) -> None:
         if role not in ROLES:
             raise ValidationError(f"role: one of {', '.join(ROLES)}")
         with self._db.begin() as conn:
-            exists = conn.execute(select(members.c.role).where(
-                members.c.project_id == project_id, members.c.user_id == user_id)).first() is not None
+            exists = (
+                conn.execute(
+                    select(members.c.role).where(members.c.project_id == project_id, members.c.user_id == user_id)
+                ).first()
+                is not None
+            )
             if create and exists:
                 raise ProjectError("the user is already a member of this project", 409)
             if not create and not exists:
                 raise ProjectError("the user is not a member of this project", 404)
             if exists:
-                conn.execute(update(members).where(members.c.project_id == project_id,
-                                                   members.c.user_id == user_id).values(role=role))
+                conn.execute(
+                    update(members)
+                    .where(members.c.project_id == project_id, members.c.user_id == user_id)
+                    .values(role=role)
+                )
             else:
-                conn.execute(insert(members).values(project_id=project_id, user_id=user_id, role=role,
-                                                    created_at=utcnow()))
+                conn.execute(
+                    insert(members).values(project_id=project_id, user_id=user_id, role=role, created_at=utcnow())
+                )
 
     def remove_member(self, project_id: str, user_id: str) -> None:
         with self._db.begin() as conn:
-            gone = conn.execute(delete(members).where(members.c.project_id == project_id,
-                                                      members.c.user_id == user_id)).rowcount
+            gone = conn.execute(
+                delete(members).where(members.c.project_id == project_id, members.c.user_id == user_id)
+            ).rowcount
         if not gone:
             raise ProjectError("the user is not a member of this project", 404)

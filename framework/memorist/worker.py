@@ -42,8 +42,9 @@ class AddWorker:
 
     def start(self) -> None:
         for index in range(self._threads):
-            thread = threading.Thread(target=self._loop, args=(f"{self.owner_prefix}:{index}",),
-                                      name=f"memorist-worker-{index}", daemon=True)
+            thread = threading.Thread(
+                target=self._loop, args=(f"{self.owner_prefix}:{index}",), name=f"memorist-worker-{index}", daemon=True
+            )
             thread.start()
             self._workers.append(thread)
 
@@ -92,11 +93,19 @@ class AddWorker:
         records, vectors = prepared if prepared is not None else ([], None)
         if records and not self._events.plan(event, owner, [r.id for r in records]):
             raise LeaseLost(event.id)
-        if records:
+        if records and vectors is not None:
             store.upsert(records, vectors)
         results: list[dict[str, Any]] = [
-            {"id": r.id, "data": {"memory": r.text}, "event": "ADD", "user_id": r.user_id,
-             "agent_id": r.agent_id, "run_id": r.run_id, "app_id": r.app_id, "categories": r.categories}
+            {
+                "id": r.id,
+                "data": {"memory": r.text},
+                "event": "ADD",
+                "user_id": r.user_id,
+                "agent_id": r.agent_id,
+                "run_id": r.run_id,
+                "app_id": r.app_id,
+                "categories": r.categories,
+            }
             for r in records
         ]
         with memory.db.begin() as conn:

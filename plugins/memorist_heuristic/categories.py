@@ -248,9 +248,7 @@ DEFAULT_CATEGORIES: dict[str, tuple[str, ...]] = {
 }
 _WORD = re.compile(r"[a-z0-9]+")
 _SPLIT = re.compile(r"[,;\n]+|\band\b|\bor\b", re.I)
-_FILLER = frozenset(
-    "a an the of to about any anything everything all things stuff my their".split()
-)
+_FILLER = frozenset("a an the of to about any anything everything all things stuff my their".split())
 
 
 def _stem(word: str) -> str:
@@ -285,9 +283,7 @@ def exclusion_patterns(excludes: str | None) -> list[frozenset[str]]:
         return []
     patterns = []
     for phrase in _SPLIT.split(excludes):
-        words = frozenset(
-            w for w in _WORD.findall(phrase.lower()) if w not in _FILLER and len(w) > 2
-        )
+        words = frozenset(w for w in _WORD.findall(phrase.lower()) if w not in _FILLER and len(w) > 2)
         if words:
             patterns.append(words)
     return patterns

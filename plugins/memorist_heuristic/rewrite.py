@@ -48,9 +48,11 @@ def third_person(text: str, speaker: str) -> str:
                 break
         else:  # pragma: no cover - the alternation only matches listed forms
             replacement = surface
-        sentence_start = match.start() == 0 or text[
-            max(0, match.start() - 2) : match.start()
-        ].strip() in {".", "!", "?"}
+        sentence_start = match.start() == 0 or text[max(0, match.start() - 2) : match.start()].strip() in {
+            ".",
+            "!",
+            "?",
+        }
         if named and sentence_start:
             replacement = replacement[:1].upper() + replacement[1:]
         named = True

@@ -37,9 +37,7 @@ TRUE = "TRUE"
 FALSE = "FALSE"
 
 #: String columns that may hold NULL (the rest of the string fields never do).
-NULLABLE_STRINGS = frozenset(
-    ["user_id", "agent_id", "run_id", "app_id", "attributed_to", "speaker"]
-)
+NULLABLE_STRINGS = frozenset(["user_id", "agent_id", "run_id", "app_id", "attributed_to", "speaker"])
 #: String columns that always hold a value.
 REQUIRED_STRINGS = frozenset(["id", "hash", "org_id", "project_id"])
 
@@ -315,16 +313,12 @@ def _metadata(field: str, op: str, value: Any) -> Bounds:
     ``nin``, ``eq None``, ``in`` with None) get no bound at all.
     """
     accepts_missing = (
-        op in ("ne", "nin")
-        or (op == "eq" and value is None)
-        or (op == "in" and any(v is None for v in value))
+        op in ("ne", "nin") or (op == "eq" and value is None) or (op == "in" and any(v is None for v in value))
     )
     if accepts_missing:
         return Bounds(TRUE, FALSE)
     parts = field[len("metadata.") :].split(".")
-    needles = [
-        f"strpos(metadata, {quote(json.dumps(p, ensure_ascii=False) + ':')}) > 0" for p in parts
-    ]
+    needles = [f"strpos(metadata, {quote(json.dumps(p, ensure_ascii=False) + ':')}) > 0" for p in parts]
     if op == "eq" and isinstance(value, str):
         needles.append(_json_string_probe(value))
     elif op == "in" and value and all(isinstance(v, str) for v in value):

@@ -126,13 +126,7 @@ class LanceDBVectorStore(VectorStore):
         data = to_arrow([records[i] for i in keep], matrix[keep], self._dimension)
 
         def merge() -> Any:
-            return (
-                self._t()
-                .merge_insert("id")
-                .when_matched_update_all()
-                .when_not_matched_insert_all()
-                .execute(data)
-            )
+            return self._t().merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
 
         self._write(merge)
 
@@ -178,9 +172,7 @@ class LanceDBVectorStore(VectorStore):
             self._writes = 0
             table = self._t()
             try:
-                table.optimize(
-                    cleanup_older_than=timedelta(seconds=self.options.keep_versions_seconds)
-                )
+                table.optimize(cleanup_older_than=timedelta(seconds=self.options.keep_versions_seconds))
             except Exception:
                 log.warning("lancedb optimize failed; will retry later", exc_info=True)
             try:
@@ -217,9 +209,7 @@ class LanceDBVectorStore(VectorStore):
                 if where is None or bounds.exact or evaluate(where, record):
                     yield record
 
-    def search_vector(
-        self, vector: np.ndarray, k: int, where: Filter | None = None
-    ) -> list[StoreHit]:
+    def search_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreHit]:
         query_vector = np.asarray(vector, dtype=np.float32).reshape(-1)
         self._check_dimension(query_vector.shape[0])
 
@@ -263,9 +253,7 @@ class LanceDBVectorStore(VectorStore):
                 prefix_length=0,
                 document_granularity=None,
             )
-            builder = (
-                self._t().search(fts, query_type="fts").select([*RECORD_COLUMNS, VECTOR, "_score"])
-            )
+            builder = self._t().search(fts, query_type="fts").select([*RECORD_COLUMNS, VECTOR, "_score"])
             if upper != TRUE:
                 builder = builder.where(upper, prefilter=True)
             return builder.limit(limit)
@@ -298,9 +286,7 @@ class LanceDBVectorStore(VectorStore):
                 record = from_row(row)
                 if where is None or bounds.exact or evaluate(where, record):
                     vector = np.asarray(row[VECTOR], dtype=np.float32) if with_vectors else None
-                    hits.append(
-                        StoreHit.model_construct(record=record, score=score(row), vector=vector)
-                    )
+                    hits.append(StoreHit.model_construct(record=record, score=score(row), vector=vector))
             if len(hits) >= k or len(rows) < limit:
                 break
             limit *= 4
@@ -309,9 +295,7 @@ class LanceDBVectorStore(VectorStore):
 
     # Defined after every method annotated with ``list[...]``: inside the class body the
     # name shadows the builtin for type checkers.
-    def list(
-        self, where: Filter | None = None, offset: int = 0, limit: int = 100
-    ) -> list[MemoryRecord]:
+    def list(self, where: Filter | None = None, offset: int = 0, limit: int = 100) -> list[MemoryRecord]:
         offset = max(offset, 0)
         bounds = compile_filter(where)
         if limit <= 0 or bounds.upper == FALSE:
@@ -341,8 +325,7 @@ class LanceDBVectorStore(VectorStore):
     def _check_dimension(self, size: int) -> None:
         if size != self._dimension:
             raise DimensionMismatchError(
-                f"vector store at {self._path} holds {self._dimension}-dimensional vectors; "
-                f"got a vector of {size}"
+                f"vector store at {self._path} holds {self._dimension}-dimensional vectors; got a vector of {size}"
             )
 
 

@@ -78,9 +78,7 @@ def ensure_indexes(table: Any, fts: FtsSettings, scalar: bool, retries: int) -> 
         "stem": fts.stem,
         "remove_stop_words": fts.remove_stop_words,
     }
-    stale = current is not None and any(
-        (current.index_details or {}).get(k, v) != v for k, v in wanted.items()
-    )
+    stale = current is not None and any((current.index_details or {}).get(k, v) != v for k, v in wanted.items())
     if current is None or stale:
         config = FTS(
             language=fts.language,

@@ -97,9 +97,7 @@ def resolve_api_key(options: ClientOptions, environ: Mapping[str, str] | None = 
         try:
             key = path.read_text(encoding="utf-8").strip()
         except OSError as exc:
-            raise ConfigurationError(
-                f"api_key_file '{path}' cannot be read: {exc.strerror or exc}"
-            ) from None
+            raise ConfigurationError(f"api_key_file '{path}' cannot be read: {exc.strerror or exc}") from None
         if not key:
             raise ConfigurationError(f"api_key_file '{path}' is empty")
         return key

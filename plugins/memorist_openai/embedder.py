@@ -64,9 +64,7 @@ class OpenAIEmbedder(Embedder):
                     self._dimension = int(vector.shape[1])
         return self._dimension
 
-    def embed(
-        self, texts: Sequence[str], purpose: Literal["document", "query"] = "document"
-    ) -> np.ndarray:
+    def embed(self, texts: Sequence[str], purpose: Literal["document", "query"] = "document") -> np.ndarray:
         prefix = self.options.query_prefix if purpose == "query" else self.options.document_prefix
         # The API rejects empty strings; a space embeds as "nothing" without failing a batch.
         inputs = [f"{prefix}{text}" if text.strip() else (prefix or " ") for text in texts]
@@ -93,8 +91,7 @@ class OpenAIEmbedder(Embedder):
             data = sorted(response.data or [], key=lambda item: item.index)
             if [item.index for item in data] != list(range(len(batch))):
                 raise InvalidReply(
-                    f"expected embeddings for indexes 0..{len(batch) - 1}, "
-                    f"got {[item.index for item in data]}"
+                    f"expected embeddings for indexes 0..{len(batch) - 1}, got {[item.index for item in data]}"
                 )
             try:
                 matrix = np.asarray([item.embedding for item in data], dtype=np.float32)
@@ -114,9 +111,7 @@ class OpenAIEmbedder(Embedder):
             norms = np.linalg.norm(matrix, axis=1, keepdims=True)
             return matrix / np.where(norms > 0, norms, 1.0)
 
-        vectors = call_with_retries(
-            self.retry_policy, f"{self.describe()} embeddings", request, accept
-        )
+        vectors = call_with_retries(self.retry_policy, f"{self.describe()} embeddings", request, accept)
         if self._dimension is None:
             self._dimension = int(vectors.shape[1])
         return vectors.astype(np.float32, copy=False)

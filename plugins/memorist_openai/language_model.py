@@ -60,18 +60,13 @@ def extract_json_object(text: str | None) -> dict[str, Any]:
     try:
         json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-        ) from None
+        raise ValueError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
     raise ValueError("the reply is JSON but not an object")
 
 
 def _validation_summary(exc: pydantic.ValidationError, limit: int = 6) -> str:
     errors = exc.errors()
-    parts = [
-        f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}"
-        for err in errors[:limit]
-    ]
+    parts = [f"{'.'.join(str(p) for p in err['loc']) or '(root)'}: {err['msg']}" for err in errors[:limit]]
     if len(errors) > limit:
         parts.append(f"... {len(errors) - limit} more")
     return "; ".join(parts)
@@ -157,9 +152,7 @@ class OpenAILanguageModel(LanguageModel):
             ]
             raise InvalidReply(problem)
 
-        return call_with_retries(
-            self.retry_policy, f"{self.describe()} chat completion", request, accept
-        )
+        return call_with_retries(self.retry_policy, f"{self.describe()} chat completion", request, accept)
 
     # -- extraction -----------------------------------------------------
 
@@ -208,9 +201,7 @@ class OpenAILanguageModel(LanguageModel):
         return facts
 
 
-def _with_schema_note(
-    messages: Sequence[ChatMessage], schema: type[pydantic.BaseModel]
-) -> list[ChatMessage]:
+def _with_schema_note(messages: Sequence[ChatMessage], schema: type[pydantic.BaseModel]) -> list[ChatMessage]:
     """Messages plus the JSON Schema the reply must follow.
 
     Folded into the first system message rather than added as a second one:

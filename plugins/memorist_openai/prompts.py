@@ -67,9 +67,7 @@ Reply with only a JSON object, no prose and no code fences, shaped like:
 "categories": {example_categories}, "source_message": 0, \
 "attributed_to": "user"}}]}}"""
 
-MULTILINGUAL_RULE = (
-    "Write each memory in the same language as the message it comes from. Do not translate."
-)
+MULTILINGUAL_RULE = "Write each memory in the same language as the message it comes from. Do not translate."
 ENGLISH_RULE = "Write every memory in English, translating from other languages if needed."
 
 
@@ -112,9 +110,7 @@ class ExtractionReply(BaseModel):
 
 
 def _categories_block(categories: Mapping[str, str]) -> str:
-    return "\n".join(
-        f"   - {name}: {desc}" if desc else f"   - {name}" for name, desc in categories.items()
-    )
+    return "\n".join(f"   - {name}: {desc}" if desc else f"   - {name}" for name, desc in categories.items())
 
 
 def _policy_block(request: ExtractionRequest) -> str:
@@ -155,9 +151,7 @@ def render_conversation(request: ExtractionRequest) -> str:
     return "\n".join(lines)
 
 
-def extraction_messages(
-    request: ExtractionRequest, categories: Mapping[str, str]
-) -> list[ChatMessage]:
+def extraction_messages(request: ExtractionRequest, categories: Mapping[str, str]) -> list[ChatMessage]:
     """The system and user messages of one extraction call."""
     system = SYSTEM_PROMPT.format(
         language_rule=MULTILINGUAL_RULE if request.multilingual else ENGLISH_RULE,

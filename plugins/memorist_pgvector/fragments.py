@@ -150,15 +150,11 @@ def icontains_text(text: Sql, needle: str, casefold: bool) -> Bounds:
     if not storable(folded):
         return exact(FALSE)
     if casefold:
-        return exact(
-            cat("strpos(casefold((", text, ") COLLATE pg_unicode_fast), ", Param(folded), ") > 0")
-        )
+        return exact(cat("strpos(casefold((", text, ") COLLATE pg_unicode_fast), ", Param(folded), ") > 0"))
     # Older servers: lower() under "C" folds ASCII only, which is exact for ASCII text.
     ascii_text = cat("octet_length(", text, ") = char_length(", text, ")")
     known = FALSE
     if folded.isascii():
-        known = and_(
-            [ascii_text, cat('strpos(lower((', text, ') COLLATE "C"), ', Param(folded), ") > 0")]
-        )
+        known = and_([ascii_text, cat("strpos(lower((", text, ') COLLATE "C"), ', Param(folded), ") > 0")])
     unknown = cat("octet_length(", text, ") <> char_length(", text, ")")
     return Bounds(or_([known, unknown]), known)

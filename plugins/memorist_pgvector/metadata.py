@@ -55,8 +55,11 @@ def metadata_condition(field: str, op: str, value: Any, casefold: bool) -> Bound
     if op == "exists":
         return exact(
             cat(
-                "coalesce(jsonb_typeof(", value_sql, ") <> 'null' AND ",
-                value_sql, " <> '[]'::jsonb, FALSE)",
+                "coalesce(jsonb_typeof(",
+                value_sql,
+                ") <> 'null' AND ",
+                value_sql,
+                " <> '[]'::jsonb, FALSE)",
             )
         )
     direct = _leaf(value_sql, op, value, casefold)
@@ -66,14 +69,21 @@ def metadata_condition(field: str, op: str, value: Any, casefold: bool) -> Bound
         if direct_pred == FALSE and element_pred == FALSE:
             return FALSE
         flattened = cat(
-            "EXISTS (WITH RECURSIVE _e(_x) AS (SELECT ", value_sql,
+            "EXISTS (WITH RECURSIVE _e(_x) AS (SELECT ",
+            value_sql,
             " UNION ALL SELECT jsonb_array_elements(_e._x) FROM _e WHERE jsonb_typeof(_e._x) = 'array')"
             " SELECT 1 FROM _e WHERE jsonb_typeof(_e._x) IS DISTINCT FROM 'array' AND ",
-            element_pred, ")",
+            element_pred,
+            ")",
         )
         return cat(
-            "CASE WHEN jsonb_typeof(", value_sql, ") = 'array' THEN ", flattened,
-            " ELSE ", direct_pred, " END",
+            "CASE WHEN jsonb_typeof(",
+            value_sql,
+            ") = 'array' THEN ",
+            flattened,
+            " ELSE ",
+            direct_pred,
+            " END",
         )
 
     upper = over(direct.upper, element.upper)
@@ -126,17 +136,30 @@ def _leaf_in(x: Sql, values: Sequence[Any]) -> Sql:
     if strings:
         options.append(
             cat(
-                "CASE WHEN jsonb_typeof(", x, ") = 'string' THEN (", x, " #>> '{}') = ANY(",
-                Param(strings, "text[]"), ") ELSE FALSE END",
+                "CASE WHEN jsonb_typeof(",
+                x,
+                ") = 'string' THEN (",
+                x,
+                " #>> '{}') = ANY(",
+                Param(strings, "text[]"),
+                ") ELSE FALSE END",
             )
         )
     numbers = [n for v in values if (n := _number(v)) is not None]
     if numbers:
         options.append(
             cat(
-                "CASE jsonb_typeof(", x, ") WHEN 'number' THEN (", x, ")::numeric = ANY(",
-                Param(numbers, "numeric[]"), ") WHEN 'boolean' THEN ", _bool_as_number(x),
-                " = ANY(", Param(numbers, "numeric[]"), ") ELSE FALSE END",
+                "CASE jsonb_typeof(",
+                x,
+                ") WHEN 'number' THEN (",
+                x,
+                ")::numeric = ANY(",
+                Param(numbers, "numeric[]"),
+                ") WHEN 'boolean' THEN ",
+                _bool_as_number(x),
+                " = ANY(",
+                Param(numbers, "numeric[]"),
+                ") ELSE FALSE END",
             )
         )
     return or_(options)
@@ -146,7 +169,10 @@ def _leaf_cmp(x: Sql, op: str, value: Any) -> Sql:
     if isinstance(value, str):
         text = cat("(", x, " #>> '{}')")
         return cat(
-            "CASE WHEN jsonb_typeof(", x, ") = 'string' THEN ", string_cmp(text, op, value),
+            "CASE WHEN jsonb_typeof(",
+            x,
+            ") = 'string' THEN ",
+            string_cmp(text, op, value),
             " ELSE FALSE END",
         )
     number = _number(value)
@@ -154,8 +180,17 @@ def _leaf_cmp(x: Sql, op: str, value: Any) -> Sql:
         return FALSE
     sign = CMP[op]
     return cat(
-        "CASE jsonb_typeof(", x, ") WHEN 'number' THEN (", x, f")::numeric {sign} ", Param(number),
-        " WHEN 'boolean' THEN ", _bool_as_number(x), f" {sign} ", Param(number), " ELSE FALSE END",
+        "CASE jsonb_typeof(",
+        x,
+        ") WHEN 'number' THEN (",
+        x,
+        f")::numeric {sign} ",
+        Param(number),
+        " WHEN 'boolean' THEN ",
+        _bool_as_number(x),
+        f" {sign} ",
+        Param(number),
+        " ELSE FALSE END",
     )
 
 
@@ -167,8 +202,17 @@ def python_number_text(x: Sql) -> Sql:
     1e-4 with an exponent, as PostgreSQL's shortest float8 output also does.
     """
     return cat(
-        "CASE WHEN strpos((", x, ")::text, '.') > 0 AND abs((", x, ")::numeric) < 0.0001 AND (",
-        x, ")::numeric <> 0 THEN ((", x, ")::text)::float8::text ELSE (", x, ")::text END",
+        "CASE WHEN strpos((",
+        x,
+        ")::text, '.') > 0 AND abs((",
+        x,
+        ")::numeric) < 0.0001 AND (",
+        x,
+        ")::numeric <> 0 THEN ((",
+        x,
+        ")::text)::float8::text ELSE (",
+        x,
+        ")::text END",
     )
 
 
@@ -191,9 +235,17 @@ def _leaf_contains(x: Sql, op: str, value: Any, casefold: bool) -> Bounds:
 
     def case(string_pred: Sql, dict_pred: Sql) -> Sql:
         return cat(
-            "CASE jsonb_typeof(", x, ") WHEN 'string' THEN ", string_pred,
-            " WHEN 'number' THEN ", number, " WHEN 'boolean' THEN ", flag,
-            " WHEN 'object' THEN ", dict_pred, " ELSE FALSE END",
+            "CASE jsonb_typeof(",
+            x,
+            ") WHEN 'string' THEN ",
+            string_pred,
+            " WHEN 'number' THEN ",
+            number,
+            " WHEN 'boolean' THEN ",
+            flag,
+            " WHEN 'object' THEN ",
+            dict_pred,
+            " ELSE FALSE END",
         )
 
     # A dict's repr() is Python's business: rows with one here are left to evaluate.

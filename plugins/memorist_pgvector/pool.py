@@ -34,9 +34,7 @@ def engine_url(url: str) -> Any:
         raise ConfigurationError(f"vector_store 'pgvector': invalid database URL ({exc})") from None
     if parsed.get_backend_name() != "postgresql":
         shown = parsed.render_as_string(hide_password=True)
-        raise ConfigurationError(
-            f"vector_store 'pgvector' needs a PostgreSQL database URL, got '{shown}'"
-        )
+        raise ConfigurationError(f"vector_store 'pgvector' needs a PostgreSQL database URL, got '{shown}'")
     return parsed.set(drivername="postgresql+psycopg")
 
 
@@ -50,14 +48,11 @@ class ConnectionPool:
             import psycopg  # noqa: F401
         except ImportError as exc:
             raise ConfigurationError(
-                "vector_store 'pgvector' needs psycopg 3 and pgvector: "
-                "pip install 'memorist[postgres]'"
+                "vector_store 'pgvector' needs psycopg 3 and pgvector: pip install 'memorist[postgres]'"
             ) from exc
         from sqlalchemy import create_engine
 
-        self._engine = create_engine(
-            parsed, pool_size=size, max_overflow=overflow, pool_pre_ping=True
-        )
+        self._engine = create_engine(parsed, pool_size=size, max_overflow=overflow, pool_pre_ping=True)
         self._pid = os.getpid()
         #: Set once the ``vector`` type exists: connections then get its adapters.
         self.vector_ready = False

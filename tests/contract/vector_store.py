@@ -336,9 +336,7 @@ class VectorStoreContract:
         assert got["sparse"].user_id is None and got["sparse"].categories == []
         assert got["sparse"].metadata == {} and got["sparse"].expires_at is None
 
-    def test_dates_in_other_timezones_come_back_as_the_same_instant_in_utc(
-        self, store: VectorStore
-    ) -> None:
+    def test_dates_in_other_timezones_come_back_as_the_same_instant_in_utc(self, store: VectorStore) -> None:
         from datetime import timezone
 
         local = datetime(2024, 6, 1, 9, 30, 0, 1, tzinfo=timezone(timedelta(hours=-5)))
@@ -349,20 +347,14 @@ class VectorStoreContract:
         assert got.created_at.hour == 14
 
     def test_upsert_replaces_by_id(self, store: VectorStore) -> None:
-        store.upsert(
-            [make_record("x", "the old text about zebras", user_id="u")], [unit(self.dimension, 1)]
-        )
+        store.upsert([make_record("x", "the old text about zebras", user_id="u")], [unit(self.dimension, 1)])
         store.upsert(
             [make_record("x", "the new text about giraffes", user_id="v", categories=["c"])],
             np.stack([unit(self.dimension, 0, 1)]),
         )
         assert store.count() == 1
         (got,) = store.get(["x"])
-        assert (
-            got.text == "the new text about giraffes"
-            and got.user_id == "v"
-            and got.categories == ["c"]
-        )
+        assert got.text == "the new text about giraffes" and got.user_id == "v" and got.categories == ["c"]
         assert store.search_keyword("zebras", 5) == []
         assert [h.record.id for h in store.search_keyword("giraffes", 5)] == ["x"]
         (hit,) = store.search_vector(unit(self.dimension, 0, 1), 1)
@@ -370,9 +362,7 @@ class VectorStoreContract:
 
     def test_upsert_batch_mixes_inserts_and_replacements(self, store: VectorStore) -> None:
         store.upsert([make_record("a"), make_record("b")], random_vectors(2, self.dimension))
-        store.upsert(
-            [make_record("b", "b again"), make_record("c")], random_vectors(2, self.dimension, 3)
-        )
+        store.upsert([make_record("b", "b again"), make_record("c")], random_vectors(2, self.dimension, 3))
         assert store.count() == 3
         assert {r.id: r.text for r in store.get(["a", "b", "c"])} == {
             "a": "memory a",
@@ -392,9 +382,7 @@ class VectorStoreContract:
         assert store.delete([]) == 0
 
     def test_delete_where_counts_and_is_not_capped(self, store: VectorStore) -> None:
-        records = [
-            make_record(f"m{i:04d}", user_id="bulk" if i % 3 else "keep") for i in range(450)
-        ]
+        records = [make_record(f"m{i:04d}", user_id="bulk" if i % 3 else "keep") for i in range(450)]
         self.load(store, records)
         assert store.delete_where(parse_filter({"user_id": "bulk"})) == 300
         assert store.count() == 150
@@ -406,14 +394,10 @@ class VectorStoreContract:
         store.reset()
         assert store.count() == 0 and store.list() == []
         assert store.search_keyword("Alice", 5) == []
-        store.upsert(
-            [make_record("again", "a fresh start with penguins")], random_vectors(1, self.dimension)
-        )
+        store.upsert([make_record("again", "a fresh start with penguins")], random_vectors(1, self.dimension))
         assert [r.id for r in store.list()] == ["again"]
         assert [h.record.id for h in store.search_keyword("penguins", 5)] == ["again"]
-        assert [
-            h.record.id for h in store.search_vector(random_vectors(1, self.dimension)[0], 5)
-        ] == ["again"]
+        assert [h.record.id for h in store.search_vector(random_vectors(1, self.dimension)[0], 5)] == ["again"]
 
     # -- list and count ----------------------------------------------------------------------
 
@@ -435,11 +419,7 @@ class VectorStoreContract:
             where = parse_filter(raw)
             expected = newest_first([r for r in records if evaluate(where, r)])
             assert len(expected) > 4
-            got = [
-                r.id
-                for o in range(0, len(expected) + 3, 3)
-                for r in store.list(where, offset=o, limit=3)
-            ]
+            got = [r.id for o in range(0, len(expected) + 3, 3) for r in store.list(where, offset=o, limit=3)]
             assert got == expected
             assert store.count(where) == len(expected)
 
@@ -494,9 +474,7 @@ class VectorStoreContract:
             assert [h.record.id for h in hits] == expected
             assert all(evaluate(where, h.record) for h in hits)
 
-    def test_vector_search_filter_finds_far_matches_past_near_misses(
-        self, store: VectorStore
-    ) -> None:
+    def test_vector_search_filter_finds_far_matches_past_near_misses(self, store: VectorStore) -> None:
         d = self.dimension
         near = [make_record(f"near{i:02d}", metadata={"keep": False}) for i in range(60)]
         far = [make_record(f"far{i}", metadata={"keep": True}) for i in range(3)]
@@ -519,9 +497,7 @@ class VectorStoreContract:
                 random_vectors(1, self.dimension, i),
             )
             assert [h.record.id for h in store.search_keyword(f"word{i}", 5)] == [f"w{i}"]
-        assert {h.record.id for h in store.search_keyword("walrus", 10)} == {
-            f"w{i}" for i in range(5)
-        }
+        assert {h.record.id for h in store.search_keyword("walrus", 10)} == {f"w{i}" for i in range(5)}
 
     def test_keyword_search_ranks_exact_term_matches_first(self, store: VectorStore) -> None:
         self.load(
@@ -539,9 +515,7 @@ class VectorStoreContract:
         assert set(ids) == {"both-terms", "one-term", "other-term"}
         assert all(a.score >= b.score for a, b in zip(hits, hits[1:], strict=False))
         assert all(h.score > 0 for h in hits)
-        assert [h.record.id for h in store.search_keyword("python programming", 1)] == [
-            "both-terms"
-        ]
+        assert [h.record.id for h in store.search_keyword("python programming", 1)] == ["both-terms"]
 
     @pytest.mark.parametrize(
         "query",
@@ -561,9 +535,7 @@ class VectorStoreContract:
             "\x00tea",
         ],
     )
-    def test_keyword_search_does_not_interpret_query_syntax(
-        self, store: VectorStore, query: str
-    ) -> None:
+    def test_keyword_search_does_not_interpret_query_syntax(self, store: VectorStore, query: str) -> None:
         self.load(store, filter_dataset())
         hits = store.search_keyword(query, 5)
         assert isinstance(hits, list)
@@ -573,9 +545,7 @@ class VectorStoreContract:
     def test_keyword_search_with_filter(self, store: VectorStore) -> None:
         records = filter_dataset()
         self.load(store, records)
-        assert [
-            h.record.id for h in store.search_keyword("tea", 5, parse_filter({"user_id": "bob"}))
-        ] == ["b1"]
+        assert [h.record.id for h in store.search_keyword("tea", 5, parse_filter({"user_id": "bob"}))] == ["b1"]
         where = parse_filter({"NOT": {"metadata.tags": "coffee"}})
         assert [h.record.id for h in store.search_keyword("tea", 5, where)] == ["a1"]
         assert store.search_keyword("tea", 5, parse_filter({"user_id": "carol"})) == []
@@ -583,9 +553,7 @@ class VectorStoreContract:
     # -- filters -----------------------------------------------------------------------------
 
     @pytest.mark.parametrize(("case", "raw"), FILTER_CASES, ids=[c for c, _ in FILTER_CASES])
-    def test_filter_matches_reference_semantics(
-        self, store: VectorStore, case: str, raw: dict[str, Any]
-    ) -> None:
+    def test_filter_matches_reference_semantics(self, store: VectorStore, case: str, raw: dict[str, Any]) -> None:
         records = filter_dataset()
         vectors = self.load(store, records)
         where = parse_filter(raw)
@@ -600,9 +568,7 @@ class VectorStoreContract:
         assert [r.id for r in page] == newest_first([r for r in records if r.id in expected])[1:3]
 
     @pytest.mark.parametrize(("case", "raw"), FILTER_CASES, ids=[c for c, _ in FILTER_CASES])
-    def test_delete_where_matches_reference_semantics(
-        self, store: VectorStore, case: str, raw: dict[str, Any]
-    ) -> None:
+    def test_delete_where_matches_reference_semantics(self, store: VectorStore, case: str, raw: dict[str, Any]) -> None:
         records = filter_dataset()
         self.load(store, records)
         where = parse_filter(raw)
@@ -625,9 +591,7 @@ class VectorStoreContract:
     @pytest.mark.parametrize("value", NASTY_VALUES)
     def test_sql_metacharacters_in_values_are_literal(self, store: VectorStore, value: str) -> None:
         records = [
-            make_record(
-                "nasty", user_id=value, categories=[value], metadata={"v": value}, speaker=value
-            ),
+            make_record("nasty", user_id=value, categories=[value], metadata={"v": value}, speaker=value),
             make_record("plain", user_id="plain", categories=["plain"], metadata={"v": "plain"}),
             make_record("other", user_id="o", categories=["x"], metadata={"v": "x"}),
         ]
@@ -657,9 +621,7 @@ class VectorStoreContract:
         )
         assert [r.id for r in store.list(parse_filter({"user_id": {"contains": "0%"}}))] == ["pct"]
         assert [r.id for r in store.list(parse_filter({"speaker": {"contains": "_"}}))] == ["pct"]
-        assert [r.id for r in store.list(parse_filter({"speaker": {"icontains": "A_B"}}))] == [
-            "pct"
-        ]
+        assert [r.id for r in store.list(parse_filter({"speaker": {"icontains": "A_B"}}))] == ["pct"]
         assert store.list(parse_filter({"user_id": "%"})) == []
 
     # -- persistence and dimensions ----------------------------------------------------------
@@ -675,9 +637,7 @@ class VectorStoreContract:
         assert second.search_vector(vectors[2], 1)[0].record.id == records[2].id
         assert {h.record.id for h in second.search_keyword("tea", 5)} == {"a1", "b1"}
 
-    def test_reopening_with_another_dimension_fails(
-        self, make_store: Callable[[int], VectorStore]
-    ) -> None:
+    def test_reopening_with_another_dimension_fails(self, make_store: Callable[[int], VectorStore]) -> None:
         first = make_store(self.dimension)
         self.load(first, [make_record("a")])
         first.close()

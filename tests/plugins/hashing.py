@@ -39,13 +39,9 @@ class HashingEmbedder(Embedder):
     def _word(self, word: str) -> np.ndarray:
         """A fixed pseudo-random +-1 vector per word: distinct words are near-orthogonal."""
         seed = int(hashlib.md5(word.encode()).hexdigest()[:8], 16)
-        return (
-            np.random.default_rng(seed).choice([-1.0, 1.0], size=self.dimension).astype(np.float32)
-        )
+        return np.random.default_rng(seed).choice([-1.0, 1.0], size=self.dimension).astype(np.float32)
 
-    def embed(
-        self, texts: Sequence[str], purpose: Literal["document", "query"] = "document"
-    ) -> np.ndarray:
+    def embed(self, texts: Sequence[str], purpose: Literal["document", "query"] = "document") -> np.ndarray:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for row, text in enumerate(texts):
             for word in _WORD.findall(text.lower()):

@@ -51,10 +51,16 @@ class ApiKey:
             return _as_utc(value) if value is not None else None
 
         return cls(
-            id=row["id"], user_id=row["user_id"], kind=row["kind"], label=row["label"],
-            key_prefix=row["key_prefix"], created_at=_as_utc(row["created_at"]),
-            last_used_at=aware(row["last_used_at"]), revoked_at=aware(row["revoked_at"]),
-            org_id=row["org_id"], project_id=row["project_id"],
+            id=row["id"],
+            user_id=row["user_id"],
+            kind=row["kind"],
+            label=row["label"],
+            key_prefix=row["key_prefix"],
+            created_at=_as_utc(row["created_at"]),
+            last_used_at=aware(row["last_used_at"]),
+            revoked_at=aware(row["revoked_at"]),
+            org_id=row["org_id"],
+            project_id=row["project_id"],
         )
 
     def public(self) -> dict[str, Any]:
@@ -72,16 +78,29 @@ class ApiKeyStore:
         self._db = db
 
     def create(
-        self, user_id: str, label: str, *, kind: str = "selfhosted", org_id: str | None = None,
+        self,
+        user_id: str,
+        label: str,
+        *,
+        kind: str = "selfhosted",
+        org_id: str | None = None,
         project_id: str | None = None,
     ) -> tuple[ApiKey, str]:
         """A new key and its full value (returned once, never stored)."""
         prefix = SELFHOSTED_PREFIX if kind == "selfhosted" else PLATFORM_PREFIX
         full = prefix + secrets.token_urlsafe(32)
         row = {
-            "id": str(uuid.uuid4()), "user_id": user_id, "kind": kind, "org_id": org_id,
-            "project_id": project_id, "label": label, "key_prefix": full[: len(prefix) + 6],
-            "key_hash": digest(full), "created_at": utcnow(), "last_used_at": None, "revoked_at": None,
+            "id": str(uuid.uuid4()),
+            "user_id": user_id,
+            "kind": kind,
+            "org_id": org_id,
+            "project_id": project_id,
+            "label": label,
+            "key_prefix": full[: len(prefix) + 6],
+            "key_hash": digest(full),
+            "created_at": utcnow(),
+            "last_used_at": None,
+            "revoked_at": None,
         }
         with self._db.begin() as conn:
             conn.execute(insert(api_keys).values(**row))

@@ -46,8 +46,11 @@ class RateLimiter:
             # One conditional increment: of concurrent attempts, only those under the limit win.
             counted = conn.execute(
                 update(rate_limits)
-                .where(rate_limits.c.key == key, rate_limits.c.window_start == row["window_start"],
-                       rate_limits.c.count < self._attempts)
+                .where(
+                    rate_limits.c.key == key,
+                    rate_limits.c.window_start == row["window_start"],
+                    rate_limits.c.count < self._attempts,
+                )
                 .values(count=rate_limits.c.count + 1)
             ).rowcount
             if not counted:

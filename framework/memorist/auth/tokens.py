@@ -55,12 +55,25 @@ class TokenService:
         jti = secrets.token_urlsafe(24)
         family = family_id or uuid.uuid4().hex
         access = self._encode(
-            {"sub": user_id, "type": "access", "iat": now, "exp": now + self._access, "iss": ISSUER,
-             "jti": uuid.uuid4().hex}
+            {
+                "sub": user_id,
+                "type": "access",
+                "iat": now,
+                "exp": now + self._access,
+                "iss": ISSUER,
+                "jti": uuid.uuid4().hex,
+            }
         )
         refresh = self._encode(
-            {"sub": user_id, "type": "refresh", "iat": now, "exp": now + self._refresh, "iss": ISSUER,
-             "jti": jti, "fam": family}
+            {
+                "sub": user_id,
+                "type": "refresh",
+                "iat": now,
+                "exp": now + self._refresh,
+                "iss": ISSUER,
+                "jti": jti,
+                "fam": family,
+            }
         )
         with self._db.begin() as conn:
             conn.execute(
@@ -73,7 +86,10 @@ class TokenService:
     def decode(self, token: str, expected_type: str) -> dict[str, Any]:
         try:
             claims = jwt.decode(
-                token, self._key(), algorithms=[ALGORITHM], issuer=ISSUER,
+                token,
+                self._key(),
+                algorithms=[ALGORITHM],
+                issuer=ISSUER,
                 options={"require": ["exp", "sub", "type", "iss"]},
             )
         except jwt.ExpiredSignatureError:
@@ -100,9 +116,7 @@ class TokenService:
             ).rowcount
             if not claimed:
                 conn.execute(
-                    update(refresh_tokens)
-                    .where(refresh_tokens.c.family_id == row["family_id"])
-                    .values(revoked_at=now)
+                    update(refresh_tokens).where(refresh_tokens.c.family_id == row["family_id"]).values(revoked_at=now)
                 )
         if not claimed:
             raise AuthenticationError("refresh token already used; all sessions of this login were revoked")

@@ -33,8 +33,13 @@ class User:
         return cls(row["id"], row["name"], row["email"], row["role"], _as_utc(row["created_at"]))
 
     def public(self) -> dict[str, Any]:
-        return {"id": self.id, "name": self.name, "email": self.email, "role": self.role,
-                "created_at": self.created_at.isoformat()}
+        return {
+            "id": self.id,
+            "name": self.name,
+            "email": self.email,
+            "role": self.role,
+            "created_at": self.created_at.isoformat(),
+        }
 
 
 def normalize_email(email: str) -> str:
@@ -58,8 +63,15 @@ class UserStore:
             raise ValidationError("name: must not be empty")
         check_policy(password)
         now = utcnow()
-        row = {"id": str(uuid.uuid4()), "name": name[:255], "email": normalize_email(email),
-               "password_hash": hash_password(password), "role": role, "created_at": now, "updated_at": now}
+        row = {
+            "id": str(uuid.uuid4()),
+            "name": name[:255],
+            "email": normalize_email(email),
+            "password_hash": hash_password(password),
+            "role": role,
+            "created_at": now,
+            "updated_at": now,
+        }
         try:
             with self._db.begin() as conn:
                 conn.execute(insert(users).values(**row))
@@ -129,5 +141,6 @@ class UserStore:
             raise AuthenticationError("current password is wrong")
         check_policy(new, "new_password")
         with self._db.begin() as conn:
-            conn.execute(update(users).where(users.c.id == user_id).values(
-                password_hash=hash_password(new), updated_at=utcnow()))
+            conn.execute(
+                update(users).where(users.c.id == user_id).values(password_hash=hash_password(new), updated_at=utcnow())
+            )

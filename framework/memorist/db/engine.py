@@ -42,9 +42,7 @@ class Database:
             self.engine: Engine = create_engine(url, poolclass=NullPool, echo=echo)
             event.listen(self.engine, "connect", _sqlite_pragmas)
         else:
-            self.engine = create_engine(
-                url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True, echo=echo
-            )
+            self.engine = create_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True, echo=echo)
 
     @contextmanager
     def begin(self) -> Iterator[Connection]:

@@ -193,9 +193,7 @@ class AddPipeline:
             duplicate = bool(hits) and hits[0].score >= self._near_duplicate
             if not duplicate and i:
                 earlier = vectors[:i][np.array(keep, dtype=bool)] if any(keep) else vectors[:0]
-                duplicate = (
-                    bool(len(earlier)) and float(np.max(earlier @ vector)) >= self._near_duplicate
-                )
+                duplicate = bool(len(earlier)) and float(np.max(earlier @ vector)) >= self._near_duplicate
             keep.append(not duplicate)
         return keep
 

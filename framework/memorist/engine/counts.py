@@ -58,8 +58,13 @@ class ScopeCounts:
                 with conn.begin_nested():
                     conn.execute(
                         insert(scope_counts).values(
-                            org_id=org, project_id=project, entity_type=kind, entity_id=value,
-                            total=max(change, 0), created_at=now, updated_at=now,
+                            org_id=org,
+                            project_id=project,
+                            entity_type=kind,
+                            entity_id=value,
+                            total=max(change, 0),
+                            created_at=now,
+                            updated_at=now,
                         )
                     )
             except IntegrityError:  # created concurrently: apply the change to it
@@ -75,7 +80,9 @@ class ScopeCounts:
                 .order_by(scope_counts.c.updated_at.desc(), scope_counts.c.entity_type, scope_counts.c.entity_id)
             ).mappings()
             return [
-                EntityCount(r["entity_type"], r["entity_id"], int(r["total"]), _utc(r["created_at"]), _utc(r["updated_at"]))
+                EntityCount(
+                    r["entity_type"], r["entity_id"], int(r["total"]), _utc(r["created_at"]), _utc(r["updated_at"])
+                )
                 for r in rows
             ]
 

@@ -74,9 +74,7 @@ class EntityGraph:
         self._db = db
 
     # -- writing -----------------------------------------------------------------
-    def link(
-        self, memory: MemoryRecord, mentions: Sequence[EntityMention], conn: Connection
-    ) -> list[str]:
+    def link(self, memory: MemoryRecord, mentions: Sequence[EntityMention], conn: Connection) -> list[str]:
         """Resolve (or create) each mention's entity in the memory's scope and link it."""
         key = scope_key(memory.scope)
         linked: list[str] = []
@@ -85,17 +83,13 @@ class EntityGraph:
             if entity_id in linked:
                 continue
             linked.append(entity_id)
-            conn.execute(
-                insert(entity_links).values(entity_id=entity_id, memory_id=memory.id, scope_key=key)
-            )
+            conn.execute(insert(entity_links).values(entity_id=entity_id, memory_id=memory.id, scope_key=key))
         return linked
 
     def _resolve_or_create(self, conn: Connection, key: str, mention: EntityMention) -> str:
         norm = normalize(mention.text)
         found = conn.execute(
-            select(entity_aliases.c.entity_id).where(
-                entity_aliases.c.scope_key == key, entity_aliases.c.norm == norm
-            )
+            select(entity_aliases.c.entity_id).where(entity_aliases.c.scope_key == key, entity_aliases.c.norm == norm)
         ).scalar()
         if found:
             return str(found)
@@ -129,9 +123,7 @@ class EntityGraph:
                         updated_at=now,
                     )
                 )
-                conn.execute(
-                    insert(entity_aliases).values(scope_key=key, norm=norm, entity_id=entity_id)
-                )
+                conn.execute(insert(entity_aliases).values(scope_key=key, norm=norm, entity_id=entity_id))
         except IntegrityError:  # another writer created it first
             existing = conn.execute(
                 select(entity_aliases.c.entity_id).where(
@@ -145,9 +137,7 @@ class EntityGraph:
     def _add_alias(conn: Connection, key: str, norm: str, entity_id: str) -> None:
         try:
             with conn.begin_nested():
-                conn.execute(
-                    insert(entity_aliases).values(scope_key=key, norm=norm, entity_id=entity_id)
-                )
+                conn.execute(insert(entity_aliases).values(scope_key=key, norm=norm, entity_id=entity_id))
         except IntegrityError:
             pass
 
@@ -160,9 +150,7 @@ class EntityGraph:
                 self.unlink(ids, c)
             return
         for start in range(0, len(ids), 500):
-            conn.execute(
-                delete(entity_links).where(entity_links.c.memory_id.in_(ids[start : start + 500]))
-            )
+            conn.execute(delete(entity_links).where(entity_links.c.memory_id.in_(ids[start : start + 500])))
 
     def clear(self) -> None:
         with self._db.begin() as conn:
@@ -170,9 +158,7 @@ class EntityGraph:
                 conn.execute(delete(table))
 
     # -- reading -----------------------------------------------------------------
-    def match(
-        self, mentions: Sequence[EntityMention], keys: Sequence[str] | None
-    ) -> list[EntityMatch]:
+    def match(self, mentions: Sequence[EntityMention], keys: Sequence[str] | None) -> list[EntityMatch]:
         """Query entities found in the graph (no writes), weighted by rarity.
 
         ``keys`` limits the lookup to scope partitions; None searches the project-wide set.
@@ -182,27 +168,19 @@ class EntityGraph:
         if not mentions or keys == []:
             return []
         with self._db.connect() as conn:
-            alias_q = select(
-                entity_aliases.c.norm, entity_aliases.c.entity_id, entity_aliases.c.scope_key
-            )
+            alias_q = select(entity_aliases.c.norm, entity_aliases.c.entity_id, entity_aliases.c.scope_key)
             norms = [normalize(m.text) for m in mentions]
             if keys is not None:
                 alias_q = alias_q.where(entity_aliases.c.scope_key.in_(keys))
             rows = conn.execute(alias_q.where(entity_aliases.c.norm.in_(norms))).all()
             ids = {str(r.entity_id) for r in rows}
             for mention in mentions:
-                if mention.kind != "proper_noun" or normalize(mention.text) in {
-                    r.norm for r in rows
-                }:
+                if mention.kind != "proper_noun" or normalize(mention.text) in {r.norm for r in rows}:
                     continue
-                ent_q = select(entities.c.id, entities.c.name).where(
-                    entities.c.kind == "proper_noun"
-                )
+                ent_q = select(entities.c.id, entities.c.name).where(entities.c.kind == "proper_noun")
                 if keys is not None:
                     ent_q = ent_q.where(entities.c.scope_key.in_(keys))
-                ids.update(
-                    str(e.id) for e in conn.execute(ent_q) if _variant_of(mention.text, e.name)
-                )
+                ids.update(str(e.id) for e in conn.execute(ent_q) if _variant_of(mention.text, e.name))
             if not ids:
                 return []
             df: dict[str, int] = dict(
@@ -216,11 +194,7 @@ class EntityGraph:
             if keys is not None:
                 total_q = total_q.where(entity_links.c.scope_key.in_(keys))
             total = max(int(conn.execute(total_q).scalar() or 0), 1)
-            names = dict(
-                conn.execute(
-                    select(entities.c.id, entities.c.name).where(entities.c.id.in_(ids))
-                ).all()
-            )
+            names = dict(conn.execute(select(entities.c.id, entities.c.name).where(entities.c.id.in_(ids))).all())
         out = []
         for entity_id in sorted(ids):
             count = int(df.get(entity_id, 0))

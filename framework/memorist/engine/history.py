@@ -63,9 +63,7 @@ class HistoryLog:
         """Events of one memory, oldest first."""
         with self._db.connect() as conn:
             rows = conn.execute(
-                select(history)
-                .where(history.c.memory_id == memory_id)
-                .order_by(history.c.created_at, history.c.id)
+                select(history).where(history.c.memory_id == memory_id).order_by(history.c.created_at, history.c.id)
             ).mappings()
             out = []
             for r in rows:

@@ -85,9 +85,7 @@ def conjoin_optional(*filters: Filter | None) -> Filter | None:
 class Memory:
     """Long-term memory over the configured providers and relational database."""
 
-    def __init__(
-        self, settings: Settings, components: Components, db: Database, plugins: Plugins
-    ) -> None:
+    def __init__(self, settings: Settings, components: Components, db: Database, plugins: Plugins) -> None:
         self.settings = settings
         self.components = components
         self.db = db
@@ -180,8 +178,9 @@ class Memory:
     ) -> AddRequest:
         """A validated add; the durable queue stores these arguments and rebuilds it in a worker."""
         try:
-            scope = Scope(org_id=org_id, project_id=project_id, user_id=user_id, agent_id=agent_id,
-                          run_id=run_id, app_id=app_id)
+            scope = Scope(
+                org_id=org_id, project_id=project_id, user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id
+            )
         except pydantic.ValidationError as exc:
             first = exc.errors()[0]
             raise ValidationError(f"{first['loc'][0]}: {first['msg']}") from None
@@ -244,9 +243,7 @@ class Memory:
             explain=explain,
         )
 
-    def get(
-        self, memory_id: str, *, org_id: str = DEFAULT_ORG, project_id: str = DEFAULT_PROJECT
-    ) -> MemoryRecord:
+    def get(self, memory_id: str, *, org_id: str = DEFAULT_ORG, project_id: str = DEFAULT_PROJECT) -> MemoryRecord:
         found = self.components.vector_store.get([memory_id])
         if not found or found[0].org_id != org_id or found[0].project_id != project_id:
             raise NotFoundError(f"memory '{memory_id}' not found")
@@ -284,9 +281,7 @@ class Memory:
         if metadata is not None:
             changes["metadata"] = dict(metadata)
         if expiration_date is not ...:
-            changes["expires_at"] = parse_moment(
-                expiration_date, "expiration_date", end_of_day=True
-            )
+            changes["expires_at"] = parse_moment(expiration_date, "expiration_date", end_of_day=True)
         if timestamp is not None:
             changes["observed_at"] = parse_moment(timestamp, "timestamp")
         record = previous.model_copy(update=changes)
@@ -376,9 +371,7 @@ class Memory:
     def _delete_records(self, records: Records, actor: str | None) -> None:
         ids = [r.id for r in records]
         with self.db.begin() as conn:
-            self.history_log.record(
-                [HistoryLog.row("DELETE", r, r, actor=actor) for r in records], conn
-            )
+            self.history_log.record([HistoryLog.row("DELETE", r, r, actor=actor) for r in records], conn)
             self.counts.adjust(conn, records, -1)
             self.graph.unlink(ids, conn)
         self.components.vector_store.delete(ids)
@@ -388,11 +381,7 @@ class Memory:
     @staticmethod
     def _where(filters: Mapping[str, Any] | None, ids: Mapping[str, str | None]) -> Filter | None:
         parsed = parse_filter(filters) if filters else None
-        pinned = [
-            Condition(f, "eq", v)
-            for f, v in ids.items()
-            if v is not None and f in ENTITY_SCOPE_FIELDS
-        ]
+        pinned = [Condition(f, "eq", v) for f, v in ids.items() if v is not None and f in ENTITY_SCOPE_FIELDS]
         return conjoin(parsed, *pinned) if (parsed or pinned) else None
 
     def emit(self, hook: str, **kwargs: Any) -> None:

@@ -20,9 +20,7 @@ def exact_scope(scope: Scope) -> Filter:
     ]
     for field in ENTITY_SCOPE_FIELDS:
         value = getattr(scope, field)
-        items.append(
-            Condition(field, "eq", value) if value is not None else Not(Condition(field, "exists"))
-        )
+        items.append(Condition(field, "eq", value) if value is not None else Not(Condition(field, "exists")))
     return And(tuple(items))
 
 

@@ -79,9 +79,7 @@ class SearchHit:
 
 
 class HybridSearch:
-    def __init__(
-        self, components: Components, graph: EntityGraph, settings: EngineSettings
-    ) -> None:
+    def __init__(self, components: Components, graph: EntityGraph, settings: EngineSettings) -> None:
         self._c = components
         self._graph = graph
         self._s = settings
@@ -102,15 +100,9 @@ class HybridSearch:
     ) -> list[SearchHit]:
         pool = min(max(self._s.candidate_pool, top_k * 3), 5000)
         mentions = self._c.entity_extractor.extract(query)
-        matches = (
-            self._graph.match(mentions, self._scope_keys(where, org_id, project_id))
-            if mentions
-            else []
-        )
+        matches = self._graph.match(mentions, self._scope_keys(where, org_id, project_id)) if mentions else []
         focused = focus_query(query, mentions, matches) if self._s.focus_queries else query
-        keyword_future = self._pool.submit(
-            self._c.vector_store.search_keyword, focused, pool, where
-        )
+        keyword_future = self._pool.submit(self._c.vector_store.search_keyword, focused, pool, where)
         vectors = self._c.embedder.embed([query, focused] if focused != query else [query], "query")
         # Mean of the full and the focused query: the focus without losing what the names add.
         query_vector = vectors.mean(axis=0)
@@ -133,9 +125,7 @@ class HybridSearch:
 
         best_keyword = max([c.keyword_raw for c in candidates.values()] + [KEYWORD_FLOOR])
         period = query_period(query)
-        weights = np.array(
-            [self._s.semantic_weight, self._s.keyword_weight, self._s.entity_weight], dtype=float
-        )
+        weights = np.array([self._s.semantic_weight, self._s.keyword_weight, self._s.entity_weight], dtype=float)
         weights = weights / weights.sum() if weights.sum() > 0 else np.array([1.0, 0.0, 0.0])
         for cand in candidates.values():
             cand.keyword = min(1.0, cand.keyword_raw / best_keyword)
@@ -148,9 +138,7 @@ class HybridSearch:
         ranked = [c for c in ranked if c.score >= threshold] if threshold > 0 else ranked
         if rerank and ranked:
             return self._rerank(query, ranked, top_k, explain)
-        return [
-            SearchHit(c.record, c.score, c.details() if explain else None) for c in ranked[:top_k]
-        ]
+        return [SearchHit(c.record, c.score, c.details() if explain else None) for c in ranked[:top_k]]
 
     def _entity_signal(
         self,
@@ -184,9 +172,7 @@ class HybridSearch:
             self._apply_entities(cand, links[hit.record.id], by_id)
 
     @staticmethod
-    def _apply_entities(
-        cand: Candidate, entity_ids: set[str], by_id: dict[str, EntityMatch]
-    ) -> None:
+    def _apply_entities(cand: Candidate, entity_ids: set[str], by_id: dict[str, EntityMatch]) -> None:
         miss = 1.0
         for entity_id in sorted(entity_ids):
             miss *= 1.0 - by_id[entity_id].weight
@@ -198,9 +184,7 @@ class HybridSearch:
         keys: list[str] = []
         for field_name in ENTITY_SCOPE_FIELDS:
             for value in equality_values(where, field_name):
-                keys.append(
-                    scope_key(Scope(org_id=org_id, project_id=project_id, **{field_name: value}))
-                )
+                keys.append(scope_key(Scope(org_id=org_id, project_id=project_id, **{field_name: value})))
         return keys or None
 
     def _fill_semantic(
@@ -220,9 +204,7 @@ class HybridSearch:
                 if hit.record.id in candidates:
                     candidates[hit.record.id].semantic = _clip(hit.score)
 
-    def _rerank(
-        self, query: str, ranked: list[Candidate], top_k: int, explain: bool
-    ) -> list[SearchHit]:
+    def _rerank(self, query: str, ranked: list[Candidate], top_k: int, explain: bool) -> list[SearchHit]:
         window = ranked[: max(top_k * 3, 20)]
         by_id = {c.record.id: c for c in window}
         reordered = self._c.reranker.rerank(query, [(c.record, c.score) for c in window], top_k)
@@ -239,9 +221,7 @@ class HybridSearch:
 _CONTENT = re.compile(r"[A-Za-z0-9]{3,}")
 
 
-def focus_query(
-    query: str, mentions: Sequence[EntityMention], matches: Sequence[EntityMatch]
-) -> str:
+def focus_query(query: str, mentions: Sequence[EntityMention], matches: Sequence[EntityMatch]) -> str:
     """The query without entities so common in the scope that they carry no information.
 
     In one user's memories the user's own name (or a frequent companion's)
@@ -256,9 +236,7 @@ def focus_query(
     focused = query
     for mention in mentions:
         surface = mention.text.casefold()
-        if mention.kind == "proper_noun" and any(
-            n == surface or n.startswith(surface) for n in common
-        ):
+        if mention.kind == "proper_noun" and any(n == surface or n.startswith(surface) for n in common):
             focused = re.sub(rf"\b{re.escape(mention.text)}(?:'s|’s)?\b", " ", focused)
     focused = re.sub(r"\s+", " ", focused).strip()
     return focused if len(_CONTENT.findall(focused)) >= 2 else query

@@ -8,6 +8,7 @@ calls it on import, for gunicorn.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import falcon
 
@@ -27,10 +28,10 @@ from .docs import DocsAsset, DocsPage
 from .health import HealthResource, RootResource
 from .middleware import RequestIdMiddleware
 from .openapi import OpenAPIBuilder, OpenAPIResource
+from .platform.routes import add_routes as add_platform_routes
 from .request_log import RequestLog, RequestLogMiddleware
 from .runtime import Runtime
 from .selfhosted.auth_routes import AuthServices
-from .platform.routes import add_routes as add_platform_routes
 from .selfhosted.routes import add_routes as add_selfhosted_routes
 from .services import AppServices
 
@@ -61,12 +62,13 @@ def create_app(settings: Settings, plugins: Plugins | None = None) -> falcon.App
     events = event_store(db, settings)
     services.events = events
     if settings.queue.workers:
-        worker = AddWorker(lambda: runtime.memory, events, threads=settings.queue.workers,
-                           poll_seconds=settings.queue.poll_seconds)
+        worker = AddWorker(
+            lambda: runtime.memory, events, threads=settings.queue.workers, poll_seconds=settings.queue.poll_seconds
+        )
         worker.start()
         services.worker = worker
 
-    middleware: list[object] = [RequestIdMiddleware(), AuthenticatorMiddleware(authenticator)]
+    middleware: list[Any] = [RequestIdMiddleware(), AuthenticatorMiddleware(authenticator)]
     if settings.request_log.enabled:
         middleware.append(RequestLogMiddleware(request_log))
     app = falcon.App(middleware=middleware)
@@ -88,8 +90,13 @@ def create_app(settings: Settings, plugins: Plugins | None = None) -> falcon.App
 
 def event_store(db: Database, settings: Settings) -> EventStore:
     q = settings.queue
-    return EventStore(db, lease_seconds=q.lease_seconds, max_attempts=q.max_attempts,
-                      backoff_seconds=q.backoff_seconds, max_pending=q.max_pending)
+    return EventStore(
+        db,
+        lease_seconds=q.lease_seconds,
+        max_attempts=q.max_attempts,
+        backoff_seconds=q.backoff_seconds,
+        max_pending=q.max_pending,
+    )
 
 
 class RouteTable:

@@ -105,8 +105,13 @@ class Authenticator:
         except NotFoundError:
             raise AuthenticationError("the key's user no longer exists") from None
         return Principal(
-            "platform_key", "admin" if user.role == "admin" else "user", user.id, user.email,
-            org_id=key.org_id, project_id=key.project_id, key_id=key.id,
+            "platform_key",
+            "admin" if user.role == "admin" else "user",
+            user.id,
+            user.email,
+            org_id=key.org_id,
+            project_id=key.project_id,
+            key_id=key.id,
         )
 
 

@@ -22,9 +22,7 @@ def _request_id(req: falcon.Request) -> str | None:
     return getattr(req.context, "request_id", None)
 
 
-def handle_memorist_error(
-    req: falcon.Request, resp: falcon.Response, exc: MemoristError, params: Any
-) -> None:
+def handle_memorist_error(req: falcon.Request, resp: falcon.Response, exc: MemoristError, params: Any) -> None:
     resp.status = falcon.code_to_http_status(exc.status)
     body: dict[str, Any] = {"detail": exc.message}
     if isinstance(exc, ConfigurationError) and len(exc.problems) > 1:
@@ -44,9 +42,7 @@ def handle_project_error(req: falcon.Request, resp: falcon.Response, exc: Projec
     resp.media = {"message": exc.message}
 
 
-def handle_http_error(
-    req: falcon.Request, resp: falcon.Response, exc: falcon.HTTPError, params: Any
-) -> None:
+def handle_http_error(req: falcon.Request, resp: falcon.Response, exc: falcon.HTTPError, params: Any) -> None:
     resp.status = exc.status
     detail = exc.description or exc.title or "error"
     resp.media = {"detail": detail}
@@ -54,9 +50,7 @@ def handle_http_error(
         resp.set_header(name, value)
 
 
-def handle_unexpected(
-    req: falcon.Request, resp: falcon.Response, exc: Exception, params: Any
-) -> None:
+def handle_unexpected(req: falcon.Request, resp: falcon.Response, exc: Exception, params: Any) -> None:
     if isinstance(exc, falcon.HTTPError):  # includes HTTPNotFound raised by routing
         handle_http_error(req, resp, exc, params)
         return

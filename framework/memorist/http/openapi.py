@@ -17,7 +17,7 @@ from .operations import Operation, operations_of
 
 REF = "#/components/schemas/{model}"
 _PARAM = re.compile(r"{(\w+)}")
-SECURITY = {
+SECURITY: dict[str, list[dict[str, list[str]]]] = {
     "open": [],
     "user": [{"bearerAuth": []}, {"apiKeyAuth": []}],
     "admin": [{"bearerAuth": []}, {"apiKeyAuth": []}],
@@ -38,9 +38,17 @@ ERROR_SCHEMA = {
 #: their authentication and body-parsing errors still come from the shared ``{"detail"}`` path.
 PROJECT_ERROR_SCHEMA = {"type": "object", "properties": {"message": {"type": "string"}}, "required": ["message"]}
 PROJECT_ROUTES = "/api/v1/orgs/"
-STATUS_TEXT = {400: "Bad request", 401: "Not authenticated", 403: "Forbidden", 404: "Not found",
-               409: "Conflict", 413: "Body too large", 422: "Invalid field", 429: "Too many requests",
-               500: "Server misconfigured"}
+STATUS_TEXT = {
+    400: "Bad request",
+    401: "Not authenticated",
+    403: "Forbidden",
+    404: "Not found",
+    409: "Conflict",
+    413: "Body too large",
+    422: "Invalid field",
+    429: "Too many requests",
+    500: "Server misconfigured",
+}
 
 
 class OpenAPIBuilder:
@@ -114,8 +122,12 @@ class OpenAPIBuilder:
                 "securitySchemes": {
                     "bearerAuth": {"type": "http", "scheme": "bearer", "bearerFormat": "JWT"},
                     "apiKeyAuth": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
-                    "platformToken": {"type": "apiKey", "in": "header", "name": "Authorization",
-                                      "description": "Platform key, sent as: Token &lt;key&gt;"},
+                    "platformToken": {
+                        "type": "apiKey",
+                        "in": "header",
+                        "name": "Authorization",
+                        "description": "Platform key, sent as: Token &lt;key&gt;",
+                    },
                 },
             },
         }

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import falcon
@@ -89,7 +90,9 @@ def read_json(req: falcon.Request, *, max_bytes: int, max_depth: int, required: 
     except RecursionError:
         raise RequestError(f"request body: JSON nested deeper than {max_depth} levels") from None
     except json.JSONDecodeError as exc:
-        raise RequestError(f"request body: malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+        raise RequestError(
+            f"request body: malformed JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from None
     except ValueError:  # an integer past Python's digit limit (4300) for str -> int conversion
         raise RequestError("request body: a JSON number has too many digits") from None
     if _depth(data, max_depth) > max_depth:
@@ -104,7 +107,7 @@ def read_json(req: falcon.Request, *, max_bytes: int, max_depth: int, required: 
     return data
 
 
-def _loc(error: dict[str, Any]) -> str:
+def _loc(error: Mapping[str, Any]) -> str:
     return ".".join(str(p) for p in error.get("loc", ())) or "body"
 
 

@@ -93,7 +93,9 @@ class RequestLogMiddleware:
     def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
         req.context.started = time.perf_counter()
 
-    def process_response(self, req: falcon.Request, resp: falcon.Response, resource: object, req_succeeded: bool) -> None:
+    def process_response(
+        self, req: falcon.Request, resp: falcon.Response, resource: object, req_succeeded: bool
+    ) -> None:
         if req.path.startswith(SKIP_PREFIXES):
             return
         principal = getattr(req.context, "principal", None)

@@ -47,8 +47,9 @@ def access(req: falcon.Request, tenancy: Tenancy, *, write: bool = False, messag
     return Access(principal, org_id, project_id, role)
 
 
-def project_access(req: falcon.Request, tenancy: Tenancy, org_id: str, project_id: str, *,
-                   write: bool = False) -> tuple[Access, Project]:
+def project_access(
+    req: falcon.Request, tenancy: Tenancy, org_id: str, project_id: str, *, write: bool = False
+) -> tuple[Access, Project]:
     """Access to the project a path names: it must be the key's own project (else 404)."""
     principal: Principal = req.context.principal
     if org_id != principal.org_id or project_id != principal.project_id:

@@ -28,13 +28,27 @@ class BootstrapResource:
     def __init__(self, bootstrap: Bootstrap, limits: Any) -> None:
         self._bootstrap, self._limits = bootstrap, limits
 
-    @operation("Create an organization, project, member and platform key (the key is shown once)", auth="admin",
-               tags=TAGS, body=m.Bootstrap, status=201, errors=(400, 403, 409, 422))
+    @operation(
+        "Create an organization, project, member and platform key (the key is shown once)",
+        auth="admin",
+        tags=TAGS,
+        body=m.Bootstrap,
+        status=201,
+        errors=(400, 403, 409, 422),
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, m.Bootstrap, self._limits)
         try:
-            resp.media = self._bootstrap.everything(body.org_name, body.project_name, body.email, body.name,
-                                                    body.password, body.role, body.org_id, body.project_id)
+            resp.media = self._bootstrap.everything(
+                body.org_name,
+                body.project_name,
+                body.email,
+                body.name,
+                body.password,
+                body.role,
+                body.org_id,
+                body.project_id,
+            )
         except ProjectError as exc:
             raise BootstrapRefused(exc.message, exc.status) from None
         resp.status = falcon.HTTP_201

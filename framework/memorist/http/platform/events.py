@@ -38,8 +38,12 @@ class EventResource:
     def __init__(self, events: EventStore, tenancy: Tenancy) -> None:
         self._events, self._tenancy = events, tenancy
 
-    @operation("One add event: PENDING, RUNNING, SUCCEEDED or FAILED, with results or the error",
-               auth="platform", tags=TAGS, errors=(403, 404))
+    @operation(
+        "One add event: PENDING, RUNNING, SUCCEEDED or FAILED, with results or the error",
+        auth="platform",
+        tags=TAGS,
+        errors=(403, 404),
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response, event_id: str) -> None:
         who = access(req, self._tenancy)
         resp.media = event_view(self._events.get(event_id, who.org_id, who.project_id))
@@ -49,8 +53,13 @@ class EventList:
     def __init__(self, events: EventStore, tenancy: Tenancy) -> None:
         self._events, self._tenancy = events, tenancy
 
-    @operation("The project's events, newest first (paginated)", auth="platform", tags=TAGS, query=m.EventsQuery,
-               errors=(403, 422))
+    @operation(
+        "The project's events, newest first (paginated)",
+        auth="platform",
+        tags=TAGS,
+        query=m.EventsQuery,
+        errors=(403, 422),
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         q = parsing.query(req, m.EventsQuery)
         who = access(req, self._tenancy)

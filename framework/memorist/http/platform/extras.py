@@ -90,8 +90,9 @@ class _Scoped(_Body):
 
 
 class ExportCreate(_Scoped):
-    schema_: dict[str, Any] | str | None = Field(default=None, alias="schema",
-                                                 description="Kept with the export for the caller's reference")
+    schema_: dict[str, Any] | str | None = Field(
+        default=None, alias="schema", description="Kept with the export for the caller's reference"
+    )
 
 
 class ExportCreated(BaseModel):
@@ -141,16 +142,18 @@ def _aware(value: datetime) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def _collect(runtime: Runtime, who: Access, filters: dict[str, Any] | None, *, limit: int,
-             show_expired: bool) -> list[MemoryRecord]:
+def _collect(
+    runtime: Runtime, who: Access, filters: dict[str, Any] | None, *, limit: int, show_expired: bool
+) -> list[MemoryRecord]:
     """Up to ``limit`` of the project's memories matching ``filters``, newest first."""
     memory = runtime.memory
     records: list[MemoryRecord] = []
     page = 1
     size = min(limit, EXPORT_PAGE)
     while True:
-        batch = memory.list(filters, org_id=who.org_id, project_id=who.project_id, page=page, page_size=size,
-                            show_expired=show_expired)
+        batch = memory.list(
+            filters, org_id=who.org_id, project_id=who.project_id, page=page, page_size=size, show_expired=show_expired
+        )
         records.extend(batch.records)
         if len(records) >= limit or len(batch.records) < size:
             return records[:limit]
@@ -162,56 +165,98 @@ class Feedback:
     def __init__(self, runtime: Runtime, tenancy: Tenancy, limits: LimitsSettings) -> None:
         self._runtime, self._tenancy, self._limits = runtime, tenancy, limits
 
-    @operation("Give feedback on a memory (null feedback clears it)", auth="platform", tags=TAGS,
-               body=FeedbackBody, response=FeedbackOut, errors=(400, 403, 404, 422),
-               description="Any member of the project may give feedback; the latest row per member is current.")
+    @operation(
+        "Give feedback on a memory (null feedback clears it)",
+        auth="platform",
+        tags=TAGS,
+        body=FeedbackBody,
+        response=FeedbackOut,
+        errors=(400, 403, 404, 422),
+        description="Any member of the project may give feedback; the latest row per member is current.",
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, FeedbackBody, self._limits)
         who = access(req, self._tenancy)
         self._runtime.memory.get(body.memory_id, org_id=who.org_id, project_id=who.project_id)  # 404 if not ours
-        row: dict[str, Any] = {"id": str(uuid.uuid4()), "memory_id": body.memory_id, "org_id": who.org_id,
-               "project_id": who.project_id, "feedback": body.feedback, "reason": body.feedback_reason,
-               "user_id": who.principal.user_id, "created_at": utcnow()}
+        row: dict[str, Any] = {
+            "id": str(uuid.uuid4()),
+            "memory_id": body.memory_id,
+            "org_id": who.org_id,
+            "project_id": who.project_id,
+            "feedback": body.feedback,
+            "reason": body.feedback_reason,
+            "user_id": who.principal.user_id,
+            "created_at": utcnow(),
+        }
         with self._runtime.memory.db.begin() as conn:
             conn.execute(insert(feedback).values(**row))
-        resp.media = {"id": row["id"], "memory_id": body.memory_id, "feedback": body.feedback,
-                      "feedback_reason": body.feedback_reason, "created_at": iso(row["created_at"])}
+        resp.media = {
+            "id": row["id"],
+            "memory_id": body.memory_id,
+            "feedback": body.feedback,
+            "feedback_reason": body.feedback_reason,
+            "created_at": iso(row["created_at"]),
+        }
 
 
 class Exports:
     def __init__(self, runtime: Runtime, tenancy: Tenancy, limits: LimitsSettings) -> None:
         self._runtime, self._tenancy, self._limits = runtime, tenancy, limits
 
-    @operation("Export the project's memories matching the filters (built at once)", auth="platform", tags=TAGS,
-               body=ExportCreate, response=ExportCreated, status=201, errors=(400, 403, 422),
-               description=f"Expired memories are included. At most {MAX_EXPORT} memories per export.")
+    @operation(
+        "Export the project's memories matching the filters (built at once)",
+        auth="platform",
+        tags=TAGS,
+        body=ExportCreate,
+        response=ExportCreated,
+        status=201,
+        errors=(400, 403, 422),
+        description=f"Expired memories are included. At most {MAX_EXPORT} memories per export.",
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, ExportCreate, self._limits, required=False)
         who = access(req, self._tenancy)
         filters = body.combined_filters()
-        total = self._runtime.memory.list(filters, org_id=who.org_id, project_id=who.project_id, page_size=1,
-                                          show_expired=True).total
+        total = self._runtime.memory.list(
+            filters, org_id=who.org_id, project_id=who.project_id, page_size=1, show_expired=True
+        ).total
         if total > MAX_EXPORT:
-            raise ValidationError(f"filters: the export would hold {total} memories; the limit is {MAX_EXPORT}, "
-                                  "narrow the filters")
+            raise ValidationError(
+                f"filters: the export would hold {total} memories; the limit is {MAX_EXPORT}, narrow the filters"
+            )
         records = _collect(self._runtime, who, filters, limit=MAX_EXPORT, show_expired=True)
         now = utcnow()
-        row: dict[str, Any] = {"id": str(uuid.uuid4()), "org_id": who.org_id, "project_id": who.project_id,
-               "filters": filters or {}, "status": SUCCEEDED, "created_at": now,
-               "result": {"schema": body.schema_, "count": len(records),
-                          "memories": [memory_item(r) for r in records]}}
+        row: dict[str, Any] = {
+            "id": str(uuid.uuid4()),
+            "org_id": who.org_id,
+            "project_id": who.project_id,
+            "filters": filters or {},
+            "status": SUCCEEDED,
+            "created_at": now,
+            "result": {"schema": body.schema_, "count": len(records), "memories": [memory_item(r) for r in records]},
+        }
         with self._runtime.memory.db.begin() as conn:
             conn.execute(insert(exports).values(**row))
-        resp.media = {"id": row["id"], "status": SUCCEEDED, "count": len(records),
-                      "message": "Memory export created; fetch it with POST /v1/exports/get/"}
+        resp.media = {
+            "id": row["id"],
+            "status": SUCCEEDED,
+            "count": len(records),
+            "message": "Memory export created; fetch it with POST /v1/exports/get/",
+        }
 
 
 class ExportLookup:
     def __init__(self, runtime: Runtime, tenancy: Tenancy, limits: LimitsSettings) -> None:
         self._runtime, self._tenancy, self._limits = runtime, tenancy, limits
 
-    @operation("Get an export: by memory_export_id, else the latest one with the same filters", auth="platform",
-               tags=TAGS, body=ExportGet, response=ExportOut, errors=(400, 403, 404, 422))
+    @operation(
+        "Get an export: by memory_export_id, else the latest one with the same filters",
+        auth="platform",
+        tags=TAGS,
+        body=ExportGet,
+        response=ExportOut,
+        errors=(400, 403, 404, 422),
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, ExportGet, self._limits, required=False)
         who = access(req, self._tenancy)
@@ -228,19 +273,31 @@ class ExportLookup:
             what = f"export '{body.memory_export_id}'" if body.memory_export_id else "an export with these filters"
             raise NotFoundError(f"{what} not found")
         result = row["result"] or {}
-        resp.media = {"id": row["id"], "status": row["status"], "created_at": iso(_aware(row["created_at"])),
-                      "filters": row["filters"] or None, "schema": result.get("schema"),
-                      "count": result.get("count", 0), "memories": result.get("memories", [])}
+        resp.media = {
+            "id": row["id"],
+            "status": row["status"],
+            "created_at": iso(_aware(row["created_at"])),
+            "filters": row["filters"] or None,
+            "schema": result.get("schema"),
+            "count": result.get("count", 0),
+            "memories": result.get("memories", []),
+        }
 
 
 class Summary:
     def __init__(self, runtime: Runtime, tenancy: Tenancy, limits: LimitsSettings) -> None:
         self._runtime, self._tenancy, self._limits = runtime, tenancy, limits
 
-    @operation("Summarize the memories matching the filters", auth="platform", tags=TAGS, body=SummaryBody,
-               response=SummaryOut, errors=(400, 403, 422),
-               description="A generative language model writes the summary; otherwise (or if it fails) the "
-                           "memories are listed as bullet lines, oldest first.")
+    @operation(
+        "Summarize the memories matching the filters",
+        auth="platform",
+        tags=TAGS,
+        body=SummaryBody,
+        response=SummaryOut,
+        errors=(400, 403, 422),
+        description="A generative language model writes the summary; otherwise (or if it fails) the "
+        "memories are listed as bullet lines, oldest first.",
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, SummaryBody, self._limits, required=False)
         who = access(req, self._tenancy)
@@ -250,22 +307,32 @@ class Summary:
         records = _collect(self._runtime, who, filters, limit=limit, show_expired=False)
         records.reverse()  # oldest first reads as a story
         summary, points, by = self._summarize(records, settings)
-        resp.media = {"status": SUCCEEDED, "summary": summary, "key_points": points,
-                      "memory_count": len(records), "filters": filters, "generated_by": by,
-                      "created_at": iso(utcnow())}
+        resp.media = {
+            "status": SUCCEEDED,
+            "summary": summary,
+            "key_points": points,
+            "memory_count": len(records),
+            "filters": filters,
+            "generated_by": by,
+            "created_at": iso(utcnow()),
+        }
 
     def _summarize(self, records: list[MemoryRecord], settings: dict[str, Any]) -> tuple[str, list[str], Any]:
         lines = [f"- {r.text}" for r in records]
         model = self._runtime.memory.components.language_model
         if records and model.generative:
-            rules = ["Summarize what these memories say about the person or agent they belong to.",
-                     "Use only facts stated in the memories; do not invent anything."]
+            rules = [
+                "Summarize what these memories say about the person or agent they belong to.",
+                "Use only facts stated in the memories; do not invent anything.",
+            ]
             if settings.get("summary_custom_instructions"):
                 rules.append(str(settings["summary_custom_instructions"]))
             if settings.get("summary_max_tokens"):
                 rules.append(f"Keep the summary under about {int(settings['summary_max_tokens'] * 0.75)} words.")
-            messages = [ChatMessage(role="system", content="\n".join(rules)),
-                        ChatMessage(role="user", content="Memories, oldest first:\n" + "\n".join(lines))]
+            messages = [
+                ChatMessage(role="system", content="\n".join(rules)),
+                ChatMessage(role="user", content="Memories, oldest first:\n" + "\n".join(lines)),
+            ]
             try:
                 draft = model.complete_json(messages, SummaryDraft)
                 return draft.summary.strip(), [p.strip() for p in draft.key_points if p.strip()], "language_model"

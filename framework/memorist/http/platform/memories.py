@@ -42,14 +42,22 @@ class AddV3:
     def __init__(self, runtime: Runtime, events: EventStore, tenancy: Tenancy, limits: Any) -> None:
         self._runtime, self._events, self._tenancy, self._limits = runtime, events, tenancy, limits
 
-    @operation("Add memories (asynchronous: poll the event; infer=false answers at once)", auth="platform",
-               tags=TAGS, body=m.AddV3, errors=(400, 403, 422, 429))
+    @operation(
+        "Add memories (asynchronous: poll the event; infer=false answers at once)",
+        auth="platform",
+        tags=TAGS,
+        body=m.AddV3,
+        errors=(400, 403, 422, 429),
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, m.AddV3, self._limits)
         who = access(req, self._tenancy, write=True)
         settings = self._tenancy.project(who.org_id, who.project_id).settings
-        instructions = "\n".join(x for x in (body.custom_instructions or settings.get("custom_instructions"),
-                                             body.agent_custom_instructions) if x)
+        instructions = "\n".join(
+            x
+            for x in (body.custom_instructions or settings.get("custom_instructions"), body.agent_custom_instructions)
+            if x
+        )
         payload: dict[str, Any] = {
             "messages": body.messages,
             **entity_ids(body),
@@ -70,15 +78,25 @@ class AddV3:
         memory.add_request(**payload)  # validate now: a bad add is a 400, not a FAILED event
         if not body.infer:
             stored = memory.add(**payload)
-            resp.media = {"results": [{"id": r.id, "memory": r.text, "event": "ADD", "data": {"memory": r.text},
-                                       "user_id": r.user_id} for r in stored], "status": "SUCCEEDED"}
+            resp.media = {
+                "results": [
+                    {"id": r.id, "memory": r.text, "event": "ADD", "data": {"memory": r.text}, "user_id": r.user_id}
+                    for r in stored
+                ],
+                "status": "SUCCEEDED",
+            }
             return
         event = self._events.submit(who.org_id, who.project_id, payload)
         resp.media = {"event_id": event.id, "status": event.status, "message": "memory processing queued"}
 
 
-def _filters(who: Access, raw: dict[str, Any] | None, categories: list[str] | None,
-             start: str | None = None, end: str | None = None) -> Any:
+def _filters(
+    who: Access,
+    raw: dict[str, Any] | None,
+    categories: list[str] | None,
+    start: str | None = None,
+    end: str | None = None,
+) -> Any:
     extra: dict[str, Any] = {}
     if categories:
         extra["categories"] = {"in": categories}
@@ -108,8 +126,15 @@ class SearchV3:
         who = access(req, self._tenancy)
         where = _filters(who, body.filters, body.categories)
         hits = self._runtime.memory.search(
-            body.query, filters=None, org_id=who.org_id, project_id=who.project_id, top_k=body.top_k,
-            threshold=body.threshold, rerank=body.rerank, explain=body.explain, show_expired=body.show_expired,
+            body.query,
+            filters=None,
+            org_id=who.org_id,
+            project_id=who.project_id,
+            top_k=body.top_k,
+            threshold=body.threshold,
+            rerank=body.rerank,
+            explain=body.explain,
+            show_expired=body.show_expired,
             where=where,
         )
         resp.media = {"results": [_pick(search_result(h), body.fields) for h in hits]}
@@ -119,19 +144,32 @@ class ListV3:
     def __init__(self, runtime: Runtime, tenancy: Tenancy, limits: Any) -> None:
         self._runtime, self._tenancy, self._limits = runtime, tenancy, limits
 
-    @operation("List the project's memories (paginated envelope)", auth="platform", tags=TAGS, body=m.ListV3,
-               query=m.Paging, errors=(400, 403, 422))
+    @operation(
+        "List the project's memories (paginated envelope)",
+        auth="platform",
+        tags=TAGS,
+        body=m.ListV3,
+        query=m.Paging,
+        errors=(400, 403, 422),
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         paging = parsing.query(req, m.Paging)
-        data = parsing.read_json(req, max_bytes=self._limits.max_body_bytes, max_depth=self._limits.max_json_depth,
-                                 required=False)
+        data = parsing.read_json(
+            req, max_bytes=self._limits.max_body_bytes, max_depth=self._limits.max_json_depth, required=False
+        )
         if isinstance(data, dict):
             refuse_top_level_ids(data)
         body = parsing.validate(m.ListV3, data)
         who = access(req, self._tenancy)
         where = _filters(who, body.filters, body.categories, body.start_date, body.end_date)
-        page = self._runtime.memory.list(org_id=who.org_id, project_id=who.project_id, page=paging.page,
-                                         page_size=paging.page_size, show_expired=body.show_expired, where=where)
+        page = self._runtime.memory.list(
+            org_id=who.org_id,
+            project_id=who.project_id,
+            page=paging.page,
+            page_size=paging.page_size,
+            show_expired=body.show_expired,
+            where=where,
+        )
         base = f"{req.prefix}{req.path}"
 
         def link(number: int) -> str:
@@ -155,8 +193,13 @@ class MemoryV1:
         who = access(req, self._tenancy)
         resp.media = memory_item(self._runtime.memory.get(memory_id, org_id=who.org_id, project_id=who.project_id))
 
-    @operation("Update text, metadata, timestamp or expiration (null clears it)", auth="platform", tags=TAGS,
-               body=m.UpdateV1, errors=(400, 403, 404, 422))
+    @operation(
+        "Update text, metadata, timestamp or expiration (null clears it)",
+        auth="platform",
+        tags=TAGS,
+        body=m.UpdateV1,
+        errors=(400, 403, 404, 422),
+    )
     def on_put(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
         body = parsing.body(req, m.UpdateV1, self._limits)
         who = access(req, self._tenancy, write=True)
@@ -164,9 +207,14 @@ class MemoryV1:
         if not fields & {"text", "metadata", "timestamp", "expiration_date"}:
             raise ValidationError("body: give text, metadata, timestamp or expiration_date")
         record = self._runtime.memory.update(
-            memory_id, text=body.text, metadata=body.metadata, timestamp=body.timestamp,
+            memory_id,
+            text=body.text,
+            metadata=body.metadata,
+            timestamp=body.timestamp,
             expiration_date=body.expiration_date if "expiration_date" in fields else ...,
-            org_id=who.org_id, project_id=who.project_id, actor=who.actor,
+            org_id=who.org_id,
+            project_id=who.project_id,
+            actor=who.actor,
         )
         resp.media = memory_item(record)
 
@@ -181,16 +229,20 @@ class MemoriesV1:
     def __init__(self, runtime: Runtime, tenancy: Tenancy) -> None:
         self._runtime, self._tenancy = runtime, tenancy
 
-    @operation("Delete every memory of an entity (ids in the query string; never capped)", auth="platform",
-               tags=TAGS, query=m.DeleteQuery, errors=(400, 403))
+    @operation(
+        "Delete every memory of an entity (ids in the query string; never capped)",
+        auth="platform",
+        tags=TAGS,
+        query=m.DeleteQuery,
+        errors=(400, 403),
+    )
     def on_delete(self, req: falcon.Request, resp: falcon.Response) -> None:
         q = parsing.query(req, m.DeleteQuery)
         who = access(req, self._tenancy, write=True)
         ids = {k: getattr(q, k) for k in m.ENTITY_KEYS if getattr(q, k)}
         if not ids:
             raise ValidationError("user_id: one of user_id, agent_id, run_id or app_id is required")
-        deleted = self._runtime.memory.delete_all(**ids, org_id=who.org_id, project_id=who.project_id,
-                                                  actor=who.actor)
+        deleted = self._runtime.memory.delete_all(**ids, org_id=who.org_id, project_id=who.project_id, actor=who.actor)
         resp.media = {"message": "Memories deleted successfully!", "deleted": deleted}
 
 
@@ -203,9 +255,18 @@ class HistoryV1:
         who = access(req, self._tenancy)
         rows = self._runtime.memory.history(memory_id, org_id=who.org_id, project_id=who.project_id)
         resp.media = [
-            {"id": r["id"], "memory_id": r["memory_id"], "event": r["event"], "old_memory": r["old_memory"],
-             "new_memory": r["new_memory"], "input": None, "metadata": r["new_metadata"],
-             "actor": r["actor"], "created_at": iso(r["created_at"]), "updated_at": iso(r["created_at"])}
+            {
+                "id": r["id"],
+                "memory_id": r["memory_id"],
+                "event": r["event"],
+                "old_memory": r["old_memory"],
+                "new_memory": r["new_memory"],
+                "input": None,
+                "metadata": r["new_metadata"],
+                "actor": r["actor"],
+                "created_at": iso(r["created_at"]),
+                "updated_at": iso(r["created_at"]),
+            }
             for r in rows
         ]
 
@@ -214,13 +275,23 @@ class EntitiesV1:
     def __init__(self, runtime: Runtime, tenancy: Tenancy) -> None:
         self._runtime, self._tenancy = runtime, tenancy
 
-    @operation("Users, agents, apps and runs of the project with memory counts", auth="platform", tags=TAGS,
-               errors=(403,))
+    @operation(
+        "Users, agents, apps and runs of the project with memory counts", auth="platform", tags=TAGS, errors=(403,)
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         who = access(req, self._tenancy)
         counts = self._runtime.memory.counts.list(who.org_id, who.project_id)
-        results = [{"id": c.entity_id, "name": c.entity_id, "type": c.entity_type, "total_memories": c.total,
-                    "created_at": iso(c.created_at), "updated_at": iso(c.updated_at)} for c in counts]
+        results = [
+            {
+                "id": c.entity_id,
+                "name": c.entity_id,
+                "type": c.entity_type,
+                "total_memories": c.total,
+                "created_at": iso(c.created_at),
+                "updated_at": iso(c.updated_at),
+            }
+            for c in counts
+        ]
         resp.media = {"count": len(results), "results": results}
 
 
@@ -234,8 +305,10 @@ class EntityV2:
         if field is None:
             raise ValidationError(f"entity_type: '{entity_type}' is not one of user, agent, app, run")
         who = access(req, self._tenancy, write=True)
-        deleted = self._runtime.memory.delete_all(**{field: entity_name}, org_id=who.org_id,
-                                                  project_id=who.project_id, actor=who.actor)
+        ids: dict[str, Any] = {field: entity_name}
+        deleted = self._runtime.memory.delete_all(
+            **ids, org_id=who.org_id, project_id=who.project_id, actor=who.actor
+        )
         resp.media = {"message": "Entity deleted successfully.", "deleted": deleted}
 
 
@@ -254,8 +327,14 @@ class BatchV1:
             if item.text is None and item.metadata is None:
                 raise ValidationError(f"memories: {item.memory_id} needs text or metadata")
         for item in body.memories:
-            memory.update(item.memory_id, text=item.text, metadata=item.metadata, org_id=who.org_id,
-                          project_id=who.project_id, actor=who.actor)
+            memory.update(
+                item.memory_id,
+                text=item.text,
+                metadata=item.metadata,
+                org_id=who.org_id,
+                project_id=who.project_id,
+                actor=who.actor,
+            )
         resp.media = {"message": f"Successfully updated {len(body.memories)} memories"}
 
     @operation("Delete several memories", auth="platform", tags=TAGS, body=m.Batch, errors=(400, 403, 404, 422))

@@ -27,12 +27,30 @@ def project_view(project: Project, tenancy: Tenancy, who: Access) -> dict[str, A
         "description": project.description,
         "created_at": iso(project.created_at),
         "updated_at": iso(project.updated_at),
-        "members": [{"username": x["username"], "role": x["role"], "email": x["email"]}
-                    for x in tenancy.members(project.id)],
-        **{k: s[k] for k in ("usecase", "memory_depth", "inclusion_prompt", "exclusion_prompt", "custom_categories",
-                             "custom_instructions", "update_custom_instructions", "summary_custom_instructions",
-                             "summary_batch_size", "summary_max_tokens", "expiration_date", "enable_graph",
-                             "multilingual", "version", "active_prompt_profile", "decay")},
+        "members": [
+            {"username": x["username"], "role": x["role"], "email": x["email"]} for x in tenancy.members(project.id)
+        ],
+        **{
+            k: s[k]
+            for k in (
+                "usecase",
+                "memory_depth",
+                "inclusion_prompt",
+                "exclusion_prompt",
+                "custom_categories",
+                "custom_instructions",
+                "update_custom_instructions",
+                "summary_custom_instructions",
+                "summary_batch_size",
+                "summary_max_tokens",
+                "expiration_date",
+                "enable_graph",
+                "multilingual",
+                "version",
+                "active_prompt_profile",
+                "decay",
+            )
+        },
         "is_default": project.is_default,
         "user_role": who.role,
     }
@@ -45,8 +63,12 @@ class Ping:
     @operation("Check a platform key; answers its organization and project", auth="platform", tags=TAGS)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         who = access(req, self._tenancy)
-        resp.media = {"status": "ok", "org_id": who.org_id, "project_id": who.project_id,
-                      "user_email": who.principal.email}
+        resp.media = {
+            "status": "ok",
+            "org_id": who.org_id,
+            "project_id": who.project_id,
+            "user_email": who.principal.email,
+        }
 
 
 class ProjectResource:
@@ -58,8 +80,9 @@ class ProjectResource:
         who, project = project_access(req, self._tenancy, org_id, project_id)
         resp.media = project_view(project, self._tenancy, who)
 
-    @operation("Change project settings (OWNER)", auth="platform", tags=TAGS, body=m.ProjectPatch,
-               errors=(400, 403, 404, 422))
+    @operation(
+        "Change project settings (OWNER)", auth="platform", tags=TAGS, body=m.ProjectPatch, errors=(400, 403, 404, 422)
+    )
     def on_patch(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
         data = parsing.read_json(req, max_bytes=self._limits.max_body_bytes, max_depth=self._limits.max_json_depth)
         if not isinstance(data, dict):
@@ -77,8 +100,14 @@ class Projects:
     def __init__(self, tenancy: Tenancy, limits: Any) -> None:
         self._tenancy, self._limits = tenancy, limits
 
-    @operation("Create a project in the caller's organization (OWNER of the caller's project)", auth="platform",
-               tags=TAGS, body=m.ProjectCreate, status=201, errors=(400, 403, 404, 422))
+    @operation(
+        "Create a project in the caller's organization (OWNER of the caller's project)",
+        auth="platform",
+        tags=TAGS,
+        body=m.ProjectCreate,
+        status=201,
+        errors=(400, 403, 404, 422),
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response, org_id: str) -> None:
         body = parsing.body(req, m.ProjectCreate, self._limits)
         principal = req.context.principal
@@ -87,8 +116,13 @@ class Projects:
         who = access(req, self._tenancy, write=True, message_errors=True)
         project = self._tenancy.create_project(org_id, body.name, body.description)
         self._tenancy.set_member(project.id, str(principal.user_id), "OWNER", create=True)
-        resp.media = {"message": "Project created successfully.", "project_id": project.id, "name": project.name,
-                      "org_id": org_id, "user_role": who.role}
+        resp.media = {
+            "message": "Project created successfully.",
+            "project_id": project.id,
+            "name": project.name,
+            "org_id": org_id,
+            "user_role": who.role,
+        }
         resp.status = falcon.HTTP_201
 
 
@@ -105,8 +139,12 @@ class Members:
     @operation("Members of the project", auth="platform", tags=TAGS, errors=(403, 404))
     def on_get(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
         project_access(req, self._tenancy, org_id, project_id)
-        resp.media = {"members": [{"username": x["username"], "role": x["role"], "email": x["email"]}
-                                  for x in self._tenancy.members(project_id)]}
+        resp.media = {
+            "members": [
+                {"username": x["username"], "role": x["role"], "email": x["email"]}
+                for x in self._tenancy.members(project_id)
+            ]
+        }
 
     def _change(self, req: falcon.Request, org_id: str, project_id: str) -> m.Member:
         try:
@@ -135,8 +173,9 @@ class Members:
         self._tenancy.set_member(project_id, self._user_id(body.email), body.role, create=False)
         resp.media = {"message": f"User {body.email} role updated to {body.role}."}
 
-    @operation("Remove a member (OWNER); the email is in the query string", auth="platform", tags=TAGS,
-               errors=(400, 403, 404))
+    @operation(
+        "Remove a member (OWNER); the email is in the query string", auth="platform", tags=TAGS, errors=(400, 403, 404)
+    )
     def on_delete(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
         email = req.get_param("email")
         if not email:

@@ -32,8 +32,11 @@ def redact(value: Any, key: str = "") -> Any:
     if isinstance(value, list):
         return [redact(v) for v in value]
     lowered = key.lower()
-    if isinstance(value, str) and value and any(w in lowered for w in _SECRET_WORDS) and not lowered.endswith(
-        ("_env", "_file", "_prefix")
+    if (
+        isinstance(value, str)
+        and value
+        and any(w in lowered for w in _SECRET_WORDS)
+        and not lowered.endswith(("_env", "_file", "_prefix"))
     ):
         return REDACTED
     return value
@@ -47,8 +50,11 @@ class Configure:
     def _view(self) -> dict[str, Any]:
         dumped = self._runtime.settings.model_dump(mode="python")
         view = {k: dumped[k] for k in CONFIGURABLE}
-        view["auth"] = {"disabled": dumped["auth"]["disabled"], "jwt_secret": dumped["auth"]["jwt_secret"],
-                        "admin_api_key": dumped["auth"]["admin_api_key"]}
+        view["auth"] = {
+            "disabled": dumped["auth"]["disabled"],
+            "jwt_secret": dumped["auth"]["jwt_secret"],
+            "admin_api_key": dumped["auth"]["admin_api_key"],
+        }
         view["overrides"] = self._runtime.overrides
         return redact(view)
 
@@ -56,8 +62,12 @@ class Configure:
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = self._view()
 
-    @operation("Change providers or engine settings at runtime (deep-merged, validated, persisted)", auth="admin",
-               tags=("configure",), errors=(400, 401, 403, 409, 422))
+    @operation(
+        "Change providers or engine settings at runtime (deep-merged, validated, persisted)",
+        auth="admin",
+        tags=("configure",),
+        errors=(400, 401, 403, 409, 422),
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         data = parsing.read_json(req, max_bytes=self._limits.max_body_bytes, max_depth=self._limits.max_json_depth)
         if not isinstance(data, dict):
@@ -70,8 +80,13 @@ class ProvidersList:
     def __init__(self, registry: ProviderRegistry) -> None:
         self._registry = registry
 
-    @operation("Installed providers of each kind, from the plugin registry", auth="user", tags=("configure",),
-               response=m.Providers, errors=(401,))
+    @operation(
+        "Installed providers of each kind, from the plugin registry",
+        auth="user",
+        tags=("configure",),
+        response=m.Providers,
+        errors=(401,),
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = {kind: self._registry.names(kind) for kind in PROVIDER_KINDS}
 
@@ -80,16 +95,30 @@ class Requests:
     def __init__(self, request_log: RequestLog) -> None:
         self._log = request_log
 
-    @operation("Recent API calls, newest first (admins see all, users their own)", auth="user", tags=("requests",),
-               query=m.RequestsQuery, response=list[m.RequestEntry], errors=(401, 422))
+    @operation(
+        "Recent API calls, newest first (admins see all, users their own)",
+        auth="user",
+        tags=("requests",),
+        query=m.RequestsQuery,
+        response=list[m.RequestEntry],
+        errors=(401, 422),
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         q = parsing.query(req, m.RequestsQuery)
         principal = req.context.principal
         rows = self._log.recent(q.limit, None if principal.is_admin else principal.label)
         resp.media = [
-            {"id": r["id"], "method": r["method"], "path": r["path"], "status_code": r["status_code"],
-             "latency_ms": r["latency_ms"], "auth_type": r["auth_type"], "principal": r["principal"],
-             "request_id": r["request_id"], "created_at": iso(r["created_at"])}
+            {
+                "id": r["id"],
+                "method": r["method"],
+                "path": r["path"],
+                "status_code": r["status_code"],
+                "latency_ms": r["latency_ms"],
+                "auth_type": r["auth_type"],
+                "principal": r["principal"],
+                "request_id": r["request_id"],
+                "created_at": iso(r["created_at"]),
+            }
             for r in rows
         ]
 
@@ -98,13 +127,23 @@ class Entities:
     def __init__(self, runtime: Runtime) -> None:
         self._runtime = runtime
 
-    @operation("Each user, agent, run and app with its memory count and activity", auth="user",
-               tags=("entities",), response=list[m.EntityOut], errors=(401,))
+    @operation(
+        "Each user, agent, run and app with its memory count and activity",
+        auth="user",
+        tags=("entities",),
+        response=list[m.EntityOut],
+        errors=(401,),
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         counts = self._runtime.memory.counts.list("default", "default")
         resp.media = [
-            {"id": c.entity_id, "type": c.entity_type, "total_memories": c.total,
-             "created_at": iso(c.created_at), "updated_at": iso(c.updated_at)}
+            {
+                "id": c.entity_id,
+                "type": c.entity_type,
+                "total_memories": c.total,
+                "created_at": iso(c.created_at),
+                "updated_at": iso(c.updated_at),
+            }
             for c in counts
         ]
 
@@ -113,12 +152,18 @@ class OneEntity:
     def __init__(self, runtime: Runtime) -> None:
         self._runtime = runtime
 
-    @operation("Delete an entity and all its memories (history stays)", auth="user", tags=("entities",),
-               response=m.DeletedCount, errors=(400, 401))
+    @operation(
+        "Delete an entity and all its memories (history stays)",
+        auth="user",
+        tags=("entities",),
+        response=m.DeletedCount,
+        errors=(400, 401),
+    )
     def on_delete(self, req: falcon.Request, resp: falcon.Response, entity_type: str, entity_id: str) -> None:
         field = ENTITY_FIELD.get(entity_type)
         if field is None:
             raise ValidationError(f"entity_type: '{entity_type}' is not one of user, agent, run, app")
         principal = req.context.principal
-        deleted = self._runtime.memory.delete_all(**{field: entity_id}, actor=principal.label if principal else None)
+        ids: dict[str, Any] = {field: entity_id}
+        deleted = self._runtime.memory.delete_all(**ids, actor=principal.label if principal else None)
         resp.media = {"message": f"deleted {entity_type} '{entity_id}' and {deleted} memories", "deleted": deleted}

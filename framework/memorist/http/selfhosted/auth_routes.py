@@ -28,8 +28,14 @@ def client_address(req: falcon.Request) -> str:
 class AuthServices:
     """What the auth resources share."""
 
-    def __init__(self, settings: AuthSettings, users: UserStore, tokens: TokenService, limiter: RateLimiter,
-                 limits: LimitsSettings) -> None:
+    def __init__(
+        self,
+        settings: AuthSettings,
+        users: UserStore,
+        tokens: TokenService,
+        limiter: RateLimiter,
+        limits: LimitsSettings,
+    ) -> None:
         self.settings = settings
         self.users = users
         self.tokens = tokens
@@ -60,8 +66,15 @@ class Register:
     def __init__(self, auth: AuthServices) -> None:
         self._auth = auth
 
-    @operation("Register the first admin (403 once an account exists)", auth="open", tags=TAGS, body=m.Register,
-               response=m.Tokens, status=201, errors=(403, 409, 422, 429, 500))
+    @operation(
+        "Register the first admin (403 once an account exists)",
+        auth="open",
+        tags=TAGS,
+        body=m.Register,
+        response=m.Tokens,
+        status=201,
+        errors=(403, 409, 422, 429, 500),
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         self._auth.need_secret()
         self._auth.limiter.hit(f"register:{client_address(req)}")
@@ -75,8 +88,14 @@ class Login:
     def __init__(self, auth: AuthServices) -> None:
         self._auth = auth
 
-    @operation("Log in with email and password", auth="open", tags=TAGS, body=m.Login, response=m.Tokens,
-               errors=(401, 422, 429, 500))
+    @operation(
+        "Log in with email and password",
+        auth="open",
+        tags=TAGS,
+        body=m.Login,
+        response=m.Tokens,
+        errors=(401, 422, 429, 500),
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         self._auth.need_secret()
         self._auth.limiter.hit(f"login:{client_address(req)}")
@@ -89,8 +108,14 @@ class Refresh:
     def __init__(self, auth: AuthServices) -> None:
         self._auth = auth
 
-    @operation("Exchange a refresh token for a new pair (rotation; reuse revokes the login)", auth="open",
-               tags=TAGS, body=m.Refresh, response=m.Tokens, errors=(401, 422, 500))
+    @operation(
+        "Exchange a refresh token for a new pair (rotation; reuse revokes the login)",
+        auth="open",
+        tags=TAGS,
+        body=m.Refresh,
+        response=m.Tokens,
+        errors=(401, 422, 500),
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         self._auth.need_secret()
         body = parsing.body(req, m.Refresh, self._auth.limits)
@@ -107,8 +132,14 @@ class Me:
         self._auth.need_secret()
         resp.media = self._auth.users.get(self._auth.user_id(req)).public()
 
-    @operation("Change the current user's name or email (409 if the email is in use)", auth="user", tags=TAGS,
-               body=m.UpdateMe, response=m.UserOut, errors=(401, 403, 409, 422, 500))
+    @operation(
+        "Change the current user's name or email (409 if the email is in use)",
+        auth="user",
+        tags=TAGS,
+        body=m.UpdateMe,
+        response=m.UserOut,
+        errors=(401, 403, 409, 422, 500),
+    )
     def on_patch(self, req: falcon.Request, resp: falcon.Response) -> None:
         self._auth.need_secret()
         body = parsing.body(req, m.UpdateMe, self._auth.limits)
@@ -119,8 +150,14 @@ class ChangePassword:
     def __init__(self, auth: AuthServices) -> None:
         self._auth = auth
 
-    @operation("Change the current user's password (401 if the current one is wrong)", auth="user", tags=TAGS,
-               body=m.ChangePassword, response=m.Message, errors=(400, 401, 403, 422, 500))
+    @operation(
+        "Change the current user's password (401 if the current one is wrong)",
+        auth="user",
+        tags=TAGS,
+        body=m.ChangePassword,
+        response=m.Message,
+        errors=(400, 401, 403, 422, 500),
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         self._auth.need_secret()
         body = parsing.body(req, m.ChangePassword, self._auth.limits)
@@ -134,8 +171,15 @@ class Users:
     def __init__(self, auth: AuthServices) -> None:
         self._auth = auth
 
-    @operation("Create an account (admin only)", auth="admin", tags=TAGS, body=m.CreateUser, response=m.UserOut,
-               status=201, errors=(401, 403, 409, 422))
+    @operation(
+        "Create an account (admin only)",
+        auth="admin",
+        tags=TAGS,
+        body=m.CreateUser,
+        response=m.UserOut,
+        status=201,
+        errors=(401, 403, 409, 422),
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, m.CreateUser, self._auth.limits)
         resp.media = self._auth.users.create(body.name, body.email, body.password, role=body.role).public()

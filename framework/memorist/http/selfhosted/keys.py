@@ -25,13 +25,25 @@ class ApiKeys:
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = [k.public() for k in self._keys.list(self._auth.user_id(req))]
 
-    @operation("Create a key; the full value is in this response only", auth="jwt", tags=TAGS, body=m.CreateKey,
-               response=m.CreatedKey, status=201, errors=(401, 422))
+    @operation(
+        "Create a key; the full value is in this response only",
+        auth="jwt",
+        tags=TAGS,
+        body=m.CreateKey,
+        response=m.CreatedKey,
+        status=201,
+        errors=(401, 422),
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, m.CreateKey, self._limits, required=False)
         key, full = self._keys.create(self._auth.user_id(req), body.label)
-        resp.media = {"id": key.id, "key": full, "label": key.label, "key_prefix": key.key_prefix,
-                      "created_at": key.created_at.isoformat()}
+        resp.media = {
+            "id": key.id,
+            "key": full,
+            "label": key.label,
+            "key_prefix": key.key_prefix,
+            "created_at": key.created_at.isoformat(),
+        }
         resp.status = falcon.HTTP_201
 
 

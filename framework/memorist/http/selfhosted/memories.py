@@ -18,7 +18,7 @@ from . import models as m
 TAGS = ("memories",)
 
 
-def _ids(model: Any) -> dict[str, str | None]:
+def _ids(model: Any) -> dict[str, Any]:
     return {f: getattr(model, f) for f in ENTITY_SCOPE_FIELDS}
 
 
@@ -32,8 +32,14 @@ class Memories:
         self._runtime = runtime
         self._limits = limits
 
-    @operation("Create memories from messages", auth="user", tags=TAGS, body=m.AddMemories, response=m.AddResult,
-               errors=(400, 401, 413, 422))
+    @operation(
+        "Create memories from messages",
+        auth="user",
+        tags=TAGS,
+        body=m.AddMemories,
+        response=m.AddResult,
+        errors=(400, 401, 413, 422),
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, m.AddMemories, self._limits)
         stored = self._runtime.memory.add(
@@ -52,8 +58,14 @@ class Memories:
         )
         resp.media = {"results": [{"id": r.id, "memory": r.text, "event": "ADD"} for r in stored]}
 
-    @operation("List memories of an identifier, newest first", auth="user", tags=TAGS, query=m.ListQuery,
-               response=m.MemoryPage, errors=(400, 401, 422))
+    @operation(
+        "List memories of an identifier, newest first",
+        auth="user",
+        tags=TAGS,
+        query=m.ListQuery,
+        response=m.MemoryPage,
+        errors=(400, 401, 422),
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         q = parsing.query(req, m.ListQuery)
         ids = _ids(q)
@@ -67,8 +79,14 @@ class Memories:
             "page_size": q.page_size,
         }
 
-    @operation("Delete every memory of an identifier (never capped)", auth="user", tags=TAGS,
-               query=m.DeleteAllQuery, response=m.DeletedCount, errors=(400, 401, 422))
+    @operation(
+        "Delete every memory of an identifier (never capped)",
+        auth="user",
+        tags=TAGS,
+        query=m.DeleteAllQuery,
+        response=m.DeletedCount,
+        errors=(400, 401, 422),
+    )
     def on_delete(self, req: falcon.Request, resp: falcon.Response) -> None:
         q = parsing.query(req, m.DeleteAllQuery)
         ids = _ids(q)
@@ -87,8 +105,14 @@ class OneMemory:
     def on_get(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
         resp.media = memory_item(self._runtime.memory.get(memory_id))
 
-    @operation("Update a memory's text, metadata or expiration", auth="user", tags=TAGS, body=m.UpdateMemory,
-               response=m.MemoryItem, errors=(400, 401, 404, 422))
+    @operation(
+        "Update a memory's text, metadata or expiration",
+        auth="user",
+        tags=TAGS,
+        body=m.UpdateMemory,
+        response=m.MemoryItem,
+        errors=(400, 401, 404, 422),
+    )
     def on_put(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
         body = parsing.body(req, m.UpdateMemory, self._limits)
         fields = body.model_fields_set
@@ -115,15 +139,27 @@ class History:
     def __init__(self, runtime: Runtime) -> None:
         self._runtime = runtime
 
-    @operation("History of a memory (kept after deletion)", auth="user", tags=TAGS,
-               response=list[m.HistoryEntry], errors=(401, 404))
+    @operation(
+        "History of a memory (kept after deletion)",
+        auth="user",
+        tags=TAGS,
+        response=list[m.HistoryEntry],
+        errors=(401, 404),
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
         rows = self._runtime.memory.history(memory_id)
         resp.media = [
             {
-                "id": r["id"], "memory_id": r["memory_id"], "event": r["event"], "old_memory": r["old_memory"],
-                "new_memory": r["new_memory"], "old_metadata": r["old_metadata"], "new_metadata": r["new_metadata"],
-                "actor": r["actor"], "role": r["role"], "created_at": iso(r["created_at"]),
+                "id": r["id"],
+                "memory_id": r["memory_id"],
+                "event": r["event"],
+                "old_memory": r["old_memory"],
+                "new_memory": r["new_memory"],
+                "old_metadata": r["old_metadata"],
+                "new_metadata": r["new_metadata"],
+                "actor": r["actor"],
+                "role": r["role"],
+                "created_at": iso(r["created_at"]),
             }
             for r in rows
         ]
@@ -134,8 +170,14 @@ class Search:
         self._runtime = runtime
         self._limits = limits
 
-    @operation("Hybrid search", auth="user", tags=TAGS, body=m.SearchBody, response=m.SearchResults,
-               errors=(400, 401, 413, 422))
+    @operation(
+        "Hybrid search",
+        auth="user",
+        tags=TAGS,
+        body=m.SearchBody,
+        response=m.SearchResults,
+        errors=(400, 401, 413, 422),
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, m.SearchBody, self._limits)
         ids = _ids(body)
@@ -158,8 +200,13 @@ class Reset:
     def __init__(self, runtime: Runtime) -> None:
         self._runtime = runtime
 
-    @operation("Delete every memory, entity link and history row", auth="admin", tags=TAGS,
-               response=m.Message, errors=(401, 403))
+    @operation(
+        "Delete every memory, entity link and history row",
+        auth="admin",
+        tags=TAGS,
+        response=m.Message,
+        errors=(401, 403),
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         self._runtime.memory.reset()
         resp.media = {"message": "all memories reset"}

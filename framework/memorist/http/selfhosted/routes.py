@@ -11,8 +11,13 @@ from . import admin, auth_routes, keys, memories
 from .auth_routes import AuthServices
 
 
-def add_routes(add: Callable[[str, object], None], services: AppServices, auth: AuthServices,
-               api_keys: ApiKeyStore, request_log: RequestLog) -> None:
+def add_routes(
+    add: Callable[[str, object], None],
+    services: AppServices,
+    auth: AuthServices,
+    api_keys: ApiKeyStore,
+    request_log: RequestLog,
+) -> None:
     runtime, limits = services.runtime, services.settings.limits
     add("/memories", memories.Memories(runtime, limits))
     add("/memories/{memory_id}", memories.OneMemory(runtime, limits))

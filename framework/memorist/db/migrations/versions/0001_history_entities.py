@@ -33,9 +33,7 @@ def upgrade() -> None:
         sa.Column("role", sa.String(32)),
         sa.Column("created_at", TZ, nullable=False),
     )
-    op.create_index(
-        "ix_memory_history_memory_id_created_at", "memory_history", ["memory_id", "created_at"]
-    )
+    op.create_index("ix_memory_history_memory_id_created_at", "memory_history", ["memory_id", "created_at"])
     op.create_table(
         "entities",
         sa.Column("id", sa.String(36), primary_key=True),
@@ -61,9 +59,7 @@ def upgrade() -> None:
         sa.Column("scope_key", sa.String(512), nullable=False),
     )
     op.create_index("ix_entity_links_memory_id", "entity_links", ["memory_id"])
-    op.create_index(
-        "ix_entity_links_scope_key_entity_id", "entity_links", ["scope_key", "entity_id"]
-    )
+    op.create_index("ix_entity_links_scope_key_entity_id", "entity_links", ["scope_key", "entity_id"])
     op.create_table(
         "kv_settings",
         sa.Column("key", sa.String(255), primary_key=True),

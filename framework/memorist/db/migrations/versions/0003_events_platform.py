@@ -118,6 +118,14 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    for table in ("exports", "memory_feedback", "webhook_deliveries", "webhooks", "project_members", "projects",
-                  "organizations", "events"):
+    for table in (
+        "exports",
+        "memory_feedback",
+        "webhook_deliveries",
+        "webhooks",
+        "project_members",
+        "projects",
+        "organizations",
+        "events",
+    ):
         op.drop_table(table)
