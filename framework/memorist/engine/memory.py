@@ -132,6 +132,7 @@ class Memory:
         if db is None:
             db = Database(settings.database_url)
             db.upgrade()
+            plugins.hook.database_ready(db=db)
         components = build_components(
             settings, registry, (previous.settings, previous.components) if previous else None
         )
