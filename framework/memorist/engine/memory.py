@@ -139,8 +139,13 @@ class Memory:
         return cls(settings, components, db, plugins)
 
     def close(self) -> None:
-        self.components.close()
+        self.retire()
         self.db.dispose()
+
+    def retire(self, successor: Memory | None = None) -> None:
+        """Release what this engine holds, except providers a ``successor`` engine shares."""
+        self._searcher.close()
+        self.components.close(keep=successor.components if successor else None)
 
     # -- add -----------------------------------------------------------------------
     def add(self, messages: str | Mapping[str, Any] | Sequence[Any], **kwargs: Any) -> list[MemoryRecord]:

@@ -140,6 +140,10 @@ class HybridSearch:
             return self._rerank(query, ranked, top_k, explain)
         return [SearchHit(c.record, c.score, c.details() if explain else None) for c in ranked[:top_k]]
 
+    def close(self) -> None:
+        """Stop the retrieval threads (the engine is being replaced or closed)."""
+        self._pool.shutdown(wait=False)
+
     def _entity_signal(
         self,
         matches: list[EntityMatch],

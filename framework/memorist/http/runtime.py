@@ -98,7 +98,7 @@ class Runtime:
 
     def _swap(self, memory: Memory) -> None:
         old, self._memory = self._memory, memory
-        timer = threading.Timer(RETIRE_SECONDS, old.components.close, kwargs={"keep": memory.components})
+        timer = threading.Timer(RETIRE_SECONDS, old.retire, kwargs={"successor": memory})
         timer.daemon = True
         timer.start()
 
