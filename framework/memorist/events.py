@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, func, insert, or_, select, update
@@ -22,7 +22,7 @@ from sqlalchemy.engine import Connection
 from .db import Database
 from .db.schema import events
 from .errors import MemoristError, NotFoundError
-from .records import utcnow
+from .records import as_utc, utcnow
 
 PENDING, RUNNING, SUCCEEDED, FAILED = "PENDING", "RUNNING", "SUCCEEDED", "FAILED"
 
@@ -35,12 +35,6 @@ class QueueFull(MemoristError):
     def __init__(self, message: str, retry_after: int) -> None:
         super().__init__(message)
         self.retry_after = retry_after
-
-
-def _aware(value: datetime | None) -> datetime | None:
-    if value is None:
-        return None
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -73,10 +67,10 @@ class Event:
             planned_ids=row["planned_ids"],
             error=row["error"],
             attempts=row["attempts"],
-            created_at=_aware(row["created_at"]),  # type: ignore[arg-type]
-            updated_at=_aware(row["updated_at"]),  # type: ignore[arg-type]
-            started_at=_aware(row["started_at"]),
-            finished_at=_aware(row["finished_at"]),
+            created_at=as_utc(row["created_at"]),  # type: ignore[arg-type]
+            updated_at=as_utc(row["updated_at"]),  # type: ignore[arg-type]
+            started_at=as_utc(row["started_at"]),
+            finished_at=as_utc(row["finished_at"]),
         )
 
     @property

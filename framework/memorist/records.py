@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -26,6 +26,17 @@ DEFAULT_PROJECT = "default"
 def utcnow() -> datetime:
     """Current time, timezone-aware, truncated to microseconds (what stores keep)."""
     return datetime.now(UTC)
+
+
+@overload
+def as_utc(value: datetime) -> datetime: ...
+@overload
+def as_utc(value: None) -> None: ...
+def as_utc(value: datetime | None) -> datetime | None:
+    """A timestamp read back from a database, timezone-aware (SQLite returns naive UTC)."""
+    if value is None:
+        return None
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 _SPACE = re.compile(r"\s+")

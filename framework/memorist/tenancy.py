@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import secrets
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, insert, select, update
@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 from .db import Database
 from .db.schema import members, organizations, projects, users
 from .errors import MemoristError, ValidationError
-from .records import utcnow
+from .records import as_utc, utcnow
 
 ROLES = ("READER", "OWNER")
 DEFAULT_SETTINGS: dict[str, Any] = {
@@ -60,10 +60,6 @@ def _id(prefix: str) -> str:
     return f"{prefix}_{secrets.token_hex(8)}"
 
 
-def _aware(value: datetime) -> datetime:
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
 @dataclass(frozen=True)
 class Project:
     id: str
@@ -84,8 +80,8 @@ class Project:
             row["description"],
             {**DEFAULT_SETTINGS, **(row["settings"] or {})},
             bool(row["is_default"]),
-            _aware(row["created_at"]),
-            _aware(row["updated_at"]),
+            as_utc(row["created_at"]),
+            as_utc(row["updated_at"]),
         )
 
 

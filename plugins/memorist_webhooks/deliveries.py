@@ -19,12 +19,12 @@ from __future__ import annotations
 import random
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from memorist.db import Database
 from memorist.db.schema import webhook_deliveries
-from memorist.records import MemoryRecord, utcnow
+from memorist.records import MemoryRecord, as_utc, utcnow
 from sqlalchemy import and_, delete, insert, or_, select, update
 
 from .config import DeliveryPolicy
@@ -36,15 +36,9 @@ LEGACY_EVENT = {MEMORY_ADD: "ADD", MEMORY_UPDATE: "UPDATE", MEMORY_DELETE: "DELE
 
 
 def _required(value: Any) -> datetime:
-    aware = _aware(value)
+    aware: datetime | None = as_utc(value)
     assert aware is not None  # NOT NULL columns
     return aware
-
-
-def _aware(value: datetime | None) -> datetime | None:
-    if value is None:
-        return None
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -115,9 +109,9 @@ class Delivery:
             row["attempts"],
             row["last_error"],
             _required(row["available_at"]),
-            _aware(row["lease_expires_at"]),
+            as_utc(row["lease_expires_at"]),
             _required(row["created_at"]),
-            _aware(row["delivered_at"]),
+            as_utc(row["delivered_at"]),
         )
 
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 import secrets
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
 from memorist.db import Database
 from memorist.db.schema import webhook_deliveries, webhooks
 from memorist.errors import ValidationError
-from memorist.records import utcnow
+from memorist.records import as_utc, utcnow
 from sqlalchemy import delete, insert, select, update
 
 MEMORY_ADD, MEMORY_UPDATE, MEMORY_DELETE, MEMORY_CATEGORIZE = (
@@ -61,10 +61,6 @@ def check_url(url: str) -> str:
     return url
 
 
-def _aware(value: datetime) -> datetime:
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
-
-
 @dataclass(frozen=True)
 class Webhook:
     id: str
@@ -87,8 +83,8 @@ class Webhook:
             list(row["event_types"] or []),
             row["secret"],
             bool(row["is_active"]),
-            _aware(row["created_at"]),
-            _aware(row["updated_at"]),
+            as_utc(row["created_at"]),
+            as_utc(row["updated_at"]),
         )
 
     def public(self, *, with_secret: bool = False) -> dict[str, Any]:

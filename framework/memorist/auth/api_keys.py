@@ -18,7 +18,7 @@ from sqlalchemy import insert, select, update
 
 from ..db import Database
 from ..db.schema import api_keys
-from ..records import utcnow
+from ..records import as_utc, utcnow
 
 SELFHOSTED_PREFIX = "svcsk_"
 PLATFORM_PREFIX = "m0-"
@@ -45,20 +45,15 @@ class ApiKey:
 
     @classmethod
     def from_row(cls, row: Any) -> ApiKey:
-        from ..engine.history import _as_utc
-
-        def aware(value: datetime | None) -> datetime | None:
-            return _as_utc(value) if value is not None else None
-
         return cls(
             id=row["id"],
             user_id=row["user_id"],
             kind=row["kind"],
             label=row["label"],
             key_prefix=row["key_prefix"],
-            created_at=_as_utc(row["created_at"]),
-            last_used_at=aware(row["last_used_at"]),
-            revoked_at=aware(row["revoked_at"]),
+            created_at=as_utc(row["created_at"]),
+            last_used_at=as_utc(row["last_used_at"]),
+            revoked_at=as_utc(row["revoked_at"]),
             org_id=row["org_id"],
             project_id=row["project_id"],
         )

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import math
-from datetime import UTC, timedelta
+from datetime import timedelta
 
 from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..db import Database
 from ..db.schema import rate_limits
-from ..records import utcnow
+from ..records import as_utc, utcnow
 from .errors import RateLimited
 
 
@@ -32,7 +32,7 @@ class RateLimiter:
                     return
                 except IntegrityError:
                     row = conn.execute(select(rate_limits).where(rate_limits.c.key == key)).mappings().one()
-            start = row["window_start"] if row["window_start"].tzinfo else row["window_start"].replace(tzinfo=UTC)
+            start = as_utc(row["window_start"])
             if now - start >= self._window:
                 restarted = conn.execute(
                     update(rate_limits)
@@ -42,7 +42,7 @@ class RateLimiter:
                 if restarted:
                     return
                 row = conn.execute(select(rate_limits).where(rate_limits.c.key == key)).mappings().one()
-                start = row["window_start"] if row["window_start"].tzinfo else row["window_start"].replace(tzinfo=UTC)
+                start = as_utc(row["window_start"])
             # One conditional increment: of concurrent attempts, only those under the limit win.
             counted = conn.execute(
                 update(rate_limits)

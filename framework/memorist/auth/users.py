@@ -13,7 +13,7 @@ from sqlalchemy.exc import IntegrityError
 from ..db import Database
 from ..db.schema import users
 from ..errors import NotFoundError, ValidationError
-from ..records import utcnow
+from ..records import as_utc, utcnow
 from .errors import AuthenticationError, ConflictError, PermissionDenied
 from .passwords import DUMMY_HASH, check_policy, hash_password, verify_password
 
@@ -28,9 +28,7 @@ class User:
 
     @classmethod
     def from_row(cls, row: Any) -> User:
-        from ..engine.history import _as_utc
-
-        return cls(row["id"], row["name"], row["email"], row["role"], _as_utc(row["created_at"]))
+        return cls(row["id"], row["name"], row["email"], row["role"], as_utc(row["created_at"]))
 
     def public(self) -> dict[str, Any]:
         return {

@@ -17,7 +17,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..db import Database
 from ..db.schema import scope_counts
-from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord, utcnow
+from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord, as_utc, utcnow
 
 ENTITY_TYPES = {"user_id": "user", "agent_id": "agent", "run_id": "run", "app_id": "app"}
 
@@ -81,7 +81,7 @@ class ScopeCounts:
             ).mappings()
             return [
                 EntityCount(
-                    r["entity_type"], r["entity_id"], int(r["total"]), _utc(r["created_at"]), _utc(r["updated_at"])
+                    r["entity_type"], r["entity_id"], int(r["total"]), as_utc(r["created_at"]), as_utc(r["updated_at"])
                 )
                 for r in rows
             ]
@@ -89,9 +89,3 @@ class ScopeCounts:
     def clear(self) -> None:
         with self._db.begin() as conn:
             conn.execute(delete(scope_counts))
-
-
-def _utc(value: datetime) -> datetime:
-    from datetime import UTC
-
-    return value if value.tzinfo else value.replace(tzinfo=UTC)

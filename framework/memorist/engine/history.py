@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, insert, select
@@ -12,13 +11,7 @@ from sqlalchemy.engine import Connection
 
 from ..db import Database
 from ..db.schema import history
-from ..records import MemoryRecord, utcnow
-
-
-def _as_utc(value: datetime) -> datetime:
-    from datetime import UTC
-
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
+from ..records import MemoryRecord, as_utc, utcnow
 
 
 class HistoryLog:
@@ -68,7 +61,7 @@ class HistoryLog:
             out = []
             for r in rows:
                 item = dict(r)
-                item["created_at"] = _as_utc(item["created_at"])
+                item["created_at"] = as_utc(item["created_at"])
                 out.append(item)
             return out
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
 from typing import Any, Literal
 
 import falcon
@@ -24,7 +23,7 @@ from sqlalchemy import insert, select
 from ...db.schema import exports, feedback
 from ...errors import MemoristError, NotFoundError, ValidationError
 from ...filters import parse_filter
-from ...records import ENTITY_SCOPE_FIELDS, ChatMessage, MemoryRecord, utcnow
+from ...records import ENTITY_SCOPE_FIELDS, ChatMessage, MemoryRecord, as_utc, utcnow
 from ...settings import LimitsSettings
 from ...tenancy import Tenancy
 from .. import parsing
@@ -138,8 +137,6 @@ class SummaryDraft(BaseModel):
 
 
 # -- helpers ---------------------------------------------------------------------------
-def _aware(value: datetime) -> datetime:
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def _collect(
@@ -276,7 +273,7 @@ class ExportLookup:
         resp.media = {
             "id": row["id"],
             "status": row["status"],
-            "created_at": iso(_aware(row["created_at"])),
+            "created_at": iso(as_utc(row["created_at"])),
             "filters": row["filters"] or None,
             "schema": result.get("schema"),
             "count": result.get("count", 0),

@@ -306,9 +306,7 @@ class EntityV2:
             raise ValidationError(f"entity_type: '{entity_type}' is not one of user, agent, app, run")
         who = access(req, self._tenancy, write=True)
         ids: dict[str, Any] = {field: entity_name}
-        deleted = self._runtime.memory.delete_all(
-            **ids, org_id=who.org_id, project_id=who.project_id, actor=who.actor
-        )
+        deleted = self._runtime.memory.delete_all(**ids, org_id=who.org_id, project_id=who.project_id, actor=who.actor)
         resp.media = {"message": "Entity deleted successfully.", "deleted": deleted}
 
 
