@@ -55,9 +55,18 @@ def fuzz(session: nox.Session) -> None:
     install(session)
     examples = session.posargs[0] if session.posargs else "300"
     session.run(
-        "python", "-m", "pytest", "tests/test_fuzz_schema.py", "-q", "-s", "--timeout=0",
-        env={"MEMORIST_FUZZ_EXAMPLES": examples, "MEMORIST_FUZZ_SEED": str(random.randrange(2**31)),
-             "MEMORIST_FUZZ_TIMEOUT": "3600"},
+        "python",
+        "-m",
+        "pytest",
+        "tests/test_fuzz_schema.py",
+        "-q",
+        "-s",
+        "--timeout=0",
+        env={
+            "MEMORIST_FUZZ_EXAMPLES": examples,
+            "MEMORIST_FUZZ_SEED": str(random.randrange(2**31)),
+            "MEMORIST_FUZZ_TIMEOUT": "3600",
+        },
     )
 
 

@@ -107,7 +107,7 @@ def test_memorist_serve_runs_gunicorn_answering_health(tmp_path: Path) -> None:
         assert resp.status_code == 200
         body = resp.json()
         assert body["status"] == "ok"
-        assert body["components"]["embedder"] == "sentence-transformers:all-MiniLM-L6-v2"
+        assert body["components"]["embedder"] == "sentence-transformers:all-MiniLM-L6-v2 (onnx)"
         assert (tmp_path / "data" / "lancedb").exists()
     finally:
         process.send_signal(signal.SIGTERM)

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -216,13 +217,35 @@ def test_keyword_search_covers_rows_the_index_has_not_seen(tmp_path: Path) -> No
 
 
 def test_optimize_runs_every_n_writes(tmp_path: Path) -> None:
-    store = open_store(tmp_path, optimize_every=3)
+    store = open_store(tmp_path, optimize_every=3, optimize_idle_seconds=0)
     for i in range(2):
         store.upsert([make_record(f"r{i}", f"note {i}")], random_vectors(1, DIM, i))
     assert _fts_unindexed(store) == 2
     store.delete(["nothing"])  # the third write
     assert _fts_unindexed(store) == 0
     assert store.count() == 2
+
+
+def test_a_write_burst_is_optimized_once_writes_pause(tmp_path: Path) -> None:
+    """Rows left over after a burst (fewer than ``optimize_every``) do not stay unindexed."""
+    store = open_store(tmp_path, optimize_every=100, optimize_idle_seconds=0.3, keep_versions_seconds=1)
+    for i in range(3):
+        store.upsert([make_record(f"r{i}", f"note {i} about herons")], random_vectors(1, DIM, i))
+    assert _fts_unindexed(store) == 3
+    deadline = time.monotonic() + 20
+    while _fts_unindexed(store) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _fts_unindexed(store) == 0
+    assert store._table.stats()["fragment_stats"]["num_fragments"] == 1  # the 3 one-row files compacted
+    assert len(store.search_keyword("herons", 10)) == 3
+    # Versions too young to prune at that optimize go in one later pass (reads list them all).
+    deadline = time.monotonic() + 20
+    while len(store._table.list_versions()) > 1 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert len(store._table.list_versions()) == 1
+    store.upsert([make_record("r9", "one more")], random_vectors(1, DIM, 9))
+    store.close()  # a pending timer does not outlive the store
+    assert store._idle_timer is None
 
 
 def test_changing_fts_options_rebuilds_the_index(tmp_path: Path) -> None:

@@ -96,9 +96,7 @@ def to_arrow(records: Sequence[MemoryRecord], vectors: np.ndarray, dimension: in
     return pa.Table.from_arrays(arrays, schema=table_schema(dimension))
 
 
-def from_row(row: dict[str, Any]) -> MemoryRecord:
-    """A record from a row dict (extra columns such as ``_distance`` ignored)."""
-    values = {name: row[name] for name in RECORD_COLUMNS}
+def _record(values: dict[str, Any]) -> MemoryRecord:
     for name in _DATE_COLUMNS:
         values[name] = _utc(values[name])
     values["metadata"] = json.loads(values["metadata"]) if values["metadata"] else {}
@@ -108,4 +106,18 @@ def from_row(row: dict[str, Any]) -> MemoryRecord:
 
 
 def from_arrow(table: pa.Table) -> list[MemoryRecord]:
-    return [from_row(row) for row in table.to_pylist()]
+    """Records from an Arrow table, converted column by column.
+
+    Why columns: ``Table.to_pylist`` builds one dict per row with every
+    column (the vector's 384 floats too, when selected); converting only the
+    record columns, each in one call, is about twice as fast, and search
+    converts a few hundred rows per query.
+    """
+    columns = [table.column(name).to_pylist() for name in RECORD_COLUMNS]
+    return [_record(dict(zip(RECORD_COLUMNS, row, strict=True))) for row in zip(*columns, strict=True)]
+
+
+def vectors_of(table: pa.Table, dimension: int) -> np.ndarray:
+    """The vector column as a ``(rows, dimension)`` float32 matrix (no per-row Python objects)."""
+    flat = table.column(VECTOR).combine_chunks().flatten().to_numpy(zero_copy_only=False)
+    return np.asarray(flat, dtype=np.float32).reshape(-1, dimension)

@@ -11,7 +11,17 @@ vector) by scanning them, so a row is searchable the moment ``upsert``
 returns. To keep that scan small, every ``optimize_every`` writes the store
 runs ``Table.optimize()``, which folds new rows into the indexes
 incrementally, compacts the small files each write leaves, and prunes old
-versions.
+versions; so does a write burst that stops short of that count, once writes
+have been quiet for ``optimize_idle_seconds``.
+
+Why prune versions within seconds: every write commits a table version, and
+with ``read_consistency_interval=0`` each read looks for the latest one by
+listing the version directory. With an hour's versions kept (about 3,000
+after ingesting one LoCoMo conversation set) that listing added 6 ms to every
+query; a reader needs an old version only for the milliseconds its query runs.
+After the idle optimize, one more pass ``keep_versions_seconds`` later prunes
+the versions that were still too young, so a store that has gone quiet reads
+as fast as a freshly compacted one.
 
 Concurrency: the connection re-reads the table version on every read
 (``read_consistency_interval=0``), so other processes' commits are seen
@@ -24,6 +34,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from datetime import timedelta
 from pathlib import Path
@@ -37,7 +48,7 @@ from memorist.providers import ProviderContext, ProviderOptions, VectorStore
 from memorist.records import MemoryRecord, StoreHit
 from pydantic import Field
 
-from .schema import RECORD_COLUMNS, VECTOR, from_arrow, from_row, to_arrow
+from .schema import RECORD_COLUMNS, VECTOR, from_arrow, to_arrow, vectors_of
 from .sql import FALSE, TRUE, Bounds, compile_filter, quote
 from .table import FtsSettings, build_vector_index, ensure_indexes, open_table, retry
 
@@ -70,8 +81,11 @@ class LanceDBVectorStore(VectorStore):
         fts_remove_stop_words: bool = True
         #: Run ``optimize`` (index refresh, compaction, pruning) after this many writes; 0 = never.
         optimize_every: int = Field(20, ge=0)
+        #: Also optimize once writes have paused this long (0 = only every ``optimize_every``;
+        #: ``optimize_every: 0`` turns both off).
+        optimize_idle_seconds: float = Field(5.0, ge=0)
         #: Old table versions are deleted once older than this (other processes read the latest).
-        keep_versions_seconds: float = Field(3600.0, ge=60.0)
+        keep_versions_seconds: float = Field(10.0, ge=1.0)
         #: BTree indexes on ``id`` and ``user_id`` (faster gets, upserts and per-user filters).
         scalar_indexes: bool = True
         #: Approximate vector index built once the table has ``vector_index_min_rows`` rows;
@@ -96,16 +110,25 @@ class LanceDBVectorStore(VectorStore):
         self._path.mkdir(parents=True, exist_ok=True)
         self._write_lock = threading.Lock()
         self._writes = 0
+        self._last_write = 0.0
+        self._idle_timer: threading.Timer | None = None
         import lancedb
 
         self._db: Any = lancedb.connect(str(self._path), read_consistency_interval=timedelta(0))
         self._table: Any = open_table(self._db, options.table, self._path, self._dimension)
         fts = FtsSettings(options.fts_language, options.fts_stem, options.fts_remove_stop_words)
         ensure_indexes(self._table, fts, options.scalar_indexes, options.commit_retries)
+        if options.optimize_every and options.optimize_idle_seconds > 0:
+            # Versions left by a previous process's last writes are pruned soon after opening.
+            with self._write_lock:
+                self._arm_idle_timer(options.optimize_idle_seconds)
 
     def close(self) -> None:
         """Drop the table and connection handles; the files stay for the next open."""
         with self._write_lock:
+            if self._idle_timer is not None:
+                self._idle_timer.cancel()
+                self._idle_timer = None
             self._table = None
             self._db = None
 
@@ -157,10 +180,51 @@ class LanceDBVectorStore(VectorStore):
         with self._write_lock:
             result = retry(operation, self.options.commit_retries)
             self._writes += 1
+            self._last_write = time.monotonic()
             due = self.options.optimize_every and self._writes >= self.options.optimize_every
+            idle = self.options.optimize_every and self.options.optimize_idle_seconds > 0
+            if not due and idle and self._idle_timer is None:
+                self._arm_idle_timer(self.options.optimize_idle_seconds)
         if due:
             self._optimize()
         return result
+
+    def _arm_idle_timer(self, delay: float) -> None:
+        timer = threading.Timer(delay, self._optimize_if_idle)
+        timer.daemon = True
+        self._idle_timer = timer
+        timer.start()
+
+    def _optimize_if_idle(self) -> None:
+        """Timer callback: optimize once writes have been quiet long enough, else wait the rest.
+
+        With nothing written since the last optimize, only versions that were too young
+        to prune then are left: prune them and stop.
+        """
+        with self._write_lock:
+            self._idle_timer = None
+            table = self._table
+            if table is None:
+                return
+            if self._writes == 0:
+                self._prune_versions(table)
+                return
+            quiet = time.monotonic() - self._last_write
+            if quiet < self.options.optimize_idle_seconds:
+                self._arm_idle_timer(self.options.optimize_idle_seconds - quiet)
+                return
+        self._optimize()
+        with self._write_lock:
+            if self._table is not None and self._writes == 0 and self._idle_timer is None:
+                self._arm_idle_timer(self.options.keep_versions_seconds + 1.0)
+
+    def _prune_versions(self, table: Any) -> None:
+        try:
+            # ``optimize`` rather than ``cleanup_old_versions``, which needs the separate pylance package;
+            # with nothing new to compact or index it only prunes.
+            table.optimize(cleanup_older_than=timedelta(seconds=self.options.keep_versions_seconds))
+        except Exception:
+            log.warning("lancedb version cleanup failed; will retry later", exc_info=True)
 
     def optimize(self) -> None:
         """Fold new rows into the indexes, compact files and prune old versions now."""
@@ -169,6 +233,8 @@ class LanceDBVectorStore(VectorStore):
     def _optimize(self) -> None:
         """Maintenance; a failure (e.g. losing a race to another writer) waits for next time."""
         with self._write_lock:
+            if self._table is None:  # closed while an idle optimize was due
+                return
             self._writes = 0
             table = self._t()
             try:
@@ -227,13 +293,12 @@ class LanceDBVectorStore(VectorStore):
                 query = query.where(upper, prefilter=True)
             return query.limit(limit)
 
-        def score(row: dict[str, Any]) -> float:
-            distance = row["_distance"]
-            if distance is None or distance != distance:  # NaN: a zero vector on either side
-                return 0.0
-            return max(-1.0, min(1.0, 1.0 - float(distance)))
+        def scores(table: pa.Table) -> np.ndarray:
+            # NaN (a zero vector on either side) scores 0.
+            similarity = 1.0 - np.nan_to_num(_float_column(table, "_distance"), nan=1.0)
+            return np.clip(similarity, -1.0, 1.0)
 
-        return self._top_k(build, score, k, where)
+        return self._top_k(build, scores, k, where)
 
     def search_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreHit]:
         terms = " ".join(_TERM.findall(query))
@@ -258,12 +323,12 @@ class LanceDBVectorStore(VectorStore):
                 builder = builder.where(upper, prefilter=True)
             return builder.limit(limit)
 
-        return self._top_k(build, lambda row: float(row["_score"]), k, where, with_vectors=True)
+        return self._top_k(build, lambda table: _float_column(table, "_score"), k, where, with_vectors=True)
 
     def _top_k(
         self,
         build: Callable[[int, str], Any],
-        score: Callable[[dict[str, Any]], float],
+        scores: Callable[[pa.Table], np.ndarray],
         k: int,
         where: Filter | None,
         with_vectors: bool = False,
@@ -280,14 +345,18 @@ class LanceDBVectorStore(VectorStore):
             return []
         limit = k if bounds.exact else max(4 * k, 32)
         while True:
-            rows = build(limit, bounds.upper).to_arrow().to_pylist()
-            hits = []
-            for row in rows:
-                record = from_row(row)
-                if where is None or bounds.exact or evaluate(where, record):
-                    vector = np.asarray(row[VECTOR], dtype=np.float32) if with_vectors else None
-                    hits.append(StoreHit.model_construct(record=record, score=score(row), vector=vector))
-            if len(hits) >= k or len(rows) < limit:
+            table = build(limit, bounds.upper).to_arrow()
+            records = from_arrow(table)
+            row_scores = scores(table)
+            vectors = vectors_of(table, self._dimension) if with_vectors else None
+            hits = [
+                StoreHit.model_construct(
+                    record=record, score=float(row_scores[i]), vector=None if vectors is None else vectors[i]
+                )
+                for i, record in enumerate(records)
+                if where is None or bounds.exact or evaluate(where, record)
+            ]
+            if len(hits) >= k or table.num_rows < limit:
                 break
             limit *= 4
         hits.sort(key=lambda h: (-h.score, h.record.id))
@@ -327,6 +396,11 @@ class LanceDBVectorStore(VectorStore):
             raise DimensionMismatchError(
                 f"vector store at {self._path} holds {self._dimension}-dimensional vectors; got a vector of {size}"
             )
+
+
+def _float_column(table: pa.Table, name: str) -> np.ndarray:
+    """A numeric column as float64, nulls as NaN."""
+    return np.asarray(table.column(name).to_numpy(zero_copy_only=False), dtype=np.float64)
 
 
 def _id_in(ids: Sequence[str]) -> str:

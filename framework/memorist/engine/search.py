@@ -100,13 +100,18 @@ class HybridSearch:
     ) -> list[SearchHit]:
         pool = min(max(self._s.candidate_pool, top_k * 3), 5000)
         mentions = self._c.entity_extractor.extract(query)
-        matches = self._graph.match(mentions, self._scope_keys(where, org_id, project_id)) if mentions else []
+        keys = self._scope_keys(where, org_id, project_id)
+        # The graph is consulted while the query is embedded: both mostly wait outside the GIL.
+        match_future = self._pool.submit(self._graph.match, mentions, keys) if mentions else None
+        query_vector = self._c.embedder.embed([query], "query")[0]
+        matches = match_future.result() if match_future is not None else []
         focused = focus_query(query, mentions, matches) if self._s.focus_queries else query
         keyword_future = self._pool.submit(self._c.vector_store.search_keyword, focused, pool, where)
-        vectors = self._c.embedder.embed([query, focused] if focused != query else [query], "query")
-        # Mean of the full and the focused query: the focus without losing what the names add.
-        query_vector = vectors.mean(axis=0)
-        query_vector = query_vector / (np.linalg.norm(query_vector) or 1.0)
+        links_future = self._pool.submit(self._entity_links, matches, pool) if matches else None
+        if focused != query:
+            # Mean of the full and the focused query: the focus without losing what the names add.
+            query_vector = query_vector + self._c.embedder.embed([focused], "query")[0]
+            query_vector = query_vector / (np.linalg.norm(query_vector) or 1.0)
         candidates: dict[str, Candidate] = {}
         for hit in self._c.vector_store.search_vector(query_vector, pool, where):
             candidates[hit.record.id] = Candidate(hit.record, semantic=_clip(hit.score))
@@ -120,7 +125,8 @@ class HybridSearch:
                 else:
                     missing_semantic.add(hit.record.id)
             cand.keyword_raw = max(0.0, hit.score)
-        self._entity_signal(matches, where, candidates, pool, query_vector)
+        if links_future is not None:
+            self._entity_signal(matches, links_future.result(), where, candidates, pool, query_vector)
         self._fill_semantic(query_vector, where, candidates, missing_semantic)
 
         best_keyword = max([c.keyword_raw for c in candidates.values()] + [KEYWORD_FLOOR])
@@ -144,9 +150,14 @@ class HybridSearch:
         """Stop the retrieval threads (the engine is being replaced or closed)."""
         self._pool.shutdown(wait=False)
 
+    def _entity_links(self, matches: list[EntityMatch], pool: int) -> dict[str, set[str]]:
+        """``memory_id -> {entity_id}`` for the memories linked to the query's entities."""
+        return self._graph.memories_of([m.entity_id for m in matches], limit=max(pool * 20, 2000))
+
     def _entity_signal(
         self,
         matches: list[EntityMatch],
+        links: dict[str, set[str]],
         where: Filter,
         candidates: dict[str, Candidate],
         pool: int,
@@ -154,10 +165,7 @@ class HybridSearch:
     ) -> None:
         """Score candidates by linked query entities; add graph-only candidates (with their
         semantic score, from one vector query restricted to them and to ``where``)."""
-        if not matches:
-            return
         by_id: dict[str, EntityMatch] = {m.entity_id: m for m in matches}
-        links = self._graph.memories_of(list(by_id), limit=max(pool * 20, 2000))
         for memory_id, entity_ids in links.items():
             cand = candidates.get(memory_id)
             if cand is not None:
