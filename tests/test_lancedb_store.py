@@ -226,6 +226,23 @@ def test_optimize_runs_every_n_writes(tmp_path: Path) -> None:
     assert store.count() == 2
 
 
+def test_filter_columns_are_indexed_and_filters_still_exact(tmp_path: Path) -> None:
+    store = open_store(tmp_path, optimize_every=0)
+    kinds = {tuple(i.columns): i.index_type for i in store._table.list_indices()}
+    assert kinds[("id",)] == kinds[("user_id",)] == "BTree"
+    assert kinds[("org_id",)] == kinds[("project_id",)] == "Bitmap"
+    store.upsert(
+        [make_record(f"r{i}", f"note {i}", org_id=f"o{i % 2}", project_id=f"p{i % 3}") for i in range(12)],
+        random_vectors(12, DIM),
+    )
+    store.optimize()
+    where = parse_filter({"AND": [{"org_id": "o1"}, {"project_id": "p0"}]})
+    assert sorted(h.record.id for h in store.search_vector(unit(DIM, 1.0), 20, where)) == ["r3", "r9"]
+    assert store.count(where) == 2
+    plain = open_store(tmp_path / "plain", scalar_indexes=False)
+    assert [i.index_type for i in plain._table.list_indices()] == ["FTS"]
+
+
 def test_a_write_burst_is_optimized_once_writes_pause(tmp_path: Path) -> None:
     """Rows left over after a burst (fewer than ``optimize_every``) do not stay unindexed."""
     store = open_store(tmp_path, optimize_every=100, optimize_idle_seconds=0.3, keep_versions_seconds=1)

@@ -64,12 +64,16 @@ def open_table(db: Any, name: str, path: Path, dimension: int) -> Any:
 
 
 def ensure_indexes(table: Any, fts: FtsSettings, scalar: bool, retries: int) -> None:
-    """Create the BM25 index on ``text`` (and BTrees on ``id``, ``user_id``) if missing.
+    """Create the BM25 index on ``text`` and, with ``scalar``, the filter indexes if missing.
 
-    All of them can be created on an empty table; rows written later are
-    searched unindexed until ``optimize`` folds them in.
+    BTrees on ``id`` and ``user_id`` (many distinct values); bitmaps on
+    ``org_id`` and ``project_id``, which every search filters on and which
+    have few values: without them each query scans both columns to build its
+    prefilter (about 4 ms per query at 100k rows). All of them can be created
+    on an empty table; rows written later are searched unindexed until
+    ``optimize`` folds them in.
     """
-    from lancedb.index import FTS, BTree
+    from lancedb.index import FTS, Bitmap, BTree
 
     indexes = {tuple(i.columns): i for i in table.list_indices()}
     current = indexes.get(("text",))
@@ -88,9 +92,9 @@ def ensure_indexes(table: Any, fts: FtsSettings, scalar: bool, retries: int) -> 
         )
         _create_index(table, "text", config, replace=stale, retries=retries)
     if scalar:
-        for column in ("id", "user_id"):
+        for column, kind in (("id", BTree), ("user_id", BTree), ("org_id", Bitmap), ("project_id", Bitmap)):
             if (column,) not in indexes:
-                _create_index(table, column, BTree(), replace=False, retries=retries)
+                _create_index(table, column, kind(), replace=False, retries=retries)
 
 
 def _create_index(table: Any, column: str, config: Any, replace: bool, retries: int) -> None:
