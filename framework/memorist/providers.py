@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
@@ -142,6 +142,19 @@ class VectorStore(Provider):
     @abstractmethod
     def search_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreHit]:
         """Best ``k`` by full-text (BM25) relevance, best first. Query syntax is not interpreted."""
+
+    def sequence(self, where: Filter | None = None) -> list[str]:
+        """Ids of the records ``where`` accepts in the order they were stored: oldest
+        ``created_at`` first, ties broken by id. Search reads it to find each memory's
+        conversational neighbours; a store can answer it without fetching whole records."""
+        keys: list[tuple[Any, str]] = []
+        page = 1000
+        while True:
+            records = self.list(where, offset=len(keys), limit=page)
+            keys.extend((r.created_at, r.id) for r in records)
+            if len(records) < page:
+                break
+        return [record_id for _, record_id in sorted(keys)]
 
     @abstractmethod
     def list(self, where: Filter | None = None, offset: int = 0, limit: int = 100) -> list[MemoryRecord]:

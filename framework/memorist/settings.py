@@ -72,6 +72,10 @@ class EngineSettings(BaseModel):
     entity_weight: float = Field(0.1, ge=0)
     #: Extra weight for memories observed in the period a query names.
     temporal_weight: float = Field(0.1, ge=0)
+    #: Share of a memory's score taken from its best conversational neighbour (the memory
+    #: stored just before or after it in the same scope): a reply or a shared photo is often
+    #: only about the question together with the turn around it. 0 turns it off.
+    context_weight: float = Field(0.15, ge=0, le=1)
     #: Search without entities too common in the scope to inform (e.g. the user's own name),
     #: averaged with the full query (see ``memorist.engine.search.focus_query``).
     focus_queries: bool = True

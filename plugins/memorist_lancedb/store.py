@@ -362,6 +362,21 @@ class LanceDBVectorStore(VectorStore):
         hits.sort(key=lambda h: (-h.score, h.record.id))
         return hits[:k]
 
+    def sequence(self, where: Filter | None = None) -> list[str]:
+        bounds = compile_filter(where)
+        if bounds.upper == FALSE:
+            return []
+        if not bounds.exact:
+            return super().sequence(where)
+        # Two scalar columns only: no text, metadata or vectors leave the table.
+        query = self._t().search().select(["id", "created_at"]).limit(None)
+        if bounds.upper != TRUE:
+            query = query.where(bounds.upper)
+        table = query.to_arrow()
+        ids = table.column("id").to_pylist()
+        created = table.column("created_at").to_pylist()
+        return [record_id for _, record_id in sorted(zip(created, ids, strict=True))]
+
     # Defined after every method annotated with ``list[...]``: inside the class body the
     # name shadows the builtin for type checkers.
     def list(self, where: Filter | None = None, offset: int = 0, limit: int = 100) -> list[MemoryRecord]:

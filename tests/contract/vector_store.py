@@ -423,6 +423,19 @@ class VectorStoreContract:
             assert got == expected
             assert store.count(where) == len(expected)
 
+    def test_sequence_is_oldest_first_ties_by_id_after_filtering(self, store: VectorStore) -> None:
+        records = [make_record(f"r{i:02d}", minutes=(i * 7) % 5) for i in range(23)]
+        self.load(store, records)
+        expected = [r.id for r in sorted(records, key=lambda r: (r.created_at, r.id))]
+        assert store.sequence() == expected
+        data = filter_dataset()
+        store.reset()
+        self.load(store, data)
+        for raw in ({"user_id": "alice"}, {"metadata.topic": {"ne": "drinks"}}, {"user_id": "nobody"}):
+            where = parse_filter(raw)
+            kept = sorted((r for r in data if evaluate(where, r)), key=lambda r: (r.created_at, r.id))
+            assert store.sequence(where) == [r.id for r in kept]
+
     def test_count(self, store: VectorStore) -> None:
         assert store.count() == 0
         self.load(store, filter_dataset())

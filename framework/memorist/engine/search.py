@@ -17,8 +17,15 @@ search, and the query vector is the mean of the full and focused queries.
   query names.
 
 ``score = base + temporal_weight * temporal * (1 - base)`` where ``base`` is the
-weighted mean of the first three; it never leaves [0, 1]. Ties break by id, so
-the ranking is deterministic.
+weighted mean of the first three; it never leaves [0, 1].
+
+Relevance runs in stretches of a conversation: "How about this series?" with a
+photo of books is a recommendation only next to the turns around it. So each
+score is then mixed with its *context*, the best score of the memory stored just
+before or after it in the scope: ``(1 - context_weight) * score +
+context_weight * context``. A neighbour no retriever found counts as if it had
+the weakest vector hit's semantic score and nothing else (an upper bound, found
+without another query). Ties break by id, so the ranking is deterministic.
 """
 
 from __future__ import annotations
@@ -56,6 +63,7 @@ class Candidate:
     keyword: float = 0.0
     entity: float = 0.0
     temporal: float = 0.0
+    context: float = 0.0
     entities: list[str] = field(default_factory=list)
     score: float = 0.0
 
@@ -66,6 +74,7 @@ class Candidate:
             "keyword_bm25": round(self.keyword_raw, 6),
             "entity": round(self.entity, 6),
             "temporal": round(self.temporal, 6),
+            "context": round(self.context, 6),
             "matched_entities": self.entities,
             "score": round(self.score, 6),
         }
@@ -103,6 +112,8 @@ class HybridSearch:
         keys = self._scope_keys(where, org_id, project_id)
         # The graph is consulted while the query is embedded: both mostly wait outside the GIL.
         match_future = self._pool.submit(self._graph.match, mentions, keys) if mentions else None
+        context_weight = self._s.context_weight
+        order_future = self._pool.submit(self._c.vector_store.sequence, where) if context_weight > 0 else None
         query_vector = self._c.embedder.embed([query], "query")[0]
         matches = match_future.result() if match_future is not None else []
         focused = focus_query(query, mentions, matches) if self._s.focus_queries else query
@@ -113,8 +124,11 @@ class HybridSearch:
             query_vector = query_vector + self._c.embedder.embed([focused], "query")[0]
             query_vector = query_vector / (np.linalg.norm(query_vector) or 1.0)
         candidates: dict[str, Candidate] = {}
-        for hit in self._c.vector_store.search_vector(query_vector, pool, where):
+        vector_hits = self._c.vector_store.search_vector(query_vector, pool, where)
+        for hit in vector_hits:
             candidates[hit.record.id] = Candidate(hit.record, semantic=_clip(hit.score))
+        # Memories the vector search did not return are at most this similar to the query.
+        semantic_floor = _clip(vector_hits[-1].score) if len(vector_hits) >= pool else 0.0
         missing_semantic: set[str] = set()
         for hit in keyword_future.result():
             cand = candidates.get(hit.record.id)
@@ -139,6 +153,9 @@ class HybridSearch:
             base = float(weights @ np.array([cand.semantic, cand.keyword, cand.entity]))
             bonus = self._s.temporal_weight * cand.temporal * (1.0 - base)
             cand.score = max(0.0, min(1.0, base + bonus))
+        if order_future is not None and candidates:
+            outside = float(weights[0]) * semantic_floor
+            self._context_signal(order_future.result(), candidates, outside, context_weight)
 
         ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.record.id))
         ranked = [c for c in ranked if c.score >= threshold] if threshold > 0 else ranked
@@ -182,6 +199,29 @@ class HybridSearch:
         for hit in self._c.vector_store.search_vector(query_vector, len(extra), restricted):
             cand = candidates[hit.record.id] = Candidate(hit.record, semantic=_clip(hit.score))
             self._apply_entities(cand, links[hit.record.id], by_id)
+
+    @staticmethod
+    def _context_signal(
+        order: list[str],
+        candidates: dict[str, Candidate],
+        outside_score: float,
+        context_weight: float,
+    ) -> None:
+        """Mix every candidate's score with its best neighbour's in the scope's stored order.
+
+        A neighbour no retriever found scores ``outside_score``: at most as similar as the
+        weakest vector hit, with no keyword or entity evidence (no extra query needed).
+        """
+        position = {memory_id: i for i, memory_id in enumerate(order)}
+        scores = {memory_id: cand.score for memory_id, cand in candidates.items()}
+        for memory_id, cand in candidates.items():
+            i = position.get(memory_id)
+            if i is None:
+                continue
+            near = [scores.get(order[j], outside_score) for j in (i - 1, i + 1) if 0 <= j < len(order)]
+            cand.context = max(near, default=0.0)
+        for cand in candidates.values():
+            cand.score = (1.0 - context_weight) * cand.score + context_weight * cand.context
 
     @staticmethod
     def _apply_entities(cand: Candidate, entity_ids: set[str], by_id: dict[str, EntityMatch]) -> None:
