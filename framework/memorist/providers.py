@@ -143,15 +143,18 @@ class VectorStore(Provider):
     def search_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreHit]:
         """Best ``k`` by full-text (BM25) relevance, best first. Query syntax is not interpreted."""
 
-    def sequence(self, where: Filter | None = None) -> list[str]:
+    def sequence(self, where: Filter | None = None, limit: int | None = None) -> list[str] | None:
         """Ids of the records ``where`` accepts in the order they were stored: oldest
-        ``created_at`` first, ties broken by id. Search reads it to find each memory's
-        conversational neighbours; a store can answer it without fetching whole records."""
+        ``created_at`` first, ties broken by id; None when more than ``limit`` match.
+        Search reads it to find each memory's conversational neighbours; a store can
+        answer it without fetching whole records."""
         keys: list[tuple[Any, str]] = []
         page = 1000
         while True:
             records = self.list(where, offset=len(keys), limit=page)
             keys.extend((r.created_at, r.id) for r in records)
+            if limit is not None and len(keys) > limit:
+                return None
             if len(records) < page:
                 break
         return [record_id for _, record_id in sorted(keys)]

@@ -76,6 +76,9 @@ class EngineSettings(BaseModel):
     #: stored just before or after it in the same scope): a reply or a shared photo is often
     #: only about the question together with the turn around it. 0 turns it off.
     context_weight: float = Field(0.15, ge=0, le=1)
+    #: The context signal reads the scope's ids in stored order; above this many memories in
+    #: the scope it is skipped (that read grows with the scope: ~9 ms per 1,000 on LanceDB).
+    context_max_memories: int = Field(2000, ge=0, le=1_000_000)
     #: Search without entities too common in the scope to inform (e.g. the user's own name),
     #: averaged with the full query (see ``memorist.engine.search.focus_query``).
     focus_queries: bool = True

@@ -362,17 +362,19 @@ class LanceDBVectorStore(VectorStore):
         hits.sort(key=lambda h: (-h.score, h.record.id))
         return hits[:k]
 
-    def sequence(self, where: Filter | None = None) -> list[str]:
+    def sequence(self, where: Filter | None = None, limit: int | None = None) -> list[str] | None:
         bounds = compile_filter(where)
         if bounds.upper == FALSE:
             return []
         if not bounds.exact:
-            return super().sequence(where)
+            return super().sequence(where, limit)
         # Two scalar columns only: no text, metadata or vectors leave the table.
-        query = self._t().search().select(["id", "created_at"]).limit(None)
+        query = self._t().search().select(["id", "created_at"]).limit(None if limit is None else limit + 1)
         if bounds.upper != TRUE:
             query = query.where(bounds.upper)
         table = query.to_arrow()
+        if limit is not None and table.num_rows > limit:
+            return None
         ids = table.column("id").to_pylist()
         created = table.column("created_at").to_pylist()
         return [record_id for _, record_id in sorted(zip(created, ids, strict=True))]

@@ -332,6 +332,25 @@ class PgVectorStore(VectorStore):
 
     # Defined after every method annotated with ``list[...]``: inside the class body the
     # name shadows the builtin for type checkers.
+    def sequence(self, where: Filter | None = None, limit: int | None = None) -> list[str] | None:
+        bounds = self._bounds(where)
+        if bounds.upper == FALSE:
+            return []
+        if not bounds.exact:
+            return super().sequence(where, limit)
+
+        def work(cur: Any) -> list[str] | None:
+            # Ids only, in stored order: no text, metadata or vectors leave the server.
+            cap = "" if limit is None else f" LIMIT {int(limit) + 1}"
+            cur.execute(
+                f'SELECT id FROM {self._table} WHERE {bounds.upper.text} ORDER BY created_at, id COLLATE "C"{cap}',
+                bounds.upper.params,
+            )
+            ids = [str(row[0]) for row in cur.fetchall()]
+            return None if limit is not None and len(ids) > limit else ids
+
+        return self._run(work)
+
     def list(self, where: Filter | None = None, offset: int = 0, limit: int = 100) -> list[MemoryRecord]:
         offset = max(offset, 0)
         bounds = self._bounds(where)

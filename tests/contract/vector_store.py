@@ -428,6 +428,8 @@ class VectorStoreContract:
         self.load(store, records)
         expected = [r.id for r in sorted(records, key=lambda r: (r.created_at, r.id))]
         assert store.sequence() == expected
+        assert store.sequence(limit=23) == expected
+        assert store.sequence(limit=22) is None  # more match than the caller will read
         data = filter_dataset()
         store.reset()
         self.load(store, data)

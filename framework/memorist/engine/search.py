@@ -19,7 +19,8 @@ search, and the query vector is the mean of the full and focused queries.
 ``score = base + temporal_weight * temporal * (1 - base)`` where ``base`` is the
 weighted mean of the first three; it never leaves [0, 1].
 
-Relevance runs in stretches of a conversation: "How about this series?" with a
+Relevance runs in stretches of a conversation (scopes of at most
+``context_max_memories``): "How about this series?" with a
 photo of books is a recommendation only next to the turns around it. So each
 score is then mixed with its *context*, the best score of the memory stored just
 before or after it in the scope: ``(1 - context_weight) * score +
@@ -113,7 +114,11 @@ class HybridSearch:
         # The graph is consulted while the query is embedded: both mostly wait outside the GIL.
         match_future = self._pool.submit(self._graph.match, mentions, keys) if mentions else None
         context_weight = self._s.context_weight
-        order_future = self._pool.submit(self._c.vector_store.sequence, where) if context_weight > 0 else None
+        order_future = (
+            self._pool.submit(self._c.vector_store.sequence, where, self._s.context_max_memories)
+            if context_weight > 0 and self._s.context_max_memories > 0
+            else None
+        )
         query_vector = self._c.embedder.embed([query], "query")[0]
         matches = match_future.result() if match_future is not None else []
         focused = focus_query(query, mentions, matches) if self._s.focus_queries else query
@@ -153,9 +158,10 @@ class HybridSearch:
             base = float(weights @ np.array([cand.semantic, cand.keyword, cand.entity]))
             bonus = self._s.temporal_weight * cand.temporal * (1.0 - base)
             cand.score = max(0.0, min(1.0, base + bonus))
-        if order_future is not None and candidates:
+        order = order_future.result() if order_future is not None else None
+        if order is not None and candidates:  # None: the scope is too large to read its order
             outside = float(weights[0]) * semantic_floor
-            self._context_signal(order_future.result(), candidates, outside, context_weight)
+            self._context_signal(order, candidates, outside, context_weight)
 
         ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.record.id))
         ranked = [c for c in ranked if c.score >= threshold] if threshold > 0 else ranked
