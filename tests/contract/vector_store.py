@@ -430,6 +430,10 @@ class VectorStoreContract:
         assert store.sequence() == expected
         assert store.sequence(limit=23) == expected
         assert store.sequence(limit=22) is None  # more match than the caller will read
+        late = make_record("r99", minutes=9)
+        self.load(store, [late])  # a write shows in the next answer (nothing stale is served)
+        assert store.sequence() == [*expected, "r99"]
+        assert store.sequence(limit=23) is None
         data = filter_dataset()
         store.reset()
         self.load(store, data)

@@ -114,9 +114,10 @@ class HybridSearch:
         # The graph is consulted while the query is embedded: both mostly wait outside the GIL.
         match_future = self._pool.submit(self._graph.match, mentions, keys) if mentions else None
         context_weight = self._s.context_weight
+        conversation = self._conversation(where, org_id, project_id)
         order_future = (
-            self._pool.submit(self._c.vector_store.sequence, where, self._s.context_max_memories)
-            if context_weight > 0 and self._s.context_max_memories > 0
+            self._pool.submit(self._c.vector_store.sequence, conversation, self._s.context_max_memories)
+            if conversation is not None and context_weight > 0 and self._s.context_max_memories > 0
             else None
         )
         query_vector = self._c.embedder.embed([query], "query")[0]
@@ -236,6 +237,29 @@ class HybridSearch:
             miss *= 1.0 - by_id[entity_id].weight
         cand.entity = 1.0 - miss
         cand.entities = sorted(by_id[e].name for e in entity_ids)
+
+    @staticmethod
+    def _conversation(where: Filter, org_id: str, project_id: str) -> Filter | None:
+        """The one scope the search is pinned to (its user, else agent, run or app), whose
+        stored order the context signal follows; None when the search spans several.
+
+        Only the scope, not the search's other conditions: neighbours are turns of the
+        conversation whatever the filter says (one it rejects is simply not a candidate),
+        and an order that depends on the scope alone can be cached by the store.
+        """
+        for field_name in ENTITY_SCOPE_FIELDS:
+            values = set(equality_values(where, field_name))
+            if len(values) == 1:
+                return And(
+                    (
+                        Condition("org_id", "eq", org_id),
+                        Condition("project_id", "eq", project_id),
+                        Condition(field_name, "eq", values.pop()),
+                    )
+                )
+            if values:
+                return None
+        return None
 
     @staticmethod
     def _scope_keys(where: Filter, org_id: str, project_id: str) -> list[str] | None:
