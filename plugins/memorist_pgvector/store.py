@@ -31,7 +31,7 @@ from memorist.providers import ProviderContext, ProviderOptions, VectorStore
 from memorist.records import MemoryRecord, StoreHit
 from pydantic import Field, model_validator
 
-from .keyword import TableStats, bm25_select, query_lexemes, quote_lexeme, ts_rank_select, tsquery_text
+from .keyword import DocumentFrequencies, TableStats, bm25_select, query_lexemes, ts_rank_select, tsquery_text
 from .pool import ConnectionPool
 from .schema import RECORD_COLUMNS, VECTOR, ensure_table, from_row, quote_ident, to_params
 from .sql import FALSE, Bounds, Sql, compile_filter
@@ -104,6 +104,7 @@ class PgVectorStore(VectorStore):
             resolve_url(options.url, context), options.pool_size, options.max_overflow
         )
         self._stats = TableStats()
+        self._frequencies = DocumentFrequencies()
         try:
             with self._pool.transaction() as conn, conn.cursor() as cur:
                 ensure_table(
@@ -175,6 +176,7 @@ class PgVectorStore(VectorStore):
             f"VALUES ({', '.join(['%s'] * len(columns))}) ON CONFLICT (id) DO UPDATE SET {updates}"
         )
         self._run(lambda cur: cur.executemany(statement, rows), retry=True)
+        self._frequencies.invalidate()  # this process sees its own writes at once; others' within seconds
 
     def delete(self, ids: Sequence[str]) -> int:
         unique = [i for i in dict.fromkeys(ids) if "\x00" not in i]
@@ -185,7 +187,9 @@ class PgVectorStore(VectorStore):
             cur.execute(f"DELETE FROM {self._table} WHERE id = ANY(%s::text[])", (unique,))
             return int(cur.rowcount)
 
-        return self._run(work, retry=True)
+        deleted = self._run(work, retry=True)
+        self._frequencies.invalidate()
+        return deleted
 
     def delete_where(self, where: Filter) -> int:
         bounds = self._bounds(where)
@@ -198,11 +202,14 @@ class PgVectorStore(VectorStore):
             cur.execute(f"DELETE FROM {self._table} WHERE {bounds.upper.text}", bounds.upper.params)
             return int(cur.rowcount)
 
-        return self._run(work, retry=True)
+        deleted = self._run(work, retry=True)
+        self._frequencies.invalidate()
+        return deleted
 
     def reset(self) -> None:
         self._run(lambda cur: cur.execute(f"TRUNCATE {self._table}"), retry=True)
         self._stats.invalidate()
+        self._frequencies.invalidate()
 
     # -- reads ------------------------------------------------------------------------------
 
@@ -282,7 +289,7 @@ class PgVectorStore(VectorStore):
                 params: tuple[Any, ...] = (
                     rows_n,
                     lexemes,
-                    [quote_lexeme(x) for x in lexemes],
+                    self._frequencies.get(cur, self._table, lexemes),
                     avgdl,
                     tsquery,
                     *sql.params,
