@@ -397,6 +397,21 @@ def test_bm25_prefers_rare_terms_and_scores_on_the_bm25_scale(opened: Callable[.
     assert all(a.score >= b.score for a, b in zip(hits, hits[1:], strict=False))
 
 
+def test_repeated_terms_count_in_the_exact_score(opened: Callable[..., PgVectorStore]) -> None:
+    """The shortlist counts each matched term once (it would put the shorter "once" first);
+    the final score uses term frequencies."""
+    store = opened()
+    corpus = [
+        make_record("once", "a heron stood by the water"),
+        make_record("thrice", "heron heron heron by the water near reeds and mud"),
+        *[make_record(f"f{i}", f"filler text number {i} about ducks") for i in range(8)],
+    ]
+    store.upsert(corpus, random_vectors(len(corpus), DIM))
+    hits = store.search_keyword("heron", 5)
+    assert [h.record.id for h in hits] == ["thrice", "once"]
+    assert hits[0].score > hits[1].score > 0
+
+
 def test_ts_rank_cd_ranking_is_available(opened: Callable[..., PgVectorStore]) -> None:
     store = opened(keyword_ranking="ts_rank_cd")
     store.upsert(_keyword_corpus(), random_vectors(10, DIM))

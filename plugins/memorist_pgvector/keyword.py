@@ -20,6 +20,7 @@ option.
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from typing import Any
@@ -31,6 +32,11 @@ B = 0.75
 MAX_LEXEMES = 128
 #: How long table statistics (row count, mean document length) are reused.
 STATS_SECONDS = 30.0
+#: The exact BM25 score is computed for this many times the requested rows (at least
+#: ``SHORTLIST_MIN``), picked by the single-count score; a row whose repeated terms would
+#: lift it from beyond that many places is the only one the two phases can miss.
+SHORTLIST_FACTOR = 4
+SHORTLIST_MIN = 200
 #: Lexemes whose document frequency is remembered; past this the cache starts over.
 MAX_CACHED_LEXEMES = 100_000
 #: Above this many rows the mean document length is sampled, not computed exactly.
@@ -126,17 +132,33 @@ class DocumentFrequencies:
         return [known.get(lx, 0.0) for lx in lexemes]
 
 
-def bm25_select(table_sql: str, columns: str, where_sql: str) -> str:
-    """The keyword query. Parameters: rows, lexemes, their document frequencies, mean
-    length, the OR tsquery, the filter's parameters, limit.
+def idf(rows: float, df: float) -> float:
+    """BM25's inverse document frequency (Lucene's form: never negative)."""
+    return math.log(1 + (max(rows, df) - df + 0.5) / (df + 0.5))
 
-    Both CTEs are ``MATERIALIZED``: referenced once, inside the per-row score,
-    PostgreSQL would otherwise inline them and recompute them per row.
+
+def bm25_select(table_sql: str, columns: str, where_sql: str, terms: int) -> str:
+    """The keyword query for ``terms`` lexemes. Parameters: the OR tsquery, the filter's
+    parameters, then per lexeme its tsquery and IDF, the mean length, the shortlist size;
+    then the lexemes, their IDFs, the mean length again, and the limit.
+
+    Two phases, because PostgreSQL has no top-k pruning for text search: every row
+    containing any query term must be scored (17k of 100k rows for a common query).
+    The shortlist scores them with plain ``@@`` tests (C, no per-row subquery) as BM25
+    with each matched term counted once, which is exact for the usual term frequency of
+    1; only the shortlist gets the exact score from the tsvector's positions. The CTEs
+    are ``MATERIALIZED``: inlined, PostgreSQL would recompute them per row.
     """
+    matched = " + ".join(["CASE WHEN m.tsv @@ %s::tsquery THEN %s::float8 ELSE 0 END"] * terms) or "0"
     return f"""
-        WITH terms(lexeme, idf) AS MATERIALIZED (
-            SELECT u.lexeme, ln(1 + (greatest(%s::float8, u.df) - u.df + 0.5) / (u.df + 0.5))
-            FROM unnest(%s::text[], %s::float8[]) AS u(lexeme, df)
+        WITH shortlist AS MATERIALIZED (
+            SELECT m.id FROM {table_sql} AS m
+            WHERE m.tsv @@ %s::tsquery AND {where_sql}
+            ORDER BY ({matched}) * {K1 + 1} / (1 + {K1} * (1 - {B} + {B} * length(m.tsv) / %s::float8)) DESC,
+                m.id COLLATE "C"
+            LIMIT %s
+        ), terms(lexeme, idf) AS MATERIALIZED (
+            SELECT * FROM unnest(%s::text[], %s::float8[])
         ), params(avgdl) AS MATERIALIZED (SELECT %s::float8)
         SELECT {columns}, m.embedding,
             (SELECT coalesce(sum(
@@ -147,7 +169,7 @@ def bm25_select(table_sql: str, columns: str, where_sql: str) -> str:
              CROSS JOIN LATERAL (SELECT coalesce(array_length(v.positions, 1), 1)::float8 AS n) AS tf
              CROSS JOIN params) AS score
         FROM {table_sql} AS m
-        WHERE m.tsv @@ %s::tsquery AND {where_sql}
+        JOIN shortlist ON shortlist.id = m.id
         ORDER BY score DESC, m.id COLLATE "C"
         LIMIT %s
     """

@@ -31,7 +31,18 @@ from memorist.providers import ProviderContext, ProviderOptions, VectorStore
 from memorist.records import MemoryRecord, StoreHit
 from pydantic import Field, model_validator
 
-from .keyword import DocumentFrequencies, TableStats, bm25_select, query_lexemes, ts_rank_select, tsquery_text
+from .keyword import (
+    SHORTLIST_FACTOR,
+    SHORTLIST_MIN,
+    DocumentFrequencies,
+    TableStats,
+    bm25_select,
+    idf,
+    query_lexemes,
+    quote_lexeme,
+    ts_rank_select,
+    tsquery_text,
+)
 from .pool import ConnectionPool
 from .schema import RECORD_COLUMNS, VECTOR, ensure_table, from_row, quote_ident, to_params
 from .sql import FALSE, Bounds, Sql, compile_filter
@@ -285,14 +296,19 @@ class PgVectorStore(VectorStore):
             tsquery = tsquery_text(lexemes)
             if options.keyword_ranking == "bm25":
                 rows_n, avgdl = self._stats.get(cur, self._table)
-                statement = bm25_select(self._table, _M_COLUMNS, sql.text)
+                idfs = [idf(rows_n, df) for df in self._frequencies.get(cur, self._table, lexemes)]
+                statement = bm25_select(self._table, _M_COLUMNS, sql.text, len(lexemes))
+                per_term = [value for lx, w in zip(lexemes, idfs, strict=True) for value in (quote_lexeme(lx), w)]
+                shortlist = max(limit * SHORTLIST_FACTOR, SHORTLIST_MIN)
                 params: tuple[Any, ...] = (
-                    rows_n,
-                    lexemes,
-                    self._frequencies.get(cur, self._table, lexemes),
-                    avgdl,
                     tsquery,
                     *sql.params,
+                    *per_term,
+                    avgdl,
+                    shortlist,
+                    lexemes,
+                    idfs,
+                    avgdl,
                     limit,
                 )
             else:
