@@ -114,8 +114,12 @@ class DocumentFrequencies:
 
     def get(self, cur: Any, table_sql: str, lexemes: list[str]) -> list[float]:
         now = time.monotonic()
+        known: dict[str, float] = {}
         with self._lock:
-            known = {lx: c for lx, (c, at) in self._counts.items() if lx in lexemes and now - at < STATS_SECONDS}
+            for lexeme in lexemes:  # a lookup per query lexeme, never a pass over the cache
+                entry = self._counts.get(lexeme)
+                if entry is not None and now - entry[1] < STATS_SECONDS:
+                    known[lexeme] = entry[0]
         missing = [lx for lx in lexemes if lx not in known]
         if missing:
             cur.execute(
