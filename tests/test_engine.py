@@ -156,6 +156,27 @@ def test_search_scores_are_in_range_and_deterministic(memory: Memory) -> None:
     assert "nurse" in first[0].record.text
 
 
+def test_a_memory_deleted_while_a_search_ranks_is_left_out_and_the_next_fills_in(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for text in ["I work as a nurse in Denver.", "I love hiking in the Alps.", "My dog Rex loves the beach."]:
+        say(memory, text)
+    before = memory.search("Where does Caroline work?", user_id="u1", top_k=2, threshold=0.0)
+    store = memory.components.vector_store
+    fetch = store.fetch
+
+    def delete_then_fetch(matches: list) -> dict:
+        # Another request deletes the best hit after the retrievers saw it, before its record is read.
+        if before[0].record.id in {m.id for m in matches}:
+            store.delete([before[0].record.id])
+        return fetch(matches)
+
+    monkeypatch.setattr(store, "fetch", delete_then_fetch)
+    after = memory.search("Where does Caroline work?", user_id="u1", top_k=2, threshold=0.0)
+    assert [h.record.id for h in after][:1] == [before[1].record.id]
+    assert len(after) == 2 and before[0].record.id not in {h.record.id for h in after}
+
+
 def test_explain_returns_every_signal(memory: Memory) -> None:
     say(memory, "I ran a charity race for mental health.", speaker="Melanie")
     hit = memory.search("Did Melanie run a charity race?", user_id="u1", explain=True)[0]

@@ -9,13 +9,14 @@ import textwrap
 import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 from memorist.errors import ConfigurationError, DimensionMismatchError, InvalidFilterError
-from memorist.filters import Condition, Not, parse_filter
+from memorist.filters import Condition, Not, evaluate, parse_filter
 from memorist.plugins import load_plugins
 from memorist.providers import ProviderContext
 from memorist.registry import ProviderRegistry
@@ -420,3 +421,104 @@ def test_commit_conflicts_are_retried_other_errors_are_not() -> None:
     with pytest.raises(ValueError):
         retry(broken, retries=5)
     assert len(calls) == 1
+
+
+# -- search strategy: postfilter, lean matches, exact mode ------------------------------------
+
+
+def _scoped(user: str, now: datetime) -> Any:
+    """What search filters by: tenant, one user, not expired."""
+    from memorist.engine.scope import not_expired, tenant
+    from memorist.filters import conjoin
+
+    return conjoin(tenant("default", "default"), parse_filter({"user_id": user}), not_expired(now))
+
+
+def test_a_filter_keeping_most_rows_is_applied_after_the_search_with_the_same_results(tmp_path: Path) -> None:
+    dim = 16
+    now = datetime.now(UTC)
+    vectors = random_vectors(400, dim, seed=11)
+    # "big" owns 90% of the rows, and a third of its rows have expired (the filter drops them
+    # after a postfilter search, so some queries need the prefilter retry); "small" owns 10%.
+    records = [
+        make_record(
+            f"r{i:03d}",
+            f"note {i} about {'tea' if i % 3 else 'coffee'}",
+            user_id="small" if i % 10 == 0 else "big",
+            expires_at=now - timedelta(days=1) if i % 10 and i % 3 == 0 else None,
+        )
+        for i in range(400)
+    ]
+    planned = open_store(tmp_path / "planned", dim, optimize_every=0)
+    always_before = open_store(tmp_path / "before", dim, optimize_every=0, postfilter_min_fraction=2.0)
+    for store in (planned, always_before):
+        store.upsert(records, vectors)
+    big, small = _scoped("big", now), _scoped("small", now)
+    assert planned._planner.postfilter_limit(planned._t(), big, 10) is not None
+    assert planned._planner.postfilter_limit(planned._t(), small, 10) is None
+    assert always_before._planner.postfilter_limit(always_before._t(), big, 10) is None
+    for where in (big, small):
+        for i in range(0, 400, 37):
+            for k in (1, 10, 60):
+                expected = always_before.match_vector(vectors[i], k, where)
+                got = planned.match_vector(vectors[i], k, where)
+                assert [m.id for m in got] == [m.id for m in expected]
+                assert all(evaluate(where, r) for r in planned.fetch(got).values())
+                assert [h.record.id for h in planned.search_vector(vectors[i], k, where)] == [m.id for m in expected]
+            assert [m.id for m in planned.match_keyword("coffee note", 30, where)] == [
+                m.id for m in always_before.match_keyword("coffee note", 30, where)
+            ]
+
+
+def test_a_stale_fraction_costs_a_retry_not_a_wrong_answer(tmp_path: Path) -> None:
+    dim = 16
+    now = datetime.now(UTC)
+    store = open_store(tmp_path, dim, optimize_every=0)
+    store.upsert([make_record(f"a{i:03d}", user_id="alice") for i in range(50)], random_vectors(50, dim, seed=1))
+    alice = _scoped("alice", now)
+    assert store._planner.postfilter_limit(store._t(), alice, 10) is not None  # alice is the whole table
+    # Bob's rows now outnumber alice's 20 to 1, and are nearer the query; the cached fraction still says 1.0.
+    query = unit(dim, 1)
+    bob_vectors = np.stack([unit(dim, 1, 0.001 * i) for i in range(1000)])
+    store.upsert([make_record(f"b{i:04d}", user_id="bob") for i in range(1000)], bob_vectors)
+    assert store._planner.postfilter_limit(store._t(), alice, 10) is not None
+    hits = store.match_vector(query, 10, alice)
+    assert len(hits) == 10 and all(m.id.startswith("a") for m in hits)
+
+
+def test_fetch_finds_records_whose_rows_moved_since_the_search(tmp_path: Path) -> None:
+    store = open_store(tmp_path, optimize_every=0)
+    vectors = random_vectors(60, DIM, seed=5)
+    records = [make_record(f"m{i:02d}", user_id="u") for i in range(60)]
+    for start in range(0, 60, 10):  # six fragments
+        store.upsert(records[start : start + 10], vectors[start : start + 10])
+    matches = store.match_vector(vectors[25], 20)
+    assert all(m.record is None and m.handle is not None for m in matches)
+    by_id = {r.id: r for r in records}
+    # An update rewrites its row elsewhere (the old address now holds nothing), a delete
+    # empties one; the rest come back by address, in the address order of the table.
+    changed = make_record(matches[0].id, "changed since the search", user_id="u")
+    store.upsert([changed], vectors[int(changed.id[1:]) : int(changed.id[1:]) + 1])
+    store.delete([matches[1].id])
+    by_id[changed.id] = changed
+    assert store.fetch(matches) == {m.id: by_id[m.id] for m in matches[2:]} | {changed.id: changed}
+    store.delete(["m00", "m11", "m33"])
+    store.optimize()  # compaction rewrites the fragments: no old row address is valid now
+    gone = {matches[1].id, "m00", "m11", "m33"}
+    assert store.fetch(matches) == {m.id: by_id[m.id] for m in matches if m.id not in gone}
+
+
+def test_exact_mode_ignores_an_index_built_earlier(tmp_path: Path) -> None:
+    dim = 32
+    indexed = open_store(tmp_path, dim, vector_index="ivf_hnsw_sq", vector_index_min_rows=1000, optimize_every=0)
+    vectors = random_vectors(1200, dim, seed=3)
+    indexed.upsert([make_record(f"r{i:04d}") for i in range(1200)], vectors)
+    indexed.optimize()
+    ann_plan = indexed._vector_query(vectors[0])(["id"], 10).limit(10).explain_plan()
+    indexed.close()
+    exact = open_store(tmp_path, dim, optimize_every=0)
+    exact_plan = exact._vector_query(vectors[0])(["id"], 10).limit(10).explain_plan()
+    assert "ANNSubIndex" in ann_plan and "ANNSubIndex" not in exact_plan and "KNNVectorDistance" in exact_plan
+    for query in vectors[:50:7] + 0.3 * random_vectors(8, dim, seed=9):
+        truth = np.argsort(-(vectors @ query / np.linalg.norm(query)), kind="stable")[:10]
+        assert [h.record.id for h in exact.search_vector(query, 10)] == [f"r{i:04d}" for i in truth]

@@ -27,6 +27,7 @@ from .records import (
     ExtractionRequest,
     MemoryRecord,
     StoreHit,
+    StoreMatch,
 )
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -142,6 +143,24 @@ class VectorStore(Provider):
     @abstractmethod
     def search_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreHit]:
         """Best ``k`` by full-text (BM25) relevance, best first. Query syntax is not interpreted."""
+
+    def match_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreMatch]:
+        """``search_vector`` for ranking: the same hits, which need not carry whole records
+        (see :class:`StoreMatch`); whole ones come from ``fetch``."""
+        return [StoreMatch.of(hit) for hit in self.search_vector(vector, k, where)]
+
+    def match_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreMatch]:
+        """``search_keyword`` for ranking, as ``match_vector`` is for ``search_vector``."""
+        return [StoreMatch.of(hit) for hit in self.search_keyword(query, k, where)]
+
+    def fetch(self, matches: Sequence[StoreMatch]) -> dict[str, MemoryRecord]:
+        """The whole records of ``matches``, by id. One deleted since its search is missing,
+        unless the match carried its record (then that comes back as it was)."""
+        found = {m.id: m.record for m in matches if m.record is not None}
+        missing = [m.id for m in matches if m.record is None]
+        if missing:
+            found.update((record.id, record) for record in self.get(missing))
+        return found
 
     def sequence(self, where: Filter | None = None, limit: int | None = None) -> list[str] | None:
         """Ids of the records ``where`` accepts in the order they were stored: oldest

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, overload
 
@@ -126,6 +127,32 @@ class StoreHit(BaseModel):
     record: MemoryRecord
     score: float
     vector: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoreMatch:
+    """A search hit as ranking needs it: the id, the store's raw score and when the fact
+    was observed (temporal scoring), without necessarily the whole record.
+
+    Search ranks a few hundred candidates and returns a handful; a store that
+    pays per column read (LanceDB reads each column of each hit separately)
+    answers ``match_*`` with these and hands over whole records only for the
+    winners (``VectorStore.fetch``). ``record`` is set when the store read it
+    anyway; ``vector`` as on :class:`StoreHit`; ``handle`` is the store's own
+    locator for ``fetch`` (a row address), opaque to everyone else. A plain
+    dataclass, not a model: search builds hundreds per query.
+    """
+
+    id: str
+    score: float
+    observed_at: datetime
+    vector: Any = None
+    record: MemoryRecord | None = None
+    handle: Any = None
+
+    @classmethod
+    def of(cls, hit: StoreHit) -> StoreMatch:
+        return cls(hit.record.id, hit.score, hit.record.observed_at, hit.vector, hit.record)
 
 
 class ExtractedFact(BaseModel):

@@ -70,7 +70,7 @@ def missing_columns(schema: pa.Schema) -> list[str]:
     return [name for name in RECORD_COLUMNS if name not in schema.names]
 
 
-def _utc(value: datetime | None) -> datetime | None:
+def as_utc(value: datetime | None) -> datetime | None:
     """Aware UTC; a naive datetime is taken to be UTC already (what ``utcnow`` makes)."""
     if value is None:
         return None
@@ -84,7 +84,7 @@ def to_arrow(records: Sequence[MemoryRecord], vectors: np.ndarray, dimension: in
         for name in RECORD_COLUMNS:
             value = getattr(record, name)
             if name in _DATE_COLUMNS:
-                value = _utc(value)
+                value = as_utc(value)
             elif name == "metadata":
                 value = metadata_json(to_jsonable_python(value))
             elif name == "categories":
@@ -98,7 +98,7 @@ def to_arrow(records: Sequence[MemoryRecord], vectors: np.ndarray, dimension: in
 
 def _record(values: dict[str, Any]) -> MemoryRecord:
     for name in _DATE_COLUMNS:
-        values[name] = _utc(values[name])
+        values[name] = as_utc(values[name])
     values["metadata"] = json.loads(values["metadata"]) if values["metadata"] else {}
     values["categories"] = list(values["categories"] or [])
     # Rows were validated when written; construct without re-validating (hot path of search).

@@ -37,7 +37,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar
 
@@ -46,9 +46,10 @@ import pyarrow as pa
 from memorist.errors import ConfigurationError, DimensionMismatchError
 from memorist.filters import Filter, evaluate
 from memorist.providers import ProviderContext, ProviderOptions, VectorStore
-from memorist.records import MemoryRecord, StoreHit
+from memorist.records import MemoryRecord, StoreHit, StoreMatch
 from pydantic import Field
 
+from .planner import FilterPlanner
 from .schema import RECORD_COLUMNS, VECTOR, from_arrow, to_arrow, vectors_of
 from .sql import FALSE, TRUE, Bounds, compile_filter, quote
 from .table import FtsSettings, build_vector_index, ensure_indexes, open_table, retry
@@ -64,6 +65,8 @@ T = TypeVar("T")
 _SEQUENCE_CACHE = 256
 #: Ids per ``id IN (...)`` clause: keeps SQL text bounded for huge batches.
 _ID_CHUNK = 500
+#: What a lean search reads per hit (see ``StoreMatch``): not the text, metadata or scope.
+_MATCH_COLUMNS = ["id", "observed_at", "_rowid"]
 #: Word characters: what the FTS tokenizer indexes. Anything else in a query is dropped,
 #: so no query text is read as search syntax (quotes, ``AND``-style operators, ``~``).
 _TERM = re.compile(r"[^\W_]+")
@@ -97,8 +100,15 @@ class LanceDBVectorStore(VectorStore):
         vector_index_min_rows: int = Field(100_000, ge=1_000)
         nprobes: int = Field(20, ge=1)
         #: Re-rank ``k * refine_factor`` ANN candidates with exact cosine, so scores stay
-        #: exact (quantized indexes alone report distorted distances).
+        #: exact (quantized indexes alone report distorted distances) ...
         refine_factor: int = Field(5, ge=1)
+        #: ... but no more than this many rows (never fewer than ``k``): a deep search (the
+        #: engine asks for 100+ candidates) already holds the true neighbours, and re-reading
+        #: five times its rows would double its cost.
+        refine_max_rows: int = Field(300, ge=1)
+        #: Apply a scope filter after the search, not before, when it keeps at least this
+        #: fraction of the table (see ``memorist_lancedb.planner``); above 1 = always before.
+        postfilter_min_fraction: float = Field(0.5, gt=0.0)
         #: Attempts after a commit conflict with another process.
         commit_retries: int = Field(5, ge=0)
 
@@ -117,6 +127,7 @@ class LanceDBVectorStore(VectorStore):
         self._idle_timer: threading.Timer | None = None
         self._sequence_lock = threading.Lock()
         self._sequences: OrderedDict[tuple[str, int | None], tuple[int, list[str] | None]] = OrderedDict()
+        self._planner = FilterPlanner(options.postfilter_min_fraction)
         import lancedb
 
         self._db: Any = lancedb.connect(str(self._path), read_consistency_interval=timedelta(0))
@@ -178,6 +189,7 @@ class LanceDBVectorStore(VectorStore):
 
     def reset(self) -> None:
         self._write(lambda: self._t().delete(TRUE))
+        self._planner.forget()
         self._optimize()
 
     def _write(self, operation: Callable[[], T]) -> T:
@@ -281,38 +293,56 @@ class LanceDBVectorStore(VectorStore):
                     yield record
 
     def search_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreHit]:
+        return self._search(self._vector_query(vector), _similarities, k, where, lean=False)  # type: ignore[return-value]
+
+    def match_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreMatch]:
+        return self._search(self._vector_query(vector), _similarities, k, where, lean=True)  # type: ignore[return-value]
+
+    def search_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreHit]:
+        build = self._keyword_query(query)
+        return [] if build is None else self._search(build, _bm25, k, where, lean=False)  # type: ignore[return-value]
+
+    def match_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreMatch]:
+        build = self._keyword_query(query)
+        return [] if build is None else self._search(build, _bm25, k, where, lean=True)  # type: ignore[return-value]
+
+    def fetch(self, matches: Sequence[StoreMatch]) -> dict[str, MemoryRecord]:
+        """Whole records of lean matches by their row addresses, checked against the ids: an
+        optimize since the search may have moved rows, and those are looked up by id."""
+        found = {m.id: m.record for m in matches if m.record is not None}
+        addressed = [m for m in matches if m.record is None and m.handle is not None]
+        if addressed:
+            table = self._t().take_row_ids([m.handle for m in addressed]).select(RECORD_COLUMNS).to_arrow()
+            wanted = {m.id for m in addressed}
+            found.update((r.id, r) for r in from_arrow(table) if r.id in wanted)
+        missing = [m.id for m in matches if m.id not in found]
+        if missing:
+            found.update((r.id, r) for r in self.get(missing))
+        return found
+
+    def _vector_query(self, vector: np.ndarray) -> Callable[[list[str], int], Any]:
+        """A builder of cosine searches for ``vector``, given the columns to read and the limit."""
         query_vector = np.asarray(vector, dtype=np.float32).reshape(-1)
         self._check_dimension(query_vector.shape[0])
 
-        def build(limit: int, upper: str) -> Any:
-            query = (
-                self._t()
-                .search(query_vector, vector_column_name=VECTOR)
-                .distance_type("cosine")
-                .select([*RECORD_COLUMNS, "_distance"])
-            )
-            if self.options.vector_index != "none":
-                query = query.nprobes(self.options.nprobes)
-                query = query.refine_factor(self.options.refine_factor)
-            if upper != TRUE:
-                query = query.where(upper, prefilter=True)
-            return query.limit(limit)
+        def build(columns: list[str], limit: int) -> Any:
+            query = self._t().search(query_vector, vector_column_name=VECTOR).distance_type("cosine")
+            query = query.select([*columns, "_distance"])
+            if self.options.vector_index == "none":
+                return query.bypass_vector_index()  # exact, even over an index built earlier
+            factor = max(1, min(self.options.refine_factor, self.options.refine_max_rows // limit))
+            return query.nprobes(self.options.nprobes).refine_factor(factor)
 
-        def scores(table: pa.Table) -> np.ndarray:
-            # NaN (a zero vector on either side) scores 0.
-            similarity = 1.0 - np.nan_to_num(_float_column(table, "_distance"), nan=1.0)
-            return np.clip(similarity, -1.0, 1.0)
+        return build
 
-        return self._top_k(build, scores, k, where)
-
-    def search_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreHit]:
+    def _keyword_query(self, query: str) -> Callable[[list[str], int], Any] | None:
+        """A builder of BM25 searches for ``query``'s words (None: no words), given the columns."""
         terms = " ".join(_TERM.findall(query))
         if not terms:
-            return []
-
+            return None
         from lancedb.query import FullTextOperator, MatchQuery
 
-        def build(limit: int, upper: str) -> Any:
+        def build(columns: list[str], limit: int) -> Any:
             fts = MatchQuery(
                 terms,
                 "text",
@@ -323,49 +353,71 @@ class LanceDBVectorStore(VectorStore):
                 prefix_length=0,
                 document_granularity=None,
             )
-            builder = self._t().search(fts, query_type="fts").select([*RECORD_COLUMNS, VECTOR, "_score"])
-            if upper != TRUE:
-                builder = builder.where(upper, prefilter=True)
-            return builder.limit(limit)
+            # Keyword hits carry their vectors: search scores their similarity without a query.
+            return self._t().search(fts, query_type="fts").select([*columns, VECTOR, "_score"])
 
-        return self._top_k(build, lambda table: _float_column(table, "_score"), k, where, with_vectors=True)
+        return build
 
-    def _top_k(
+    def _search(
         self,
-        build: Callable[[int, str], Any],
+        build: Callable[[list[str], int], Any],
         scores: Callable[[pa.Table], np.ndarray],
         k: int,
         where: Filter | None,
-        with_vectors: bool = False,
-    ) -> list[StoreHit]:
-        """The best ``k`` hits ``where`` accepts (keyword hits carry their vectors).
+        lean: bool,
+    ) -> list[StoreHit] | list[StoreMatch]:
+        """The best ``k`` hits ``where`` accepts, as whole records or (``lean``) matches.
 
-        With an exact filter one query suffices. Otherwise the SQL superset is
-        searched for more candidates than needed and ``evaluate`` drops the
-        rest; if too few survive and the search was not exhausted, it is
-        repeated with a larger limit.
+        A filter that keeps most of the table is applied after the search (see
+        :mod:`.planner`); if too few rows survive, the search runs again with a
+        prefilter. With an exact prefilter one query suffices. Otherwise the SQL
+        superset is searched for more candidates than needed and ``evaluate``
+        drops the rest (on whole records, so such a search is never lean); if
+        too few survive and the search was not exhausted, it is repeated with
+        a larger limit.
         """
         bounds = compile_filter(where)
         if k <= 0 or bounds.upper == FALSE:
             return []
+        read_records = not (lean and bounds.exact)
+        columns = RECORD_COLUMNS if read_records else _MATCH_COLUMNS
+
+        def run(limit: int, prefilter: bool) -> tuple[list[Any], int]:
+            query = build(columns, limit)
+            if bounds.upper != TRUE:
+                query = query.where(bounds.upper, prefilter=prefilter)
+            table = query.limit(limit).to_arrow()
+            if not read_records:
+                return _matches(table, scores), table.num_rows
+            hits = self._hits(table, scores, where, bounds)
+            return ([StoreMatch.of(h) for h in hits] if lean else hits), table.num_rows
+
+        if bounds.upper != TRUE:
+            limit = self._planner.postfilter_limit(self._t(), where, k)
+            if limit is not None:
+                found, _ = run(limit, False)
+                if len(found) >= k:
+                    return _best(found, k)
         limit = k if bounds.exact else max(4 * k, 32)
         while True:
-            table = build(limit, bounds.upper).to_arrow()
-            records = from_arrow(table)
-            row_scores = scores(table)
-            vectors = vectors_of(table, self._dimension) if with_vectors else None
-            hits = [
-                StoreHit.model_construct(
-                    record=record, score=float(row_scores[i]), vector=None if vectors is None else vectors[i]
-                )
-                for i, record in enumerate(records)
-                if where is None or bounds.exact or evaluate(where, record)
-            ]
-            if len(hits) >= k or table.num_rows < limit:
-                break
+            found, rows = run(limit, True)
+            if len(found) >= k or rows < limit:
+                return _best(found, k)
             limit *= 4
-        hits.sort(key=lambda h: (-h.score, h.record.id))
-        return hits[:k]
+
+    def _hits(
+        self, table: pa.Table, scores: Callable[[pa.Table], np.ndarray], where: Filter | None, bounds: Bounds
+    ) -> list[StoreHit]:
+        """Whole-record hits of one search that ``where`` accepts (vectors when selected)."""
+        row_scores = scores(table)
+        vectors = vectors_of(table, self._dimension) if VECTOR in table.column_names else None
+        return [
+            StoreHit.model_construct(
+                record=record, score=float(row_scores[i]), vector=None if vectors is None else vectors[i]
+            )
+            for i, record in enumerate(from_arrow(table))
+            if where is None or bounds.exact or evaluate(where, record)
+        ]
 
     def sequence(self, where: Filter | None = None, limit: int | None = None) -> list[str] | None:
         bounds = compile_filter(where)
@@ -431,6 +483,40 @@ class LanceDBVectorStore(VectorStore):
             raise DimensionMismatchError(
                 f"vector store at {self._path} holds {self._dimension}-dimensional vectors; got a vector of {size}"
             )
+
+
+def _matches(table: pa.Table, scores: Callable[[pa.Table], np.ndarray]) -> list[StoreMatch]:
+    """Lean hits of one search, each with its row address for ``fetch``."""
+    row_scores = scores(table)
+    vectors = vectors_of(table, table.schema.field(VECTOR).type.list_size) if VECTOR in table.column_names else None
+    ids = table.column("id").to_pylist()
+    observed = [_aware(moment) for moment in table.column("observed_at").to_pylist()]
+    rows = table.column("_rowid").to_pylist()
+    return [
+        StoreMatch(ids[i], float(row_scores[i]), observed[i], None if vectors is None else vectors[i], None, rows[i])
+        for i in range(len(ids))
+    ]
+
+
+def _aware(moment: datetime) -> datetime:
+    """A stored (never null) timestamp as aware UTC."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def _best(hits: list[Any], k: int) -> list[Any]:
+    """Best ``k`` by score, ties by id (hits are StoreHit or StoreMatch)."""
+    hits.sort(key=lambda h: (-h.score, h.id if isinstance(h, StoreMatch) else h.record.id))
+    return hits[:k]
+
+
+def _similarities(table: pa.Table) -> np.ndarray:
+    """Cosine similarity from LanceDB's cosine distance; NaN (a zero vector on either side) scores 0."""
+    similarity = 1.0 - np.nan_to_num(_float_column(table, "_distance"), nan=1.0)
+    return np.clip(similarity, -1.0, 1.0)
+
+
+def _bm25(table: pa.Table) -> np.ndarray:
+    return _float_column(table, "_score")
 
 
 def _float_column(table: pa.Table, name: str) -> np.ndarray:

@@ -569,6 +569,52 @@ class VectorStoreContract:
         assert [h.record.id for h in store.search_keyword("tea", 5, where)] == ["a1"]
         assert store.search_keyword("tea", 5, parse_filter({"user_id": "carol"})) == []
 
+    # -- lean matches (what search ranks) and fetch ---------------------------------------------
+
+    @pytest.mark.parametrize(
+        "raw",
+        [None, {"user_id": "alice"}, {"metadata.topic": {"ne": "drinks"}}, {"user_id": "bob", "agent_id": "*"}],
+        ids=["all", "scope", "metadata", "scope-and-wildcard"],
+    )
+    def test_matches_agree_with_searches_and_fetch_returns_whole_records(
+        self, store: VectorStore, raw: dict[str, Any] | None
+    ) -> None:
+        records = filter_dataset()
+        vectors = self.load(store, records)
+        by_id = {r.id: r for r in records}
+        where = parse_filter(raw) if raw is not None else None
+        for query in (vectors[0], vectors[5]):
+            hits = store.search_vector(query, 4, where)
+            matches = store.match_vector(query, 4, where)
+            assert [m.id for m in matches] == [h.record.id for h in hits]
+            assert [m.score for m in matches] == pytest.approx([h.score for h in hits], abs=1e-5)
+            assert [m.observed_at for m in matches] == [by_id[m.id].observed_at for m in matches]
+            assert store.fetch(matches) == {m.id: by_id[m.id] for m in matches}
+        hits = store.search_keyword("tea morning", 5, where)
+        matches = store.match_keyword("tea morning", 5, where)
+        assert [m.id for m in matches] == [h.record.id for h in hits]
+        assert [m.score for m in matches] == pytest.approx([h.score for h in hits], rel=1e-5)
+        for match in matches:  # keyword matches carry their vectors, as keyword hits may
+            if match.vector is not None:
+                index = next(i for i, r in enumerate(records) if r.id == match.id)
+                assert np.asarray(match.vector) == pytest.approx(vectors[index], abs=1e-6)
+        assert store.fetch(matches) == {m.id: by_id[m.id] for m in matches}
+        assert store.match_keyword("  ", 5, where) == []
+        assert store.match_vector(vectors[0], 0, where) == []
+
+    def test_fetch_after_a_delete_returns_the_rest(self, store: VectorStore) -> None:
+        records = filter_dataset()
+        vectors = self.load(store, records)
+        matches = store.match_vector(vectors[0], 5)
+        gone = matches[1]
+        assert store.delete([gone.id]) == 1
+        fetched = store.fetch(matches)
+        # A match that carried its record may hand it back; a lean one cannot find it.
+        assert {m.id for m in matches} - {gone.id} <= set(fetched) <= {m.id for m in matches}
+        if gone.record is None:
+            assert gone.id not in fetched
+        assert all(fetched[m.id] == next(r for r in records if r.id == m.id) for m in matches if m.id != gone.id)
+
     # -- filters -----------------------------------------------------------------------------
 
     @pytest.mark.parametrize(("case", "raw"), FILTER_CASES, ids=[c for c, _ in FILTER_CASES])

@@ -41,7 +41,7 @@ import numpy as np
 
 from ..components import Components
 from ..filters import And, Condition, Filter
-from ..records import ENTITY_SCOPE_FIELDS, EntityMention, MemoryRecord, Scope
+from ..records import ENTITY_SCOPE_FIELDS, EntityMention, MemoryRecord, Scope, StoreMatch
 from ..settings import EngineSettings
 from .entities import EntityGraph, EntityMatch, scope_key
 from .scope import equality_values
@@ -58,7 +58,8 @@ COMMON_ENTITY_WEIGHT = 0.35
 
 @dataclass
 class Candidate:
-    record: MemoryRecord
+    #: The hit as a retriever returned it (the whole record is fetched for the winners only).
+    match: StoreMatch
     semantic: float = 0.0
     keyword_raw: float = 0.0
     keyword: float = 0.0
@@ -93,8 +94,9 @@ class HybridSearch:
         self._c = components
         self._graph = graph
         self._s = settings
-        # Keyword search and entity lookup run while the query is embedded (both release the GIL).
-        self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memorist-search")
+        # Embedding, keyword search, entity lookup and the stored-order read overlap (each
+        # releases the GIL); sized for a few concurrent searches of the same engine.
+        self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="memorist-search")
 
     def search(
         self,
@@ -111,7 +113,6 @@ class HybridSearch:
         pool = min(max(self._s.candidate_pool, top_k * 3), 5000)
         mentions = self._c.entity_extractor.extract(query)
         keys = self._scope_keys(where, org_id, project_id)
-        # The graph is consulted while the query is embedded: both mostly wait outside the GIL.
         match_future = self._pool.submit(self._graph.match, mentions, keys) if mentions else None
         context_weight = self._s.context_weight
         conversation = self._conversation(where, org_id, project_id)
@@ -120,30 +121,33 @@ class HybridSearch:
             if conversation is not None and context_weight > 0 and self._s.context_max_memories > 0
             else None
         )
-        query_vector = self._c.embedder.embed([query], "query")[0]
+        # The embedding runs beside the graph lookup, then beside the keyword query.
+        embedding = self._pool.submit(self._c.embedder.embed, [query], "query")
         matches = match_future.result() if match_future is not None else []
         focused = focus_query(query, mentions, matches) if self._s.focus_queries else query
-        keyword_future = self._pool.submit(self._c.vector_store.search_keyword, focused, pool, where)
+        keyword_future = self._pool.submit(self._c.vector_store.match_keyword, focused, pool, where)
         links_future = self._pool.submit(self._entity_links, matches, pool) if matches else None
-        if focused != query:
+        focused_embedding = self._pool.submit(self._c.embedder.embed, [focused], "query") if focused != query else None
+        query_vector = embedding.result()[0]
+        if focused_embedding is not None:
             # Mean of the full and the focused query: the focus without losing what the names add.
-            query_vector = query_vector + self._c.embedder.embed([focused], "query")[0]
+            query_vector = query_vector + focused_embedding.result()[0]
             query_vector = query_vector / (np.linalg.norm(query_vector) or 1.0)
         candidates: dict[str, Candidate] = {}
-        vector_hits = self._c.vector_store.search_vector(query_vector, pool, where)
+        vector_hits = self._c.vector_store.match_vector(query_vector, pool, where)
         for hit in vector_hits:
-            candidates[hit.record.id] = Candidate(hit.record, semantic=_clip(hit.score))
+            candidates[hit.id] = Candidate(hit, semantic=_clip(hit.score))
         # Memories the vector search did not return are at most this similar to the query.
         semantic_floor = _clip(vector_hits[-1].score) if len(vector_hits) >= pool else 0.0
         missing_semantic: set[str] = set()
         for hit in keyword_future.result():
-            cand = candidates.get(hit.record.id)
+            cand = candidates.get(hit.id)
             if cand is None:
-                cand = candidates[hit.record.id] = Candidate(hit.record)
+                cand = candidates[hit.id] = Candidate(hit)
                 if hit.vector is not None:
                     cand.semantic = _clip(float(np.dot(hit.vector, query_vector)))
                 else:
-                    missing_semantic.add(hit.record.id)
+                    missing_semantic.add(hit.id)
             cand.keyword_raw = max(0.0, hit.score)
         if links_future is not None:
             self._entity_signal(matches, links_future.result(), where, candidates, pool, query_vector)
@@ -155,7 +159,7 @@ class HybridSearch:
         weights = weights / weights.sum() if weights.sum() > 0 else np.array([1.0, 0.0, 0.0])
         for cand in candidates.values():
             cand.keyword = min(1.0, cand.keyword_raw / best_keyword)
-            cand.temporal = temporal_score(period, cand.record)
+            cand.temporal = temporal_score(period, cand.match.observed_at)
             base = float(weights @ np.array([cand.semantic, cand.keyword, cand.entity]))
             bonus = self._s.temporal_weight * cand.temporal * (1.0 - base)
             cand.score = max(0.0, min(1.0, base + bonus))
@@ -164,11 +168,25 @@ class HybridSearch:
             outside = float(weights[0]) * semantic_floor
             self._context_signal(order, candidates, outside, context_weight)
 
-        ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.record.id))
+        ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.match.id))
         ranked = [c for c in ranked if c.score >= threshold] if threshold > 0 else ranked
         if rerank and ranked:
             return self._rerank(query, ranked, top_k, explain)
-        return [SearchHit(c.record, c.score, c.details() if explain else None) for c in ranked[:top_k]]
+        return [
+            SearchHit(record, c.score, c.details() if explain else None) for c, record in self._records(ranked, top_k)
+        ]
+
+    def _records(self, ranked: list[Candidate], count: int) -> list[tuple[Candidate, MemoryRecord]]:
+        """The first ``count`` candidates with their whole records, skipping any deleted since
+        the retrievers saw them."""
+        out: list[tuple[Candidate, MemoryRecord]] = []
+        start = 0
+        while len(out) < count and start < len(ranked):
+            window = ranked[start : start + count - len(out)]
+            start += len(window)
+            records = self._c.vector_store.fetch([c.match for c in window])
+            out.extend((c, records[c.match.id]) for c in window if c.match.id in records)
+        return out
 
     def close(self) -> None:
         """Stop the retrieval threads (the engine is being replaced or closed)."""
@@ -203,9 +221,9 @@ class HybridSearch:
         if not extra:
             return
         restricted = And((where, Condition("id", "in", tuple(extra))))
-        for hit in self._c.vector_store.search_vector(query_vector, len(extra), restricted):
-            cand = candidates[hit.record.id] = Candidate(hit.record, semantic=_clip(hit.score))
-            self._apply_entities(cand, links[hit.record.id], by_id)
+        for hit in self._c.vector_store.match_vector(query_vector, len(extra), restricted):
+            cand = candidates[hit.id] = Candidate(hit, semantic=_clip(hit.score))
+            self._apply_entities(cand, links[hit.id], by_id)
 
     @staticmethod
     def _context_signal(
@@ -282,14 +300,14 @@ class HybridSearch:
         for start in range(0, len(ordered), 500):
             chunk = tuple(ordered[start : start + 500])
             restricted = And((where, Condition("id", "in", chunk)))
-            for hit in self._c.vector_store.search_vector(query_vector, len(chunk), restricted):
-                if hit.record.id in candidates:
-                    candidates[hit.record.id].semantic = _clip(hit.score)
+            for hit in self._c.vector_store.match_vector(query_vector, len(chunk), restricted):
+                if hit.id in candidates:
+                    candidates[hit.id].semantic = _clip(hit.score)
 
     def _rerank(self, query: str, ranked: list[Candidate], top_k: int, explain: bool) -> list[SearchHit]:
-        window = ranked[: max(top_k * 3, 20)]
-        by_id = {c.record.id: c for c in window}
-        reordered = self._c.reranker.rerank(query, [(c.record, c.score) for c in window], top_k)
+        window = self._records(ranked, max(top_k * 3, 20))
+        by_id = {c.match.id: c for c, _ in window}
+        reordered = self._c.reranker.rerank(query, [(record, c.score) for c, record in window], top_k)
         hits = []
         for record, score in reordered[:top_k]:
             details = None

@@ -13,8 +13,6 @@ from datetime import UTC, datetime, timedelta
 
 from dateutil.relativedelta import relativedelta
 
-from ..records import MemoryRecord
-
 _MONTHS = [
     "january",
     "february",
@@ -75,7 +73,8 @@ def query_period(query: str) -> Period | None:
     return None
 
 
-def temporal_score(period: Period | None, record: MemoryRecord) -> float:
+def temporal_score(period: Period | None, observed_at: datetime) -> float:
+    """How close a memory observed at ``observed_at`` is to the period a query names (0 without one)."""
     if period is None:
         return 0.0
-    return period.closeness(record.observed_at)
+    return period.closeness(observed_at)
