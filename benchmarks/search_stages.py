@@ -1,0 +1,115 @@
+"""Where a search's time goes: each stage of ``Memory.search`` timed alone, then the whole.
+
+    # a store kept by the scale benchmark (--keep), searched as it searched it
+    python benchmarks/search_stages.py --data-dir /data/scale/lancedb-100000 --store lancedb --index ann
+    python benchmarks/search_stages.py --data-dir /data/scale/pgvector-100000 --store pgvector \\
+        --database-url postgresql+psycopg://...
+
+The stages are the calls ``memorist.engine.search.HybridSearch`` makes, with
+the same arguments (candidate pool, the filter a search by one user builds):
+
+- ``embed``: the query embedding;
+- ``graph``: the entity lookup (runs beside the embedding);
+- ``keyword``: ``match_keyword`` (runs beside the embedding and the vector query);
+- ``vector``: ``match_vector`` (waits for the embedding);
+- ``fetch``: whole records of the ``top_k`` winners;
+- ``search``: ``Memory.search`` end to end, stages overlapped as it runs them.
+
+Each stage alone, one after another, on the same queries as the scale
+benchmark: the sum of the stages on the critical path (embed, vector, fetch)
+is what a search cannot go below on this machine with this store, however its
+stages are overlapped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from scale import make_queries  # noqa: E402  (the scale benchmark's queries, same seed)
+
+
+def timed(label: str, count: int, call: Callable[[int], Any]) -> dict[str, float]:
+    """p50/p95 of ``call(i)`` over ``count`` calls after two untimed ones."""
+    for i in range(2):
+        call(i)
+    samples = []
+    for i in range(count):
+        began = time.perf_counter()
+        call(i)
+        samples.append((time.perf_counter() - began) * 1000)
+    samples.sort()
+    result = {"p50_ms": round(statistics.median(samples), 2), "p95_ms": round(samples[int(0.95 * (count - 1))], 2)}
+    print(f"{label:<8} p50 {result['p50_ms']:7.2f} ms   p95 {result['p95_ms']:7.2f} ms", flush=True)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", type=Path, required=True, help="a data directory the scale benchmark kept")
+    parser.add_argument("--store", choices=("lancedb", "pgvector"), default="lancedb")
+    parser.add_argument("--index", choices=("none", "ann"), default="ann", help="as the scale benchmark's modes")
+    parser.add_argument("--database-url", help="pgvector: the database the scale benchmark loaded")
+    parser.add_argument("--queries", type=int, default=60)
+    parser.add_argument("--top-k", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=7, help="the scale benchmark's seed (same queries)")
+    args = parser.parse_args(argv)
+
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    from memorist import Memory
+    from memorist.engine.entities import scope_key
+    from memorist.engine.scope import visible
+    from memorist.filters import Condition
+    from memorist.records import Scope
+
+    settings: dict[str, Any] = {"data_dir": str(args.data_dir)}
+    if args.store == "lancedb":
+        options: dict[str, Any] = {"optimize_every": 0}
+        if args.index == "ann":
+            options.update(vector_index="ivf_hnsw_sq", vector_index_min_rows=1000)
+        settings["vector_store"] = {"provider": "lancedb", "options": options}
+    else:
+        if not args.database_url:
+            parser.error("--database-url is required for pgvector")
+        settings["database"] = {"url": args.database_url}
+        settings["vector_store"] = {"provider": "pgvector", "options": {"url": args.database_url}}
+    memory = Memory.from_config(settings)
+    components = memory.components
+    store = components.vector_store
+    pool = min(max(memory.settings.engine.candidate_pool, args.top_k * 3), 5000)
+    queries = make_queries(args.queries, args.seed)
+    where = visible(Condition("user_id", "eq", "u0"), "default", "default", show_expired=False)
+    scope_keys = [scope_key(Scope(org_id="default", project_id="default", user_id="u0"))]
+    vectors = [components.embedder.embed([q], "query")[0] for q in queries]
+    winners = [store.match_vector(v, args.top_k, where) for v in vectors]
+    print(f"{args.store} ({args.index}) at {args.data_dir}: {store.count()} memories, pool {pool}")
+    n = len(queries)
+    figures = {
+        "embed": timed("embed", n, lambda i: components.embedder.embed([queries[i]], "query")),
+        "graph": timed(
+            "graph",
+            n,
+            lambda i: memory.graph.match(components.entity_extractor.extract(queries[i]), scope_keys),
+        ),
+        "keyword": timed("keyword", n, lambda i: store.match_keyword(queries[i], pool, where)),
+        "vector": timed("vector", n, lambda i: store.match_vector(vectors[i], pool, where)),
+        "fetch": timed("fetch", n, lambda i: store.fetch(winners[i])),
+        "search": timed("search", n, lambda i: memory.search(queries[i], user_id="u0", top_k=args.top_k)),
+    }
+    floor = sum(figures[s]["p50_ms"] for s in ("embed", "vector", "fetch"))
+    print(f"critical path (embed + vector + fetch, p50s): {floor:.1f} ms")
+    memory.close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
