@@ -522,3 +522,39 @@ def test_exact_mode_ignores_an_index_built_earlier(tmp_path: Path) -> None:
     for query in vectors[:50:7] + 0.3 * random_vectors(8, dim, seed=9):
         truth = np.argsort(-(vectors @ query / np.linalg.norm(query)), kind="stable")[:10]
         assert [h.record.id for h in exact.search_vector(query, 10)] == [f"r{i:04d}" for i in truth]
+
+
+def test_reads_use_the_packed_column_which_agrees_with_the_field_columns(tmp_path: Path) -> None:
+    from memorist_lancedb.schema import PACKED, RECORD_COLUMNS, from_arrow
+
+    store = open_store(tmp_path)
+    records = filter_dataset()
+    store.upsert(records, random_vectors(len(records), DIM))
+    assert store._columns == ["id", PACKED]
+    by_columns = from_arrow(store._t().search().select(RECORD_COLUMNS).limit(None).to_arrow())
+    by_packed = from_arrow(store._t().search().select([PACKED]).limit(None).to_arrow())
+    assert (
+        sorted(by_columns, key=lambda r: r.id)
+        == sorted(by_packed, key=lambda r: r.id)
+        == sorted(records, key=lambda r: r.id)
+    )
+
+
+def test_a_table_from_before_the_packed_column_is_read_column_by_column(tmp_path: Path) -> None:
+    import lancedb
+    from memorist_lancedb.schema import PACKED, table_schema
+
+    db = lancedb.connect(str(tmp_path / "lancedb"))
+    db.create_table("memories", schema=table_schema(DIM, packed=False))
+    store = open_store(tmp_path)
+    assert PACKED not in store._t().schema.names and PACKED not in store._columns
+    records = filter_dataset()
+    vectors = random_vectors(len(records), DIM)
+    store.upsert(records, vectors)
+    by_id = {r.id: r for r in records}
+    assert {r.id: r for r in store.get(list(by_id))} == by_id
+    assert {r.id for r in store.list(limit=100)} == set(by_id)
+    (hit,) = store.search_vector(vectors[0], 1)
+    assert hit.record == records[0]
+    matches = store.match_keyword("tea", 5)
+    assert store.fetch(matches) == {m.id: by_id[m.id] for m in matches}

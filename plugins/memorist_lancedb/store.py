@@ -50,7 +50,7 @@ from memorist.records import MemoryRecord, StoreHit, StoreMatch
 from pydantic import Field
 
 from .planner import FilterPlanner
-from .schema import RECORD_COLUMNS, VECTOR, from_arrow, to_arrow, vectors_of
+from .schema import PACKED, RECORD_COLUMNS, VECTOR, from_arrow, to_arrow, vectors_of
 from .sql import FALSE, TRUE, Bounds, compile_filter, quote
 from .table import FtsSettings, build_vector_index, ensure_indexes, open_table, retry
 
@@ -132,6 +132,10 @@ class LanceDBVectorStore(VectorStore):
 
         self._db: Any = lancedb.connect(str(self._path), read_consistency_interval=timedelta(0))
         self._table: Any = open_table(self._db, options.table, self._path, self._dimension)
+        # What reads select to rebuild records: the packed column where the table has one
+        # (with ``id``: a scan that selects only columns its filter does not use fails to plan).
+        self._packed = PACKED in self._table.schema.names
+        self._columns = ["id", PACKED] if self._packed else RECORD_COLUMNS
         fts = FtsSettings(options.fts_language, options.fts_stem, options.fts_remove_stop_words)
         ensure_indexes(self._table, fts, options.scalar_indexes, options.commit_retries)
         if options.optimize_every and options.optimize_idle_seconds > 0:
@@ -162,7 +166,7 @@ class LanceDBVectorStore(VectorStore):
         # merge_insert rejects a batch that names one id twice; the last one wins.
         last = {r.id: i for i, r in enumerate(records)}
         keep = sorted(last.values())
-        data = to_arrow([records[i] for i in keep], matrix[keep], self._dimension)
+        data = to_arrow([records[i] for i in keep], matrix[keep], self._dimension, self._packed)
 
         def merge() -> Any:
             return self._t().merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
@@ -270,7 +274,7 @@ class LanceDBVectorStore(VectorStore):
         unique = list(dict.fromkeys(ids))
         out: list[MemoryRecord] = []
         for chunk in _chunks(unique, _ID_CHUNK):
-            query = self._t().search().where(_id_in(chunk)).select(RECORD_COLUMNS).limit(None)
+            query = self._t().search().where(_id_in(chunk)).select(self._columns).limit(None)
             out.extend(from_arrow(query.to_arrow()))
         return out
 
@@ -284,7 +288,7 @@ class LanceDBVectorStore(VectorStore):
 
     def _scan(self, where: Filter | None, bounds: Bounds) -> Iterator[MemoryRecord]:
         """Every record ``where`` accepts: SQL narrows to ``bounds.upper``, ``evaluate`` decides."""
-        query = self._t().search().select(RECORD_COLUMNS).limit(None)
+        query = self._t().search().select(self._columns).limit(None)
         if bounds.upper != TRUE:
             query = query.where(bounds.upper)
         for batch in query.to_batches():
@@ -312,7 +316,7 @@ class LanceDBVectorStore(VectorStore):
         found = {m.id: m.record for m in matches if m.record is not None}
         addressed = [m for m in matches if m.record is None and m.handle is not None]
         if addressed:
-            table = self._t().take_row_ids([m.handle for m in addressed]).select(RECORD_COLUMNS).to_arrow()
+            table = self._t().take_row_ids([m.handle for m in addressed]).select(self._columns).to_arrow()
             wanted = {m.id for m in addressed}
             found.update((r.id, r) for r in from_arrow(table) if r.id in wanted)
         missing = [m.id for m in matches if m.id not in found]
@@ -380,7 +384,7 @@ class LanceDBVectorStore(VectorStore):
         if k <= 0 or bounds.upper == FALSE:
             return []
         read_records = not (lean and bounds.exact)
-        columns = RECORD_COLUMNS if read_records else _MATCH_COLUMNS
+        columns = self._columns if read_records else _MATCH_COLUMNS
 
         def run(limit: int, prefilter: bool) -> tuple[list[Any], int]:
             query = build(columns, limit)
@@ -463,7 +467,9 @@ class LanceDBVectorStore(VectorStore):
                 ColumnOrdering(column_name="created_at", ascending=False),
                 ColumnOrdering(column_name="id", ascending=True),
             ]
-            query = self._t().search().select(RECORD_COLUMNS).order_by(order)
+            # The sort columns are selected too: a sorted scan without them fails to plan.
+            columns = [*self._columns, "created_at"] if self._packed else self._columns
+            query = self._t().search().select(columns).order_by(order)
             if bounds.upper != TRUE:
                 query = query.where(bounds.upper)
             return from_arrow(query.offset(offset).limit(limit).to_arrow())
