@@ -412,6 +412,36 @@ def test_repeated_terms_count_in_the_exact_score(opened: Callable[..., PgVectorS
     assert hits[0].score > hits[1].score > 0
 
 
+def test_large_tables_take_common_lexemes_frequencies_from_pg_stats(
+    opened: Callable[..., PgVectorStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past ``SAMPLE_ABOVE`` rows a lexeme ``ANALYZE`` listed as common is not counted; any
+    other is counted up to ``COUNT_CAP`` rows."""
+    from memorist_pgvector import keyword
+
+    store = opened()
+    corpus = [make_record(f"t{i:02d}", f"tea note {i}" if i < 40 else f"plain note {i}") for i in range(60)]
+    store.upsert(corpus, random_vectors(len(corpus), DIM))
+    store._run(lambda cur: cur.execute(f'ANALYZE "{store.options.table}"'))
+    # After ANALYZE: 20 more rows with "tea", and 8 with "zebra", a lexeme ANALYZE never saw.
+    more = [make_record(f"m{i:02d}", "tea again" if i < 20 else "zebra stripes") for i in range(28)]
+    store.upsert(more, random_vectors(len(more), DIM))
+    monkeypatch.setattr(keyword, "SAMPLE_ABOVE", 10)
+    monkeypatch.setattr(keyword, "COUNT_CAP", 5)
+
+    def frequencies(rows: float) -> list[float]:
+        return store._run(
+            lambda cur: keyword.DocumentFrequencies().get(cur, store._table, ["tea", "zebra", "absent"], rows)
+        )
+
+    tea, zebra, absent = frequencies(88)
+    assert tea == pytest.approx(40 / 60 * 88, rel=1e-3)  # ANALYZE's fraction, not the 60 rows of now
+    assert (zebra, absent) == (5.0, 0.0)  # counted, capped
+    monkeypatch.setattr(keyword, "SAMPLE_ABOVE", 1000)  # a small table: every lexeme counted exactly
+    assert frequencies(88) == [60.0, 8.0, 0.0]
+    assert [h.record.id for h in store.search_keyword("zebra", 3)][0].startswith("m")
+
+
 def test_ts_rank_cd_ranking_is_available(opened: Callable[..., PgVectorStore]) -> None:
     store = opened(keyword_ranking="ts_rank_cd")
     store.upsert(_keyword_corpus(), random_vectors(10, DIM))

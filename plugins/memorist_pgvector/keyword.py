@@ -13,8 +13,9 @@ keyword signal to nothing, and it ignores how rare a term is. The BM25 here
 takes term frequencies from the tsvector positions, document frequencies
 from the GIN index (one count per query lexeme, cached per lexeme for
 ``STATS_SECONDS``: at 100k rows counting four common lexemes took 98 of a
-query's 265 ms), and the table size and mean document length from a
-statistics cache refreshed as often. ``ranking: ts_rank_cd`` is kept as an
+query's 265 ms; past 100k rows common lexemes' come from ``pg_stats``), and
+the table size and mean document length from a statistics cache refreshed as
+often. ``ranking: ts_rank_cd`` is kept as an
 option.
 """
 
@@ -39,8 +40,11 @@ SHORTLIST_FACTOR = 4
 SHORTLIST_MIN = 200
 #: Lexemes whose document frequency is remembered; past this the cache starts over.
 MAX_CACHED_LEXEMES = 100_000
-#: Above this many rows the mean document length is sampled, not computed exactly.
+#: Above this many rows the mean document length is sampled and the document frequencies
+#: of common lexemes are read from ``pg_stats`` (see ``DocumentFrequencies``), not counted.
 SAMPLE_ABOVE = 100_000
+#: At that size, a lexeme ``ANALYZE`` did not list as common is counted up to this many rows.
+COUNT_CAP = 10_000
 
 
 def query_lexemes(cur: Any, config: str, query: str) -> list[str]:
@@ -101,18 +105,31 @@ class TableStats:
 
 
 class DocumentFrequencies:
-    """How many documents contain each lexeme, counted through the GIN index and reused
-    for ``STATS_SECONDS`` (like the table statistics, exact values are not needed)."""
+    """How many documents contain each lexeme, reused for ``STATS_SECONDS`` (like the table
+    statistics, exact values are not needed).
+
+    Up to ``SAMPLE_ABOVE`` rows each lexeme is counted through the GIN index.
+    Beyond that a count is too dear (a lexeme in 5% of a million rows took
+    0.4 to 2.8 s, and a search brings a few new ones), so the frequencies of
+    common lexemes come from PostgreSQL's own statistics (``ANALYZE``, which
+    autovacuum runs, keeps the most common lexemes of a tsvector column with
+    the fraction of rows holding each, in ``pg_stats``) and only the rest are
+    counted, each up to ``COUNT_CAP`` rows: a lexeme ``ANALYZE`` did not find
+    common is rare, and before the first ``ANALYZE`` the cap bounds the cost.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._counts: dict[str, tuple[float, float]] = {}
+        self._common: dict[str, float] = {}
+        self._common_at = -math.inf
 
     def invalidate(self) -> None:
         with self._lock:
             self._counts.clear()
 
-    def get(self, cur: Any, table_sql: str, lexemes: list[str]) -> list[float]:
+    def get(self, cur: Any, table_sql: str, lexemes: list[str], rows: float) -> list[float]:
+        """Documents containing each of ``lexemes`` in a table of about ``rows`` rows."""
         now = time.monotonic()
         known: dict[str, float] = {}
         with self._lock:
@@ -121,19 +138,49 @@ class DocumentFrequencies:
                 if entry is not None and now - entry[1] < STATS_SECONDS:
                     known[lexeme] = entry[0]
         missing = [lx for lx in lexemes if lx not in known]
+        if missing and rows > SAMPLE_ABOVE:
+            common = self._common_fractions(cur, table_sql, now)
+            known.update((lx, common[lx] * rows) for lx in missing if lx in common)
+            missing = [lx for lx in missing if lx not in known]
         if missing:
-            cur.execute(
-                f"SELECT u.lexeme, (SELECT count(*) FROM {table_sql} WHERE tsv @@ u.q)::float8 "
-                "FROM unnest(%s::text[], %s::tsquery[]) AS u(lexeme, q)",
-                (missing, [quote_lexeme(lx) for lx in missing]),
-            )
-            counted = {str(lexeme): float(count) for lexeme, count in cur.fetchall()}
+            cap = COUNT_CAP if rows > SAMPLE_ABOVE else None
+            counted = self._count(cur, table_sql, missing, cap)
             known.update(counted)
             with self._lock:
                 if len(self._counts) + len(counted) > MAX_CACHED_LEXEMES:
                     self._counts.clear()
                 self._counts.update((lx, (c, now)) for lx, c in counted.items())
         return [known.get(lx, 0.0) for lx in lexemes]
+
+    @staticmethod
+    def _count(cur: Any, table_sql: str, lexemes: list[str], cap: int | None) -> dict[str, float]:
+        """Rows holding each lexeme, through the GIN index (at most ``cap`` each)."""
+        rows = f"SELECT 1 FROM {table_sql} WHERE tsv @@ u.q" + ("" if cap is None else f" LIMIT {int(cap)}")
+        cur.execute(
+            f"SELECT u.lexeme, (SELECT count(*) FROM ({rows}) AS hit)::float8 "
+            "FROM unnest(%s::text[], %s::tsquery[]) AS u(lexeme, q)",
+            (lexemes, [quote_lexeme(lx) for lx in lexemes]),
+        )
+        return {str(lexeme): float(count) for lexeme, count in cur.fetchall()}
+
+    def _common_fractions(self, cur: Any, table_sql: str, now: float) -> dict[str, float]:
+        """``lexeme -> fraction of rows`` for the lexemes ``ANALYZE`` found most common."""
+        with self._lock:
+            if now - self._common_at < STATS_SECONDS:
+                return self._common
+        cur.execute(
+            "SELECT most_common_elems::text::text[], most_common_elem_freqs FROM pg_stats "
+            "WHERE format('%%I.%%I', schemaname, tablename)::regclass = %s::regclass AND attname = 'tsv'",
+            (table_sql,),
+        )
+        row = cur.fetchone()
+        common: dict[str, float] = {}
+        if row is not None and row[0] is not None:
+            # The frequencies list ends with a few summary values (min, max, null fraction).
+            common = {str(lexeme): float(fraction) for lexeme, fraction in zip(row[0], row[1], strict=False)}
+        with self._lock:
+            self._common, self._common_at = common, now
+        return common
 
 
 def idf(rows: float, df: float) -> float:

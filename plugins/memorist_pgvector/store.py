@@ -296,7 +296,7 @@ class PgVectorStore(VectorStore):
             tsquery = tsquery_text(lexemes)
             if options.keyword_ranking == "bm25":
                 rows_n, avgdl = self._stats.get(cur, self._table)
-                idfs = [idf(rows_n, df) for df in self._frequencies.get(cur, self._table, lexemes)]
+                idfs = [idf(rows_n, df) for df in self._frequencies.get(cur, self._table, lexemes, rows_n)]
                 statement = bm25_select(self._table, _M_COLUMNS, sql.text, len(lexemes))
                 per_term = [value for lx, w in zip(lexemes, idfs, strict=True) for value in (quote_lexeme(lx), w)]
                 shortlist = max(limit * SHORTLIST_FACTOR, SHORTLIST_MIN)
