@@ -558,3 +558,31 @@ def test_a_table_from_before_the_packed_column_is_read_column_by_column(tmp_path
     assert hit.record == records[0]
     matches = store.match_keyword("tea", 5)
     assert store.fetch(matches) == {m.id: by_id[m.id] for m in matches}
+
+
+def test_opening_prewarms_every_index_in_the_background(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from lancedb.table import LanceTable
+
+    first = open_store(tmp_path, optimize_every=0)
+    first.upsert([make_record(f"r{i}") for i in range(5)], random_vectors(5, DIM))
+    first.close()
+    warmed: list[str] = []
+    done = threading.Event()
+    original = LanceTable.prewarm_index
+
+    def spy(self: Any, name: str) -> None:
+        warmed.append(name)
+        original(self, name)
+        if len(warmed) == len(self.list_indices()):
+            done.set()
+
+    monkeypatch.setattr(LanceTable, "prewarm_index", spy)
+    store = open_store(tmp_path, optimize_every=0)
+    assert done.wait(10)
+    assert {"text_idx", "id_idx", "user_id_idx"} <= set(warmed)
+    assert [h.record.id for h in store.search_keyword("memory r3", 1)] == ["r3"]
+    store.close()
+    warmed.clear()
+    unwarmed = open_store(tmp_path, optimize_every=0, prewarm_indexes=False)
+    time.sleep(0.3)
+    assert warmed == [] and unwarmed.count() == 5
