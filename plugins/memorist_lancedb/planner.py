@@ -6,7 +6,8 @@ but when it keeps most (one tenant, one user with most of the memories) the
 evaluation is pure overhead that grows with the table: about 4 ms at 100k
 rows and 40 ms at 1M for a scope-plus-expiry filter. A postfilter searches
 the whole table for a few more rows than wanted and drops the ones the
-filter rejects, at no cost beyond those extra rows.
+filter rejects (the store evaluates it on the records it read: LanceDB's own
+postfilter still consults the scalar indexes over every row).
 
 The choice follows the fraction of the table the filter's *scope* keeps (its
 equality tests on the tenant and scope columns), counted with the scalar
