@@ -497,6 +497,8 @@ def index_check(spec: dict[str, Any], mode: str, query_vector: np.ndarray) -> st
         table = lancedb.connect(str(Path(spec["data_dir"]) / "lancedb")).open_table("memories")
         found = [f"{i.index_type}({','.join(i.columns)})" for i in table.list_indices()]
         vector = [x for x in found if "vector" in x]
+        if mode == "none":  # the store bypasses an index it is not configured to use
+            return "vector index: " + (f"{vector[0]} bypassed (brute force)" if vector else "none (brute force)")
         return "vector index: " + (", ".join(vector) if vector else "none (brute force)")
     import psycopg
     from pgvector.psycopg import register_vector
