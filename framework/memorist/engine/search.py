@@ -148,6 +148,8 @@ class HybridSearch:
                     cand.semantic = _clip(float(np.dot(hit.vector, query_vector)))
                 else:
                     missing_semantic.add(hit.id)
+            elif cand.match.record is None and hit.record is not None:
+                cand.match = hit  # the same memory, with its whole record: nothing left to fetch
             cand.keyword_raw = max(0.0, hit.score)
         if links_future is not None:
             self._entity_signal(matches, links_future.result(), where, candidates, pool, query_vector)
