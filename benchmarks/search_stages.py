@@ -34,7 +34,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scale import make_queries  # noqa: E402  (the scale benchmark's queries, same seed)
+from scale import make_queries, percentile  # noqa: E402  (the scale benchmark's queries and percentiles)
 
 
 def timed(label: str, count: int, call: Callable[[int], Any]) -> dict[str, float]:
@@ -46,8 +46,7 @@ def timed(label: str, count: int, call: Callable[[int], Any]) -> dict[str, float
         began = time.perf_counter()
         call(i)
         samples.append((time.perf_counter() - began) * 1000)
-    samples.sort()
-    result = {"p50_ms": round(statistics.median(samples), 2), "p95_ms": round(samples[int(0.95 * (count - 1))], 2)}
+    result = {"p50_ms": round(statistics.median(samples), 2), "p95_ms": round(percentile(samples, 0.95), 2)}
     print(f"{label:<8} p50 {result['p50_ms']:7.2f} ms   p95 {result['p95_ms']:7.2f} ms", flush=True)
     return result
 

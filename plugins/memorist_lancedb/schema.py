@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import pyarrow as pa
@@ -79,6 +79,14 @@ def stored_dimension(schema: pa.Schema) -> int | None:
 
 def missing_columns(schema: pa.Schema) -> list[str]:
     return [name for name in RECORD_COLUMNS if name not in schema.names]
+
+
+@overload
+def as_utc(value: datetime) -> datetime: ...
+
+
+@overload
+def as_utc(value: None) -> None: ...
 
 
 def as_utc(value: datetime | None) -> datetime | None:

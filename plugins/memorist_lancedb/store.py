@@ -32,14 +32,13 @@ that loses a race with another process is retried.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Literal, TypeVar, overload
 
 import numpy as np
 import pyarrow as pa
@@ -50,9 +49,11 @@ from memorist.records import MemoryRecord, StoreHit, StoreMatch
 from pydantic import Field
 
 from .planner import FilterPlanner
-from .schema import PACKED, RECORD_COLUMNS, VECTOR, from_arrow, to_arrow, vectors_of
+from .queries import QueryBuilder, keyword_query, vector_query
+from .results import Scores, best, bm25, hits_of, matches_of, similarities
+from .schema import PACKED, RECORD_COLUMNS, from_arrow, to_arrow
 from .sql import FALSE, TRUE, Bounds, compile_filter, quote
-from .table import FtsSettings, build_vector_index, ensure_indexes, open_table, retry
+from .table import FtsSettings, build_vector_index, ensure_indexes, open_table, prewarm_indexes, retry
 
 # lancedb itself is imported only when a store is built: importing it starts an event-loop
 # thread, and the gunicorn master (which loads every plugin) then forks workers.
@@ -67,9 +68,6 @@ _SEQUENCE_CACHE = 256
 _ID_CHUNK = 500
 #: What a lean search reads per hit (see ``StoreMatch``): not the text, metadata or scope.
 _MATCH_COLUMNS = ["id", "observed_at", "_rowid"]
-#: Word characters: what the FTS tokenizer indexes. Anything else in a query is dropped,
-#: so no query text is read as search syntax (quotes, ``AND``-style operators, ``~``).
-_TERM = re.compile(r"[^\W_]+")
 
 
 class LanceDBVectorStore(VectorStore):
@@ -143,7 +141,9 @@ class LanceDBVectorStore(VectorStore):
         fts = FtsSettings(options.fts_language, options.fts_stem, options.fts_remove_stop_words)
         ensure_indexes(self._table, fts, options.scalar_indexes, options.commit_retries)
         if options.prewarm_indexes:
-            threading.Thread(target=_prewarm, args=(self._table,), name="memorist-lancedb-prewarm", daemon=True).start()
+            threading.Thread(
+                target=prewarm_indexes, args=(self._table,), name="memorist-lancedb-prewarm", daemon=True
+            ).start()
         if options.optimize_every and options.optimize_idle_seconds > 0:
             # Versions left by a previous process's last writes are pruned soon after opening.
             with self._write_lock:
@@ -303,18 +303,18 @@ class LanceDBVectorStore(VectorStore):
                     yield record
 
     def search_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreHit]:
-        return self._search(self._vector_query(vector), _similarities, k, where, lean=False)  # type: ignore[return-value]
+        return self._search(self._vector_query(vector), similarities, k, where, lean=False)
 
     def match_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreMatch]:
-        return self._search(self._vector_query(vector), _similarities, k, where, lean=True)  # type: ignore[return-value]
+        return self._search(self._vector_query(vector), similarities, k, where, lean=True)
 
     def search_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreHit]:
-        build = self._keyword_query(query)
-        return [] if build is None else self._search(build, _bm25, k, where, lean=False)  # type: ignore[return-value]
+        build = keyword_query(self._t, query)
+        return [] if build is None else self._search(build, bm25, k, where, lean=False)
 
     def match_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreMatch]:
-        build = self._keyword_query(query)
-        return [] if build is None else self._search(build, _bm25, k, where, lean=True)  # type: ignore[return-value]
+        build = keyword_query(self._t, query)
+        return [] if build is None else self._search(build, bm25, k, where, lean=True)
 
     def fetch(self, matches: Sequence[StoreMatch]) -> dict[str, MemoryRecord]:
         """Whole records of lean matches by their row addresses, checked against the ids: an
@@ -330,48 +330,26 @@ class LanceDBVectorStore(VectorStore):
             found.update((r.id, r) for r in self.get(missing))
         return found
 
-    def _vector_query(self, vector: np.ndarray) -> Callable[[list[str], int], Any]:
-        """A builder of cosine searches for ``vector``, given the columns to read and the limit."""
+    def _vector_query(self, vector: np.ndarray) -> QueryBuilder:
         query_vector = np.asarray(vector, dtype=np.float32).reshape(-1)
         self._check_dimension(query_vector.shape[0])
+        o = self.options
+        return vector_query(self._t, query_vector, o.vector_index, o.nprobes, o.refine_factor, o.refine_max_rows)
 
-        def build(columns: list[str], limit: int) -> Any:
-            query = self._t().search(query_vector, vector_column_name=VECTOR).distance_type("cosine")
-            query = query.select([*columns, "_distance"])
-            if self.options.vector_index == "none":
-                return query.bypass_vector_index()  # exact, even over an index built earlier
-            factor = max(1, min(self.options.refine_factor, self.options.refine_max_rows // limit))
-            return query.nprobes(self.options.nprobes).refine_factor(factor)
+    @overload
+    def _search(
+        self, build: QueryBuilder, scores: Scores, k: int, where: Filter | None, lean: Literal[True]
+    ) -> list[StoreMatch]: ...
 
-        return build
-
-    def _keyword_query(self, query: str) -> Callable[[list[str], int], Any] | None:
-        """A builder of BM25 searches for ``query``'s words (None: no words), given the columns."""
-        terms = " ".join(_TERM.findall(query))
-        if not terms:
-            return None
-        from lancedb.query import FullTextOperator, MatchQuery
-
-        def build(columns: list[str], limit: int) -> Any:
-            fts = MatchQuery(
-                terms,
-                "text",
-                boost=1.0,
-                fuzziness=0,
-                max_expansions=50,
-                operator=FullTextOperator.OR,
-                prefix_length=0,
-                document_granularity=None,
-            )
-            # Keyword hits carry their vectors: search scores their similarity without a query.
-            return self._t().search(fts, query_type="fts").select([*columns, VECTOR, "_score"])
-
-        return build
+    @overload
+    def _search(
+        self, build: QueryBuilder, scores: Scores, k: int, where: Filter | None, lean: Literal[False]
+    ) -> list[StoreHit]: ...
 
     def _search(
         self,
-        build: Callable[[list[str], int], Any],
-        scores: Callable[[pa.Table], np.ndarray],
+        build: QueryBuilder,
+        scores: Scores,
         k: int,
         where: Filter | None,
         lean: bool,
@@ -402,8 +380,9 @@ class LanceDBVectorStore(VectorStore):
                 query = query.where(sql, prefilter=True)
             table = query.limit(limit).to_arrow()
             if not records:
-                return _matches(table, scores), table.num_rows
-            hits = self._hits(table, scores, None if sql is not None and bounds.exact else where)
+                return matches_of(table, scores, self._dimension), table.num_rows
+            checked = None if sql is not None and bounds.exact else where
+            hits = hits_of(table, scores, checked, self._dimension)
             return ([StoreMatch.of(h) for h in hits] if lean else hits), table.num_rows
 
         if bounds.upper != TRUE:
@@ -411,25 +390,13 @@ class LanceDBVectorStore(VectorStore):
             if limit is not None:
                 found, _ = run(limit, None)
                 if len(found) >= k:
-                    return _best(found, k)
+                    return best(found, k)
         limit = k if bounds.exact else max(4 * k, 32)
         while True:
             found, rows = run(limit, bounds.upper)
             if len(found) >= k or rows < limit:
-                return _best(found, k)
+                return best(found, k)
             limit *= 4
-
-    def _hits(self, table: pa.Table, scores: Callable[[pa.Table], np.ndarray], where: Filter | None) -> list[StoreHit]:
-        """Whole-record hits of one search that ``where`` accepts (vectors when selected)."""
-        row_scores = scores(table)
-        vectors = vectors_of(table, self._dimension) if VECTOR in table.column_names else None
-        return [
-            StoreHit.model_construct(
-                record=record, score=float(row_scores[i]), vector=None if vectors is None else vectors[i]
-            )
-            for i, record in enumerate(from_arrow(table))
-            if where is None or evaluate(where, record)
-        ]
 
     def sequence(self, where: Filter | None = None, limit: int | None = None) -> list[str] | None:
         bounds = compile_filter(where)
@@ -497,54 +464,6 @@ class LanceDBVectorStore(VectorStore):
             raise DimensionMismatchError(
                 f"vector store at {self._path} holds {self._dimension}-dimensional vectors; got a vector of {size}"
             )
-
-
-def _prewarm(table: Any) -> None:
-    """Ask LanceDB to load every index of ``table`` into its cache (a hint; best effort)."""
-    try:
-        for index in table.list_indices():
-            table.prewarm_index(index.name)
-    except Exception:  # the store may be closed, or its directory gone, meanwhile
-        log.debug("lancedb index prewarm stopped", exc_info=True)
-
-
-def _matches(table: pa.Table, scores: Callable[[pa.Table], np.ndarray]) -> list[StoreMatch]:
-    """Lean hits of one search, each with its row address for ``fetch``."""
-    row_scores = scores(table)
-    vectors = vectors_of(table, table.schema.field(VECTOR).type.list_size) if VECTOR in table.column_names else None
-    ids = table.column("id").to_pylist()
-    observed = [_aware(moment) for moment in table.column("observed_at").to_pylist()]
-    rows = table.column("_rowid").to_pylist()
-    return [
-        StoreMatch(ids[i], float(row_scores[i]), observed[i], None if vectors is None else vectors[i], None, rows[i])
-        for i in range(len(ids))
-    ]
-
-
-def _aware(moment: datetime) -> datetime:
-    """A stored (never null) timestamp as aware UTC."""
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
-
-
-def _best(hits: list[Any], k: int) -> list[Any]:
-    """Best ``k`` by score, ties by id (hits are StoreHit or StoreMatch)."""
-    hits.sort(key=lambda h: (-h.score, h.id if isinstance(h, StoreMatch) else h.record.id))
-    return hits[:k]
-
-
-def _similarities(table: pa.Table) -> np.ndarray:
-    """Cosine similarity from LanceDB's cosine distance; NaN (a zero vector on either side) scores 0."""
-    similarity = 1.0 - np.nan_to_num(_float_column(table, "_distance"), nan=1.0)
-    return np.clip(similarity, -1.0, 1.0)
-
-
-def _bm25(table: pa.Table) -> np.ndarray:
-    return _float_column(table, "_score")
-
-
-def _float_column(table: pa.Table, name: str) -> np.ndarray:
-    """A numeric column as float64, nulls as NaN."""
-    return np.asarray(table.column(name).to_numpy(zero_copy_only=False), dtype=np.float64)
 
 
 def _id_in(ids: Sequence[str]) -> str:

@@ -121,6 +121,15 @@ def build_vector_index(table: Any, kind: str, min_rows: int) -> None:
     table.create_index("vector", config=config, replace=False)
 
 
+def prewarm_indexes(table: Any) -> None:
+    """Ask LanceDB to load every index of ``table`` into its cache (a hint; best effort)."""
+    try:
+        for index in table.list_indices():
+            table.prewarm_index(index.name)
+    except Exception:  # the store may be closed, or its directory gone, meanwhile
+        log.debug("lancedb index prewarm stopped", exc_info=True)
+
+
 def retry(operation: Callable[[], T], retries: int) -> T:
     """Run ``operation``, retrying up to ``retries`` times after a lost commit race."""
     attempt = 0
