@@ -18,9 +18,11 @@ from ..auth.tokens import TokenService
 from ..auth.users import UserStore
 from ..db import Database
 from ..events import EventStore
+from ..mcp.http import add_mcp_route
 from ..plugins import Plugins, load_plugins
 from ..registry import ProviderRegistry
 from ..settings import Settings
+from ..tenancy import Tenancy
 from ..worker import AddWorker
 from . import errors
 from .auth import Authenticator, AuthenticatorMiddleware
@@ -81,6 +83,7 @@ def create_app(settings: Settings, plugins: Plugins | None = None) -> falcon.App
     routes.add("/health", HealthResource(runtime))
     add_selfhosted_routes(routes.add, services, auth, api_keys, request_log)
     add_platform_routes(routes.add, services, users)
+    add_mcp_route(app, lambda: runtime.memory, Tenancy(db), settings.limits.max_body_bytes)
     app.add_route("/openapi.json", OpenAPIResource(routes.openapi))
     app.add_route("/docs", DocsPage())
     app.add_route("/docs/static/{name}", DocsAsset())
