@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -58,9 +57,7 @@ def key_of(server: Server, user: dict[str, str]) -> str:
     return str(answer.json()["key"])
 
 
-def run(
-    server: Server, headers: dict[str, str], body: Callable[[Client], Awaitable[Any]], mode: str = "legacy"
-) -> Any:
+def run(server: Server, headers: dict[str, str], body: Callable[[Client], Awaitable[Any]], mode: str = "legacy") -> Any:
     async def main() -> Any:
         async with create_mcp_http_client(headers=headers) as http:
             async with Client(streamable_http_client(f"{server.url}/mcp", http_client=http), mode=mode) as client:
@@ -140,7 +137,12 @@ def test_user_key_adds_and_searches_a_second_user_sees_nothing(server: Server) -
 def test_platform_keys_are_confined_to_their_project(server: Server) -> None:
     def bootstrap(role: str = "OWNER") -> str:
         suffix = uuid.uuid4().hex[:6]
-        body = {"org_name": f"org-{suffix}", "project_name": f"p-{suffix}", "email": f"{suffix}@corp.test", "role": role}
+        body = {
+            "org_name": f"org-{suffix}",
+            "project_name": f"p-{suffix}",
+            "email": f"{suffix}@corp.test",
+            "role": role,
+        }
         answer = server.post("/api/v1/admin/bootstrap/", json=body, headers=ADMIN)
         assert answer.status_code == 201, answer.text
         return str(answer.json()["key"])

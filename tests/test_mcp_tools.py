@@ -101,8 +101,9 @@ def test_tools_listed_with_descriptions_and_schemas(memory: Memory) -> None:
         search = listed["search_memories"].input_schema
         assert search["required"] == ["query"]
         assert search["properties"]["top_k"]["maximum"] == 100
-        assert listed["search_memories"].annotations.read_only_hint is True
-        assert listed["delete_memory"].annotations.destructive_hint is True
+        read_only, destructive = listed["search_memories"].annotations, listed["delete_memory"].annotations
+        assert read_only is not None and read_only.read_only_hint is True
+        assert destructive is not None and destructive.destructive_hint is True
         assert "search_memories" in (client.instructions or "")
 
     session(memory, ALICE)(body)
@@ -141,7 +142,9 @@ def test_add_search_get_update_history_delete(memory: Memory) -> None:
 def test_filters_threshold_and_top_k(memory: Memory) -> None:
     async def body(client: Client) -> None:
         for i, topic in enumerate(["tea", "coffee", "tea"]):
-            await call(client, "add_memory", text=f"Drink number {i} was {topic} today", metadata={"kind": topic}, infer=False)
+            await call(
+                client, "add_memory", text=f"Drink number {i} was {topic} today", metadata={"kind": topic}, infer=False
+            )
         teas = await call(client, "search_memories", query="drink today", filters={"metadata.kind": "tea"})
         assert {r["metadata"]["kind"] for r in teas["results"]} == {"tea"} and len(teas["results"]) == 2
         assert len((await call(client, "search_memories", query="drink today", top_k=1))["results"]) == 1
@@ -155,7 +158,9 @@ def test_scope_arguments_cannot_widen(memory: Memory) -> None:
     bob_id = memory.list(user_id="bob").records[0].id
 
     async def body(client: Client) -> None:
-        assert "confined to user_id='alice'" in await error(client, "search_memories", query="locker code", user_id="bob")
+        assert "confined to user_id='alice'" in await error(
+            client, "search_memories", query="locker code", user_id="bob"
+        )
         assert "confined to user_id='alice'" in await error(client, "add_memory", text="x y z", user_id="bob")
         assert "confined to user_id='alice'" in await error(client, "list_memories", user_id="bob")
         # A filter is AND-ed with the pin: naming bob in it finds nothing rather than bob's memories.

@@ -140,9 +140,11 @@ class MemoryAccess:
         rerank: bool,
         explain: bool,
     ) -> dict[str, Any]:
-        ids = caller.ids(requested)
+        ids: dict[str, Any] = caller.ids(requested)
         if not ids and not filters:
-            raise ValidationError("user_id: name whose memories to search (user_id, agent_id, run_id, app_id or filters)")
+            raise ValidationError(
+                "user_id: name whose memories to search (user_id, agent_id, run_id, app_id or filters)"
+            )
         hits = self._engine().search(
             query,
             filters=filters,
@@ -156,10 +158,8 @@ class MemoryAccess:
         )
         return {"results": [compact_hit(h) for h in hits], "scope": ids}
 
-    def list(
-        self, caller: Caller, requested: Mapping[str, str | None], *, page: int, page_size: int
-    ) -> dict[str, Any]:
-        ids = caller.ids(requested)
+    def list(self, caller: Caller, requested: Mapping[str, str | None], *, page: int, page_size: int) -> dict[str, Any]:
+        ids: dict[str, Any] = caller.ids(requested)
         if not ids:
             raise ValidationError("user_id: name whose memories to list (user_id, agent_id, run_id or app_id)")
         result = self._engine().list(
@@ -206,11 +206,12 @@ class MemoryAccess:
                 ]
             }
         # A confined caller sees only the identifiers that occur in its own memories.
+        pinned: dict[str, Any] = dict(caller.pinned)
         tally: dict[tuple[str, str], int] = {}
         page, seen, total = 1, 0, 0
         while seen < ENTITY_SCAN_LIMIT:
             batch = engine.list(
-                **dict(caller.pinned),
+                **pinned,
                 org_id=caller.org_id,
                 project_id=caller.project_id,
                 page=page,

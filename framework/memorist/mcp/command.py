@@ -60,7 +60,9 @@ def mcp_command(
     from ..cli import checked_settings
     from .scope import Caller
 
-    pins = {k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "run_id": run_id, "app_id": app_id}.items() if v}
+    pins = {
+        k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "run_id": run_id, "app_id": app_id}.items() if v
+    }
     if unscoped and pins:
         raise click.UsageError("--unscoped cannot be combined with --user-id/--agent-id/--run-id/--app-id")
     if not unscoped and not pins:

@@ -62,9 +62,7 @@ def caller_for(principal: Principal, tenancy: Tenancy) -> Caller:
         role = tenancy.role_of(project_id, str(principal.user_id))
         if role is None:
             raise PermissionDenied("the key's user is not a member of its project")
-        return Caller(
-            label=principal.label, org_id=org_id, project_id=project_id, can_write=role == "OWNER"
-        )
+        return Caller(label=principal.label, org_id=org_id, project_id=project_id, can_write=role == "OWNER")
     own = principal.email or principal.user_id
     if principal.user_id is None or own is None:  # admin key, auth disabled
         return Caller(label=principal.label, org_id=DEFAULT_ORG, project_id=DEFAULT_PROJECT)

@@ -25,7 +25,6 @@ from typing import Any
 from ..errors import NotFoundError, ValidationError
 from ..records import DEFAULT_ORG, DEFAULT_PROJECT, ENTITY_SCOPE_FIELDS, MemoryRecord
 
-
 #: ASGI scope key under which the HTTP bridge hands each request's caller to the tools.
 CALLER_KEY = "memorist.caller"
 
@@ -67,7 +66,9 @@ class Caller:
             pin = self.pinned.get(name)
             if pin is not None:
                 if value is not None and value != pin:
-                    raise ScopeError(f"{name}: this connection is confined to {name}='{pin}'; omit {name} or pass '{pin}'")
+                    raise ScopeError(
+                        f"{name}: this connection is confined to {name}='{pin}'; omit {name} or pass '{pin}'"
+                    )
                 out[name] = pin
             elif value is not None:
                 out[name] = value

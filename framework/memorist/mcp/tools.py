@@ -48,7 +48,9 @@ naming another is refused. Results are compact JSON; ids are stable."""
 
 UserId = Annotated[
     str | None,
-    Field(default=None, min_length=1, max_length=255, description="Whose memory (a user). Omit to use this connection's."),
+    Field(
+        default=None, min_length=1, max_length=255, description="Whose memory (a user). Omit to use this connection's."
+    ),
 ]
 AgentId = Annotated[
     str | None,
@@ -82,9 +84,7 @@ def tool_errors() -> Iterator[None]:
 
 def build_server(access: MemoryAccess, caller_of: CallerSource) -> MCPServer:
     """An MCP server whose every tool runs as ``caller_of(ctx)``."""
-    server: MCPServer = MCPServer(
-        "memorist", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
-    )
+    server: MCPServer = MCPServer("memorist", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False)
 
     def caller(ctx: Context) -> Caller:
@@ -109,7 +109,7 @@ def build_server(access: MemoryAccess, caller_of: CallerSource) -> MCPServer:
         run_id: RunId = None,
         app_id: AppId = None,
         metadata: Annotated[
-            dict[str, Any] | None, Field(default=None, description="Labels to filter on later, e.g. {\"topic\": \"diet\"}.")
+            dict[str, Any] | None, Field(default=None, description='Labels to filter on later, e.g. {"topic": "diet"}.')
         ] = None,
         timestamp: Annotated[
             str | None,
