@@ -13,6 +13,7 @@ from typing import Any
 import falcon
 
 from ..auth.api_keys import ApiKeyStore
+from ..auth.passwords import dummy_hash
 from ..auth.rate_limit import RateLimiter
 from ..auth.tokens import TokenService
 from ..auth.users import UserStore
@@ -52,6 +53,7 @@ def create_app(settings: Settings, plugins: Plugins | None = None) -> falcon.App
 
     auth_settings = settings.auth
     users = UserStore(db)
+    dummy_hash()  # made once per worker at boot, so the first unknown-email login costs what the others do
     api_keys = ApiKeyStore(db)
     secret = auth_settings.jwt_secret.get_secret_value() if auth_settings.jwt_secret else None
     tokens = TokenService(db, secret, auth_settings.access_token_minutes, auth_settings.refresh_token_days)

@@ -1,0 +1,148 @@
+"""How fast ``memorist mcp`` starts, and what MCP adds to a search, against the Python API.
+
+    python benchmarks/mcp_latency.py                       # embedded default (MiniLM, LanceDB, SQLite)
+    python benchmarks/mcp_latency.py --config configs/x.yaml --memories 2000 --starts 5
+
+Measured, on one data directory seeded with ``--memories`` memories of one user:
+
+- ``python_api``: ``Memory.search`` in this process (warm), p50/p95;
+- ``stdio_start``: a fresh ``memorist mcp`` process spawned by the official
+  client SDK until the ``initialize`` handshake and ``tools/list`` answered
+  (what a desktop client waits for before the server is usable), per start;
+- ``stdio_first_search``: from spawning to the first search result (includes
+  loading the embedding model, which the server does in the background while
+  the handshake answers);
+- ``stdio_search``: ``search_memories`` over the stdio pipe once warm, p50/p95:
+  the Python API's time plus JSON-RPC framing, validation and the pipe.
+
+The figures depend on the machine and on whatever else runs on it: report
+them with the load they were taken under.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+TOPICS = ("hiking", "cooking", "jazz", "chess", "gardening", "sailing", "photography", "pottery", "running", "poetry")
+PLACES = ("Lisbon", "Oslo", "Kyoto", "Quito", "Perth", "Tallinn", "Accra", "Bergen", "Cusco", "Hanoi")
+
+
+def facts(count: int) -> list[str]:
+    return [
+        f"Friend number {i} loves {TOPICS[i % len(TOPICS)]} and moved to {PLACES[(i // 10) % len(PLACES)]} in {2000 + i % 25}."
+        for i in range(count)
+    ]
+
+
+def queries(count: int) -> list[str]:
+    return [f"who likes {TOPICS[i % len(TOPICS)]} in {PLACES[(i * 3) % len(PLACES)]}" for i in range(count)]
+
+
+def percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def summary(samples: list[float]) -> dict[str, float]:
+    return {
+        "p50_ms": round(statistics.median(samples), 1),
+        "p95_ms": round(percentile(samples, 0.95), 1),
+        "n": len(samples),
+    }
+
+
+def seed_and_time_api(config: str | None, data_dir: Path, memories: int, searches: int) -> dict[str, Any]:
+    from memorist.engine.memory import Memory
+    from memorist.settings import load_settings
+
+    memory = Memory.from_config(load_settings(config, {"data_dir": str(data_dir)}))
+    try:
+        if memory.list(user_id="bench", page_size=1).total < memories:
+            for start in range(0, memories, 100):
+                batch = facts(memories)[start : start + 100]
+                memory.add([{"role": "user", "content": text} for text in batch], user_id="bench", infer=False)
+        asked = queries(searches)
+        for query in asked[:3]:
+            memory.search(query, user_id="bench")
+        samples = []
+        for query in asked:
+            began = time.perf_counter()
+            memory.search(query, user_id="bench", top_k=10)
+            samples.append((time.perf_counter() - began) * 1000)
+        return summary(samples)
+    finally:
+        memory.close()
+
+
+async def one_stdio_run(config: str | None, data_dir: Path, searches: int) -> dict[str, Any]:
+    from mcp import Client, StdioServerParameters
+
+    args = ["-m", "memorist.cli", "mcp", "--data-dir", str(data_dir), "--user-id", "bench"]
+    if config:
+        args += ["--config", config]
+    server = StdioServerParameters(command=sys.executable, args=args, env=dict(os.environ), cwd=str(ROOT))
+    began = time.perf_counter()
+    async with Client(server, mode="legacy", read_timeout_seconds=300) as client:
+        await client.list_tools()
+        started = (time.perf_counter() - began) * 1000
+        first = await client.call_tool("search_memories", {"query": queries(1)[0]})
+        assert not first.is_error, first.content
+        first_search = (time.perf_counter() - began) * 1000
+        samples = []
+        for query in queries(searches):
+            t0 = time.perf_counter()
+            result = await client.call_tool("search_memories", {"query": query, "top_k": 10})
+            samples.append((time.perf_counter() - t0) * 1000)
+            assert not result.is_error, result.content
+    return {"start_ms": round(started, 1), "first_search_ms": round(first_search, 1), "searches": samples}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--config", help="YAML config (default: the embedded default)")
+    parser.add_argument("--data-dir", type=Path, help="data directory (default: a temporary one)")
+    parser.add_argument("--memories", type=int, default=500, help="memories seeded for the user 'bench'")
+    parser.add_argument("--searches", type=int, default=50, help="timed searches per measurement")
+    parser.add_argument("--starts", type=int, default=3, help="fresh stdio processes started")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
+    args = parser.parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    with tempfile.TemporaryDirectory(prefix="memorist-mcp-bench-") as scratch:
+        data_dir = args.data_dir or Path(scratch) / "data"
+        api = seed_and_time_api(args.config, data_dir, args.memories, args.searches)
+        print(f"python_api search      p50 {api['p50_ms']:8.1f} ms   p95 {api['p95_ms']:8.1f} ms", flush=True)
+        runs = [asyncio.run(one_stdio_run(args.config, data_dir, args.searches)) for _ in range(args.starts)]
+    starts = [r["start_ms"] for r in runs]
+    firsts = [r["first_search_ms"] for r in runs]
+    searches = summary([s for r in runs for s in r["searches"]])
+    print(f"stdio start (init)     {' '.join(f'{s / 1000:.2f}s' for s in starts)}   max {max(starts) / 1000:.2f} s")
+    print(f"stdio first search     {' '.join(f'{s / 1000:.2f}s' for s in firsts)}")
+    print(f"stdio search (warm)    p50 {searches['p50_ms']:8.1f} ms   p95 {searches['p95_ms']:8.1f} ms")
+    print(f"transport overhead     p50 {searches['p50_ms'] - api['p50_ms']:+8.1f} ms")
+    figures = {
+        "memories": args.memories,
+        "config": args.config or "default",
+        "python_api_search": api,
+        "stdio_start_ms": starts,
+        "stdio_first_search_ms": firsts,
+        "stdio_search": searches,
+        "load_average": os.getloadavg(),
+        "cpus": os.cpu_count(),
+    }
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    return 0 if max(starts) < 3000 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
