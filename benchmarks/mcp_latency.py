@@ -38,10 +38,11 @@ PLACES = ("Lisbon", "Oslo", "Kyoto", "Quito", "Perth", "Tallinn", "Accra", "Berg
 
 
 def facts(count: int) -> list[str]:
-    return [
-        f"Friend number {i} loves {TOPICS[i % len(TOPICS)]} and moved to {PLACES[(i // 10) % len(PLACES)]} in {2000 + i % 25}."
-        for i in range(count)
-    ]
+    out = []
+    for i in range(count):
+        topic, place = TOPICS[i % len(TOPICS)], PLACES[(i // 10) % len(PLACES)]
+        out.append(f"Friend number {i} loves {topic} and moved to {place} in {2000 + i % 25}.")
+    return out
 
 
 def queries(count: int) -> list[str]:
@@ -62,7 +63,7 @@ def summary(samples: list[float]) -> dict[str, float]:
 
 
 def seed_and_time_api(config: str | None, data_dir: Path, memories: int, searches: int) -> dict[str, Any]:
-    from memorist.engine.memory import Memory
+    from memorist.api import Memory
     from memorist.settings import load_settings
 
     memory = Memory.from_config(load_settings(config, {"data_dir": str(data_dir)}))

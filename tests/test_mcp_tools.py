@@ -20,10 +20,11 @@ import pytest
 pytest.importorskip("mcp")
 
 from mcp import Client  # noqa: E402
-from memorist.engine.memory import Memory  # noqa: E402
+from memorist.api import Memory  # noqa: E402
 from memorist.mcp.adapter import MemoryAccess  # noqa: E402
 from memorist.mcp.scope import Caller, ScopeError  # noqa: E402
 from memorist.mcp.tools import build_server, fixed_caller  # noqa: E402
+from memorist.operations import Operations  # noqa: E402
 from memorist.plugins import load_plugins  # noqa: E402
 
 from .conftest import fast_settings  # noqa: E402
@@ -50,7 +51,8 @@ def memory(tmp_path: Path) -> Iterator[Memory]:
 
 def session(memory: Memory, caller: Caller) -> Callable[[Callable[[Client], Awaitable[Any]]], Any]:
     """Run ``body(client)`` against a server confined to ``caller``."""
-    server = build_server(MemoryAccess(lambda: memory), fixed_caller(caller))
+    operations = Operations(lambda: memory)
+    server = build_server(MemoryAccess(lambda: operations), fixed_caller(caller))
 
     def run(body: Callable[[Client], Awaitable[Any]]) -> Any:
         async def main() -> Any:

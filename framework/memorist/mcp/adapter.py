@@ -1,29 +1,31 @@
-"""The one place the MCP tools reach the memory engine.
+"""The one place the MCP tools reach Memorist: the operations layer, with the connection's confinement.
 
-Every tool goes through :class:`MemoryAccess`, which applies the caller's
-scope (:class:`~memorist.mcp.scope.Caller`) and shapes compact results. The
-operations layer (``memorist.operations``) will own these rules for every
-door; when it lands, this module is the only one that changes: its methods
-become thin calls onto it.
+Every tool goes through :class:`MemoryAccess`. The operations layer
+(:mod:`memorist.operations`) owns the rules every door shares (the scope
+rule, confinement to the organization and project, validation of an update,
+what an add stored, merged and skipped); this module adds what is MCP's own:
+the user/agent pins of a :class:`~memorist.mcp.scope.Caller` (checked on
+arguments and on every memory reached by id), read-only connections, and
+compact result shapes for a model's context window.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..errors import NotFoundError, ValidationError
+from ..operations import AddInput, EntityIds, ListInput, Operations, SearchInput, UpdateInput
+from ..operations import Caller as Tenant
+from ..operations.results import AddResult
 from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord
 from .scope import Caller
-
-if TYPE_CHECKING:
-    from ..engine.memory import Memory
-    from ..engine.search import SearchHit
 
 ENTITY_TYPES = {"user_id": "user", "agent_id": "agent", "run_id": "run", "app_id": "app"}
 #: How many of a confined caller's memories ``list_entities`` reads to count its agents and runs.
 ENTITY_SCAN_LIMIT = 5000
+SCAN_PAGE = 1000
 
 
 def _iso(value: datetime | None) -> str | None:
@@ -48,20 +50,28 @@ def compact(record: MemoryRecord) -> dict[str, Any]:
     return item
 
 
-def compact_hit(hit: SearchHit) -> dict[str, Any]:
-    item = compact(hit.record)
-    item["score"] = round(hit.score, 4)
-    if hit.details is not None:
-        item["score_details"] = hit.details
-    return item
+def compact_add(result: AddResult, ids: Mapping[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {"stored": [{"id": r.id, "memory": r.text} for r in result.stored]}
+    if result.merged:
+        out["merged"] = [{"memory": m.text, "into": m.memory_id, "reason": m.reason} for m in result.merged]
+    if result.skipped:
+        out["skipped"] = [{"memory": s.text, "reason": s.reason} for s in result.skipped]
+    if not (result.stored or result.merged or result.skipped):
+        out["note"] = "nothing was stored: no lasting facts found in the text"
+    out["scope"] = dict(ids)
+    return out
+
+
+def tenant(caller: Caller) -> Tenant:
+    return Tenant(org_id=caller.org_id, project_id=caller.project_id, actor=caller.label)
 
 
 class MemoryAccess:
     """Scope-checked memory operations for one server (stdio or HTTP)."""
 
-    def __init__(self, engine: Callable[[], Memory]) -> None:
-        #: Called per operation: the HTTP server's engine may be replaced by ``/configure``.
-        self._engine = engine
+    def __init__(self, operations: Callable[[], Operations]) -> None:
+        #: Called per tool call: stdio builds the kernel in the background and waits for it here.
+        self._operations = operations
 
     # -- writes ------------------------------------------------------------------------
     def add(
@@ -77,23 +87,15 @@ class MemoryAccess:
     ) -> dict[str, Any]:
         caller.require_write()
         ids = caller.ids(requested)
-        if not ids:
-            raise ValidationError("user_id: name whose memory this is (user_id, agent_id, run_id or app_id)")
-        stored = self._engine().add(
-            [dict(m) for m in messages],
-            **ids,
-            org_id=caller.org_id,
-            project_id=caller.project_id,
-            metadata=metadata,
+        request = AddInput(
+            messages=[dict(m) for m in messages],
+            ids=EntityIds(**ids),
+            metadata=dict(metadata) if metadata is not None else None,
             timestamp=timestamp,
             expiration_date=expiration_date,
             infer=infer,
-            actor=caller.label,
         )
-        out: dict[str, Any] = {"stored": [{"id": r.id, "memory": r.text} for r in stored], "scope": ids}
-        if not stored:
-            out["note"] = "nothing new was stored: no lasting facts found, or they are already remembered"
-        return out
+        return compact_add(self._operations().add(tenant(caller), request), ids)
 
     def update(
         self,
@@ -107,24 +109,16 @@ class MemoryAccess:
         caller.require_write()
         if text is None and metadata is None and timestamp is None:
             raise ValidationError("text: give text, metadata or timestamp to change")
-        engine = self._engine()
-        self._owned(engine, caller, memory_id)
-        record = engine.update(
-            memory_id,
-            text=text,
-            metadata=metadata,
-            timestamp=timestamp,
-            org_id=caller.org_id,
-            project_id=caller.project_id,
-            actor=caller.label,
-        )
-        return compact(record)
+        operations = self._operations()
+        self._owned(operations, caller, memory_id)
+        change = UpdateInput(text=text, metadata=dict(metadata) if metadata is not None else None, timestamp=timestamp)
+        return compact(operations.update(tenant(caller), memory_id, change))
 
     def delete(self, caller: Caller, memory_id: str) -> dict[str, Any]:
         caller.require_write()
-        engine = self._engine()
-        self._owned(engine, caller, memory_id)
-        record = engine.delete(memory_id, org_id=caller.org_id, project_id=caller.project_id, actor=caller.label)
+        operations = self._operations()
+        self._owned(operations, caller, memory_id)
+        record = operations.delete(tenant(caller), memory_id)
         return {"deleted": record.id, "memory": record.text}
 
     # -- reads -------------------------------------------------------------------------
@@ -140,31 +134,30 @@ class MemoryAccess:
         rerank: bool,
         explain: bool,
     ) -> dict[str, Any]:
-        ids: dict[str, Any] = caller.ids(requested)
-        if not ids and not filters:
-            raise ValidationError(
-                "user_id: name whose memories to search (user_id, agent_id, run_id, app_id or filters)"
-            )
-        hits = self._engine().search(
-            query,
-            filters=filters,
-            **ids,
-            org_id=caller.org_id,
-            project_id=caller.project_id,
+        ids = caller.ids(requested)
+        request = SearchInput(
+            query=query,
+            ids=EntityIds(**ids),
+            filters=dict(filters) if filters else None,
             top_k=top_k,
             threshold=threshold,
             rerank=rerank,
             explain=explain,
         )
-        return {"results": [compact_hit(h) for h in hits], "scope": ids}
+        hits = self._operations().search(tenant(caller), request)
+        results = []
+        for hit in hits:
+            item = compact(hit.record)
+            item["score"] = round(hit.score, 4)
+            if hit.details is not None:
+                item["score_details"] = hit.details
+            results.append(item)
+        return {"results": results, "scope": ids}
 
     def list(self, caller: Caller, requested: Mapping[str, str | None], *, page: int, page_size: int) -> dict[str, Any]:
-        ids: dict[str, Any] = caller.ids(requested)
-        if not ids:
-            raise ValidationError("user_id: name whose memories to list (user_id, agent_id, run_id or app_id)")
-        result = self._engine().list(
-            **ids, org_id=caller.org_id, project_id=caller.project_id, page=page, page_size=page_size
-        )
+        ids = caller.ids(requested)
+        request = ListInput(ids=EntityIds(**ids), page=page, page_size=page_size)
+        result = self._operations().list_memories(tenant(caller), request)
         return {
             "results": [compact(r) for r in result.records],
             "total": result.total,
@@ -174,16 +167,15 @@ class MemoryAccess:
         }
 
     def get(self, caller: Caller, memory_id: str) -> dict[str, Any]:
-        return compact(self._owned(self._engine(), caller, memory_id))
+        return compact(self._owned(self._operations(), caller, memory_id))
 
     def history(self, caller: Caller, memory_id: str) -> dict[str, Any]:
-        engine = self._engine()
+        operations = self._operations()
         if caller.pinned:
             # History rows carry no user/agent: ownership is proven by the live memory.
-            self._owned(engine, caller, memory_id)
-        rows = engine.history(memory_id, org_id=caller.org_id, project_id=caller.project_id)
+            self._owned(operations, caller, memory_id)
         events = []
-        for row in rows:
+        for row in operations.history(tenant(caller), memory_id):
             event: dict[str, Any] = {"event": row["event"], "at": _iso(row["created_at"])}
             if row["old_memory"] is not None:
                 event["old_memory"] = row["old_memory"]
@@ -196,48 +188,42 @@ class MemoryAccess:
 
     def entities(self, caller: Caller) -> dict[str, Any]:
         """Users, agents, runs and apps with memory counts, as far as the caller may see them."""
-        engine = self._engine()
+        operations = self._operations()
         if not caller.pinned:
-            counts = engine.counts.list(caller.org_id, caller.project_id)
             return {
                 "entities": [
                     {"type": c.entity_type, "id": c.entity_id, "memories": c.total, "updated_at": _iso(c.updated_at)}
-                    for c in counts
+                    for c in operations.entities(tenant(caller))
                 ]
             }
         # A confined caller sees only the identifiers that occur in its own memories.
-        pinned: dict[str, Any] = dict(caller.pinned)
         tally: dict[tuple[str, str], int] = {}
         page, seen, total = 1, 0, 0
         while seen < ENTITY_SCAN_LIMIT:
-            batch = engine.list(
-                **pinned,
-                org_id=caller.org_id,
-                project_id=caller.project_id,
-                page=page,
-                page_size=1000,
+            batch = operations.list_memories(
+                tenant(caller), ListInput(ids=EntityIds(**caller.pinned), page=page, page_size=SCAN_PAGE)
             )
             total = batch.total
             for record in batch.records:
                 for name in ENTITY_SCOPE_FIELDS:
                     if (value := getattr(record, name)) is not None:
-                        tally[(ENTITY_TYPES[name], value)] = tally.get((ENTITY_TYPES[name], value), 0) + 1
+                        key = (ENTITY_TYPES[name], value)
+                        tally[key] = tally.get(key, 0) + 1
             seen += len(batch.records)
-            if len(batch.records) < 1000:
+            if len(batch.records) < SCAN_PAGE:
                 break
             page += 1
-        out: dict[str, Any] = {
-            "entities": [{"type": t, "id": i, "memories": n} for (t, i), n in sorted(tally.items())],
-        }
+        out: dict[str, Any] = {"entities": [{"type": t, "id": i, "memories": n} for (t, i), n in sorted(tally.items())]}
         if total > seen:
             out["note"] = f"counted from the newest {seen} of {total} memories"
         return out
 
     # -- helpers -----------------------------------------------------------------------
     @staticmethod
-    def _owned(engine: Memory, caller: Caller, memory_id: str) -> MemoryRecord:
+    def _owned(operations: Operations, caller: Caller, memory_id: str) -> MemoryRecord:
+        """The memory, if this caller may reach it; otherwise exactly the answer a missing id gets."""
         try:
-            record = engine.get(memory_id, org_id=caller.org_id, project_id=caller.project_id)
+            record = operations.get(tenant(caller), memory_id)
         except NotFoundError:
             raise NotFoundError(f"memory '{memory_id}' not found") from None
         return caller.check_owned(record)

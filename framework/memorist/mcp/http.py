@@ -20,7 +20,6 @@ from __future__ import annotations
 import importlib.util
 import logging
 import threading
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import falcon
@@ -36,7 +35,7 @@ from .scope import CALLER_KEY, Caller
 if TYPE_CHECKING:
     from anyio.from_thread import BlockingPortal
 
-    from ..engine.memory import Memory
+    from ..operations import Operations
 
 log = logging.getLogger("memorist.mcp")
 PATH = "/mcp"
@@ -74,8 +73,8 @@ def caller_for(principal: Principal, tenancy: Tenancy) -> Caller:
 class Bridge:
     """The SDK's stateless JSON-response handler on a private event loop, called from WSGI threads."""
 
-    def __init__(self, engine: Callable[[], Memory]) -> None:
-        self._engine = engine
+    def __init__(self, operations: Operations) -> None:
+        self._operations = operations
         self._lock = threading.Lock()
         self._portal: BlockingPortal | None = None
         self._manager: Any = None
@@ -89,7 +88,7 @@ class Bridge:
                 from .adapter import MemoryAccess
                 from .tools import build_server, request_caller
 
-                server = build_server(MemoryAccess(self._engine), request_caller)
+                server = build_server(MemoryAccess(lambda: self._operations), request_caller)
                 manager = StreamableHTTPSessionManager(
                     server._lowlevel_server,  # the SDK's documented mounting path uses the same object
                     json_response=True,
@@ -140,10 +139,10 @@ class Bridge:
 class McpResource:
     """``POST /mcp``: one MCP message per request, as the caller its credentials allow."""
 
-    def __init__(self, engine: Callable[[], Memory], tenancy: Tenancy, max_body_bytes: int) -> None:
+    def __init__(self, operations: Operations, tenancy: Tenancy, max_body_bytes: int) -> None:
         self._tenancy = tenancy
         self._max_body = max_body_bytes
-        self._bridge = Bridge(engine)
+        self._bridge = Bridge(operations)
         self._available = importlib.util.find_spec("mcp") is not None
 
     def _caller(self, req: falcon.Request) -> Caller:
@@ -196,6 +195,6 @@ class McpResource:
         self.on_get(req, resp)
 
 
-def add_mcp_route(app: falcon.App, engine: Callable[[], Memory], tenancy: Tenancy, max_body_bytes: int) -> None:
+def add_mcp_route(app: falcon.App, operations: Operations, tenancy: Tenancy, max_body_bytes: int) -> None:
     """Mount ``/mcp`` (not in /openapi.json: it speaks JSON-RPC, documented in docs/mcp.md)."""
-    app.add_route(PATH, McpResource(engine, tenancy, max_body_bytes))
+    app.add_route(PATH, McpResource(operations, tenancy, max_body_bytes))

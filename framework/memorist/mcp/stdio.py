@@ -1,10 +1,11 @@
 """``memorist mcp``: the MCP server over stdio, for desktop clients.
 
 The client starts this process and talks JSON-RPC over its stdin/stdout, so
-the handshake must answer fast: the engine (embedding model, LanceDB, SQLite)
-is built in a background thread while the handshake and ``tools/list``
-answer at once; the first tool call waits for it. A failure to build is
-reported by every tool call as a tool error, not a crash.
+the handshake must answer fast: the kernel (database and migrations, the
+engine with its embedding model, LanceDB) is built by the composition root
+(:class:`memorist.kernel.Kernel`) in a background thread while the handshake
+and ``tools/list`` answer at once; the first tool call waits for it. A
+failure to build is reported by every tool call as a tool error, not a crash.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from .scope import Caller
 from .tools import build_server, fixed_caller
 
 if TYPE_CHECKING:
-    from ..engine.memory import Memory
+    from ..kernel import Kernel
+    from ..operations import Operations
     from ..plugins import Plugins
     from ..settings import Settings
 
@@ -32,26 +34,26 @@ class EngineError(MemoristError):
     status = 503
 
 
-class LazyEngine:
-    """Builds the engine once, in the background, and hands it to whoever waits."""
+class LazyKernel:
+    """Builds the kernel once, in the background, and hands its operations to whoever waits."""
 
     def __init__(self, settings: Settings, plugins: Plugins) -> None:
         self._settings = settings
         self._plugins = plugins
         self._ready = threading.Event()
-        self._memory: Memory | None = None
+        self._kernel: Kernel | None = None
         self._error: str | None = None
         self._thread = threading.Thread(target=self._build, name="memorist-mcp-engine", daemon=True)
 
-    def start(self) -> LazyEngine:
+    def start(self) -> LazyKernel:
         self._thread.start()
         return self
 
     def _build(self) -> None:
-        from ..engine.memory import Memory
+        from ..kernel import Kernel
 
         try:
-            self._memory = Memory.from_settings(self._settings, self._plugins)
+            self._kernel = Kernel.build(self._settings, self._plugins)
         except MemoristError as exc:
             self._error = exc.message
         except Exception as exc:  # reported to the client, logged in full on stderr
@@ -60,22 +62,22 @@ class LazyEngine:
         finally:
             self._ready.set()
 
-    def __call__(self) -> Memory:
+    def __call__(self) -> Operations:
         self._ready.wait()
-        if self._memory is None:
+        if self._kernel is None:
             raise EngineError(f"the memory engine could not start: {self._error}")
-        return self._memory
+        return self._kernel.operations
 
     def close(self) -> None:
-        if self._ready.is_set() and self._memory is not None:
-            self._memory.close()
+        if self._ready.is_set() and self._kernel is not None:
+            self._kernel.close()
 
 
 def run_stdio(settings: Settings, plugins: Plugins, caller: Caller) -> None:
     """Serve MCP on stdin/stdout until the client closes it."""
-    engine = LazyEngine(settings, plugins).start()
-    server = build_server(MemoryAccess(engine), fixed_caller(caller))
+    kernel = LazyKernel(settings, plugins).start()
+    server = build_server(MemoryAccess(kernel), fixed_caller(caller))
     try:
         server.run("stdio")
     finally:
-        engine.close()
+        kernel.close()
