@@ -57,7 +57,7 @@ def mcp_command(
     if importlib.util.find_spec("mcp") is None or importlib.util.find_spec("mcp.server") is None:
         click.echo(MISSING_SDK, err=True)
         sys.exit(2)
-    from ..cli import checked_settings
+    from ..console import checked_settings
     from .scope import Caller
 
     pins = {

@@ -27,7 +27,6 @@ import falcon
 from ..auth.errors import PermissionDenied
 from ..auth.principal import Principal
 from ..errors import MemoristError
-from ..http.parsing import PayloadTooLarge
 from ..records import DEFAULT_ORG, DEFAULT_PROJECT
 from ..tenancy import Tenancy
 from .scope import CALLER_KEY, Caller
@@ -45,6 +44,10 @@ CREDENTIAL_HEADERS = frozenset({"authorization", "x-api-key", "cookie"})
 
 class McpUnavailable(MemoristError):
     status = 501
+
+
+class PayloadTooLarge(MemoristError):
+    status = 413
 
 
 def caller_for(principal: Principal, tenancy: Tenancy) -> Caller:
