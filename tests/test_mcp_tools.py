@@ -129,6 +129,9 @@ def test_add_search_get_update_history_delete(memory: Memory) -> None:
         assert hit["metadata"] == {"topic": "family"} and "score_details" in hit
         assert "hash" not in hit and "run_id" not in hit  # compact: no hashes, no nulls
         assert hit["observed_at"].startswith("2026-03-01")
+        # Arguments that are not tool parameters (a tenant, say) are ignored, never obeyed.
+        elsewhere = await call(client, "search_memories", query="Maria Porto sister", org_id="other", project_id="x")
+        assert [r["id"] for r in elsewhere["results"]] == [stored["id"]]
         assert (await call(client, "get_memory", memory_id=stored["id"]))["memory"] == stored["memory"]
         updated = await call(client, "update_memory", memory_id=stored["id"], text="My sister Maria lives in Braga.")
         assert updated["memory"] == "My sister Maria lives in Braga."

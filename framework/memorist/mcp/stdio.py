@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from ..settings import Settings
 
 log = logging.getLogger("memorist.mcp")
+#: How long an exiting server waits for a kernel build still in progress.
+BUILD_WAIT_SECONDS = 120.0
 
 
 class EngineError(MemoristError):
@@ -69,7 +71,10 @@ class LazyKernel:
         return self._kernel.operations
 
     def close(self) -> None:
-        if self._ready.is_set() and self._kernel is not None:
+        """Wait (bounded) for a build still running, so a client that quits at once never
+        interrupts the first start's database migrations, then release everything."""
+        self._ready.wait(BUILD_WAIT_SECONDS)
+        if self._kernel is not None:
             self._kernel.close()
 
 
