@@ -2,6 +2,7 @@
 
     python benchmarks/mcp_latency.py                       # embedded default (MiniLM, LanceDB, SQLite)
     python benchmarks/mcp_latency.py --config configs/x.yaml --memories 2000 --starts 5
+    python benchmarks/mcp_latency.py --http              # also /mcp vs POST /search on memorist serve
 
 Measured, on one data directory seeded with ``--memories`` memories of one user:
 
@@ -15,7 +16,9 @@ Measured, on one data directory seeded with ``--memories`` memories of one user:
   loading the embedding model, which the server does in the background while
   the handshake answers);
 - ``stdio_search``: ``search_memories`` over the stdio pipe once warm, p50/p95:
-  the Python API's time plus JSON-RPC framing, validation and the pipe.
+  the Python API's time plus JSON-RPC framing, validation and the pipe;
+- with ``--http``: ``search_memories`` through ``/mcp`` against ``POST /search``
+  on one ``memorist serve`` worker (both over HTTP, same engine).
 
 The figures depend on the machine and on whatever else runs on it: report
 them with the load they were taken under.
@@ -134,6 +137,71 @@ async def one_stdio_run(config: str | None, data_dir: Path, searches: int) -> di
     }
 
 
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def time_http(config: str | None, data_dir: Path, searches: int) -> dict[str, Any]:
+    """``/mcp`` vs ``POST /search`` on one ``memorist serve`` worker (auth disabled: a local benchmark)."""
+    import subprocess
+    import urllib.request
+
+    port = free_port()
+    args = [sys.executable, "-m", "memorist.cli", "serve", "--port", str(port), "--workers", "1"]
+    args += ["--data-dir", str(data_dir)] + (["--config", config] if config else [])
+    env = {**os.environ, "AUTH_DISABLED": "true"}
+    server = subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=str(ROOT))
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 300
+        while True:
+            try:
+                urllib.request.urlopen(f"{base}/health", timeout=5)
+                break
+            except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise RuntimeError("memorist serve did not start") from None
+                time.sleep(0.5)
+
+        def rest(query: str) -> None:
+            body = json.dumps({"query": query, "user_id": "bench", "top_k": 10}).encode()
+            request = urllib.request.Request(f"{base}/search", body, {"Content-Type": "application/json"})
+            urllib.request.urlopen(request, timeout=60).read()
+
+        asked = queries(searches)
+        for query in asked[:3]:
+            rest(query)
+        rest_samples = []
+        for query in asked:
+            t0 = time.perf_counter()
+            rest(query)
+            rest_samples.append((time.perf_counter() - t0) * 1000)
+        mcp_samples = asyncio.run(mcp_http_searches(f"{base}/mcp", asked))
+        return {"rest_search": summary(rest_samples), "mcp_http_search": summary(mcp_samples)}
+    finally:
+        server.terminate()
+        server.wait(60)
+
+
+async def mcp_http_searches(url: str, asked: list[str]) -> list[float]:
+    from mcp import Client
+
+    samples = []
+    async with Client(url, mode="legacy") as client:
+        for query in asked[:3]:
+            await client.call_tool("search_memories", {"query": query, "user_id": "bench"})
+        for query in asked:
+            t0 = time.perf_counter()
+            result = await client.call_tool("search_memories", {"query": query, "user_id": "bench", "top_k": 10})
+            samples.append((time.perf_counter() - t0) * 1000)
+            assert not result.is_error, result.content
+    return samples
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", help="YAML config (default: the embedded default)")
@@ -141,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memories", type=int, default=500, help="memories seeded for the user 'bench'")
     parser.add_argument("--searches", type=int, default=50, help="timed searches per measurement")
     parser.add_argument("--starts", type=int, default=3, help="fresh stdio processes started")
+    parser.add_argument("--http", action="store_true", help="also time /mcp and POST /search on memorist serve")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -149,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         api = seed_and_time_api(args.config, data_dir, args.memories, args.searches)
         print(f"python_api search      p50 {api['p50_ms']:8.1f} ms   p95 {api['p95_ms']:8.1f} ms", flush=True)
         runs = [asyncio.run(one_stdio_run(args.config, data_dir, args.searches)) for _ in range(args.starts)]
+        http = time_http(args.config, data_dir, args.searches) if args.http else None
     starts = [r["start_ms"] for r in runs]
     firsts = [r["first_search_ms"] for r in runs]
     searches = summary([s for r in runs for s in r["searches"]])
@@ -158,6 +228,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"stdio first search     {' '.join(f'{s / 1000:.2f}s' for s in firsts)}")
     print(f"stdio search (warm)    p50 {searches['p50_ms']:8.1f} ms   p95 {searches['p95_ms']:8.1f} ms")
     print(f"transport overhead     p50 {searches['p50_ms'] - api['p50_ms']:+8.1f} ms")
+    if http is not None:
+        rest, over_http = http["rest_search"], http["mcp_http_search"]
+        print(f"REST POST /search      p50 {rest['p50_ms']:8.1f} ms   p95 {rest['p95_ms']:8.1f} ms")
+        print(f"MCP over HTTP search   p50 {over_http['p50_ms']:8.1f} ms   p95 {over_http['p95_ms']:8.1f} ms")
     figures = {
         "memories": args.memories,
         "config": args.config or "default",
@@ -166,6 +240,7 @@ def main(argv: list[str] | None = None) -> int:
         "stdio_start_cpu_s": cpus,
         "stdio_first_search_ms": firsts,
         "stdio_search": searches,
+        **(http or {}),
         "load_average": os.getloadavg(),
         "cpus": os.cpu_count(),
     }
