@@ -10,6 +10,7 @@ accepts are the ones that scope each tool call.
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
@@ -86,6 +87,12 @@ def test_credentials_are_required_and_get_is_405(server: Server) -> None:
     assert server.post("/mcp", json=message, headers={"X-API-Key": "svcsk_nope"}).status_code == 401
     assert server.post("/mcp", json=message, headers={"Authorization": "Token m0-nope"}).status_code == 401
     assert server.get("/mcp", headers=ADMIN).status_code == 405
+    # Past authentication, the transport's own checks answer (nothing reaches a tool).
+    accept = {"Accept": "application/json, text/event-stream"}
+    plain = server.post("/mcp", data=json.dumps(message), headers={**ADMIN, **accept, "Content-Type": "text/plain"})
+    assert plain.status_code == 400 and "Content-Type" in plain.text, plain.text
+    broken = server.post("/mcp", data=b"{not json", headers={**ADMIN, **accept, "Content-Type": "application/json"})
+    assert broken.status_code == 400 and broken.json()["error"]["code"] == -32700, broken.text
 
 
 def test_user_key_adds_and_searches_a_second_user_sees_nothing(server: Server) -> None:
