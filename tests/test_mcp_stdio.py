@@ -107,3 +107,19 @@ def test_bad_config_is_one_line_not_a_handshake(tmp_path: Path) -> None:
     assert proc.stdout == ""  # nothing on the protocol channel
     assert "error: language_model" in proc.stderr and "nosuch" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_missing_sdk_is_a_one_line_hint(tmp_path: Path) -> None:
+    server = params(tmp_path / "data")
+    code = "import sys; sys.modules['mcp'] = None; from memorist.cli import main; main(['mcp'])"
+    proc = subprocess.run(
+        [server.command, "-c", code],
+        env=server.env,
+        cwd=server.cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "error: the MCP server needs the 'mcp' package: pip install 'memorist[mcp]'"

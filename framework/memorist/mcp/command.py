@@ -7,7 +7,6 @@ checks for it first and prints a one-line hint when it is missing.
 from __future__ import annotations
 
 import getpass
-import importlib.util
 import sys
 from typing import Any
 
@@ -16,6 +15,15 @@ import click
 from ..records import DEFAULT_ORG, DEFAULT_PROJECT
 
 MISSING_SDK = "error: the MCP server needs the 'mcp' package: pip install 'memorist[mcp]'"
+
+
+def sdk_available() -> bool:
+    """Whether the official ``mcp`` SDK can be imported (it is imported to serve anyway)."""
+    try:
+        import mcp.server  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def default_user() -> str:
@@ -54,7 +62,7 @@ def mcp_command(
     read_only: bool,
 ) -> None:
     """Serve memory to an MCP client (Claude, Cursor, VS Code, ...) over stdio."""
-    if importlib.util.find_spec("mcp") is None or importlib.util.find_spec("mcp.server") is None:
+    if not sdk_available():
         click.echo(MISSING_SDK, err=True)
         sys.exit(2)
     from ..console import checked_settings
