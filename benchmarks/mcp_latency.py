@@ -123,6 +123,7 @@ async def one_stdio_run(config: str | None, data_dir: Path, searches: int) -> di
         first = await client.call_tool("search_memories", {"query": queries(1)[0]})
         assert not first.is_error, first.content
         first_search = (time.perf_counter() - began) * 1000
+        first_search_cpu = server_cpu_seconds()
         samples = []
         for query in queries(searches):
             t0 = time.perf_counter()
@@ -133,6 +134,7 @@ async def one_stdio_run(config: str | None, data_dir: Path, searches: int) -> di
         "start_ms": round(started, 1),
         "start_cpu_s": start_cpu,
         "first_search_ms": round(first_search, 1),
+        "first_search_cpu_s": first_search_cpu,
         "searches": samples,
     }
 
@@ -226,6 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     cpus = [r["start_cpu_s"] for r in runs]
     print(f"stdio start CPU        {' '.join(f'{c:.2f}s' if c is not None else '?' for c in cpus)}")
     print(f"stdio first search     {' '.join(f'{s / 1000:.2f}s' for s in firsts)}")
+    first_cpus = [r["first_search_cpu_s"] for r in runs]
+    print(f"stdio first search CPU {' '.join(f'{c:.2f}s' if c is not None else '?' for c in first_cpus)}")
     print(f"stdio search (warm)    p50 {searches['p50_ms']:8.1f} ms   p95 {searches['p95_ms']:8.1f} ms")
     print(f"transport overhead     p50 {searches['p50_ms'] - api['p50_ms']:+8.1f} ms")
     if http is not None:
@@ -239,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         "stdio_start_ms": starts,
         "stdio_start_cpu_s": cpus,
         "stdio_first_search_ms": firsts,
+        "stdio_first_search_cpu_s": first_cpus,
         "stdio_search": searches,
         **(http or {}),
         "load_average": os.getloadavg(),
