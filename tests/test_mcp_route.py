@@ -89,3 +89,30 @@ def test_route_refusals(client: falcon.testing.TestClient) -> None:
     assert too_big.status_code == 413 and "4096" in too_big.json["detail"]
     assert client.simulate_get("/mcp", headers={"X-API-Key": ADMIN_KEY}).status_code == 405
     assert client.simulate_delete("/mcp", headers={"X-API-Key": ADMIN_KEY}).status_code == 405
+
+
+def test_query_parameters_narrow_never_widen(client: falcon.testing.TestClient) -> None:
+    cleo, dan, admin = key_for(client, "cleo"), key_for(client, "dan"), {"X-API-Key": ADMIN_KEY}
+    tool(client, cleo, "add_memory", text="I water the tomatoes every evening.", infer=False)
+
+    def at(query: str, headers: dict[str, str], name: str, **args: Any) -> falcon.testing.Result:
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": args}}
+        version = {"MCP-Protocol-Version": "2025-11-25"}
+        return client.simulate_post(
+            "/mcp", body=json.dumps(body), query_string=query, headers={**HEADERS, **version, **headers}
+        )
+
+    added = at("agent_id=gardener", cleo, "add_memory", text="Aphids on the roses again.", infer=False)
+    assert added.json["result"]["structuredContent"]["scope"] == {"user_id": "cleo@route.test", "agent_id": "gardener"}
+    scoped = at("agent_id=gardener", cleo, "list_memories").json["result"]["structuredContent"]
+    assert [r["memory"] for r in scoped["results"]] == ["Aphids on the roses again."]
+    assert tool(client, cleo, "list_memories")["structuredContent"]["total"] == 2  # without the pin: both
+    refused = at("agent_id=gardener", cleo, "list_memories", agent_id="cook")
+    assert refused.json["result"]["isError"]
+    # Another user's id in the query is refused before any tool runs.
+    assert at("user_id=cleo@route.test", dan, "list_memories").status_code == 403
+    assert at("org_id=elsewhere", cleo, "list_memories").status_code == 400
+    # An unconfined credential can be pinned to one user for a client it configures.
+    pinned = at("user_id=zed", admin, "add_memory", text="Zed's bike is blue.", infer=False)
+    assert pinned.json["result"]["structuredContent"]["scope"] == {"user_id": "zed"}
+    assert at("user_id=zed", admin, "list_memories", user_id="cleo@route.test").json["result"]["isError"]

@@ -90,6 +90,12 @@ def test_caller_ids_pins_defaults_and_refuses_widening() -> None:
     assert admin.ids({}) == {"user_id": "ada@x.io"}
     assert admin.ids({"user_id": "bob"}) == {"user_id": "bob"}
     assert Caller(label="open").ids({}) == {}
+    narrow = ALICE.narrowed({"agent_id": "cook"})
+    assert dict(narrow.pinned) == {"user_id": "alice", "agent_id": "cook"}
+    with pytest.raises(ScopeError, match="confined to user_id='alice'"):
+        ALICE.narrowed({"user_id": "bob"})
+    assert dict(admin.narrowed({"user_id": "zed"}).pinned) == {"user_id": "zed"}
+    assert not admin.narrowed({"user_id": "zed"}).defaults
     with pytest.raises(ValueError):
         Caller(label="x", pinned={"org_id": "other"})
 

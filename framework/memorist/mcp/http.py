@@ -26,10 +26,10 @@ import falcon
 
 from ..auth.errors import PermissionDenied
 from ..auth.principal import Principal
-from ..errors import MemoristError
-from ..records import DEFAULT_ORG, DEFAULT_PROJECT
+from ..errors import MemoristError, ValidationError
+from ..records import DEFAULT_ORG, DEFAULT_PROJECT, ENTITY_SCOPE_FIELDS
 from ..tenancy import Tenancy
-from .scope import CALLER_KEY, Caller
+from .scope import CALLER_KEY, Caller, ScopeError
 
 if TYPE_CHECKING:
     from anyio.from_thread import BlockingPortal
@@ -40,6 +40,7 @@ log = logging.getLogger("memorist.mcp")
 PATH = "/mcp"
 #: Credentials are consumed here; the SDK (and the tools) never see them.
 CREDENTIAL_HEADERS = frozenset({"authorization", "x-api-key", "cookie"})
+MAX_ID = 255
 
 
 class McpUnavailable(MemoristError):
@@ -140,7 +141,12 @@ class Bridge:
 
 
 class McpResource:
-    """``POST /mcp``: one MCP message per request, as the caller its credentials allow."""
+    """``POST /mcp``: one MCP message per request, as the caller its credentials allow.
+
+    Query parameters (``?agent_id=cursor``, ``user_id``, ``run_id``, ``app_id``) pin more
+    identifiers for every call of that client, so one key can serve several agents with
+    separate memories; they narrow what the credentials allow and never widen it (403).
+    """
 
     def __init__(self, operations: Operations, tenancy: Tenancy, max_body_bytes: int) -> None:
         self._tenancy = tenancy
@@ -153,7 +159,18 @@ class McpResource:
         policy = "platform" if scheme == "token" else "user"
         principal = req.context.authenticator.require(req, policy)
         req.context.principal = principal
-        return caller_for(principal, self._tenancy)
+        caller = caller_for(principal, self._tenancy)
+        extra: dict[str, str] = {}
+        for name, value in req.params.items():
+            if name not in ENTITY_SCOPE_FIELDS:
+                raise ValidationError(f"{name}: unknown query parameter; /mcp takes {', '.join(ENTITY_SCOPE_FIELDS)}")
+            if not isinstance(value, str) or not value or len(value) > MAX_ID:
+                raise ValidationError(f"{name}: one non-empty value of at most {MAX_ID} characters")
+            extra[name] = value
+        try:
+            return caller.narrowed(extra) if extra else caller
+        except ScopeError as exc:
+            raise PermissionDenied(exc.message) from None
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         caller = self._caller(req)

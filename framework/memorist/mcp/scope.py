@@ -19,7 +19,7 @@ caller cannot probe for other users' memory ids.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import NotFoundError, ValidationError
@@ -75,6 +75,21 @@ class Caller:
             elif name in self.defaults:
                 out[name] = self.defaults[name]
         return out
+
+    def narrowed(self, extra: Mapping[str, str]) -> Caller:
+        """This caller with more identifiers pinned (e.g. ``?agent_id=cursor`` on ``/mcp``).
+
+        Narrowing only: a new pin on a field that is already pinned to another value
+        raises :class:`ScopeError`; a pin replaces that field's default."""
+        pinned = dict(self.pinned)
+        for name, value in extra.items():
+            if name not in ENTITY_SCOPE_FIELDS:
+                raise ValidationError(f"{name}: not one of {', '.join(ENTITY_SCOPE_FIELDS)}")
+            if pinned.get(name, value) != value:
+                raise ScopeError(f"{name}: these credentials are confined to {name}='{pinned[name]}'")
+            pinned[name] = value
+        defaults = {k: v for k, v in self.defaults.items() if k not in pinned}
+        return replace(self, pinned=pinned, defaults=defaults)
 
     def owns(self, record: MemoryRecord) -> bool:
         """Whether a stored memory lies inside this caller's scope."""
