@@ -198,7 +198,13 @@ def test_scope_arguments_cannot_widen(memory: Memory) -> None:
 
 def test_bad_arguments_are_tool_errors(memory: Memory) -> None:
     async def body(client: Client) -> None:
-        assert "top_k" in await error(client, "search_memories", query="x", top_k=0)
+        # Argument errors come back as one short line per field, no pydantic boilerplate.
+        assert await error(client, "search_memories", query="x", top_k=0) == (
+            "search_memories: top_k: Input should be greater than or equal to 1"
+        )
+        both = await error(client, "search_memories", query="", top_k=500)
+        assert both.startswith("search_memories: ") and "query: " in both and "top_k: " in both
+        assert "pydantic" not in both and "[type=" not in both
         assert "threshold" in await error(client, "search_memories", query="x", threshold=3)
         assert "query" in await error(client, "search_memories")
         assert "text" in await error(client, "add_memory")

@@ -13,6 +13,7 @@ what to search, how to pass scope, and that results are compact JSON.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any, Literal
@@ -20,7 +21,7 @@ from typing import Annotated, Any, Literal
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import __version__
@@ -73,6 +74,46 @@ class Turn(BaseModel):
     content: Annotated[str, Field(min_length=1, max_length=20_000)]
 
 
+_VALIDATION = re.compile(r"^Error executing tool (\S+): \d+ validation errors? for \S+\n")
+
+
+def compact_validation(text: str) -> str | None:
+    """The SDK's pydantic report of bad arguments as ``field: message`` lines (no URLs, no types).
+
+    ``Error executing tool search_memories: 1 validation error for ...Arguments\ntop_k\n  Input
+    should be ... [type=..., input_value=0, ...]\n    For further information visit ...``
+    becomes ``search_memories: top_k: Input should be ...``: what a model needs to retry."""
+    match = _VALIDATION.match(text)
+    if match is None:
+        return None
+    problems, field_name = [], None
+    for line in text[match.end() :].splitlines():
+        if not line.strip() or line.lstrip().startswith("For further information"):
+            continue
+        if not line.startswith(" "):
+            field_name = line.strip()
+        elif field_name is not None:
+            problems.append(f"{field_name}: {line.strip().split(' [type=')[0]}")
+    return f"{match.group(1)}: " + "; ".join(problems) if problems else None
+
+
+async def compact_errors(ctx: Any, call_next: Any) -> Any:
+    """Server middleware: argument errors of ``tools/call`` reach the model in one short line."""
+    result = await call_next(ctx)
+    if ctx.method != "tools/call":
+        return result
+    if isinstance(result, dict) and result.get("isError") and result.get("content"):
+        # The wire form (what the runner hands back on this SDK version).
+        first = result["content"][0]
+        if isinstance(first, dict) and (short := compact_validation(str(first.get("text", "")))):
+            return {**result, "content": [{**first, "text": short}]}
+    elif isinstance(result, CallToolResult) and result.is_error and result.content:
+        first_block = result.content[0]
+        if isinstance(first_block, TextContent) and (short := compact_validation(first_block.text)):
+            return result.model_copy(update={"content": [TextContent(type="text", text=short)]})
+    return result
+
+
 @contextmanager
 def tool_errors() -> Iterator[None]:
     """Domain errors (bad input, not found, out of scope) become tool errors the model can read."""
@@ -85,6 +126,7 @@ def tool_errors() -> Iterator[None]:
 def build_server(access: MemoryAccess, caller_of: CallerSource) -> MCPServer:
     """An MCP server whose every tool runs as ``caller_of(ctx)``."""
     server: MCPServer = MCPServer("memorist", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    server.middleware.append(compact_errors)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False)
 
     def caller(ctx: Context) -> Caller:
