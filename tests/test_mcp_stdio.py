@@ -123,3 +123,22 @@ def test_missing_sdk_is_a_one_line_hint(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr.strip() == "error: the MCP server needs the 'mcp' package: pip install 'memorist[mcp]'"
+
+
+def test_default_data_dir_is_per_user_not_the_working_directory(tmp_path: Path) -> None:
+    server = params(tmp_path / "unused", "--user-id", "alice")
+    server = server.model_copy(
+        update={
+            "args": [a for a in server.args if a not in ("--data-dir", str(tmp_path / "unused"))],
+            "env": {**(server.env or {}), "XDG_DATA_HOME": str(tmp_path / "xdg")},
+            "cwd": str(tmp_path),
+        }
+    )
+
+    async def body(client: Client) -> None:
+        added = await client.call_tool("add_memory", {"text": "I play the cello.", "infer": False})
+        assert not added.is_error, added.content
+
+    run(server, body)
+    assert any((tmp_path / "xdg" / "memorist").iterdir())
+    assert not (tmp_path / "memorist-data").exists()
