@@ -90,11 +90,11 @@ class AddWorker:
         if event.planned_ids:  # a previous attempt died after writing vectors, before committing
             store.delete(event.planned_ids)
         prepared = memory.adder.prepare(request)
-        records, vectors = prepared if prepared is not None else ([], None)
+        records = prepared.records
         if records and not self._events.plan(event, owner, [r.id for r in records]):
             raise LeaseLost(event.id)
-        if records and vectors is not None:
-            store.upsert(records, vectors)
+        if records:
+            store.upsert(records, prepared.vectors)
         results: list[dict[str, Any]] = [
             {
                 "id": r.id,
@@ -108,6 +108,9 @@ class AddWorker:
             }
             for r in records
         ]
+        # Stored beside the ADD items, tagged; the event view hands them out as "merged" and "skipped".
+        results += [{"event": "MERGED", **m} for m in prepared.outcome.merged_dicts()]
+        results += [{"event": "SKIPPED", **s} for s in prepared.outcome.skipped_dicts()]
         with memory.db.begin() as conn:
             memory.adder.commit(request, records, conn)
             if not self._events.succeed(conn, event, owner, results):

@@ -34,7 +34,7 @@ from ..records import (
 )
 from ..registry import ProviderRegistry
 from ..settings import Settings, load_settings
-from .add import AddPipeline, AddRequest, coerce_categories
+from .add import AddOutcome, AddPipeline, AddRequest, coerce_categories
 from .counts import ScopeCounts
 from .entities import EntityGraph
 from .history import HistoryLog
@@ -154,10 +154,14 @@ class Memory:
         Keyword arguments are those of :meth:`add_request`. ``enable_graph`` is
         accepted and ignored: the entity graph is always on.
         """
-        records = self.adder.run(self.add_request(messages, **kwargs))
-        for record in records:
+        return self.add_outcome(messages, **kwargs).stored
+
+    def add_outcome(self, messages: str | Mapping[str, Any] | Sequence[Any], **kwargs: Any) -> AddOutcome:
+        """``add`` with the whole answer: what was stored, merged (with which memory) and skipped (why)."""
+        outcome = self.adder.run(self.add_request(messages, **kwargs))
+        for record in outcome.stored:
             self.emit("memory_added", memory=record)
-        return records
+        return outcome
 
     def add_request(
         self,

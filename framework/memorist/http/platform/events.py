@@ -18,12 +18,21 @@ from .access import access
 TAGS = ("events",)
 
 
+def _untagged(items: list[dict[str, Any]], tag: str) -> list[dict[str, Any]]:
+    return [{k: v for k, v in item.items() if k != "event"} for item in items if item.get("event") == tag]
+
+
 def event_view(event: Event) -> dict[str, Any]:
+    """An event as the API shows it; an add's merged and skipped inputs (stored among its
+    results, tagged) come out under their own keys."""
+    stored = event.results or []
     return {
         "id": event.id,
         "event_type": event.event_type,
         "status": event.status,
-        "results": event.results or [],
+        "results": [r for r in stored if r.get("event") not in ("MERGED", "SKIPPED")],
+        "merged": _untagged(stored, "MERGED"),
+        "skipped": _untagged(stored, "SKIPPED"),
         "error": event.error,
         "attempts": event.attempts,
         "latency": event.latency_ms,

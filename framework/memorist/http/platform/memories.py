@@ -77,12 +77,14 @@ class AddV3:
         memory = self._runtime.memory
         memory.add_request(**payload)  # validate now: a bad add is a 400, not a FAILED event
         if not body.infer:
-            stored = memory.add(**payload)
+            outcome = memory.add_outcome(**payload)
             resp.media = {
                 "results": [
                     {"id": r.id, "memory": r.text, "event": "ADD", "data": {"memory": r.text}, "user_id": r.user_id}
-                    for r in stored
+                    for r in outcome.stored
                 ],
+                "merged": outcome.merged_dicts(),
+                "skipped": outcome.skipped_dicts(),
                 "status": "SUCCEEDED",
             }
             return

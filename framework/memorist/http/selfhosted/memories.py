@@ -42,7 +42,7 @@ class Memories:
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, m.AddMemories, self._limits)
-        stored = self._runtime.memory.add(
+        outcome = self._runtime.memory.add_outcome(
             [msg.model_dump() for msg in body.messages],
             **_ids(body),
             metadata=body.metadata,
@@ -56,7 +56,11 @@ class Memories:
             multilingual=body.multilingual,
             actor=_actor(req),
         )
-        resp.media = {"results": [{"id": r.id, "memory": r.text, "event": "ADD"} for r in stored]}
+        resp.media = {
+            "results": [{"id": r.id, "memory": r.text, "event": "ADD"} for r in outcome.stored],
+            "merged": outcome.merged_dicts(),
+            "skipped": outcome.skipped_dicts(),
+        }
 
     @operation(
         "List memories of an identifier, newest first",

@@ -46,8 +46,29 @@ class AddedMemory(BaseModel):
     event: Literal["ADD"]
 
 
+class MergedInput(BaseModel):
+    """A proposed fact not stored because a memory already says it (see docs/memory-rules.md)."""
+
+    message: int | None
+    memory: str
+    matched_id: str
+    matched_memory: str
+    reason: Literal["same_text", "paraphrase"]
+    similarity: float
+
+
+class SkippedPart(BaseModel):
+    """An input message, or a part of one, that held nothing to remember, and why."""
+
+    message: int
+    reason: str
+    text: str | None = None
+
+
 class AddResult(BaseModel):
     results: list[AddedMemory]
+    merged: list[MergedInput] = []
+    skipped: list[SkippedPart] = []
 
 
 class ListQuery(BaseModel):
