@@ -46,9 +46,14 @@ _ADVERB = (
     r"truly|sort of|kind of|no longer|hardly|barely|mainly|secretly|occasionally|frequently|regularly|"
     r"already|constantly|strongly|simply|personally|basically|literally|kinda|sorta)"
 )
-_VERB_AFTER = re.compile(rf"((?:\s+{_ADVERB}\b)*)\s+([a-z]+(?:{_APOS}t)?)\b")
-#: "Maria and I love", "you or I know": a plural subject keeps its verb.
-_COMPOUND_BEFORE = re.compile(r"\b(?:and|or|nor)\s+$", re.I)
+_VERB_AFTER = re.compile(rf"((?:\s+{_ADVERB}\b)*)\s+([A-Za-z]+(?:{_APOS}t)?)\b", re.I)
+#: "Maria and I love", "you or I know": a plural subject keeps its verb; so does one after an
+#: auxiliary or a causative ("Did I tell you", "Should I go", "Let me", "made I ...").
+_NO_AGREEMENT_BEFORE = re.compile(
+    r"\b(?:and|or|nor|did|do|does|can|could|will|would|should|shall|may|might|must|have|has|had|am|was|were|"
+    r"is|are|let|make|made|help|helped|see|saw|watch|watched|hear|heard)\s+$",
+    re.I,
+)
 _SENTENCE_END = re.compile(r"(?:^|[.!?]\s*|\n\s*|[\"“(]\s*)$")
 
 
@@ -82,7 +87,7 @@ def third_person(text: str, speaker: str) -> str:
                 break
         else:  # pragma: no cover - the alternation only matches listed forms
             replacement = surface
-        if not named and _BARE_I.fullmatch(surface) and not _COMPOUND_BEFORE.search(text[: match.start()]):
+        if not named and _BARE_I.fullmatch(surface) and not _NO_AGREEMENT_BEFORE.search(text[: match.start()]):
             verb = _VERB_AFTER.match(text, end)
             if verb is not None and (conjugated := conjugate(verb.group(2))) is not None:
                 replacement = f"{replacement}{verb.group(1)} {conjugated}"

@@ -46,7 +46,7 @@ _VOCATIVE = re.compile(r"^[A-Z][a-z]+[\s!.,:;)(\-~]*$")
 #: "have you seen my new car?". "What should I read?" states nothing.
 _SELF_STATEMENT = re.compile(
     r"\b(?:i|we)(?:'ve|'m| have| had| am| was| were)?\s+(?:just |finally |recently |also )?"
-    r"(?:\w+ed|went|got|had|made|took|saw|met|bought|found|began|won|lost|ran|wrote|"
+    r"(?:(?!(?:need|feed|bleed|breed|speed|succeed|proceed|exceed|seed|weed|heed|shed|shred|wed)\b)\w+ed|went|got|had|made|took|saw|met|bought|found|began|won|lost|ran|wrote|"
     r"built|left|gave|came|became|moved|started|finished|been)\b|\b(?:my|our)\s+\w+",
     re.I,
 )
@@ -108,18 +108,17 @@ def skip_reason(sentence: str) -> str | None:
     """Why ``sentence`` is not worth remembering (``greeting``, ``thanks``, ``filler``,
     ``question``), or None when it states something."""
     prefix, rest = _strip_greetings(sentence)
+    empty = "thanks" if _THANKS.match(prefix) else "greeting" if _HELLO.match(prefix) else "filler"
     if not rest or _VOCATIVE.match(rest):
-        if _THANKS.match(prefix):
-            return "thanks"
-        return "greeting" if _HELLO.match(prefix) else "filler"
+        return empty
     if is_bare_question(rest):
         return "question"
     if _HOLLOW_SELF.match(rest.strip()):
-        return "filler"
+        return empty
     words = content_words(rest)
     if len(words) >= 2 or (words and _FIRST_PERSON.search(rest)):
         return None
-    return "filler"
+    return empty
 
 
 def is_filler(sentence: str) -> bool:

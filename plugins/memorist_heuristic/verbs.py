@@ -28,8 +28,19 @@ _ED_PRESENT = frozenset("need feed bleed breed speed succeed proceed exceed seed
 
 
 def conjugate(verb: str) -> str | None:
-    """``verb`` for a third-person singular subject, or None when it must stay as it is."""
-    word = verb.lower()
+    """``verb`` for a third-person singular subject, or None when it must stay as it is.
+
+    The case of the original is kept: "PLAY" -> "PLAYS", "Love" -> "Loves".
+    """
+    form = _third_person(verb.lower())
+    if form is None or verb.islower():
+        return form
+    if verb.isupper() and len(verb) > 1:
+        return form.upper()
+    return form[:1].upper() + form[1:] if verb[:1].isupper() else form
+
+
+def _third_person(word: str) -> str | None:
     if word in _IRREGULAR:
         return _IRREGULAR[word]
     if word in _KEEP or word in _PAST or not word.isalpha() or len(word) < 2:

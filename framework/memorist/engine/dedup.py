@@ -75,6 +75,9 @@ def value_tokens(text: str) -> ValueTokens:
     names: set[str] = set()
     words: set[str] = set()
     lowered = text.replace("’", "'")
+    letters = [c for c in lowered if c.isalpha()]
+    # In a text written in capitals, case says nothing about names.
+    shouting = len(letters) > 3 and sum(c.isupper() for c in letters) > 0.6 * len(letters)
     for match in _WORD.finditer(lowered):
         token = match.group(0)
         if _NUMBER.match(token) or token in "$€£¥%":
@@ -88,7 +91,7 @@ def value_tokens(text: str) -> ValueTokens:
             low = low[:-3]
         if low in _VALUE_WORDS:
             values.add(_VALUE_WORDS[low])
-        elif bare[:1].isupper() and low not in _NOT_NAMES:
+        elif bare[:1].isupper() and low not in _NOT_NAMES and not shouting:
             names.add(low)  # checked case-blind against the other text's words
     return ValueTokens(frozenset(values), frozenset(names), frozenset(words))
 
