@@ -24,21 +24,21 @@ from .verbs import conjugate
 _APOS = "(?:'|’)"
 #: (pattern, replacement at first mention, replacement afterwards)
 _FORMS: list[tuple[re.Pattern[str], str, str]] = [
-    (re.compile(rf"\bI{_APOS}m\b|\bI am\b"), "{name} is", "they are"),
-    (re.compile(rf"\bI haven{_APOS}t\b|\bI have not\b"), "{name} hasn't", "they haven't"),
-    (re.compile(rf"\bI{_APOS}ve\b|\bI have\b"), "{name} has", "they have"),
-    (re.compile(rf"\bI{_APOS}d\b"), "{name} would", "they would"),
-    (re.compile(rf"\bI{_APOS}ll\b"), "{name} will", "they will"),
-    (re.compile(rf"\bI wasn{_APOS}t\b|\bI was not\b"), "{name} wasn't", "they weren't"),
-    (re.compile(r"\bI was\b"), "{name} was", "they were"),
-    (re.compile(r"\bI\b"), "{name}", "they"),
+    (re.compile(rf"\b[Ii]{_APOS}m\b|\b[Ii] am\b"), "{name} is", "they are"),
+    (re.compile(rf"\b[Ii] haven{_APOS}t\b|\b[Ii] have not\b"), "{name} hasn't", "they haven't"),
+    (re.compile(rf"\b[Ii]{_APOS}ve\b|\b[Ii] have\b"), "{name} has", "they have"),
+    (re.compile(rf"\b[Ii]{_APOS}d\b"), "{name} would", "they would"),
+    (re.compile(rf"\b[Ii]{_APOS}ll\b"), "{name} will", "they will"),
+    (re.compile(rf"\b[Ii] wasn{_APOS}t\b|\b[Ii] was not\b"), "{name} wasn't", "they weren't"),
+    (re.compile(r"\b[Ii] was\b"), "{name} was", "they were"),
+    (re.compile(r"\bI\b|(?<![\w.])i(?![\w.)’'])"), "{name}", "they"),
     (re.compile(r"\b[Mm]y\b"), "{name}'s", "their"),
     (re.compile(r"\b[Mm]ine\b"), "{name}'s", "theirs"),
     (re.compile(r"\b[Mm]yself\b"), "{name}", "themselves"),
     (re.compile(r"(?<![\w'’])me\b"), "{name}", "them"),
 ]
 _ANY_FIRST_PERSON = re.compile("|".join(f"(?:{p.pattern})" for p, _, _ in _FORMS))
-_BARE_I = re.compile(r"\bI\b")
+_BARE_I = re.compile(r"\bI\b|(?<![\w.])i(?![\w.)’'])")
 #: Adverbs that may stand between the subject and its verb ("I really love", "I no longer eat").
 _ADVERB = (
     r"(?:really|also|never|always|usually|often|sometimes|still|just|only|even|totally|absolutely|"
@@ -64,8 +64,12 @@ def speaker_label(name: str | None, role: str) -> str:
     return "the assistant" if role == "assistant" else "the user"
 
 
+_ABBREVIATION_BEFORE = re.compile(r"\b(?:i\.e|e\.g|etc|vs|approx|incl)\.\s*$", re.I)
+
+
 def _at_sentence_start(text: str, position: int) -> bool:
-    return _SENTENCE_END.search(text[max(0, position - 3) : position]) is not None
+    before = text[max(0, position - 8) : position]
+    return _SENTENCE_END.search(before[-3:]) is not None and not _ABBREVIATION_BEFORE.search(before)
 
 
 def _capitalized(text: str) -> str:

@@ -24,7 +24,9 @@ _PAST = frozenset(
     wound laid lay sought dealt dreamt learnt burnt spelt knelt leapt bent lent sped""".split()
 )
 #: Present-tense verbs that end in "ed" like a past participle.
-_ED_PRESENT = frozenset("need feed bleed breed speed succeed proceed exceed seed weed heed shed shred wed embed".split())
+_ED_PRESENT = frozenset(
+    "need feed bleed breed speed succeed proceed exceed seed weed heed shed shred wed embed".split()
+)
 
 
 def conjugate(verb: str) -> str | None:

@@ -30,7 +30,10 @@ class PythonDoor:
         )
 
     def search(self, query: str, top_k: int) -> list[dict[str, Any]]:
-        return [{"id": h.record.id, "memory": h.record.text} for h in self.memory.search(query, user_id=self.user_id, top_k=top_k)]
+        return [
+            {"id": h.record.id, "memory": h.record.text}
+            for h in self.memory.search(query, user_id=self.user_id, top_k=top_k)
+        ]
 
 
 @dataclass

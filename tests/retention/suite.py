@@ -52,8 +52,15 @@ def load_cases(path: Path = DATA) -> list[Case]:
             checks.append((raw["ask"], str(raw["expect"])))
         skipped = tuple(raw.get("skipped", ())) + ((raw["reason"],) if raw.get("reason") else ())
         cases.append(
-            Case(raw["id"], raw["kind"], messages, [(str(q), str(t)) for q, t in checks], raw.get("repeats"),
-                 raw.get("reason"), skipped)  # fmt: skip
+            Case(
+                raw["id"],
+                raw["kind"],
+                messages,
+                [(str(q), str(t)) for q, t in checks],
+                raw.get("repeats"),
+                raw.get("reason"),
+                skipped,
+            )  # fmt: skip
         )
     return cases
 

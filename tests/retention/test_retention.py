@@ -51,7 +51,17 @@ def test_the_suite_is_what_it_says() -> None:
     assert len(ids) == len(set(ids))
     known = set(ids)
     for case in CASES:
-        assert case.kind in ("fact", "change", "negation", "reversal", "assistant", "multi", "repeat", "paraphrase", "skip")
+        assert case.kind in (
+            "fact",
+            "change",
+            "negation",
+            "reversal",
+            "assistant",
+            "multi",
+            "repeat",
+            "paraphrase",
+            "skip",
+        )
         if case.kind in ("repeat", "paraphrase"):
             assert case.repeats in known and ids.index(case.repeats) < ids.index(case.id)
         elif case.kind == "skip":
@@ -97,7 +107,12 @@ class ScriptedModelDoor:
         extraction = self.writer.extract_detailed(request)
         reply = {
             "memories": [
-                {"text": f.text, "categories": ["misc"], "source_message": f.source_message, "attributed_to": f.attributed_to}
+                {
+                    "text": f.text,
+                    "categories": ["misc"],
+                    "source_message": f.source_message,
+                    "attributed_to": f.attributed_to,
+                }
                 for f in extraction.facts
             ],
             "skipped": [s.model_dump(exclude_none=True) for s in extraction.skipped],

@@ -199,7 +199,9 @@ class AddPipeline:
         for twin in twins:
             matched_id, matched_text = holder[twin.first]
             outcome.merged.append(
-                MergedFact(twin.fact.source_message, twin.fact.text, matched_id, matched_text, twin.reason, twin.similarity)
+                MergedFact(
+                    twin.fact.source_message, twin.fact.text, matched_id, matched_text, twin.reason, twin.similarity
+                )
             )
         outcome.stored = records
         outcome.merged.sort(key=lambda m: (m.message is None, m.message or 0))
