@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from memorist import Memory
 from memorist.engine.dedup import value_tokens, values_agree
+from memorist.engine.memory import Memory
 from memorist.engine.search import subject_alias
 from memorist.hookspecs import hookimpl
 from memorist.plugins import load_plugins

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import falcon.testing
-from memorist import Memory
 from memorist.auth.api_keys import ApiKeyStore
 from memorist.auth.users import UserStore
 from memorist.db import Database
+from memorist.engine.memory import Memory
 from memorist.tenancy import Tenancy
 
 from .suite import USER, AddAnswer

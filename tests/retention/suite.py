@@ -111,7 +111,7 @@ class Report:
     def true_duplicate_rate(self) -> float:
         return self.repeats_merged / self.repeats if self.repeats else 1.0
 
-    def figures(self) -> dict[str, float | int]:
+    def figures(self) -> dict[str, float | int | str]:
         return {
             "statements": self.distinct + self.repeats + self.skips,
             "distinct_facts": self.distinct,
