@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import falcon.testing  # noqa: E402
-from memorist.engine.memory import Memory  # noqa: E402
+from memorist.api import Memory  # noqa: E402
 from memorist.http import create_app  # noqa: E402
 from memorist.settings import load_settings  # noqa: E402
 

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
+from memorist.api import Memory
 from memorist.engine.dedup import value_tokens, values_agree
-from memorist.engine.memory import Memory
 from memorist.engine.search import subject_alias
 from memorist.hookspecs import hookimpl
 from memorist.plugins import load_plugins
@@ -168,11 +168,11 @@ def test_a_repeat_is_merged_and_names_the_memory_it_matched(memory: Memory) -> N
     stored = memory.add_outcome("I adopted a puppy named Rex last spring.", user_id="u1").stored
     exact = memory.add_outcome("i adopted a puppy named rex last spring", user_id="u1")
     assert exact.stored == [] and memory.add("I adopted a puppy named Rex last spring.", user_id="u1") == []
-    assert [(m.message, m.matched_id, m.reason) for m in exact.merged] == [(0, stored[0].id, "same_text")]
+    assert [(m.source_message, m.memory_id, m.reason) for m in exact.merged] == [(0, stored[0].id, "same_text")]
     paraphrase = memory.add_outcome("Last spring I adopted a puppy named Rex!", user_id="u1")
     assert paraphrase.stored == []
     (merged,) = paraphrase.merged
-    assert merged.reason == "paraphrase" and merged.matched_id == stored[0].id
+    assert merged.reason == "paraphrase" and merged.memory_id == stored[0].id
     assert merged.matched_memory == stored[0].text and 0.5 <= merged.similarity <= 1.0
     assert memory.list(user_id="u1").total == 1
 
@@ -180,7 +180,7 @@ def test_a_repeat_is_merged_and_names_the_memory_it_matched(memory: Memory) -> N
 def test_a_repeat_within_one_add_names_the_memory_that_add_stored(memory: Memory) -> None:
     outcome = memory.add_outcome(["I love green tea.", "Hello!", "I love green tea."], user_id="u1", infer=False)
     assert [r.text for r in outcome.stored] == ["I love green tea.", "Hello!"]
-    assert [(m.message, m.matched_id) for m in outcome.merged] == [(2, outcome.stored[0].id)]
+    assert [(m.source_message, m.memory_id) for m in outcome.merged] == [(2, outcome.stored[0].id)]
     assert outcome.skipped == []  # infer=false stores "Hello!" verbatim: nothing is judged
 
 
@@ -216,7 +216,10 @@ def test_a_language_model_without_reasons_still_reports_skips(tmp_path: Path) ->
     finally:
         mem.close()
     assert [r.text for r in outcome.stored] == ["The user likes tea."]
-    assert [(s.message, s.reason) for s in outcome.skipped] == [(0, "system_message"), (2, "no_fact")]
+    assert [(s.source_message, s.reason, s.text) for s in outcome.skipped] == [
+        (0, "system_message", "Be brief."),
+        (2, "no_fact", "Noted!"),
+    ]
 
 
 @pytest.mark.parametrize(

@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import falcon.testing
+from memorist.api import Memory
 from memorist.auth.api_keys import ApiKeyStore
 from memorist.auth.users import UserStore
 from memorist.db import Database
-from memorist.engine.memory import Memory
+from memorist.operations.results import merged_item, skipped_item
 from memorist.tenancy import Tenancy
 
 from .suite import USER, AddAnswer
@@ -26,7 +27,9 @@ class PythonDoor:
     def add(self, messages: list[dict[str, Any]]) -> AddAnswer:
         outcome = self.memory.add_outcome(messages, user_id=self.user_id)
         return AddAnswer(
-            [{"id": r.id, "memory": r.text} for r in outcome.stored], outcome.merged_dicts(), outcome.skipped_dicts()
+            [{"id": r.id, "memory": r.text} for r in outcome.stored],
+            [merged_item(m) for m in outcome.merged],
+            [skipped_item(s) for s in outcome.skipped],
         )
 
     def search(self, query: str, top_k: int) -> list[dict[str, Any]]:
@@ -47,7 +50,7 @@ class SelfHostedDoor:
         resp = self.client.simulate_post("/memories", json={"messages": messages, "user_id": self.user_id})
         assert resp.status_code == 200, resp.text
         body = resp.json
-        return AddAnswer(body["results"], body["merged"], body["skipped"])
+        return AddAnswer(body["results"], body.get("merged", []), body.get("skipped", []))
 
     def search(self, query: str, top_k: int) -> list[dict[str, Any]]:
         resp = self.client.simulate_post("/search", json={"query": query, "user_id": self.user_id, "top_k": top_k})
@@ -94,8 +97,10 @@ class PlatformDoor:
             assert time.monotonic() < deadline, f"event {event_id} still {event['status']}"
             time.sleep(0.02)
         assert event["status"] == "SUCCEEDED", event
-        stored = [{"id": r["id"], "memory": r["data"]["memory"]} for r in event["results"]]
-        return AddAnswer(stored, event["merged"], event["skipped"])
+        results = event["results"]
+        stored = [{"id": r["id"], "memory": r["data"]["memory"]} for r in results if r["event"] == "ADD"]
+        merged = [r for r in results if r["event"] == "MERGED"]
+        return AddAnswer(stored, merged, [r for r in results if r["event"] == "SKIPPED"])
 
     def search(self, query: str, top_k: int) -> list[dict[str, Any]]:
         resp = self.client.simulate_post(

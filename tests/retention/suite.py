@@ -144,7 +144,7 @@ def run(door: Door, cases: list[Case] | None = None) -> Report:
         elif case.kind in REPEATS:
             report.repeats += 1
             target = memory_of.get(case.repeats or "", set())
-            matched = {m.get("matched_id") for m in answer.merged}
+            matched = {m.get("memory_id") for m in answer.merged}
             if not ids and matched and matched <= target:
                 report.repeats_merged += 1
             else:

@@ -17,7 +17,7 @@ from typing import Any
 
 import falcon.testing
 import pytest
-from memorist.engine.memory import Memory
+from memorist.api import Memory
 from memorist.http import create_app
 from memorist.providers import ProviderContext
 from memorist.records import ExtractionRequest, Message

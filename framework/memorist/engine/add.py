@@ -41,6 +41,7 @@ from .counts import ScopeCounts
 from .dedup import same_fact
 from .entities import EntityGraph
 from .history import HistoryLog
+from .outcome import AddOutcome, Merged, Skipped
 from .scope import exact_scope
 
 MAX_TEXT = 20_000
@@ -68,48 +69,6 @@ class AddRequest:
     id_seed: str | None = None
 
 
-@dataclass(frozen=True)
-class MergedFact:
-    """A proposed fact that was not stored because a memory already says it."""
-
-    #: Index of the input message the fact came from (None when the extractor did not say).
-    message: int | None
-    #: The fact as proposed.
-    memory: str
-    #: The memory it matched: stored before, or stored by this very add.
-    matched_id: str
-    matched_memory: str
-    #: ``same_text`` (normalized text equal) or ``paraphrase`` (see :mod:`.dedup`).
-    reason: str
-    #: Cosine similarity of the two (1.0 for the same text).
-    similarity: float = 1.0
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "message": self.message,
-            "memory": self.memory,
-            "matched_id": self.matched_id,
-            "matched_memory": self.matched_memory,
-            "reason": self.reason,
-            "similarity": round(self.similarity, 4),
-        }
-
-
-@dataclass
-class AddOutcome:
-    """The whole answer of an add: stored records, merged facts, skipped inputs."""
-
-    stored: list[MemoryRecord] = field(default_factory=list)
-    merged: list[MergedFact] = field(default_factory=list)
-    skipped: list[SkippedInput] = field(default_factory=list)
-
-    def merged_dicts(self) -> list[dict[str, Any]]:
-        return [m.as_dict() for m in self.merged]
-
-    def skipped_dicts(self) -> list[dict[str, Any]]:
-        return [s.model_dump(exclude_none=True) for s in self.skipped]
-
-
 @dataclass
 class PreparedAdd:
     """New records with their vectors (nothing written yet) and the outcome they belong to."""
@@ -127,6 +86,19 @@ class _Twin:
     first: int
     reason: str
     similarity: float
+
+
+def _merged(fact: ExtractedFact, matched_id: str, matched_text: str, reason: str, similarity: float) -> Merged:
+    return Merged(fact.text, matched_id, reason, fact.source_message, matched_text, min(1.0, float(similarity)))
+
+
+def _skipped(skipped: SkippedInput, messages: Sequence[Message]) -> Skipped:
+    """The engine's record of a skip: the dropped part, or the whole message when the
+    extractor named none."""
+    text = skipped.text
+    if text is None and 0 <= skipped.message < len(messages):
+        text = messages[skipped.message].content
+    return Skipped(text or "", skipped.reason, skipped.message)
 
 
 def coerce_categories(raw: Any) -> dict[str, str]:
@@ -183,7 +155,7 @@ class AddPipeline:
         """
         observed_at = request.observed_at or utcnow()
         extraction = self._extraction(request, observed_at)
-        outcome = AddOutcome(skipped=list(extraction.skipped))
+        outcome = AddOutcome([], skipped=[_skipped(s, request.messages) for s in extraction.skipped])
         facts, twins = self._batch_unique(extraction.facts)
         # Each distinct fact of the batch ends up as (id, text) of the memory that holds it.
         holder: dict[int, tuple[str, str]] = {}
@@ -198,13 +170,9 @@ class AddPipeline:
             records.append(record)
         for twin in twins:
             matched_id, matched_text = holder[twin.first]
-            outcome.merged.append(
-                MergedFact(
-                    twin.fact.source_message, twin.fact.text, matched_id, matched_text, twin.reason, twin.similarity
-                )
-            )
+            outcome.merged.append(_merged(twin.fact, matched_id, matched_text, twin.reason, twin.similarity))
         outcome.stored = records
-        outcome.merged.sort(key=lambda m: (m.message is None, m.message or 0))
+        outcome.merged.sort(key=lambda m: (m.source_message is None, m.source_message or 0))
         rows = [fresh.index(i) for i in keep]
         kept_vectors = vectors[np.array(rows, dtype=int)] if vectors is not None and rows else np.zeros((0, 0))
         return PreparedAdd(records, kept_vectors, outcome)
@@ -290,7 +258,7 @@ class AddPipeline:
                 fresh.append(index)
                 continue
             holder[index] = (match.id, match.text)
-            outcome.merged.append(MergedFact(fact.source_message, fact.text, match.id, match.text, "same_text"))
+            outcome.merged.append(_merged(fact, match.id, match.text, "same_text", 1.0))
         return fresh
 
     def _not_paraphrases(
@@ -319,9 +287,7 @@ class AddPipeline:
             hit = next((h for h in hits if same_fact(fact.text, h.record.text, h.score, threshold)), None)
             if hit is not None:
                 holder[index] = (hit.record.id, hit.record.text)
-                outcome.merged.append(
-                    MergedFact(fact.source_message, fact.text, hit.record.id, hit.record.text, "paraphrase", hit.score)
-                )
+                outcome.merged.append(_merged(fact, hit.record.id, hit.record.text, "paraphrase", hit.score))
                 continue
             earlier = next(
                 (

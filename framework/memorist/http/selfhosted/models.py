@@ -49,23 +49,27 @@ class AddedMemory(BaseModel):
 class MergedInput(BaseModel):
     """A proposed fact not stored because a memory already says it (see docs/memory-rules.md)."""
 
-    message: int | None
     memory: str
-    matched_id: str
-    matched_memory: str
-    reason: Literal["same_text", "paraphrase"]
+    event: Literal["MERGED"]
+    memory_id: str
+    matched_memory: str | None
+    reason: str
     similarity: float
+    source_message: int | None
 
 
 class SkippedPart(BaseModel):
     """An input message, or a part of one, that held nothing to remember, and why."""
 
-    message: int
+    memory: str
+    event: Literal["SKIPPED"]
     reason: str
-    text: str | None = None
+    source_message: int | None
 
 
 class AddResult(BaseModel):
+    """``merged`` and ``skipped`` are present when the add had any."""
+
     results: list[AddedMemory]
     merged: list[MergedInput] = []
     skipped: list[SkippedPart] = []
