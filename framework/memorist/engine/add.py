@@ -47,6 +47,8 @@ from .scope import exact_scope
 MAX_TEXT = 20_000
 #: Stored neighbours a new fact is compared with (the nearest may differ in a value).
 NEAR_CANDIDATES = 5
+#: Longest skipped text an add answer echoes.
+SKIPPED_TEXT = 300
 
 
 @dataclass
@@ -98,7 +100,10 @@ def _skipped(skipped: SkippedInput, messages: Sequence[Message]) -> Skipped:
     text = skipped.text
     if text is None and 0 <= skipped.message < len(messages):
         text = messages[skipped.message].content
-    return Skipped(text or "", skipped.reason, skipped.message)
+    text = text or ""
+    if len(text) > SKIPPED_TEXT:  # a long system prompt is named, not echoed whole
+        text = text[: SKIPPED_TEXT - 1].rstrip() + "…"
+    return Skipped(text, skipped.reason, skipped.message)
 
 
 def coerce_categories(raw: Any) -> dict[str, str]:
