@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 import falcon.testing  # noqa: E402
 from memorist.api import Memory  # noqa: E402
 from memorist.http import create_app  # noqa: E402
+from memorist.kernel import Kernel  # noqa: E402
 from memorist.settings import load_settings  # noqa: E402
 
 from tests.retention.doors import PlatformDoor, PythonDoor, SelfHostedDoor, platform_key  # noqa: E402
@@ -37,7 +38,11 @@ from tests.retention.suite import Door, Report, run  # noqa: E402
 
 
 def measure(surface: str, config: Path | None, data_dir: Path) -> Report:
-    overrides: dict[str, Any] = {"data_dir": str(data_dir), "queue": {"workers": 1, "poll_seconds": 0.02}}
+    overrides: dict[str, Any] = {
+        "data_dir": str(data_dir),
+        "queue": {"workers": 1, "poll_seconds": 0.02},
+        "request_log": {"enabled": False},  # its buffer would flush into a deleted directory at exit
+    }
     settings = load_settings(config, overrides)
     if surface == "python":
         memory = Memory.from_settings(settings)
@@ -47,10 +52,13 @@ def measure(surface: str, config: Path | None, data_dir: Path) -> Report:
             memory.close()
     if surface == "selfhosted":
         settings = load_settings(config, {**overrides, "auth": {"disabled": True}})
-        door: Door = SelfHostedDoor(falcon.testing.TestClient(create_app(settings)))
+    kernel = Kernel.build(settings)
+    try:
+        client = falcon.testing.TestClient(create_app(kernel))
+        door: Door = SelfHostedDoor(client) if surface == "selfhosted" else PlatformDoor(client, platform_key(data_dir))
         return run(door)
-    app = create_app(settings)
-    return run(PlatformDoor(falcon.testing.TestClient(app), platform_key(data_dir)))
+    finally:
+        kernel.close()  # the queue workers and the watcher stop before the directory goes
 
 
 def main() -> int:
@@ -62,7 +70,7 @@ def main() -> int:
     surfaces = ("python", "selfhosted", "platform") if args.surface == "all" else (args.surface,)
     results: dict[str, Any] = {}
     for surface in surfaces:
-        with tempfile.TemporaryDirectory(prefix="memorist-retention-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="memorist-retention-", ignore_cleanup_errors=True) as tmp:
             started = time.perf_counter()
             report = measure(surface, args.config, Path(tmp))
             figures = {**report.figures(), "seconds": round(time.perf_counter() - started, 1)}

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,6 +20,7 @@ import falcon.testing
 import pytest
 from memorist.api import Memory
 from memorist.http import create_app
+from memorist.kernel import Kernel
 from memorist.providers import ProviderContext
 from memorist.records import ExtractionRequest, Message
 from memorist.settings import load_settings
@@ -80,14 +82,24 @@ def test_python_api(tmp_path: Path) -> None:
         memory.close()
 
 
+@contextmanager
+def running(settings: Any) -> Iterator[falcon.testing.TestClient]:
+    """A client on the app of a kernel whose queue workers and watcher stop afterwards."""
+    kernel = Kernel.build(settings)
+    try:
+        yield falcon.testing.TestClient(create_app(kernel))
+    finally:
+        kernel.close()
+
+
 def test_selfhosted_api_in_process(tmp_path: Path) -> None:
-    app = create_app(settings_for(tmp_path, auth={"disabled": True}))
-    assert_targets(run(SelfHostedDoor(falcon.testing.TestClient(app)), CASES))
+    with running(settings_for(tmp_path, auth={"disabled": True})) as client:
+        assert_targets(run(SelfHostedDoor(client), CASES))
 
 
 def test_platform_api_in_process_through_the_event_queue(tmp_path: Path) -> None:
-    app = create_app(settings_for(tmp_path))
-    assert_targets(run(PlatformDoor(falcon.testing.TestClient(app), platform_key(tmp_path)), CASES))
+    with running(settings_for(tmp_path)) as client:
+        assert_targets(run(PlatformDoor(client, platform_key(tmp_path)), CASES))
 
 
 @dataclass
