@@ -168,6 +168,29 @@ class ExtractedFact(BaseModel):
     speaker: str | None = None
 
 
+class SkippedInput(BaseModel):
+    """A message, or a part of one, that produced no memory, and why.
+
+    ``reason`` is a short tag: ``greeting``, ``thanks``, ``filler``,
+    ``question``, ``excluded``, ``system_message``, ``tool_message``, ``empty``,
+    or ``no_fact`` (a language model found nothing to remember in it). ``text``
+    is the part that was dropped when only part of the message was.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    message: int
+    reason: str = Field(min_length=1, max_length=64)
+    text: str | None = None
+
+
+class Extraction(BaseModel):
+    """What an extractor made of a request: facts, and the inputs it did not keep."""
+
+    facts: list[ExtractedFact] = Field(default_factory=list)
+    skipped: list[SkippedInput] = Field(default_factory=list)
+
+
 class ExtractionRequest(BaseModel):
     """Everything an extractor may use to turn messages into memories."""
 

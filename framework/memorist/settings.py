@@ -61,8 +61,9 @@ class EngineSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    #: Cosine similarity at or above which a new memory is a near duplicate in its scope.
-    near_duplicate_threshold: float = Field(0.95, ge=0.5, le=1.0)
+    #: Cosine similarity at or above which a new fact may be a paraphrase of a stored one in its
+    #: scope; it is merged only if its value-bearing tokens agree too (see docs/memory-rules.md).
+    near_duplicate_threshold: float = Field(0.9, ge=0.5, le=1.0)
     #: Candidates fetched from each retriever (vector, keyword) per search, at least.
     candidate_pool: int = Field(100, ge=10, le=5000)
     #: Weights of the signals folded into the score; they are normalized to sum to 1.

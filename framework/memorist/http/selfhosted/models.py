@@ -46,8 +46,33 @@ class AddedMemory(BaseModel):
     event: Literal["ADD"]
 
 
+class MergedInput(BaseModel):
+    """A proposed fact not stored because a memory already says it (see docs/memory-rules.md)."""
+
+    memory: str
+    event: Literal["MERGED"]
+    memory_id: str
+    matched_memory: str | None
+    reason: str
+    similarity: float
+    source_message: int | None
+
+
+class SkippedPart(BaseModel):
+    """An input message, or a part of one, that held nothing to remember, and why."""
+
+    memory: str
+    event: Literal["SKIPPED"]
+    reason: str
+    source_message: int | None
+
+
 class AddResult(BaseModel):
+    """``merged`` and ``skipped`` are present when the add had any."""
+
     results: list[AddedMemory]
+    merged: list[MergedInput] = []
+    skipped: list[SkippedPart] = []
 
 
 class ListQuery(BaseModel):
