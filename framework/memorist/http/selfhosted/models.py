@@ -197,6 +197,8 @@ class UpdateMe(BaseModel):
 
     name: str | None = Field(default=None, min_length=1, max_length=255)
     email: str | None = Field(default=None, min_length=3, max_length=320)
+    #: Required with ``email``: an account's login email changes only with its password.
+    current_password: str | None = Field(default=None, max_length=1024)
 
 
 class ChangePassword(BaseModel):
@@ -204,6 +206,35 @@ class ChangePassword(BaseModel):
 
     current_password: str = Field(max_length=1024)
     new_password: str = Field(max_length=1024)
+
+
+class PasswordChanged(Tokens):
+    message: str
+
+
+class Logout(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    #: Also sign out every other session of the account.
+    everywhere: bool = False
+
+
+class AdminUserOut(UserOut):
+    disabled: bool
+    last_login: str | None
+
+
+class UserPatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["admin", "user"] | None = None
+    disabled: bool | None = None
+
+
+class PasswordReset(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    password: str = Field(max_length=1024)
 
 
 class SetupStatus(BaseModel):
