@@ -167,7 +167,9 @@ def test_per_address_limit_on_failed_logins(tmp_path: Path) -> None:
         for i in range(6)
     ]
     assert codes[:4] == [401] * 4 and codes[4:] == [429, 429]
-    other = c.simulate_post("/auth/login", json={"email": "ada@example.com", "password": PASSWORD}, remote_addr="10.6.6.6")
+    other = c.simulate_post(
+        "/auth/login", json={"email": "ada@example.com", "password": PASSWORD}, remote_addr="10.6.6.6"
+    )
     assert other.status_code == 200
 
 
@@ -213,7 +215,9 @@ def test_forwarded_for_names_the_client_only_with_trusted_hops(tmp_path: Path) -
     assert blocked.status_code == 429
     # Another client behind the same balancer is not blocked.
     fine = c.simulate_get(
-        "/memories", params={"user_id": "u"}, headers={**ADMIN_HEADERS, "X-Forwarded-For": "203.0.113.8"},
+        "/memories",
+        params={"user_id": "u"},
+        headers={**ADMIN_HEADERS, "X-Forwarded-For": "203.0.113.8"},
         remote_addr="10.0.0.2",
     )
     assert fine.status_code == 200
@@ -276,7 +280,9 @@ def test_account_changes_need_a_session_and_the_password(c: falcon.testing.TestC
     by_key = c.simulate_patch("/auth/me", headers={"X-API-Key": key}, json={"email": "mallory@example.com"})
     assert by_key.status_code == 401
     by_key_pw = c.simulate_post(
-        "/auth/change-password", headers={"X-API-Key": key}, json={"current_password": PASSWORD, "new_password": "x" * 12}
+        "/auth/change-password",
+        headers={"X-API-Key": key},
+        json={"current_password": PASSWORD, "new_password": "x" * 12},
     )
     assert by_key_pw.status_code == 401
     no_pw = c.simulate_patch("/auth/me", headers=bearer(bob["access_token"]), json={"email": "mallory@example.com"})
