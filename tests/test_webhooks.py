@@ -127,6 +127,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         "MEMORIST_WEBHOOKS_TIMEOUT_SECONDS": "3",
         "MEMORIST_WEBHOOKS_LEASE_SECONDS": "10",
         "NO_PROXY": "127.0.0.1,localhost",
+        # The receivers here are local: the operator allow-list lets deliveries reach them.
+        "MEMORIST_SECURITY__OUTBOUND_ALLOW": '["127.0.0.1"]',
     }
     srv = Server(tmp_path_factory.mktemp("webhooks") / "data", env=env).start()
     yield srv

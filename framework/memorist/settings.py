@@ -128,6 +128,13 @@ class SecuritySettings(BaseModel):
     )
     #: Directories whose files ``POST /configure`` may name as a provider's ``api_key_file``.
     configure_key_dirs: list[str] = Field(default_factory=list)
+    #: Provider clients (OpenAI-compatible) check and pin every host they connect to. The
+    #: server and worker turn it on; an embedded ``Memory`` leaves it off (its author wrote
+    #: every URL).
+    guard_providers: bool = False
+    #: Hosts provider clients may reach although internal: filled at startup from the base
+    #: URLs in the file and environment (the deployer's own, e.g. a local Ollama).
+    provider_trusted_hosts: list[str] = Field(default_factory=list)
 
 
 class RequestLogSettings(BaseModel):

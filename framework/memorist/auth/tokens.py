@@ -132,9 +132,7 @@ class TokenService:
                 conn.execute(
                     update(refresh_tokens).where(refresh_tokens.c.family_id == row["family_id"]).values(revoked_at=now)
                 )
-                conn.execute(
-                    update(users).where(users.c.id == user_id).values(token_version=users.c.token_version + 1)
-                )
+                conn.execute(update(users).where(users.c.id == user_id).values(token_version=users.c.token_version + 1))
             account = conn.execute(select(users.c.disabled, users.c.token_version).where(users.c.id == user_id)).first()
         if not claimed:
             raise AuthenticationError("refresh token already used; all sessions of this login were revoked")

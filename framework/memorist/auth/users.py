@@ -86,9 +86,7 @@ def _other_active_admins(user_id: str) -> Any:
     return (
         select(func.count())
         .select_from(users)
-        .where(
-            users.c.role == "admin", users.c.disabled == 0, users.c.kind == SELFHOSTED, users.c.id != user_id
-        )
+        .where(users.c.role == "admin", users.c.disabled == 0, users.c.kind == SELFHOSTED, users.c.id != user_id)
         .scalar_subquery()
     )
 

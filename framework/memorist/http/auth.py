@@ -134,8 +134,7 @@ class Authenticator:
                 session is not None and self._tokens.family_revoked(session)
             ):
                 raise AuthenticationError("this session was signed out; log in again")
-            role = "admin" if user.role == "admin" else "user"
-            return Principal("jwt", role, user.id, user.email, session=session)
+            return Principal("jwt", "admin" if user.role == "admin" else "user", user.id, user.email, session=session)
         api_key = (req.get_header("X-API-Key") or "").strip()
         if not api_key:
             return None

@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlalchemy import insert, select, update
 
+from .. import configure_policy
 from ..db import Database
 from ..db.schema import kv
 from ..engine.memory import Memory
@@ -34,7 +35,7 @@ RETIRE_SECONDS = 60.0
 
 class Runtime:
     def __init__(self, base: Settings, plugins: Plugins, db: Database) -> None:
-        self._base = base
+        self._base = base = configure_policy.guarded(base)
         self._plugins = plugins
         self._db = db
         self._lock = threading.Lock()
@@ -82,6 +83,7 @@ class Runtime:
             raise ValidationError(
                 f"{unknown[0]}: cannot be changed at runtime; configurable: {', '.join(CONFIGURABLE)}"
             )
+        configure_policy.check_patch(patch, self._base)
         with self._lock:
             overrides = deep_merge(self._overrides, patch)
             for slot in CONFIGURABLE[:5]:
@@ -91,6 +93,7 @@ class Runtime:
             settings = self.merged(overrides)
             # Raises 400/409 before anything is swapped or stored.
             memory = Memory.from_settings(settings, self._plugins, self._db, self._memory)
+            configure_policy.verify_built(memory, patch, self._memory)
             self._version = self._store(overrides)
             self._overrides = overrides
             self._swap(memory)

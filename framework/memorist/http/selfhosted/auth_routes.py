@@ -157,7 +157,10 @@ class Me:
         self._auth = auth
 
     @operation(
-        "The current user (with AUTH_DISABLED=true: an anonymous admin)", auth="jwt", tags=TAGS, response=m.UserOut,
+        "The current user (with AUTH_DISABLED=true: an anonymous admin)",
+        auth="jwt",
+        tags=TAGS,
+        response=m.UserOut,
         errors=(401, 500),
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:

@@ -44,9 +44,7 @@ def upgrade() -> None:
             " AND id NOT IN (SELECT user_id FROM refresh_tokens)"
         )
     )
-    admins = bind.execute(
-        sa.text("SELECT count(*) FROM users WHERE role = 'admin' AND kind = 'selfhosted'")
-    ).scalar()
+    admins = bind.execute(sa.text("SELECT count(*) FROM users WHERE role = 'admin' AND kind = 'selfhosted'")).scalar()
     if admins:
         kv = sa.table("kv_settings", sa.column("key"), sa.column("value", sa.JSON), sa.column("updated_at", TZ))
         bind.execute(sa.insert(kv).values(key="first_admin", value={"migrated": True}, updated_at=datetime.now(UTC)))
