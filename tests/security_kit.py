@@ -42,9 +42,7 @@ def register_admin(c: falcon.testing.TestClient, email: str = "ada@example.com")
     return dict(resp.json)
 
 
-def make_user(
-    c: falcon.testing.TestClient, email: str, role: str = "user", password: str = PASSWORD
-) -> dict[str, Any]:
+def make_user(c: falcon.testing.TestClient, email: str, role: str = "user", password: str = PASSWORD) -> dict[str, Any]:
     """Creates an account with the admin key and logs it in: ``{"id", "access_token", "refresh_token"}``."""
     made = c.simulate_post(
         "/auth/users",

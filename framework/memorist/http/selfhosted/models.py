@@ -15,7 +15,8 @@ Identifier = Field(default=None, min_length=1, max_length=255)
 class MessageIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    role: Literal["user", "assistant", "system", "tool"] = "user"
+    #: ``developer`` is OpenAI's newer name for ``system`` and is stored as such.
+    role: Literal["user", "assistant", "system", "tool", "developer"] = "user"
     content: str = Field(max_length=100_000)
     name: str | None = Field(default=None, max_length=255)
 
