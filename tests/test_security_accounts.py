@@ -236,16 +236,12 @@ def test_password_change_keeps_the_callers_session_and_signs_out_the_others(c: f
         json={"current_password": PASSWORD, "new_password": "the-new-password"},
     )
     assert resp.status_code == 200, resp.text
-    fresh = resp.json
-    assert fresh["access_token"] and fresh["refresh_token"]
-    # The caller continues with the tokens it got back.
-    assert c.simulate_get("/auth/me", headers=bearer(fresh["access_token"])).status_code == 200
-    assert c.simulate_post("/auth/refresh", json={"refresh_token": fresh["refresh_token"]}).status_code == 200
+    # The caller's session goes on: its access token and its refresh token.
+    assert c.simulate_get("/auth/me", headers=bearer(bob["access_token"])).status_code == 200
+    assert c.simulate_post("/auth/refresh", json={"refresh_token": bob["refresh_token"]}).status_code == 200
     # The other session's access token dies at once (not in 15 minutes), and its refresh token too.
     assert c.simulate_get("/auth/me", headers=bearer(other["access_token"])).status_code == 401
     assert c.simulate_post("/auth/refresh", json={"refresh_token": other["refresh_token"]}).status_code == 401
-    # The old access token of the caller is replaced too.
-    assert c.simulate_get("/auth/me", headers=bearer(bob["access_token"])).status_code == 401
 
 
 def test_refresh_reuse_revokes_access_tokens_at_once(c: falcon.testing.TestClient) -> None:
@@ -271,6 +267,20 @@ def test_logout_ends_this_session_only_or_every_session(c: falcon.testing.TestCl
     assert c.simulate_get("/auth/me", headers=bearer(two["access_token"])).status_code == 401
     assert c.simulate_get("/auth/me", headers=bearer(three["access_token"])).status_code == 200
     assert c.simulate_post("/auth/logout", headers=ADMIN_HEADERS).status_code == 401
+    # Signing out another login of one's own by its refresh token; never someone else's.
+    four, five = login(c, "bob@example.com"), login(c, "bob@example.com")
+    by_token = c.simulate_post(
+        "/auth/logout", headers=bearer(four["access_token"]), json={"refresh_token": five["refresh_token"]}
+    )
+    assert by_token.status_code == 200
+    assert c.simulate_get("/auth/me", headers=bearer(five["access_token"])).status_code == 401
+    assert c.simulate_get("/auth/me", headers=bearer(four["access_token"])).status_code == 200
+    admin_login = login(c, "ada@example.com")
+    foreign = c.simulate_post(
+        "/auth/logout", headers=bearer(four["access_token"]), json={"refresh_token": admin_login["refresh_token"]}
+    )
+    assert foreign.status_code == 403
+    assert c.simulate_get("/auth/me", headers=bearer(admin_login["access_token"])).status_code == 200
 
 
 def test_account_changes_need_a_session_and_the_password(c: falcon.testing.TestClient) -> None:

@@ -100,7 +100,9 @@ def test_profile_update_and_email_conflict(server: Server, user: dict[str, str])
     headers = bearer(user["access_token"])
     resp = server.request("PATCH", "/auth/me", headers=headers, json={"name": "Bobby"})
     assert resp.status_code == 200 and resp.json()["name"] == "Bobby"
-    conflict = server.request("PATCH", "/auth/me", headers=headers, json={"email": "ada@example.com"})
+    conflict = server.request(
+        "PATCH", "/auth/me", headers=headers, json={"email": "ada@example.com", "current_password": "bob-password"}
+    )
     assert conflict.status_code == 409
 
 

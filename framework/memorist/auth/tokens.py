@@ -112,8 +112,9 @@ class TokenService:
     def rotate(self, refresh_token: str) -> tuple[str, TokenPair]:
         """A new pair for a valid, unused refresh token of an enabled account.
 
-        Reuse of a used token revokes its family and every access token of the
-        user (``token_version`` is bumped), since one of the two holders is a thief.
+        Reuse of a used token revokes its family, access tokens included (the
+        authenticator checks the family on every request): one of the two holders
+        is a thief, and that login ends for both.
         """
         claims = self.decode(refresh_token, "refresh")
         jti, family = str(claims.get("jti")), str(claims.get("fam"))
@@ -132,7 +133,6 @@ class TokenService:
                 conn.execute(
                     update(refresh_tokens).where(refresh_tokens.c.family_id == row["family_id"]).values(revoked_at=now)
                 )
-                conn.execute(update(users).where(users.c.id == user_id).values(token_version=users.c.token_version + 1))
             account = conn.execute(select(users.c.disabled, users.c.token_version).where(users.c.id == user_id)).first()
         if not claimed:
             raise AuthenticationError("refresh token already used; all sessions of this login were revoked")

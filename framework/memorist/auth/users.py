@@ -216,29 +216,32 @@ class UserStore:
         if stored is None or not verify_password(stored, password or ""):
             raise AuthenticationError(f"{field}: the current password is wrong")
 
-    def change_password(self, user_id: str, current: str, new: str) -> None:
-        """Set a new password (the current one is required); every token of the user is revoked."""
+    def change_password(self, user_id: str, current: str, new: str, keep_session: str | None = None) -> None:
+        """Set a new password (the current one is required) and sign out the other sessions.
+
+        With ``keep_session`` (the caller's login) that session goes on and every other
+        login is revoked at once (refresh and access tokens, through their family); without
+        it (a token from before sessions were tracked) every token of the user is revoked.
+        """
         self.check_password(user_id, current)
         check_policy(new, "new_password")
-        self.set_password(user_id, new)
+        self.set_password(user_id, new, keep_session=keep_session)
 
-    def set_password(self, user_id: str, new: str, field: str = "new_password") -> None:
+    def set_password(
+        self, user_id: str, new: str, field: str = "new_password", keep_session: str | None = None
+    ) -> None:
         check_policy(new, field)
+        values: dict[str, Any] = {"password_hash": hash_password(new), "updated_at": utcnow()}
+        if keep_session is None:
+            values["token_version"] = users.c.token_version + 1
+        revoke = update(refresh_tokens).where(
+            refresh_tokens.c.user_id == user_id, refresh_tokens.c.revoked_at.is_(None)
+        )
+        if keep_session is not None:
+            revoke = revoke.where(refresh_tokens.c.family_id != keep_session)
         with self._db.begin() as conn:
-            changed = conn.execute(
-                update(users)
-                .where(users.c.id == user_id)
-                .values(
-                    password_hash=hash_password(new),
-                    updated_at=utcnow(),
-                    token_version=users.c.token_version + 1,
-                )
-            ).rowcount
-            conn.execute(
-                update(refresh_tokens)
-                .where(refresh_tokens.c.user_id == user_id, refresh_tokens.c.revoked_at.is_(None))
-                .values(revoked_at=utcnow())
-            )
+            changed = conn.execute(update(users).where(users.c.id == user_id).values(**values)).rowcount
+            conn.execute(revoke.values(revoked_at=utcnow()))
         if not changed:
             raise NotFoundError("user not found")
 

@@ -194,7 +194,7 @@ class ChangePassword:
         self._auth = auth
 
     @operation(
-        "Change the current user's password; other sessions are signed out, this one gets new tokens",
+        "Change the current user's password; this session goes on, every other one is signed out at once",
         auth="jwt",
         tags=TAGS,
         body=m.ChangePassword,
@@ -205,11 +205,12 @@ class ChangePassword:
         self._auth.need_secret()
         body = parsing.body(req, m.ChangePassword, self._auth.limits)
         user_id = self._auth.user_id(req)
-        self._auth.users.change_password(user_id, body.current_password, body.new_password)
-        resp.media = {
-            "message": "password changed; other sessions were signed out, this one continues with the tokens below",
-            **self._auth.issue(user_id),
-        }
+        session = req.context.principal.session
+        self._auth.users.change_password(user_id, body.current_password, body.new_password, keep_session=session)
+        if session is not None:
+            resp.media = {"message": "password changed; other sessions were signed out"}
+        else:  # a token without a session id cannot be kept apart: everything was revoked, here is a new login
+            resp.media = {"message": "password changed; all sessions were signed out", **self._auth.issue(user_id)}
 
 
 class Logout:
@@ -217,7 +218,7 @@ class Logout:
         self._auth = auth
 
     @operation(
-        "Sign out this session (its access and refresh tokens stop working at once); everywhere=true: all sessions",
+        "Sign out: this session, the login of a given refresh_token of yours, or every session (everywhere=true)",
         auth="jwt",
         tags=TAGS,
         body=m.Logout,
@@ -228,14 +229,19 @@ class Logout:
         self._auth.need_secret()
         body = parsing.body(req, m.Logout, self._auth.limits, required=False)
         user_id = self._auth.user_id(req)
-        principal = req.context.principal
+        session = req.context.principal.session
         if body.everywhere:
             self._auth.users.bump_version(user_id)
             self._auth.tokens.revoke_user(user_id)
             resp.media = {"message": "signed out of every session"}
             return
-        if principal.session:
-            self._auth.tokens.revoke_family(principal.session)
+        if body.refresh_token is not None:  # another login of the caller (e.g. a lost device)
+            claims = self._auth.tokens.decode(body.refresh_token, "refresh")
+            if str(claims.get("sub")) != user_id:
+                raise PermissionDenied("refresh_token: not one of your sessions")
+            session = str(claims.get("fam") or "") or None
+        if session is not None:
+            self._auth.tokens.revoke_family(session)
         else:  # a token from before sessions were tracked: only signing out everywhere can revoke it
             self._auth.users.bump_version(user_id)
             self._auth.tokens.revoke_user(user_id)

@@ -209,14 +209,20 @@ class ChangePassword(BaseModel):
     new_password: str = Field(max_length=1024)
 
 
-class PasswordChanged(Tokens):
+class PasswordChanged(BaseModel):
     message: str
+    #: Only for a session from before sessions were tracked (all were revoked): its new login.
+    access_token: str | None = None
+    refresh_token: str | None = None
+    token_type: Literal["bearer"] | None = None
 
 
 class Logout(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    #: Also sign out every other session of the account.
+    #: Sign out the login of this refresh token (one of the caller's) instead of the calling session.
+    refresh_token: str | None = Field(default=None, min_length=1, max_length=4096)
+    #: Sign out every session of the account (access tokens included, at once).
     everywhere: bool = False
 
 
