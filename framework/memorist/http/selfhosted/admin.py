@@ -21,7 +21,6 @@ from . import models as m
 from .memories import caller
 
 
-
 class Configure:
     def __init__(self, runtime: Runtime, limits: LimitsSettings) -> None:
         self._runtime = runtime
