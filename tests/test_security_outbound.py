@@ -362,3 +362,61 @@ def test_configure_refuses_a_reranker_that_cannot_load(c: falcon.testing.TestCli
     assert c.simulate_get("/configure", headers=ADMIN_HEADERS).json["reranker"]["provider"] == "mmr"
     search = c.simulate_post("/search", headers=ADMIN_HEADERS, json={"query": "q", "user_id": "u", "rerank": True})
     assert search.status_code == 200, search.text
+
+
+def test_provider_client_transport_connects_to_the_checked_address() -> None:
+    """The OpenAI client's transport: resolve once, check, connect there; Host keeps the name."""
+    import httpx
+    from memorist.outbound import guarded_transport
+
+    seen: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            seen.append(self.headers["Host"])
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    port = server.server_address[1]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        trusted = OutboundGuard(["llm.example"], resolver=lambda h, p: ["127.0.0.1"])
+        with httpx.Client(transport=guarded_transport(trusted)) as http:
+            assert http.get(f"http://llm.example:{port}/v1/models").status_code == 200
+        assert seen == [f"llm.example:{port}"]
+        rebound = OutboundGuard([], resolver=lambda h, p: ["169.254.169.254"])
+        with httpx.Client(transport=guarded_transport(rebound)) as http, pytest.raises(OutboundRefused):
+            http.get(f"http://llm.example:{port}/v1/models")
+        assert len(seen) == 1
+    finally:
+        server.shutdown()
+
+
+def test_runtime_provider_clients_carry_the_guard(tmp_path: Path) -> None:
+    """A language model configured through /configure gets the guarded transport (startup hosts stay trusted)."""
+    from memorist.components import provider_guard
+    from memorist.configure_policy import guarded
+    from memorist.settings import load_settings
+
+    base = load_settings(
+        None,
+        {
+            "data_dir": str(tmp_path),
+            "language_model": {
+                "provider": "openai",
+                "options": {"model": "m", "base_url": "http://localhost:11434/v1"},
+            },
+        },
+    )
+    assert provider_guard(base) is None  # embedded use: the author wrote every URL
+    guard = provider_guard(guarded(base))
+    assert guard is not None
+    guard.check("http://localhost:11434/v1")  # the deployer's own local server stays reachable
+    with pytest.raises(OutboundRefused):
+        guard.check("http://127.0.0.1:8000/v1")
