@@ -37,7 +37,7 @@ def client_address(req: falcon.Request, trusted_hops: int = 0) -> str:
     if trusted_hops > 0:
         forwarded = [part.strip() for part in (req.get_header("X-Forwarded-For") or "").split(",") if part.strip()]
         if len(forwarded) >= trusted_hops:
-            return forwarded[-trusted_hops]
+            return forwarded[-trusted_hops][:64]
     return req.remote_addr or "unknown"
 
 
