@@ -311,3 +311,27 @@ def test_rate_limit_is_never_exceeded_under_concurrency(db: Database) -> None:
 
     assert run_threads(4, work) == []
     assert len(allowed) == 5
+
+
+def test_last_admin_guard_first_admin_and_token_versions(db: Database) -> None:
+    """The conditional statements behind /users (issue 14 item 11) on both databases."""
+    users = UserStore(db)
+    first = users.register_first("Ada", "ada@example.com", "correct horse")
+    with pytest.raises(PermissionDenied):
+        users.register_first("Eve", "eve@example.com", "correct horse")
+    other = users.create("Bob", "bob@example.com", "bob-password")
+    with pytest.raises(ConflictError, match="last admin"):
+        users.administer(first.id, role="user")
+    with pytest.raises(ConflictError, match="last admin"):
+        users.administer(first.id, disabled=True)
+    with pytest.raises(ConflictError, match="last admin"):
+        users.delete(first.id)
+    promoted = users.administer(other.id, role="admin")
+    assert promoted.role == "admin" and promoted.token_version == 1
+    assert users.administer(first.id, role="user").role == "user"
+    with pytest.raises(ConflictError):
+        users.delete(other.id)
+    users.set_password(first.id, "another-password")
+    assert users.get(first.id).token_version == 2
+    users.delete(first.id)
+    assert [u.email for u in users.list()] == ["bob@example.com"]
