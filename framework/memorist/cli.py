@@ -156,8 +156,10 @@ def config_show(config: str | None) -> None:
 
 def _add_admin() -> None:
     from .admin_cli import admin
+    from .mcp.command import mcp_command
 
     cli.add_command(admin)
+    cli.add_command(mcp_command)
 
 
 def main(argv: list[str] | None = None) -> None:
