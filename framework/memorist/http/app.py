@@ -16,6 +16,7 @@ import falcon
 from ..auth.api_keys import ApiKeyStore
 from ..auth.passwords import dummy_hash
 from ..auth.rate_limit import RateLimiter
+from ..auth.throttle import FailureThrottle
 from ..auth.tokens import TokenService
 from ..auth.users import UserStore
 from ..kernel import Kernel
@@ -50,11 +51,14 @@ def create_app(settings: Settings | Kernel, plugins: Plugins | None = None) -> f
     api_keys = ApiKeyStore(db)
     secret = auth_settings.jwt_secret.get_secret_value() if auth_settings.jwt_secret else None
     tokens = TokenService(db, secret, auth_settings.access_token_minutes, auth_settings.refresh_token_days)
-    limiter = RateLimiter(db, auth_settings.login_attempts, auth_settings.login_window_seconds)
-    authenticator = Authenticator(auth_settings, tokens, api_keys, users)
+    window = auth_settings.login_window_seconds
+    limiter = RateLimiter(db, auth_settings.login_attempts, window)
+    address_limiter = RateLimiter(db, auth_settings.login_address_attempts, window)
+    throttle = FailureThrottle(RateLimiter(db, auth_settings.failed_auth_attempts, window))
+    authenticator = Authenticator(auth_settings, tokens, api_keys, users, throttle)
     for warning in authenticator.startup_warnings():
         log.warning(warning)
-    auth = AuthServices(auth_settings, users, tokens, limiter, settings.limits)
+    auth = AuthServices(auth_settings, users, tokens, limiter, settings.limits, address_limiter)
     request_log = RequestLog(db, settings.request_log.retention_days)
     kernel.start_workers()
 
