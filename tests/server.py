@@ -31,7 +31,9 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("MEMORIST_")},
-            "PYTHONPATH": str(ROOT),
+            # The caller's PYTHONPATH stays first: a worktree's framework/ and plugins/ must win over
+            # the editable install, or the server would run another checkout's code.
+            "PYTHONPATH": os.pathsep.join([*filter(None, [os.environ.get("PYTHONPATH")]), str(ROOT)]),
             "MEMORIST_DATA_DIR": str(data_dir),
             "MEMORIST_PLUGIN_MODULES": "tests.plugins.hashing",
             "MEMORIST_EMBEDDER__PROVIDER": "hashing",

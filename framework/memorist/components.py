@@ -99,18 +99,18 @@ def build_components(
         return provider
 
     try:
-        context = ProviderContext(data_dir=settings.data_dir)
+        context = ProviderContext(data_dir=settings.data_dir, database_url=settings.database_url)
         embedder = make("embedder", context)
         assert isinstance(embedder, Embedder)
         language_model = make("language_model", context)
         assert isinstance(language_model, LanguageModel)
         store_context = ProviderContext(
-            data_dir=settings.data_dir,
-            dimension=embedder.dimension,
-            extras={"database_url": settings.database_url},
+            data_dir=settings.data_dir, dimension=embedder.dimension, database_url=settings.database_url
         )
         vector_store = make("vector_store", store_context, ("embedder",))
-        model_context = ProviderContext(data_dir=settings.data_dir, language_model=language_model)
+        model_context = ProviderContext(
+            data_dir=settings.data_dir, language_model=language_model, database_url=settings.database_url
+        )
         reranker = make("reranker", model_context, ("language_model",))
         entity_extractor = make("entity_extractor", context)
     except MemoristError:

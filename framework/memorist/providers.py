@@ -45,12 +45,16 @@ class ProviderContext:
 
     ``data_dir`` is where embedded providers keep files; ``dimension`` is the
     embedder's vector size (set for vector stores); ``language_model`` is set
-    for providers built after it (rerankers that ask the model).
+    for providers built after it (rerankers that ask the model);
+    ``database_url`` is the kernel's relational database (``database.url``, or
+    the SQLite file in ``data_dir``), after every settings source was applied, so
+    a provider never reads the environment behind the settings' back.
     """
 
     data_dir: Path
     dimension: int | None = None
     language_model: LanguageModel | None = None
+    database_url: str | None = None
     extras: dict[str, object] = field(default_factory=dict)
 
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from memorist.providers import EntityExtractor, ProviderContext, ProviderOptions
-from memorist.records import EntityMention
+from memorist.plugin_api import EntityExtractor, EntityMention, ProviderContext, ProviderOptions
 from pydantic import Field
 
 from .words import COMMON_CAPITALISED, FUNCTION_WORDS, VERBISH

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from memorist.providers import LanguageModel, ProviderContext, ProviderOptions
-from memorist.records import ExtractedFact, ExtractionRequest
+from memorist.plugin_api import ExtractedFact, ExtractionRequest, LanguageModel, ProviderContext, ProviderOptions
 from pydantic import Field
 
 from .categories import categorize, excluded, exclusion_patterns

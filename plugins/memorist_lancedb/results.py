@@ -7,8 +7,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from memorist.filters import Filter, evaluate
-from memorist.records import StoreHit, StoreMatch
+from memorist.plugin_api import Filter, StoreHit, StoreMatch, evaluate
 
 from .schema import VECTOR, as_utc, from_arrow, vectors_of
 

@@ -42,10 +42,18 @@ from typing import Any, ClassVar, Literal, TypeVar, overload
 
 import numpy as np
 import pyarrow as pa
-from memorist.errors import ConfigurationError, DimensionMismatchError
-from memorist.filters import Filter, evaluate
-from memorist.providers import ProviderContext, ProviderOptions, VectorStore
-from memorist.records import MemoryRecord, StoreHit, StoreMatch
+from memorist.plugin_api import (
+    ConfigurationError,
+    DimensionMismatchError,
+    Filter,
+    MemoryRecord,
+    ProviderContext,
+    ProviderOptions,
+    StoreHit,
+    StoreMatch,
+    VectorStore,
+    evaluate,
+)
 from pydantic import Field
 
 from .planner import FilterPlanner

@@ -24,8 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from memorist.errors import ConfigurationError, ProviderError
-from memorist.providers import ProviderOptions
+from memorist.plugin_api import ConfigurationError, ProviderError, ProviderOptions
 from pydantic import Field
 
 if TYPE_CHECKING:

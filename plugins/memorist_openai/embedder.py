@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
 import numpy as np
-from memorist.errors import ProviderError
-from memorist.providers import Embedder, ProviderContext
+from memorist.plugin_api import Embedder, ProviderContext, ProviderError
 from pydantic import Field
 
 from .client import ClientOptions, InvalidReply, RetryPolicy, build_client, call_with_retries

@@ -17,8 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import pydantic
-from memorist.providers import LanguageModel, ModelT, ProviderContext
-from memorist.records import ChatMessage, ExtractedFact, ExtractionRequest
+from memorist.plugin_api import ChatMessage, ExtractedFact, ExtractionRequest, LanguageModel, ModelT, ProviderContext
 from pydantic import Field
 
 from .client import ClientOptions, InvalidReply, RetryPolicy, build_client, call_with_retries

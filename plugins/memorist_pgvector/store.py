@@ -18,17 +18,23 @@ still reports a deadlock or serialization failure.
 from __future__ import annotations
 
 import logging
-import os
 import random
 import time
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Literal, TypeVar
 
 import numpy as np
-from memorist.errors import ConfigurationError, DimensionMismatchError
-from memorist.filters import Filter, evaluate
-from memorist.providers import ProviderContext, ProviderOptions, VectorStore
-from memorist.records import MemoryRecord, StoreHit
+from memorist.plugin_api import (
+    ConfigurationError,
+    DimensionMismatchError,
+    Filter,
+    MemoryRecord,
+    ProviderContext,
+    ProviderOptions,
+    StoreHit,
+    VectorStore,
+    evaluate,
+)
 from pydantic import Field, model_validator
 
 from .keyword import (
@@ -54,23 +60,19 @@ T = TypeVar("T")
 _COLUMNS = ", ".join(RECORD_COLUMNS)
 _M_COLUMNS = ", ".join(f"m.{c}" for c in RECORD_COLUMNS)
 _ORDER = 'created_at DESC, id COLLATE "C"'
-#: The environment variable the kernel's ``database.url`` setting is read from.
-DATABASE_URL_ENV = "MEMORIST_DATABASE__URL"
 
 
 def resolve_url(url: str | None, context: ProviderContext) -> str:
-    """The store's database: its ``url`` option, else the kernel's database URL.
+    """The store's database: its ``url`` option, else the kernel's (``context.database_url``).
 
-    The kernel does not hand providers its settings yet, so besides
-    ``context.extras["database_url"]`` the environment variable behind
-    ``database.url`` is read directly.
+    The kernel hands over its database URL after every settings source (file,
+    environment, runtime overrides) was applied; the store never reads the
+    environment itself.
     """
-    found = url or context.extras.get("database_url") or os.environ.get(DATABASE_URL_ENV)
+    found = url or context.database_url
     if not found:
-        raise ConfigurationError(
-            f"vector_store 'pgvector' needs a PostgreSQL URL: set its 'url' option or database.url ({DATABASE_URL_ENV})"
-        )
-    return str(found)
+        raise ConfigurationError("vector_store 'pgvector' needs a PostgreSQL URL: set its 'url' option or database.url")
+    return found
 
 
 class PgVectorStore(VectorStore):

@@ -25,9 +25,8 @@ import threading
 from typing import Any, ClassVar
 
 import numpy as np
-from memorist.errors import ConfigurationError, ProviderError
-from memorist.models import resolve_model_path as resolve_packaged
-from memorist.providers import ProviderContext, ProviderOptions, Reranker
+from memorist.plugin_api import ConfigurationError, ProviderContext, ProviderError, ProviderOptions, Reranker
+from memorist.plugin_api import resolve_model_path as resolve_packaged
 from pydantic import Field
 
 from ._scores import Hit, blend, rank, sigmoid

@@ -27,9 +27,7 @@ import logging
 from collections.abc import Sequence
 from typing import ClassVar
 
-from memorist.errors import MemoristError
-from memorist.providers import LanguageModel, ProviderContext, ProviderOptions, Reranker
-from memorist.records import ChatMessage
+from memorist.plugin_api import ChatMessage, LanguageModel, MemoristError, ProviderContext, ProviderOptions, Reranker
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._scores import Hit, blend, clamp01, rank, unchanged

@@ -23,8 +23,7 @@ import re
 from collections.abc import Sequence
 from typing import ClassVar
 
-from memorist.providers import ProviderContext, ProviderOptions, Reranker
-from memorist.records import MemoryRecord
+from memorist.plugin_api import MemoryRecord, ProviderContext, ProviderOptions, Reranker
 from pydantic import ConfigDict, Field
 from rapidfuzz import fuzz
 

@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import numpy as np
-from memorist.errors import ConfigurationError
-from memorist.models import resolve_model_path as resolve_packaged
-from memorist.providers import Embedder, ProviderContext, ProviderOptions
+from memorist.plugin_api import ConfigurationError, Embedder, ProviderContext, ProviderOptions
+from memorist.plugin_api import resolve_model_path as resolve_packaged
 from pydantic import Field
 
 from .onnx_runtime import OnnxSentenceEncoder, default_cache_dir

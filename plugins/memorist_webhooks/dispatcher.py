@@ -24,7 +24,7 @@ import threading
 import time
 from urllib.parse import urlsplit
 
-from memorist import __version__
+from memorist.plugin_api import __version__
 
 from .deliveries import Delivery, DeliveryQueue
 from .signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign

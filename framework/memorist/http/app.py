@@ -26,6 +26,7 @@ from .docs import DocsAsset, DocsPage
 from .health import HealthResource, RootResource
 from .middleware import RequestIdMiddleware
 from .openapi import OpenAPIBuilder, OpenAPIResource
+from .operations import LimitsMiddleware
 from .platform.routes import add_routes as add_platform_routes
 from .request_log import RequestLog, RequestLogMiddleware
 from .selfhosted.auth_routes import AuthServices
@@ -54,7 +55,11 @@ def create_app(settings: Settings | Kernel, plugins: Plugins | None = None) -> f
     request_log = RequestLog(db, settings.request_log.retention_days)
     kernel.start_workers()
 
-    middleware: list[Any] = [RequestIdMiddleware(), AuthenticatorMiddleware(authenticator)]
+    middleware: list[Any] = [
+        RequestIdMiddleware(),
+        LimitsMiddleware(settings.limits),
+        AuthenticatorMiddleware(authenticator),
+    ]
     if settings.request_log.enabled:
         middleware.append(RequestLogMiddleware(request_log))
     app = falcon.App(middleware=middleware)
@@ -70,7 +75,7 @@ def create_app(settings: Settings | Kernel, plugins: Plugins | None = None) -> f
     app.add_route("/openapi.json", OpenAPIResource(routes.openapi))
     app.add_route("/docs", DocsPage())
     app.add_route("/docs/static/{name}", DocsAsset())
-    kernel.plugins.hook.configure_app(app=app, services=services)
+    kernel.plugins.hook.configure_app(app=app, context=services)
     return app
 
 

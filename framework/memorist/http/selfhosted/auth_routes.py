@@ -14,8 +14,7 @@ from ...auth.rate_limit import RateLimiter
 from ...auth.tokens import TokenService
 from ...auth.users import UserStore
 from ...settings import AuthSettings, LimitsSettings
-from .. import parsing
-from ..operations import operation
+from ..operations import Gate, operation
 from . import models as m
 
 TAGS = ("auth",)
@@ -53,6 +52,18 @@ class AuthServices:
         return str(principal.user_id)
 
 
+def _gate(bucket: str | None = None) -> Gate:
+    """Before the body is read: the JWT secret must exist (else 500), and ``bucket`` counts the attempt."""
+
+    def gate(resource: object, req: falcon.Request) -> None:
+        auth: AuthServices = resource._auth  # type: ignore[attr-defined]
+        auth.need_secret()
+        if bucket is not None:
+            auth.limiter.hit(f"{bucket}:{client_address(req)}")
+
+    return gate
+
+
 class SetupStatus:
     def __init__(self, auth: AuthServices) -> None:
         self._auth = auth
@@ -71,14 +82,12 @@ class Register:
         auth="open",
         tags=TAGS,
         body=m.Register,
+        gate=_gate("register"),
         response=m.Tokens,
         status=201,
         errors=(403, 409, 422, 429, 500),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._auth.need_secret()
-        self._auth.limiter.hit(f"register:{client_address(req)}")
-        body = parsing.body(req, m.Register, self._auth.limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.Register) -> None:
         user = self._auth.users.register_first(body.name, body.email, body.password)
         resp.media = self._auth.tokens.issue(user.id).body()
         resp.status = falcon.HTTP_201
@@ -93,13 +102,11 @@ class Login:
         auth="open",
         tags=TAGS,
         body=m.Login,
+        gate=_gate("login"),
         response=m.Tokens,
         errors=(401, 422, 429, 500),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._auth.need_secret()
-        self._auth.limiter.hit(f"login:{client_address(req)}")
-        body = parsing.body(req, m.Login, self._auth.limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.Login) -> None:
         user = self._auth.users.authenticate(body.email, body.password)
         resp.media = self._auth.tokens.issue(user.id).body()
 
@@ -113,12 +120,11 @@ class Refresh:
         auth="open",
         tags=TAGS,
         body=m.Refresh,
+        gate=_gate(),
         response=m.Tokens,
         errors=(401, 422, 500),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._auth.need_secret()
-        body = parsing.body(req, m.Refresh, self._auth.limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.Refresh) -> None:
         _, pair = self._auth.tokens.rotate(body.refresh_token)
         resp.media = pair.body()
 
@@ -137,12 +143,11 @@ class Me:
         auth="user",
         tags=TAGS,
         body=m.UpdateMe,
+        gate=_gate(),
         response=m.UserOut,
         errors=(401, 403, 409, 422, 500),
     )
-    def on_patch(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._auth.need_secret()
-        body = parsing.body(req, m.UpdateMe, self._auth.limits)
+    def on_patch(self, req: falcon.Request, resp: falcon.Response, body: m.UpdateMe) -> None:
         resp.media = self._auth.users.update_profile(self._auth.user_id(req), body.name, body.email).public()
 
 
@@ -155,12 +160,11 @@ class ChangePassword:
         auth="user",
         tags=TAGS,
         body=m.ChangePassword,
+        gate=_gate(),
         response=m.Message,
         errors=(400, 401, 403, 422, 500),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._auth.need_secret()
-        body = parsing.body(req, m.ChangePassword, self._auth.limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.ChangePassword) -> None:
         user_id = self._auth.user_id(req)
         self._auth.users.change_password(user_id, body.current_password, body.new_password)
         self._auth.tokens.revoke_user(user_id)
@@ -180,8 +184,7 @@ class Users:
         status=201,
         errors=(401, 403, 409, 422),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = parsing.body(req, m.CreateUser, self._auth.limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.CreateUser) -> None:
         resp.media = self._auth.users.create(body.name, body.email, body.password, role=body.role).public()
         resp.status = falcon.HTTP_201
 

@@ -7,7 +7,6 @@ import falcon
 from ...auth.api_keys import ApiKeyStore
 from ...errors import NotFoundError
 from ...settings import LimitsSettings
-from .. import parsing
 from ..operations import operation
 from . import models as m
 from .auth_routes import AuthServices
@@ -30,12 +29,12 @@ class ApiKeys:
         auth="jwt",
         tags=TAGS,
         body=m.CreateKey,
+        body_required=False,
         response=m.CreatedKey,
         status=201,
         errors=(401, 422),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = parsing.body(req, m.CreateKey, self._limits, required=False)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.CreateKey) -> None:
         key, full = self._keys.create(self._auth.user_id(req), body.label)
         resp.media = {
             "id": key.id,

@@ -47,7 +47,11 @@ class AddedMemory(BaseModel):
 
 
 class AddResult(BaseModel):
+    """What the add stored; ``merged`` and ``skipped`` appear only when the add had any."""
+
     results: list[AddedMemory]
+    merged: list[MergedMemory] | None = None
+    skipped: list[SkippedMemory] | None = None
 
 
 class ListQuery(BaseModel):
@@ -262,3 +266,68 @@ class Providers(BaseModel):
     vector_store: list[str]
     reranker: list[str]
     entity_extractor: list[str]
+
+
+class ConfigurePatch(BaseModel):
+    """Settings to change at runtime; each section is deep-merged into the current overrides.
+
+    A provider slot takes ``{"provider": name, "options": {...}}`` (either part may be
+    left out); ``engine`` takes engine tuning keys. Other sections cannot change at
+    runtime and are refused with a 400 naming them.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    language_model: dict[str, Any] | None = Field(default=None, examples=[{"provider": "heuristic"}])
+    embedder: dict[str, Any] | None = None
+    vector_store: dict[str, Any] | None = None
+    reranker: dict[str, Any] | None = Field(default=None, examples=[{"provider": "mmr", "options": {}}])
+    entity_extractor: dict[str, Any] | None = None
+    engine: dict[str, Any] | None = Field(default=None, examples=[{"candidate_pool": 200}])
+
+
+class ConfigAuthView(BaseModel):
+    disabled: bool
+    jwt_secret: str | None
+    admin_api_key: str | None
+
+
+class ConfigView(BaseModel):
+    """The configurable sections in effect (secrets redacted) and the stored runtime overrides."""
+
+    language_model: dict[str, Any]
+    embedder: dict[str, Any]
+    vector_store: dict[str, Any]
+    reranker: dict[str, Any]
+    entity_extractor: dict[str, Any]
+    engine: dict[str, Any]
+    auth: ConfigAuthView
+    overrides: dict[str, Any]
+
+
+class HealthOut(BaseModel):
+    status: Literal["ok"]
+    version: str
+    components: dict[str, str] = Field(description="slot -> provider description")
+
+
+class RootOut(BaseModel):
+    name: str
+    version: str
+    docs: str
+    openapi: str
+
+
+class MergedMemory(BaseModel):
+    memory: str
+    event: Literal["MERGED"]
+    memory_id: str = Field(description="The stored memory this fact was merged into")
+    reason: str
+    source_message: int | None
+
+
+class SkippedMemory(BaseModel):
+    memory: str
+    event: Literal["SKIPPED"]
+    reason: str
+    source_message: int | None
