@@ -121,7 +121,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     modules = "tests.plugins.hashing" + ("" if INSTALLED else ",memorist_webhooks")
     env = {
         "MEMORIST_PLUGIN_MODULES": modules,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "plugins")]),
+        # The caller's PYTHONPATH first (a worktree's code must win over the editable install).
+        "PYTHONPATH": os.pathsep.join(
+            [*filter(None, [os.environ.get("PYTHONPATH")]), str(ROOT), str(ROOT / "plugins")]
+        ),
         "MEMORIST_WEBHOOKS_MAX_ATTEMPTS": str(MAX_ATTEMPTS),
         "MEMORIST_WEBHOOKS_BACKOFF_SECONDS": "0.2",
         "MEMORIST_WEBHOOKS_POLL_SECONDS": "0.2",

@@ -13,10 +13,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
+from typing_extensions import TypeVar
 
 from .errors import CapabilityError
 from .filters import Filter
@@ -39,6 +40,10 @@ class ProviderOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: A provider's options model; ``Provider[MyOptions]`` types ``self.options`` as ``MyOptions``.
+OptionsT = TypeVar("OptionsT", bound=ProviderOptions, default=ProviderOptions, covariant=True)
+
+
 @dataclass
 class ProviderContext:
     """What startup hands every provider besides its options.
@@ -58,14 +63,20 @@ class ProviderContext:
     extras: dict[str, object] = field(default_factory=dict)
 
 
-class Provider(ABC):
-    """Common shape of every provider: a registry name and typed options."""
+class Provider(ABC, Generic[OptionsT]):
+    """Common shape of every provider: a registry name and typed options.
+
+    Generic over its options model: ``class MyStore(VectorStore[MyStoreOptions])``
+    with ``Options = MyStoreOptions`` gives ``self.options`` its real type, and a
+    subclass's ``__init__(self, options: MyStoreOptions, context)`` is a plain override.
+    """
 
     name: ClassVar[str]
+    #: The model configuration options are validated with (``extra="forbid"``).
     Options: ClassVar[type[ProviderOptions]] = ProviderOptions
 
-    def __init__(self, options: ProviderOptions, context: ProviderContext) -> None:
-        self.options = options
+    def __init__(self, options: OptionsT, context: ProviderContext) -> None:
+        self.options: OptionsT = options
         self.context = context
 
     def describe(self) -> str:
@@ -76,7 +87,7 @@ class Provider(ABC):
         """Release files, sockets or threads. Called when the engine is rebuilt or stops."""
 
 
-class LanguageModel(Provider):
+class LanguageModel(Provider[OptionsT]):
     """Turns messages into memories, and (when it is a real model) answers prompts.
 
     ``extract`` is the one operation every language model must support. The
@@ -103,7 +114,7 @@ class LanguageModel(Provider):
         return type(self).complete_json is not LanguageModel.complete_json
 
 
-class Embedder(Provider):
+class Embedder(Provider[OptionsT]):
     """Maps texts to fixed-size vectors."""
 
     @property
@@ -116,7 +127,7 @@ class Embedder(Provider):
         """A float32 array of shape ``(len(texts), dimension)``, L2-normalized."""
 
 
-class VectorStore(Provider):
+class VectorStore(Provider[OptionsT]):
     """Stores memories with their vectors; answers vector, keyword and filtered queries.
 
     Filters arrive parsed (:mod:`memorist.filters`); a store compiles what it
@@ -195,7 +206,7 @@ class VectorStore(Provider):
         """Delete everything, keeping the store usable."""
 
 
-class Reranker(Provider):
+class Reranker(Provider[OptionsT]):
     """Reorders search candidates; scores it returns stay in [0, 1]."""
 
     @abstractmethod
@@ -210,7 +221,7 @@ class Reranker(Provider):
         """
 
 
-class EntityExtractor(Provider):
+class EntityExtractor(Provider[OptionsT]):
     """Finds entities (proper nouns, quoted text, compound noun phrases) in a text."""
 
     @abstractmethod

@@ -24,20 +24,21 @@ from .rewrite import speaker_label, standalone
 from .segment import informative_sentences
 
 
-class HeuristicExtractor(LanguageModel):
+class HeuristicExtractorOptions(ProviderOptions):
+    #: Longest memory; longer messages are split at sentence boundaries.
+    max_chars: int = Field(480, ge=80, le=10_000)
+    #: Extract from system messages too (they are usually instructions, not facts).
+    include_system: bool = False
+
+
+class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
     """Rule-based extraction; the embedded default's language-model slot."""
 
     name: ClassVar[str] = "heuristic"
 
-    class Options(ProviderOptions):
-        #: Longest memory; longer messages are split at sentence boundaries.
-        max_chars: int = Field(480, ge=80, le=10_000)
-        #: Extract from system messages too (they are usually instructions, not facts).
-        include_system: bool = False
+    Options = HeuristicExtractorOptions
 
-    options: Options
-
-    def __init__(self, options: Options, context: ProviderContext) -> None:  # type: ignore[override]
+    def __init__(self, options: HeuristicExtractorOptions, context: ProviderContext) -> None:
         super().__init__(options, context)
 
     def extract(self, request: ExtractionRequest) -> list[ExtractedFact]:

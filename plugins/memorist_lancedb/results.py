@@ -50,7 +50,8 @@ def best(hits: list[Any], k: int) -> list[Any]:
 def similarities(table: pa.Table) -> np.ndarray:
     """Cosine similarity from LanceDB's cosine distance; NaN (a zero vector on either side) scores 0."""
     similarity = 1.0 - np.nan_to_num(_float_column(table, "_distance"), nan=1.0)
-    return np.clip(similarity, -1.0, 1.0)
+    clipped: np.ndarray = np.clip(similarity, -1.0, 1.0)
+    return clipped
 
 
 def bm25(table: pa.Table) -> np.ndarray:

@@ -113,7 +113,7 @@ def resolve_api_key(options: ClientOptions, environ: Mapping[str, str] | None = 
 
 def build_client(options: ClientOptions) -> openai.OpenAI:
     """An official ``openai.OpenAI`` client with its own retries disabled."""
-    openai = _import_openai()
+    module = _import_openai()
     kwargs: dict[str, Any] = {
         "api_key": resolve_api_key(options),
         "timeout": options.timeout,
@@ -121,7 +121,8 @@ def build_client(options: ClientOptions) -> openai.OpenAI:
     }
     if options.base_url:
         kwargs["base_url"] = options.base_url
-    return openai.OpenAI(**kwargs)
+    client: openai.OpenAI = module.OpenAI(**kwargs)
+    return client
 
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:

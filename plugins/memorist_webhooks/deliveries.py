@@ -206,7 +206,7 @@ class DeliveryQueue:
         else:
             values["available_at"] = now + timedelta(seconds=self.policy.backoff(delivery.attempts))
         self._finish(delivery, values)
-        return values.get("status", PENDING)
+        return str(values.get("status", PENDING))
 
     def purge(self) -> int:
         """Delete finished deliveries past the retention period; returns how many."""

@@ -35,7 +35,9 @@ from .selfhosted.routes import add_routes as add_selfhosted_routes
 log = logging.getLogger("memorist.http")
 
 
-def create_app(settings: Settings | Kernel, plugins: Plugins | None = None) -> falcon.App:
+def create_app(
+    settings: Settings | Kernel, plugins: Plugins | None = None
+) -> falcon.App[falcon.Request, falcon.Response]:
     """Build the WSGI app serving both HTTP surfaces from a kernel (or from ``settings``)."""
     kernel = settings if isinstance(settings, Kernel) else Kernel.build(settings, plugins)
     settings = kernel.settings
@@ -82,7 +84,7 @@ def create_app(settings: Settings | Kernel, plugins: Plugins | None = None) -> f
 class RouteTable:
     """Adds a route to the app and to the OpenAPI document at once."""
 
-    def __init__(self, app: falcon.App, openapi: OpenAPIBuilder) -> None:
+    def __init__(self, app: falcon.App[falcon.Request, falcon.Response], openapi: OpenAPIBuilder) -> None:
         self._app = app
         self.openapi = openapi
 

@@ -55,7 +55,8 @@ class Configure:
             "admin_api_key": dumped["auth"]["admin_api_key"],
         }
         view["overrides"] = self._runtime.overrides
-        return redact(view)
+        redacted: dict[str, Any] = redact(view)
+        return redacted
 
     @operation(
         "Current configuration (secrets redacted)",
