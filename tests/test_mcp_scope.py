@@ -55,8 +55,8 @@ def test_platform_keys_follow_membership(tenancy: Tenancy, tmp_path: Path) -> No
             project_id=key["project_id"],
         )
 
-    owner_id = boot.users.by_email("owner@acme.io", kind=PLATFORM).id  # type: ignore[union-attr]
-    reader_id = boot.users.by_email("reader@acme.io", kind=PLATFORM).id  # type: ignore[union-attr]
+    owner_id = boot.users.by_email("owner@acme.io", kind=PLATFORM).id
+    reader_id = boot.users.by_email("reader@acme.io", kind=PLATFORM).id
     as_owner = caller_for(principal(owner, owner_id), tenancy)
     assert (as_owner.org_id, as_owner.project_id, as_owner.can_write) == ("acme", "support", True)
     assert not as_owner.pinned

@@ -59,9 +59,9 @@ def test_stdio_initialize_list_add_search_and_scope(tmp_path: Path) -> None:
         assert {"add_memory", "search_memories", "list_entities"} <= names
         added = await client.call_tool("add_memory", {"text": "I am allergic to peanuts."})
         assert not added.is_error, added.content
-        assert added.structured_content["scope"] == {"user_id": "alice"}  # type: ignore[index]
+        assert added.structured_content["scope"] == {"user_id": "alice"}
         found = await client.call_tool("search_memories", {"query": "peanuts allergic"})
-        results = found.structured_content["results"]  # type: ignore[index]
+        results = found.structured_content["results"]
         assert len(results) == 1 and "peanuts" in results[0]["memory"]
         refused = await client.call_tool("search_memories", {"query": "peanuts", "user_id": "bob"})
         assert refused.is_error and "confined to user_id='alice'" in refused.content[0].text  # type: ignore[union-attr]
@@ -73,17 +73,17 @@ def test_stdio_initialize_list_add_search_and_scope(tmp_path: Path) -> None:
 
     async def bob(client: Client) -> None:
         found = await client.call_tool("search_memories", {"query": "peanuts allergic"})
-        assert found.structured_content["results"] == []  # type: ignore[index]
+        assert found.structured_content["results"] == []
         got = await client.call_tool("get_memory", {"memory_id": memory_id})
         assert got.is_error and "not found" in got.content[0].text  # type: ignore[union-attr]
         listed = await client.call_tool("list_memories", {})
-        assert listed.structured_content["total"] == 0  # type: ignore[index]
+        assert listed.structured_content["total"] == 0
 
     run(params(data, "--user-id", "bob"), bob)
 
     async def reader(client: Client) -> None:
         found = await client.call_tool("search_memories", {"query": "peanuts allergic"})
-        assert len(found.structured_content["results"]) == 1  # type: ignore[index]
+        assert len(found.structured_content["results"]) == 1
         refused = await client.call_tool("delete_memory", {"memory_id": memory_id})
         assert refused.is_error and "read-only" in refused.content[0].text  # type: ignore[union-attr]
 

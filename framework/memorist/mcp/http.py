@@ -111,7 +111,8 @@ class Bridge:
 
     def handle(self, scope: dict[str, Any], body: bytes) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         portal = self._started()
-        return portal.call(self._exchange, scope, body)
+        answer: tuple[int, list[tuple[bytes, bytes]], bytes] = portal.call(self._exchange, scope, body)
+        return answer
 
     async def _exchange(self, scope: dict[str, Any], body: bytes) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         import anyio
@@ -220,6 +221,8 @@ class McpResource:
         self.on_get(req, resp)
 
 
-def add_mcp_route(app: falcon.App, operations: Operations, tenancy: Tenancy, max_body_bytes: int) -> None:
+def add_mcp_route(
+    app: falcon.App[falcon.Request, falcon.Response], operations: Operations, tenancy: Tenancy, max_body_bytes: int
+) -> None:
     """Mount ``/mcp`` (not in /openapi.json: it speaks JSON-RPC, documented in docs/mcp.md)."""
     app.add_route(PATH, McpResource(operations, tenancy, max_body_bytes))
