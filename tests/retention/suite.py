@@ -41,6 +41,8 @@ class Case:
     repeats: str | None = None
     reason: str | None = None
     skipped: tuple[str, ...] = ()
+    #: The case whose value this one changes (``change``, ``reversal``).
+    changes: str | None = None
 
 
 def load_cases(path: Path = DATA) -> list[Case]:
@@ -60,7 +62,8 @@ def load_cases(path: Path = DATA) -> list[Case]:
                 raw.get("repeats"),
                 raw.get("reason"),
                 skipped,
-            )  # fmt: skip
+                raw.get("changes"),
+            )
         )
     return cases
 
@@ -93,6 +96,11 @@ class Report:
     repeats_merged: int = 0
     skips: int = 0
     skips_reported: int = 0
+    #: Changed values whose question found both versions, and those that ranked the new one first.
+    changes_both_found: int = 0
+    changes_newest_first: int = 0
+    #: Changed values found below their older version (informative, not a target).
+    older_first: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
     @property
@@ -121,6 +129,7 @@ class Report:
             "false_duplicate_rate": round(self.false_duplicate_rate, 4),
             "true_duplicate_rate": round(self.true_duplicate_rate, 4),
             "skips_reported": f"{self.skips_reported}/{self.skips}",
+            "changes_newest_first": f"{self.changes_newest_first}/{self.changes_both_found}",
         }
 
 
@@ -165,10 +174,24 @@ def run(door: Door, cases: list[Case] | None = None) -> Report:
             hits = door.search(question, TOP)
             if any(h["id"] in memory_of[case.id] and token.casefold() in h["memory"].casefold() for h in hits):
                 report.found += 1
+                if not _rank_versions(report, hits, memory_of[case.id], memory_of.get(case.changes or "", set())):
+                    report.older_first.append(f"{case.id}: {question!r} -> {[h['memory'] for h in hits]}")
             else:
                 top = "; ".join(h["memory"] for h in hits[:3])
                 report.failures.append(f"{case.id}: {question!r} -> no '{token}' of this case in top {TOP} ({top})")
     return report
+
+
+def _rank_versions(report: Report, hits: list[dict[str, Any]], new: set[str], old: set[str]) -> bool:
+    """For a changed value found with its older version: was the newer one ranked first?
+    (True when there is nothing to compare.)"""
+    ranks = [i for i, h in enumerate(hits) if h["id"] in new], [i for i, h in enumerate(hits) if h["id"] in old]
+    if not (ranks[0] and ranks[1]):
+        return True
+    report.changes_both_found += 1
+    first = min(ranks[0]) < min(ranks[1])
+    report.changes_newest_first += first
+    return first
 
 
 def _merged_away(answer: AddAnswer) -> bool:
