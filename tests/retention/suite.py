@@ -87,6 +87,7 @@ class Door(Protocol):
 
 @dataclass
 class Report:
+    cases: int = 0
     distinct: int = 0
     stored: int = 0
     questions: int = 0
@@ -121,7 +122,7 @@ class Report:
 
     def figures(self) -> dict[str, float | int | str]:
         return {
-            "statements": self.distinct + self.repeats + self.skips,
+            "statements": self.cases,
             "distinct_facts": self.distinct,
             "questions": self.questions,
             "stored": round(self.stored_rate, 4),
@@ -136,7 +137,7 @@ class Report:
 def run(door: Door, cases: list[Case] | None = None) -> Report:
     """Replay ``cases`` through ``door``, then ask every question; the figures and each failure."""
     cases = cases if cases is not None else load_cases()
-    report = Report()
+    report = Report(cases=len(cases))
     memory_of: dict[str, set[str]] = {}
     for case in cases:
         answer = door.add(case.messages)
