@@ -95,7 +95,7 @@ class OpenAILanguageModel(LanguageModel):
     def __init__(self, options: Options, context: ProviderContext) -> None:  # type: ignore[override]
         super().__init__(options, context)
         # Built now so a missing key is a startup error, not a failed first add.
-        self._client = build_client(options)
+        self._client = build_client(options, context.extras.get("outbound_guard"))
         self.retry_policy = RetryPolicy(options)
 
     def describe(self) -> str:

@@ -114,7 +114,8 @@ class HybridSearch:
         pool = min(max(self._s.candidate_pool, top_k * 3), 5000)
         mentions = self._c.entity_extractor.extract(query)
         keys = self._scope_keys(where, org_id, project_id)
-        match_future = self._pool.submit(self._graph.match, mentions, keys) if mentions else None
+        project = f"{org_id}/{project_id}"
+        match_future = self._pool.submit(self._graph.match, mentions, keys, project) if mentions else None
         context_weight = self._s.context_weight
         conversation = self._conversation(where, org_id, project_id)
         order_future = (
