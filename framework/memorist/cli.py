@@ -109,7 +109,11 @@ def worker(config: str | None, threads: int | None) -> None:
     runtime = Runtime(settings, plugins, db)
     count = threads or max(settings.queue.workers, 1)
     add_worker = AddWorker(
-        lambda: runtime.memory, event_store(db, settings), threads=count, poll_seconds=settings.queue.poll_seconds
+        lambda: runtime.memory,
+        event_store(db, settings),
+        threads=count,
+        poll_seconds=settings.queue.poll_seconds,
+        max_run_seconds=settings.queue.max_run_seconds,
     )
     signal.signal(signal.SIGTERM, lambda *_: add_worker.stop())
     signal.signal(signal.SIGINT, lambda *_: add_worker.stop())

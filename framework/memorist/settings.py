@@ -117,11 +117,17 @@ class QueueSettings(BaseModel):
 
     #: Worker threads started in each server process (0: only ``memorist worker`` processes work).
     workers: int = Field(default=2, ge=0, le=64)
+    #: A claimed event's lease; the processing worker renews it every third of this while it works.
     lease_seconds: float = Field(default=60.0, ge=0.5)
+    #: Attempts per event, counted at claim: an event whose last attempt's lease expired is FAILED.
     max_attempts: int = Field(default=5, ge=1, le=100)
     backoff_seconds: float = Field(default=1.0, ge=0.0)
-    #: Back-pressure: adds answer 429 while this many events wait or run.
+    #: Back-pressure: adds answer 429 while this many events wait or run in the whole deployment ...
     max_pending: int = Field(default=10_000, ge=1)
+    #: ... or this many in one project (so one tenant cannot take the whole budget).
+    max_pending_per_project: int = Field(default=1_000, ge=1)
+    #: A worker stops renewing a lease after this long on one event (it is then stuck, not slow).
+    max_run_seconds: float = Field(default=900.0, ge=1.0)
     poll_seconds: float = Field(default=0.2, ge=0.01)
 
 

@@ -7,6 +7,12 @@ A worker killed in between leaves the event RUNNING with an expired lease; the
 next worker deletes the noted vectors and redoes the add, so the memories are
 stored exactly once. Memory ids derive from the event id, so a redo of a
 deterministic extraction writes the same ids.
+
+While an event is processed, a heartbeat renews its lease every third of the
+lease, so a long add (a large input, a slow language model) is not taken over
+and re-run by another worker while this one is still on it. The heartbeat
+gives up after ``max_run_seconds``: a worker stuck for good then loses the
+lease like a dead one, and ``max_attempts`` bounds the retries.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import logging
 import os
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -30,12 +37,53 @@ class LeaseLost(Exception):
     """Another worker took the event over (this one was too slow); its work is discarded."""
 
 
+class Heartbeat:
+    """Renews one event's lease in the background until stopped, lost, or past ``max_run_seconds``."""
+
+    def __init__(self, events: EventStore, event: Event, owner: str, max_run_seconds: float) -> None:
+        self._events, self._event, self._owner = events, event, owner
+        self._interval = max(events.lease_seconds / 3.0, 0.05)
+        self._deadline = time.monotonic() + max_run_seconds
+        self._stop = threading.Event()
+        self.lost = False
+        self._thread = threading.Thread(target=self._run, name=f"memorist-lease-{event.id[:8]}", daemon=True)
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(self._interval + 5.0)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._interval):
+            if time.monotonic() > self._deadline:
+                log.warning("event %s: still running after its time budget; no longer renewing", self._event.id)
+                return
+            try:
+                if not self._events.renew(self._event, self._owner):
+                    self.lost = True
+                    return
+            except Exception as exc:  # the database may be briefly away; the next beat retries
+                log.warning("event %s: lease renewal failed (%s)", self._event.id, _describe(exc))
+
+
 class AddWorker:
-    def __init__(self, memory: Callable[[], Memory], events: EventStore, *, threads: int, poll_seconds: float) -> None:
+    def __init__(
+        self,
+        memory: Callable[[], Memory],
+        events: EventStore,
+        *,
+        threads: int,
+        poll_seconds: float,
+        max_run_seconds: float = 900.0,
+    ) -> None:
         self._memory = memory
         self._events = events
         self._threads = threads
         self._poll = poll_seconds
+        self._max_run = max_run_seconds
         self._stop = threading.Event()
         self._workers: list[threading.Thread] = []
         self.owner_prefix = f"{socket.gethostname()}:{os.getpid()}"
@@ -75,7 +123,8 @@ class AddWorker:
         if event is None:
             return False
         try:
-            self.process(event, owner)
+            with Heartbeat(self._events, event, owner, self._max_run):
+                self.process(event, owner)
         except LeaseLost:
             log.warning("event %s: lease lost to another worker", event.id)
         except Exception as exc:

@@ -63,7 +63,11 @@ def create_app(settings: Settings, plugins: Plugins | None = None) -> falcon.App
     services.events = events
     if settings.queue.workers:
         worker = AddWorker(
-            lambda: runtime.memory, events, threads=settings.queue.workers, poll_seconds=settings.queue.poll_seconds
+            lambda: runtime.memory,
+            events,
+            threads=settings.queue.workers,
+            poll_seconds=settings.queue.poll_seconds,
+            max_run_seconds=settings.queue.max_run_seconds,
         )
         worker.start()
         services.worker = worker
@@ -89,14 +93,7 @@ def create_app(settings: Settings, plugins: Plugins | None = None) -> falcon.App
 
 
 def event_store(db: Database, settings: Settings) -> EventStore:
-    q = settings.queue
-    return EventStore(
-        db,
-        lease_seconds=q.lease_seconds,
-        max_attempts=q.max_attempts,
-        backoff_seconds=q.backoff_seconds,
-        max_pending=q.max_pending,
-    )
+    return EventStore.from_settings(db, settings.queue)
 
 
 class RouteTable:

@@ -1,0 +1,155 @@
+"""The queue under slow and hostile use (issue 14, items 3-4), through the platform add route in process.
+
+- An add whose processing outlives the lease is processed once: the worker renews its lease
+  while it works, so a second worker thread does not take it over and re-run it.
+- ``max_attempts`` is enforced when claiming: an event whose every attempt ended with an
+  expired lease (the worker died each time) becomes FAILED with a fixed message, not re-claimed.
+- Per-project pending quotas: one project filling its budget does not refuse another project's
+  adds, and no 429 reveals how deep the deployment's queue is.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import falcon.testing
+import pytest
+from memorist.auth.api_keys import ApiKeyStore
+from memorist.auth.users import UserStore
+from memorist.db import Database
+from memorist.events import EXHAUSTED_ERROR, FAILED, RUNNING, SUCCEEDED, EventStore
+from memorist.hookspecs import hookimpl
+from memorist.http import create_app
+from memorist.plugins import load_plugins
+from memorist.providers import ExtractedFact, ExtractionRequest, LanguageModel
+from memorist.settings import load_settings
+from memorist.tenancy import Tenancy
+from memorist.worker import AddWorker
+from memorist_heuristic.extractor import HeuristicExtractor
+
+from .conftest import fast_settings
+from .plugins import hashing
+
+
+class SlowModel(HeuristicExtractor):
+    """The heuristic extractor, taking ``SlowModel.delay`` seconds per extraction (a slow LLM)."""
+
+    name: ClassVar[str] = "slow"
+    delay: ClassVar[float] = 0.0
+    calls: ClassVar[int] = 0
+
+    def extract(self, request: ExtractionRequest) -> list[ExtractedFact]:
+        SlowModel.calls += 1
+        time.sleep(SlowModel.delay)
+        return super().extract(request)
+
+
+class SlowPlugin:
+    @hookimpl
+    def register_language_models(self, register: Callable[[type[LanguageModel]], None]) -> None:
+        register(SlowModel)
+
+
+@dataclass
+class Deployment:
+    client: falcon.testing.TestClient
+    db: Database
+    keys: dict[str, dict[str, str]]
+
+    def add(self, project: str, text: str, user_id: str = "alice") -> falcon.testing.Result:
+        return self.client.simulate_post(
+            "/v3/memories/add/",
+            headers=self.keys[project],
+            json={"messages": [{"role": "user", "content": text}], "user_id": user_id},
+        )
+
+    def event(self, project: str, event_id: str) -> dict[str, Any]:
+        resp = self.client.simulate_get(f"/v1/event/{event_id}/", headers=self.keys[project])
+        assert resp.status_code == 200, resp.text
+        return dict(resp.json)
+
+
+def _key(db: Database, email: str, org_id: str, project_id: str) -> dict[str, str]:
+    user = UserStore(db).create(email.split("@")[0], email, "a long password 123")
+    Tenancy(db).set_member(project_id, user.id, "OWNER", create=True)
+    _, full = ApiKeyStore(db).create(user.id, "test", kind="platform", org_id=org_id, project_id=project_id)
+    return {"Authorization": f"Token {full}"}
+
+
+def deploy(tmp_path: Path, **settings: Any) -> Iterator[Deployment]:
+    overrides = fast_settings(tmp_path, **settings)
+    app = create_app(load_settings(None, overrides), load_plugins({}, extra=[hashing, SlowPlugin()]))
+    db = Database(f"sqlite:///{tmp_path / 'memorist.db'}")
+    tenancy = Tenancy(db)
+    keys = {}
+    for org, project in (("acme", "web"), ("globex", "api")):
+        tenancy.create_org(org.title(), org_id=org)
+        tenancy.create_project(org, project.title(), project_id=project)
+        keys[project] = _key(db, f"owner@{org}.test", org, project)
+    yield Deployment(falcon.testing.TestClient(app), db, keys)
+    db.dispose()
+
+
+@pytest.fixture
+def slow_model() -> Iterator[type[SlowModel]]:
+    SlowModel.delay, SlowModel.calls = 0.0, 0
+    yield SlowModel
+    SlowModel.delay, SlowModel.calls = 0.0, 0
+
+
+def test_an_add_slower_than_its_lease_is_processed_once(tmp_path: Path, slow_model: type[SlowModel]) -> None:
+    """Two queue threads, a 0.6 s lease, an extraction of 2.5 s: the lease is renewed, no second run."""
+    slow_model.delay = 2.5
+    dep = next(
+        deploy(
+            tmp_path,
+            language_model={"provider": "slow"},
+            queue={"workers": 2, "lease_seconds": 0.6, "poll_seconds": 0.05, "max_attempts": 5},
+        )
+    )
+    resp = dep.add("web", "I keep seven copper lanterns in the attic.")
+    assert resp.status_code == 200, resp.text
+    event_id = resp.json["event_id"]
+    deadline = time.monotonic() + 30
+    while (event := dep.event("web", event_id))["status"] not in (SUCCEEDED, FAILED):
+        assert time.monotonic() < deadline, event
+        time.sleep(0.1)
+    assert event["status"] == SUCCEEDED, event
+    assert event["attempts"] == 1 and slow_model.calls == 1
+    assert len(event["results"]) == 1 and "copper lanterns" in event["results"][0]["data"]["memory"]
+
+
+def test_an_event_whose_attempts_all_expired_fails_at_claim(tmp_path: Path) -> None:
+    """A worker that dies mid-add every time: after ``max_attempts`` the event is FAILED, not re-run."""
+    dep = next(deploy(tmp_path, queue={"workers": 0, "lease_seconds": 0.5, "max_attempts": 3}))
+    event_id = dep.add("web", "I collect antique maps of the Baltic.").json["event_id"]
+    events = EventStore(dep.db, lease_seconds=0.5, max_attempts=3, backoff_seconds=0.0, max_pending=100)
+    for attempt in range(1, 4):  # each claimant "dies": its lease runs out
+        claimed = events.claim(f"doomed-{attempt}")
+        assert claimed is not None and claimed.attempts == attempt
+        time.sleep(0.6)
+    assert dep.event("web", event_id)["status"] == RUNNING  # expired, not yet noticed
+    assert events.claim("survivor") is None  # the 4th claim is refused ...
+    event = dep.event("web", event_id)
+    assert event["status"] == FAILED and event["attempts"] == 3  # ... and the event is FAILED
+    assert event["error"] == EXHAUSTED_ERROR  # fixed text: no paths, no exception internals
+    worker = AddWorker(lambda: None, events, threads=1, poll_seconds=0.01)  # type: ignore[arg-type,return-value]
+    assert worker.run_once() is False
+
+
+def test_one_project_filling_its_quota_does_not_refuse_another(tmp_path: Path) -> None:
+    dep = next(deploy(tmp_path, queue={"workers": 0, "max_pending": 3, "max_pending_per_project": 2}))
+    assert [dep.add("web", f"fact number {i}").status_code for i in range(2)] == [200, 200]
+    refused = dep.add("web", "one too many")
+    assert refused.status_code == 429 and refused.headers.get("Retry-After")
+    assert "project" in refused.json["detail"]
+    assert dep.add("api", "the other tenant still gets in").status_code == 200
+    full = dep.add("api", "now the deployment budget is used up")
+    assert full.status_code == 429
+    for answer in (refused, full):  # neither says how many events wait, nor the global limit
+        assert not re.search(r"\d", answer.json["detail"]), answer.json["detail"]
