@@ -65,3 +65,9 @@ class CapabilityError(MemoristError):
     """A provider was asked for something it cannot do (e.g. free text from the heuristic)."""
 
     status = 400
+
+
+class RequestTimeout(MemoristError):
+    """The client did not send its request (headers or body) in time; the connection is closed."""
+
+    status = 408

@@ -42,12 +42,29 @@ class ProviderSettings(BaseModel):
 
 
 class ServerSettings(BaseModel):
+    """``memorist serve``: gunicorn processes, each serving ``threads`` requests at once.
+
+    See :mod:`memorist.server_worker` for why the worker is threaded and how slow clients are bounded.
+    """
+
     model_config = ConfigDict(extra="forbid")
 
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=0, le=65535)
-    workers: int = Field(1, ge=1, le=64)
+    #: Worker processes (each loads the providers once; its threads share them).
+    workers: int = Field(2, ge=1, le=64)
+    #: Requests served at once by each worker process.
+    threads: int = Field(8, ge=1, le=256)
+    #: A worker whose main loop has not reported for this long is restarted (requests may take longer).
     timeout: int = Field(120, ge=1)
+    #: An idle kept-alive connection is closed after this many seconds.
+    keepalive: int = Field(5, ge=0, le=300)
+    #: The request line and headers must arrive within this many seconds of the first byte (slow clients).
+    header_timeout: float = Field(10.0, gt=0, le=300)
+    #: Any one read of a request body or write of a response may stall at most this long.
+    io_timeout: float = Field(30.0, gt=0, le=3600)
+    #: Longest request line (method, path and query) in bytes; past it: 414 (JSON).
+    limit_request_line: int = Field(8190, ge=256, le=8190)
 
 
 class DatabaseSettings(BaseModel):

@@ -1,0 +1,216 @@
+"""The gunicorn worker ``memorist serve`` runs: threads, bounded reads, JSON for every error.
+
+Why a subclass of gunicorn's ``gthread`` worker and not the ``sync`` default:
+
+- **Threads.** A sync worker serves one request at a time, so one large add
+  (or a slow language model) stalled ``/health`` and every search behind it.
+  Here each process serves ``server.threads`` requests at once; the engine is
+  shared by those threads and by the queue's worker threads already (the
+  LanceDB store serializes its writes, the embedders lock their tokenizers,
+  SQLite connections are not pooled). A long request no longer trips gunicorn's
+  worker timeout either: the main loop that reports liveness is not the one
+  serving requests.
+- **Bounded reads (slow clients).** gunicorn 27 parks a connection that has
+  sent nothing for 5 s back on its poller, but a connection that sent *part*
+  of a request keeps a thread until the request is complete. Each client
+  socket is a :class:`DeadlineSocket`: the request line and headers must arrive
+  within ``server.header_timeout`` in total, and any single read or write of a
+  body or response that stalls longer than ``server.io_timeout`` fails. Both
+  answer 408 (JSON) and close the connection.
+- **JSON errors.** gunicorn answers its own errors (request line too long,
+  headers too large, malformed requests) with an HTML page, and a worker
+  aborted by the arbiter answered the request in flight with HTML 500. Every
+  one of these is a JSON ``{"detail": ...}`` here, like the app's own errors.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import logging
+import socket
+import threading
+import time
+from typing import Any
+
+from gunicorn import util
+from gunicorn.workers.gthread import TConn, ThreadWorker
+
+from .errors import RequestTimeout
+
+log = logging.getLogger("memorist.server")
+
+
+class DeadlineSocket(socket.socket):
+    """A client socket whose blocking reads and writes are bounded.
+
+    ``arm(seconds)`` starts a total deadline for the next request's head (request
+    line and headers); ``disarm()`` ends it once the app has the request. Without
+    a deadline every blocking call is bounded by ``io_timeout`` instead. Timeouts
+    this class imposed raise :class:`RequestTimeout`; timeouts a caller asked for
+    with ``settimeout`` (gunicorn's own drains) raise ``socket.timeout`` as usual.
+    """
+
+    io_timeout: float = 30.0
+    _deadline: float | None = None
+    _own_timeout: bool = True
+    timed_out: bool = False
+
+    @classmethod
+    def adopt(cls, sock: socket.socket, io_timeout: float) -> DeadlineSocket:
+        wrapped = cls(sock.family, sock.type, sock.proto, fileno=sock.detach())
+        wrapped.io_timeout = io_timeout
+        return wrapped
+
+    def arm(self, seconds: float) -> None:
+        self._deadline = time.monotonic() + seconds
+
+    def disarm(self) -> None:
+        self._deadline = None
+
+    def setblocking(self, flag: bool) -> None:
+        if flag:
+            super().settimeout(self.io_timeout)
+            self._own_timeout = True
+        else:
+            super().setblocking(False)
+
+    def settimeout(self, value: float | None) -> None:
+        self._own_timeout = value is None
+        super().settimeout(self.io_timeout if value is None else value)
+
+    def recv(self, bufsize: int, flags: int = 0) -> bytes:
+        current = self.gettimeout()
+        if current == 0.0:  # non-blocking (the poller's probes): nothing to bound
+            return super().recv(bufsize, flags)
+        deadline = self._deadline
+        ours = self._own_timeout
+        limit = current
+        if deadline is not None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self._expire("the request was not received in time")
+            if limit is None or remaining < limit:
+                limit, ours = remaining, True
+        if limit != current:
+            super().settimeout(limit)
+        try:
+            return super().recv(bufsize, flags)
+        except TimeoutError:
+            if not ours:
+                raise
+            self._expire("the request was not received in time" if deadline else "the client stopped sending")
+        finally:
+            if limit != current:
+                super().settimeout(current)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _expire(self, message: str) -> None:
+        self.timed_out = True
+        raise RequestTimeout(f"{message}; closing the connection")
+
+
+def json_error(sock: socket.socket, status: int, reason: str, detail: str) -> None:
+    """Write a complete JSON error response and ask the client to close (gunicorn's ``write_error``, in JSON)."""
+    body = json.dumps({"detail": detail}).encode()
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\nConnection: close\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode("latin-1")
+    util.write_nonblock(sock, head + body)
+
+
+def _json_write_error(sock: socket.socket, status_int: int, reason: str, mesg: str) -> None:
+    detail = mesg or reason
+    if status_int >= 500:
+        detail = "internal server error"  # gunicorn logged the exception; the client gets no internals
+    json_error(sock, status_int, reason, detail)
+
+
+class MemoristThreadWorker(ThreadWorker):  # type: ignore[misc]
+    """``gthread`` with deadline sockets, JSON errors and a JSON answer when aborted mid-request."""
+
+    def init_process(self) -> None:
+        # gunicorn writes its error pages through this one function (base.Worker.handle_error).
+        util.write_error = _json_write_error
+        self._inflight: dict[int, tuple[Any, Any]] = {}
+        self._inflight_lock = threading.Lock()
+        super().init_process()
+
+    def accept(self, listener: Any) -> None:
+        """gunicorn's ``accept``, with the client socket adopted as a :class:`DeadlineSocket`."""
+        try:
+            client_sock, client_addr = listener.accept()
+            self.nr_conns += 1
+            client = DeadlineSocket.adopt(client_sock, _IO_TIMEOUT)
+            client.setblocking(True)
+            self.enqueue_req(TConn(self.cfg, client, client_addr, listener.getsockname()))
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
+                raise
+
+    def handle(self, conn: Any) -> Any:
+        sock = conn.sock
+        if isinstance(sock, DeadlineSocket):
+            sock.arm(_HEADER_TIMEOUT)
+        result = super().handle(conn)
+        if isinstance(sock, DeadlineSocket) and sock.timed_out:
+            return False
+        return result
+
+    def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
+        if isinstance(exc, RequestTimeout):
+            log.info("closing a connection from %s: %s", (addr or ("?",))[0], exc.message)
+            try:
+                json_error(client, 408, "Request Timeout", exc.message)
+            except Exception:
+                pass
+            return
+        super().handle_error(req, client, addr, exc)
+
+    def load_wsgi(self) -> None:
+        super().load_wsgi()
+        app: Any = self.wsgi  # type: ignore[has-type]
+
+        def tracked(environ: dict[str, Any], start_response: Any) -> Any:
+            sock = environ.get("gunicorn.socket")
+            if isinstance(sock, DeadlineSocket):
+                sock.disarm()  # the head is in; the body and the answer have io_timeout per read/write
+            key = threading.get_ident()
+            with self._inflight_lock:
+                self._inflight[key] = (sock, getattr(start_response, "__self__", None))
+            try:
+                return app(environ, start_response)
+            finally:
+                with self._inflight_lock:
+                    self._inflight.pop(key, None)
+
+        self.wsgi = tracked
+
+    def handle_abort(self, sig: int, frame: Any) -> None:
+        """The arbiter aborts a worker that stopped reporting: answer what is in flight, in JSON, then exit."""
+        with self._inflight_lock:
+            inflight = list(self._inflight.values())
+        for sock, resp in inflight:
+            if sock is None or resp is None or getattr(resp, "headers_sent", True):
+                continue
+            try:
+                json_error(
+                    sock,
+                    503,
+                    "Service Unavailable",
+                    "the server stopped this worker before the request finished; it may not have taken effect: retry",
+                )
+            except Exception:
+                pass
+        super().handle_abort(sig, frame)
+
+
+#: Set by :func:`configure` in the master before workers fork (gunicorn has no setting for these).
+_HEADER_TIMEOUT = 10.0
+_IO_TIMEOUT = 30.0
+
+
+def configure(header_timeout: float, io_timeout: float) -> None:
+    global _HEADER_TIMEOUT, _IO_TIMEOUT
+    _HEADER_TIMEOUT, _IO_TIMEOUT = header_timeout, io_timeout
