@@ -71,3 +71,9 @@ class RequestTimeout(MemoristError):
     """The client did not send its request (headers or body) in time; the connection is closed."""
 
     status = 408
+
+
+class InputTooLarge(MemoristError):
+    """More input in one request than the server can process in time (split it into several)."""
+
+    status = 413

@@ -155,6 +155,12 @@ class LimitsSettings(BaseModel):
 
     max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
     max_json_depth: int = Field(default=64, ge=4)
+    #: Characters of message content above which an add is queued instead of answered at once
+    #: (see :mod:`memorist.admission`).
+    sync_add_chars: int = Field(default=8_000, ge=0)
+    #: Largest add, in characters of message content and in messages (413 past either).
+    max_add_chars: int = Field(default=250_000, ge=1)
+    max_add_messages: int = Field(default=1_000, ge=1)
 
 
 DEFAULT_PROVIDERS: dict[str, Any] = {

@@ -7,6 +7,7 @@ from urllib.parse import urlencode
 
 import falcon
 
+from ...admission import RUN_NOW, admit
 from ...errors import NotFoundError, ValidationError
 from ...events import EventStore
 from ...filters import conjoin, parse_filter
@@ -47,7 +48,9 @@ class AddV3:
         auth="platform",
         tags=TAGS,
         body=m.AddV3,
-        errors=(400, 403, 422, 429),
+        errors=(400, 403, 413, 422, 429),
+        description="An infer=false add larger than limits.sync_add_chars characters is queued too. "
+        "Past limits.max_add_chars or limits.max_add_messages: 413.",
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, m.AddV3, self._limits)
@@ -74,9 +77,10 @@ class AddV3:
             "multilingual": bool(settings.get("multilingual")),
             "actor": who.actor,
         }
+        mode = admit(body.messages, self._limits)  # 413 past the add limits (memorist.admission)
         memory = self._runtime.memory
         memory.add_request(**payload)  # validate now: a bad add is a 400, not a FAILED event
-        if not body.infer:
+        if not body.infer and mode == RUN_NOW:  # a large infer=false add is queued like any other
             stored = memory.add(**payload)
             resp.media = {
                 "results": [

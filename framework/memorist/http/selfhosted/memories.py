@@ -6,8 +6,10 @@ from typing import Any
 
 import falcon
 
+from ...admission import QUEUE, admit
 from ...errors import ValidationError
-from ...records import ENTITY_SCOPE_FIELDS
+from ...events import EventStore
+from ...records import DEFAULT_ORG, DEFAULT_PROJECT, ENTITY_SCOPE_FIELDS
 from ...settings import LimitsSettings
 from .. import parsing
 from ..operations import operation
@@ -28,9 +30,10 @@ def _actor(req: falcon.Request) -> str | None:
 
 
 class Memories:
-    def __init__(self, runtime: Runtime, limits: LimitsSettings) -> None:
+    def __init__(self, runtime: Runtime, limits: LimitsSettings, events: EventStore | None = None) -> None:
         self._runtime = runtime
         self._limits = limits
+        self._events = events
 
     @operation(
         "Create memories from messages",
@@ -38,24 +41,40 @@ class Memories:
         tags=TAGS,
         body=m.AddMemories,
         response=m.AddResult,
-        errors=(400, 401, 413, 422),
+        errors=(400, 401, 413, 422, 429),
+        description=f"An add of more than limits.sync_add_chars characters of content (default "
+        f"{LimitsSettings().sync_add_chars}) is queued: the answer is 202 with an event_id to poll at "
+        "GET /events/{event_id}. Past limits.max_add_chars or limits.max_add_messages: 413.",
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, m.AddMemories, self._limits)
-        stored = self._runtime.memory.add(
-            [msg.model_dump() for msg in body.messages],
+        messages = [msg.model_dump() for msg in body.messages]
+        arguments: dict[str, Any] = {
             **_ids(body),
-            metadata=body.metadata,
-            timestamp=body.timestamp,
-            expiration_date=body.expiration_date,
-            infer=body.infer,
-            custom_instructions=body.custom_instructions,
-            includes=body.includes,
-            excludes=body.excludes,
-            custom_categories=body.custom_categories,
-            multilingual=body.multilingual,
-            actor=_actor(req),
-        )
+            "metadata": body.metadata,
+            "timestamp": body.timestamp,
+            "expiration_date": body.expiration_date,
+            "infer": body.infer,
+            "custom_instructions": body.custom_instructions,
+            "includes": body.includes,
+            "excludes": body.excludes,
+            "custom_categories": body.custom_categories,
+            "multilingual": body.multilingual,
+            "actor": _actor(req),
+        }
+        memory = self._runtime.memory
+        if admit(messages, self._limits) == QUEUE and self._events is not None:
+            memory.add_request(messages, **arguments)  # validate now: a bad add is a 400, not a FAILED event
+            event = self._events.submit(DEFAULT_ORG, DEFAULT_PROJECT, {"messages": messages, **arguments})
+            resp.status = falcon.HTTP_202
+            resp.media = {
+                "results": [],
+                "event_id": event.id,
+                "status": event.status,
+                "message": f"a large add is processed in the background; poll GET /events/{event.id}",
+            }
+            return
+        stored = memory.add(messages, **arguments)
         resp.media = {"results": [{"id": r.id, "memory": r.text, "event": "ADD"} for r in stored]}
 
     @operation(

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from ...auth.api_keys import ApiKeyStore
 from ..request_log import RequestLog
 from ..services import AppServices
-from . import admin, auth_routes, keys, memories
+from . import admin, auth_routes, events, keys, memories
 from .auth_routes import AuthServices
 
 
@@ -19,7 +19,7 @@ def add_routes(
     request_log: RequestLog,
 ) -> None:
     runtime, limits = services.runtime, services.settings.limits
-    add("/memories", memories.Memories(runtime, limits))
+    add("/memories", memories.Memories(runtime, limits, services.events))
     add("/memories/{memory_id}", memories.OneMemory(runtime, limits))
     add("/memories/{memory_id}/history", memories.History(runtime))
     add("/search", memories.Search(runtime, limits))
@@ -38,3 +38,5 @@ def add_routes(
     add("/requests", admin.Requests(request_log))
     add("/entities", admin.Entities(runtime))
     add("/entities/{entity_type}/{entity_id}", admin.OneEntity(runtime))
+    if services.events is not None:
+        add("/events/{event_id}", events.OneEvent(services.events))
