@@ -14,6 +14,7 @@ import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -22,15 +23,18 @@ import pytest
 from memorist.auth.api_keys import ApiKeyStore
 from memorist.auth.users import UserStore
 from memorist.db import Database
+from memorist.db.schema import events as events_table
 from memorist.events import EXHAUSTED_ERROR, FAILED, RUNNING, SUCCEEDED, EventStore
 from memorist.hookspecs import hookimpl
 from memorist.http import create_app
 from memorist.plugins import load_plugins
 from memorist.providers import ExtractedFact, ExtractionRequest, LanguageModel
+from memorist.records import utcnow
 from memorist.settings import load_settings
 from memorist.tenancy import Tenancy
 from memorist.worker import AddWorker
 from memorist_heuristic.extractor import HeuristicExtractor
+from sqlalchemy import update
 
 from .conftest import fast_settings
 from .plugins import hashing
@@ -153,3 +157,21 @@ def test_one_project_filling_its_quota_does_not_refuse_another(tmp_path: Path) -
     assert full.status_code == 429
     for answer in (refused, full):  # neither says how many events wait, nor the global limit
         assert not re.search(r"\d", answer.json["detail"]), answer.json["detail"]
+
+
+def test_finished_events_past_their_retention_are_pruned(tmp_path: Path) -> None:
+    """Each event keeps a copy of its add's messages: finished ones are deleted after queue.retention_days."""
+    dep = next(deploy(tmp_path, queue={"workers": 0}))
+    done_id = dep.add("web", "I sail a small wooden boat.").json["event_id"]
+    waiting_id = dep.add("web", "I bake rye bread on Sundays.").json["event_id"]
+    events = EventStore(dep.db, lease_seconds=30, max_attempts=3, backoff_seconds=0.0, max_pending=100)
+    assert events.prune(timedelta(days=30)) == 0  # nothing old enough
+    with dep.db.begin() as conn:  # finish it long ago
+        conn.execute(
+            update(events_table)
+            .where(events_table.c.id == done_id)
+            .values(status=SUCCEEDED, finished_at=utcnow() - timedelta(days=31))
+        )
+    assert events.prune(timedelta(days=30)) == 1
+    assert dep.client.simulate_get(f"/v1/event/{done_id}/", headers=dep.keys["web"]).status_code == 404
+    assert dep.event("web", waiting_id)["status"] == "PENDING"  # unfinished events are never pruned

@@ -114,6 +114,7 @@ def worker(config: str | None, threads: int | None) -> None:
         threads=count,
         poll_seconds=settings.queue.poll_seconds,
         max_run_seconds=settings.queue.max_run_seconds,
+        retention_days=settings.queue.retention_days,
     )
     signal.signal(signal.SIGTERM, lambda *_: add_worker.stop())
     signal.signal(signal.SIGINT, lambda *_: add_worker.stop())

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, insert, or_, select, update
+from sqlalchemy import and_, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection
 
 from .db import Database
@@ -293,6 +293,13 @@ class EventStore:
         with self._db.begin() as conn:
             conn.execute(update(events).where(events.c.id == event.id, events.c.lease_owner == owner).values(**values))
         return FAILED if final else PENDING
+
+    def prune(self, older_than: timedelta) -> int:
+        """Delete finished events (their stored payloads and results) older than ``older_than``."""
+        cutoff = utcnow() - older_than
+        with self._db.begin() as conn:
+            done = and_(events.c.status.in_((SUCCEEDED, FAILED)), events.c.finished_at < cutoff)
+            return int(conn.execute(delete(events).where(done)).rowcount or 0)
 
     # -- readers -------------------------------------------------------------------
     def get(self, event_id: str, org_id: str | None = None, project_id: str | None = None) -> Event:

@@ -145,6 +145,8 @@ class QueueSettings(BaseModel):
     max_pending_per_project: int = Field(default=1_000, ge=1)
     #: A worker stops renewing a lease after this long on one event (it is then stuck, not slow).
     max_run_seconds: float = Field(default=900.0, ge=1.0)
+    #: Finished events (and the copy of the add's messages each holds) are deleted after this many days.
+    retention_days: float = Field(default=30.0, gt=0)
     poll_seconds: float = Field(default=0.2, ge=0.01)
 
 
@@ -161,6 +163,19 @@ class LimitsSettings(BaseModel):
     #: Largest add, in characters of message content and in messages (413 past either).
     max_add_chars: int = Field(default=250_000, ge=1)
     max_add_messages: int = Field(default=1_000, ge=1)
+
+
+class ExportSettings(BaseModel):
+    """Quotas and retention of stored exports (see :mod:`memorist.export_store`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: Exports a project may create per hour (429 past it).
+    per_hour: int = Field(default=20, ge=1, le=100_000)
+    #: Exports kept per project; saving another deletes the oldest.
+    max_per_project: int = Field(default=10, ge=1, le=10_000)
+    #: Exports are deleted this many hours after they were created.
+    retention_hours: float = Field(default=24.0 * 7, gt=0)
 
 
 DEFAULT_PROVIDERS: dict[str, Any] = {
@@ -199,6 +214,7 @@ class Settings(BaseSettings):
     request_log: RequestLogSettings = Field(default_factory=lambda: RequestLogSettings())
     limits: LimitsSettings = Field(default_factory=lambda: LimitsSettings())
     queue: QueueSettings = Field(default_factory=lambda: QueueSettings())
+    exports: ExportSettings = Field(default_factory=lambda: ExportSettings())
 
     @classmethod
     def settings_customise_sources(

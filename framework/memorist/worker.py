@@ -24,6 +24,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from .engine.memory import Memory
@@ -31,6 +32,8 @@ from .errors import MemoristError
 from .events import Event, EventStore
 
 log = logging.getLogger("memorist.worker")
+#: Finished events past ``queue.retention_days`` are deleted by an idle worker at most this often.
+PRUNE_EVERY_SECONDS = 3600.0
 
 
 class LeaseLost(Exception):
@@ -78,12 +81,15 @@ class AddWorker:
         threads: int,
         poll_seconds: float,
         max_run_seconds: float = 900.0,
+        retention_days: float | None = None,
     ) -> None:
         self._memory = memory
         self._events = events
         self._threads = threads
         self._poll = poll_seconds
         self._max_run = max_run_seconds
+        self._retention = timedelta(days=retention_days) if retention_days else None
+        self._last_prune = time.monotonic()
         self._stop = threading.Event()
         self._workers: list[threading.Thread] = []
         self.owner_prefix = f"{socket.gethostname()}:{os.getpid()}"
@@ -114,7 +120,20 @@ class AddWorker:
                 log.warning("worker %s: claiming failed (%s); retrying", owner, _describe(exc))
                 worked = False
             if not worked:
+                self._prune_if_due(owner)
                 self._stop.wait(self._poll)
+
+    def _prune_if_due(self, owner: str) -> None:
+        """When idle, delete old finished events (each holds a copy of its add's messages), hourly at most."""
+        if self._retention is None or time.monotonic() - self._last_prune < PRUNE_EVERY_SECONDS:
+            return
+        self._last_prune = time.monotonic()
+        try:
+            pruned = self._events.prune(self._retention)
+            if pruned:
+                log.info("worker %s: deleted %d finished events past their retention", owner, pruned)
+        except Exception as exc:
+            log.warning("worker %s: pruning old events failed (%s)", owner, _describe(exc))
 
     def run_once(self, owner: str | None = None) -> bool:
         """Claim and process one event; False when the queue had nothing claimable."""

@@ -68,6 +68,7 @@ def create_app(settings: Settings, plugins: Plugins | None = None) -> falcon.App
             threads=settings.queue.workers,
             poll_seconds=settings.queue.poll_seconds,
             max_run_seconds=settings.queue.max_run_seconds,
+            retention_days=settings.queue.retention_days,
         )
         worker.start()
         services.worker = worker

@@ -3,6 +3,7 @@
 ``POST /v1/feedback/`` records a member's judgement of one memory of the
 project; ``POST /v1/exports/`` builds a JSON export of the project's memories
 synchronously and stores it; ``POST /v1/exports/get/`` returns a stored export;
+Stored exports have quotas and a retention period (:mod:`memorist.export_store`);
 ``POST /v1/summary/`` summarizes the memories matching ``filters`` with the
 language model when it is generative, else as bullet lines. Everything is
 confined to the key's project; a memory or export of another project answers
@@ -18,10 +19,11 @@ from typing import Any, Literal
 
 import falcon
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from sqlalchemy import insert, select
+from sqlalchemy import insert
 
-from ...db.schema import exports, feedback
+from ...db.schema import feedback
 from ...errors import MemoristError, NotFoundError, ValidationError
+from ...export_store import ExportStore
 from ...filters import parse_filter
 from ...records import ENTITY_SCOPE_FIELDS, ChatMessage, MemoryRecord, as_utc, utcnow
 from ...settings import LimitsSettings
@@ -197,8 +199,8 @@ class Feedback:
 
 
 class Exports:
-    def __init__(self, runtime: Runtime, tenancy: Tenancy, limits: LimitsSettings) -> None:
-        self._runtime, self._tenancy, self._limits = runtime, tenancy, limits
+    def __init__(self, runtime: Runtime, tenancy: Tenancy, limits: LimitsSettings, store: ExportStore) -> None:
+        self._runtime, self._tenancy, self._limits, self._store = runtime, tenancy, limits, store
 
     @operation(
         "Export the project's memories matching the filters (built at once)",
@@ -207,8 +209,10 @@ class Exports:
         body=ExportCreate,
         response=ExportCreated,
         status=201,
-        errors=(400, 403, 422),
-        description=f"Expired memories are included. At most {MAX_EXPORT} memories per export.",
+        errors=(400, 403, 422, 429),
+        description=f"Expired memories are included. At most {MAX_EXPORT} memories per export. "
+        "Quotas (exports settings): per_hour exports per project (429 past it), the max_per_project "
+        "newest kept, each deleted retention_hours after it was created.",
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, ExportCreate, self._limits, required=False)
@@ -221,19 +225,14 @@ class Exports:
             raise ValidationError(
                 f"filters: the export would hold {total} memories; the limit is {MAX_EXPORT}, narrow the filters"
             )
+        self._store.admit(who.org_id, who.project_id)  # 429 past the hourly quota, before any work
         records = _collect(self._runtime, who, filters, limit=MAX_EXPORT, show_expired=True)
-        now = utcnow()
-        row: dict[str, Any] = {
-            "id": str(uuid.uuid4()),
-            "org_id": who.org_id,
-            "project_id": who.project_id,
-            "filters": filters or {},
-            "status": SUCCEEDED,
-            "created_at": now,
-            "result": {"schema": body.schema_, "count": len(records), "memories": [memory_item(r) for r in records]},
-        }
-        with self._runtime.memory.db.begin() as conn:
-            conn.execute(insert(exports).values(**row))
+        row = self._store.save(
+            who.org_id,
+            who.project_id,
+            filters or {},
+            {"schema": body.schema_, "count": len(records), "memories": [memory_item(r) for r in records]},
+        )
         resp.media = {
             "id": row["id"],
             "status": SUCCEEDED,
@@ -243,8 +242,8 @@ class Exports:
 
 
 class ExportLookup:
-    def __init__(self, runtime: Runtime, tenancy: Tenancy, limits: LimitsSettings) -> None:
-        self._runtime, self._tenancy, self._limits = runtime, tenancy, limits
+    def __init__(self, tenancy: Tenancy, limits: LimitsSettings, store: ExportStore) -> None:
+        self._tenancy, self._limits, self._store = tenancy, limits, store
 
     @operation(
         "Get an export: by memory_export_id, else the latest one with the same filters",
@@ -257,15 +256,7 @@ class ExportLookup:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, ExportGet, self._limits, required=False)
         who = access(req, self._tenancy)
-        e = exports.c
-        query = select(exports).where(e.org_id == who.org_id, e.project_id == who.project_id)
-        if body.memory_export_id:
-            query = query.where(e.id == body.memory_export_id)
-        wanted = body.combined_filters()
-        with self._runtime.memory.db.connect() as conn:
-            rows = conn.execute(query.order_by(e.created_at.desc())).mappings()
-            # Filters are JSON: compared as documents, not as text, so key order does not matter.
-            row = next((r for r in rows if body.memory_export_id or wanted is None or r["filters"] == wanted), None)
+        row = self._store.find(who.org_id, who.project_id, body.memory_export_id, body.combined_filters())
         if row is None:
             what = f"export '{body.memory_export_id}'" if body.memory_export_id else "an export with these filters"
             raise NotFoundError(f"{what} not found")
@@ -341,7 +332,8 @@ class Summary:
 def add_routes(add: Callable[[str, object], None], services: AppServices, tenancy: Tenancy) -> None:
     """Called by the platform route table with its ``add`` (so the routes reach /openapi.json)."""
     runtime, limits = services.runtime, services.settings.limits
+    store = ExportStore(services.db, services.settings.exports)
     add("/v1/feedback/", Feedback(runtime, tenancy, limits))
-    add("/v1/exports/", Exports(runtime, tenancy, limits))
-    add("/v1/exports/get/", ExportLookup(runtime, tenancy, limits))
+    add("/v1/exports/", Exports(runtime, tenancy, limits, store))
+    add("/v1/exports/get/", ExportLookup(tenancy, limits, store))
     add("/v1/summary/", Summary(runtime, tenancy, limits))
