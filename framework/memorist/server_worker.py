@@ -179,11 +179,23 @@ class MemoristThreadWorker(ThreadWorker):  # type: ignore[misc]
             key = threading.get_ident()
             with self._inflight_lock:
                 self._inflight[key] = (sock, getattr(start_response, "__self__", None))
+            statuses: list[str] = []
+
+            def capture(status: str, headers: Any, exc_info: Any = None) -> Any:
+                statuses.append(status)
+                return start_response(status, headers, exc_info)
+
             try:
-                return app(environ, start_response)
+                result = app(environ, capture)
             finally:
                 with self._inflight_lock:
                     self._inflight.pop(key, None)
+            resp = getattr(start_response, "__self__", None)
+            if resp is not None and statuses and statuses[-1][:1] in "45" and _has_body(environ):
+                # Refused before its body was read (413, 401, 408...): the unread rest would be taken
+                # for the next request, so the answer says "Connection: close" and the socket closes.
+                resp.force_close()
+            return result
 
         self.wsgi = tracked
 
@@ -204,6 +216,11 @@ class MemoristThreadWorker(ThreadWorker):  # type: ignore[misc]
             except Exception:
                 pass
         super().handle_abort(sig, frame)
+
+
+def _has_body(environ: dict[str, Any]) -> bool:
+    length = environ.get("CONTENT_LENGTH") or "0"
+    return length != "0" or "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
 
 
 #: Set by :func:`configure` in the master before workers fork (gunicorn has no setting for these).
