@@ -40,6 +40,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
             "MEMORIST_LANGUAGE_MODEL__PROVIDER": "slow-heuristic",
             "MEMORIST_LANGUAGE_MODEL__OPTIONS__DELAY": str(SLOW_SECONDS),
             "MEMORIST_SERVER__HEADER_TIMEOUT": "2",
+            "MEMORIST_SERVER__THREADS": "4",
             "MEMORIST_QUEUE__WORKERS": "0",
         },
         workers=1,
@@ -122,6 +123,20 @@ def test_a_partial_request_neither_blocks_health_nor_stays_open(server: Server) 
     finally:
         partial.close()
         idle.close()
+
+
+def test_more_slow_connections_than_threads_do_not_block_health(server: Server) -> None:
+    """Request heads are awaited on the poller: 12 partial or silent connections hold none of the 4 threads."""
+    sockets = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(12)]
+    try:
+        for sock in sockets[:6]:
+            sock.sendall(b"POST /search HTTP/1.1\r\nHost: localhost\r\n")
+        time.sleep(0.3)
+        latencies = [timed_health(server) for _ in range(5)]
+        assert max(latencies) < 1.0, latencies
+    finally:
+        for sock in sockets:
+            sock.close()
 
 
 def test_request_line_too_long_answers_json(server: Server) -> None:

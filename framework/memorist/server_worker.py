@@ -28,9 +28,11 @@ from __future__ import annotations
 import errno
 import json
 import logging
+import selectors
 import socket
 import threading
 import time
+from functools import partial
 from typing import Any
 
 from gunicorn import util
@@ -39,6 +41,11 @@ from gunicorn.workers.gthread import TConn, ThreadWorker
 from .errors import RequestTimeout
 
 log = logging.getLogger("memorist.server")
+_HEAD_END = b"\r\n\r\n"
+#: Past this many bytes without the end of the head, the parser gets it (and refuses it: 414/431).
+_HEAD_MAX = 64 * 1024
+_HEAD_READ = 16 * 1024
+_HEAD_TIMEOUT_DETAIL = "the request was not received in time; closing the connection"
 
 
 class DeadlineSocket(socket.socket):
@@ -135,19 +142,87 @@ class MemoristThreadWorker(ThreadWorker):  # type: ignore[misc]
         util.write_error = _json_write_error
         self._inflight: dict[int, tuple[Any, Any]] = {}
         self._inflight_lock = threading.Lock()
+        self._heads: dict[int, Any] = {}
         super().init_process()
 
     def accept(self, listener: Any) -> None:
-        """gunicorn's ``accept``, with the client socket adopted as a :class:`DeadlineSocket`."""
+        """gunicorn's ``accept``, but the request head is awaited on the poller, not in a thread."""
         try:
             client_sock, client_addr = listener.accept()
             self.nr_conns += 1
             client = DeadlineSocket.adopt(client_sock, _IO_TIMEOUT)
-            client.setblocking(True)
-            self.enqueue_req(TConn(self.cfg, client, client_addr, listener.getsockname()))
+            self._await_head(TConn(self.cfg, client, client_addr, listener.getsockname()))
         except OSError as exc:
             if exc.errno not in (errno.EAGAIN, errno.ECONNABORTED, errno.EWOULDBLOCK):
                 raise
+
+    def on_client_socket_readable(self, conn: Any, client: Any) -> None:
+        """A kept-alive connection's next request: its head is awaited on the poller too."""
+        self.poller.unregister(client)
+        self.keepalived_conns.remove(conn)
+        self._await_head(conn)
+
+    # -- request heads are read by the main loop ---------------------------------------------
+    # A thread is handed a connection only once its request line and headers are all in (or
+    # past the size gunicorn would refuse anyway). Idle and slowloris connections hold no
+    # thread; at ``header_timeout`` after they connected (or after their previous answer)
+    # they are answered 408 (if they sent anything) and closed.
+
+    def _await_head(self, conn: Any) -> None:
+        conn.sock.setblocking(False)
+        conn.head = bytearray()
+        conn.head_deadline = time.monotonic() + _HEADER_TIMEOUT
+        self._heads[conn.sock.fileno()] = conn
+        self.poller.register(conn.sock, selectors.EVENT_READ, partial(self._on_head_bytes, conn))
+
+    def _on_head_bytes(self, conn: Any, client: Any) -> None:
+        try:
+            data = conn.sock.recv(_HEAD_READ)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data:  # the client went away
+            self._drop_head(conn)
+            self.nr_conns -= 1
+            conn.close()
+            return
+        conn.head += data
+        if _HEAD_END not in conn.head and len(conn.head) <= _HEAD_MAX:
+            return
+        self._drop_head(conn)
+        conn.sock.setblocking(True)
+        conn.data_ready = True
+        conn.init()  # plain HTTP/1: only creates the parser (no TLS handshake here)
+        conn.parser.unreader.unread(bytes(conn.head))
+        self.enqueue_req(conn)
+
+    def _drop_head(self, conn: Any) -> None:
+        self._heads.pop(conn.sock.fileno(), None)
+        try:
+            self.poller.unregister(conn.sock)
+        except (KeyError, ValueError, OSError):
+            pass
+
+    def murder_pending(self) -> None:
+        super().murder_pending()
+        now = time.monotonic()
+        for conn in list(self._heads.values()):
+            if conn.head_deadline > now and self.alive:
+                continue
+            self._drop_head(conn)
+            self.nr_conns -= 1
+            if conn.head and self.alive:
+                try:
+                    json_error(
+                        conn.sock,
+                        408,
+                        "Request Timeout",
+                        "the request was not received in time; closing the connection",
+                    )
+                except Exception:
+                    pass
+            conn.close()
 
     def handle(self, conn: Any) -> Any:
         sock = conn.sock
