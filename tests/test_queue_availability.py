@@ -175,3 +175,15 @@ def test_finished_events_past_their_retention_are_pruned(tmp_path: Path) -> None
     assert events.prune(timedelta(days=30)) == 1
     assert dep.client.simulate_get(f"/v1/event/{done_id}/", headers=dep.keys["web"]).status_code == 404
     assert dep.event("web", waiting_id)["status"] == "PENDING"  # unfinished events are never pruned
+
+
+def test_projects_take_turns_at_the_workers(tmp_path: Path) -> None:
+    """A project with a backlog gets one worker while another project's add waits, not all of them."""
+    dep = next(deploy(tmp_path, queue={"workers": 0}))
+    backlog = [dep.add("web", f"Backlog fact number {i}.").json["event_id"] for i in range(5)]
+    newcomer = dep.add("api", "A fact from the other tenant.").json["event_id"]
+    events = EventStore(dep.db, lease_seconds=30, max_attempts=3, backoff_seconds=0.0, max_pending=100)
+    first, second, third = (events.claim(f"w{i}") for i in range(3))
+    assert first is not None and first.id == backlog[0]
+    assert second is not None and second.id == newcomer  # not backlog[1], although older
+    assert third is not None and third.id == backlog[1]  # nobody else waits: the backlog goes on

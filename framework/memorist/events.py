@@ -18,7 +18,8 @@ event can be re-run forever.
 Back-pressure has two budgets: the whole deployment (``max_pending``) and each
 project (``max_pending_per_project``), so one tenant's burst cannot refuse
 every other tenant's adds. The 429 answer says which budget was hit, never how
-deep the queue is.
+deep the queue is. Claims take turns between projects: while other projects
+have adds waiting, a project that already has an add running waits its turn.
 """
 
 from __future__ import annotations
@@ -195,10 +196,7 @@ class EventStore:
             if conn.execute(select(events.c.id).where(self._exhausted(now)).limit(1)).first() is not None:
                 self._fail_exhausted(conn, now)
             runnable = and_(self._claimable(now), events.c.attempts < self.max_attempts)
-            pick = select(events.c.id).where(runnable).order_by(events.c.available_at).limit(1)
-            if not self._db.is_sqlite:
-                pick = pick.with_for_update(skip_locked=True)
-            event_id = conn.execute(pick).scalar()
+            event_id = self._pick(conn, runnable, now)
             if event_id is None:
                 return None
             won = conn.execute(
@@ -217,6 +215,31 @@ class EventStore:
                 return None
             row = conn.execute(select(events).where(events.c.id == event_id)).mappings().one()
         return Event.from_row(row)
+
+    def _pick(self, conn: Connection, runnable: Any, now: datetime) -> str | None:
+        """The oldest runnable event of a project none of whose events is running, else the oldest at all.
+
+        Fair turns: a project with a thousand queued adds gets one worker while other
+        projects have adds waiting, instead of every worker until its backlog is gone.
+        The running projects are few (at most one per worker), so they are read first.
+        """
+        busy = conn.execute(
+            select(events.c.org_id, events.c.project_id)
+            .where(events.c.status == RUNNING, events.c.lease_expires_at >= now)
+            .distinct()
+        ).all()
+        choices = [runnable]
+        if busy:
+            others = ~or_(*(and_(events.c.org_id == o, events.c.project_id == p) for o, p in busy))
+            choices.insert(0, and_(runnable, others))
+        for where in choices:
+            pick = select(events.c.id).where(where).order_by(events.c.available_at).limit(1)
+            if not self._db.is_sqlite:
+                pick = pick.with_for_update(skip_locked=True)
+            event_id = conn.execute(pick).scalar()
+            if event_id is not None:
+                return str(event_id)
+        return None
 
     def _fail_exhausted(self, conn: Connection, now: datetime) -> None:
         conn.execute(
