@@ -189,7 +189,8 @@ class Load:
         """Messages holding about ``chars`` characters of content (at most ``max_messages`` of them,
         each under ``MESSAGE_CHARS``), each ending with a unique token."""
         target = min(MESSAGE_CHARS, max(-(-chars // max_messages), 60))
-        out, total = [], 0
+        out: list[dict[str, str]] = []
+        total = 0
         with self.turn_lock:
             while total < chars and len(out) < max_messages:
                 token = f" [t-{uuid.uuid4().hex[:12]}]"
@@ -308,12 +309,14 @@ def list_user(server: Server, user: str, platform: dict[str, str] | None = None)
     """Every memory of ``user``: in the self-hosted space, or (``platform`` key) in the key's project."""
     out: list[dict[str, Any]] = []
     size = 1000 if platform is None else 200  # the platform's largest page
-    for page in itertools.count(1):
+    page = 0
+    while True:
+        page += 1
         if platform is None:
             resp = requests.get(
                 f"{server.url}/memories",
                 headers=ADMIN,
-                params={"user_id": user, "page": page, "page_size": size},
+                params={"user_id": user, "page": str(page), "page_size": str(size)},
                 timeout=120,
             )
         else:
@@ -426,7 +429,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         server.stop()
     stats = load.stats
-    figures = {
+    figures: dict[str, dict[str, Any]] = {
         kind: {
             "count": len(values),
             "p50": round(percentile(values, 0.5), 4),
@@ -436,8 +439,8 @@ def main(argv: list[str] | None = None) -> int:
         for kind, values in stats.latency.items()
     }
     verdict = (
-        figures["health"]["p99"] < 1.0
-        and figures["search"]["p99"] < 1.0
+        float(figures["health"]["p99"]) < 1.0
+        and float(figures["search"]["p99"]) < 1.0
         and stats.server_errors == 0
         and not outcome["problems"]
     )
