@@ -187,3 +187,26 @@ def test_projects_take_turns_at_the_workers(tmp_path: Path) -> None:
     assert first is not None and first.id == backlog[0]
     assert second is not None and second.id == newcomer  # not backlog[1], although older
     assert third is not None and third.id == backlog[1]  # nobody else waits: the backlog goes on
+
+
+def test_claims_on_postgresql_take_turns_and_fail_exhausted_events(pg_fresh_url: str) -> None:
+    """The same claim rules on PostgreSQL (FOR UPDATE SKIP LOCKED), where the scale-out deployment queues."""
+    db = Database(pg_fresh_url)
+    db.upgrade()
+    try:
+        events = EventStore(db, lease_seconds=0.5, max_attempts=2, backoff_seconds=0.0, max_pending=100)
+        busy = [events.submit("acme", "web", {"messages": "a"}).id for _ in range(3)]
+        other = events.submit("globex", "api", {"messages": "b"}).id
+        first, second = events.claim("w1"), events.claim("w2")
+        assert first is not None and second is not None
+        assert (first.id, second.id) == (busy[0], other)
+        time.sleep(0.6)  # both leases expire: attempt 1 of 2 used
+        assert {e.id for e in (events.claim("w3"), events.claim("w4")) if e} == {busy[0], other}
+        time.sleep(0.6)  # expired again, attempts used up: FAILED at the next claim, never re-run
+        nxt = events.claim("w5")
+        assert nxt is not None and nxt.id == busy[1]
+        for event_id in (busy[0], other):
+            failed = events.get(event_id)
+            assert failed.status == FAILED and failed.error == EXHAUSTED_ERROR and failed.attempts == 2
+    finally:
+        db.dispose()
