@@ -58,7 +58,8 @@ class ServerSettings(BaseModel):
     timeout: int = Field(120, ge=1)
     #: An idle kept-alive connection is closed after this many seconds.
     keepalive: int = Field(5, ge=0, le=300)
-    #: The request line and headers must arrive within this many seconds of the first byte (slow clients).
+    #: The request line and headers must arrive within this many seconds of the connection opening
+    #: (or of the previous answer on a kept-alive connection); then 408 and close (slow clients).
     header_timeout: float = Field(10.0, gt=0, le=300)
     #: Any one read of a request body or write of a response may stall at most this long.
     io_timeout: float = Field(30.0, gt=0, le=3600)
