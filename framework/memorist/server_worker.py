@@ -10,13 +10,15 @@ Why a subclass of gunicorn's ``gthread`` worker and not the ``sync`` default:
   SQLite connections are not pooled). A long request no longer trips gunicorn's
   worker timeout either: the main loop that reports liveness is not the one
   serving requests.
-- **Bounded reads (slow clients).** gunicorn 27 parks a connection that has
-  sent nothing for 5 s back on its poller, but a connection that sent *part*
-  of a request keeps a thread until the request is complete. Each client
-  socket is a :class:`DeadlineSocket`: the request line and headers must arrive
-  within ``server.header_timeout`` in total, and any single read or write of a
-  body or response that stalls longer than ``server.io_timeout`` fails. Both
-  answer 408 (JSON) and close the connection.
+- **Bounded reads (slow clients).** gunicorn hands a new connection to a
+  thread as soon as it is accepted, so a connection that sent *part* of a
+  request head (slowloris) held a thread until the head was complete. Here the
+  main loop reads request heads itself, without blocking, and a thread gets the
+  request only once its head is complete: idle and partial connections hold no
+  thread. A head not complete within ``server.header_timeout`` is answered 408
+  (JSON) and closed. Each client socket is a :class:`DeadlineSocket`, so any
+  single read of a body or write of a response that stalls longer than
+  ``server.io_timeout`` fails too (408 for a body), closing the connection.
 - **JSON errors.** gunicorn answers its own errors (request line too long,
   headers too large, malformed requests) with an HTML page, and a worker
   aborted by the arbiter answered the request in flight with HTML 500. Every
