@@ -10,6 +10,7 @@ import falcon
 
 from ...operations import Operations, event_view
 from ..operations import operation
+from ..platform.models import EventOut
 from .memories import caller
 
 
@@ -21,6 +22,7 @@ class OneEvent:
         "A queued add: PENDING, RUNNING, SUCCEEDED (with the memories) or FAILED (with the error)",
         auth="user",
         tags=("memories",),
+        response=EventOut,
         errors=(401, 404),
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response, event_id: str) -> None:
