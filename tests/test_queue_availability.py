@@ -28,7 +28,7 @@ from memorist.events import EXHAUSTED_ERROR, FAILED, RUNNING, SUCCEEDED, EventSt
 from memorist.hookspecs import hookimpl
 from memorist.http import create_app
 from memorist.plugins import load_plugins
-from memorist.providers import ExtractedFact, ExtractionRequest, LanguageModel
+from memorist.providers import Extraction, ExtractionRequest, LanguageModel
 from memorist.records import utcnow
 from memorist.settings import load_settings
 from memorist.tenancy import Tenancy
@@ -47,10 +47,10 @@ class SlowModel(HeuristicExtractor):
     delay: ClassVar[float] = 0.0
     calls: ClassVar[int] = 0
 
-    def extract(self, request: ExtractionRequest) -> list[ExtractedFact]:
+    def extract_detailed(self, request: ExtractionRequest) -> Extraction:
         SlowModel.calls += 1
         time.sleep(SlowModel.delay)
-        return super().extract(request)
+        return super().extract_detailed(request)
 
 
 class SlowPlugin:

@@ -11,22 +11,23 @@ from collections.abc import Callable
 from typing import ClassVar
 
 from memorist.hookspecs import hookimpl
-from memorist.providers import ExtractedFact, ExtractionRequest, LanguageModel
-from memorist_heuristic.extractor import HeuristicExtractor
+from memorist.providers import Extraction, ExtractionRequest, LanguageModel
+from memorist_heuristic.extractor import HeuristicExtractor, HeuristicExtractorOptions
 from pydantic import Field
+
+
+class SlowExtractorOptions(HeuristicExtractorOptions):
+    delay: float = Field(1.0, ge=0, le=600)
 
 
 class SlowExtractor(HeuristicExtractor):
     name: ClassVar[str] = "slow-heuristic"
 
-    class Options(HeuristicExtractor.Options):
-        delay: float = Field(1.0, ge=0, le=600)
+    Options = SlowExtractorOptions
 
-    options: Options
-
-    def extract(self, request: ExtractionRequest) -> list[ExtractedFact]:
-        time.sleep(self.options.delay)
-        return super().extract(request)
+    def extract_detailed(self, request: ExtractionRequest) -> Extraction:
+        time.sleep(float(getattr(self.options, "delay", 0.0)))
+        return super().extract_detailed(request)
 
 
 @hookimpl
