@@ -132,7 +132,7 @@ def config() -> None:
 @config_option
 def config_check(config: str | None) -> None:
     """Validate the configuration (file, environment, provider options); warn about weak secrets."""
-    from .http.auth import secret_warnings
+    from .auth.secrets import secret_warnings
 
     settings, _ = checked_settings(config)
     warnings = secret_warnings(settings.auth)

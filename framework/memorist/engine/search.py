@@ -44,6 +44,7 @@ from ..filters import And, Condition, Filter
 from ..records import ENTITY_SCOPE_FIELDS, EntityMention, MemoryRecord, Scope, StoreMatch
 from ..settings import EngineSettings
 from .entities import EntityGraph, EntityMatch, scope_key
+from .hits import SearchHit
 from .scope import equality_values
 from .temporal import query_period, temporal_score
 from .versions import newest_versions_first
@@ -81,13 +82,6 @@ class Candidate:
             "matched_entities": self.entities,
             "score": round(self.score, 6),
         }
-
-
-@dataclass
-class SearchHit:
-    record: MemoryRecord
-    score: float
-    details: dict[str, Any] | None = None
 
 
 class HybridSearch:

@@ -15,10 +15,8 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from .search import SearchHit
+from .hits import SearchHit
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d[\d,.:/\-]*\d|\d|\S")
 _SENTENCE_END = frozenset('.!?:;"“(')

@@ -19,9 +19,9 @@ from typing import Any
 
 from ..admission import QUEUE, RUN_NOW, admit
 from ..engine.counts import EntityCount
+from ..engine.hits import SearchHit
 from ..engine.memory import Memory, Page
 from ..engine.scope import require_entity
-from ..engine.search import SearchHit
 from ..errors import NotFoundError, ValidationError
 from ..events import Event, EventStore
 from ..export_store import ExportStore
