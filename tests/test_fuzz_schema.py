@@ -262,7 +262,11 @@ def _seed(server: Server, credentials: Credentials) -> dict[str, str]:
 
 def test_real_answers_match_their_schemas(server: Server, credentials: Credentials) -> None:
     """2xx bodies built from real rows (not the fuzzer's empty lists) conform to the declared schemas."""
-    # The fuzzer may have ended the admin's session (account routes revoke sessions at once): a new login.
+    # The fuzzer reuses ids it saw and is admin: it may have reset the admin's password through
+    # POST /users/{id}/password, which ends every session at once. Set it back and log in again.
+    admin_id = next(u["id"] for u in server.get("/users", headers=ADMIN).json() if u["email"] == "fuzz@example.com")
+    reset = server.post(f"/users/{admin_id}/password", headers=ADMIN, json={"password": "fuzz-password"})
+    assert reset.status_code == 200, reset.text
     login = server.post("/auth/login", json={"email": "fuzz@example.com", "password": "fuzz-password"})
     assert login.status_code == 200, login.text
     credentials.admin_token = login.json()["access_token"]
