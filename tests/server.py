@@ -38,9 +38,10 @@ class Server:
             "MEMORIST_EMBEDDER__PROVIDER": "hashing",
             "JWT_SECRET": JWT_SECRET,
             "ADMIN_API_KEY": ADMIN_KEY,
-            # Suites here send many deliberately wrong credentials from 127.0.0.1; the per-address
-            # throttle of failed checks is tested by test_security_accounts.
+            # Suites here send many deliberately wrong credentials and logins from 127.0.0.1; the
+            # per-address limits are tested by test_security_accounts (a suite may set them lower).
             "MEMORIST_AUTH__FAILED_AUTH_ATTEMPTS": "1000000",
+            "MEMORIST_AUTH__LOGIN_ADDRESS_ATTEMPTS": "1000000",
             **(env or {}),
         }
         for key, value in list(self.env.items()):
