@@ -17,6 +17,7 @@ from .console import EXIT_CONFIG, checked_settings, fail
 from .errors import MemoristError
 from .plugins import load_plugins
 from .registry import ProviderRegistry
+from .slots import SLOT_NAMES
 
 __all__ = ["EXIT_CONFIG", "checked_settings", "cli", "fail", "main"]
 
@@ -119,7 +120,7 @@ def list_plugins(as_json: bool) -> None:
     for info in infos:
         click.echo(f"{info.name} {info.version or '-'}: {', '.join(info.hooks) or '(no hooks)'}")
     click.echo("")
-    for kind in ("language_model", "embedder", "vector_store", "reranker", "entity_extractor"):
+    for kind in SLOT_NAMES:
         click.echo(f"{kind}: {', '.join(registry.names(kind)) or '-'}")
 
 
