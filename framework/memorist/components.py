@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import ConfigurationError, MemoristError
+from .outbound import OutboundGuard
 from .providers import (
     PROVIDER_KINDS,
     Embedder,
@@ -23,6 +24,18 @@ from .providers import (
 from .registry import ProviderRegistry
 from .settings import Settings
 from .slots import SLOT_NAMES, build_order
+
+
+def provider_guard(settings: Settings) -> OutboundGuard | None:
+    """The outbound guard for provider clients, when the server or worker asked for one.
+
+    Hosts of the base URLs configured at startup stay reachable (a local Ollama);
+    a base URL set later through ``POST /configure`` must pass the guard.
+    """
+    security = settings.security
+    if not security.guard_providers:
+        return None
+    return OutboundGuard([*security.outbound_allow, *security.provider_trusted_hosts])
 
 
 @dataclass
@@ -85,6 +98,8 @@ def build_components(
         previous[0].data_dir,
         previous[0].database_url,
     )
+    guard = provider_guard(settings)
+    extras: dict[str, object] = {"outbound_guard": guard} if guard is not None else {}
     providers: dict[str, Provider] = {}
     try:
         for entry in build_order():
@@ -95,7 +110,7 @@ def build_components(
                 continue
             changed.add(kind)
             provider = registry.build(
-                kind, slot.provider, slot.options, _context(settings, entry.depends_on, providers)
+                kind, slot.provider, slot.options, _context(settings, entry.depends_on, providers, extras)
             )
             built.append(provider)
             providers[kind] = provider
@@ -110,8 +125,13 @@ def build_components(
     return Components(**providers)  # type: ignore[arg-type]
 
 
-def _context(settings: Settings, depends_on: tuple[str, ...], providers: dict[str, Provider]) -> ProviderContext:
-    """What a slot's provider receives: the embedder's dimension, the language model, when it depends on them."""
+def _context(
+    settings: Settings, depends_on: tuple[str, ...], providers: dict[str, Provider], extras: dict[str, object]
+) -> ProviderContext:
+    """What a slot's provider receives: the embedder's dimension, the language model, when it depends on them.
+
+    ``extras`` carries the outbound guard (``security.guard_providers``) to every provider.
+    """
     embedder = providers.get("embedder") if "embedder" in depends_on else None
     language_model = providers.get("language_model") if "language_model" in depends_on else None
     return ProviderContext(
@@ -119,4 +139,5 @@ def _context(settings: Settings, depends_on: tuple[str, ...], providers: dict[st
         database_url=settings.database_url,
         dimension=embedder.dimension if isinstance(embedder, Embedder) else None,
         language_model=language_model if isinstance(language_model, LanguageModel) else None,
+        extras=dict(extras),
     )

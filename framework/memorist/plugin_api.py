@@ -43,6 +43,7 @@ from .errors import (
 from .filters import DATE_FIELDS, And, Condition, Filter, Not, Or, evaluate, is_metadata_field, parse_filter
 from .hookspecs import hookimpl
 from .models import resolve_model_path
+from .outbound import OutboundGuard, OutboundRefused, guarded_transport, pinned_connection
 from .providers import (
     PROVIDER_KINDS,
     Embedder,
@@ -54,15 +55,18 @@ from .providers import (
     ProviderOptions,
     Reranker,
     VectorStore,
+    account_for_messages,
 )
 from .records import (
     ChatMessage,
     EntityMention,
     ExtractedFact,
+    Extraction,
     ExtractionRequest,
     MemoryRecord,
     Message,
     Scope,
+    SkippedInput,
     StoreHit,
     StoreMatch,
     as_utc,
@@ -97,6 +101,7 @@ __all__ = [
     "EntityExtractor",
     "EntityMention",
     "ExtractedFact",
+    "Extraction",
     "ExtractionRequest",
     "Filter",
     "InvalidFilterError",
@@ -109,6 +114,8 @@ __all__ = [
     "Not",
     "NotFoundError",
     "Or",
+    "OutboundGuard",
+    "OutboundRefused",
     "PluginContext",
     "ProjectError",
     "Provider",
@@ -117,6 +124,7 @@ __all__ = [
     "ProviderOptions",
     "Reranker",
     "Scope",
+    "SkippedInput",
     "StoreHit",
     "StoreMatch",
     "Tenancy",
@@ -124,12 +132,15 @@ __all__ = [
     "VectorStore",
     "__version__",
     "access",
+    "account_for_messages",
     "as_utc",
     "evaluate",
+    "guarded_transport",
     "hookimpl",
     "is_metadata_field",
     "operation",
     "parse_filter",
+    "pinned_connection",
     "resolve_model_path",
     "utcnow",
 ]

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memorist.plugin_api import Database, MemoryRecord, PluginContext, Tenancy, hookimpl
+from memorist.plugin_api import Database, MemoryRecord, OutboundGuard, PluginContext, Tenancy, hookimpl
 from pydantic import BaseModel
 
-from .config import DeliveryPolicy, WebhooksSettings
+from .config import DeliveryPolicy, WebhooksSettings, env_allow
 from .deliveries import DeliveryQueue
 from .dispatcher import Dispatcher
 from .signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign, verify
@@ -50,11 +50,15 @@ class Binding:
     dispatcher: Dispatcher
 
 
-def bind(db: Database, policy: DeliveryPolicy | None = None) -> Binding:
-    """Webhook storage and delivery threads over ``db`` (started)."""
+def bind(db: Database, policy: DeliveryPolicy | None = None, guard: OutboundGuard | None = None) -> Binding:
+    """Webhook storage and delivery threads over ``db`` (started).
+
+    ``guard`` decides which hosts deliveries may reach (the kernel's
+    ``security.outbound_allow``; without it, ``MEMORIST_SECURITY__OUTBOUND_ALLOW``).
+    """
     store = WebhookStore(db)
     queue = DeliveryQueue(db, policy or DeliveryPolicy.from_settings())
-    found = Binding(db, store, queue, Dispatcher(queue, store))
+    found = Binding(db, store, queue, Dispatcher(queue, store, guard or OutboundGuard(env_allow())))
     found.dispatcher.ensure_started()
     return found
 
@@ -92,7 +96,8 @@ def register_migrations(register: Callable[[str, Path], None]) -> None:
 def database_ready(context: PluginContext) -> None:
     section = context.plugin_settings.get(NAME)
     policy = DeliveryPolicy.from_settings(section if isinstance(section, WebhooksSettings) else None)
-    current = bind(context.db, policy)
+    # The settings (file + environment) decide which internal hosts deliveries may reach.
+    current = bind(context.db, policy, OutboundGuard(context.settings.security.outbound_allow))
     context.state[NAME] = current
     context.closers.append(current.dispatcher.stop)
 
@@ -103,12 +108,14 @@ def configure_app(app: falcon.App[falcon.Request, falcon.Response], context: Plu
 
     current = binding(context)
     if current is None:  # an app built over a context that skipped database_ready
-        current = context.state[NAME] = bind(context.db)
+        current = bind(context.db, guard=OutboundGuard(context.settings.security.outbound_allow))
+        context.state[NAME] = current
         context.closers.append(current.dispatcher.stop)
     tenancy = Tenancy(context.db)
     limits = context.settings.limits
-    context.add_route("/api/v1/webhooks/projects/{project_id}/", ProjectWebhooks(current.store, tenancy, limits))
-    context.add_route("/api/v1/webhooks/{webhook_id}/", OneWebhook(current.store, tenancy, limits))
+    guard = current.dispatcher.guard
+    context.add_route("/api/v1/webhooks/projects/{project_id}/", ProjectWebhooks(current.store, tenancy, limits, guard))
+    context.add_route("/api/v1/webhooks/{webhook_id}/", OneWebhook(current.store, tenancy, limits, guard))
 
 
 @hookimpl

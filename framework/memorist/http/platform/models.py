@@ -8,6 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ...auth.users import normalize_email
 from ...errors import ValidationError
+from ...records import MESSAGE_ROLES
+from ..selfhosted.models import MergedInput, SkippedPart
 
 ENTITY_KEYS = ("user_id", "agent_id", "run_id", "app_id")
 #: What the tenancy accepts as an organization or project id.
@@ -36,6 +38,22 @@ class AddV3(PlatformBody):
     timestamp: int | float | str | None = None
     expiration_date: str | None = None
     enable_graph: bool | None = None
+
+    @field_validator("messages")
+    @classmethod
+    def _messages(cls, value: list[dict[str, Any]] | str) -> list[dict[str, Any]] | str:
+        """Each message checked here, so a bad role or name is a 4xx naming it, never a 500 later."""
+        if isinstance(value, str):
+            return value
+        for i, message in enumerate(value):
+            role = message.get("role", "user")
+            if role not in MESSAGE_ROLES:
+                raise ValueError(f"messages[{i}].role: one of {', '.join(MESSAGE_ROLES)}, got {role!r}")
+            if not isinstance(message.get("content"), str):
+                raise ValueError(f"messages[{i}].content: a string is required")
+            if message.get("name") is not None and not isinstance(message["name"], str):
+                raise ValueError(f"messages[{i}].name: a string is required")
+        return value
 
 
 class SearchV3(PlatformBody):
@@ -215,21 +233,6 @@ class AddedMemoryV3(BaseModel):
     user_id: str | None
 
 
-class MergedOut(BaseModel):
-    memory: str
-    event: Literal["MERGED"]
-    memory_id: str
-    reason: str
-    source_message: int | None
-
-
-class SkippedOut(BaseModel):
-    memory: str
-    event: Literal["SKIPPED"]
-    reason: str
-    source_message: int | None
-
-
 class AddV3Result(BaseModel):
     """``infer=true``: ``event_id`` + ``status`` PENDING; ``infer=false``: ``results`` + ``status`` SUCCEEDED."""
 
@@ -237,8 +240,8 @@ class AddV3Result(BaseModel):
     event_id: str | None = None
     message: str | None = None
     results: list[AddedMemoryV3] | None = None
-    merged: list[MergedOut] | None = None
-    skipped: list[SkippedOut] | None = None
+    merged: list[MergedInput] | None = None
+    skipped: list[SkippedPart] | None = None
 
 
 class MemoryItemV1(BaseModel):
