@@ -40,6 +40,8 @@ __all__ = ["SIGNATURE_HEADER", "TIMESTAMP_HEADER", "Binding", "bind", "binding",
 log = logging.getLogger("memorist.webhooks")
 NAME = "webhooks"
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+#: The binding made last in this process (see :func:`binding`); the hooks never read it.
+_latest: list[Binding] = []
 
 
 @dataclass
@@ -60,13 +62,18 @@ def bind(db: Database, policy: DeliveryPolicy | None = None, guard: OutboundGuar
     queue = DeliveryQueue(db, policy or DeliveryPolicy.from_settings())
     found = Binding(db, store, queue, Dispatcher(queue, store, guard or OutboundGuard(env_allow())))
     found.dispatcher.ensure_started()
+    _latest[:] = [found]
     return found
 
 
-def binding(context: PluginContext | None) -> Binding | None:
-    """The binding of a running system, or None (no context, or the database is not open yet)."""
+def binding(context: PluginContext | None = None) -> Binding | None:
+    """The binding of a running system (its ``context``), or None when its database is not open yet.
+
+    Without a context: the binding made last in this process (a test, or an embedding
+    application with one system); the memory hooks always pass their own context.
+    """
     if context is None:
-        return None
+        return _latest[-1] if _latest else None
     found = context.state.get(NAME)
     return found if isinstance(found, Binding) else None
 
