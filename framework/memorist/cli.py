@@ -17,6 +17,7 @@ from .console import EXIT_CONFIG, checked_settings, fail
 from .errors import MemoristError
 from .plugins import load_plugins
 from .registry import ProviderRegistry
+from .slots import SLOT_NAMES
 
 __all__ = ["EXIT_CONFIG", "checked_settings", "cli", "fail", "main"]
 
@@ -40,7 +41,7 @@ def cli() -> None:
 @config_option
 @click.option("--host", help="Interface to bind (default 127.0.0.1, or server.host).")
 @click.option("--port", type=int, help="Port (default 8000, or server.port).")
-@click.option("--workers", type=int, help="gunicorn worker processes (default 2, or server.workers).")
+@click.option("--workers", type=int, help="gunicorn worker processes (default 1).")
 @click.option(
     "--data-dir",
     type=click.Path(file_okay=False),
@@ -119,7 +120,7 @@ def list_plugins(as_json: bool) -> None:
     for info in infos:
         click.echo(f"{info.name} {info.version or '-'}: {', '.join(info.hooks) or '(no hooks)'}")
     click.echo("")
-    for kind in ("language_model", "embedder", "vector_store", "reranker", "entity_extractor"):
+    for kind in SLOT_NAMES:
         click.echo(f"{kind}: {', '.join(registry.names(kind)) or '-'}")
 
 
@@ -132,7 +133,7 @@ def config() -> None:
 @config_option
 def config_check(config: str | None) -> None:
     """Validate the configuration (file, environment, provider options); warn about weak secrets."""
-    from .auth.secrets import secret_warnings
+    from .auth.warnings import secret_warnings
 
     settings, _ = checked_settings(config)
     warnings = secret_warnings(settings.auth)

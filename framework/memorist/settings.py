@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .errors import ConfigurationError, format_validation_error
+from .slots import SLOT_NAMES, SLOTS
 
 CONFIG_ENV = "MEMORIST_CONFIG"
 SECRETS_DIR_ENV = "MEMORIST_SECRETS_DIR"
@@ -213,13 +214,8 @@ class ExportSettings(BaseModel):
     retention_hours: float = Field(default=24.0 * 7, gt=0)
 
 
-DEFAULT_PROVIDERS: dict[str, Any] = {
-    "language_model": {"provider": "heuristic"},
-    "embedder": {"provider": "sentence-transformers"},
-    "vector_store": {"provider": "lancedb"},
-    "reranker": {"provider": "mmr"},
-    "entity_extractor": {"provider": "rules"},
-}
+#: Each provider slot's default provider (from the slot table, :mod:`memorist.slots`).
+DEFAULT_PROVIDERS: dict[str, Any] = {slot.kind: {"provider": slot.default} for slot in SLOTS}
 
 
 def _default_provider(name: str) -> Any:
@@ -275,13 +271,9 @@ class Settings(BaseSettings):
         return self.database.url or f"sqlite:///{(self.data_dir / 'memorist.db').resolve()}"
 
     def provider_slots(self) -> dict[str, ProviderSettings]:
-        return {
-            "language_model": self.language_model,
-            "embedder": self.embedder,
-            "vector_store": self.vector_store,
-            "reranker": self.reranker,
-            "entity_extractor": self.entity_extractor,
-        }
+        """Each provider slot's section, in the slot table's order."""
+        slots: dict[str, ProviderSettings] = {kind: getattr(self, kind) for kind in SLOT_NAMES}
+        return slots
 
 
 _yaml_data: ContextVar[dict[str, Any] | None] = ContextVar("memorist_yaml_data", default=None)

@@ -16,10 +16,10 @@ import falcon
 from ..auth.api_keys import PLATFORM_PREFIX, SELFHOSTED_PREFIX, ApiKeyStore
 from ..auth.errors import AuthenticationError, PermissionDenied
 from ..auth.principal import ANONYMOUS_ADMIN, Principal
-from ..auth.secrets import secret_warnings
 from ..auth.throttle import FailureThrottle
 from ..auth.tokens import TokenService
 from ..auth.users import SELFHOSTED, User, UserStore
+from ..auth.warnings import secret_warnings
 from ..errors import NotFoundError
 from ..settings import AuthSettings
 

@@ -76,7 +76,7 @@ class AuthServices:
 
 
 def _gate(bucket: str | None = None) -> Gate:
-    """Before the body is read: the JWT secret must exist (else 500), and ``bucket`` counts the attempt per address."""
+    """Before the body is read: the JWT secret must exist (else 500), and ``bucket`` counts the attempt."""
 
     def gate(resource: object, req: falcon.Request) -> None:
         auth: AuthServices = resource._auth  # type: ignore[attr-defined]
@@ -231,8 +231,8 @@ class Logout:
         auth="jwt",
         tags=TAGS,
         body=m.Logout,
-        gate=_gate(),
         body_required=False,
+        gate=_gate(),
         response=m.Message,
         errors=(401, 403, 422, 500),
     )

@@ -1,6 +1,6 @@
-"""Warnings about weak or missing secrets: shared by the server's startup log and ``memorist config check``.
+"""Warnings about weak or missing secrets: the server's startup log and ``memorist config check``.
 
-Kept outside the web layer so the command line can check a configuration
+Kept out of the HTTP layer so the command line can check a configuration
 without importing it.
 """
 
