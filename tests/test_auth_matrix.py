@@ -1,4 +1,4 @@
-"""Who may call what: every route of /openapi.json against thirteen principals, on a real server.
+"""Who may call what: every route of /openapi.json against thirteen principals, on the whole app in process.
 
 Why: authorization bugs hide in the cells nobody writes a test for (a user key
 on an admin route, a refresh token used as an access token, a READER key
@@ -38,9 +38,10 @@ import jwt
 import pytest
 import requests
 
-from .server import ADMIN, JWT_SECRET, ROOT, Server, bearer
+from memorist.testing.inprocess import AppServer as Server
+from memorist.testing.server import ADMIN, JWT_SECRET, bearer
 
-pytestmark = pytest.mark.slow
+from .conftest import ROOT
 
 Policy = Literal["open", "user", "admin", "jwt", "platform"]
 SESSIONS = ("admin_session", "user_session")
@@ -241,7 +242,7 @@ def cli(server: Server, *args: str) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     srv = Server(
-        tmp_path_factory.mktemp("matrix") / "data", env={"MEMORIST_AUTH__LOGIN_ATTEMPTS": "100000"}, workers=2
+        tmp_path_factory.mktemp("matrix") / "data", env={"MEMORIST_AUTH__LOGIN_ATTEMPTS": "100000"}
     ).start()
     yield srv
     srv.stop()
