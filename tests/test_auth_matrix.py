@@ -37,7 +37,6 @@ from typing import Any, Literal
 import jwt
 import pytest
 import requests
-
 from memorist.testing.inprocess import AppServer as Server
 from memorist.testing.server import ADMIN, JWT_SECRET, bearer
 
@@ -241,9 +240,7 @@ def cli(server: Server, *args: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = Server(
-        tmp_path_factory.mktemp("matrix") / "data", env={"MEMORIST_AUTH__LOGIN_ATTEMPTS": "100000"}
-    ).start()
+    srv = Server(tmp_path_factory.mktemp("matrix") / "data", env={"MEMORIST_AUTH__LOGIN_ATTEMPTS": "100000"}).start()
     yield srv
     srv.stop()
 

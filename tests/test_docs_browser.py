@@ -33,8 +33,9 @@ from typing import Any
 
 import pytest
 import requests
+from memorist.testing import free_port
 
-from .conftest import ROOT, free_port
+from .conftest import ROOT
 
 pytestmark = pytest.mark.slow
 
@@ -209,10 +210,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORIST_")}
     env.update(
         MEMORIST_DATA_DIR=str(tmp / "data"),
-        MEMORIST_PLUGIN_MODULES="tests.plugins.hashing",
+        MEMORIST_PLUGIN_MODULES="memorist.testing.hashing",
         MEMORIST_EMBEDDER__PROVIDER="hashing",
         JWT_SECRET=secrets.token_urlsafe(30)[:40],
-        PYTHONPATH=str(ROOT),
         HF_HUB_OFFLINE="1",
     )
     port = free_port()

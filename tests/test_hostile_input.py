@@ -30,7 +30,6 @@ from urllib.parse import quote
 
 import pytest
 import requests
-
 from memorist.testing.inprocess import AppServer
 from memorist.testing.server import ADMIN, Server
 
@@ -306,9 +305,7 @@ def test_lying_content_length(wire: Server, world: World, refusal: None) -> None
     assert status == 400 and b"malformed JSON" in answer, answer[:500]
     # Announced longer than sent, then the client stops sending: answered, not left hanging.
     started = time.monotonic()
-    status, answer = raw_http(
-        wire, http_request("POST", "/memories", add[:-5], length=len(add) + 500), half_close=True
-    )
+    status, answer = raw_http(wire, http_request("POST", "/memories", add[:-5], length=len(add) + 500), half_close=True)
     assert status == 400 and b"malformed JSON" in answer and time.monotonic() - started < 10, answer[:500]
     # Not a number, negative, twice, or with chunked encoding too (request smuggling): 400.
     for extra in (

@@ -282,9 +282,7 @@ def test_async_client(server: Server, tenant: dict) -> None:
     from mem0 import AsyncMemoryClient
 
     async def scenario() -> None:
-        aclient = AsyncMemoryClient(
-            api_key=tenant["key"], host=server.url, client=server.async_httpx_client()
-        )
+        aclient = AsyncMemoryClient(api_key=tenant["key"], host=server.url, client=server.async_httpx_client())
         reply = await aclient.add([{"role": "user", "content": "async note"}], user_id="async-user", infer=False)
         memory_id = reply["results"][0]["id"]
         assert (await aclient.get(memory_id))["memory"] == "async note"

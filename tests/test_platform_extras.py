@@ -296,7 +296,7 @@ def test_routes_are_in_the_openapi_document(tenant: Tenant) -> None:
 # -- the existing platform client, over a real socket ------------------------------------
 @pytest.mark.slow
 def test_the_platform_client_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from .server import ADMIN, Server
+    from memorist.testing.server import ADMIN, Server
 
     monkeypatch.setenv("MEM0_TELEMETRY", "False")
     monkeypatch.setenv("MEM0_DIR", str(tmp_path / "mem0"))

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import jwt
 import pytest
-
 from memorist.testing.inprocess import AppServer as Server
 from memorist.testing.server import ADMIN, JWT_SECRET, bearer
+
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:

@@ -159,9 +159,7 @@ class AppServer:
     def post(self, path: str, **kwargs: Any) -> requests.Response:
         return self.request("POST", path, **kwargs)
 
-    def simulate(
-        self, method: str, url: str, headers: Mapping[str, str], body: bytes | None
-    ) -> falcon.testing.Result:
+    def simulate(self, method: str, url: str, headers: Mapping[str, str], body: bytes | None) -> falcon.testing.Result:
         """One request through the TestClient; ``url`` is absolute (its host and port reach the app)."""
         if self.client is None:
             raise RuntimeError("AppServer.start() was not called (or the app was stopped)")

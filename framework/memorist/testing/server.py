@@ -88,7 +88,16 @@ class ServeProcess:
         """Start and wait until ``/health`` answers 200; fails with the server's output."""
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "memorist.cli", "serve", "--port", str(self.port), "--workers", str(self.workers)],
+                [
+                    sys.executable,
+                    "-m",
+                    "memorist.cli",
+                    "serve",
+                    "--port",
+                    str(self.port),
+                    "--workers",
+                    str(self.workers),
+                ],
                 env=self.env,
                 stdout=log,
                 stderr=subprocess.STDOUT,

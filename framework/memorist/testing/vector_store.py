@@ -36,6 +36,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pytest
+
 from memorist.errors import DimensionMismatchError
 from memorist.filters import Filter, evaluate, parse_filter
 from memorist.providers import VectorStore
