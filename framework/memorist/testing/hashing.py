@@ -42,7 +42,7 @@ class HashingEmbedder(Embedder):
 
     options: Options
 
-    def __init__(self, options: Options, context: ProviderContext) -> None:  # type: ignore[override]
+    def __init__(self, options: Options, context: ProviderContext) -> None:
         super().__init__(options, context)
 
     @property

@@ -3,8 +3,9 @@
 Why: a route test needs the real app -- real settings, plugins, database,
 LanceDB files, auth and error handlers -- but not a gunicorn process, whose
 start alone costs seconds and whose requests cost a socket round trip and a
-second process's CPU. :class:`AppServer` builds the app with
-``memorist.http.create_app`` and answers through :class:`falcon.testing.TestClient`;
+second process's CPU. :class:`AppServer` builds the kernel and the app exactly
+as each ``memorist serve`` worker does (``Kernel.build``, ``create_app(kernel)``)
+and answers through :class:`falcon.testing.TestClient`;
 its ``request``/``get``/``post`` and ``session`` (a ``requests.Session``),
 ``httpx_client()`` and ``async_httpx_client()`` (for clients built on httpx,
 like the platform client) all reach that same app, so a test written against
@@ -24,7 +25,7 @@ import urllib.parse
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import falcon
 import falcon.testing
@@ -33,8 +34,10 @@ import requests.adapters
 import requests.structures
 import requests.utils
 
-from ..hookspecs import hookimpl
 from .server import test_environment
+
+if TYPE_CHECKING:
+    from ..kernel import Kernel
 
 #: Where in-process apps "listen": a name that resolves nowhere, so nothing can leave the process by accident.
 DEFAULT_URL = "http://memorist.test"
@@ -53,17 +56,6 @@ def environment(env: Mapping[str, str]) -> Iterator[None]:
     finally:
         os.environ.clear()
         os.environ.update(saved)
-
-
-class _Capture:
-    """A plugin object that keeps what ``configure_app`` receives, so the server can close it later."""
-
-    def __init__(self) -> None:
-        self.services: Any = None
-
-    @hookimpl
-    def configure_app(self, app: falcon.App, services: Any) -> None:
-        self.services = services
 
 
 class _LogBuffer(logging.Handler):
@@ -99,9 +91,9 @@ class AppServer:
         self.env = test_environment(data_dir, env)
         self.url = url.rstrip("/")
         self._extra = list(plugins)
-        self.app: falcon.App | None = None
+        self.app: falcon.App[Any, Any] | None = None
         self.client: falcon.testing.TestClient | None = None
-        self.services: Any = None
+        self.kernel: Kernel | None = None
         self._logs = _LogBuffer()
         self.session = requests.Session()
         self.session.trust_env = False
@@ -111,32 +103,27 @@ class AppServer:
     def start(self) -> AppServer:
         """Build the app as ``memorist serve`` would in each worker: settings and plugins from ``env``."""
         from ..http import create_app
+        from ..kernel import Kernel
         from ..plugins import load_plugins
         from ..settings import load_settings
 
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        capture = _Capture()
         logger = logging.getLogger("memorist")
         logger.addHandler(self._logs)
         if logger.level == logging.NOTSET or logger.level > logging.INFO:
             logger.setLevel(logging.INFO)
         with environment(self.env):
-            settings = load_settings()
-            self.app = create_app(settings, load_plugins(extra=[*self._extra, capture]))
-        self.services = capture.services
+            self.kernel = Kernel.build(load_settings(), load_plugins(extra=self._extra))
+            self.app = create_app(self.kernel)
         self.client = falcon.testing.TestClient(self.app)
         return self
 
     def stop(self) -> None:
-        """Stop the app's queue threads and release its database and store (a graceful shutdown)."""
-        services, self.services = self.services, None
+        """Stop the kernel's threads (queue workers, configuration watcher), release its store and database."""
+        kernel, self.kernel = self.kernel, None
         logging.getLogger("memorist").removeHandler(self._logs)
-        if services is None:
-            return
-        if services.worker is not None:
-            services.worker.stop()
-        services.runtime.memory.close()
-        services.db.dispose()
+        if kernel is not None:
+            kernel.close()
 
     def __enter__(self) -> AppServer:
         return self.start()
@@ -192,7 +179,7 @@ class AppServer:
                 return adapter
             return original(session, url)
 
-        requests.Session.get_adapter = get_adapter  # type: ignore[method-assign]
+        requests.Session.get_adapter = get_adapter  # type: ignore[method-assign,assignment]
         try:
             yield self
         finally:
@@ -237,9 +224,8 @@ class WSGIAdapter(requests.adapters.BaseAdapter):
         self._server = server
 
     def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> requests.Response:
-        result = self._server.simulate(
-            request.method or "GET", request.url or "/", dict(request.headers), body_bytes(request.body)
-        )
+        headers = {k: v.decode("latin-1") if isinstance(v, bytes) else v for k, v in request.headers.items()}
+        result = self._server.simulate(request.method or "GET", request.url or "/", headers, body_bytes(request.body))
         response = requests.Response()
         response.status_code = result.status_code
         response.reason = result.status.split(" ", 1)[1] if " " in result.status else ""
@@ -249,7 +235,7 @@ class WSGIAdapter(requests.adapters.BaseAdapter):
         response.url = request.url or ""
         response.request = request
         response.encoding = requests.utils.get_encoding_from_headers(response.headers)
-        response.connection = self
+        response.connection = self  # type: ignore[assignment]  # requests only calls .close() on it
         return response
 
     def close(self) -> None:

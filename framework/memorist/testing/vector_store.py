@@ -71,7 +71,8 @@ def unit(dimension: int, *components: float) -> np.ndarray:
 def random_vectors(n: int, dimension: int, seed: int = 7) -> np.ndarray:
     rng = np.random.default_rng(seed)
     v = rng.standard_normal((n, dimension)).astype(np.float32)
-    return v / np.linalg.norm(v, axis=1, keepdims=True)
+    normalized: np.ndarray = v / np.linalg.norm(v, axis=1, keepdims=True)
+    return normalized
 
 
 def newest_first(records: list[MemoryRecord]) -> list[str]:
@@ -361,7 +362,7 @@ class VectorStoreContract:
         assert got.created_at.hour == 14
 
     def test_upsert_replaces_by_id(self, store: VectorStore) -> None:
-        store.upsert([make_record("x", "the old text about zebras", user_id="u")], [unit(self.dimension, 1)])
+        store.upsert([make_record("x", "the old text about zebras", user_id="u")], np.stack([unit(self.dimension, 1)]))
         store.upsert(
             [make_record("x", "the new text about giraffes", user_id="v", categories=["c"])],
             np.stack([unit(self.dimension, 0, 1)]),
