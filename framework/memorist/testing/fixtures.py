@@ -1,4 +1,4 @@
-"""pytest fixtures of the test kit: a PostgreSQL 18 + pgvector server and databases on it.
+"""pytest fixtures of the test kit: PostgreSQL 18 + pgvector databases, an in-process app, cheap passwords.
 
 Use them from a ``conftest.py`` (yours or a third-party plugin's)::
 
@@ -13,12 +13,14 @@ copies of a template that already has the ``vector`` extension.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from .inprocess import AppServer
 from .pg import PostgresCluster, PostgresUnavailable, shared_cluster
 
-__all__ = ["cheap_password_hashing", "pg_cluster", "pg_fresh_url", "pg_module_url", "pg_url"]
+__all__ = ["cheap_password_hashing", "memorist_app", "pg_cluster", "pg_fresh_url", "pg_module_url", "pg_url"]
 
 
 @pytest.fixture(scope="session")
@@ -75,3 +77,13 @@ def cheap_password_hashing() -> Iterator[None]:
         yield
     finally:
         passwords._hasher = saved
+
+
+@pytest.fixture
+def memorist_app(tmp_path: Path) -> Iterator[AppServer]:
+    """The whole app in process on a fresh data directory (hashing embedder, the kit's secrets).
+
+    For a module-wide app, build your own fixture the same way with a wider scope.
+    """
+    with AppServer(tmp_path / "memorist-data") as server:
+        yield server

