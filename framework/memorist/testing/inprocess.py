@@ -11,6 +11,10 @@ its ``request``/``get``/``post`` and ``session`` (a ``requests.Session``),
 like the platform client) all reach that same app, so a test written against
 :class:`~memorist.testing.server.Server` runs unchanged in process.
 
+A browser needs a socket: :meth:`AppServer.listen` serves the same app on a
+loopback port from a thread (the standard library's WSGI server), with no
+second process.
+
 What it cannot show, and what stays on a real server: gunicorn's worker model
 and timeouts, request-line limits, chunked or lying bodies on a raw socket,
 crashes and restarts of a process, several nodes.
@@ -21,7 +25,10 @@ from __future__ import annotations
 import io
 import logging
 import os
+import socketserver
+import threading
 import urllib.parse
+import wsgiref.simple_server
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,6 +41,7 @@ import requests.adapters
 import requests.structures
 import requests.utils
 
+from .net import free_port
 from .server import test_environment
 
 if TYPE_CHECKING:
@@ -70,6 +78,15 @@ class _LogBuffer(logging.Handler):
         self.lines.append(self.format(record))
 
 
+class _ThreadingWSGIServer(socketserver.ThreadingMixIn, wsgiref.simple_server.WSGIServer):
+    daemon_threads = True
+
+
+class _QuietHandler(wsgiref.simple_server.WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's parameter name
+        """No access log on stderr (the app logs what matters)."""
+
+
 class AppServer:
     """The app of ``data_dir`` in this process; same client-side API as :class:`~memorist.testing.server.Server`.
 
@@ -95,6 +112,7 @@ class AppServer:
         self.client: falcon.testing.TestClient | None = None
         self.kernel: Kernel | None = None
         self._logs = _LogBuffer()
+        self._http: wsgiref.simple_server.WSGIServer | None = None
         self.session = requests.Session()
         self.session.trust_env = False
         self.session.mount(self.url, WSGIAdapter(self))
@@ -120,10 +138,29 @@ class AppServer:
 
     def stop(self) -> None:
         """Stop the kernel's threads (queue workers, configuration watcher), release its store and database."""
+        if self._http is not None:
+            self._http.shutdown()
+            self._http.server_close()
+            self._http = None
         kernel, self.kernel = self.kernel, None
         logging.getLogger("memorist").removeHandler(self._logs)
         if kernel is not None:
             kernel.close()
+
+    def listen(self) -> str:
+        """Serve this app on a free 127.0.0.1 port from a thread until :meth:`stop`; returns its base URL.
+
+        For clients that need a real socket (a browser). One request at a
+        time per connection thread, like a sync gunicorn worker.
+        """
+        if self.app is None:
+            raise RuntimeError("AppServer.start() was not called")
+        if self._http is None:
+            self._http = wsgiref.simple_server.make_server(
+                "127.0.0.1", free_port(), self.app, server_class=_ThreadingWSGIServer, handler_class=_QuietHandler
+            )
+            threading.Thread(target=self._http.serve_forever, name="memorist-test-http", daemon=True).start()
+        return f"http://127.0.0.1:{self._http.server_port}"
 
     def __enter__(self) -> AppServer:
         return self.start()
