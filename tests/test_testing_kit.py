@@ -2,8 +2,9 @@
 
 Why: the kit is a published surface. This test writes a small plugin package
 (its own vector store, registered through the ``memorist`` entry-point group,
-and its own tests built only from ``memorist.testing``), installs it with
-``pip install --target`` as a user would, and runs that package's tests in a
+and its own tests built only from ``memorist.testing``), builds its wheel,
+installs it with ``pip install --target`` as a user would, and runs that
+package's tests in a
 separate pytest process whose root is the package (none of this project's
 conftest or fixtures). The suite must pass for a correct store and must fail,
 naming the broken promise, when the store is wrong.
@@ -11,31 +12,26 @@ naming the broken promise, when the store is wrong.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
 import subprocess
 import sys
 import textwrap
+import zipfile
 from pathlib import Path
 
 import pytest
 from memorist.testing import free_port, percentile
 
+NAME, VERSION = "memorist_tinystore", "0.0.1"
+#: The wheel's metadata: a distribution with one entry point in the ``memorist`` group.
+METADATA = {
+    "METADATA": f"Metadata-Version: 2.1\nName: memorist-tinystore\nVersion: {VERSION}\n",
+    "WHEEL": "Wheel-Version: 1.0\nGenerator: test_testing_kit\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    "entry_points.txt": f"[memorist]\ntinystore = {NAME}\n",
+}
 PLUGIN = {
-    "pyproject.toml": """
-        [build-system]
-        requires = ["setuptools>=61"]
-        build-backend = "setuptools.build_meta"
-
-        [project]
-        name = "memorist-tinystore"
-        version = "0.0.1"
-
-        [project.entry-points.memorist]
-        tinystore = "memorist_tinystore"
-
-        [tool.setuptools]
-        packages = ["memorist_tinystore"]
-    """,
     "memorist_tinystore/__init__.py": '''
         """A third-party vector store: LanceDB under another name, with a switch that breaks one promise."""
 
@@ -114,6 +110,29 @@ PLUGIN = {
 }
 
 
+def build_wheel(source: Path, out: Path) -> Path:
+    """The package's wheel, written with the standard library (no build backend or network needed).
+
+    A wheel is a zip of the package plus ``*.dist-info`` (METADATA, WHEEL,
+    entry_points.txt and a RECORD of sha256 digests): what setuptools would
+    produce for this pure-Python package.
+    """
+    info = f"{NAME}-{VERSION}.dist-info"
+    files = {path.relative_to(source).as_posix(): path.read_bytes() for path in (source / NAME).rglob("*.py")}
+    files.update({f"{info}/{name}": text.encode() for name, text in METADATA.items()})
+
+    def digest(data: bytes) -> str:
+        return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+    record = "".join(f"{name},sha256={digest(data)},{len(data)}\n" for name, data in files.items())
+    wheel = out / f"{NAME}-{VERSION}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+        archive.writestr(f"{info}/RECORD", record + f"{info}/RECORD,,\n")
+    return wheel
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(the package's source directory, the ``--target`` directory it was installed into)."""
@@ -123,6 +142,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         path = source / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text).lstrip())
+    wheel = build_wheel(source, root)
     target = root / "site"
     done = subprocess.run(
         [
@@ -132,10 +152,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
             "install",
             "-q",
             "--no-deps",
-            "--no-build-isolation",
+            "--no-index",
             "--target",
             str(target),
-            str(source),
+            str(wheel),
         ],
         capture_output=True,
         text=True,
@@ -144,6 +164,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert (target / "memorist_tinystore" / "__init__.py").exists()
+    assert (target / f"{NAME}-{VERSION}.dist-info" / "entry_points.txt").exists()
     return source, target
 
 
