@@ -13,10 +13,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
+from typing_extensions import TypeVar
 
 from .errors import CapabilityError
 from .filters import Filter
@@ -24,8 +25,10 @@ from .records import (
     ChatMessage,
     EntityMention,
     ExtractedFact,
+    Extraction,
     ExtractionRequest,
     MemoryRecord,
+    SkippedInput,
     StoreHit,
     StoreMatch,
 )
@@ -39,29 +42,43 @@ class ProviderOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: A provider's options model; ``Provider[MyOptions]`` types ``self.options`` as ``MyOptions``.
+OptionsT = TypeVar("OptionsT", bound=ProviderOptions, default=ProviderOptions, covariant=True)
+
+
 @dataclass
 class ProviderContext:
     """What startup hands every provider besides its options.
 
     ``data_dir`` is where embedded providers keep files; ``dimension`` is the
     embedder's vector size (set for vector stores); ``language_model`` is set
-    for providers built after it (rerankers that ask the model).
+    for providers built after it (rerankers that ask the model);
+    ``database_url`` is the kernel's relational database (``database.url``, or
+    the SQLite file in ``data_dir``), after every settings source was applied, so
+    a provider never reads the environment behind the settings' back.
     """
 
     data_dir: Path
     dimension: int | None = None
     language_model: LanguageModel | None = None
+    database_url: str | None = None
     extras: dict[str, object] = field(default_factory=dict)
 
 
-class Provider(ABC):
-    """Common shape of every provider: a registry name and typed options."""
+class Provider(ABC, Generic[OptionsT]):
+    """Common shape of every provider: a registry name and typed options.
+
+    Generic over its options model: ``class MyStore(VectorStore[MyStoreOptions])``
+    with ``Options = MyStoreOptions`` gives ``self.options`` its real type, and a
+    subclass's ``__init__(self, options: MyStoreOptions, context)`` is a plain override.
+    """
 
     name: ClassVar[str]
+    #: The model configuration options are validated with (``extra="forbid"``).
     Options: ClassVar[type[ProviderOptions]] = ProviderOptions
 
-    def __init__(self, options: ProviderOptions, context: ProviderContext) -> None:
-        self.options = options
+    def __init__(self, options: OptionsT, context: ProviderContext) -> None:
+        self.options: OptionsT = options
         self.context = context
 
     def describe(self) -> str:
@@ -72,7 +89,7 @@ class Provider(ABC):
         """Release files, sockets or threads. Called when the engine is rebuilt or stops."""
 
 
-class LanguageModel(Provider):
+class LanguageModel(Provider[OptionsT]):
     """Turns messages into memories, and (when it is a real model) answers prompts.
 
     ``extract`` is the one operation every language model must support. The
@@ -84,6 +101,18 @@ class LanguageModel(Provider):
     @abstractmethod
     def extract(self, request: ExtractionRequest) -> list[ExtractedFact]:
         """Facts worth remembering from ``request.messages``; ADD-only, never edits."""
+
+    def extract_detailed(self, request: ExtractionRequest) -> Extraction:
+        """``extract`` plus what was not kept and why (nothing is dropped silently).
+
+        The default calls :meth:`extract` and accounts for every message no fact
+        cites (see :func:`account_for_messages`), so a language model written
+        against the older contract keeps working and still reports skips.
+        Extractors that know their reasons (the heuristic one, the OpenAI one)
+        override it.
+        """
+        facts = self.extract(request)
+        return Extraction(facts=facts, skipped=account_for_messages(request, facts, []))
 
     def complete_json(self, messages: Sequence[ChatMessage], schema: type[ModelT]) -> ModelT:
         """A reply parsed and validated against ``schema``.
@@ -99,7 +128,33 @@ class LanguageModel(Provider):
         return type(self).complete_json is not LanguageModel.complete_json
 
 
-class Embedder(Provider):
+def account_for_messages(
+    request: ExtractionRequest, facts: Sequence[ExtractedFact], skipped: Sequence[SkippedInput]
+) -> list[SkippedInput]:
+    """``skipped`` plus a reason for every message that neither a fact nor a skip mentions.
+
+    System and tool messages are context, empty ones hold nothing; a user or
+    assistant message no fact cites is ``no_fact``. When some fact cites no
+    message, which message it came from is unknown, so only the context kinds
+    are reported then (a fact may have come from any of the others).
+    """
+    cited = {f.source_message for f in facts}
+    covered = cited | {s.message for s in skipped}
+    uncited_facts = None in cited
+    out = list(skipped)
+    for index, message in enumerate(request.messages):
+        if index in covered:
+            continue
+        if message.role in ("system", "tool"):
+            out.append(SkippedInput(message=index, reason=f"{message.role}_message"))
+        elif not message.content.strip():
+            out.append(SkippedInput(message=index, reason="empty"))
+        elif not uncited_facts:
+            out.append(SkippedInput(message=index, reason="no_fact"))
+    return sorted(out, key=lambda s: s.message)
+
+
+class Embedder(Provider[OptionsT]):
     """Maps texts to fixed-size vectors."""
 
     @property
@@ -112,7 +167,7 @@ class Embedder(Provider):
         """A float32 array of shape ``(len(texts), dimension)``, L2-normalized."""
 
 
-class VectorStore(Provider):
+class VectorStore(Provider[OptionsT]):
     """Stores memories with their vectors; answers vector, keyword and filtered queries.
 
     Filters arrive parsed (:mod:`memorist.filters`); a store compiles what it
@@ -191,7 +246,7 @@ class VectorStore(Provider):
         """Delete everything, keeping the store usable."""
 
 
-class Reranker(Provider):
+class Reranker(Provider[OptionsT]):
     """Reorders search candidates; scores it returns stay in [0, 1]."""
 
     @abstractmethod
@@ -206,7 +261,7 @@ class Reranker(Provider):
         """
 
 
-class EntityExtractor(Provider):
+class EntityExtractor(Provider[OptionsT]):
     """Finds entities (proper nouns, quoted text, compound noun phrases) in a text."""
 
     @abstractmethod

@@ -18,13 +18,14 @@ from typing import Any
 
 from sqlalchemy import insert, select, update
 
+from . import configure_policy
 from .db import Database
 from .db.schema import kv
 from .engine.memory import HasHooks, Memory
 from .errors import ValidationError
 from .records import utcnow
 from .registry import ProviderRegistry
-from .settings import Settings, deep_merge, load_settings
+from .settings import Settings, deep_merge, load_settings, plugin_sections
 
 log = logging.getLogger("memorist.runtime")
 OVERRIDES_KEY = "runtime_overrides"
@@ -47,7 +48,9 @@ class Runtime:
         *,
         context: Any = None,
     ) -> None:
-        self._base = base
+        # Provider clients are guarded here (server and worker): only the startup settings
+        # can make an internal host trusted, never a later POST /configure.
+        self._base = configure_policy.guarded(base)
         self._plugins = plugins
         self._registry = registry or ProviderRegistry.from_plugins(plugins)
         self._db = db
@@ -75,7 +78,7 @@ class Runtime:
     def merged(self, overrides: Mapping[str, Any]) -> Settings:
         if not overrides:
             return self._base
-        return load_settings(None, deep_merge(self._base.model_dump(), overrides))
+        return load_settings(None, deep_merge(self._base.model_dump(), overrides), sections=plugin_sections(self._base))
 
     def configure(self, patch: Mapping[str, Any]) -> Settings:
         """Deep-merge ``patch`` into the overrides, build and swap the engine, persist."""
@@ -86,6 +89,7 @@ class Runtime:
             raise ValidationError(
                 f"{unknown[0]}: cannot be changed at runtime; configurable: {', '.join(CONFIGURABLE)}"
             )
+        configure_policy.check_patch(patch, self._base)
         with self._lock:
             overrides = deep_merge(self._overrides, patch)
             for slot in CONFIGURABLE[:5]:
@@ -95,6 +99,7 @@ class Runtime:
             settings = self.merged(overrides)
             # Raises 400/409 before anything is swapped or stored.
             memory = self._build(settings, self._memory)
+            configure_policy.verify_built(memory, patch, self._memory)
             self._version = self._store(overrides)
             self._overrides = overrides
             self._swap(memory)

@@ -24,8 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from memorist.errors import ConfigurationError, ProviderError
-from memorist.providers import ProviderOptions
+from memorist.plugin_api import ConfigurationError, ProviderError, ProviderOptions, guarded_transport
 from pydantic import Field
 
 if TYPE_CHECKING:
@@ -112,9 +111,15 @@ def resolve_api_key(options: ClientOptions, environ: Mapping[str, str] | None = 
     )
 
 
-def build_client(options: ClientOptions) -> openai.OpenAI:
-    """An official ``openai.OpenAI`` client with its own retries disabled."""
-    openai = _import_openai()
+def build_client(options: ClientOptions, guard: Any = None) -> openai.OpenAI:
+    """An official ``openai.OpenAI`` client with its own retries disabled.
+
+    ``guard`` (an ``OutboundGuard``, handed over by the server and worker as
+    ``context.extras["outbound_guard"]``): every request's host is resolved,
+    checked and pinned, so a base URL set through ``/configure`` cannot reach
+    internal addresses, not even by DNS rebinding.
+    """
+    module = _import_openai()
     kwargs: dict[str, Any] = {
         "api_key": resolve_api_key(options),
         "timeout": options.timeout,
@@ -122,7 +127,12 @@ def build_client(options: ClientOptions) -> openai.OpenAI:
     }
     if options.base_url:
         kwargs["base_url"] = options.base_url
-    return openai.OpenAI(**kwargs)
+    if guard is not None:
+        import httpx
+
+        kwargs["http_client"] = httpx.Client(transport=guarded_transport(guard), timeout=options.timeout)
+    client: openai.OpenAI = module.OpenAI(**kwargs)
+    return client
 
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:

@@ -9,15 +9,18 @@ exists, so a key cannot probe other tenants. Reading needs membership
 from __future__ import annotations
 
 import falcon
-from memorist.errors import NotFoundError, ValidationError
-from memorist.http import parsing
-from memorist.http.operations import operation
-from memorist.http.platform.access import access
-from memorist.settings import LimitsSettings
-from memorist.tenancy import Tenancy
+from memorist.plugin_api import (
+    LimitsSettings,
+    NotFoundError,
+    OutboundGuard,
+    Tenancy,
+    ValidationError,
+    access,
+    operation,
+)
 from pydantic import BaseModel, ConfigDict, Field
 
-from .store import EVENT_TYPES, Webhook, WebhookStore
+from .store import EVENT_TYPES, Webhook, WebhookStore, check_url
 
 TAGS = ("webhooks",)
 EVENTS_NOTE = (
@@ -85,8 +88,11 @@ def _own_webhook(req: falcon.Request, store: WebhookStore, webhook_id: str) -> W
 
 
 class ProjectWebhooks:
-    def __init__(self, store: WebhookStore, tenancy: Tenancy, limits: LimitsSettings) -> None:
+    def __init__(
+        self, store: WebhookStore, tenancy: Tenancy, limits: LimitsSettings, guard: OutboundGuard | None = None
+    ) -> None:
         self._store, self._tenancy, self._limits = store, tenancy, limits
+        self._guard = guard or OutboundGuard()
 
     @operation("List the project's webhooks", auth="platform", tags=TAGS, response=list[WebhookOut], errors=(403, 404))
     def on_get(self, req: falcon.Request, resp: falcon.Response, project_id: str) -> None:
@@ -104,17 +110,20 @@ class ProjectWebhooks:
         errors=(400, 403, 404, 422),
         description=EVENTS_NOTE,
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response, project_id: str) -> None:
-        body = parsing.body(req, WebhookCreate, self._limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, project_id: str, body: WebhookCreate) -> None:
         _own_project(req, project_id)
         access(req, self._tenancy, write=True)
+        self._guard.check(check_url(body.url))  # no loopback, private, link-local or metadata receivers
         hook = self._store.create(project_id, body.name, body.url, body.event_types)
         resp.media = hook.public(with_secret=True)
 
 
 class OneWebhook:
-    def __init__(self, store: WebhookStore, tenancy: Tenancy, limits: LimitsSettings) -> None:
+    def __init__(
+        self, store: WebhookStore, tenancy: Tenancy, limits: LimitsSettings, guard: OutboundGuard | None = None
+    ) -> None:
         self._store, self._tenancy, self._limits = store, tenancy, limits
+        self._guard = guard or OutboundGuard()
 
     @operation(
         "Change a webhook's name, URL, event types or state; rotate its secret",
@@ -125,12 +134,13 @@ class OneWebhook:
         errors=(400, 403, 404, 422),
         description=EVENTS_NOTE,
     )
-    def on_put(self, req: falcon.Request, resp: falcon.Response, webhook_id: str) -> None:
-        body = parsing.body(req, WebhookUpdate, self._limits)
+    def on_put(self, req: falcon.Request, resp: falcon.Response, webhook_id: str, body: WebhookUpdate) -> None:
         _own_webhook(req, self._store, webhook_id)
         access(req, self._tenancy, write=True)
         if not body.model_fields_set:
             raise ValidationError("body: give name, url, event_types, is_active or rotate_secret")
+        if body.url is not None:
+            self._guard.check(check_url(body.url))
         hook = self._store.update(
             webhook_id,
             name=body.name,

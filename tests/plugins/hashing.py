@@ -22,5 +22,5 @@ class PingResource:
 
 
 @hookimpl
-def configure_app(app: falcon.App, services: Any) -> None:
+def configure_app(app: falcon.App, context: Any) -> None:
     app.add_route("/test-plugin/ping", PingResource())

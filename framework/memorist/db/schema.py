@@ -85,17 +85,24 @@ kv = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False),
 )
 
-#: Accounts of the self-hosted dashboard and platform members (one table, one identity).
+#: Accounts: self-hosted dashboard users (``kind`` selfhosted) and platform members (``kind``
+#: platform) are separate accounts; one email may exist once per kind.
 users = Table(
     "users",
     metadata,
     Column("id", String(36), primary_key=True),
     Column("name", String(255), nullable=False),
-    Column("email", String(320), nullable=False, unique=True),
+    Column("email", String(320), nullable=False),
     Column("password_hash", String(255), nullable=False),
     Column("role", String(16), nullable=False),  # admin | user
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("kind", String(16), nullable=False, server_default="selfhosted"),
+    #: Copied into access tokens; bumping it revokes every token of the user at once.
+    Column("token_version", Integer, nullable=False, server_default="0"),
+    Column("disabled", Integer, nullable=False, server_default="0"),
+    Column("last_login_at", DateTime(timezone=True)),
+    UniqueConstraint("kind", "email"),
 )
 
 #: API keys, stored only as a SHA-256 of the full key (keys are 256-bit random).
@@ -217,35 +224,6 @@ members = Table(
     Column("user_id", String(36), primary_key=True),
     Column("role", String(16), nullable=False),  # READER | OWNER
     Column("created_at", DateTime(timezone=True), nullable=False),
-)
-
-webhooks = Table(
-    "webhooks",
-    metadata,
-    Column("id", String(36), primary_key=True),
-    Column("project_id", String(64), nullable=False, index=True),
-    Column("name", String(255), nullable=False),
-    Column("url", String(2048), nullable=False),
-    Column("event_types", JSON, nullable=False),
-    Column("secret", String(128), nullable=False),
-    Column("is_active", Integer, nullable=False),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("updated_at", DateTime(timezone=True), nullable=False),
-)
-
-webhook_deliveries = Table(
-    "webhook_deliveries",
-    metadata,
-    Column("id", String(36), primary_key=True),
-    Column("webhook_id", String(36), nullable=False, index=True),
-    Column("payload", JSON, nullable=False),
-    Column("status", String(16), nullable=False),  # PENDING | DELIVERED | FAILED
-    Column("attempts", Integer, nullable=False),
-    Column("last_error", Text),
-    Column("available_at", DateTime(timezone=True), nullable=False, index=True),
-    Column("lease_expires_at", DateTime(timezone=True)),
-    Column("created_at", DateTime(timezone=True), nullable=False),
-    Column("delivered_at", DateTime(timezone=True)),
 )
 
 feedback = Table(

@@ -14,18 +14,23 @@ from typing import Any
 import falcon
 
 from ..auth.api_keys import ApiKeyStore
+from ..auth.passwords import dummy_hash
 from ..auth.rate_limit import RateLimiter
+from ..auth.throttle import FailureThrottle
 from ..auth.tokens import TokenService
 from ..auth.users import UserStore
 from ..kernel import Kernel
+from ..mcp.http import add_mcp_route
 from ..plugins import Plugins
 from ..settings import Settings
+from ..tenancy import Tenancy
 from . import errors
 from .auth import Authenticator, AuthenticatorMiddleware
 from .docs import DocsAsset, DocsPage
 from .health import HealthResource, RootResource
 from .middleware import RequestIdMiddleware
 from .openapi import OpenAPIBuilder, OpenAPIResource
+from .operations import LimitsMiddleware
 from .platform.routes import add_routes as add_platform_routes
 from .request_log import RequestLog, RequestLogMiddleware
 from .selfhosted.auth_routes import AuthServices
@@ -34,7 +39,9 @@ from .selfhosted.routes import add_routes as add_selfhosted_routes
 log = logging.getLogger("memorist.http")
 
 
-def create_app(settings: Settings | Kernel, plugins: Plugins | None = None) -> falcon.App:
+def create_app(
+    settings: Settings | Kernel, plugins: Plugins | None = None
+) -> falcon.App[falcon.Request, falcon.Response]:
     """Build the WSGI app serving both HTTP surfaces from a kernel (or from ``settings``)."""
     kernel = settings if isinstance(settings, Kernel) else Kernel.build(settings, plugins)
     settings = kernel.settings
@@ -43,18 +50,26 @@ def create_app(settings: Settings | Kernel, plugins: Plugins | None = None) -> f
 
     auth_settings = settings.auth
     users = UserStore(db)
+    dummy_hash()  # made once per worker at boot, so the first unknown-email login costs what the others do
     api_keys = ApiKeyStore(db)
     secret = auth_settings.jwt_secret.get_secret_value() if auth_settings.jwt_secret else None
     tokens = TokenService(db, secret, auth_settings.access_token_minutes, auth_settings.refresh_token_days)
-    limiter = RateLimiter(db, auth_settings.login_attempts, auth_settings.login_window_seconds)
-    authenticator = Authenticator(auth_settings, tokens, api_keys, users)
+    window = auth_settings.login_window_seconds
+    limiter = RateLimiter(db, auth_settings.login_attempts, window)
+    address_limiter = RateLimiter(db, auth_settings.login_address_attempts, window)
+    throttle = FailureThrottle(RateLimiter(db, auth_settings.failed_auth_attempts, window))
+    authenticator = Authenticator(auth_settings, tokens, api_keys, users, throttle)
     for warning in authenticator.startup_warnings():
         log.warning(warning)
-    auth = AuthServices(auth_settings, users, tokens, limiter, settings.limits)
+    auth = AuthServices(auth_settings, users, tokens, limiter, settings.limits, address_limiter)
     request_log = RequestLog(db, settings.request_log.retention_days)
     kernel.start_workers()
 
-    middleware: list[Any] = [RequestIdMiddleware(), AuthenticatorMiddleware(authenticator)]
+    middleware: list[Any] = [
+        RequestIdMiddleware(),
+        LimitsMiddleware(settings.limits),
+        AuthenticatorMiddleware(authenticator),
+    ]
     if settings.request_log.enabled:
         middleware.append(RequestLogMiddleware(request_log))
     app = falcon.App(middleware=middleware)
@@ -67,17 +82,18 @@ def create_app(settings: Settings | Kernel, plugins: Plugins | None = None) -> f
     routes.add("/health", HealthResource(kernel.runtime))
     add_selfhosted_routes(routes.add, services, auth, api_keys, request_log)
     add_platform_routes(routes.add, services, users)
+    add_mcp_route(app, kernel.operations, Tenancy(db), settings.limits.max_body_bytes)
     app.add_route("/openapi.json", OpenAPIResource(routes.openapi))
     app.add_route("/docs", DocsPage())
     app.add_route("/docs/static/{name}", DocsAsset())
-    kernel.plugins.hook.configure_app(app=app, services=services)
+    kernel.plugins.hook.configure_app(app=app, context=services)
     return app
 
 
 class RouteTable:
     """Adds a route to the app and to the OpenAPI document at once."""
 
-    def __init__(self, app: falcon.App, openapi: OpenAPIBuilder) -> None:
+    def __init__(self, app: falcon.App[falcon.Request, falcon.Response], openapi: OpenAPIBuilder) -> None:
         self._app = app
         self.openapi = openapi
 

@@ -32,17 +32,18 @@ _WORD = re.compile(r"[a-z0-9]+")
 PROVIDER = "hashing"
 
 
-class HashingEmbedder(Embedder):
+class HashingEmbedderOptions(ProviderOptions):
+    dimension: int = Field(64, ge=2, le=4096)
+
+
+class HashingEmbedder(Embedder[HashingEmbedderOptions]):
     """Hashed bag of words: each word is a fixed pseudo-random +-1 vector; a text is their normalized sum."""
 
     name: ClassVar[str] = PROVIDER
 
-    class Options(ProviderOptions):
-        dimension: int = Field(64, ge=2, le=4096)
+    Options = HashingEmbedderOptions
 
-    options: Options
-
-    def __init__(self, options: Options, context: ProviderContext) -> None:
+    def __init__(self, options: HashingEmbedderOptions, context: ProviderContext) -> None:
         super().__init__(options, context)
 
     @property

@@ -58,6 +58,9 @@ def test_environment(data_dir: Path, env: Mapping[str, str | None] | None = None
         "MEMORIST_EMBEDDER__PROVIDER": "hashing",
         "JWT_SECRET": JWT_SECRET,
         "ADMIN_API_KEY": ADMIN_KEY,
+        # Suites send many deliberately wrong credentials from 127.0.0.1; the per-address throttle of
+        # failed checks has its own tests (which set this lower).
+        "MEMORIST_AUTH__FAILED_AUTH_ATTEMPTS": "1000000",
         **(env or {}),
     }
     return {key: value for key, value in merged.items() if value is not None}

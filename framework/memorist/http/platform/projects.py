@@ -9,7 +9,6 @@ import falcon
 from ...auth.users import UserStore
 from ...errors import ValidationError
 from ...tenancy import Project, ProjectError, Tenancy, not_found
-from .. import parsing
 from ..operations import operation
 from ..present import iso
 from . import models as m
@@ -60,7 +59,9 @@ class Ping:
     def __init__(self, tenancy: Tenancy) -> None:
         self._tenancy = tenancy
 
-    @operation("Check a platform key; answers its organization and project", auth="platform", tags=TAGS)
+    @operation(
+        "Check a platform key; answers its organization and project", auth="platform", tags=TAGS, response=m.PingOut
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         who = access(req, self._tenancy)
         resp.media = {
@@ -75,20 +76,25 @@ class ProjectResource:
     def __init__(self, tenancy: Tenancy, limits: Any) -> None:
         self._tenancy, self._limits = tenancy, limits
 
-    @operation("Project details", auth="platform", tags=TAGS, errors=(403, 404))
+    @operation("Project details", auth="platform", tags=TAGS, response=m.ProjectOut, errors=(403, 404))
     def on_get(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
         who, project = project_access(req, self._tenancy, org_id, project_id)
         resp.media = project_view(project, self._tenancy, who)
 
     @operation(
-        "Change project settings (OWNER)", auth="platform", tags=TAGS, body=m.ProjectPatch, errors=(400, 403, 404, 422)
+        "Change project settings (OWNER)",
+        auth="platform",
+        tags=TAGS,
+        body=m.ProjectPatch,
+        project_errors=True,
+        response=m.ProjectOut,
+        errors=(400, 403, 404, 422),
     )
-    def on_patch(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
-        data = parsing.read_json(req, max_bytes=self._limits.max_body_bytes, max_depth=self._limits.max_json_depth)
-        if not isinstance(data, dict):
-            raise ProjectError("request body: a JSON object is required", 400)
+    def on_patch(
+        self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str, body: m.ProjectPatch
+    ) -> None:
         who, _ = project_access(req, self._tenancy, org_id, project_id, write=True)
-        changes = {k: v for k, v in data.items() if k not in ("org_id", "project_id")}
+        changes = {k: v for k, v in body.model_dump().items() if k not in ("org_id", "project_id")}
         try:
             project = self._tenancy.update_project(org_id, project_id, changes)
         except ValidationError as exc:
@@ -105,11 +111,11 @@ class Projects:
         auth="platform",
         tags=TAGS,
         body=m.ProjectCreate,
+        response=m.ProjectCreated,
         status=201,
         errors=(400, 403, 404, 422),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response, org_id: str) -> None:
-        body = parsing.body(req, m.ProjectCreate, self._limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, org_id: str, body: m.ProjectCreate) -> None:
         principal = req.context.principal
         if org_id != principal.org_id:
             raise not_found()
@@ -130,13 +136,22 @@ class Members:
     def __init__(self, tenancy: Tenancy, users: UserStore, limits: Any) -> None:
         self._tenancy, self._users, self._limits = tenancy, users, limits
 
-    def _user_id(self, email: str) -> str:
-        user = self._users.by_email(email)
-        if user is None:
-            raise ProjectError(f"no user with email '{email}'", 404)
-        return user.id
+    def _user_id(self, org_id: str, email: str) -> str:
+        """A member of the caller's organization, else one uniform 404 (see ``Tenancy.org_member``).
 
-    @operation("Members of the project", auth="platform", tags=TAGS, errors=(403, 404))
+        The same answer for an unknown email and for someone of another organization:
+        an OWNER can neither probe other tenants' accounts nor add them silently.
+        """
+        user_id = self._tenancy.org_member(org_id, email)
+        if user_id is None:
+            raise ProjectError(
+                f"no member of this organization has the email '{email}'; "
+                "a deployment admin adds new people (memorist admin add-member)",
+                404,
+            )
+        return user_id
+
+    @operation("Members of the project", auth="platform", tags=TAGS, response=m.MembersOut, errors=(403, 404))
     def on_get(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
         project_access(req, self._tenancy, org_id, project_id)
         resp.media = {
@@ -146,11 +161,7 @@ class Members:
             ]
         }
 
-    def _change(self, req: falcon.Request, org_id: str, project_id: str) -> m.Member:
-        try:
-            body = parsing.body(req, m.Member, self._limits)
-        except parsing.UnprocessableEntity as exc:
-            raise ProjectError(exc.message, 400) from None
+    def _change(self, req: falcon.Request, org_id: str, project_id: str, body: m.Member) -> m.Member:
         try:
             project_access(req, self._tenancy, org_id, project_id, write=True)
         except ProjectError as exc:
@@ -161,30 +172,52 @@ class Members:
             raise ProjectError("role: one of READER, OWNER", 400)
         return body
 
-    @operation("Add a member (OWNER)", auth="platform", tags=TAGS, body=m.Member, errors=(400, 403, 404, 409))
-    def on_post(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
-        body = self._change(req, org_id, project_id)
-        self._tenancy.set_member(project_id, self._user_id(body.email), body.role, create=True)
+    @operation(
+        "Add a member of the organization to the project (OWNER)",
+        auth="platform",
+        tags=TAGS,
+        body=m.Member,
+        project_errors=True,
+        response=m.ProjectMessage,
+        errors=(400, 403, 404, 409),
+    )
+    def on_post(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str, body: m.Member) -> None:
+        body = self._change(req, org_id, project_id, body)
+        self._tenancy.set_member(project_id, self._user_id(org_id, body.email), body.role, create=True)
         resp.media = {"message": f"User {body.email} added to the project."}
 
-    @operation("Change a member's role (OWNER)", auth="platform", tags=TAGS, body=m.Member, errors=(400, 403, 404))
-    def on_put(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
-        body = self._change(req, org_id, project_id)
-        self._tenancy.set_member(project_id, self._user_id(body.email), body.role, create=False)
+    @operation(
+        "Change a member's role (OWNER; 409 for the last OWNER)",
+        auth="platform",
+        tags=TAGS,
+        body=m.Member,
+        project_errors=True,
+        response=m.ProjectMessage,
+        errors=(400, 403, 404, 409),
+    )
+    def on_put(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str, body: m.Member) -> None:
+        body = self._change(req, org_id, project_id, body)
+        self._tenancy.set_member(project_id, self._user_id(org_id, body.email), body.role, create=False)
         resp.media = {"message": f"User {body.email} role updated to {body.role}."}
 
     @operation(
-        "Remove a member (OWNER); the email is in the query string", auth="platform", tags=TAGS, errors=(400, 403, 404)
+        "Remove a member (OWNER; 409 for the last OWNER); the email is in the query string",
+        auth="platform",
+        tags=TAGS,
+        query=m.MemberQuery,
+        project_errors=True,
+        response=m.ProjectMessage,
+        errors=(400, 403, 404, 409),
     )
-    def on_delete(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
-        email = req.get_param("email")
-        if not email:
-            raise ProjectError("email: required in the query string", 400)
+    def on_delete(
+        self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str, query: m.MemberQuery
+    ) -> None:
+        email = query.email
         try:
             project_access(req, self._tenancy, org_id, project_id, write=True)
         except ProjectError as exc:
             if exc.status == 403:
                 raise ProjectError("you are not authorized to modify project members", 403) from None
             raise
-        self._tenancy.remove_member(project_id, self._user_id(email))
+        self._tenancy.remove_member(project_id, self._user_id(org_id, email))
         resp.media = {"message": f"User {email} removed from the project."}
