@@ -40,7 +40,7 @@ def cli() -> None:
 @config_option
 @click.option("--host", help="Interface to bind (default 127.0.0.1, or server.host).")
 @click.option("--port", type=int, help="Port (default 8000, or server.port).")
-@click.option("--workers", type=int, help="gunicorn worker processes (default 1).")
+@click.option("--workers", type=int, help="gunicorn worker processes (default 2, or server.workers).")
 @click.option(
     "--data-dir",
     type=click.Path(file_okay=False),
