@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from dateutil import parser as date_parser
+from memorist.testing.stats import percentile
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -61,11 +62,6 @@ def evidence_ids(raw: list[str]) -> set[str]:
     for item in raw:
         ids.update(part for part in re.split(r"[;,\s]+", item) if part.startswith("D"))
     return ids
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 def main(argv: list[str] | None = None) -> int:

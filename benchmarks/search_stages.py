@@ -34,7 +34,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scale import make_queries, percentile  # noqa: E402  (the scale benchmark's queries and percentiles)
+from harness import percentile  # noqa: E402
+from scenarios.scale.data import make_queries  # noqa: E402  (the scale benchmark's queries)
 
 
 def timed(label: str, count: int, call: Callable[[int], Any]) -> dict[str, float]:

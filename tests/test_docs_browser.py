@@ -22,9 +22,7 @@ import os
 import secrets
 import select
 import shutil
-import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -33,8 +31,7 @@ from typing import Any
 
 import pytest
 import requests
-
-from .conftest import ROOT, free_port
+from memorist.testing.inprocess import AppServer
 
 pytestmark = pytest.mark.slow
 
@@ -204,48 +201,10 @@ class Page:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real `memorist serve` (gunicorn), with the hashing test embedder so no model loads."""
+    """The whole app with the hashing test embedder, on a real loopback socket (the browser needs one)."""
     tmp = tmp_path_factory.mktemp("docs-server")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORIST_")}
-    env.update(
-        MEMORIST_DATA_DIR=str(tmp / "data"),
-        MEMORIST_PLUGIN_MODULES="tests.plugins.hashing",
-        MEMORIST_EMBEDDER__PROVIDER="hashing",
-        JWT_SECRET=secrets.token_urlsafe(30)[:40],
-        PYTHONPATH=str(ROOT),
-        HF_HUB_OFFLINE="1",
-    )
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    with open(tmp / "server.log", "wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "memorist.cli", "serve", "--port", str(port), "--workers", "1"],
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            cwd=ROOT,
-        )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise AssertionError(f"server exited early:\n{(tmp / 'server.log').read_text()}")
-            try:
-                if requests.get(f"{base}/health", timeout=2).status_code == 200:
-                    break
-            except (requests.ConnectionError, requests.Timeout):
-                pass
-            if time.monotonic() > deadline:
-                raise AssertionError(f"server did not answer /health in 60s:\n{(tmp / 'server.log').read_text()}")
-            time.sleep(0.2)
-        yield base
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    with AppServer(tmp / "data", env={"JWT_SECRET": secrets.token_urlsafe(30)[:40]}) as app:
+        yield app.listen()
 
 
 @pytest.fixture(scope="module")

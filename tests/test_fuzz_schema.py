@@ -49,8 +49,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from .server import ADMIN, Server, bearer
+from memorist.testing.server import ADMIN, Server, bearer
 
 schemathesis = pytest.importorskip("schemathesis")
 

@@ -23,8 +23,9 @@ from typing import Any
 import psutil
 import pytest
 import requests
+from memorist.testing.server import ADMIN, Server
 
-from .server import ADMIN, ROOT, Server
+from .conftest import ROOT
 
 SLOW_SECONDS = 4.0
 
