@@ -112,9 +112,7 @@ def configure_app(app: falcon.App[falcon.Request, falcon.Response], context: Plu
     tenancy = Tenancy(context.db)
     limits = context.settings.limits
     guard = current.dispatcher.guard
-    context.add_route(
-        "/api/v1/webhooks/projects/{project_id}/", ProjectWebhooks(current.store, tenancy, limits, guard)
-    )
+    context.add_route("/api/v1/webhooks/projects/{project_id}/", ProjectWebhooks(current.store, tenancy, limits, guard))
     context.add_route("/api/v1/webhooks/{webhook_id}/", OneWebhook(current.store, tenancy, limits, guard))
 
 

@@ -375,5 +375,3 @@ class RootOut(BaseModel):
     version: str
     docs: str
     openapi: str
-
-
