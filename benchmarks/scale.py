@@ -366,7 +366,7 @@ def open_memory(spec: dict[str, Any], mode: str) -> Any:
         os.environ["MEMORIST_PLUGIN_MODULES"] = "tests.plugins.hashing"
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from memorist import Memory
+    from memorist import Engine as Memory
 
     return Memory.from_config(settings_for(spec, mode))
 

@@ -33,7 +33,6 @@ AUTH = {
 def fetch_openapi() -> dict[str, Any]:
     """The document the embedded default serves, built in-process (no server, no network)."""
     from falcon.testing import TestClient
-
     from memorist.http.app import create_app
     from memorist.settings import load_settings
 

@@ -1,21 +1,38 @@
-"""Memorist: an open long-term memory service for AI applications."""
+"""Memorist: an open long-term memory service for AI applications.
+
+``from memorist import Memory`` is the mem0-compatible API (dictionaries in and out,
+see :mod:`memorist.facade`); ``AsyncMemory`` is its asyncio twin; ``Engine`` (also
+``TypedMemory``) is the typed engine underneath, answering records and ``SearchHit``
+objects. Everything is imported lazily: ``import memorist`` stays cheap for the
+command line and for plugin authors.
+"""
 
 from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
 try:
     __version__ = version("memorist")
 except PackageNotFoundError:  # running from a source tree without installing
     __version__ = "0.0.0"
 
-__all__ = ["Memory", "__version__"]
+if TYPE_CHECKING:
+    from .engine.memory import Memory as Engine
+    from .facade import AsyncMemory, Memory
+
+    TypedMemory = Engine
+
+__all__ = ["AsyncMemory", "Engine", "Memory", "TypedMemory", "__version__"]
 
 
 def __getattr__(name: str) -> object:
-    # Lazy: ``import memorist`` stays cheap for the CLI and plugin authors.
-    if name == "Memory":
-        from .engine.memory import Memory
+    if name in ("Memory", "AsyncMemory"):
+        from . import facade
 
-        return Memory
+        return getattr(facade, name)
+    if name in ("Engine", "TypedMemory"):
+        from .engine.memory import Memory as Engine
+
+        return Engine
     raise AttributeError(name)
