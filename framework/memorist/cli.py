@@ -1,43 +1,69 @@
 """The ``memorist`` command line.
 
-Configuration problems are printed one per line (``error: key: message``) and
-exit with status 2, never with a traceback. Plugins may add subcommands
+Every problem a user can fix is printed as one line (``error: what: what to do``)
+and exits with status 2, never with a traceback. Plugins may add subcommands
 through the ``register_commands`` hook.
+
+Imports are lazy: ``memorist --help`` must answer in well under a second, so this
+module imports only click at the top, and plugins are loaded only when a command
+needs them (or to list plugin commands in the help).
 """
 
 from __future__ import annotations
 
-import json
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from . import __version__
-from .components import validate_settings
-from .errors import ConfigurationError, MemoristError
-from .plugins import Plugins, load_plugins
-from .registry import ProviderRegistry
-from .settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from .errors import MemoristError
+    from .plugins import Plugins
+    from .settings import Settings
 
 EXIT_CONFIG = 2
+_DATA_DIR_KEY = "memorist.data_dir"
 
 
-def fail(exc: MemoristError) -> None:
-    """Print each problem on its own line and exit non-zero."""
-    lines = exc.problems if isinstance(exc, ConfigurationError) else [exc.message]
+def fail(exc: MemoristError | str) -> None:
+    """Print each problem on its own line and exit with status 2."""
+    from .errors import ConfigurationError
+
+    if isinstance(exc, str):
+        lines = [exc]
+    else:
+        lines = exc.problems if isinstance(exc, ConfigurationError) else [exc.message]
     for line in lines:
         click.echo(f"error: {line}", err=True)
     sys.exit(EXIT_CONFIG)
 
 
+def _data_dir_overrides(overrides: dict[str, Any] | None) -> dict[str, Any]:
+    """``overrides`` plus the ``--data-dir`` of the running command, if one was given."""
+    merged = dict(overrides or {})
+    ctx = click.get_current_context(silent=True)
+    data_dir = ctx.meta.get(_DATA_DIR_KEY) if ctx is not None else None
+    if data_dir and "data_dir" not in merged:
+        merged["data_dir"] = data_dir
+    return merged
+
+
 def checked_settings(
     config: str | None, overrides: dict[str, Any] | None = None, plugins: Plugins | None = None
 ) -> tuple[Settings, Plugins]:
-    """Settings validated against the installed providers, or exit 2 with the problems."""
+    """Settings validated against the installed providers, or exit 2 with every problem."""
+    from .components import validate_settings
+    from .errors import MemoristError
+    from .plugins import load_plugins
+    from .registry import ProviderRegistry
+    from .settings import load_settings
+
     try:
         plugins = plugins or load_plugins()
-        settings = load_settings(config, overrides)
+        settings = load_settings(config, _data_dir_overrides(overrides))
         validate_settings(settings, ProviderRegistry.from_plugins(plugins))
     except MemoristError as exc:
         fail(exc)
@@ -45,19 +71,82 @@ def checked_settings(
     return settings, plugins
 
 
+def writable_settings(config: str | None, overrides: dict[str, Any] | None = None) -> tuple[Settings, Plugins]:
+    """:func:`checked_settings` for commands that write: the data directory must be usable."""
+    from .config_check import data_dir_problems
+
+    settings, plugins = checked_settings(config, overrides)
+    if settings.database_url.startswith("sqlite") or settings.vector_store.provider == "lancedb":
+        for line in data_dir_problems(settings.data_dir.expanduser().absolute()):
+            fail(line)
+    return settings, plugins
+
+
 config_option = click.option(
     "--config",
     "config",
-    type=click.Path(dir_okay=False),
     envvar="MEMORIST_CONFIG",
-    help="YAML config file (default: $MEMORIST_CONFIG, else built-in defaults).",
+    help="YAML config file, or a shipped one by name (default, openai, ollama, postgres).",
 )
 
 
-@click.group()
+def _remember_data_dir(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    if value:
+        ctx.meta[_DATA_DIR_KEY] = value
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def data_dir_option(fn: F) -> F:
+    """``--data-dir`` on any command; read by :func:`checked_settings` (no parameter to thread)."""
+    return click.option(
+        "--data-dir",
+        type=click.Path(file_okay=False),
+        expose_value=False,
+        callback=_remember_data_dir,
+        help="Data directory (default ./memorist-data, or $MEMORIST_DATA_DIR).",
+    )(fn)
+
+
+class MemoristGroup(click.Group):
+    """Built-in commands at once; plugin commands (``register_commands``) loaded on demand."""
+
+    _plugins_added = False
+
+    def _add_plugin_commands(self) -> None:
+        if MemoristGroup._plugins_added:
+            return
+        MemoristGroup._plugins_added = True
+        from .errors import MemoristError
+        from .plugins import load_plugins
+
+        try:
+            load_plugins().hook.register_commands(cli=self)
+        except MemoristError as exc:
+            fail(exc)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None:
+            self._add_plugin_commands()
+            command = super().get_command(ctx, cmd_name)
+        return command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._add_plugin_commands()
+        return super().list_commands(ctx)
+
+
+@click.group(cls=MemoristGroup)
 @click.version_option(__version__, prog_name="memorist")
 def cli() -> None:
-    """Memorist: long-term memory for AI applications."""
+    """Memorist: long-term memory for AI applications.
+
+    Start with `memorist serve`, then `KEY=$(memorist init)` in another shell for an
+    admin account and an API key. `memorist config check` lists every configuration
+    problem at once.
+    """
 
 
 @cli.command()
@@ -65,33 +154,68 @@ def cli() -> None:
 @click.option("--host", help="Interface to bind (default 127.0.0.1, or server.host).")
 @click.option("--port", type=int, help="Port (default 8000, or server.port).")
 @click.option("--workers", type=int, help="gunicorn worker processes (default 1).")
-@click.option(
-    "--data-dir",
-    type=click.Path(file_okay=False),
-    help="Data directory (default ./memorist-data, or $MEMORIST_DATA_DIR).",
-)
-def serve(
-    config: str | None,
-    host: str | None,
-    port: int | None,
-    workers: int | None,
-    data_dir: str | None,
-) -> None:
-    """Run the HTTP server under gunicorn."""
+@data_dir_option
+def serve(config: str | None, host: str | None, port: int | None, workers: int | None) -> None:
+    """Run the HTTP server under gunicorn.
+
+    With authentication on and no JWT_SECRET, a secret is generated once in the
+    data directory and reused on later starts (see `memorist init` for a key).
+    """
+    from .first_run import with_jwt_secret
+    from .preflight import bind_problem
+    from .server import run_gunicorn
+
     overrides: dict[str, Any] = {}
     server = {k: v for k, v in {"host": host, "port": port, "workers": workers}.items() if v is not None}
     if server:
         overrides["server"] = server
-    if data_dir:
-        overrides["data_dir"] = data_dir
-    settings, _ = checked_settings(config, overrides)
-    from .server import run_gunicorn
+    settings, _ = writable_settings(config, overrides)
+    if problem := bind_problem(settings.server.host, settings.server.port):
+        fail(problem)
+    from .errors import MemoristError
 
+    try:
+        settings, note = with_jwt_secret(settings)
+    except MemoristError as exc:
+        fail(exc)
+        return
+    if note:
+        click.echo(f"memorist: {note}", err=True)
     run_gunicorn(settings)
 
 
 @cli.command()
 @config_option
+@data_dir_option
+@click.option("--email", default="admin@localhost", show_default=True, help="The admin account's email.")
+@click.option("--password", help="Password of a new account (default: generated and printed once).")
+@click.option("--label", default="memorist init", show_default=True, help="Label of the new API key.")
+def init(config: str | None, email: str, password: str | None, label: str) -> None:
+    """Create the admin account (unless it exists) and an API key; print the key.
+
+    The key alone goes to standard output, so `KEY=$(memorist init)` captures it;
+    what happened goes to standard error. Run it again for another key.
+    """
+    from .errors import MemoristError
+    from .first_run import init_admin
+
+    settings, _ = writable_settings(config)
+    try:
+        result = init_admin(settings, email, password, label)
+    except MemoristError as exc:
+        fail(exc)
+        return
+    if result.created_account:
+        shown = f" with password {result.password}" if result.password else ""
+        click.echo(f"created the admin account {result.email}{shown} and an API key", err=True)
+    else:
+        click.echo(f"added an API key to the existing account {result.email}", err=True)
+    click.echo(result.key)
+
+
+@cli.command()
+@config_option
+@data_dir_option
 @click.option("--threads", type=int, help="Worker threads (default: queue.workers, at least 1).")
 def worker(config: str | None, threads: int | None) -> None:
     """Process queued asynchronous adds without serving HTTP (run as many as you like)."""
@@ -102,7 +226,7 @@ def worker(config: str | None, threads: int | None) -> None:
     from .http.runtime import Runtime
     from .worker import AddWorker
 
-    settings, plugins = checked_settings(config)
+    settings, plugins = writable_settings(config)
     db = Database(settings.database_url)
     db.upgrade()
     plugins.hook.database_ready(db=db)
@@ -125,11 +249,12 @@ def db() -> None:
 
 @db.command("upgrade")
 @config_option
+@data_dir_option
 def db_upgrade(config: str | None) -> None:
     """Run the Alembic migrations to the newest revision (also done at startup)."""
     from .db import Database
 
-    settings, _ = checked_settings(config)
+    settings, _ = writable_settings(config)
     Database(settings.database_url).upgrade()
     click.echo("database is at the newest revision")
 
@@ -138,6 +263,12 @@ def db_upgrade(config: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def list_plugins(as_json: bool) -> None:
     """List loaded plugins with their version and the hooks they implement."""
+    import json
+
+    from .errors import MemoristError
+    from .plugins import load_plugins
+    from .registry import ProviderRegistry
+
     try:
         plugins = load_plugins()
         registry = ProviderRegistry.from_plugins(plugins)
@@ -162,18 +293,37 @@ def config() -> None:
 
 @config.command("check")
 @config_option
+@data_dir_option
 def config_check(config: str | None) -> None:
-    """Validate the configuration (file, environment, provider options)."""
-    checked_settings(config)
+    """Report every configuration problem at once: file, environment, provider options,
+    unknown MEMORIST_* variables, authentication, data directory. Exit status 2 on errors."""
+    from .config_check import run_checks
+
+    _, problems = run_checks(config, _data_dir_overrides(None))
+    for problem in problems:
+        click.echo(f"{problem.level}: {problem.message}", err=True)
+    if any(problem.level == "error" for problem in problems):
+        sys.exit(EXIT_CONFIG)
     click.echo("configuration ok")
 
 
 @config.command("show")
 @config_option
+@data_dir_option
 def config_show(config: str | None) -> None:
-    """Print the effective configuration as JSON (secrets redacted)."""
+    """Print the effective configuration as JSON (secrets redacted), including the runtime
+    overrides stored by `POST /configure` that a server on this database is using."""
+    import json
+
+    from .runtime_overrides import effective_settings
+
     settings, _ = checked_settings(config)
-    click.echo(settings.model_dump_json(indent=2))
+    effective, overrides, note = effective_settings(settings)
+    document = json.loads(effective.model_dump_json())
+    document["runtime_overrides"] = overrides
+    if note:
+        click.echo(f"note: {note}", err=True)
+    click.echo(json.dumps(document, indent=2))
 
 
 def _add_admin() -> None:
@@ -183,14 +333,8 @@ def _add_admin() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: add plugin commands, then run the group."""
-    try:
-        plugins = load_plugins()
-    except MemoristError as exc:
-        fail(exc)
-        return
+    """Console entry point."""
     _add_admin()
-    plugins.hook.register_commands(cli=cli)
     cli.main(args=argv, prog_name="memorist")
 
 

@@ -45,9 +45,6 @@ def create_app(settings: Settings, plugins: Plugins | None = None) -> falcon.App
     db = Database(settings.database_url)
     db.upgrade()
     plugins.hook.database_ready(db=db)
-    runtime = Runtime(settings, plugins, db)
-    services = AppServices(settings=settings, plugins=plugins, registry=registry, db=db, runtime=runtime)
-
     auth_settings = settings.auth
     users = UserStore(db)
     api_keys = ApiKeyStore(db)
@@ -55,8 +52,10 @@ def create_app(settings: Settings, plugins: Plugins | None = None) -> falcon.App
     tokens = TokenService(db, secret, auth_settings.access_token_minutes, auth_settings.refresh_token_days)
     limiter = RateLimiter(db, auth_settings.login_attempts, auth_settings.login_window_seconds)
     authenticator = Authenticator(auth_settings, tokens, api_keys, users)
-    for warning in authenticator.startup_warnings():
+    for warning in authenticator.startup_warnings():  # first: before the model load's own output
         log.warning(warning)
+    runtime = Runtime(settings, plugins, db)
+    services = AppServices(settings=settings, plugins=plugins, registry=registry, db=db, runtime=runtime)
     auth = AuthServices(auth_settings, users, tokens, limiter, settings.limits)
     request_log = RequestLog(db, settings.request_log.retention_days)
     events = event_store(db, settings)

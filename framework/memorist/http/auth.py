@@ -23,6 +23,13 @@ from ..settings import AuthSettings
 
 log = logging.getLogger("memorist.auth")
 ADMIN_KEY_MIN = 16
+#: The 401 body names every way in, so a first request without credentials is not a dead end.
+UNAUTHENTICATED = (
+    "authentication required: send 'Authorization: Bearer <access token>' or 'X-API-Key: <key>'. "
+    "No account yet? POST /auth/register creates the first (admin) account, or run `memorist init` "
+    "for the admin account and an API key in one step; POST /api-keys makes further keys. "
+    "For a throw-away local server, AUTH_DISABLED=true opens every route."
+)
 
 
 class Authenticator:
@@ -40,12 +47,15 @@ class Authenticator:
 
     def startup_warnings(self) -> list[str]:
         warnings = []
+        if not self._settings.disabled and not self._settings.jwt_secret:
+            warnings.append(
+                "JWT_SECRET is not set: login and dashboard sessions will answer 500 "
+                "(`memorist serve` generates one in the data directory; or set JWT_SECRET)"
+            )
         if self._settings.disabled:
             warnings.append("AUTH_DISABLED=true: every protected endpoint is open to anyone who can reach it")
         if self._admin_key and len(self._admin_key) < ADMIN_KEY_MIN:
             warnings.append(f"ADMIN_API_KEY is shorter than {ADMIN_KEY_MIN} characters; use a long random value")
-        if not self._settings.disabled and not self._settings.jwt_secret:
-            warnings.append("JWT_SECRET is not set: login and dashboard sessions will answer 500")
         return warnings
 
     def require(self, req: falcon.Request, policy: str) -> Principal:
@@ -56,9 +66,7 @@ class Authenticator:
             return ANONYMOUS_ADMIN
         principal = self._resolve(req)
         if principal is None:
-            raise AuthenticationError(
-                "authentication required: send 'Authorization: Bearer <access token>' or 'X-API-Key: <key>'"
-            )
+            raise AuthenticationError(UNAUTHENTICATED)
         if policy == "jwt" and principal.auth_type != "jwt":
             raise AuthenticationError("this route needs a dashboard session: 'Authorization: Bearer <access token>'")
         if policy == "admin" and not principal.is_admin:
