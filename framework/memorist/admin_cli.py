@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from .cli import data_dir_option
+from .cli_common import data_dir_option
 
 if TYPE_CHECKING:
     from .bootstrap import Bootstrap
@@ -18,7 +18,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def _bootstrap(config: str | None) -> Bootstrap:
     from .bootstrap import Bootstrap
-    from .cli import writable_settings
+    from .cli_common import writable_settings
     from .db import Database
 
     settings, _ = writable_settings(config)
@@ -28,7 +28,7 @@ def _bootstrap(config: str | None) -> Bootstrap:
 
 
 def _run(action: object) -> None:
-    from .cli import fail
+    from .cli_common import fail
     from .errors import MemoristError
 
     try:
