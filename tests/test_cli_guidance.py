@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner, Result
-
 from memorist.cli import cli
 from memorist.config_check import CHECKS, Problem, register_check, run_checks
 from memorist.settings import load_settings
@@ -154,11 +153,10 @@ def test_admin_commands_have_help() -> None:
 
 
 def test_config_show_includes_runtime_overrides(tmp_path: Path) -> None:
-    from sqlalchemy import insert
-
     from memorist.db import Database
     from memorist.db.schema import kv
     from memorist.records import utcnow
+    from sqlalchemy import insert
 
     db = Database(f"sqlite:///{tmp_path / 'memorist.db'}")
     db.upgrade()
@@ -217,8 +215,8 @@ def test_unusable_data_dir_is_one_line(tmp_path: Path) -> None:
 
 def test_unauthenticated_answer_says_how_to_get_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from falcon.testing import TestClient
-
     from memorist.http.app import create_app
+
     from tests.conftest import fast_settings
 
     monkeypatch.setenv("MEMORIST_PLUGIN_MODULES", "tests.plugins.hashing")
