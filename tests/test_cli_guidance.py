@@ -200,7 +200,7 @@ def test_port_in_use_is_one_line_at_once(tmp_path: Path) -> None:
         f"error: port {port} on 127.0.0.1 is already in use (another memorist serve?): "
         "stop that process or choose another port with --port"
     ]
-    assert elapsed < 8, elapsed  # gunicorn alone retries for 10 s
+    assert elapsed < 6, elapsed  # gunicorn alone retries for 10 s (shared, loaded machine: usually < 2 s)
 
 
 def test_unusable_data_dir_is_one_line(tmp_path: Path) -> None:

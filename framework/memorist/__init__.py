@@ -18,7 +18,7 @@ except PackageNotFoundError:  # running from a source tree without installing
     __version__ = "0.0.0"
 
 if TYPE_CHECKING:
-    from .engine.memory import Memory as Engine
+    from .api import Memory as Engine
     from .facade import AsyncMemory, Memory
 
     TypedMemory = Engine
@@ -32,7 +32,7 @@ def __getattr__(name: str) -> object:
 
         return getattr(facade, name)
     if name in ("Engine", "TypedMemory"):
-        from .engine.memory import Memory as Engine
+        from .api import Memory as Engine
 
         return Engine
     raise AttributeError(name)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from .cli_common import data_dir_option
+from .console import data_dir_option
 
 if TYPE_CHECKING:
     from .bootstrap import Bootstrap
@@ -17,18 +17,17 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _bootstrap(config: str | None) -> Bootstrap:
+    """Open the database the way every process does (migrations, ``database_ready``); no engine is built."""
     from .bootstrap import Bootstrap
-    from .cli_common import writable_settings
-    from .db import Database
+    from .console import writable_settings
+    from .kernel import open_database
 
-    settings, _ = writable_settings(config)
-    db = Database(settings.database_url)
-    db.upgrade()
-    return Bootstrap(db)
+    settings, plugins = writable_settings(config)
+    return Bootstrap(open_database(settings, plugins))
 
 
 def _run(action: object) -> None:
-    from .cli_common import fail
+    from .console import fail
     from .errors import MemoristError
 
     try:

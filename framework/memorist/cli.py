@@ -17,7 +17,7 @@ from typing import Any
 import click
 
 from . import __version__
-from .cli_common import (
+from .console import (
     EXIT_CONFIG,
     _data_dir_overrides,
     checked_settings,
@@ -90,10 +90,17 @@ def serve(config: str | None, host: str | None, port: int | None, workers: int |
     server = {k: v for k, v in {"host": host, "port": port, "workers": workers}.items() if v is not None}
     if server:
         overrides["server"] = server
-    settings, _ = writable_settings(config, overrides)
-    if problem := bind_problem(settings.server.host, settings.server.port):
-        fail(problem)
     from .errors import MemoristError
+    from .settings import load_settings
+
+    try:  # the port first: a busy one is the commonest problem, and it needs no plugin loaded to see
+        server_settings = load_settings(config, _data_dir_overrides(overrides)).server
+    except MemoristError as exc:
+        fail(exc)
+        return
+    if problem := bind_problem(server_settings.host, server_settings.port):
+        fail(problem)
+    settings, _ = writable_settings(config, overrides)
 
     try:
         settings, note = with_jwt_secret(settings)
@@ -142,20 +149,12 @@ def worker(config: str | None, threads: int | None) -> None:
     """Process queued asynchronous adds without serving HTTP (run as many as you like)."""
     import signal
 
-    from .db import Database
-    from .http.app import event_store
-    from .http.runtime import Runtime
-    from .worker import AddWorker
+    from .kernel import Kernel
 
     settings, plugins = writable_settings(config)
-    db = Database(settings.database_url)
-    db.upgrade()
-    plugins.hook.database_ready(db=db)
-    runtime = Runtime(settings, plugins, db)
+    kernel = Kernel.build(settings, plugins)
     count = threads or max(settings.queue.workers, 1)
-    add_worker = AddWorker(
-        lambda: runtime.memory, event_store(db, settings), threads=count, poll_seconds=settings.queue.poll_seconds
-    )
+    add_worker = kernel.worker(count)
     signal.signal(signal.SIGTERM, lambda *_: add_worker.stop())
     signal.signal(signal.SIGINT, lambda *_: add_worker.stop())
     click.echo(f"memorist worker: {count} threads on {settings.database_url.split('@')[-1]}")

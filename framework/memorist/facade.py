@@ -13,9 +13,11 @@ Both generations of mem0 call styles are accepted: identifiers at the top level
 ``limit`` as well as ``top_k``. Invalid arguments raise ``ValueError`` (the
 engine's :class:`~memorist.errors.ValidationError` is one), as mem0's do.
 
-The typed engine stays available as :class:`memorist.Engine` (records and
-``SearchHit`` objects instead of dictionaries); ``Memory.engine`` is the one a
-facade wraps.
+Every call goes through the operations layer (:mod:`memorist.operations`), like the
+HTTP surfaces: the scope rule, tenant confinement and the add outcome (what was
+stored, merged or skipped) are the same in every door. The typed engine stays
+available as :class:`memorist.Engine` (records and ``SearchHit`` objects instead of
+dictionaries); ``Memory.engine`` is the one a facade wraps.
 """
 
 from __future__ import annotations
@@ -26,9 +28,13 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .engine.memory import Memory as Engine
+from .api import Memory as Engine
 from .engine.search import SearchHit
 from .errors import NotFoundError, ValidationError
+from .operations import Operations
+from .operations.caller import Caller
+from .operations.inputs import UNSET, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
+from .operations.results import AddResult, iso, merged_item, skipped_item
 from .records import ENTITY_SCOPE_FIELDS, MemoryRecord
 from .settings import Settings
 
@@ -36,7 +42,9 @@ log = logging.getLogger("memorist.facade")
 Config = Mapping[str, Any] | Settings | str | os.PathLike[str] | None
 #: mem0 configuration keys with no Memorist counterpart: accepted and ignored (said once in the log).
 IGNORED_MEM0_KEYS = ("version", "graph_store", "custom_update_memory_prompt", "api_version", "enable_graph")
-_UNSET: Any = object()
+_UNSET: Any = UNSET
+#: Memorist-only add arguments the facade passes through (mem0 code never sets them).
+ADD_OPTIONS = ("includes", "excludes", "custom_categories", "multilingual")
 
 
 def translate_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
@@ -69,10 +77,6 @@ def translate_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], str | N
     return settings, instructions
 
 
-def _iso(value: Any) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
 def memory_dict(record: MemoryRecord) -> dict[str, Any]:
     """One memory as mem0 answers it (plus Memorist's categories, attribution and scope)."""
     item: dict[str, Any] = {
@@ -81,15 +85,25 @@ def memory_dict(record: MemoryRecord) -> dict[str, Any]:
         "hash": record.hash,
         "metadata": record.metadata,
         "categories": record.categories,
-        "created_at": _iso(record.created_at),
-        "updated_at": _iso(record.updated_at),
-        "expiration_date": _iso(record.expires_at),
+        "created_at": iso(record.created_at),
+        "updated_at": iso(record.updated_at),
+        "expiration_date": iso(record.expires_at),
         "attributed_to": record.attributed_to,
     }
     for field in ENTITY_SCOPE_FIELDS:
         if (value := getattr(record, field)) is not None:
             item[field] = value
     return item
+
+
+def add_dict(result: AddResult) -> dict[str, Any]:
+    """mem0's add answer, plus what was merged into an existing memory or skipped (and why)."""
+    out: dict[str, Any] = {"results": [{**memory_dict(record), "event": "ADD"} for record in result.stored]}
+    if result.merged:
+        out["merged"] = [merged_item(m) for m in result.merged]
+    if result.skipped:
+        out["skipped"] = [skipped_item(s) for s in result.skipped]
+    return out
 
 
 def hit_dict(hit: SearchHit) -> dict[str, Any]:
@@ -110,7 +124,14 @@ def _scope_filters(
             raise ValidationError(f"{key}: must not be empty")
     if filters is not None and not isinstance(filters, Mapping):
         raise ValidationError(f"{what}: filters must be a dict")
-    return (dict(filters) if filters else None), top
+    rest = dict(filters or {})
+    for key in ENTITY_SCOPE_FIELDS:  # mem0 2.x scopes by {"user_id": "alice"} in filters: lift it
+        value = rest.get(key)
+        if isinstance(value, str | int) and not isinstance(value, bool) and key not in top:
+            top[key] = str(rest.pop(key)).strip()
+            if not top[key]:
+                raise ValidationError(f"filters.{key}: must not be empty")
+    return (rest or None), top
 
 
 class Memory:
@@ -123,6 +144,8 @@ class Memory:
                 config, instructions = translate_config(config)
             engine = Engine.from_config(config)
         self.engine = engine
+        self.operations = Operations(lambda: self.engine)
+        self._caller = Caller(actor="python")
         self._instructions = instructions
 
     @classmethod
@@ -155,17 +178,19 @@ class Memory:
         """
         _, ids = _scope_filters(None, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id), "add")
         instructions = prompt or options.pop("custom_instructions", None) or self._instructions
-        records = self.engine.add(
-            messages,
-            metadata=metadata,
+        if unknown := sorted(set(options) - set(ADD_OPTIONS)):
+            raise TypeError(f"add() got an unexpected keyword argument {unknown[0]!r}")
+        request = AddInput(
+            messages=messages,
+            ids=EntityIds(**ids),
+            metadata=dict(metadata) if metadata is not None else None,
             timestamp=timestamp,
             expiration_date=expiration_date,
             infer=infer,
             custom_instructions=instructions,
-            **ids,
             **options,
         )
-        return {"results": [{**memory_dict(record), "event": "ADD"} for record in records]}
+        return add_dict(self.operations.add(self._caller, request))
 
     def update(
         self,
@@ -179,14 +204,14 @@ class Memory:
         text = text if text is not None else data
         if text is None and metadata is None and expiration_date is _UNSET:
             raise ValidationError("update needs text, metadata or expiration_date")
-        kwargs: dict[str, Any] = {"text": text, "metadata": metadata}
-        if expiration_date is not _UNSET:
-            kwargs["expiration_date"] = expiration_date
-        self.engine.update(memory_id, **kwargs)
+        request = UpdateInput(
+            text=text, metadata=dict(metadata) if metadata is not None else None, expiration_date=expiration_date
+        )
+        self.operations.update(self._caller, memory_id, request)
         return {"message": "Memory updated successfully!"}
 
     def delete(self, memory_id: str) -> dict[str, str]:
-        self.engine.delete(memory_id)
+        self.operations.delete(self._caller, memory_id)
         return {"message": "Memory deleted successfully!"}
 
     def delete_all(
@@ -195,18 +220,21 @@ class Memory:
         agent_id: str | None = None,
         run_id: str | None = None,
         app_id: str | None = None,
-        filters: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Every memory of the identifiers (never capped); refuses to run without one (use ``reset``)."""
-        parsed, ids = _scope_filters(
-            filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id), "delete_all"
+        _, ids = _scope_filters(
+            None, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id), "delete_all"
         )
-        deleted = self.engine.delete_all(parsed, **ids)
+        if not ids:
+            raise ValidationError(
+                "delete_all needs user_id, agent_id, run_id or app_id; use reset() to delete everything"
+            )
+        deleted = self.operations.delete_all(self._caller, EntityIds(**ids))
         return {"message": "Memories deleted successfully!", "deleted": deleted}
 
     def reset(self) -> None:
         """Delete every memory, entity link and history row."""
-        self.engine.reset()
+        self.operations.reset()
 
     # -- reads ---------------------------------------------------------------------
     def search(
@@ -235,22 +263,22 @@ class Memory:
         parsed, ids = _scope_filters(
             filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id), "search"
         )
-        hits = self.engine.search(
-            query,
+        request = SearchInput(
+            query=query,
+            ids=EntityIds(**ids),
             filters=parsed,
             top_k=top_k or limit or 20,
             threshold=0.0 if threshold is None else threshold,
             rerank=rerank,
             explain=explain,
             show_expired=show_expired,
-            **ids,
         )
-        return {"results": [hit_dict(hit) for hit in hits]}
+        return {"results": [hit_dict(hit) for hit in self.operations.search(self._caller, request)]}
 
     def get(self, memory_id: str) -> dict[str, Any] | None:
         """One memory, or ``None`` when there is none with that id (as mem0)."""
         try:
-            return memory_dict(self.engine.get(memory_id))
+            return memory_dict(self.operations.get(self._caller, memory_id))
         except NotFoundError:
             return None
 
@@ -271,13 +299,16 @@ class Memory:
         parsed, ids = _scope_filters(
             filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id), "get_all"
         )
-        page = self.engine.list(parsed, page_size=top_k or limit or 20, show_expired=show_expired, **ids)
+        request = ListInput(
+            ids=EntityIds(**ids), filters=parsed, page_size=top_k or limit or 20, show_expired=show_expired
+        )
+        page = self.operations.list_memories(self._caller, request)
         return {"results": [memory_dict(record) for record in page.records]}
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         """Every ADD / UPDATE / DELETE of a memory, oldest first (kept after deletion)."""
         out = []
-        for row in self.engine.history(memory_id):
+        for row in self.operations.history(self._caller, memory_id):
             out.append(
                 {
                     "id": row["id"],
@@ -285,7 +316,7 @@ class Memory:
                     "old_memory": row["old_memory"],
                     "new_memory": row["new_memory"],
                     "event": row["event"],
-                    "created_at": _iso(row["created_at"]),
+                    "created_at": iso(row["created_at"]),
                     "updated_at": None,
                     "is_deleted": row["event"] == "DELETE",
                     "actor_id": row.get("actor"),

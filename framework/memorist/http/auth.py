@@ -32,6 +32,22 @@ UNAUTHENTICATED = (
 )
 
 
+def startup_warnings(settings: AuthSettings) -> list[str]:
+    """What an operator must hear at startup; the missing JWT secret first (it breaks logins)."""
+    warnings = []
+    if not settings.disabled and not settings.jwt_secret:
+        warnings.append(
+            "JWT_SECRET is not set: login and dashboard sessions will answer 500 "
+            "(`memorist serve` generates one in the data directory; or set JWT_SECRET)"
+        )
+    if settings.disabled:
+        warnings.append("AUTH_DISABLED=true: every protected endpoint is open to anyone who can reach it")
+    admin_key = settings.admin_api_key.get_secret_value() if settings.admin_api_key else None
+    if admin_key and len(admin_key) < ADMIN_KEY_MIN:
+        warnings.append(f"ADMIN_API_KEY is shorter than {ADMIN_KEY_MIN} characters; use a long random value")
+    return warnings
+
+
 class Authenticator:
     def __init__(self, settings: AuthSettings, tokens: TokenService, keys: ApiKeyStore, users: UserStore) -> None:
         self._settings = settings
@@ -46,17 +62,7 @@ class Authenticator:
         return self._settings.disabled
 
     def startup_warnings(self) -> list[str]:
-        warnings = []
-        if not self._settings.disabled and not self._settings.jwt_secret:
-            warnings.append(
-                "JWT_SECRET is not set: login and dashboard sessions will answer 500 "
-                "(`memorist serve` generates one in the data directory; or set JWT_SECRET)"
-            )
-        if self._settings.disabled:
-            warnings.append("AUTH_DISABLED=true: every protected endpoint is open to anyone who can reach it")
-        if self._admin_key and len(self._admin_key) < ADMIN_KEY_MIN:
-            warnings.append(f"ADMIN_API_KEY is shorter than {ADMIN_KEY_MIN} characters; use a long random value")
-        return warnings
+        return startup_warnings(self._settings)
 
     def require(self, req: falcon.Request, policy: str) -> Principal:
         """The principal for ``policy``, or 401 (no/invalid credentials) / 403 (not allowed)."""

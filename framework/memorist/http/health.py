@@ -5,8 +5,8 @@ from __future__ import annotations
 import falcon
 
 from .. import __version__
+from ..runtime import Runtime
 from .operations import operation
-from .runtime import Runtime
 
 
 class HealthResource:

@@ -1,4 +1,4 @@
-"""What every ``memorist`` command shares: settings from ``--config``/``--data-dir``, and one-line errors.
+"""What every command line door shares: one-line errors, checked settings, ``--config``/``--data-dir``.
 
 Kept apart from :mod:`memorist.cli` so that ``memorist.admin_cli`` (and plugins'
 commands) can use it without importing the command group itself.
