@@ -21,89 +21,53 @@ and skip, rather than guess a database.
 
 from __future__ import annotations
 
-import logging
-import threading
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from memorist.db import Database
 from memorist.hookspecs import hookimpl
-from memorist.records import MemoryRecord
-from memorist.tenancy import Tenancy
-
-from .config import DeliveryPolicy
-from .deliveries import DeliveryQueue
-from .dispatcher import Dispatcher
-from .routes import OneWebhook, ProjectWebhooks
-from .signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign, verify
-from .store import MEMORY_ADD, MEMORY_CATEGORIZE, MEMORY_DELETE, MEMORY_UPDATE, WebhookStore
 
 if TYPE_CHECKING:
     import falcon
     from memorist.context import PluginContext as AppServices
+    from memorist.db import Database
+    from memorist.records import MemoryRecord
+
+    from .binding import bind, binding
+    from .signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign, verify
 
 __all__ = ["SIGNATURE_HEADER", "TIMESTAMP_HEADER", "bind", "binding", "sign", "verify"]
-
-log = logging.getLogger("memorist.webhooks")
-
-
-@dataclass
-class Binding:
-    db: Database
-    store: WebhookStore
-    queue: DeliveryQueue
-    dispatcher: Dispatcher
-
-
-_binding: Binding | None = None
-_lock = threading.Lock()
-_warned = False
+#: Imported on first use: loading the plugin stays cheap for commands that never touch webhooks.
+_LAZY = {
+    "bind": ".binding",
+    "binding": ".binding",
+    "SIGNATURE_HEADER": ".signing",
+    "TIMESTAMP_HEADER": ".signing",
+    "sign": ".signing",
+    "verify": ".signing",
+}
 
 
-def bind(db: Database, policy: DeliveryPolicy | None = None) -> Binding:
-    """Use ``db`` in this process (idempotent for the same database URL) and start delivering."""
-    global _binding
-    with _lock:
-        if _binding is None or _binding.db.url != db.url:
-            if _binding is not None:
-                _binding.dispatcher.stop()
-            store = WebhookStore(db)
-            queue = DeliveryQueue(db, policy or DeliveryPolicy.from_env())
-            _binding = Binding(db, store, queue, Dispatcher(queue, store))
-        binding_ = _binding
-    binding_.dispatcher.ensure_started()
-    return binding_
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        import importlib
 
-
-def binding() -> Binding | None:
-    """This process's binding, or None before ``configure_app``/``bind`` ran."""
-    return _binding
-
-
-def _enqueue(event_type: str, memory: MemoryRecord, previous: MemoryRecord | None = None) -> None:
-    global _warned
-    current = _binding
-    if current is None:
-        if not _warned:
-            _warned = True
-            log.warning(
-                "webhooks: this process did not build the HTTP app and bound no database "
-                "(memorist_webhooks.bind); its memory events are not sent to webhooks"
-            )
-        return
-    hooks = current.store.subscribed(memory.project_id, event_type)
-    if hooks and current.queue.enqueue(hooks, event_type, memory, previous):
-        current.dispatcher.ensure_started()
-        current.dispatcher.wake()
+        return getattr(importlib.import_module(_LAZY[name], __name__), name)
+    raise AttributeError(name)
 
 
 @hookimpl
 def database_ready(db: Database) -> None:
+    from .binding import bind
+
     bind(db)
 
 
 @hookimpl
 def configure_app(app: falcon.App, services: AppServices) -> None:
+    from memorist.tenancy import Tenancy
+
+    from .binding import bind
+    from .routes import OneWebhook, ProjectWebhooks  # HTTP only: commands that never serve skip its imports
+
     current = bind(services.db)
     tenancy = Tenancy(services.db)
     limits = services.settings.limits
@@ -113,6 +77,9 @@ def configure_app(app: falcon.App, services: AppServices) -> None:
 
 @hookimpl
 def memory_added(memory: MemoryRecord) -> None:
+    from .binding import _enqueue
+    from .store import MEMORY_ADD, MEMORY_CATEGORIZE
+
     _enqueue(MEMORY_ADD, memory)
     if memory.categories:
         _enqueue(MEMORY_CATEGORIZE, memory)
@@ -120,9 +87,15 @@ def memory_added(memory: MemoryRecord) -> None:
 
 @hookimpl
 def memory_updated(memory: MemoryRecord, previous: MemoryRecord) -> None:
+    from .binding import _enqueue
+    from .store import MEMORY_UPDATE
+
     _enqueue(MEMORY_UPDATE, memory, previous)
 
 
 @hookimpl
 def memory_deleted(memory: MemoryRecord) -> None:
+    from .binding import _enqueue
+    from .store import MEMORY_DELETE
+
     _enqueue(MEMORY_DELETE, memory)

@@ -30,6 +30,17 @@ def verify_password(stored_hash: str, password: str) -> bool:
         return False
 
 
-#: A real hash to verify against when the account does not exist, so a login for an
-#: unknown email costs the same time as a wrong password (no account enumeration).
-DUMMY_HASH = _hasher.hash("memorist-timing-equaliser")
+_dummy_hash: str | None = None
+
+
+def dummy_hash() -> str:
+    """A real hash to verify against when the account does not exist, so a login for an
+    unknown email costs the same time as a wrong password (no account enumeration).
+
+    Made on first use, not at import: hashing costs a few hundred milliseconds, which
+    every command line start would otherwise pay.
+    """
+    global _dummy_hash
+    if _dummy_hash is None:
+        _dummy_hash = _hasher.hash("memorist-timing-equaliser")
+    return _dummy_hash

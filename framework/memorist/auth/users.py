@@ -15,7 +15,7 @@ from ..db.schema import users
 from ..errors import NotFoundError, ValidationError
 from ..records import as_utc, utcnow
 from .errors import AuthenticationError, ConflictError, PermissionDenied
-from .passwords import DUMMY_HASH, check_policy, hash_password, verify_password
+from .passwords import check_policy, dummy_hash, hash_password, verify_password
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ class UserStore:
         with self._db.connect() as conn:
             row = conn.execute(select(users).where(users.c.email == (email or "").strip().lower())).mappings().first()
         if row is None:
-            verify_password(DUMMY_HASH, password or "")
+            verify_password(dummy_hash(), password or "")
             raise AuthenticationError("invalid email or password")
         if not verify_password(row["password_hash"], password or ""):
             raise AuthenticationError("invalid email or password")

@@ -9,8 +9,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.pool import NullPool
@@ -57,6 +55,9 @@ class Database:
 
     def upgrade(self) -> None:
         """Run Alembic migrations to head, one process at a time."""
+        from alembic import command  # here, not at import: alembic costs ~0.5 s a command never using it pays
+        from alembic.config import Config
+
         with self._migration_lock() as conn:
             config = Config()
             config.set_main_option("script_location", str(MIGRATIONS))
