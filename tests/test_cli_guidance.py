@@ -110,6 +110,7 @@ def test_clean_config_is_ok(tmp_path: Path) -> None:
     result = invoke("config", "check", "--data-dir", str(tmp_path / "d"), env={"JWT_SECRET": "s" * 48})
     assert result.exit_code == 0, result.output
     assert result.stdout.strip().splitlines()[-1] == "configuration ok"
+    assert result.stderr == ""
 
 
 def test_a_check_is_one_function() -> None:

@@ -224,7 +224,8 @@ def config_check(config: str | None) -> None:
         click.echo(f"{problem.level}: {problem.message}", err=True)
     if any(problem.level == "error" for problem in problems):
         sys.exit(EXIT_CONFIG)
-    click.echo("configuration ok")
+    warnings = len(problems)
+    click.echo("configuration ok" + (f" ({warnings} warning{'s' * (warnings > 1)})" if warnings else ""))
 
 
 @config.command("show")
@@ -235,15 +236,16 @@ def config_show(config: str | None) -> None:
     overrides stored by `POST /configure` that a server on this database is using."""
     import json
 
+    from .redaction import redact
     from .runtime_overrides import effective_settings
 
     settings, _ = checked_settings(config)
     effective, overrides, note = effective_settings(settings)
-    document = json.loads(effective.model_dump_json())
-    document["runtime_overrides"] = overrides
+    document = redact(effective.model_dump(mode="python"))
+    document["runtime_overrides"] = redact(overrides)
     if note:
         click.echo(f"note: {note}", err=True)
-    click.echo(json.dumps(document, indent=2))
+    click.echo(json.dumps(document, indent=2, default=str))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -253,8 +255,10 @@ def main(argv: list[str] | None = None) -> None:
 
 # Last: admin_cli imports this module's options (cheap: click only until a command runs).
 from .admin_cli import admin  # noqa: E402
+from .mcp.command import mcp_command  # noqa: E402
 
 cli.add_command(admin)
+cli.add_command(mcp_command)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -233,3 +233,18 @@ def auth_secret(context: CheckContext) -> Iterator[Problem]:
             "(set JWT_SECRET to choose it)",
             "warning",
         )
+
+
+@register_check
+def weak_secrets(context: CheckContext) -> Iterator[Problem]:
+    """Short JWT secrets, short admin keys, auth disabled: the startup warnings, before starting.
+
+    A missing JWT secret is :func:`auth_secret`'s to report (it knows whether one will be generated).
+    """
+    if context.settings is None:
+        return
+    from .http.auth import secret_warnings
+
+    for warning in secret_warnings(context.settings.auth):
+        if not warning.startswith("JWT_SECRET is not set"):
+            yield Problem(warning, "warning")

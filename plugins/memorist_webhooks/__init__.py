@@ -63,16 +63,22 @@ def database_ready(db: Database) -> None:
 
 @hookimpl
 def configure_app(app: falcon.App, services: AppServices) -> None:
+    from memorist.outbound import OutboundGuard
     from memorist.tenancy import Tenancy
 
     from .binding import bind
     from .routes import OneWebhook, ProjectWebhooks  # HTTP only: commands that never serve skip its imports
 
     current = bind(services.db)
+    # The app's settings (file + environment) decide which internal hosts deliveries may reach.
+    current.dispatcher.guard = OutboundGuard(services.settings.security.outbound_allow)
     tenancy = Tenancy(services.db)
     limits = services.settings.limits
-    services.add_route("/api/v1/webhooks/projects/{project_id}/", ProjectWebhooks(current.store, tenancy, limits))
-    services.add_route("/api/v1/webhooks/{webhook_id}/", OneWebhook(current.store, tenancy, limits))
+    guard = current.dispatcher.guard
+    services.add_route(
+        "/api/v1/webhooks/projects/{project_id}/", ProjectWebhooks(current.store, tenancy, limits, guard)
+    )
+    services.add_route("/api/v1/webhooks/{webhook_id}/", OneWebhook(current.store, tenancy, limits, guard))
 
 
 @hookimpl

@@ -11,9 +11,10 @@ import threading
 from dataclasses import dataclass
 
 from memorist.db import Database
+from memorist.outbound import OutboundGuard
 from memorist.records import MemoryRecord
 
-from .config import DeliveryPolicy
+from .config import DeliveryPolicy, env_allow
 from .deliveries import DeliveryQueue
 from .dispatcher import Dispatcher
 from .store import WebhookStore
@@ -43,7 +44,7 @@ def bind(db: Database, policy: DeliveryPolicy | None = None) -> Binding:
                 _binding.dispatcher.stop()
             store = WebhookStore(db)
             queue = DeliveryQueue(db, policy or DeliveryPolicy.from_env())
-            _binding = Binding(db, store, queue, Dispatcher(queue, store))
+            _binding = Binding(db, store, queue, Dispatcher(queue, store, OutboundGuard(env_allow())))
         binding_ = _binding
     binding_.dispatcher.ensure_started()
     return binding_

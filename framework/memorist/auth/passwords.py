@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
@@ -30,17 +32,11 @@ def verify_password(stored_hash: str, password: str) -> bool:
         return False
 
 
-_dummy_hash: str | None = None
-
-
+@functools.cache
 def dummy_hash() -> str:
     """A real hash to verify against when the account does not exist, so a login for an
     unknown email costs the same time as a wrong password (no account enumeration).
 
-    Made on first use, not at import: hashing costs a few hundred milliseconds, which
-    every command line start would otherwise pay.
-    """
-    global _dummy_hash
-    if _dummy_hash is None:
-        _dummy_hash = _hasher.hash("memorist-timing-equaliser")
-    return _dummy_hash
+    Made on first use, not at import: hashing costs about a second under load, which every
+    command (``memorist mcp`` included) would otherwise pay at start."""
+    return _hasher.hash("memorist-timing-equaliser")

@@ -14,14 +14,18 @@ from typing import Any
 import falcon
 
 from ..auth.api_keys import ApiKeyStore
+from ..auth.passwords import dummy_hash
 from ..auth.rate_limit import RateLimiter
+from ..auth.throttle import FailureThrottle
 from ..auth.tokens import TokenService
 from ..auth.users import UserStore
 from ..kernel import Kernel
+from ..mcp.http import add_mcp_route
 from ..plugins import Plugins
 from ..settings import Settings
+from ..tenancy import Tenancy
 from . import errors
-from .auth import Authenticator, AuthenticatorMiddleware, startup_warnings
+from .auth import Authenticator, AuthenticatorMiddleware, secret_warnings
 from .docs import DocsAsset, DocsPage
 from .health import HealthResource, RootResource
 from .middleware import RequestIdMiddleware
@@ -37,7 +41,7 @@ log = logging.getLogger("memorist.http")
 def create_app(settings: Settings | Kernel, plugins: Plugins | None = None) -> falcon.App:
     """Build the WSGI app serving both HTTP surfaces from a kernel (or from ``settings``)."""
     base = settings.settings if isinstance(settings, Kernel) else settings
-    for warning in startup_warnings(base.auth):  # first: before the model load's own output
+    for warning in secret_warnings(base.auth):  # first: before the model load's own output
         log.warning(warning)
     kernel = settings if isinstance(settings, Kernel) else Kernel.build(settings, plugins)
     settings = kernel.settings
@@ -46,12 +50,16 @@ def create_app(settings: Settings | Kernel, plugins: Plugins | None = None) -> f
 
     auth_settings = settings.auth
     users = UserStore(db)
+    dummy_hash()  # made once per worker at boot, so the first unknown-email login costs what the others do
     api_keys = ApiKeyStore(db)
     secret = auth_settings.jwt_secret.get_secret_value() if auth_settings.jwt_secret else None
     tokens = TokenService(db, secret, auth_settings.access_token_minutes, auth_settings.refresh_token_days)
-    limiter = RateLimiter(db, auth_settings.login_attempts, auth_settings.login_window_seconds)
-    authenticator = Authenticator(auth_settings, tokens, api_keys, users)
-    auth = AuthServices(auth_settings, users, tokens, limiter, settings.limits)
+    window = auth_settings.login_window_seconds
+    limiter = RateLimiter(db, auth_settings.login_attempts, window)
+    address_limiter = RateLimiter(db, auth_settings.login_address_attempts, window)
+    throttle = FailureThrottle(RateLimiter(db, auth_settings.failed_auth_attempts, window))
+    authenticator = Authenticator(auth_settings, tokens, api_keys, users, throttle)
+    auth = AuthServices(auth_settings, users, tokens, limiter, settings.limits, address_limiter)
     request_log = RequestLog(db, settings.request_log.retention_days)
     kernel.start_workers()
 
@@ -68,6 +76,7 @@ def create_app(settings: Settings | Kernel, plugins: Plugins | None = None) -> f
     routes.add("/health", HealthResource(kernel.runtime))
     add_selfhosted_routes(routes.add, services, auth, api_keys, request_log)
     add_platform_routes(routes.add, services, users)
+    add_mcp_route(app, kernel.operations, Tenancy(db), settings.limits.max_body_bytes)
     app.add_route("/openapi.json", OpenAPIResource(routes.openapi))
     app.add_route("/docs", DocsPage())
     app.add_route("/docs/static/{name}", DocsAsset())
