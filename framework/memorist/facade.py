@@ -118,9 +118,9 @@ def _scope_filters(
     filters: Mapping[str, Any] | None, ids: Mapping[str, Any], what: str
 ) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """``filters`` and top-level identifiers, reconciled (mem0 2.x puts them in filters, 1.x at the top)."""
-    top = {k: str(v).strip() for k, v in ids.items() if v is not None}
-    for key, value in top.items():
-        if not value:
+    top: dict[str, str] = {k: str(v).strip() for k, v in ids.items() if v is not None}
+    for key, given in top.items():
+        if not given:
             raise ValidationError(f"{key}: must not be empty")
     if filters is not None and not isinstance(filters, Mapping):
         raise ValidationError(f"{what}: filters must be a dict")
