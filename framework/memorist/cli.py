@@ -243,8 +243,8 @@ def config_show(config: str | None) -> None:
     effective, overrides, note = effective_settings(settings)
     document = redact(effective.model_dump(mode="python"))
     document["runtime_overrides"] = redact(overrides)
-    if note:
-        click.echo(f"note: {note}", err=True)
+    if note:  # inside the document: the output stays one JSON value for tools
+        document["runtime_overrides_unavailable"] = note
     click.echo(json.dumps(document, indent=2, default=str))
 
 

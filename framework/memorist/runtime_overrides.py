@@ -23,7 +23,8 @@ def stored_overrides(settings: Settings) -> dict[str, Any]:
     url = settings.database_url
     if url.startswith("sqlite:///") and not Path(url[len("sqlite:///") :]).exists():
         return {}
-    engine = create_engine(url)
+    # A database that does not answer must not hold `config show` up for long.
+    engine = create_engine(url, connect_args={"connect_timeout": 3} if url.startswith("postgresql") else {})
     try:
         with engine.connect() as conn:
             value = conn.execute(select(kv.c.value).where(kv.c.key == OVERRIDES_KEY)).scalar()

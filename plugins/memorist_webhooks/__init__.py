@@ -31,14 +31,14 @@ if TYPE_CHECKING:
     from memorist.db import Database
     from memorist.records import MemoryRecord
 
-    from .binding import bind, binding
+    from .live import bind, binding
     from .signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign, verify
 
 __all__ = ["SIGNATURE_HEADER", "TIMESTAMP_HEADER", "bind", "binding", "sign", "verify"]
 #: Imported on first use: loading the plugin stays cheap for commands that never touch webhooks.
 _LAZY = {
-    "bind": ".binding",
-    "binding": ".binding",
+    "bind": ".live",
+    "binding": ".live",
     "SIGNATURE_HEADER": ".signing",
     "TIMESTAMP_HEADER": ".signing",
     "sign": ".signing",
@@ -56,7 +56,7 @@ def __getattr__(name: str) -> object:
 
 @hookimpl
 def database_ready(db: Database) -> None:
-    from .binding import bind
+    from .live import bind
 
     bind(db)
 
@@ -66,7 +66,7 @@ def configure_app(app: falcon.App, services: AppServices) -> None:
     from memorist.outbound import OutboundGuard
     from memorist.tenancy import Tenancy
 
-    from .binding import bind
+    from .live import bind
     from .routes import OneWebhook, ProjectWebhooks  # HTTP only: commands that never serve skip its imports
 
     current = bind(services.db)
@@ -83,7 +83,7 @@ def configure_app(app: falcon.App, services: AppServices) -> None:
 
 @hookimpl
 def memory_added(memory: MemoryRecord) -> None:
-    from .binding import _enqueue
+    from .live import _enqueue
     from .store import MEMORY_ADD, MEMORY_CATEGORIZE
 
     _enqueue(MEMORY_ADD, memory)
@@ -93,7 +93,7 @@ def memory_added(memory: MemoryRecord) -> None:
 
 @hookimpl
 def memory_updated(memory: MemoryRecord, previous: MemoryRecord) -> None:
-    from .binding import _enqueue
+    from .live import _enqueue
     from .store import MEMORY_UPDATE
 
     _enqueue(MEMORY_UPDATE, memory, previous)
@@ -101,7 +101,7 @@ def memory_updated(memory: MemoryRecord, previous: MemoryRecord) -> None:
 
 @hookimpl
 def memory_deleted(memory: MemoryRecord) -> None:
-    from .binding import _enqueue
+    from .live import _enqueue
     from .store import MEMORY_DELETE
 
     _enqueue(MEMORY_DELETE, memory)
