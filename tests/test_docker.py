@@ -93,6 +93,7 @@ def test_dockerfile_installs_as_the_readme_says() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(2700)  # a full install: ~9 min on the shared, loaded machine
 def test_the_install_steps_in_a_fresh_venv(tmp_path: Path) -> None:
     """The Dockerfile's (= the README's) install, from a copy of the tracked files, without dev extras."""
     repo = tmp_path / "repo"
