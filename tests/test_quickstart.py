@@ -134,7 +134,9 @@ def test_shell_session_through_a_real_server(workdir: Path) -> None:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
         log.close()
-    first = (workdir / "serve.log").read_text().splitlines()[0]
+    log_text = (workdir / "serve.log").read_text()
+    assert "Loading weights" not in log_text  # no progress bar in server logs
+    first = log_text.splitlines()[0]
     assert first.startswith("memorist: JWT_SECRET is not set: generated one in memorist-data/jwt_secret"), first
     assert (workdir / "memorist-data" / "jwt_secret").stat().st_mode & 0o777 == 0o600
 

@@ -9,13 +9,10 @@ command line and for plugin authors.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
-try:
-    __version__ = version("memorist")
-except PackageNotFoundError:  # running from a source tree without installing
-    __version__ = "0.0.0"
+if TYPE_CHECKING:
+    __version__: str
 
 if TYPE_CHECKING:
     from .api import Memory as Engine
@@ -26,7 +23,21 @@ if TYPE_CHECKING:
 __all__ = ["AsyncMemory", "Engine", "Memory", "TypedMemory", "__version__"]
 
 
+def _version() -> str:
+    # Read on first use: importlib.metadata's scan of installed distributions costs every start.
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("memorist")
+    except PackageNotFoundError:  # running from a source tree without installing
+        return "0.0.0"
+
+
 def __getattr__(name: str) -> object:
+    if name == "__version__":
+        value = _version()
+        globals()["__version__"] = value
+        return value
     if name in ("Memory", "AsyncMemory"):
         from . import facade
 

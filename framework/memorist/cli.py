@@ -16,7 +16,6 @@ from typing import Any
 
 import click
 
-from . import __version__
 from .console import (
     EXIT_CONFIG,
     _data_dir_overrides,
@@ -28,6 +27,12 @@ from .console import (
 )
 
 __all__ = ["EXIT_CONFIG", "checked_settings", "cli", "config_option", "data_dir_option", "fail", "main"]
+
+
+#: Commands imported only when run (name -> module, attribute, one-line help for ``--help``).
+LAZY_COMMANDS = {
+    "mcp": ("memorist.mcp.command", "mcp_command", "Serve memory to an MCP client (stdio); see docs/mcp.md."),
+}
 
 
 class MemoristGroup(click.Group):
@@ -48,7 +53,7 @@ class MemoristGroup(click.Group):
             fail(exc)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        command = super().get_command(ctx, cmd_name)
+        command = super().get_command(ctx, cmd_name) or self._lazy(cmd_name)
         if command is None:
             self._add_plugin_commands()
             command = super().get_command(ctx, cmd_name)
@@ -56,11 +61,33 @@ class MemoristGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         self._add_plugin_commands()
-        return super().list_commands(ctx)
+        return sorted(set(super().list_commands(ctx)) | set(LAZY_COMMANDS))
+
+    def _lazy(self, cmd_name: str) -> click.Command | None:
+        if cmd_name not in LAZY_COMMANDS or cmd_name in self.commands:
+            return None
+        import importlib
+
+        module, attribute, _ = LAZY_COMMANDS[cmd_name]
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        self.add_command(command, cmd_name)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list, with the lazy commands' one-liners (``--help`` must not import them)."""
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in LAZY_COMMANDS and name not in self.commands:
+                rows.append((name, LAZY_COMMANDS[name][2]))
+            elif (command := self.get_command(ctx, name)) is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(formatter.width - 6 - len(name))))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
 
 @click.group(cls=MemoristGroup)
-@click.version_option(__version__, prog_name="memorist")
+@click.version_option(package_name="memorist", prog_name="memorist")
 def cli() -> None:
     """Memorist: long-term memory for AI applications.
 
@@ -255,10 +282,8 @@ def main(argv: list[str] | None = None) -> None:
 
 # Last: admin_cli imports this module's options (cheap: click only until a command runs).
 from .admin_cli import admin  # noqa: E402
-from .mcp.command import mcp_command  # noqa: E402
 
 cli.add_command(admin)
-cli.add_command(mcp_command)
 
 
 if __name__ == "__main__":  # pragma: no cover
