@@ -101,7 +101,7 @@ def cli() -> None:
 @config_option
 @click.option("--host", help="Interface to bind (default 127.0.0.1, or server.host).")
 @click.option("--port", type=int, help="Port (default 8000, or server.port).")
-@click.option("--workers", type=int, help="gunicorn worker processes (default 1).")
+@click.option("--workers", type=int, help="gunicorn worker processes (default 2, or server.workers).")
 @data_dir_option
 def serve(config: str | None, host: str | None, port: int | None, workers: int | None) -> None:
     """Run the HTTP server under gunicorn.
@@ -122,12 +122,13 @@ def serve(config: str | None, host: str | None, port: int | None, workers: int |
 
     try:  # the port first: a busy one is the commonest problem, and it needs no plugin loaded to see
         server_settings = load_settings(config, _data_dir_overrides(overrides)).server
-    except MemoristError as exc:
-        fail(exc)
-        return
-    if problem := bind_problem(server_settings.host, server_settings.port):
+    except MemoristError:  # e.g. a plugin's own section: the full check below reports any real problem
+        server_settings = None
+    if server_settings is not None and (problem := bind_problem(server_settings.host, server_settings.port)):
         fail(problem)
     settings, _ = writable_settings(config, overrides)
+    if server_settings is None and (problem := bind_problem(settings.server.host, settings.server.port)):
+        fail(problem)
 
     try:
         settings, note = with_jwt_secret(settings)
@@ -201,8 +202,8 @@ def db_upgrade(config: str | None) -> None:
     """Run the Alembic migrations to the newest revision (also done at startup)."""
     from .db import Database
 
-    settings, _ = writable_settings(config)
-    Database(settings.database_url).upgrade()
+    settings, plugins = writable_settings(config)
+    Database(settings.database_url).upgrade(plugins.migrations())
     click.echo("database is at the newest revision")
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pydantic
+from pydantic import BaseModel
 
 from .errors import ConfigurationError, MemoristError
 from .registry import format_validation_error
@@ -86,7 +87,10 @@ def _environ_without(names: Iterable[str]) -> Iterator[None]:
 
 
 def lenient_settings(
-    config: str | None, overrides: Mapping[str, Any] | None, environ: Mapping[str, str]
+    config: str | None,
+    overrides: Mapping[str, Any] | None,
+    environ: Mapping[str, str],
+    sections: Mapping[str, type[BaseModel]] | None = None,
 ) -> tuple[Settings | None, list[str]]:
     """Settings built from whatever is valid, and a line for every invalid part.
 
@@ -105,7 +109,7 @@ def lenient_settings(
         env_names = [n for n in os.environ if any(n.upper().startswith(f"{ENV_PREFIX}{d.upper()}") for d in dropped)]
         with _environ_without(env_names):
             try:
-                return build_settings(data, overrides, environ), problems
+                return build_settings(data, overrides, environ, sections), problems
             except pydantic.ValidationError as exc:
                 problems.extend(line for line in format_validation_error(exc) if line not in problems)
                 bad = {str(err["loc"][0]) for err in exc.errors() if err["loc"]}
@@ -123,16 +127,24 @@ def run_checks(
     environ: Mapping[str, str] | None = None,
 ) -> tuple[Settings | None, list[Problem]]:
     """Every problem of the configuration, errors and warnings, in a stable order."""
-    env = os.environ if environ is None else environ
-    settings, lines = lenient_settings(config, overrides, env)
-    problems = [Problem(line) for line in lines]
-    if settings is not None:
-        try:
-            from .components import validate_settings
-            from .plugins import load_plugins
-            from .registry import ProviderRegistry
+    from .components import validate_settings
+    from .plugins import Plugins, load_plugins
+    from .registry import ProviderRegistry
 
-            validate_settings(settings, ProviderRegistry.from_plugins(load_plugins()))
+    env = os.environ if environ is None else environ
+    plugins: Plugins | None = None
+    early: list[Problem] = []
+    try:
+        plugins = load_plugins()
+        sections = plugins.settings_sections()
+    except MemoristError as exc:
+        early.append(Problem(exc.message))
+        sections = {}
+    settings, lines = lenient_settings(config, overrides, env, sections)
+    problems = early + [Problem(line) for line in lines]
+    if settings is not None and plugins is not None:
+        try:
+            validate_settings(settings, ProviderRegistry.from_plugins(plugins))
         except ConfigurationError as exc:
             problems.extend(Problem(line) for line in exc.problems)
         except MemoristError as exc:
@@ -146,15 +158,16 @@ def run_checks(
 # -- the checks -------------------------------------------------------------------------
 
 
-def _known_top_level() -> dict[str, str]:
-    """``DATA_DIR`` -> ``data_dir`` for every settings field."""
-    return {name.upper(): name for name in Settings.model_fields}
+def _known_top_level(settings: Settings | None) -> dict[str, str]:
+    """``DATA_DIR`` -> ``data_dir`` for every settings field (plugins' sections included)."""
+    fields = type(settings).model_fields if settings is not None else Settings.model_fields
+    return {name.upper(): name for name in fields}
 
 
 @register_check
 def unknown_memorist_variables(context: CheckContext) -> Iterator[Problem]:
     """``MEMORIST_*`` variables that no setting reads (a typo is otherwise silently ignored)."""
-    fields = _known_top_level()
+    fields = _known_top_level(context.settings)
     for name in sorted(context.environ):
         upper = name.upper()
         if not upper.startswith(ENV_PREFIX) or upper in OTHER_ENV or upper.startswith(OTHER_ENV_PREFIXES):

@@ -56,7 +56,7 @@ def checked_settings(
 
     try:
         plugins = plugins or load_plugins()
-        settings = load_settings(config, _data_dir_overrides(overrides))
+        settings = load_settings(config, _data_dir_overrides(overrides), sections=plugins.settings_sections())
         validate_settings(settings, ProviderRegistry.from_plugins(plugins))
     except MemoristError as exc:
         fail(exc)

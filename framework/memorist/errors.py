@@ -89,3 +89,15 @@ def format_validation_error(exc: pydantic.ValidationError, prefix: str = "") -> 
             msg = "field required"
         lines.append(f"{key}: {msg}")
     return lines
+
+
+class RequestTimeout(MemoristError):
+    """The client did not send its request (headers or body) in time; the connection is closed."""
+
+    status = 408
+
+
+class InputTooLarge(MemoristError):
+    """More input in one request than the server can process in time (split it into several)."""
+
+    status = 413

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .settings import Settings, deep_merge, load_settings
+from .settings import Settings, deep_merge, load_settings, plugin_sections
 
 OVERRIDES_KEY = "runtime_overrides"  # the key http.runtime.Runtime stores them under
 
@@ -41,4 +41,5 @@ def effective_settings(settings: Settings) -> tuple[Settings, dict[str, Any], st
         return settings, {}, f"runtime overrides not read from the database ({type(exc).__name__}: {exc})"
     if not overrides:
         return settings, {}, None
-    return load_settings(None, deep_merge(settings.model_dump(), overrides)), overrides, None
+    merged = deep_merge(settings.model_dump(), overrides)
+    return load_settings(None, merged, sections=plugin_sections(settings)), overrides, None

@@ -41,12 +41,30 @@ class ProviderSettings(BaseModel):
 
 
 class ServerSettings(BaseModel):
+    """``memorist serve``: gunicorn processes, each serving ``threads`` requests at once.
+
+    See :mod:`memorist.server_worker` for why the worker is threaded and how slow clients are bounded.
+    """
+
     model_config = ConfigDict(extra="forbid")
 
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=0, le=65535)
-    workers: int = Field(1, ge=1, le=64)
+    #: Worker processes (each loads the providers once; its threads share them).
+    workers: int = Field(2, ge=1, le=64)
+    #: Requests served at once by each worker process.
+    threads: int = Field(8, ge=1, le=256)
+    #: A worker whose main loop has not reported for this long is restarted (requests may take longer).
     timeout: int = Field(120, ge=1)
+    #: An idle kept-alive connection is closed after this many seconds.
+    keepalive: int = Field(5, ge=0, le=300)
+    #: The request line and headers must arrive within this many seconds of the connection opening
+    #: (or of the previous answer on a kept-alive connection); then 408 and close (slow clients).
+    header_timeout: float = Field(10.0, gt=0, le=300)
+    #: Any one read of a request body or write of a response may stall at most this long.
+    io_timeout: float = Field(30.0, gt=0, le=3600)
+    #: Longest request line (method, path and query) in bytes; past it: 414 (JSON).
+    limit_request_line: int = Field(8190, ge=256, le=8190)
 
 
 class DatabaseSettings(BaseModel):
@@ -151,11 +169,19 @@ class QueueSettings(BaseModel):
 
     #: Worker threads started in each server process (0: only ``memorist worker`` processes work).
     workers: int = Field(default=2, ge=0, le=64)
+    #: A claimed event's lease; the processing worker renews it every third of this while it works.
     lease_seconds: float = Field(default=60.0, ge=0.5)
+    #: Attempts per event, counted at claim: an event whose last attempt's lease expired is FAILED.
     max_attempts: int = Field(default=5, ge=1, le=100)
     backoff_seconds: float = Field(default=1.0, ge=0.0)
-    #: Back-pressure: adds answer 429 while this many events wait or run.
+    #: Back-pressure: adds answer 429 while this many events wait or run in the whole deployment ...
     max_pending: int = Field(default=10_000, ge=1)
+    #: ... or this many in one project (so one tenant cannot take the whole budget).
+    max_pending_per_project: int = Field(default=1_000, ge=1)
+    #: A worker stops renewing a lease after this long on one event (it is then stuck, not slow).
+    max_run_seconds: float = Field(default=900.0, ge=1.0)
+    #: Finished events (and the copy of the add's messages each holds) are deleted after this many days.
+    retention_days: float = Field(default=30.0, gt=0)
     poll_seconds: float = Field(default=0.2, ge=0.01)
 
 
@@ -166,6 +192,25 @@ class LimitsSettings(BaseModel):
 
     max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
     max_json_depth: int = Field(default=64, ge=4)
+    #: Characters of message content above which an add is queued instead of answered at once
+    #: (see :mod:`memorist.admission`).
+    sync_add_chars: int = Field(default=8_000, ge=0)
+    #: Largest add, in characters of message content and in messages (413 past either).
+    max_add_chars: int = Field(default=250_000, ge=1)
+    max_add_messages: int = Field(default=1_000, ge=1)
+
+
+class ExportSettings(BaseModel):
+    """Quotas and retention of stored exports (see :mod:`memorist.export_store`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: Exports a project may create per hour (429 past it).
+    per_hour: int = Field(default=20, ge=1, le=100_000)
+    #: Exports kept per project; saving another deletes the oldest.
+    max_per_project: int = Field(default=10, ge=1, le=10_000)
+    #: Exports are deleted this many hours after they were created.
+    retention_hours: float = Field(default=24.0 * 7, gt=0)
 
 
 DEFAULT_PROVIDERS: dict[str, Any] = {
@@ -204,6 +249,7 @@ class Settings(BaseSettings):
     request_log: RequestLogSettings = Field(default_factory=lambda: RequestLogSettings())
     limits: LimitsSettings = Field(default_factory=lambda: LimitsSettings())
     queue: QueueSettings = Field(default_factory=lambda: QueueSettings())
+    exports: ExportSettings = Field(default_factory=lambda: ExportSettings())
     security: SecuritySettings = Field(default_factory=lambda: SecuritySettings())
 
     @classmethod
@@ -381,15 +427,50 @@ def shipped_configs() -> list[str]:
     return sorted(names)
 
 
+_SETTINGS_CLASSES: dict[tuple[tuple[str, type[BaseModel]], ...], type[Settings]] = {}
+
+
+def settings_class(sections: Mapping[str, type[BaseModel]] | None = None) -> type[Settings]:
+    """``Settings`` plus the plugins' sections (``register_settings``), each validated by its own model.
+
+    Like tox's ``tox_add_core_config``: a plugin's section is read from the YAML file and
+    the environment (``MEMORIST_WEBHOOKS__MAX_ATTEMPTS``) like any built-in one, and an
+    unknown top-level section is still an error.
+    """
+    if not sections:
+        return Settings
+    key = tuple(sorted(sections.items(), key=lambda item: item[0]))
+    cls = _SETTINGS_CLASSES.get(key)
+    if cls is None:
+        clash = sorted(set(sections) & set(Settings.model_fields))
+        if clash:
+            raise ConfigurationError(f"plugin settings section '{clash[0]}' clashes with a built-in section")
+        fields: dict[str, Any] = {name: (model, Field(default_factory=model)) for name, model in key}
+        cls = pydantic.create_model("Settings", __base__=Settings, **fields)
+        _SETTINGS_CLASSES[key] = cls
+    return cls
+
+
+def plugin_sections(settings: Settings) -> dict[str, type[BaseModel]]:
+    """The plugin sections ``settings`` was loaded with (name -> model)."""
+    return {
+        name: info.annotation
+        for name, info in type(settings).model_fields.items()
+        if name not in Settings.model_fields and isinstance(info.annotation, type)
+    }
+
+
 def load_settings(
     config: str | os.PathLike[str] | None = None,
     overrides: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] | None = None,
+    sections: Mapping[str, type[BaseModel]] | None = None,
     *,
     data: Mapping[str, Any] | None = None,
 ) -> Settings:
     """Build settings from the YAML file, the environment and ``overrides``.
 
+    ``sections`` are the plugins' own settings sections (see :func:`settings_class`);
     ``data`` stands in for the file's contents when the caller has read it already.
     Raises :class:`ConfigurationError` whose ``problems`` are one line each.
     """
@@ -398,18 +479,26 @@ def load_settings(
         path = config if config is not None else env.get(CONFIG_ENV)
         data = read_config_file(resolve_config_path(path)) if path else {}
     try:
-        return build_settings(data, overrides, env)
+        return build_settings(data, overrides, env, sections)
     except pydantic.ValidationError as exc:
         raise ConfigurationError(format_validation_error(exc)) from None
 
 
-def build_settings(data: Mapping[str, Any], overrides: Mapping[str, Any] | None, env: Mapping[str, str]) -> Settings:
-    """``Settings`` from file data, environment and overrides; pydantic's error propagates."""
+def build_settings(
+    data: Mapping[str, Any],
+    overrides: Mapping[str, Any] | None,
+    env: Mapping[str, str],
+    sections: Mapping[str, type[BaseModel]] | None = None,
+) -> Settings:
+    """``Settings`` (with the plugins' ``sections``) from file data, environment and overrides.
+
+    pydantic's error propagates: :func:`load_settings` turns it into one line per problem.
+    """
     token = _yaml_data.set(dict(data))
     kwargs: dict[str, Any] = dict(overrides or {})
     if secrets_dir := env.get(SECRETS_DIR_ENV):
         kwargs["_secrets_dir"] = secrets_dir
     try:
-        return Settings(**kwargs)
+        return settings_class(sections)(**kwargs)
     finally:
         _yaml_data.reset(token)

@@ -7,16 +7,12 @@ plugin; the kernel never imports it by name.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from memorist.hookspecs import hookimpl
+from memorist.plugin_api import EntityExtractor, hookimpl
 
-if TYPE_CHECKING:
-    from memorist.providers import EntityExtractor
+from .rules import RuleEntityExtractor
 
 
 @hookimpl
 def register_entity_extractors(register: Callable[[type[EntityExtractor]], None]) -> None:
-    from .rules import RuleEntityExtractor
-
     register(RuleEntityExtractor)

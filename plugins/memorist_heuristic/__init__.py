@@ -7,16 +7,12 @@ plugin; the kernel never imports it by name.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from memorist.hookspecs import hookimpl
+from memorist.plugin_api import LanguageModel, hookimpl
 
-if TYPE_CHECKING:
-    from memorist.providers import LanguageModel
+from .extractor import HeuristicExtractor
 
 
 @hookimpl
 def register_language_models(register: Callable[[type[LanguageModel]], None]) -> None:
-    from .extractor import HeuristicExtractor
-
     register(HeuristicExtractor)

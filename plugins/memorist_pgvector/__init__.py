@@ -11,30 +11,14 @@ lists the provider) even where the ``postgres`` extra is not installed.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from memorist.hookspecs import hookimpl
+from memorist.plugin_api import VectorStore, hookimpl
 
-if TYPE_CHECKING:
-    from memorist.providers import VectorStore
-
-    from .store import PgVectorStore
+from .store import PgVectorStore
 
 __all__ = ["PgVectorStore"]
-#: Provider classes, imported on first use: loading plugins (every command does) stays cheap.
-_LAZY = {"PgVectorStore": ".store"}
-
-
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name], __name__), name)
-    raise AttributeError(name)
 
 
 @hookimpl
 def register_vector_stores(register: Callable[[type[VectorStore]], None]) -> None:
-    from .store import PgVectorStore
-
     register(PgVectorStore)

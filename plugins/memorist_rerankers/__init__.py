@@ -9,36 +9,18 @@ reranks, so the default (``mmr``) costs no model load at startup.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from memorist.hookspecs import hookimpl
+from memorist.plugin_api import Reranker, hookimpl
 
-if TYPE_CHECKING:
-    from memorist.providers import Reranker
-
-    from .cross_encoder import CrossEncoderReranker
-    from .llm import LLMReranker
-    from .mmr import MMRReranker
+from .cross_encoder import CrossEncoderReranker
+from .llm import LLMReranker
+from .mmr import MMRReranker
 
 __all__ = ["CrossEncoderReranker", "LLMReranker", "MMRReranker", "register_rerankers"]
-#: Provider classes, imported on first use: loading plugins (every command does) stays cheap.
-_LAZY = {"CrossEncoderReranker": ".cross_encoder", "LLMReranker": ".llm", "MMRReranker": ".mmr"}
-
-
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name], __name__), name)
-    raise AttributeError(name)
 
 
 @hookimpl
 def register_rerankers(register: Callable[[type[Reranker]], None]) -> None:
-    from .cross_encoder import CrossEncoderReranker
-    from .llm import LLMReranker
-    from .mmr import MMRReranker
-
     register(MMRReranker)
     register(CrossEncoderReranker)
     register(LLMReranker)

@@ -7,16 +7,12 @@ plugin; the kernel never imports it by name.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from memorist.hookspecs import hookimpl
+from memorist.plugin_api import Embedder, hookimpl
 
-if TYPE_CHECKING:
-    from memorist.providers import Embedder
+from .embedder import SentenceTransformerEmbedder
 
 
 @hookimpl
 def register_embedders(register: Callable[[type[Embedder]], None]) -> None:
-    from .embedder import SentenceTransformerEmbedder
-
     register(SentenceTransformerEmbedder)

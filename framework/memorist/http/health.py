@@ -7,13 +7,14 @@ import falcon
 from .. import __version__
 from ..runtime import Runtime
 from .operations import operation
+from .selfhosted.models import HealthOut, RootOut
 
 
 class HealthResource:
     def __init__(self, runtime: Runtime) -> None:
         self._runtime = runtime
 
-    @operation("Liveness, version and the components in use", auth="open", tags=("service",))
+    @operation("Liveness, version and the components in use", auth="open", tags=("service",), response=HealthOut)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = {
             "status": "ok",
@@ -23,6 +24,6 @@ class HealthResource:
 
 
 class RootResource:
-    @operation("Service name, version and where the API explorer is", auth="open", tags=("service",))
+    @operation("Service name, version and where the API explorer is", auth="open", tags=("service",), response=RootOut)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = {"name": "memorist", "version": __version__, "docs": "/docs", "openapi": "/openapi.json"}

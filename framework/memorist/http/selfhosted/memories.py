@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import falcon
 
+from ...events import Event
 from ...operations import (
     ADDED_SELFHOSTED,
     UNSET,
@@ -19,7 +20,6 @@ from ...operations import (
     search_result,
 )
 from ...settings import LimitsSettings
-from .. import parsing
 from ..operations import operation
 from . import models as m
 
@@ -43,10 +43,12 @@ class Memories:
         tags=TAGS,
         body=m.AddMemories,
         response=m.AddResult,
-        errors=(400, 401, 413, 422),
+        errors=(400, 401, 413, 422, 429),
+        description=f"An add of more than limits.sync_add_chars characters of content (default "
+        f"{LimitsSettings().sync_add_chars}) is queued: the answer is 202 with an event_id to poll at "
+        "GET /events/{event_id}. Past limits.max_add_chars or limits.max_add_messages: 413.",
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = parsing.body(req, m.AddMemories, self._limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.AddMemories) -> None:
         request = AddInput(
             messages=[msg.model_dump() for msg in body.messages],
             ids=EntityIds.of(body),
@@ -60,7 +62,17 @@ class Memories:
             custom_categories=body.custom_categories,
             multilingual=body.multilingual,
         )
-        resp.media = self._ops.add(caller(req), request).wire(ADDED_SELFHOSTED)
+        outcome = self._ops.add_or_queue(caller(req), request)
+        if isinstance(outcome, Event):  # a large add (memorist.admission): processed in the background
+            resp.status = falcon.HTTP_202
+            resp.media = {
+                "results": [],
+                "event_id": outcome.id,
+                "status": outcome.status,
+                "message": f"a large add is processed in the background; poll GET /events/{outcome.id}",
+            }
+            return
+        resp.media = outcome.wire(ADDED_SELFHOSTED)
 
     @operation(
         "List memories of an identifier, newest first",
@@ -70,15 +82,16 @@ class Memories:
         response=m.MemoryPage,
         errors=(400, 401, 422),
     )
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        q = parsing.query(req, m.ListQuery)
-        request = ListInput(ids=EntityIds.of(q), page=q.page, page_size=q.page_size, show_expired=q.show_expired)
+    def on_get(self, req: falcon.Request, resp: falcon.Response, query: m.ListQuery) -> None:
+        request = ListInput(
+            ids=EntityIds.of(query), page=query.page, page_size=query.page_size, show_expired=query.show_expired
+        )
         page = self._ops.list_memories(caller(req), request)
         resp.media = {
             "results": [memory_item(r) for r in page.records],
             "count": page.total,
-            "page": q.page,
-            "page_size": q.page_size,
+            "page": query.page,
+            "page_size": query.page_size,
         }
 
     @operation(
@@ -89,9 +102,8 @@ class Memories:
         response=m.DeletedCount,
         errors=(400, 401, 422),
     )
-    def on_delete(self, req: falcon.Request, resp: falcon.Response) -> None:
-        q = parsing.query(req, m.DeleteAllQuery)
-        deleted = self._ops.delete_all(caller(req), EntityIds.of(q))
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, query: m.DeleteAllQuery) -> None:
+        deleted = self._ops.delete_all(caller(req), EntityIds.of(query))
         resp.media = {"message": f"deleted {deleted} memories", "deleted": deleted}
 
 
@@ -112,8 +124,7 @@ class OneMemory:
         response=m.MemoryItem,
         errors=(400, 401, 404, 422),
     )
-    def on_put(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
-        body = parsing.body(req, m.UpdateMemory, self._limits)
+    def on_put(self, req: falcon.Request, resp: falcon.Response, memory_id: str, body: m.UpdateMemory) -> None:
         fields = body.model_fields_set
         request = UpdateInput(
             text=body.text or body.memory or body.data,
@@ -158,8 +169,7 @@ class Search:
         response=m.SearchResults,
         errors=(400, 401, 413, 422),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = parsing.body(req, m.SearchBody, self._limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.SearchBody) -> None:
         request = SearchInput(
             query=body.query,
             ids=EntityIds.of(body),
