@@ -79,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from memorist import Memory
+    from memorist import Engine as Memory
     from memorist.settings import load_settings
 
     ks = sorted({int(k) for k in args.k.split(",")})

@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from memorist import Memory
+    from memorist import Engine as Memory
     from memorist.engine.entities import scope_key
     from memorist.engine.scope import visible
     from memorist.filters import Condition

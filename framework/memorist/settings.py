@@ -305,27 +305,66 @@ class _BareEnvSource(PydanticBaseSettingsSource):
         return {"auth": auth} if auth else {}
 
 
-def read_config_file(path: Path) -> dict[str, Any]:
-    """Parse a YAML config file; a problem becomes one line naming the file."""
+def parse_config_file(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The YAML mapping without its secret-looking keys, and one line per problem found.
+
+    ``memorist config check`` goes on with what is usable, so that one problem in the
+    file does not hide the others; :func:`read_config_file` refuses on any problem.
+    """
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigurationError(f"config file {path}: {exc.strerror or exc}") from None
+        return {}, [f"config file {path}: {exc.strerror or exc}"]
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}, column {mark.column + 1}:" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigurationError(f"config file {path}:{where} {problem}") from None
+        return {}, [f"config file {path}:{where} {problem}"]
     if data is None:
-        return {}
+        return {}, []
     if not isinstance(data, dict):
-        raise ConfigurationError(f"config file {path}: top level must be a mapping of sections")
-    problems = list(_secret_keys(data, ""))
+        return {}, [f"config file {path}: top level must be a mapping of sections"]
+    problems = _secret_keys(data, "")
+    return _without_secrets(data), problems
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """Parse a YAML config file; a problem becomes one line naming the file."""
+    data, problems = parse_config_file(path)
     if problems:
         raise ConfigurationError(problems)
     return data
+
+
+def _without_secrets(data: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            out[key] = _without_secrets(value)
+        elif not (isinstance(key, str) and _SECRET_KEY.search(key) and value not in (None, "")):
+            out[key] = value
+    return out
+
+
+def secret_advice(path: str) -> str:
+    """Where a secret at ``path`` (``a.b.c``) should come from, naming a setting that is accepted.
+
+    Provider options take the *name* of an environment variable (``api_key_env``) or a
+    file (``api_key_file``), never the value; kernel sections read their environment
+    variable (``MEMORIST_AUTH__JWT_SECRET``, or the spec's bare ``JWT_SECRET``).
+    """
+    parts = path.split(".")
+    if len(parts) >= 3 and parts[1] == "options":
+        option = parts[-1]
+        return (
+            f"put the value in an environment variable and name it with {'.'.join(parts[:-1])}.{option}_env "
+            f"(e.g. {option}_env: OPENAI_API_KEY), or a file with {option}_file"
+        )
+    env = "MEMORIST_" + path.upper().replace(".", "__")
+    bare = [name for name, key in BARE_ENV.items() if path == f"auth.{key}"]
+    return f"set {env}" + (f" (or {bare[0]})" if bare else "") + " in the environment or a secrets file"
 
 
 def _secret_keys(data: Mapping[str, Any], prefix: str) -> list[str]:
@@ -335,11 +374,7 @@ def _secret_keys(data: Mapping[str, Any], prefix: str) -> list[str]:
         if isinstance(value, Mapping):
             found.extend(_secret_keys(value, f"{path}."))
         elif isinstance(key, str) and _SECRET_KEY.search(key) and value not in (None, ""):
-            env = "MEMORIST_" + path.upper().replace(".", "__")
-            found.append(
-                f"{path}: secrets are not read from the config file; set it in the "
-                f"environment ({env}, or the provider's *_env option) or a secrets file"
-            )
+            found.append(f"{path}: secrets are not read from the config file; {secret_advice(path)}")
     return found
 
 
@@ -352,6 +387,36 @@ def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str
         else:
             merged[key] = value
     return merged
+
+
+#: Where ``--config NAME`` finds the shipped configurations (``default``, ``openai``, ...):
+#: bundled in the package, or the ``configs/`` folder of a source checkout.
+SHIPPED_CONFIG_DIRS = (
+    Path(__file__).resolve().parent / "configs",
+    Path(__file__).resolve().parent.parent.parent / "configs",
+)
+
+
+def resolve_config_path(config: str | os.PathLike[str]) -> Path:
+    """A config file path; a shipped configuration by name works from any directory.
+
+    ``--config default`` (or ``default.yaml``, or ``configs/default.yaml`` outside the
+    repository root) names ``configs/default.yaml``; an existing path always wins.
+    """
+    path = Path(config)
+    if path.exists():
+        return path
+    if len(path.parts) == 1 or (len(path.parts) == 2 and path.parts[0] == "configs"):
+        name = path.name if path.suffix in (".yaml", ".yml") else f"{path.name}.yaml"
+        for folder in SHIPPED_CONFIG_DIRS:
+            if (folder / name).is_file():
+                return folder / name
+    return path
+
+
+def shipped_configs() -> list[str]:
+    names = {p.stem for folder in SHIPPED_CONFIG_DIRS if folder.is_dir() for p in folder.glob("*.yaml")}
+    return sorted(names)
 
 
 _SETTINGS_CLASSES: dict[tuple[tuple[str, type[BaseModel]], ...], type[Settings]] = {}
@@ -392,22 +457,40 @@ def load_settings(
     overrides: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] | None = None,
     sections: Mapping[str, type[BaseModel]] | None = None,
+    *,
+    data: Mapping[str, Any] | None = None,
 ) -> Settings:
     """Build settings from the YAML file, the environment and ``overrides``.
 
-    ``sections`` are the plugins' own settings sections (see :func:`settings_class`).
+    ``sections`` are the plugins' own settings sections (see :func:`settings_class`);
+    ``data`` stands in for the file's contents when the caller has read it already.
     Raises :class:`ConfigurationError` whose ``problems`` are one line each.
     """
     env = os.environ if environ is None else environ
-    path = config if config is not None else env.get(CONFIG_ENV)
-    data = read_config_file(Path(path)) if path else {}
-    token = _yaml_data.set(data)
+    if data is None:
+        path = config if config is not None else env.get(CONFIG_ENV)
+        data = read_config_file(resolve_config_path(path)) if path else {}
+    try:
+        return build_settings(data, overrides, env, sections)
+    except pydantic.ValidationError as exc:
+        raise ConfigurationError(format_validation_error(exc)) from None
+
+
+def build_settings(
+    data: Mapping[str, Any],
+    overrides: Mapping[str, Any] | None,
+    env: Mapping[str, str],
+    sections: Mapping[str, type[BaseModel]] | None = None,
+) -> Settings:
+    """``Settings`` (with the plugins' ``sections``) from file data, environment and overrides.
+
+    pydantic's error propagates: :func:`load_settings` turns it into one line per problem.
+    """
+    token = _yaml_data.set(dict(data))
     kwargs: dict[str, Any] = dict(overrides or {})
     if secrets_dir := env.get(SECRETS_DIR_ENV):
         kwargs["_secrets_dir"] = secrets_dir
     try:
         return settings_class(sections)(**kwargs)
-    except pydantic.ValidationError as exc:
-        raise ConfigurationError(format_validation_error(exc)) from None
     finally:
         _yaml_data.reset(token)

@@ -83,6 +83,6 @@ def open_memory(spec: dict[str, Any], mode: str) -> Any:
         os.environ.update(hashing_env())
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from memorist import Memory
+    from memorist import Engine as Memory
 
     return Memory.from_config(settings_for(spec, mode))

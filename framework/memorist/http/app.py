@@ -19,6 +19,7 @@ from ..auth.rate_limit import RateLimiter
 from ..auth.throttle import FailureThrottle
 from ..auth.tokens import TokenService
 from ..auth.users import UserStore
+from ..auth.warnings import secret_warnings
 from ..kernel import Kernel
 from ..mcp.http import add_mcp_route
 from ..plugins import Plugins
@@ -43,6 +44,9 @@ def create_app(
     settings: Settings | Kernel, plugins: Plugins | None = None
 ) -> falcon.App[falcon.Request, falcon.Response]:
     """Build the WSGI app serving both HTTP surfaces from a kernel (or from ``settings``)."""
+    base = settings.settings if isinstance(settings, Kernel) else settings
+    for warning in secret_warnings(base.auth):  # first: before the model load's own output
+        log.warning(warning)
     kernel = settings if isinstance(settings, Kernel) else Kernel.build(settings, plugins)
     settings = kernel.settings
     services = kernel.context
@@ -59,8 +63,6 @@ def create_app(
     address_limiter = RateLimiter(db, auth_settings.login_address_attempts, window)
     throttle = FailureThrottle(RateLimiter(db, auth_settings.failed_auth_attempts, window))
     authenticator = Authenticator(auth_settings, tokens, api_keys, users, throttle)
-    for warning in authenticator.startup_warnings():
-        log.warning(warning)
     auth = AuthServices(auth_settings, users, tokens, limiter, settings.limits, address_limiter)
     request_log = RequestLog(db, settings.request_log.retention_days)
     kernel.start_workers()
