@@ -24,6 +24,7 @@ from ..settings import Settings
 from ..worker import AddWorker
 from . import errors
 from .auth import Authenticator, AuthenticatorMiddleware
+from .dashboard import add_routes as add_dashboard_routes
 from .docs import DocsAsset, DocsPage
 from .health import HealthResource, RootResource
 from .middleware import RequestIdMiddleware
@@ -33,6 +34,7 @@ from .request_log import RequestLog, RequestLogMiddleware
 from .runtime import Runtime
 from .selfhosted.auth_routes import AuthServices
 from .selfhosted.routes import add_routes as add_selfhosted_routes
+from .selfhosted.users import DisabledUsers
 from .services import AppServices
 
 log = logging.getLogger("memorist.http")
@@ -54,10 +56,11 @@ def create_app(settings: Settings, plugins: Plugins | None = None) -> falcon.App
     secret = auth_settings.jwt_secret.get_secret_value() if auth_settings.jwt_secret else None
     tokens = TokenService(db, secret, auth_settings.access_token_minutes, auth_settings.refresh_token_days)
     limiter = RateLimiter(db, auth_settings.login_attempts, auth_settings.login_window_seconds)
-    authenticator = Authenticator(auth_settings, tokens, api_keys, users)
+    disabled = DisabledUsers(db)
+    authenticator = Authenticator(auth_settings, tokens, api_keys, users, disabled.is_disabled)
     for warning in authenticator.startup_warnings():
         log.warning(warning)
-    auth = AuthServices(auth_settings, users, tokens, limiter, settings.limits)
+    auth = AuthServices(auth_settings, users, tokens, limiter, settings.limits, disabled.is_disabled)
     request_log = RequestLog(db, settings.request_log.retention_days)
     events = event_store(db, settings)
     services.events = events
@@ -84,6 +87,7 @@ def create_app(settings: Settings, plugins: Plugins | None = None) -> falcon.App
     app.add_route("/openapi.json", OpenAPIResource(routes.openapi))
     app.add_route("/docs", DocsPage())
     app.add_route("/docs/static/{name}", DocsAsset())
+    add_dashboard_routes(app.add_route)
     plugins.hook.configure_app(app=app, services=services)
     return app
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+from collections.abc import Callable
 
 import falcon
 
@@ -26,8 +27,16 @@ ADMIN_KEY_MIN = 16
 
 
 class Authenticator:
-    def __init__(self, settings: AuthSettings, tokens: TokenService, keys: ApiKeyStore, users: UserStore) -> None:
+    def __init__(
+        self,
+        settings: AuthSettings,
+        tokens: TokenService,
+        keys: ApiKeyStore,
+        users: UserStore,
+        is_disabled: Callable[[str], bool] | None = None,
+    ) -> None:
         self._settings = settings
+        self._is_disabled = is_disabled
         self._tokens = tokens
         self._keys = keys
         self._users = users
@@ -59,6 +68,8 @@ class Authenticator:
             raise AuthenticationError(
                 "authentication required: send 'Authorization: Bearer <access token>' or 'X-API-Key: <key>'"
             )
+        if principal.user_id is not None and self._is_disabled is not None and self._is_disabled(principal.user_id):
+            raise AuthenticationError("this account is disabled; ask an admin")
         if policy == "jwt" and principal.auth_type != "jwt":
             raise AuthenticationError("this route needs a dashboard session: 'Authorization: Bearer <access token>'")
         if policy == "admin" and not principal.is_admin:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import falcon
 
 from .. import __version__
+from .dashboard import wants_html
 from .operations import operation
 from .runtime import Runtime
 
@@ -23,6 +24,19 @@ class HealthResource:
 
 
 class RootResource:
-    @operation("Service name, version and where the API explorer is", auth="open", tags=("service",))
+    @operation(
+        "Service name, version and where the API explorer is (a browser asking for HTML goes to /dashboard)",
+        auth="open",
+        tags=("service",),
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = {"name": "memorist", "version": __version__, "docs": "/docs", "openapi": "/openapi.json"}
+        resp.vary = ["Accept"]
+        if wants_html(req):
+            raise falcon.HTTPFound("/dashboard", headers={"Vary": "Accept"})
+        resp.media = {
+            "name": "memorist",
+            "version": __version__,
+            "docs": "/docs",
+            "openapi": "/openapi.json",
+            "dashboard": "/dashboard",
+        }

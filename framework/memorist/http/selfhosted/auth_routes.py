@@ -7,9 +7,11 @@ are rate limited per client address (429 with ``Retry-After``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import falcon
 
-from ...auth.errors import AuthMisconfigured, PermissionDenied
+from ...auth.errors import AuthenticationError, AuthMisconfigured, PermissionDenied
 from ...auth.rate_limit import RateLimiter
 from ...auth.tokens import TokenService
 from ...auth.users import UserStore
@@ -35,8 +37,10 @@ class AuthServices:
         tokens: TokenService,
         limiter: RateLimiter,
         limits: LimitsSettings,
+        is_disabled: Callable[[str], bool] | None = None,
     ) -> None:
         self.settings = settings
+        self.is_disabled = is_disabled
         self.users = users
         self.tokens = tokens
         self.limiter = limiter
@@ -59,7 +63,12 @@ class SetupStatus:
 
     @operation("Whether the first admin still has to register", auth="open", tags=TAGS, response=m.SetupStatus)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = {"needsSetup": self._auth.users.count() == 0}
+        # The two extra flags let the dashboard explain a misconfigured server before anyone types a password.
+        resp.media = {
+            "needsSetup": self._auth.users.count() == 0,
+            "authDisabled": self._auth.settings.disabled,
+            "jwtConfigured": bool(self._auth.settings.jwt_secret),
+        }
 
 
 class Register:
@@ -101,6 +110,8 @@ class Login:
         self._auth.limiter.hit(f"login:{client_address(req)}")
         body = parsing.body(req, m.Login, self._auth.limits)
         user = self._auth.users.authenticate(body.email, body.password)
+        if self._auth.is_disabled is not None and self._auth.is_disabled(user.id):
+            raise AuthenticationError("this account is disabled; ask an admin")
         resp.media = self._auth.tokens.issue(user.id).body()
 
 
@@ -119,7 +130,10 @@ class Refresh:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         self._auth.need_secret()
         body = parsing.body(req, m.Refresh, self._auth.limits)
-        _, pair = self._auth.tokens.rotate(body.refresh_token)
+        user_id, pair = self._auth.tokens.rotate(body.refresh_token)
+        if self._auth.is_disabled is not None and self._auth.is_disabled(user_id):
+            self._auth.tokens.revoke_user(user_id)
+            raise AuthenticationError("this account is disabled; ask an admin")
         resp.media = pair.body()
 
 

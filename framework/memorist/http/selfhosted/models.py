@@ -208,6 +208,8 @@ class ChangePassword(BaseModel):
 
 class SetupStatus(BaseModel):
     needsSetup: bool  # noqa: N815 - the wire name the dashboard reads
+    authDisabled: bool = False  # noqa: N815
+    jwtConfigured: bool = True  # noqa: N815
 
 
 class CreateKey(BaseModel):

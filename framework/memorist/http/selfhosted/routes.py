@@ -7,7 +7,7 @@ from collections.abc import Callable
 from ...auth.api_keys import ApiKeyStore
 from ..request_log import RequestLog
 from ..services import AppServices
-from . import admin, auth_routes, keys, memories
+from . import admin, auth_routes, keys, memories, users
 from .auth_routes import AuthServices
 
 
@@ -38,3 +38,7 @@ def add_routes(
     add("/requests", admin.Requests(request_log))
     add("/entities", admin.Entities(runtime))
     add("/entities/{entity_type}/{entity_id}", admin.OneEntity(runtime))
+    admin_users = users.UserAdmin(services.db, auth.users, auth.tokens, users.DisabledUsers(services.db))
+    add("/users", users.Users(admin_users))
+    add("/users/{user_id}", users.OneUser(admin_users, limits))
+    add("/users/{user_id}/password", users.UserPassword(admin_users, limits))
