@@ -97,3 +97,80 @@ def test_sign_in_rejects_a_wrong_password_then_signs_in_and_out(
     expect(page.get_by_role("heading", name="Sign in")).to_be_visible()  # nothing kept the session alive
     assert refresh
     network_guard.assert_no_script_errors(EXPECTED_HTTP_ERRORS)
+
+
+def test_add_search_explain_edit_delete_a_memory_with_its_history(
+    page: Page, server: Server, network_guard: NetworkGuard
+) -> None:
+    sign_in(page, server)
+    page.get_by_text("Add a memory by hand").click()
+    form = page.get_by_role("form", name="Add a memory")
+    form.get_by_label("Message", exact=True).fill("I moved to Lisbon in March and I am allergic to peanuts.")
+    form.get_by_label("user id").fill("alice")
+    form.get_by_label("agent id").fill("travel-bot")
+    form.get_by_role("checkbox", name=re.compile("Extract facts")).uncheck()  # stored verbatim: a known text
+    form.get_by_role("button", name="Add").click()
+    expect(form.locator(".add-result")).to_contain_text("Stored 1, merged 0, skipped 0")
+    expect(form.locator(".add-result")).to_contain_text("allergic to peanuts")
+    form.get_by_label("Message", exact=True).fill("My sister Maria lives in Porto and loves hiking.")
+    form.get_by_role("button", name="Add").click()
+    expect(form.locator(".add-result")).to_contain_text("Maria")
+    # The picker now has alice, with her count; the list shows both, newest first.
+    expect(page.get_by_label("Whose memories")).to_contain_text("alice (2)")
+    items = page.get_by_role("list", name="Memories, newest first").get_by_role("listitem")
+    expect(items).to_have_count(2)
+    expect(items.first).to_contain_text("Maria")
+    expect(page.get_by_text("Page 1 of 1 · 2 memories")).to_be_visible()
+    no_serious_a11y(page, "memories list")
+
+    page.get_by_role("searchbox", name="Search").fill("allergic to peanuts")
+    page.get_by_role("search").get_by_role("button", name="Search").click()
+    results = page.get_by_role("list", name="Search results")
+    expect(results.get_by_role("listitem").first).to_contain_text("peanuts")
+    first = results.get_by_role("listitem").first
+    for signal in ("Semantic", "Keyword", "Entity", "Temporal", "Context"):
+        expect(first.get_by_role("img", name=re.compile(rf"^{signal} \d\.\d{{3}}$"))).to_be_visible()
+    keyword = first.get_by_role("img", name=re.compile("^Keyword")).get_attribute("aria-label")
+    assert keyword is not None and float(keyword.split()[1]) > 0, keyword  # the words matched by the keyword retriever
+    no_serious_a11y(page, "search results with explain")
+
+    # Filters go to the server: a category no memory has leaves nothing.
+    page.get_by_text("Filters").click()
+    page.get_by_label("Categories").fill("no-such-category")
+    page.get_by_role("search").get_by_role("button", name="Search").click()
+    expect(page.get_by_text("Nothing matched.")).to_be_visible()
+
+    first_link = page.get_by_role("link", name=re.compile("allergic to peanuts"))
+    page.get_by_role("button", name="Back to the list").click()
+    first_link.click()
+    expect(page.get_by_role("heading", name="Memory", exact=True)).to_be_visible()
+    memory_id = page.url.rsplit("/", 1)[1]
+    edit = page.get_by_role("form", name="Edit memory")
+    edit.get_by_label("Text").fill("I moved to Lisbon in March and I am allergic to peanuts and shellfish.")
+    edit.get_by_label("Metadata (JSON)").fill('{"source": "dashboard"}')
+    edit.get_by_role("button", name="Save changes").click()
+    expect(page.locator("#status")).to_have_text("Memory updated.")
+    timeline = page.get_by_role("list", name="History, oldest first").get_by_role("listitem")
+    expect(timeline).to_have_count(2)
+    expect(timeline.nth(0)).to_contain_text("ADD")
+    expect(timeline.nth(1)).to_contain_text("UPDATE")
+    expect(timeline.nth(1)).to_contain_text("shellfish")
+    no_serious_a11y(page, "memory detail")
+    token = api_token(server)
+    stored = server.get(f"/memories/{memory_id}", headers=bearer(token)).json()
+    assert stored["memory"].endswith("shellfish.") and stored["metadata"] == {"source": "dashboard"}
+
+    # Delete asks first; cancelling keeps the memory.
+    page.get_by_role("button", name="Delete memory").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_contain_text("Its history is kept")
+    dialog.get_by_role("button", name="Cancel").click()
+    assert server.get(f"/memories/{memory_id}", headers=bearer(token)).status_code == 200
+    page.get_by_role("button", name="Delete memory").click()
+    page.get_by_role("dialog").get_by_role("button", name="Delete").click()
+    expect(page.get_by_role("heading", name="Memories")).to_be_visible()
+    assert server.get(f"/memories/{memory_id}", headers=bearer(token)).status_code == 404
+    page.goto(f"{server.url}/dashboard#/memory/{memory_id}")  # a deleted memory still shows its history
+    expect(page.get_by_role("heading", name="Memory not found")).to_be_visible()
+    expect(page.get_by_role("list", name="History, oldest first").get_by_role("listitem")).to_have_count(3)
+    network_guard.assert_no_script_errors(EXPECTED_HTTP_ERRORS)
