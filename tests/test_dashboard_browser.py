@@ -174,3 +174,192 @@ def test_add_search_explain_edit_delete_a_memory_with_its_history(
     expect(page.get_by_role("heading", name="Memory not found")).to_be_visible()
     expect(page.get_by_role("list", name="History, oldest first").get_by_role("listitem")).to_have_count(3)
     network_guard.assert_no_script_errors(EXPECTED_HTTP_ERRORS)
+
+
+def test_entities_counts_graph_and_cascade_delete(page: Page, server: Server, network_guard: NetworkGuard) -> None:
+    token = api_token(server)
+    for text, agent, run in [
+        ("Bob plays chess on Sundays", "coach", "r1"),
+        ("Bob drinks green tea", "coach", "r2"),
+        ("Bob's flight leaves Friday", "travel-bot", None),
+    ]:
+        body = {"messages": [{"role": "user", "content": text}], "user_id": "bob", "agent_id": agent, "infer": False}
+        if run:
+            body["run_id"] = run
+        assert server.post("/memories", json=body, headers=bearer(token)).status_code == 200
+    sign_in(page, server)
+    page.get_by_role("link", name="Entities").click()
+    table = page.get_by_role("table", name="Users, agents, runs and apps")
+    bob = table.locator("tr[data-entity='user:bob']")
+    expect(bob).to_contain_text("3")
+    expect(table.locator("tr[data-entity='agent:coach']")).to_contain_text("2")
+    no_serious_a11y(page, "entities")
+    bob.get_by_role("button", name="Open").click()
+    graph = page.get_by_role("img", name="Entities sharing memories with user bob")
+    expect(graph).to_be_visible()
+    expect(graph.locator("g.node")).to_have_count(5)  # bob, coach, travel-bot, r1, r2
+    shares = page.get_by_role("table", name="Shares memories with")
+    expect(shares.get_by_role("row", name=re.compile("agent:coach"))).to_contain_text("2")
+    expect(page.get_by_text("Bob drinks green tea")).to_be_visible()
+    no_serious_a11y(page, "entity detail with graph")
+
+    bob.get_by_role("button", name="Delete user bob").click()
+    dialog = page.get_by_role("dialog")
+    expect(dialog).to_contain_text("all 3 of its memories")
+    dialog.get_by_role("button", name="Delete all").click()
+    expect(page.locator("#status")).to_contain_text("deleted user 'bob' and 3 memories")
+    expect(table.locator("tr[data-entity='user:bob']")).to_have_count(0)
+    assert server.get("/memories?user_id=bob", headers=bearer(token)).json()["count"] == 0
+    network_guard.assert_no_script_errors()
+
+
+def test_api_key_create_copy_use_and_revoke(page: Page, server: Server, network_guard: NetworkGuard) -> None:
+    sign_in(page, server)
+    page.get_by_role("link", name="API keys").click()
+    expect(page.get_by_text("No keys yet.")).to_be_visible()
+    page.get_by_label("Label").fill("ci-agent")
+    page.get_by_role("button", name="Create key").click()
+    shown = page.get_by_label("New key “ci-agent”")
+    expect(shown).to_have_value(re.compile(r"^svcsk_"))
+    key = shown.input_value()
+    expect(page.get_by_text("Shown only this once")).to_be_visible()
+    no_serious_a11y(page, "API keys with a new key")
+    row = page.get_by_role("table", name="Your active keys").get_by_role("row", name=re.compile("ci-agent"))
+    expect(row).to_contain_text(key[:10])
+    expect(row).to_contain_text("never")
+    assert key not in page.get_by_role("table").inner_text()  # the list shows a prefix only
+
+    # The new key works from any client, and the dashboard then shows its last use.
+    resp = requests.get(f"{server.url}/memories?user_id=alice", headers={"X-API-Key": key}, timeout=10)
+    assert resp.status_code == 200, resp.text
+    page.reload()
+    expect(row).not_to_contain_text("never")
+
+    page.get_by_role("button", name="Revoke ci-agent").click()
+    page.get_by_role("dialog").get_by_role("button", name="Revoke").click()
+    expect(page.locator("#status")).to_have_text("Key “ci-agent” revoked.")
+    expect(page.get_by_text("No keys yet.")).to_be_visible()
+    resp = requests.get(f"{server.url}/memories?user_id=alice", headers={"X-API-Key": key}, timeout=10)
+    assert resp.status_code == 401
+    network_guard.assert_no_script_errors()
+
+
+def test_request_log_filters_and_refreshes_itself(page: Page, server: Server, network_guard: NetworkGuard) -> None:
+    sign_in(page, server)
+    page.get_by_role("link", name="Request log").click()
+    table = page.get_by_role("table")
+    expect(table).to_contain_text("/auth/login")
+    no_serious_a11y(page, "request log")
+    page.get_by_label("Status").select_option("4")
+    statuses = table.locator("tbody td:nth-child(4)")
+    expect(statuses.filter(has_not_text=re.compile(r"^\s*4\d\d"))).to_have_count(0)
+    expect(statuses.filter(has_text="401").first).to_be_visible()  # the wrong password earlier
+    page.get_by_label("Status").select_option("")
+    page.get_by_label("Path contains").fill("/no-such-thing")
+    expect(table.locator("caption")).to_have_text("0 requests, newest first")
+    page.get_by_label("Path contains").fill("/health")
+    expect(table.locator("caption")).to_have_text("0 requests, newest first")
+    # A request made elsewhere appears without touching the page (auto-refresh every 5 s).
+    assert server.get("/health").status_code == 200
+    expect(table.locator("tbody tr").first).to_contain_text("/health", timeout=15_000)
+    network_guard.assert_no_script_errors()
+
+
+def test_configuration_change_and_the_servers_validation_error_beside_the_field(
+    page: Page, server: Server, network_guard: NetworkGuard
+) -> None:
+    sign_in(page, server)
+    page.get_by_role("link", name="Configuration").click()
+    expect(page.get_by_role("heading", name="Health")).to_be_visible()
+    expect(page.get_by_role("heading", name="Health").locator("..")).to_contain_text("hashing")
+    expect(page.get_by_label("Provider").first).to_have_value("heuristic")
+    no_serious_a11y(page, "configuration")
+
+    pool = page.get_by_label("candidate_pool")
+    pool.fill("5")  # the server requires >= 10
+    page.get_by_role("button", name="Apply changes").click()
+    error = page.locator("#cfg-engine-candidate_pool-error")
+    expect(error).to_contain_text("engine.candidate_pool")
+    expect(error).to_contain_text("10")
+    expect(pool).to_have_attribute("aria-invalid", "true")
+    expect(pool).to_be_focused()
+    no_serious_a11y(page, "configuration with a validation error")
+    assert server.get("/configure", headers=ADMIN).json()["engine"]["candidate_pool"] == 100  # nothing stored
+
+    options = page.locator("#cfg-reranker-options")
+    options.fill('{"bogus": 1}')
+    pool.fill("150")
+    page.get_by_role("button", name="Apply changes").click()
+    expect(page.locator("#cfg-reranker-options-error")).to_contain_text("reranker.options.bogus: unknown option")
+    options.fill("{}")
+    page.get_by_role("button", name="Apply changes").click()
+    expect(page.locator("#status")).to_have_text("Configuration applied.")
+    expect(page.get_by_label("candidate_pool")).to_have_value("150")
+    assert server.get("/configure", headers=ADMIN).json()["engine"]["candidate_pool"] == 150
+    network_guard.assert_no_script_errors(EXPECTED_HTTP_ERRORS)
+
+
+def test_users_admin_create_role_disable_password_delete(page: Page, server: Server, network_guard: NetworkGuard) -> None:
+    sign_in(page, server)
+    page.get_by_role("link", name="Users").click()
+    create = page.get_by_role("form", name="Create an account")
+    create.get_by_label("Name").fill("Bea")
+    create.get_by_label("Email").fill("bea@example.com")
+    create.get_by_label("Password").fill("bea-password-1")
+    create.get_by_role("button", name="Create account").click()
+    row = page.locator("tr[data-user='bea@example.com']")
+    expect(row).to_contain_text("active")
+    no_serious_a11y(page, "users")
+    login = {"email": "bea@example.com", "password": "bea-password-1"}
+    assert server.post("/auth/login", json=login).status_code == 200
+
+    row.get_by_role("button", name="Disable").click()
+    expect(row).to_contain_text("disabled")
+    assert server.post("/auth/login", json=login).status_code == 401
+    row.get_by_role("button", name="Enable").click()
+    expect(row).to_contain_text("active")
+    assert server.post("/auth/login", json=login).status_code == 200
+
+    row.get_by_label("Role of bea@example.com").select_option("admin")
+    expect(page.locator("#status")).to_have_text("bea@example.com is now admin.")
+    assert {u["email"]: u["role"] for u in server.get("/users", headers=ADMIN).json()["results"]}["bea@example.com"] == "admin"
+
+    page.once("dialog", lambda d: d.accept("bea-new-password"))  # the prompt for the new password
+    row.get_by_role("button", name="Set password").click()
+    expect(page.locator("#status")).to_have_text("Password of bea@example.com set.")
+    assert server.post("/auth/login", json={**login, "password": "bea-new-password"}).status_code == 200
+
+    # The signed-in admin cannot disable or delete themself from here.
+    me = page.locator(f"tr[data-user='{EMAIL}']")
+    expect(me.get_by_role("button", name="Disable")).to_be_disabled()
+    row.get_by_role("button", name="Delete bea@example.com").click()
+    page.get_by_role("dialog").get_by_role("button", name="Delete").click()
+    expect(row).to_have_count(0)
+    assert server.post("/auth/login", json={**login, "password": "bea-new-password"}).status_code == 401
+    network_guard.assert_no_script_errors()
+
+
+def test_change_password_signs_out_everywhere(page: Page, server: Server, network_guard: NetworkGuard) -> None:
+    sign_in(page, server)
+    page.get_by_role("link", name="Account").click()
+    form = page.get_by_role("form", name="Change password")
+    form.get_by_label("Current password").fill("wrong password")
+    form.get_by_label("New password").fill("a new password 2")
+    form.get_by_role("button", name="Change password").click()
+    expect(form.get_by_role("alert")).to_have_text("current password is wrong")
+    no_serious_a11y(page, "account")
+    form.get_by_label("Current password").fill(PASSWORD)
+    form.get_by_role("button", name="Change password").click()
+    expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+    expect(page.get_by_text("Sign in with the new password.")).to_be_visible()
+    assert server.post("/auth/login", json={"email": EMAIL, "password": PASSWORD}).status_code == 401
+    sign_in(page, server, password="a new password 2")
+    # Put the password back for the tests that follow.
+    token = server.post("/auth/login", json={"email": EMAIL, "password": "a new password 2"}).json()["access_token"]
+    resp = server.post(
+        "/auth/change-password",
+        headers=bearer(token),
+        json={"current_password": "a new password 2", "new_password": PASSWORD},
+    )
+    assert resp.status_code == 200, resp.text
+    network_guard.assert_no_script_errors(EXPECTED_HTTP_ERRORS)
