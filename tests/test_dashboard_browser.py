@@ -363,3 +363,83 @@ def test_change_password_signs_out_everywhere(page: Page, server: Server, networ
     )
     assert resp.status_code == 200, resp.text
     network_guard.assert_no_script_errors(EXPECTED_HTTP_ERRORS)
+
+
+def test_dark_mode_follows_the_system_and_the_toggle(
+    page: Page, server: Server, network_guard: NetworkGuard
+) -> None:
+    page.emulate_media(color_scheme="dark")
+    sign_in(page, server)
+    html = page.locator("html")
+    expect(html).to_have_attribute("data-theme", "dark")
+    toggle = page.get_by_role("button", name="Light mode")
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    for screen_link in ("Memories", "Entities", "API keys", "Request log", "Configuration", "Users", "Account"):
+        page.get_by_role("link", name=screen_link, exact=True).click()
+        expect(page.get_by_role("heading", level=1)).to_be_visible()
+        no_serious_a11y(page, f"{screen_link} (dark)")
+    toggle.click()
+    expect(html).to_have_attribute("data-theme", "light")
+    page.reload()  # the choice outlives a reload, over the system preference
+    expect(html).to_have_attribute("data-theme", "light")
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background == "rgb(245, 246, 250)", background
+    network_guard.assert_no_script_errors()
+
+
+def test_narrow_screen_has_no_horizontal_scroll(page: Page, server: Server, network_guard: NetworkGuard) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    sign_in(page, server)
+    for screen_link in ("Memories", "Entities", "Request log", "Configuration", "Users"):
+        page.get_by_role("link", name=screen_link, exact=True).click()
+        expect(page.get_by_role("heading", level=1)).to_be_visible()
+        page.wait_for_load_state("networkidle")
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 0, f"{screen_link} scrolls sideways by {overflow}px at 390px wide"
+    network_guard.assert_no_script_errors()
+
+
+def test_expired_access_token_is_renewed_then_a_revoked_login_ends_the_session(
+    page: Page, server: Server, network_guard: NetworkGuard
+) -> None:
+    """Access tokens live one minute here (``MEMORIST_AUTH__ACCESS_TOKEN_MINUTES=1``): wait one out."""
+    sign_in(page, server)
+    first = page.evaluate("({a: sessionStorage.getItem('memorist.access'), r: sessionStorage.getItem('memorist.refresh')})")
+    assert server.get("/auth/me", headers=bearer(first["a"])).status_code == 200
+    deadline = time.monotonic() + 75
+    while server.get("/auth/me", headers=bearer(first["a"])).status_code == 200:
+        assert time.monotonic() < deadline, "the access token did not expire"
+        time.sleep(2)
+    # The page's next call finds its token expired, rotates the pair and carries on.
+    page.get_by_role("link", name="Entities").click()
+    expect(page.get_by_role("heading", name="Entities")).to_be_visible()
+    expect(page.locator("#main .error")).to_have_count(0)
+    second = page.evaluate("({a: sessionStorage.getItem('memorist.access'), r: sessionStorage.getItem('memorist.refresh')})")
+    assert second["a"] != first["a"] and second["r"] != first["r"]
+    # Replaying the used refresh token revokes the whole login (theft detection) ...
+    replay = server.post("/auth/refresh", json={"refresh_token": first["r"]})
+    assert replay.status_code == 401 and "already used" in replay.json()["detail"]
+    # ... so once the page's access token is expired again, it cannot renew and asks to sign in.
+    page.evaluate("t => sessionStorage.setItem('memorist.access', t)", first["a"])
+    page.get_by_role("link", name="Memories").click()
+    expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+    expect(page.get_by_text(re.compile("Your session expired"))).to_be_visible()
+    assert page.evaluate("sessionStorage.length") == 0
+    network_guard.assert_no_script_errors(EXPECTED_HTTP_ERRORS)
+
+
+def test_missing_jwt_secret_gets_a_screen_with_the_fix(
+    page: Page, tmp_path_factory: pytest.TempPathFactory, network_guard: NetworkGuard
+) -> None:
+    env = {"PYTHONPATH": CODE_PATH, "JWT_SECRET": ""}
+    srv = Server(tmp_path_factory.mktemp("no-secret") / "data", env=env, workers=1).start()
+    try:
+        body = {"name": "A", "email": "a@example.com", "password": "long enough"}
+        assert srv.post("/auth/register", json=body).status_code == 500
+        page.goto(f"{srv.url}/dashboard")
+        expect(page.get_by_role("heading", name="The server cannot sign anyone in")).to_be_visible()
+        expect(page.get_by_text("JWT_SECRET=<that value> memorist serve")).to_be_visible()
+        no_serious_a11y(page, "missing JWT_SECRET")
+    finally:
+        srv.stop()
+    network_guard.assert_no_script_errors()
