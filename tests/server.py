@@ -31,7 +31,8 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("MEMORIST_")},
-            "PYTHONPATH": str(ROOT),
+            # This tree's code first (an editable install may point at another checkout of the project).
+            "PYTHONPATH": os.pathsep.join(str(p) for p in (ROOT, ROOT / "framework", ROOT / "plugins")),
             "MEMORIST_DATA_DIR": str(data_dir),
             "MEMORIST_PLUGIN_MODULES": "tests.plugins.hashing",
             "MEMORIST_EMBEDDER__PROVIDER": "hashing",

@@ -80,6 +80,10 @@ README_POLICY: dict[tuple[str, str], Policy] = {
     ("POST", "/auth/change-password"): "user",
     ("POST", "/auth/users"): "admin",
     ("GET", "/auth/users"): "admin",
+    ("GET", "/users"): "admin",
+    ("PATCH", "/users/{user_id}"): "admin",
+    ("DELETE", "/users/{user_id}"): "admin",
+    ("POST", "/users/{user_id}/password"): "admin",
     ("GET", "/api-keys"): "jwt",
     ("POST", "/api-keys"): "jwt",
     ("DELETE", "/api-keys/{key_id}"): "jwt",
@@ -388,6 +392,21 @@ def _entity(env: Env, platform: bool) -> str:
     return name
 
 
+def _fresh_user(env: Env) -> str:
+    body = {"name": "Spare", "email": f"spare-{env.fresh()}@matrix.test", "password": "spare-password"}
+    return str(env.ok(env.server.post("/auth/users", headers=ADMIN, json=body), 201)["id"])
+
+
+def _user_id(env: Env, email: str) -> str:
+    users = env.ok(env.server.get("/auth/users", headers=ADMIN))
+    return str(next(u["id"] for u in users if u["email"] == email))
+
+
+def _user_target(env: Env, mode: str) -> str:
+    """A fresh account for an allowed call; the seeded user for a refused one (re-read afterwards)."""
+    return _fresh_user(env) if mode == "fresh" else _user_id(env, USER["email"])
+
+
 def _fresh_memory(env: Env) -> str:
     return env.memory(f"matrix-{env.fresh()}")
 
@@ -480,6 +499,15 @@ SPECS: dict[tuple[str, str], Spec] = {
                 }
             },
         ),
+    ),
+    ("GET", "/users"): Spec(200, lambda e, p, m: ("/users", {})),
+    ("PATCH", "/users/{user_id}"): Spec(
+        200,
+        lambda e, p, m: (f"/users/{_user_target(e, m)}", {"json": {"role": "user" if m == "fresh" else "admin"}}),
+    ),
+    ("DELETE", "/users/{user_id}"): Spec(200, lambda e, p, m: (f"/users/{_user_target(e, m)}", {})),
+    ("POST", "/users/{user_id}/password"): Spec(
+        200, lambda e, p, m: (f"/users/{_user_target(e, m)}/password", {"json": {"password": "pwned-password"}})
     ),
     ("GET", "/api-keys"): Spec(200, lambda e, p, m: ("/api-keys", {})),
     ("POST", "/api-keys"): Spec(201, lambda e, p, m: ("/api-keys", {"json": {"label": "matrix"}})),
@@ -715,7 +743,7 @@ def expect(principal: str, route: Route) -> Expect:
 
 def family(route: Route) -> str:
     """Routes whose refused writes are checked by re-reading the same data."""
-    if route.key == ("POST", "/auth/change-password"):
+    if route.key in (("POST", "/auth/change-password"), ("POST", "/users/{user_id}/password")):
         return "password"
     if route.path.startswith("/api/v1/admin/"):
         return "platform-admin"
@@ -725,7 +753,7 @@ def family(route: Route) -> str:
         return "platform"
     if route.path.startswith("/configure"):
         return "configure"
-    if route.path.startswith(("/auth", "/api-keys")):
+    if route.path.startswith(("/auth", "/api-keys", "/users")):
         return "accounts"
     return "memories"
 
@@ -750,9 +778,9 @@ def witness(env: Env, route: Route) -> Any:
         return state
     if route.path.startswith("/configure"):
         return read(s.get("/configure", headers=ADMIN))
-    if route.key == ("POST", "/auth/change-password"):  # the refused change must not have taken
+    if family(route) == "password":  # the refused change must not have taken
         return s.post("/auth/login", json={"email": USER["email"], "password": "pwned-password"}).status_code
-    if route.path.startswith(("/auth", "/api-keys")):
+    if route.path.startswith(("/auth", "/api-keys", "/users")):
         return (
             read(s.get("/auth/users", headers=ADMIN)),
             read(s.get("/api-keys", headers=bearer(env.user_token))),

@@ -16,12 +16,9 @@ import requests
 from playwright.sync_api import Page, expect
 
 from .browser import NetworkGuard, axe_violations, browser_type_launch_args, context, network_guard  # noqa: F401
-from .server import ADMIN, ROOT, Server, bearer
+from .server import ADMIN, Server, bearer
 
 pytestmark = pytest.mark.slow
-
-#: This tree's code first in the server process too (an editable install may point at another checkout).
-CODE_PATH = f"{ROOT}:{ROOT / 'framework'}:{ROOT / 'plugins'}"
 
 EMAIL, PASSWORD = "ada@example.com", "correct horse battery"
 #: Failed fetches the tests provoke on purpose log a console error; they are shown to the user.
@@ -30,7 +27,7 @@ EXPECTED_HTTP_ERRORS = ("the server responded with a status of",)
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    env = {"PYTHONPATH": CODE_PATH, "MEMORIST_AUTH__ACCESS_TOKEN_MINUTES": "1", "MEMORIST_AUTH__LOGIN_ATTEMPTS": "1000"}
+    env = {"MEMORIST_AUTH__ACCESS_TOKEN_MINUTES": "1", "MEMORIST_AUTH__LOGIN_ATTEMPTS": "1000"}
     srv = Server(tmp_path_factory.mktemp("dashboard") / "data", env=env, workers=1).start()
     yield srv
     srv.stop()
@@ -431,7 +428,7 @@ def test_expired_access_token_is_renewed_then_a_revoked_login_ends_the_session(
 def test_missing_jwt_secret_gets_a_screen_with_the_fix(
     page: Page, tmp_path_factory: pytest.TempPathFactory, network_guard: NetworkGuard
 ) -> None:
-    env = {"PYTHONPATH": CODE_PATH, "JWT_SECRET": ""}
+    env = {"JWT_SECRET": ""}
     srv = Server(tmp_path_factory.mktemp("no-secret") / "data", env=env, workers=1).start()
     try:
         body = {"name": "A", "email": "a@example.com", "password": "long enough"}
