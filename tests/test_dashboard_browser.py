@@ -15,14 +15,21 @@ import pytest
 import requests
 from playwright.sync_api import Page, expect
 
-from .browser import NetworkGuard, axe_violations, browser_type_launch_args, context, network_guard  # noqa: F401
+from . import browser as pw
+from .browser import NetworkGuard, axe_violations
 from .server import ADMIN, Server, bearer
+
+# The Playwright fixtures of tests/browser.py (Debian's chromium, the network guard), for this module.
+browser_type_launch_args = pw.browser_type_launch_args
+context = pw.context
+network_guard = pw.network_guard
 
 pytestmark = pytest.mark.slow
 
 EMAIL, PASSWORD = "ada@example.com", "correct horse battery"
 #: Failed fetches the tests provoke on purpose log a console error; they are shown to the user.
 EXPECTED_HTTP_ERRORS = ("the server responded with a status of",)
+TOKENS_JS = "({a: sessionStorage.getItem('memorist.access'), r: sessionStorage.getItem('memorist.refresh')})"
 
 
 @pytest.fixture(scope="module")
@@ -296,7 +303,9 @@ def test_configuration_change_and_the_servers_validation_error_beside_the_field(
     network_guard.assert_no_script_errors(EXPECTED_HTTP_ERRORS)
 
 
-def test_users_admin_create_role_disable_password_delete(page: Page, server: Server, network_guard: NetworkGuard) -> None:
+def test_users_admin_create_role_disable_password_delete(
+    page: Page, server: Server, network_guard: NetworkGuard
+) -> None:
     sign_in(page, server)
     page.get_by_role("link", name="Users").click()
     create = page.get_by_role("form", name="Create an account")
@@ -319,7 +328,8 @@ def test_users_admin_create_role_disable_password_delete(page: Page, server: Ser
 
     row.get_by_label("Role of bea@example.com").select_option("admin")
     expect(page.locator("#status")).to_have_text("bea@example.com is now admin.")
-    assert {u["email"]: u["role"] for u in server.get("/users", headers=ADMIN).json()["results"]}["bea@example.com"] == "admin"
+    roles = {u["email"]: u["role"] for u in server.get("/users", headers=ADMIN).json()["results"]}
+    assert roles["bea@example.com"] == "admin"
 
     page.once("dialog", lambda d: d.accept("bea-new-password"))  # the prompt for the new password
     row.get_by_role("button", name="Set password").click()
@@ -362,9 +372,7 @@ def test_change_password_signs_out_everywhere(page: Page, server: Server, networ
     network_guard.assert_no_script_errors(EXPECTED_HTTP_ERRORS)
 
 
-def test_dark_mode_follows_the_system_and_the_toggle(
-    page: Page, server: Server, network_guard: NetworkGuard
-) -> None:
+def test_dark_mode_follows_the_system_and_the_toggle(page: Page, server: Server, network_guard: NetworkGuard) -> None:
     page.emulate_media(color_scheme="dark")
     sign_in(page, server)
     html = page.locator("html")
@@ -401,7 +409,7 @@ def test_expired_access_token_is_renewed_then_a_revoked_login_ends_the_session(
 ) -> None:
     """Access tokens live one minute here (``MEMORIST_AUTH__ACCESS_TOKEN_MINUTES=1``): wait one out."""
     sign_in(page, server)
-    first = page.evaluate("({a: sessionStorage.getItem('memorist.access'), r: sessionStorage.getItem('memorist.refresh')})")
+    first = page.evaluate(TOKENS_JS)
     assert server.get("/auth/me", headers=bearer(first["a"])).status_code == 200
     deadline = time.monotonic() + 75
     while server.get("/auth/me", headers=bearer(first["a"])).status_code == 200:
@@ -411,7 +419,7 @@ def test_expired_access_token_is_renewed_then_a_revoked_login_ends_the_session(
     page.get_by_role("link", name="Entities").click()
     expect(page.get_by_role("heading", name="Entities")).to_be_visible()
     expect(page.locator("#main .error")).to_have_count(0)
-    second = page.evaluate("({a: sessionStorage.getItem('memorist.access'), r: sessionStorage.getItem('memorist.refresh')})")
+    second = page.evaluate(TOKENS_JS)
     assert second["a"] != first["a"] and second["r"] != first["r"]
     # Replaying the used refresh token revokes the whole login (theft detection) ...
     replay = server.post("/auth/refresh", json={"refresh_token": first["r"]})

@@ -18,14 +18,14 @@ import pytest
 import requests
 from playwright.sync_api import Page, Request, expect
 
-from .browser import (  # noqa: F401 - fixtures
-    NetworkGuard,
-    browser_type_launch_args,
-    context,
-    network_guard,
-    require_chromium,
-)
+from . import browser as pw
+from .browser import NetworkGuard, require_chromium
 from .server import Server, bearer
+
+# The Playwright fixtures of tests/browser.py (Debian's chromium, the network guard), for this module.
+browser_type_launch_args = pw.browser_type_launch_args
+context = pw.context
+network_guard = pw.network_guard
 
 pytestmark = pytest.mark.slow
 

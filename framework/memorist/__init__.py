@@ -15,7 +15,7 @@ __all__ = ["Memory", "__version__"]
 def __getattr__(name: str) -> object:
     # Lazy: ``import memorist`` stays cheap for the CLI and plugin authors.
     if name == "Memory":
-        from .engine.memory import Memory
+        from .api import Memory
 
         return Memory
     raise AttributeError(name)

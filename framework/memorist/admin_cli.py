@@ -7,22 +7,19 @@ import json
 import click
 
 from .bootstrap import Bootstrap
+from .console import checked_settings, fail
 from .errors import MemoristError
 
 
 def _bootstrap(config: str | None) -> Bootstrap:
-    from .cli import checked_settings
-    from .db import Database
+    """Open the database the way every process does (migrations, ``database_ready``); no engine is built."""
+    from .kernel import open_database
 
-    settings, _ = checked_settings(config)
-    db = Database(settings.database_url)
-    db.upgrade()
-    return Bootstrap(db)
+    settings, plugins = checked_settings(config)
+    return Bootstrap(open_database(settings, plugins))
 
 
 def _run(action: object) -> None:
-    from .cli import fail
-
     try:
         result = action()  # type: ignore[operator]
     except MemoristError as exc:

@@ -8,41 +8,17 @@ through the ``register_commands`` hook.
 from __future__ import annotations
 
 import json
-import sys
 from typing import Any
 
 import click
 
 from . import __version__
-from .components import validate_settings
-from .errors import ConfigurationError, MemoristError
-from .plugins import Plugins, load_plugins
+from .console import EXIT_CONFIG, checked_settings, fail
+from .errors import MemoristError
+from .plugins import load_plugins
 from .registry import ProviderRegistry
-from .settings import Settings, load_settings
 
-EXIT_CONFIG = 2
-
-
-def fail(exc: MemoristError) -> None:
-    """Print each problem on its own line and exit non-zero."""
-    lines = exc.problems if isinstance(exc, ConfigurationError) else [exc.message]
-    for line in lines:
-        click.echo(f"error: {line}", err=True)
-    sys.exit(EXIT_CONFIG)
-
-
-def checked_settings(
-    config: str | None, overrides: dict[str, Any] | None = None, plugins: Plugins | None = None
-) -> tuple[Settings, Plugins]:
-    """Settings validated against the installed providers, or exit 2 with the problems."""
-    try:
-        plugins = plugins or load_plugins()
-        settings = load_settings(config, overrides)
-        validate_settings(settings, ProviderRegistry.from_plugins(plugins))
-    except MemoristError as exc:
-        fail(exc)
-        raise  # unreachable; keeps type checkers honest
-    return settings, plugins
+__all__ = ["EXIT_CONFIG", "checked_settings", "cli", "fail", "main"]
 
 
 config_option = click.option(
@@ -97,20 +73,12 @@ def worker(config: str | None, threads: int | None) -> None:
     """Process queued asynchronous adds without serving HTTP (run as many as you like)."""
     import signal
 
-    from .db import Database
-    from .http.app import event_store
-    from .http.runtime import Runtime
-    from .worker import AddWorker
+    from .kernel import Kernel
 
     settings, plugins = checked_settings(config)
-    db = Database(settings.database_url)
-    db.upgrade()
-    plugins.hook.database_ready(db=db)
-    runtime = Runtime(settings, plugins, db)
+    kernel = Kernel.build(settings, plugins)
     count = threads or max(settings.queue.workers, 1)
-    add_worker = AddWorker(
-        lambda: runtime.memory, event_store(db, settings), threads=count, poll_seconds=settings.queue.poll_seconds
-    )
+    add_worker = kernel.worker(count)
     signal.signal(signal.SIGTERM, lambda *_: add_worker.stop())
     signal.signal(signal.SIGINT, lambda *_: add_worker.stop())
     click.echo(f"memorist worker: {count} threads on {settings.database_url.split('@')[-1]}")

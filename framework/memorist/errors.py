@@ -6,6 +6,11 @@ from an exception's type name, and the CLI prints ``str(error)`` on one line.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pydantic
+
 
 class MemoristError(Exception):
     """Base of every error Memorist raises on purpose."""
@@ -65,3 +70,18 @@ class CapabilityError(MemoristError):
     """A provider was asked for something it cannot do (e.g. free text from the heuristic)."""
 
     status = 400
+
+
+def format_validation_error(exc: pydantic.ValidationError, prefix: str = "") -> list[str]:
+    """One ``key.path: message`` line per problem, the way every config error is shown."""
+    lines = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"])
+        key = f"{prefix}.{loc}" if prefix and loc else (prefix or loc)
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown option"
+        elif err["type"] == "missing":
+            msg = "field required"
+        lines.append(f"{key}: {msg}")
+    return lines

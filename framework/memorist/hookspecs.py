@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     import click
     import falcon
 
+    from .context import PluginContext as AppServices
     from .db import Database
-    from .http.services import AppServices
     from .providers import Embedder, EntityExtractor, LanguageModel, Reranker, VectorStore
     from .records import MemoryRecord
 

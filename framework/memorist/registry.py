@@ -9,12 +9,11 @@ name the configuration key they concern, e.g.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import pydantic
 
-from .errors import ConfigurationError, PluginError, UnknownProviderError
-from .plugins import Plugins
+from .errors import ConfigurationError, PluginError, UnknownProviderError, format_validation_error
 from .providers import PROVIDER_KINDS, Provider, ProviderContext
 
 _HOOK_FOR_KIND = {
@@ -25,20 +24,14 @@ _HOOK_FOR_KIND = {
     "entity_extractor": "register_entity_extractors",
 }
 
+__all__ = ["ProviderRegistry", "format_validation_error"]
 
-def format_validation_error(exc: pydantic.ValidationError, prefix: str = "") -> list[str]:
-    """One ``key.path: message`` line per problem, the way every config error is shown."""
-    lines = []
-    for err in exc.errors():
-        loc = ".".join(str(p) for p in err["loc"])
-        key = f"{prefix}.{loc}" if prefix and loc else (prefix or loc)
-        msg = err["msg"]
-        if err["type"] == "extra_forbidden":
-            msg = "unknown option"
-        elif err["type"] == "missing":
-            msg = "field required"
-        lines.append(f"{key}: {msg}")
-    return lines
+
+class HasHooks(Protocol):
+    """Anything with a pluggy hook relay (``Plugins``); the registry needs no more of it."""
+
+    @property
+    def hook(self) -> Any: ...
 
 
 class ProviderRegistry:
@@ -48,7 +41,7 @@ class ProviderRegistry:
         self._classes: dict[str, dict[str, type[Provider]]] = {k: {} for k in PROVIDER_KINDS}
 
     @classmethod
-    def from_plugins(cls, plugins: Plugins) -> ProviderRegistry:
+    def from_plugins(cls, plugins: HasHooks) -> ProviderRegistry:
         registry = cls()
         for kind, hook_name in _HOOK_FOR_KIND.items():
             getattr(plugins.hook, hook_name)(register=lambda c, kind=kind: registry.add(kind, c))

@@ -24,8 +24,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
-from .errors import ConfigurationError
-from .registry import format_validation_error
+from .errors import ConfigurationError, format_validation_error
 
 CONFIG_ENV = "MEMORIST_CONFIG"
 SECRETS_DIR_ENV = "MEMORIST_SECRETS_DIR"

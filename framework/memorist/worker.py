@@ -1,12 +1,8 @@
 """Workers of the durable add queue: threads in each server process, or ``memorist worker``.
 
-Processing an event is idempotent. Before writing vectors the worker notes
-the memory ids it is about to write on the event; the relational rows
-(history, entity links, counts) and ``SUCCEEDED`` commit in one transaction.
-A worker killed in between leaves the event RUNNING with an expired lease; the
-next worker deletes the noted vectors and redoes the add, so the memories are
-stored exactly once. Memory ids derive from the event id, so a redo of a
-deterministic extraction writes the same ids.
+The worker claims events and hands each to the operations layer
+(:func:`memorist.operations.run_add_event`), which makes processing idempotent
+(see :mod:`memorist.operations.queued`). It never imports the HTTP layer.
 """
 
 from __future__ import annotations
@@ -17,17 +13,15 @@ import socket
 import threading
 import uuid
 from collections.abc import Callable
-from typing import Any
 
 from .engine.memory import Memory
 from .errors import MemoristError
 from .events import Event, EventStore
+from .operations.queued import LeaseLost, run_add_event
+
+__all__ = ["AddWorker", "LeaseLost"]
 
 log = logging.getLogger("memorist.worker")
-
-
-class LeaseLost(Exception):
-    """Another worker took the event over (this one was too slow); its work is discarded."""
 
 
 class AddWorker:
@@ -84,36 +78,7 @@ class AddWorker:
         return True
 
     def process(self, event: Event, owner: str) -> None:
-        memory = self._memory()
-        request = memory.add_request(**{**event.payload, "id_seed": event.id})
-        store = memory.components.vector_store
-        if event.planned_ids:  # a previous attempt died after writing vectors, before committing
-            store.delete(event.planned_ids)
-        prepared = memory.adder.prepare(request)
-        records, vectors = prepared if prepared is not None else ([], None)
-        if records and not self._events.plan(event, owner, [r.id for r in records]):
-            raise LeaseLost(event.id)
-        if records and vectors is not None:
-            store.upsert(records, vectors)
-        results: list[dict[str, Any]] = [
-            {
-                "id": r.id,
-                "data": {"memory": r.text},
-                "event": "ADD",
-                "user_id": r.user_id,
-                "agent_id": r.agent_id,
-                "run_id": r.run_id,
-                "app_id": r.app_id,
-                "categories": r.categories,
-            }
-            for r in records
-        ]
-        with memory.db.begin() as conn:
-            memory.adder.commit(request, records, conn)
-            if not self._events.succeed(conn, event, owner, results):
-                raise LeaseLost(event.id)  # rolls the relational rows back
-        for record in records:
-            memory.emit("memory_added", memory=record)
+        run_add_event(self._memory(), self._events, event, owner)
 
 
 def _describe(exc: BaseException) -> str:

@@ -40,7 +40,7 @@ from .store import MEMORY_ADD, MEMORY_CATEGORIZE, MEMORY_DELETE, MEMORY_UPDATE, 
 
 if TYPE_CHECKING:
     import falcon
-    from memorist.http.services import AppServices
+    from memorist.context import PluginContext as AppServices
 
 __all__ = ["SIGNATURE_HEADER", "TIMESTAMP_HEADER", "bind", "binding", "sign", "verify"]
 

@@ -9,19 +9,17 @@ confined to the caller's organization and project.
 from __future__ import annotations
 
 import logging
-import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pydantic
+from sqlalchemy.engine import Connection
 
 from ..components import Components, build_components
 from ..db import Database
 from ..errors import NotFoundError, ValidationError
 from ..filters import Condition, Filter, conjoin, parse_filter
-from ..plugins import Plugins, load_plugins
 from ..records import (
     DEFAULT_ORG,
     DEFAULT_PROJECT,
@@ -33,12 +31,13 @@ from ..records import (
     utcnow,
 )
 from ..registry import ProviderRegistry
-from ..settings import Settings, load_settings
+from ..settings import Settings
 from .add import AddPipeline, AddRequest, coerce_categories
 from .counts import ScopeCounts
 from .entities import EntityGraph
 from .history import HistoryLog
-from .scope import parse_moment, visible
+from .outcome import AddOutcome
+from .scope import parse_moment, require_entity, visible
 from .search import MAX_TOP_K, HybridSearch, SearchHit
 
 log = logging.getLogger("memorist.engine")
@@ -46,6 +45,13 @@ MAX_PAGE_SIZE = 1000
 #: Alias usable inside ``Memory``, whose ``list`` method shadows the builtin there.
 Records = list[MemoryRecord]
 DELETE_BATCH = 500
+
+
+class HasHooks(Protocol):
+    """What the engine needs of the plugin manager: its hook relay (``Plugins`` has one)."""
+
+    @property
+    def hook(self) -> Any: ...
 
 
 @dataclass
@@ -85,11 +91,15 @@ def conjoin_optional(*filters: Filter | None) -> Filter | None:
 class Memory:
     """Long-term memory over the configured providers and relational database."""
 
-    def __init__(self, settings: Settings, components: Components, db: Database, plugins: Plugins) -> None:
+    def __init__(
+        self, settings: Settings, components: Components, db: Database, plugins: HasHooks, *, context: Any = None
+    ) -> None:
         self.settings = settings
         self.components = components
         self.db = db
         self.plugins = plugins
+        #: What hooks receive as ``context`` (the kernel's plugin context; None for a bare engine).
+        self.context = context
         self.graph = EntityGraph(db)
         self.history_log = HistoryLog(db)
         self.counts = ScopeCounts(db)
@@ -100,43 +110,26 @@ class Memory:
 
     # -- construction --------------------------------------------------------------
     @classmethod
-    def from_config(
-        cls,
-        config: str | os.PathLike[str] | Mapping[str, Any] | Settings | None = None,
-        *,
-        plugins: Plugins | None = None,
-    ) -> Memory:
-        """From a YAML path, a mapping of settings, a ``Settings``, or the defaults + environment."""
-        if isinstance(config, Settings):
-            settings = config
-        elif isinstance(config, Mapping):
-            settings = load_settings(None, config)
-        else:
-            settings = load_settings(Path(config) if config is not None else None)
-        return cls.from_settings(settings, plugins)
-
-    @classmethod
-    def from_settings(
+    def build(
         cls,
         settings: Settings,
-        plugins: Plugins | None = None,
-        db: Database | None = None,
+        registry: ProviderRegistry,
+        db: Database,
+        plugins: HasHooks,
         previous: Memory | None = None,
+        *,
+        context: Any = None,
     ) -> Memory:
-        """Build providers and open (and migrate) the database, unless one is handed in.
+        """Build the providers of ``settings`` over an open, migrated database.
 
         ``previous`` lends its unchanged providers to the new engine (reconfiguration).
+        Opening the database and loading plugins is the kernel's job
+        (:mod:`memorist.kernel`); ``memorist.Memory.from_config`` does both for the Python API.
         """
-        plugins = plugins or load_plugins()
-        registry = ProviderRegistry.from_plugins(plugins)
-        if db is None:
-            db = Database(settings.database_url)
-            db.upgrade()
-            plugins.hook.database_ready(db=db)
         components = build_components(
             settings, registry, (previous.settings, previous.components) if previous else None
         )
-        return cls(settings, components, db, plugins)
+        return cls(settings, components, db, plugins, context=context)
 
     def close(self) -> None:
         self.retire()
@@ -154,10 +147,46 @@ class Memory:
         Keyword arguments are those of :meth:`add_request`. ``enable_graph`` is
         accepted and ignored: the entity graph is always on.
         """
-        records = self.adder.run(self.add_request(messages, **kwargs))
+        return self.add_outcome(self.add_request(messages, **kwargs)).stored
+
+    def add_outcome(self, request: AddRequest) -> AddOutcome:
+        """Run a validated add; what was stored, merged and skipped."""
+        outcome = AddOutcome(self.adder.run(request))
+        for record in outcome.stored:
+            self.emit("memory_added", memory=record)
+        return outcome
+
+    def add_durably(
+        self,
+        request: AddRequest,
+        *,
+        discard: Sequence[str] = (),
+        plan: Callable[[list[str]], None],
+        commit: Callable[[Connection, AddOutcome], None],
+    ) -> AddOutcome:
+        """An add that survives being killed half-way (the durable queue's worker).
+
+        ``discard``: vector ids an earlier, interrupted attempt wrote (deleted first).
+        ``plan(ids)`` is told the ids before any vector is written (it raises to stop);
+        ``commit(conn, outcome)`` runs in the transaction of the relational rows, so the
+        caller's own status commits with them or not at all (it raises to roll back).
+        """
+        store = self.components.vector_store
+        if discard:
+            store.delete(list(discard))
+        prepared = self.adder.prepare(request)
+        records, vectors = prepared if prepared is not None else ([], None)
+        outcome = AddOutcome(records)
+        if records:
+            plan([r.id for r in records])
+            if vectors is not None:
+                store.upsert(records, vectors)
+        with self.db.begin() as conn:
+            self.adder.commit(request, records, conn)
+            commit(conn, outcome)
         for record in records:
             self.emit("memory_added", memory=record)
-        return records
+        return outcome
 
     def add_request(
         self,
@@ -190,8 +219,7 @@ class Memory:
         except pydantic.ValidationError as exc:
             first = exc.errors()[0]
             raise ValidationError(f"{first['loc'][0]}: {first['msg']}") from None
-        if not scope.entity_ids():
-            raise ValidationError("one of user_id, agent_id, run_id or app_id is required")
+        require_entity(scope.entity_ids())
         return AddRequest(
             messages=coerce_messages(messages),
             scope=scope,
@@ -327,10 +355,7 @@ class Memory:
     ) -> int:
         """Delete every memory matching the identifiers/filters; never capped. Returns the count."""
         ids = dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id)
-        if not filters and not any(ids.values()):
-            raise ValidationError(
-                "delete_all needs user_id, agent_id, run_id, app_id or filters; use reset() to delete everything"
-            )
+        require_entity(ids, filters=filters, filters_allowed=True)
         where = visible(self._where(filters, ids), org_id, project_id, show_expired=True)
         deleted = 0
         while batch := self.components.vector_store.list(where, 0, DELETE_BATCH):

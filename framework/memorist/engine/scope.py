@@ -1,7 +1,13 @@
-"""Scope filters and time parsing shared by the engine's operations."""
+"""Scope filters, the scope rule and time parsing shared by the engine's operations.
+
+:func:`require_entity` is *the* "one of user_id / agent_id / run_id / app_id"
+check: the engine's add and delete-all, and every door through
+:mod:`memorist.operations`, call it, so the rule and its wording live here once.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, date, datetime, time
 from typing import Any
 
@@ -10,6 +16,25 @@ from dateutil import parser as date_parser
 from ..errors import ValidationError
 from ..filters import And, Condition, Filter, Not, Or, conjoin
 from ..records import ENTITY_SCOPE_FIELDS, Scope, utcnow
+
+#: The one wording of the scope rule (it names the field a client most often forgot).
+SCOPE_REQUIRED = "user_id: one of user_id, agent_id, run_id or app_id is required"
+#: The same rule where a filter document may stand in for an identifier.
+SCOPE_OR_FILTERS_REQUIRED = "user_id: one of user_id, agent_id, run_id, app_id or filters is required"
+
+
+def require_entity(
+    ids: Mapping[str, str | None], *, filters: Any = None, filters_allowed: bool = False
+) -> dict[str, str]:
+    """The entity identifiers that are set; a 400 naming ``user_id`` when none is.
+
+    ``filters`` (when the operation accepts them) may stand in for an identifier:
+    a search or delete-all by metadata alone is allowed, an add never is.
+    """
+    present = {f: v for f, v in ids.items() if f in ENTITY_SCOPE_FIELDS and v is not None}
+    if present or filters:
+        return present
+    raise ValidationError(SCOPE_OR_FILTERS_REQUIRED if filters_allowed else SCOPE_REQUIRED)
 
 
 def exact_scope(scope: Scope) -> Filter:

@@ -1,8 +1,9 @@
-"""The app factory: settings in, WSGI app out.
+"""The app factory: a kernel (or settings) in, WSGI app out.
 
-``create_app`` loads plugins, opens the database, builds the engine and wires
-both HTTP surfaces. It does nothing at import time; only :mod:`memorist.wsgi`
-calls it on import, for gunicorn.
+The kernel (:mod:`memorist.kernel`) assembles the system; ``create_app`` only
+adds the HTTP parts: authentication, middleware, error handlers, both surfaces'
+routes and the OpenAPI document. It does nothing at import time; only
+:mod:`memorist.wsgi` calls it on import, for gunicorn.
 """
 
 from __future__ import annotations
@@ -16,12 +17,9 @@ from ..auth.api_keys import ApiKeyStore
 from ..auth.rate_limit import RateLimiter
 from ..auth.tokens import TokenService
 from ..auth.users import UserStore
-from ..db import Database
-from ..events import EventStore
-from ..plugins import Plugins, load_plugins
-from ..registry import ProviderRegistry
+from ..kernel import Kernel
+from ..plugins import Plugins
 from ..settings import Settings
-from ..worker import AddWorker
 from . import errors
 from .auth import Authenticator, AuthenticatorMiddleware
 from .dashboard import add_routes as add_dashboard_routes
@@ -31,24 +29,19 @@ from .middleware import RequestIdMiddleware
 from .openapi import OpenAPIBuilder, OpenAPIResource
 from .platform.routes import add_routes as add_platform_routes
 from .request_log import RequestLog, RequestLogMiddleware
-from .runtime import Runtime
 from .selfhosted.auth_routes import AuthServices
 from .selfhosted.routes import add_routes as add_selfhosted_routes
 from .selfhosted.users import DisabledUsers
-from .services import AppServices
 
 log = logging.getLogger("memorist.http")
 
 
-def create_app(settings: Settings, plugins: Plugins | None = None) -> falcon.App:
-    """Build the WSGI app serving both HTTP surfaces from ``settings``."""
-    plugins = plugins or load_plugins()
-    registry = ProviderRegistry.from_plugins(plugins)
-    db = Database(settings.database_url)
-    db.upgrade()
-    plugins.hook.database_ready(db=db)
-    runtime = Runtime(settings, plugins, db)
-    services = AppServices(settings=settings, plugins=plugins, registry=registry, db=db, runtime=runtime)
+def create_app(settings: Settings | Kernel, plugins: Plugins | None = None) -> falcon.App:
+    """Build the WSGI app serving both HTTP surfaces from a kernel (or from ``settings``)."""
+    kernel = settings if isinstance(settings, Kernel) else Kernel.build(settings, plugins)
+    settings = kernel.settings
+    services = kernel.context
+    db = kernel.db
 
     auth_settings = settings.auth
     users = UserStore(db)
@@ -62,14 +55,7 @@ def create_app(settings: Settings, plugins: Plugins | None = None) -> falcon.App
         log.warning(warning)
     auth = AuthServices(auth_settings, users, tokens, limiter, settings.limits, disabled.is_disabled)
     request_log = RequestLog(db, settings.request_log.retention_days)
-    events = event_store(db, settings)
-    services.events = events
-    if settings.queue.workers:
-        worker = AddWorker(
-            lambda: runtime.memory, events, threads=settings.queue.workers, poll_seconds=settings.queue.poll_seconds
-        )
-        worker.start()
-        services.worker = worker
+    kernel.start_workers()
 
     middleware: list[Any] = [RequestIdMiddleware(), AuthenticatorMiddleware(authenticator)]
     if settings.request_log.enabled:
@@ -81,26 +67,15 @@ def create_app(settings: Settings, plugins: Plugins | None = None) -> falcon.App
     routes = RouteTable(app, OpenAPIBuilder("Memorist"))
     services.add_route = routes.add
     routes.add("/", RootResource())
-    routes.add("/health", HealthResource(runtime))
+    routes.add("/health", HealthResource(kernel.runtime))
     add_selfhosted_routes(routes.add, services, auth, api_keys, request_log)
     add_platform_routes(routes.add, services, users)
     app.add_route("/openapi.json", OpenAPIResource(routes.openapi))
     app.add_route("/docs", DocsPage())
     app.add_route("/docs/static/{name}", DocsAsset())
     add_dashboard_routes(app.add_route)
-    plugins.hook.configure_app(app=app, services=services)
+    kernel.plugins.hook.configure_app(app=app, services=services)
     return app
-
-
-def event_store(db: Database, settings: Settings) -> EventStore:
-    q = settings.queue
-    return EventStore(
-        db,
-        lease_seconds=q.lease_seconds,
-        max_attempts=q.max_attempts,
-        backoff_seconds=q.backoff_seconds,
-        max_pending=q.max_pending,
-    )
 
 
 class RouteTable:
@@ -113,3 +88,6 @@ class RouteTable:
     def add(self, path: str, resource: object) -> None:
         self._app.add_route(path, resource)
         self.openapi.add(path, resource)
+
+
+__all__ = ["RouteTable", "create_app"]

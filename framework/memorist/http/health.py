@@ -5,9 +5,9 @@ from __future__ import annotations
 import falcon
 
 from .. import __version__
+from ..runtime import Runtime
 from .dashboard import wants_html
 from .operations import operation
-from .runtime import Runtime
 
 
 class HealthResource:

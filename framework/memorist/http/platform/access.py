@@ -16,6 +16,7 @@ import falcon
 
 from ...auth.errors import PermissionDenied
 from ...auth.principal import Principal
+from ...operations import Caller
 from ...tenancy import Project, ProjectError, Tenancy, not_found
 
 
@@ -29,6 +30,11 @@ class Access:
     @property
     def actor(self) -> str | None:
         return self.principal.email
+
+    @property
+    def caller(self) -> Caller:
+        """The operations layer's view of this caller: the key's project, the member as actor."""
+        return Caller(self.org_id, self.project_id, self.actor)
 
 
 def access(req: falcon.Request, tenancy: Tenancy, *, write: bool = False, message_errors: bool = False) -> Access:

@@ -2,41 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Any
 from urllib.parse import urlencode
 
 import falcon
 
-from ...events import Event, EventStore
+from ...operations import Operations, event_view
 from ...tenancy import Tenancy
 from .. import parsing
 from ..operations import operation
-from ..present import iso
 from . import models as m
 from .access import access
+
+__all__ = ["EventList", "EventResource", "event_view"]
 
 TAGS = ("events",)
 
 
-def event_view(event: Event) -> dict[str, Any]:
-    return {
-        "id": event.id,
-        "event_type": event.event_type,
-        "status": event.status,
-        "results": event.results or [],
-        "error": event.error,
-        "attempts": event.attempts,
-        "latency": event.latency_ms,
-        "created_at": iso(event.created_at),
-        "updated_at": iso(event.updated_at),
-        "started_at": iso(event.started_at),
-        "finished_at": iso(event.finished_at),
-    }
-
-
 class EventResource:
-    def __init__(self, events: EventStore, tenancy: Tenancy) -> None:
-        self._events, self._tenancy = events, tenancy
+    def __init__(self, ops: Operations, tenancy: Tenancy) -> None:
+        self._ops, self._tenancy = ops, tenancy
 
     @operation(
         "One add event: PENDING, RUNNING, SUCCEEDED or FAILED, with results or the error",
@@ -46,12 +30,12 @@ class EventResource:
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response, event_id: str) -> None:
         who = access(req, self._tenancy)
-        resp.media = event_view(self._events.get(event_id, who.org_id, who.project_id))
+        resp.media = event_view(self._ops.event(who.caller, event_id))
 
 
 class EventList:
-    def __init__(self, events: EventStore, tenancy: Tenancy) -> None:
-        self._events, self._tenancy = events, tenancy
+    def __init__(self, ops: Operations, tenancy: Tenancy) -> None:
+        self._ops, self._tenancy = ops, tenancy
 
     @operation(
         "The project's events, newest first (paginated)",
@@ -63,7 +47,7 @@ class EventList:
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         q = parsing.query(req, m.EventsQuery)
         who = access(req, self._tenancy)
-        rows, total = self._events.list(who.org_id, who.project_id, (q.page - 1) * q.page_size, q.page_size)
+        rows, total = self._ops.list_events(who.caller, q.page, q.page_size)
         base = f"{req.prefix}{req.path}"
 
         def link(number: int) -> str:

@@ -11,36 +11,25 @@ confined to the key's project; a memory or export of another project answers
 
 from __future__ import annotations
 
-import logging
-import uuid
 from collections.abc import Callable
 from typing import Any, Literal
 
 import falcon
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from sqlalchemy import insert, select
 
-from ...db.schema import exports, feedback
-from ...errors import MemoristError, NotFoundError, ValidationError
+from ...context import PluginContext as AppServices
 from ...filters import parse_filter
-from ...records import ENTITY_SCOPE_FIELDS, ChatMessage, MemoryRecord, as_utc, utcnow
+from ...operations import Operations, iso
+from ...operations.extras import MAX_EXPORT, MAX_SUMMARY_MEMORIES, SUCCEEDED, SummaryDraft
+from ...records import ENTITY_SCOPE_FIELDS, utcnow
 from ...settings import LimitsSettings
 from ...tenancy import Tenancy
 from .. import parsing
 from ..operations import operation
-from ..present import iso, memory_item
-from ..runtime import Runtime
-from ..services import AppServices
-from .access import Access, access
+from .access import access
 
-log = logging.getLogger("memorist.http.platform")
+__all__ = ["MAX_EXPORT", "MAX_SUMMARY_MEMORIES", "SummaryDraft", "add_routes"]
 TAGS = ("platform extras",)
-#: An export larger than this is refused (narrow the filters) rather than built in one request.
-MAX_EXPORT = 50_000
-EXPORT_PAGE = 1000
-#: A summary reads at most this many memories (the newest), whatever the project's batch size says.
-MAX_SUMMARY_MEMORIES = 500
-SUCCEEDED = "SUCCEEDED"
 
 
 # -- request and response models -------------------------------------------------------
@@ -129,38 +118,10 @@ class SummaryOut(BaseModel):
     created_at: str
 
 
-class SummaryDraft(BaseModel):
-    """What the language model is asked to return."""
-
-    summary: str = Field(description="A few sentences covering the memories")
-    key_points: list[str] = Field(default_factory=list, description="Short standalone facts, most important first")
-
-
-# -- helpers ---------------------------------------------------------------------------
-
-
-def _collect(
-    runtime: Runtime, who: Access, filters: dict[str, Any] | None, *, limit: int, show_expired: bool
-) -> list[MemoryRecord]:
-    """Up to ``limit`` of the project's memories matching ``filters``, newest first."""
-    memory = runtime.memory
-    records: list[MemoryRecord] = []
-    page = 1
-    size = min(limit, EXPORT_PAGE)
-    while True:
-        batch = memory.list(
-            filters, org_id=who.org_id, project_id=who.project_id, page=page, page_size=size, show_expired=show_expired
-        )
-        records.extend(batch.records)
-        if len(records) >= limit or len(batch.records) < size:
-            return records[:limit]
-        page += 1
-
-
 # -- resources -------------------------------------------------------------------------
 class Feedback:
-    def __init__(self, runtime: Runtime, tenancy: Tenancy, limits: LimitsSettings) -> None:
-        self._runtime, self._tenancy, self._limits = runtime, tenancy, limits
+    def __init__(self, ops: Operations, tenancy: Tenancy, limits: LimitsSettings) -> None:
+        self._ops, self._tenancy, self._limits = ops, tenancy, limits
 
     @operation(
         "Give feedback on a memory (null feedback clears it)",
@@ -174,31 +135,14 @@ class Feedback:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, FeedbackBody, self._limits)
         who = access(req, self._tenancy)
-        self._runtime.memory.get(body.memory_id, org_id=who.org_id, project_id=who.project_id)  # 404 if not ours
-        row: dict[str, Any] = {
-            "id": str(uuid.uuid4()),
-            "memory_id": body.memory_id,
-            "org_id": who.org_id,
-            "project_id": who.project_id,
-            "feedback": body.feedback,
-            "reason": body.feedback_reason,
-            "user_id": who.principal.user_id,
-            "created_at": utcnow(),
-        }
-        with self._runtime.memory.db.begin() as conn:
-            conn.execute(insert(feedback).values(**row))
-        resp.media = {
-            "id": row["id"],
-            "memory_id": body.memory_id,
-            "feedback": body.feedback,
-            "feedback_reason": body.feedback_reason,
-            "created_at": iso(row["created_at"]),
-        }
+        resp.media = self._ops.feedback(
+            who.caller, body.memory_id, body.feedback, body.feedback_reason, who.principal.user_id
+        )
 
 
 class Exports:
-    def __init__(self, runtime: Runtime, tenancy: Tenancy, limits: LimitsSettings) -> None:
-        self._runtime, self._tenancy, self._limits = runtime, tenancy, limits
+    def __init__(self, ops: Operations, tenancy: Tenancy, limits: LimitsSettings) -> None:
+        self._ops, self._tenancy, self._limits = ops, tenancy, limits
 
     @operation(
         "Export the project's memories matching the filters (built at once)",
@@ -213,38 +157,18 @@ class Exports:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, ExportCreate, self._limits, required=False)
         who = access(req, self._tenancy)
-        filters = body.combined_filters()
-        total = self._runtime.memory.list(
-            filters, org_id=who.org_id, project_id=who.project_id, page_size=1, show_expired=True
-        ).total
-        if total > MAX_EXPORT:
-            raise ValidationError(
-                f"filters: the export would hold {total} memories; the limit is {MAX_EXPORT}, narrow the filters"
-            )
-        records = _collect(self._runtime, who, filters, limit=MAX_EXPORT, show_expired=True)
-        now = utcnow()
-        row: dict[str, Any] = {
-            "id": str(uuid.uuid4()),
-            "org_id": who.org_id,
-            "project_id": who.project_id,
-            "filters": filters or {},
-            "status": SUCCEEDED,
-            "created_at": now,
-            "result": {"schema": body.schema_, "count": len(records), "memories": [memory_item(r) for r in records]},
-        }
-        with self._runtime.memory.db.begin() as conn:
-            conn.execute(insert(exports).values(**row))
+        export_id, count = self._ops.export(who.caller, body.combined_filters(), body.schema_)
         resp.media = {
-            "id": row["id"],
+            "id": export_id,
             "status": SUCCEEDED,
-            "count": len(records),
+            "count": count,
             "message": "Memory export created; fetch it with POST /v1/exports/get/",
         }
 
 
 class ExportLookup:
-    def __init__(self, runtime: Runtime, tenancy: Tenancy, limits: LimitsSettings) -> None:
-        self._runtime, self._tenancy, self._limits = runtime, tenancy, limits
+    def __init__(self, ops: Operations, tenancy: Tenancy, limits: LimitsSettings) -> None:
+        self._ops, self._tenancy, self._limits = ops, tenancy, limits
 
     @operation(
         "Get an export: by memory_export_id, else the latest one with the same filters",
@@ -257,33 +181,12 @@ class ExportLookup:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, ExportGet, self._limits, required=False)
         who = access(req, self._tenancy)
-        e = exports.c
-        query = select(exports).where(e.org_id == who.org_id, e.project_id == who.project_id)
-        if body.memory_export_id:
-            query = query.where(e.id == body.memory_export_id)
-        wanted = body.combined_filters()
-        with self._runtime.memory.db.connect() as conn:
-            rows = conn.execute(query.order_by(e.created_at.desc())).mappings()
-            # Filters are JSON: compared as documents, not as text, so key order does not matter.
-            row = next((r for r in rows if body.memory_export_id or wanted is None or r["filters"] == wanted), None)
-        if row is None:
-            what = f"export '{body.memory_export_id}'" if body.memory_export_id else "an export with these filters"
-            raise NotFoundError(f"{what} not found")
-        result = row["result"] or {}
-        resp.media = {
-            "id": row["id"],
-            "status": row["status"],
-            "created_at": iso(as_utc(row["created_at"])),
-            "filters": row["filters"] or None,
-            "schema": result.get("schema"),
-            "count": result.get("count", 0),
-            "memories": result.get("memories", []),
-        }
+        resp.media = self._ops.find_export(who.caller, body.memory_export_id, body.combined_filters())
 
 
 class Summary:
-    def __init__(self, runtime: Runtime, tenancy: Tenancy, limits: LimitsSettings) -> None:
-        self._runtime, self._tenancy, self._limits = runtime, tenancy, limits
+    def __init__(self, ops: Operations, tenancy: Tenancy, limits: LimitsSettings) -> None:
+        self._ops, self._tenancy, self._limits = ops, tenancy, limits
 
     @operation(
         "Summarize the memories matching the filters",
@@ -300,48 +203,24 @@ class Summary:
         who = access(req, self._tenancy)
         filters = body.combined_filters()
         settings = self._tenancy.project(who.org_id, who.project_id).settings
-        limit = min(int(settings.get("summary_batch_size") or 100), MAX_SUMMARY_MEMORIES)
-        records = _collect(self._runtime, who, filters, limit=limit, show_expired=False)
-        records.reverse()  # oldest first reads as a story
-        summary, points, by = self._summarize(records, settings)
+        limit = int(settings.get("summary_batch_size") or 100)
+        summary = self._ops.summarize(who.caller, filters, limit=limit, settings=settings)
         resp.media = {
             "status": SUCCEEDED,
-            "summary": summary,
-            "key_points": points,
-            "memory_count": len(records),
+            "summary": summary.summary,
+            "key_points": summary.key_points,
+            "memory_count": summary.memory_count,
             "filters": filters,
-            "generated_by": by,
+            "generated_by": summary.generated_by,
             "created_at": iso(utcnow()),
         }
-
-    def _summarize(self, records: list[MemoryRecord], settings: dict[str, Any]) -> tuple[str, list[str], Any]:
-        lines = [f"- {r.text}" for r in records]
-        model = self._runtime.memory.components.language_model
-        if records and model.generative:
-            rules = [
-                "Summarize what these memories say about the person or agent they belong to.",
-                "Use only facts stated in the memories; do not invent anything.",
-            ]
-            if settings.get("summary_custom_instructions"):
-                rules.append(str(settings["summary_custom_instructions"]))
-            if settings.get("summary_max_tokens"):
-                rules.append(f"Keep the summary under about {int(settings['summary_max_tokens'] * 0.75)} words.")
-            messages = [
-                ChatMessage(role="system", content="\n".join(rules)),
-                ChatMessage(role="user", content="Memories, oldest first:\n" + "\n".join(lines)),
-            ]
-            try:
-                draft = model.complete_json(messages, SummaryDraft)
-                return draft.summary.strip(), [p.strip() for p in draft.key_points if p.strip()], "language_model"
-            except MemoristError as exc:  # a provider outage degrades to the listing, it does not fail the call
-                log.warning("summary: language model failed (%s); answering with the memory list", exc.message)
-        return "\n".join(lines), [r.text for r in records], "heuristic"
 
 
 def add_routes(add: Callable[[str, object], None], services: AppServices, tenancy: Tenancy) -> None:
     """Called by the platform route table with its ``add`` (so the routes reach /openapi.json)."""
-    runtime, limits = services.runtime, services.settings.limits
-    add("/v1/feedback/", Feedback(runtime, tenancy, limits))
-    add("/v1/exports/", Exports(runtime, tenancy, limits))
-    add("/v1/exports/get/", ExportLookup(runtime, tenancy, limits))
-    add("/v1/summary/", Summary(runtime, tenancy, limits))
+    ops, limits = services.operations, services.settings.limits
+    assert ops is not None, "routes are added to an assembled kernel"
+    add("/v1/feedback/", Feedback(ops, tenancy, limits))
+    add("/v1/exports/", Exports(ops, tenancy, limits))
+    add("/v1/exports/get/", ExportLookup(ops, tenancy, limits))
+    add("/v1/summary/", Summary(ops, tenancy, limits))

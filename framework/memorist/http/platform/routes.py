@@ -15,23 +15,23 @@ PROJECT = ORG + "/projects/{project_id}"
 
 
 def add_routes(add: Callable[[str, object], None], services: AppServices, users: UserStore) -> None:
-    tenancy, runtime, limits = Tenancy(services.db), services.runtime, services.settings.limits
-    assert services.events is not None
+    tenancy, ops, limits = Tenancy(services.db), services.operations, services.settings.limits
+    assert ops is not None, "routes are added to an assembled kernel"
     add("/v1/ping/", projects.Ping(tenancy))
     add(PROJECT + "/", projects.ProjectResource(tenancy, limits))
     add(ORG + "/projects/", projects.Projects(tenancy, limits))
     add(PROJECT + "/members/", projects.Members(tenancy, users, limits))
-    add("/v3/memories/add/", memories.AddV3(runtime, services.events, tenancy, limits))
-    add("/v3/memories/search/", memories.SearchV3(runtime, tenancy, limits))
-    add("/v3/memories/", memories.ListV3(runtime, tenancy, limits))
-    add("/v1/memories/", memories.MemoriesV1(runtime, tenancy))
-    add("/v1/memories/{memory_id}/", memories.MemoryV1(runtime, tenancy, limits))
-    add("/v1/memories/{memory_id}/history/", memories.HistoryV1(runtime, tenancy))
-    add("/v1/entities/", memories.EntitiesV1(runtime, tenancy))
-    add("/v2/entities/{entity_type}/{entity_name}/", memories.EntityV2(runtime, tenancy))
-    add("/v1/batch/", memories.BatchV1(runtime, tenancy, limits))
-    add("/v1/event/{event_id}/", events.EventResource(services.events, tenancy))
-    add("/v1/events/", events.EventList(services.events, tenancy))
+    add("/v3/memories/add/", memories.AddV3(ops, tenancy, limits))
+    add("/v3/memories/search/", memories.SearchV3(ops, tenancy, limits))
+    add("/v3/memories/", memories.ListV3(ops, tenancy, limits))
+    add("/v1/memories/", memories.MemoriesV1(ops, tenancy))
+    add("/v1/memories/{memory_id}/", memories.MemoryV1(ops, tenancy, limits))
+    add("/v1/memories/{memory_id}/history/", memories.HistoryV1(ops, tenancy))
+    add("/v1/entities/", memories.EntitiesV1(ops, tenancy))
+    add("/v2/entities/{entity_type}/{entity_name}/", memories.EntityV2(ops, tenancy))
+    add("/v1/batch/", memories.BatchV1(ops, tenancy, limits))
+    add("/v1/event/{event_id}/", events.EventResource(ops, tenancy))
+    add("/v1/events/", events.EventList(ops, tenancy))
     bootstrap = Bootstrap(services.db)
     add("/api/v1/admin/bootstrap/", admin.BootstrapResource(bootstrap, limits))
     add("/api/v1/admin/keys/", admin.PlatformKeys(bootstrap))

@@ -8,19 +8,20 @@ import falcon
 from pydantic import SecretStr
 
 from ...errors import ValidationError
+from ...operations import Operations, entity_row
 from ...providers import PROVIDER_KINDS
 from ...registry import ProviderRegistry
+from ...runtime import CONFIGURABLE, Runtime
 from ...settings import LimitsSettings
 from .. import parsing
 from ..operations import operation
 from ..present import iso
 from ..request_log import RequestLog
-from ..runtime import CONFIGURABLE, Runtime
 from . import models as m
+from .memories import caller
 
 REDACTED = "**********"
 _SECRET_WORDS = ("key", "secret", "password", "token")
-ENTITY_FIELD = {"user": "user_id", "agent": "agent_id", "run": "run_id", "app": "app_id"}
 
 
 def redact(value: Any, key: str = "") -> Any:
@@ -124,8 +125,8 @@ class Requests:
 
 
 class Entities:
-    def __init__(self, runtime: Runtime) -> None:
-        self._runtime = runtime
+    def __init__(self, ops: Operations) -> None:
+        self._ops = ops
 
     @operation(
         "Each user, agent, run and app with its memory count and activity",
@@ -135,22 +136,12 @@ class Entities:
         errors=(401,),
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        counts = self._runtime.memory.counts.list("default", "default")
-        resp.media = [
-            {
-                "id": c.entity_id,
-                "type": c.entity_type,
-                "total_memories": c.total,
-                "created_at": iso(c.created_at),
-                "updated_at": iso(c.updated_at),
-            }
-            for c in counts
-        ]
+        resp.media = [entity_row(c) for c in self._ops.entities(caller(req))]
 
 
 class OneEntity:
-    def __init__(self, runtime: Runtime) -> None:
-        self._runtime = runtime
+    def __init__(self, ops: Operations) -> None:
+        self._ops = ops
 
     @operation(
         "Delete an entity and all its memories (history stays)",
@@ -160,10 +151,5 @@ class OneEntity:
         errors=(400, 401),
     )
     def on_delete(self, req: falcon.Request, resp: falcon.Response, entity_type: str, entity_id: str) -> None:
-        field = ENTITY_FIELD.get(entity_type)
-        if field is None:
-            raise ValidationError(f"entity_type: '{entity_type}' is not one of user, agent, run, app")
-        principal = req.context.principal
-        ids: dict[str, Any] = {field: entity_id}
-        deleted = self._runtime.memory.delete_all(**ids, actor=principal.label if principal else None)
+        deleted = self._ops.delete_entity(caller(req), entity_type, entity_id)
         resp.media = {"message": f"deleted {entity_type} '{entity_id}' and {deleted} memories", "deleted": deleted}

@@ -1,35 +1,40 @@
-"""``/memories``, ``/search``, ``/reset``: thin translations onto the engine."""
+"""``/memories``, ``/search``, ``/reset``: the self-hosted wire format onto the operations layer."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import falcon
 
-from ...errors import ValidationError
-from ...records import ENTITY_SCOPE_FIELDS
+from ...operations import (
+    ADDED_SELFHOSTED,
+    UNSET,
+    AddInput,
+    Caller,
+    EntityIds,
+    ListInput,
+    Operations,
+    SearchInput,
+    UpdateInput,
+    history_entry,
+    memory_item,
+    search_result,
+)
 from ...settings import LimitsSettings
 from .. import parsing
 from ..operations import operation
-from ..present import iso, memory_item, search_result
-from ..runtime import Runtime
 from . import models as m
 
 TAGS = ("memories",)
 
 
-def _ids(model: Any) -> dict[str, Any]:
-    return {f: getattr(model, f) for f in ENTITY_SCOPE_FIELDS}
-
-
-def _actor(req: falcon.Request) -> str | None:
+def caller(req: falcon.Request) -> Caller:
+    """Self-hosted calls act in the default organization and project, as the authenticated principal."""
     principal = getattr(req.context, "principal", None)
-    return principal.label if principal else None
+    return Caller(actor=principal.label if principal else None)
 
 
 class Memories:
-    def __init__(self, runtime: Runtime, limits: LimitsSettings) -> None:
-        self._runtime = runtime
+    def __init__(self, ops: Operations, limits: LimitsSettings) -> None:
+        self._ops = ops
         self._limits = limits
 
     @operation(
@@ -42,9 +47,9 @@ class Memories:
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, m.AddMemories, self._limits)
-        stored = self._runtime.memory.add(
-            [msg.model_dump() for msg in body.messages],
-            **_ids(body),
+        request = AddInput(
+            messages=[msg.model_dump() for msg in body.messages],
+            ids=EntityIds.of(body),
             metadata=body.metadata,
             timestamp=body.timestamp,
             expiration_date=body.expiration_date,
@@ -54,9 +59,8 @@ class Memories:
             excludes=body.excludes,
             custom_categories=body.custom_categories,
             multilingual=body.multilingual,
-            actor=_actor(req),
         )
-        resp.media = {"results": [{"id": r.id, "memory": r.text, "event": "ADD"} for r in stored]}
+        resp.media = self._ops.add(caller(req), request).wire(ADDED_SELFHOSTED)
 
     @operation(
         "List memories of an identifier, newest first",
@@ -68,10 +72,8 @@ class Memories:
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         q = parsing.query(req, m.ListQuery)
-        ids = _ids(q)
-        if not any(ids.values()):
-            raise ValidationError("one of user_id, agent_id, run_id or app_id is required")
-        page = self._runtime.memory.list(**ids, page=q.page, page_size=q.page_size, show_expired=q.show_expired)
+        request = ListInput(ids=EntityIds.of(q), page=q.page, page_size=q.page_size, show_expired=q.show_expired)
+        page = self._ops.list_memories(caller(req), request)
         resp.media = {
             "results": [memory_item(r) for r in page.records],
             "count": page.total,
@@ -89,21 +91,18 @@ class Memories:
     )
     def on_delete(self, req: falcon.Request, resp: falcon.Response) -> None:
         q = parsing.query(req, m.DeleteAllQuery)
-        ids = _ids(q)
-        if not any(ids.values()):
-            raise ValidationError("one of user_id, agent_id, run_id or app_id is required")
-        deleted = self._runtime.memory.delete_all(**ids, actor=_actor(req))
+        deleted = self._ops.delete_all(caller(req), EntityIds.of(q))
         resp.media = {"message": f"deleted {deleted} memories", "deleted": deleted}
 
 
 class OneMemory:
-    def __init__(self, runtime: Runtime, limits: LimitsSettings) -> None:
-        self._runtime = runtime
+    def __init__(self, ops: Operations, limits: LimitsSettings) -> None:
+        self._ops = ops
         self._limits = limits
 
     @operation("Get one memory", auth="user", tags=TAGS, response=m.MemoryItem, errors=(401, 404))
     def on_get(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
-        resp.media = memory_item(self._runtime.memory.get(memory_id))
+        resp.media = memory_item(self._ops.get(caller(req), memory_id))
 
     @operation(
         "Update a memory's text, metadata or expiration",
@@ -116,28 +115,24 @@ class OneMemory:
     def on_put(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
         body = parsing.body(req, m.UpdateMemory, self._limits)
         fields = body.model_fields_set
-        text = body.text or body.memory or body.data
-        if text is None and not fields & {"metadata", "expiration_date", "timestamp"}:
-            raise ValidationError("body: give text, metadata, expiration_date or timestamp")
-        record = self._runtime.memory.update(
-            memory_id,
-            text=text,
+        request = UpdateInput(
+            text=body.text or body.memory or body.data,
             metadata=body.metadata,
-            expiration_date=body.expiration_date if "expiration_date" in fields else ...,
             timestamp=body.timestamp,
-            actor=_actor(req),
+            expiration_date=body.expiration_date if "expiration_date" in fields else UNSET,
+            given=frozenset(fields & {"metadata", "expiration_date", "timestamp"}),
         )
-        resp.media = memory_item(record)
+        resp.media = memory_item(self._ops.update(caller(req), memory_id, request))
 
     @operation("Delete one memory", auth="user", tags=TAGS, response=m.Message, errors=(401, 404))
     def on_delete(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
-        self._runtime.memory.delete(memory_id, actor=_actor(req))
+        self._ops.delete(caller(req), memory_id)
         resp.media = {"message": "memory deleted"}
 
 
 class History:
-    def __init__(self, runtime: Runtime) -> None:
-        self._runtime = runtime
+    def __init__(self, ops: Operations) -> None:
+        self._ops = ops
 
     @operation(
         "History of a memory (kept after deletion)",
@@ -147,27 +142,12 @@ class History:
         errors=(401, 404),
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
-        rows = self._runtime.memory.history(memory_id)
-        resp.media = [
-            {
-                "id": r["id"],
-                "memory_id": r["memory_id"],
-                "event": r["event"],
-                "old_memory": r["old_memory"],
-                "new_memory": r["new_memory"],
-                "old_metadata": r["old_metadata"],
-                "new_metadata": r["new_metadata"],
-                "actor": r["actor"],
-                "role": r["role"],
-                "created_at": iso(r["created_at"]),
-            }
-            for r in rows
-        ]
+        resp.media = [history_entry(r) for r in self._ops.history(caller(req), memory_id)]
 
 
 class Search:
-    def __init__(self, runtime: Runtime, limits: LimitsSettings) -> None:
-        self._runtime = runtime
+    def __init__(self, ops: Operations, limits: LimitsSettings) -> None:
+        self._ops = ops
         self._limits = limits
 
     @operation(
@@ -180,25 +160,22 @@ class Search:
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = parsing.body(req, m.SearchBody, self._limits)
-        ids = _ids(body)
-        if not any(ids.values()) and not body.filters:
-            raise ValidationError("one of user_id, agent_id, run_id, app_id or filters is required")
-        hits = self._runtime.memory.search(
-            body.query,
+        request = SearchInput(
+            query=body.query,
+            ids=EntityIds.of(body),
             filters=body.filters,
-            **ids,
             top_k=body.limit or body.top_k,
             threshold=body.threshold,
             rerank=body.rerank,
             explain=body.explain,
             show_expired=body.show_expired,
         )
-        resp.media = {"results": [search_result(h) for h in hits]}
+        resp.media = {"results": [search_result(h) for h in self._ops.search(caller(req), request)]}
 
 
 class Reset:
-    def __init__(self, runtime: Runtime) -> None:
-        self._runtime = runtime
+    def __init__(self, ops: Operations) -> None:
+        self._ops = ops
 
     @operation(
         "Delete every memory, entity link and history row",
@@ -208,5 +185,5 @@ class Reset:
         errors=(401, 403),
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._runtime.memory.reset()
+        self._ops.reset()
         resp.media = {"message": "all memories reset"}

@@ -18,12 +18,13 @@ def add_routes(
     api_keys: ApiKeyStore,
     request_log: RequestLog,
 ) -> None:
-    runtime, limits = services.runtime, services.settings.limits
-    add("/memories", memories.Memories(runtime, limits))
-    add("/memories/{memory_id}", memories.OneMemory(runtime, limits))
-    add("/memories/{memory_id}/history", memories.History(runtime))
-    add("/search", memories.Search(runtime, limits))
-    add("/reset", memories.Reset(runtime))
+    runtime, ops, limits = services.runtime, services.operations, services.settings.limits
+    assert runtime is not None and ops is not None, "routes are added to an assembled kernel"
+    add("/memories", memories.Memories(ops, limits))
+    add("/memories/{memory_id}", memories.OneMemory(ops, limits))
+    add("/memories/{memory_id}/history", memories.History(ops))
+    add("/search", memories.Search(ops, limits))
+    add("/reset", memories.Reset(ops))
     add("/configure", admin.Configure(runtime, limits))
     add("/configure/providers", admin.ProvidersList(services.registry))
     add("/auth/setup-status", auth_routes.SetupStatus(auth))
@@ -36,8 +37,8 @@ def add_routes(
     add("/api-keys", keys.ApiKeys(api_keys, auth, limits))
     add("/api-keys/{key_id}", keys.OneApiKey(api_keys, auth))
     add("/requests", admin.Requests(request_log))
-    add("/entities", admin.Entities(runtime))
-    add("/entities/{entity_type}/{entity_id}", admin.OneEntity(runtime))
+    add("/entities", admin.Entities(ops))
+    add("/entities/{entity_type}/{entity_id}", admin.OneEntity(ops))
     admin_users = users.UserAdmin(services.db, auth.users, auth.tokens, users.DisabledUsers(services.db))
     add("/users", users.Users(admin_users))
     add("/users/{user_id}", users.OneUser(admin_users, limits))

@@ -128,10 +128,18 @@ function describeAdd(answer) {
   const out = [h("h3", {}, `Stored ${stored.length}, merged ${merged.length}, skipped ${skipped.length}`)];
   if (stored.length) out.push(h("ul", { class: "stored" }, stored.map((r) => h("li", {}, h("span", { class: "tag ok" }, r.event || "ADD"), " ", h("a", { href: `#/memory/${encodeURIComponent(r.id)}` }, text(r))))));
   if (merged.length) {
-    out.push(h("ul", { class: "merged" }, merged.map((r) => h("li", {}, h("span", { class: "tag" }, "MERGED"), " ", text(r), r.into || r.memory_id || r.id ? h("span", { class: "muted" }, ` → ${r.into || r.memory_id || r.id}`) : null, r.reason ? h("span", { class: "muted" }, ` (${r.reason})`) : null))));
+    out.push(h("ul", { class: "merged" }, merged.map((r) => {
+      const into = r.memory_id || r.into;
+      return h("li", {}, h("span", { class: "tag" }, "MERGED"), " ", text(r),
+        into ? [" into ", h("a", { href: `#/memory/${encodeURIComponent(into)}` }, "this memory")] : null,
+        r.reason ? h("span", { class: "muted" }, ` — ${r.reason}`) : null,
+        r.source_message ? h("q", { class: "muted small" }, r.source_message) : null);
+    })));
   }
   if (skipped.length) {
-    out.push(h("ul", { class: "skipped" }, skipped.map((r) => h("li", {}, h("span", { class: "tag warn" }, "SKIPPED"), " ", text(r), r.reason ? h("span", { class: "muted" }, ` — ${r.reason}`) : null))));
+    out.push(h("ul", { class: "skipped" }, skipped.map((r) => h("li", {}, h("span", { class: "tag warn" }, "SKIPPED"), " ", text(r),
+      r.reason ? h("span", { class: "muted" }, ` — ${r.reason}`) : null,
+      r.source_message ? [" ", h("q", { class: "muted small" }, r.source_message)] : null))));
   }
   if (!stored.length && !merged.length && !skipped.length) {
     out.push(h("p", { class: "muted" }, "Nothing was stored: the extractor found no fact to keep in this message. Untick “Extract facts” to store it verbatim."));

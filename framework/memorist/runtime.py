@@ -3,61 +3,65 @@
 Overrides are validated, a new engine is built beside the old one, then the
 reference is swapped: requests in flight finish on the engine they started
 with. The overrides are stored in the database, so a restart keeps them and
-every other process or node picks them up (checked every few seconds).
+every other process or node picks them up: a watcher thread looks every few
+seconds and rebuilds the engine there, off the request path. Reading
+:attr:`Runtime.memory` never builds anything (no request pays for loading a
+model another process asked for).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import insert, select, update
 
-from ..db import Database
-from ..db.schema import kv
-from ..engine.memory import Memory
-from ..errors import ValidationError
-from ..plugins import Plugins
-from ..records import utcnow
-from ..settings import Settings, deep_merge, load_settings
+from .db import Database
+from .db.schema import kv
+from .engine.memory import HasHooks, Memory
+from .errors import ValidationError
+from .records import utcnow
+from .registry import ProviderRegistry
+from .settings import Settings, deep_merge, load_settings
 
 log = logging.getLogger("memorist.runtime")
 OVERRIDES_KEY = "runtime_overrides"
 CONFIGURABLE = ("language_model", "embedder", "vector_store", "reranker", "entity_extractor", "engine")
+#: How often the watcher looks for a configuration changed by another process.
 CHECK_SECONDS = 2.0
 #: An old engine is closed this long after being replaced (requests in flight finish first).
 RETIRE_SECONDS = 60.0
 
 
 class Runtime:
-    def __init__(self, base: Settings, plugins: Plugins, db: Database) -> None:
+    """Holds the serving engine; ``configure`` swaps it, the watcher follows other processes."""
+
+    def __init__(
+        self,
+        base: Settings,
+        plugins: HasHooks,
+        db: Database,
+        registry: ProviderRegistry | None = None,
+        *,
+        context: Any = None,
+    ) -> None:
         self._base = base
         self._plugins = plugins
+        self._registry = registry or ProviderRegistry.from_plugins(plugins)
         self._db = db
+        self._context = context
         self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._watcher: threading.Thread | None = None
         overrides, self._version = self._load()
-        self._memory = Memory.from_settings(self.merged(overrides), plugins, db)
+        self._memory = self._build(self.merged(overrides), None)
         self._overrides = overrides
-        self._checked = time.monotonic()
 
     @property
     def memory(self) -> Memory:
-        """The current engine; picks up another process's ``/configure`` within seconds."""
-        if time.monotonic() - self._checked > CHECK_SECONDS:
-            self._checked = time.monotonic()
-            overrides, version = self._load()
-            if version != self._version:
-                with self._lock:
-                    if version != self._version:
-                        try:
-                            fresh = Memory.from_settings(self.merged(overrides), self._plugins, self._db, self._memory)
-                            self._swap(fresh)
-                            self._overrides, self._version = overrides, version
-                        except Exception:
-                            log.exception("could not apply configuration changed by another process")
+        """The current engine (cheap: a reference read; rebuilds happen in the watcher)."""
         return self._memory
 
     @property
@@ -90,11 +94,49 @@ class Runtime:
                     overrides[slot] = {**overrides[slot], "options": {}}
             settings = self.merged(overrides)
             # Raises 400/409 before anything is swapped or stored.
-            memory = Memory.from_settings(settings, self._plugins, self._db, self._memory)
+            memory = self._build(settings, self._memory)
             self._version = self._store(overrides)
             self._overrides = overrides
             self._swap(memory)
         return settings
+
+    # -- following other processes ---------------------------------------------------
+    def refresh(self) -> bool:
+        """Apply a configuration another process stored; True when the engine was replaced."""
+        overrides, version = self._load()
+        if version == self._version:
+            return False
+        with self._lock:
+            if version == self._version:
+                return False
+            fresh = self._build(self.merged(overrides), self._memory)
+            self._swap(fresh)
+            self._overrides, self._version = overrides, version
+        return True
+
+    def watch(self, every: float = CHECK_SECONDS) -> None:
+        """Start the watcher thread (idempotent); it follows ``/configure`` made elsewhere."""
+        if self._watcher is not None:
+            return
+        self._watcher = threading.Thread(target=self._watch, args=(every,), name="memorist-runtime", daemon=True)
+        self._watcher.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._watcher is not None and self._watcher is not threading.current_thread():
+            self._watcher.join(5.0)
+        self._watcher = None
+
+    def _watch(self, every: float) -> None:
+        while not self._stop.wait(every):
+            try:
+                self.refresh()
+            except Exception:  # a bad stored config or a database blip: keep serving the current engine
+                log.exception("could not apply configuration changed by another process")
+
+    # -- internals -----------------------------------------------------------------------
+    def _build(self, settings: Settings, previous: Memory | None) -> Memory:
+        return Memory.build(settings, self._registry, self._db, self._plugins, previous, context=self._context)
 
     def _swap(self, memory: Memory) -> None:
         old, self._memory = self._memory, memory

@@ -1,0 +1,61 @@
+"""What plugins and doors are handed: the assembled system, as one object.
+
+Like datasette's hooks receive ``datasette``, Memorist's hooks receive this
+context: the settings, the relational database, the provider registry, the
+engine serving now, the event store and the operations layer. The kernel
+(:mod:`memorist.kernel`) fills it; nothing here builds anything.
+
+It lives in its own module, below the plugin manager, so the hook
+specifications can name its type without an import cycle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .db import Database
+from .registry import ProviderRegistry
+from .settings import Settings
+
+if TYPE_CHECKING:
+    from .engine.memory import Memory
+    from .events import EventStore
+    from .operations import Operations
+    from .runtime import Runtime
+    from .worker import AddWorker
+
+
+def _no_routes(path: str, resource: object) -> None:
+    """Outside an HTTP app there is nowhere to add a route; plugins may still call it."""
+
+
+@dataclass
+class PluginContext:
+    """The running system as plugins and doors see it."""
+
+    settings: Settings
+    registry: ProviderRegistry
+    db: Database
+    runtime: Runtime | None = None
+    events: EventStore | None = None
+    operations: Operations | None = None
+    #: The plugin manager (``memorist.plugins.Plugins``); typed loosely to keep this module below it.
+    plugins: Any = None
+    #: ``add_route(path, resource)``: in an HTTP app, routes added this way also appear in /openapi.json.
+    add_route: Callable[[str, object], None] = field(default=_no_routes)
+    #: The queue worker threads this process runs, if any.
+    worker: AddWorker | None = None
+
+    @property
+    def engine(self) -> Memory:
+        """The engine serving now (``POST /configure`` may replace it; read it per use)."""
+        if self.runtime is None:
+            raise RuntimeError("the engine is not built yet (database_ready runs before it)")
+        return self.runtime.memory
+
+    @property
+    def memory(self) -> Memory:
+        """Alias of :attr:`engine`."""
+        return self.engine

@@ -1,0 +1,101 @@
+"""The composition root: settings + plugins -> the running system.
+
+Every door starts here and nothing is wired twice: ``create_app`` (both HTTP
+surfaces), ``memorist worker``, ``memorist admin`` and the Python API
+(``memorist.Memory``). The order is fixed: load plugins, open the database and
+run the migrations, tell plugins the database is ready, build the engine
+runtime (providers), the event store, the operations layer, and on request
+the queue workers.
+
+Reconfiguration never happens inside a request: :class:`~memorist.runtime.Runtime`
+swaps the engine in ``POST /configure`` itself, and its watcher thread follows
+changes made by other processes.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from .context import PluginContext
+from .db import Database
+from .events import EventStore
+from .operations import Operations
+from .plugins import Plugins, load_plugins
+from .registry import ProviderRegistry
+from .runtime import Runtime
+from .settings import Settings
+from .worker import AddWorker
+
+log = logging.getLogger("memorist.kernel")
+
+
+def open_database(settings: Settings, plugins: Plugins) -> Database:
+    """Open and migrate the relational database, then run ``database_ready`` (every process does this)."""
+    db = Database(settings.database_url)
+    db.upgrade()
+    plugins.hook.database_ready(db=db)
+    return db
+
+
+def event_store(db: Database, settings: Settings) -> EventStore:
+    q = settings.queue
+    return EventStore(
+        db,
+        lease_seconds=q.lease_seconds,
+        max_attempts=q.max_attempts,
+        backoff_seconds=q.backoff_seconds,
+        max_pending=q.max_pending,
+    )
+
+
+@dataclass
+class Kernel:
+    """The running system one process serves from."""
+
+    settings: Settings
+    plugins: Plugins
+    registry: ProviderRegistry
+    db: Database
+    runtime: Runtime
+    events: EventStore
+    operations: Operations
+    context: PluginContext
+
+    @classmethod
+    def build(cls, settings: Settings, plugins: Plugins | None = None, *, watch: bool = True) -> Kernel:
+        """Assemble everything from ``settings``; ``watch`` follows other processes' ``/configure``."""
+        plugins = plugins or load_plugins()
+        registry = ProviderRegistry.from_plugins(plugins)
+        db = open_database(settings, plugins)
+        context = PluginContext(settings=settings, registry=registry, db=db, plugins=plugins)
+        runtime = Runtime(settings, plugins, db, registry, context=context)
+        events = event_store(db, settings)
+        operations = Operations(lambda: runtime.memory, events)
+        context.runtime, context.events, context.operations = runtime, events, operations
+        if watch:
+            runtime.watch()
+        return cls(settings, plugins, registry, db, runtime, events, operations, context)
+
+    def worker(self, threads: int | None = None) -> AddWorker:
+        """Queue workers over this kernel's engine (not started)."""
+        count = threads if threads is not None else max(self.settings.queue.workers, 1)
+        return AddWorker(
+            lambda: self.runtime.memory, self.events, threads=count, poll_seconds=self.settings.queue.poll_seconds
+        )
+
+    def start_workers(self) -> AddWorker | None:
+        """Start the in-process queue workers the settings ask for (``queue.workers``; 0 = none)."""
+        if not self.settings.queue.workers:
+            return None
+        worker = self.worker(self.settings.queue.workers)
+        worker.start()
+        self.context.worker = worker
+        return worker
+
+    def close(self) -> None:
+        """Stop the watcher and workers, release providers and the database."""
+        if self.context.worker is not None:
+            self.context.worker.stop()
+        self.runtime.stop()
+        self.runtime.memory.close()

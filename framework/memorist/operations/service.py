@@ -1,0 +1,244 @@
+"""The operations every door calls: add, search, list, get, update, delete, history, entities, events.
+
+A door (the self-hosted REST API, the platform API, the queue worker, the
+dashboard, MCP, the Python facade) parses its wire format into the typed
+inputs of :mod:`.inputs`, calls one method here with a :class:`~.caller.Caller`,
+and shapes the answer with :mod:`.results`. The rules live here once: the
+scope rule (:func:`~memorist.engine.scope.require_entity`), confinement to the
+caller's organization and project, the "give at least one change" rule of an
+update, the entity types of an entity delete.
+
+The engine is read per call (``engine()``): ``POST /configure`` may swap it
+between two requests, never during one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..engine.counts import EntityCount
+from ..engine.memory import Memory, Page
+from ..engine.scope import require_entity
+from ..engine.search import SearchHit
+from ..errors import NotFoundError, ValidationError
+from ..events import Event, EventStore
+from ..records import MemoryRecord
+from . import extras
+from .caller import Caller
+from .inputs import AddInput, EntityIds, ListInput, SearchInput, UpdateInput
+from .results import AddResult
+
+
+class Operations:
+    """The operations layer over the serving engine and the event store."""
+
+    def __init__(self, engine: Callable[[], Memory], events: EventStore | None = None) -> None:
+        self._engine = engine
+        self._events = events
+
+    @property
+    def engine(self) -> Memory:
+        """The engine serving now."""
+        return self._engine()
+
+    @property
+    def events(self) -> EventStore:
+        if self._events is None:
+            raise RuntimeError("this operations layer has no event store")
+        return self._events
+
+    # -- add -------------------------------------------------------------------------
+    def add(self, caller: Caller, request: AddInput) -> AddResult:
+        """A synchronous add: extract (or store verbatim), store, answer what happened."""
+        require_entity(request.ids.all())
+        memory = self.engine
+        payload = request.payload(caller.org_id, caller.project_id, caller.actor)
+        return AddResult.of(memory.add_outcome(memory.add_request(**payload)))
+
+    def add_payload(self, caller: Caller, request: AddInput) -> dict[str, Any]:
+        """The validated arguments of an add (a bad add is a 400 here, never a FAILED event later)."""
+        require_entity(request.ids.all())
+        payload = request.payload(caller.org_id, caller.project_id, caller.actor)
+        self.engine.add_request(**payload)
+        return payload
+
+    def submit_add(self, caller: Caller, request: AddInput) -> Event:
+        """An asynchronous add: validated now, queued durably, processed by a worker."""
+        payload = self.add_payload(caller, request)
+        return self.events.submit(caller.org_id, caller.project_id, payload)
+
+    # -- read ------------------------------------------------------------------------
+    def search(self, caller: Caller, request: SearchInput) -> list[SearchHit]:
+        ids = request.ids
+        if request.scoped:
+            require_entity(ids.all(), filters=request.filters, filters_allowed=True)
+        return self.engine.search(
+            request.query,
+            filters=request.filters,
+            user_id=ids.user_id,
+            agent_id=ids.agent_id,
+            run_id=ids.run_id,
+            app_id=ids.app_id,
+            org_id=caller.org_id,
+            project_id=caller.project_id,
+            top_k=request.top_k,
+            threshold=request.threshold,
+            rerank=request.rerank,
+            explain=request.explain,
+            show_expired=request.show_expired,
+            where=request.where,
+        )
+
+    def list_memories(self, caller: Caller, request: ListInput) -> Page:
+        ids = request.ids
+        if request.scoped:
+            require_entity(ids.all())
+        return self.engine.list(
+            request.filters,
+            user_id=ids.user_id,
+            agent_id=ids.agent_id,
+            run_id=ids.run_id,
+            app_id=ids.app_id,
+            org_id=caller.org_id,
+            project_id=caller.project_id,
+            page=request.page,
+            page_size=request.page_size,
+            show_expired=request.show_expired,
+            where=request.where,
+        )
+
+    def collect(
+        self, caller: Caller, filters: dict[str, Any] | None, *, limit: int, show_expired: bool
+    ) -> list[MemoryRecord]:
+        """Up to ``limit`` of the caller's memories matching ``filters``, newest first (exports, summaries)."""
+        memory = self.engine
+        records: list[MemoryRecord] = []
+        size = min(limit, 1000)
+        page = 1
+        while True:
+            batch = memory.list(
+                filters,
+                org_id=caller.org_id,
+                project_id=caller.project_id,
+                page=page,
+                page_size=size,
+                show_expired=show_expired,
+            )
+            records.extend(batch.records)
+            if len(records) >= limit or len(batch.records) < size:
+                return records[:limit]
+            page += 1
+
+    def count(self, caller: Caller, filters: dict[str, Any] | None, *, show_expired: bool) -> int:
+        page = self.engine.list(
+            filters, org_id=caller.org_id, project_id=caller.project_id, page_size=1, show_expired=show_expired
+        )
+        return page.total
+
+    def get(self, caller: Caller, memory_id: str) -> MemoryRecord:
+        """One memory of the caller's project; 404 when it is missing or another tenant's."""
+        return self.engine.get(memory_id, **caller.tenant)
+
+    def history(self, caller: Caller, memory_id: str) -> list[dict[str, Any]]:
+        return self.engine.history(memory_id, **caller.tenant)
+
+    def entities(self, caller: Caller) -> list[EntityCount]:
+        """Users, agents, runs and apps of the caller's project with their memory counts."""
+        return self.engine.counts.list(caller.org_id, caller.project_id)
+
+    # -- change ------------------------------------------------------------------------
+    def update(self, caller: Caller, memory_id: str, request: UpdateInput) -> MemoryRecord:
+        request.check()
+        return self.engine.update(
+            memory_id,
+            text=request.text,
+            metadata=request.metadata,
+            expiration_date=request.expiration_date,
+            timestamp=request.timestamp,
+            **caller.tenant,
+            actor=caller.actor,
+        )
+
+    def update_many(self, caller: Caller, changes: Sequence[tuple[str, UpdateInput]]) -> int:
+        """Several updates; every memory must exist and every change be valid before any is made."""
+        memory = self.engine
+        for memory_id, _ in changes:
+            memory.get(memory_id, **caller.tenant)
+        for memory_id, request in changes:
+            try:
+                request.check()
+            except ValidationError as exc:
+                raise ValidationError(f"memories: {memory_id}: {exc.message}") from None
+        for memory_id, request in changes:
+            self.update(caller, memory_id, request)
+        return len(changes)
+
+    def delete(self, caller: Caller, memory_id: str) -> MemoryRecord:
+        return self.engine.delete(memory_id, **caller.tenant, actor=caller.actor)
+
+    def delete_many(self, caller: Caller, memory_ids: Sequence[str]) -> int:
+        """Several deletes; every memory must exist before any is deleted (a repeated id counts once)."""
+        memory = self.engine
+        for memory_id in memory_ids:
+            memory.get(memory_id, **caller.tenant)
+        for memory_id in memory_ids:
+            try:
+                memory.delete(memory_id, **caller.tenant, actor=caller.actor)
+            except NotFoundError:
+                pass  # listed twice
+        return len(memory_ids)
+
+    def delete_all(self, caller: Caller, ids: EntityIds) -> int:
+        """Every memory of an entity (never capped); the scope rule applies."""
+        require_entity(ids.all())
+        return self.engine.delete_all(
+            user_id=ids.user_id,
+            agent_id=ids.agent_id,
+            run_id=ids.run_id,
+            app_id=ids.app_id,
+            org_id=caller.org_id,
+            project_id=caller.project_id,
+            actor=caller.actor,
+        )
+
+    def delete_entity(self, caller: Caller, entity_type: str, entity_id: str) -> int:
+        """An entity named by a path (``user``/``alice``) and all its memories."""
+        return self.delete_all(caller, EntityIds.entity(entity_type, entity_id))
+
+    def reset(self) -> None:
+        """Every memory, entity and history row of every tenant (admin only, at the door)."""
+        self.engine.reset()
+
+    # -- feedback, exports, summaries ------------------------------------------------------
+    def feedback(
+        self, caller: Caller, memory_id: str, value: str | None, reason: str | None, user_id: str | None
+    ) -> dict[str, Any]:
+        """A member's feedback on one memory of the project (404 when it is not the project's)."""
+        memory = self.engine
+        memory.get(memory_id, **caller.tenant)
+        return extras.record_feedback(memory.db, caller, memory_id, value, reason, user_id)
+
+    def export(self, caller: Caller, filters: dict[str, Any] | None, schema: Any) -> tuple[str, int]:
+        """Build and keep an export of the memories matching ``filters`` (expired included); id and count."""
+        extras.check_export_size(self.count(caller, filters, show_expired=True))
+        records = self.collect(caller, filters, limit=extras.MAX_EXPORT, show_expired=True)
+        return extras.store_export(self.engine.db, caller, filters, schema, records), len(records)
+
+    def find_export(self, caller: Caller, export_id: str | None, filters: dict[str, Any] | None) -> dict[str, Any]:
+        return extras.find_export(self.engine.db, caller, export_id, filters)
+
+    def summarize(
+        self, caller: Caller, filters: dict[str, Any] | None, *, limit: int, settings: dict[str, Any]
+    ) -> extras.Summary:
+        """The newest ``limit`` memories matching ``filters`` summarized, oldest first."""
+        records = self.collect(caller, filters, limit=min(limit, extras.MAX_SUMMARY_MEMORIES), show_expired=False)
+        records.reverse()  # oldest first reads as a story
+        return extras.summarize(self.engine.components.language_model, records, settings)
+
+    # -- events --------------------------------------------------------------------------
+    def event(self, caller: Caller, event_id: str) -> Event:
+        return self.events.get(event_id, caller.org_id, caller.project_id)
+
+    def list_events(self, caller: Caller, page: int, page_size: int) -> tuple[list[Event], int]:
+        return self.events.list(caller.org_id, caller.project_id, (page - 1) * page_size, page_size)
