@@ -22,9 +22,11 @@ export const session = {
     sessionStorage.setItem(ACCESS, tokens.access_token);
     sessionStorage.setItem(REFRESH, tokens.refresh_token);
   },
+  /** Forget the tokens and everything else this tab remembered for the session (e.g. the chosen scope). */
   clear() {
-    sessionStorage.removeItem(ACCESS);
-    sessionStorage.removeItem(REFRESH);
+    for (const key of Object.keys(sessionStorage)) {
+      if (key.startsWith("memorist.")) sessionStorage.removeItem(key);
+    }
   },
   get active() { return Boolean(this.access); },
 };
