@@ -96,9 +96,10 @@ export async function memoryScreen(id) {
   screen(
     "Memory",
     h("p", { class: "lead" }, item.memory),
-    h("dl", { class: "facts card" }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])),
+    h("div", { class: "grid2" },
+      h("dl", { class: "facts card" }, facts.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])),
+      h("section", { class: "card", "aria-labelledby": "history-h" }, h("h2", { id: "history-h" }, "History"), await historySection(id))),
     edit,
-    h("section", { class: "card", "aria-labelledby": "history-h" }, h("h2", { id: "history-h" }, "History"), await historySection(id)),
     h("p", {}, h("a", { href: "#/memories" }, "Back to memories")),
   );
 }
