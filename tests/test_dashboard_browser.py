@@ -448,3 +448,56 @@ def test_missing_jwt_secret_gets_a_screen_with_the_fix(
     finally:
         srv.stop()
     network_guard.assert_no_script_errors()
+
+
+def test_keyboard_only_sign_in_navigation_and_a_cancelled_delete(
+    page: Page, server: Server, network_guard: NetworkGuard
+) -> None:
+    token = api_token(server)
+    body = {"messages": [{"role": "user", "content": "Dana keeps bees"}], "user_id": "dana", "infer": False}
+    assert server.post("/memories", json=body, headers=bearer(token)).status_code == 200
+    page.goto(f"{server.url}/dashboard")
+    expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
+    expect(page.get_by_role("heading", name="Sign in")).to_be_focused()  # each screen's heading takes the focus
+    page.keyboard.press("Tab")
+    expect(page.get_by_label("Email")).to_be_focused()
+    page.keyboard.type(EMAIL)
+    page.keyboard.press("Tab")
+    page.keyboard.type(PASSWORD)
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", name="Memories", level=1)).to_be_focused()
+    page.get_by_role("link", name="Skip to content").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("main")).to_be_focused()
+    assert page.url.endswith("#/memories")  # the skip link leaves the route alone
+    page.get_by_role("link", name="Entities").focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", name="Entities", level=1)).to_be_focused()
+    page.get_by_role("button", name="Delete user dana").focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("dialog")).to_be_visible()
+    page.keyboard.press("Escape")  # a modal dialog: Escape cancels
+    expect(page.get_by_role("dialog")).to_be_hidden()
+    assert server.get("/memories?user_id=dana", headers=bearer(token)).json()["count"] == 1
+    network_guard.assert_no_script_errors()
+
+
+def test_auth_disabled_server_opens_without_sign_in(
+    page: Page, tmp_path_factory: pytest.TempPathFactory, network_guard: NetworkGuard
+) -> None:
+    srv = Server(tmp_path_factory.mktemp("open") / "data", env={"AUTH_DISABLED": "true"}, workers=1).start()
+    try:
+        body = {"messages": [{"role": "user", "content": "Eli sails on weekends"}], "user_id": "eli", "infer": False}
+        assert srv.post("/memories", json=body).status_code == 200
+        page.goto(f"{srv.url}/dashboard")
+        expect(page.get_by_role("heading", name="Memories")).to_be_visible()
+        expect(page.locator("#who")).to_have_text("auth disabled")
+        expect(page.get_by_role("button", name="Sign out")).to_be_hidden()
+        expect(page.get_by_text("Eli sails on weekends")).to_be_visible()
+        page.get_by_role("link", name="API keys").click()
+        expect(page.get_by_text("API keys belong to a user account")).to_be_visible()
+        page.get_by_role("link", name="Configuration").click()  # admin-level in this mode
+        expect(page.get_by_role("heading", name="Health")).to_be_visible()
+    finally:
+        srv.stop()
+    network_guard.assert_no_script_errors()

@@ -174,7 +174,7 @@ class OneUser:
         tags=TAGS,
         body=UserPatch,
         response=UserAdminOut,
-        errors=(401, 403, 404, 409, 422),
+        errors=(400, 401, 403, 404, 409, 422),
     )
     def on_patch(self, req: falcon.Request, resp: falcon.Response, user_id: str) -> None:
         body = parsing.body(req, UserPatch, self._limits)

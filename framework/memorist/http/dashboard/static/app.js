@@ -76,6 +76,11 @@ export async function signOut(message) {
   signInScreen(message);
 }
 
+// The skip link moves the focus without touching the hash (the hash is the router's).
+document.querySelector(".skip").addEventListener("click", (event) => {
+  event.preventDefault();
+  document.getElementById("main").focus();
+});
 document.getElementById("signout").addEventListener("click", () => signOut("You are signed out."));
 window.addEventListener("memorist:session-expired", (event) => {
   signOut(`Your session expired (${event.detail || "token expired"}); sign in again.`);
