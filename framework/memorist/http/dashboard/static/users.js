@@ -3,6 +3,26 @@ import { del, get, patch, post } from "./api.js";
 import { state } from "./state.js";
 import { announce, busy, confirmDialog, errorBox, field, h, screen, when } from "./ui.js";
 
+/** A modal asking for an account's new password (a masked field, unlike window.prompt). */
+function passwordDialog(email) {
+  const input = h("input", { type: "password", id: "set-password", autocomplete: "new-password", minlength: 8, required: true });
+  const dialog = h("dialog", { "aria-labelledby": "set-password-title" },
+    h("form", { method: "dialog" },
+      h("h2", { id: "set-password-title" }, `New password for ${email}`),
+      field("New password", input, "At least 8 characters. The account is signed out everywhere."),
+      h("div", { class: "row end" },
+        h("button", { value: "cancel", class: "ghost", formnovalidate: true }, "Cancel"),
+        h("button", { value: "ok" }, "Set password"))));
+  document.body.append(dialog);
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => {
+      resolve(dialog.returnValue === "ok" ? input.value : null);
+      dialog.remove();
+    }, { once: true });
+    dialog.showModal();
+  });
+}
+
 export async function usersScreen() {
   const answer = await get("/users");
   const notes = h("div", { "aria-live": "polite" });
@@ -29,7 +49,7 @@ export async function usersScreen() {
       h("td", { class: "actions" },
         h("button", { type: "button", class: "ghost", disabled: self, onclick: () => act(() => patch(`/users/${u.id}`, { disabled: !u.disabled }), `${u.email} ${u.disabled ? "enabled" : "disabled"}.`) }, u.disabled ? "Enable" : "Disable"),
         h("button", { type: "button", class: "ghost", onclick: async () => {
-          const pw = prompt(`New password for ${u.email} (at least 8 characters):`);
+          const pw = await passwordDialog(u.email);
           if (pw) act(() => post(`/users/${u.id}/password`, { password: pw }), `Password of ${u.email} set.`);
         } }, "Set password"),
         h("button", { type: "button", class: "danger", disabled: self, "aria-label": `Delete ${u.email}`, onclick: async () => {
