@@ -133,8 +133,14 @@ def test_a_disabled_account_loses_every_credential_at_once(client: falcon.testin
     bob = create(client, admin, "bob@example.com")
     session = login(client, "bob@example.com").json
     key = client.simulate_post("/api-keys", headers=bearer(session["access_token"]), json={"label": "k"}).json["key"]
+    tenant = {"org_name": "O", "project_name": "P", "email": "bob@example.com", "org_id": "o1", "project_id": "p1"}
+    platform = client.simulate_post("/api/v1/admin/bootstrap/", headers=ADMIN_KEY, json=tenant)
+    assert platform.status_code == 201, platform.text
+    token_header = {"Authorization": f"Token {platform.json['key']}"}
+    assert client.simulate_get("/v1/ping/", headers=token_header).status_code == 200
     resp = client.simulate_patch(f"/users/{bob}", headers=bearer(admin), json={"disabled": True})
     assert resp.status_code == 200 and resp.json["disabled"] is True
+    assert client.simulate_get("/v1/ping/", headers=token_header).status_code == 401
     assert client.simulate_get("/auth/me", headers=bearer(session["access_token"])).status_code == 401
     assert client.simulate_get("/entities", headers={"X-API-Key": key}).status_code == 401
     assert client.simulate_post("/auth/refresh", json={"refresh_token": session["refresh_token"]}).status_code == 401

@@ -68,13 +68,17 @@ class Authenticator:
             raise AuthenticationError(
                 "authentication required: send 'Authorization: Bearer <access token>' or 'X-API-Key: <key>'"
             )
-        if principal.user_id is not None and self._is_disabled is not None and self._is_disabled(principal.user_id):
-            raise AuthenticationError("this account is disabled; ask an admin")
+        self._check_enabled(principal.user_id)
         if policy == "jwt" and principal.auth_type != "jwt":
             raise AuthenticationError("this route needs a dashboard session: 'Authorization: Bearer <access token>'")
         if policy == "admin" and not principal.is_admin:
             raise PermissionDenied("this route is for admins")
         return principal
+
+    def _check_enabled(self, user_id: str | None) -> None:
+        """A disabled account's every credential (session, API key, platform key) stops at once."""
+        if user_id is not None and self._is_disabled is not None and self._is_disabled(user_id):
+            raise AuthenticationError("this account is disabled; ask an admin")
 
     def _resolve(self, req: falcon.Request) -> Principal | None:
         authorization = req.get_header("Authorization") or ""
@@ -115,6 +119,7 @@ class Authenticator:
             user = self._users.get(key.user_id)
         except NotFoundError:
             raise AuthenticationError("the key's user no longer exists") from None
+        self._check_enabled(user.id)
         return Principal(
             "platform_key",
             "admin" if user.role == "admin" else "user",
