@@ -70,6 +70,15 @@ def test_every_referenced_asset_is_served_with_its_type(client: falcon.testing.T
         assert resp.headers["X-Content-Type-Options"] == "nosniff"
 
 
+def test_an_unchanged_asset_costs_a_304(client: falcon.testing.TestClient) -> None:
+    first = client.simulate_get("/dashboard/static/app.js")
+    etag = first.headers["ETag"]
+    again = client.simulate_get("/dashboard/static/app.js", headers={"If-None-Match": etag})
+    assert again.status_code == 304 and again.content == b""
+    other = client.simulate_get("/dashboard/static/app.js", headers={"If-None-Match": '"stale"'})
+    assert other.status_code == 200 and other.content == first.content
+
+
 @pytest.mark.parametrize("name", ["index.html", "..%2F__init__.py", "nope.js", "%2e%2e%2fresources.py"])
 def test_unknown_assets_are_404(client: falcon.testing.TestClient, name: str) -> None:
     assert client.simulate_get(f"/dashboard/static/{name}").status_code == 404
