@@ -504,3 +504,43 @@ def test_auth_disabled_server_opens_without_sign_in(
     finally:
         srv.stop()
     network_guard.assert_no_script_errors()
+
+
+def test_page_helpers_keep_secrets_and_count_shared_memories(
+    page: Page, server: Server, network_guard: NetworkGuard
+) -> None:
+    """The pure helpers, run in the page as its modules: redacted secrets are never sent back, errors
+    find their field by the longest matching path, and co-occurrence counts each memory once."""
+    page.goto(f"{server.url}/dashboard")
+    result = page.evaluate(
+        """async () => {
+            const config = await import('/dashboard/static/config.js');
+            const entities = await import('/dashboard/static/entities.js');
+            const form = document.createElement('form');
+            for (const path of ['reranker.options', 'reranker.provider', 'engine.candidate_pool']) {
+                const input = document.createElement('input');
+                input.dataset.path = path;
+                form.append(input);
+            }
+            const found = (message) => (config.fieldFor(form, message) || {dataset: {}}).dataset.path || null;
+            const graph = entities.cooccurrence([
+                {user_id: 'u', agent_id: 'a', run_id: 'r'}, {user_id: 'u', agent_id: 'a'}, {user_id: 'u'},
+            ]);
+            return {
+                stripped: config.withoutRedacted(
+                    {api_key: '**********', model: 'm', nested: {token: '**********', n: 1}}),
+                bogus: found('reranker.options.bogus: unknown option'),
+                provider: found("reranker.provider 'x' is not installed; installed: mmr"),
+                pool: found('engine.candidate_pool: Input should be greater than or equal to 10'),
+                none: found('body: a non-empty object is required'),
+                nodes: Object.fromEntries(graph.nodes),
+                edges: Object.fromEntries(graph.edges),
+            };
+        }"""
+    )
+    assert result["stripped"] == {"model": "m", "nested": {"n": 1}}
+    assert result["bogus"] == "reranker.options" and result["provider"] == "reranker.provider"
+    assert result["pool"] == "engine.candidate_pool" and result["none"] is None
+    assert result["nodes"] == {"user:u": 3, "agent:a": 2, "run:r": 1}
+    assert result["edges"] == {"agent:a|user:u": 2, "run:r|user:u": 1, "agent:a|run:r": 1}
+    network_guard.assert_no_script_errors()

@@ -11,6 +11,17 @@ const SLOTS = [
   ["entity_extractor", "Entity extractor"],
 ];
 
+const REDACTED = "**********";
+
+/** The options without values still redacted: a key left out keeps its stored value (the server deep-merges). */
+export function withoutRedacted(value) {
+  if (Array.isArray(value)) return value.map(withoutRedacted);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== REDACTED).map(([k, v]) => [k, withoutRedacted(v)]));
+  }
+  return value;
+}
+
 /** The field an error such as "reranker.options.bogus: unknown option" is about (longest matching path). */
 export function fieldFor(form, message) {
   const token = String(message).split(/[:\s]/)[0];
@@ -95,7 +106,7 @@ export async function configScreen() {
           } catch {
             throw { detail: `${slot}.options: not valid JSON` };
           }
-          if (JSON.stringify(parsed) !== options.dataset.original) part.options = parsed;
+          if (JSON.stringify(parsed) !== options.dataset.original) part.options = withoutRedacted(parsed);
           if (Object.keys(part).length) patch[slot] = part;
         }
       } catch (error) {
