@@ -31,13 +31,16 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {
             **{k: v for k, v in os.environ.items() if not k.startswith("MEMORIST_")},
-            # This tree's code first (an editable install may point at another checkout of the project).
-            "PYTHONPATH": os.pathsep.join(str(p) for p in (ROOT, ROOT / "framework", ROOT / "plugins")),
+            # This tree's code first (an editable install may point at another checkout).
+            "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "framework"), str(ROOT / "plugins")]),
             "MEMORIST_DATA_DIR": str(data_dir),
             "MEMORIST_PLUGIN_MODULES": "tests.plugins.hashing",
             "MEMORIST_EMBEDDER__PROVIDER": "hashing",
             "JWT_SECRET": JWT_SECRET,
             "ADMIN_API_KEY": ADMIN_KEY,
+            # Suites here send many deliberately wrong credentials from 127.0.0.1; the per-address
+            # throttle of failed checks is tested by test_security_accounts.
+            "MEMORIST_AUTH__FAILED_AUTH_ATTEMPTS": "1000000",
             **(env or {}),
         }
         for key, value in list(self.env.items()):

@@ -92,8 +92,7 @@ def test_speaker_without_a_name_is_named_by_role(extractor: HeuristicExtractor) 
         Message(role="assistant", content="I booked you a window seat on flight LH 123."),
     )
     assert texts == [
-        # Verb agreement is not repaired: a known limit of the rule-based rewrite.
-        "The user prefer window seats.",
+        "The user prefers window seats.",
         "The assistant booked you a window seat on flight LH 123.",
     ]
 
@@ -118,7 +117,7 @@ def test_long_messages_are_split_at_sentence_boundaries(tmp_path: Path) -> None:
 
 def test_exclusions_drop_matching_sentences(extractor: HeuristicExtractor) -> None:
     message = Message(role="user", content="My salary is 90k. I love sailing on weekends.", name="Bo")
-    assert extract(extractor, message, excludes="salary, income") == ["Bo love sailing on weekends."]
+    assert extract(extractor, message, excludes="salary, income") == ["Bo loves sailing on weekends."]
 
 
 @pytest.fixture

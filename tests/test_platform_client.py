@@ -167,12 +167,19 @@ def test_project_settings_and_members(server: Server, client: Any) -> None:
         custom_instructions="Only keep food preferences.", custom_categories=[{"cuisine": "food and cooking"}]
     )
     assert client.project.get()["custom_instructions"] == "Only keep food preferences."
+    # Members are added from the organization's people; an admin brings a new person in.
     requests.post(
-        f"{server.url}/auth/users",
+        f"{server.url}/api/v1/admin/bootstrap/",
         headers=ADMIN,
         timeout=10,
-        json={"name": "Rita", "email": "rita@acme.test", "password": "rita-password"},
-    )
+        json={
+            "org_name": "Acme",
+            "org_id": project["org_id"],
+            "project_name": "Rita's",
+            "email": "rita@acme.test",
+            "name": "Rita",
+        },
+    ).raise_for_status()
     client.project.add_member("rita@acme.test", role="READER")
     members = client.project.get_members()["members"]
     assert {"username": "Rita", "role": "READER"} in [{"username": m["username"], "role": m["role"]} for m in members]

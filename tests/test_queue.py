@@ -75,7 +75,8 @@ def test_a_worker_dying_between_writes_leaves_no_duplicate(memory: Memory) -> No
     claimed = events.claim("doomed-worker")
     assert claimed is not None
     request = memory.add_request(**{**claimed.payload, "id_seed": claimed.id})
-    records, vectors = memory.adder.prepare(request)  # type: ignore[misc]
+    prepared = memory.adder.prepare(request)
+    records, vectors = prepared.records, prepared.vectors
     assert events.plan(claimed, "doomed-worker", [r.id for r in records])
     memory.components.vector_store.upsert(records, vectors)  # ... and the process dies here
     time.sleep(0.6)  # the lease expires
@@ -142,7 +143,8 @@ def test_a_late_write_by_a_worker_that_lost_its_lease_is_adopted_once(memory: Me
     event = events.submit("default", "default", payload("I keep seven copper lanterns in the attic."))
     claimed = events.claim("slow-worker")
     request = memory.add_request(**{**claimed.payload, "id_seed": claimed.id})
-    records, vectors = memory.adder.prepare(request)  # type: ignore[misc]
+    prepared = memory.adder.prepare(request)
+    records, vectors = prepared.records, prepared.vectors
     assert events.plan(claimed, "slow-worker", [r.id for r in records])
     time.sleep(0.6)
     taken = events.claim("fast-worker")

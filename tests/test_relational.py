@@ -13,6 +13,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import memorist.db
 import pytest
 from memorist.auth.api_keys import ApiKeyStore
 from memorist.auth.errors import AuthenticationError, ConflictError, PermissionDenied, RateLimited
@@ -35,6 +36,11 @@ pg_cluster = conftest_pg.pg_cluster
 pg_fresh_url = conftest_pg.pg_fresh_url
 
 PASSWORD = "correct horse battery"
+
+#: The newest migration (file names start with their revision id).
+HEAD_REVISION = sorted(
+    p.name[:4] for p in (Path(memorist.db.__file__).parent / "migrations" / "versions").glob("0*.py")
+)[-1]
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -78,7 +84,7 @@ def test_upgrade_is_idempotent_and_creates_every_table(db: Database) -> None:
     tables = set(inspect(db.engine).get_table_names())
     assert set(metadata.tables) <= tables
     with db.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == ["0003"]
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all() == [HEAD_REVISION]
 
 
 def test_concurrent_upgrades_serialize(db: Database) -> None:
@@ -305,3 +311,27 @@ def test_rate_limit_is_never_exceeded_under_concurrency(db: Database) -> None:
 
     assert run_threads(4, work) == []
     assert len(allowed) == 5
+
+
+def test_last_admin_guard_first_admin_and_token_versions(db: Database) -> None:
+    """The conditional statements behind /users (issue 14 item 11) on both databases."""
+    users = UserStore(db)
+    first = users.register_first("Ada", "ada@example.com", "correct horse")
+    with pytest.raises(PermissionDenied):
+        users.register_first("Eve", "eve@example.com", "correct horse")
+    other = users.create("Bob", "bob@example.com", "bob-password")
+    with pytest.raises(ConflictError, match="last admin"):
+        users.administer(first.id, role="user")
+    with pytest.raises(ConflictError, match="last admin"):
+        users.administer(first.id, disabled=True)
+    with pytest.raises(ConflictError, match="last admin"):
+        users.delete(first.id)
+    promoted = users.administer(other.id, role="admin")
+    assert promoted.role == "admin" and promoted.token_version == 1
+    assert users.administer(first.id, role="user").role == "user"
+    with pytest.raises(ConflictError):
+        users.delete(other.id)
+    users.set_password(first.id, "another-password")
+    assert users.get(first.id).token_version == 2
+    users.delete(first.id)
+    assert [u.email for u in users.list()] == ["bob@example.com"]

@@ -100,7 +100,9 @@ def test_profile_update_and_email_conflict(server: Server, user: dict[str, str])
     headers = bearer(user["access_token"])
     resp = server.request("PATCH", "/auth/me", headers=headers, json={"name": "Bobby"})
     assert resp.status_code == 200 and resp.json()["name"] == "Bobby"
-    conflict = server.request("PATCH", "/auth/me", headers=headers, json={"email": "ada@example.com"})
+    conflict = server.request(
+        "PATCH", "/auth/me", headers=headers, json={"email": "ada@example.com", "current_password": "bob-password"}
+    )
     assert conflict.status_code == 409
 
 
@@ -111,6 +113,7 @@ def test_change_password(server: Server, admin: dict[str, str]) -> None:
         json={"name": "Cy", "email": "cy@example.com", "password": "cy-password"},
     )
     tokens = server.post("/auth/login", json={"email": "cy@example.com", "password": "cy-password"}).json()
+    other = server.post("/auth/login", json={"email": "cy@example.com", "password": "cy-password"}).json()
     headers = bearer(tokens["access_token"])
     wrong = server.post(
         "/auth/change-password", headers=headers, json={"current_password": "nope-nope", "new_password": "new-password"}
@@ -128,8 +131,10 @@ def test_change_password(server: Server, admin: dict[str, str]) -> None:
     assert ok.status_code == 200
     assert server.post("/auth/login", json={"email": "cy@example.com", "password": "cy-password"}).status_code == 401
     assert server.post("/auth/login", json={"email": "cy@example.com", "password": "new-password"}).status_code == 200
-    # The change signs out other sessions: the old refresh token no longer works.
-    assert server.post("/auth/refresh", json={"refresh_token": tokens["refresh_token"]}).status_code == 401
+    # The change signs out the other sessions at once; the caller's own session goes on.
+    assert server.post("/auth/refresh", json={"refresh_token": other["refresh_token"]}).status_code == 401
+    assert server.get("/auth/me", headers=bearer(other["access_token"])).status_code == 401
+    assert server.get("/auth/me", headers=headers).status_code == 200
 
 
 def test_refresh_rotation_and_reuse_detection(server: Server, admin: dict[str, str]) -> None:
@@ -419,7 +424,11 @@ def test_missing_jwt_secret_makes_auth_endpoints_500(tmp_path: Path) -> None:
 
 
 def test_login_and_register_are_rate_limited(tmp_path: Path) -> None:
-    srv = Server(tmp_path / "data", env={"MEMORIST_AUTH__LOGIN_ATTEMPTS": "3"}, workers=2).start()
+    srv = Server(
+        tmp_path / "data",
+        env={"MEMORIST_AUTH__LOGIN_ATTEMPTS": "3", "MEMORIST_AUTH__LOGIN_ADDRESS_ATTEMPTS": "3"},
+        workers=2,
+    ).start()
     try:
         codes = [
             srv.post("/auth/login", json={"email": "x@y.z", "password": "wrong-pass"}).status_code for _ in range(3)

@@ -120,13 +120,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     modules = "tests.plugins.hashing" + ("" if INSTALLED else ",memorist_webhooks")
     env = {
         "MEMORIST_PLUGIN_MODULES": modules,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "plugins")]),
+        "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "framework"), str(ROOT / "plugins")]),
         "MEMORIST_WEBHOOKS_MAX_ATTEMPTS": str(MAX_ATTEMPTS),
         "MEMORIST_WEBHOOKS_BACKOFF_SECONDS": "0.2",
         "MEMORIST_WEBHOOKS_POLL_SECONDS": "0.2",
         "MEMORIST_WEBHOOKS_TIMEOUT_SECONDS": "3",
         "MEMORIST_WEBHOOKS_LEASE_SECONDS": "10",
         "NO_PROXY": "127.0.0.1,localhost",
+        # The receivers here are local: the operator allow-list lets deliveries reach them.
+        "MEMORIST_SECURITY__OUTBOUND_ALLOW": '["127.0.0.1"]',
     }
     srv = Server(tmp_path_factory.mktemp("webhooks") / "data", env=env).start()
     yield srv

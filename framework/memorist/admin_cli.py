@@ -41,7 +41,7 @@ def admin() -> None:
 @click.argument("name")
 @click.option("--id", "org_id", help="Organization id (default: generated).")
 def create_org(config: str | None, name: str, org_id: str | None) -> None:
-    _run(lambda: _bootstrap(config).tenancy.create_org(name, org_id))
+    _run(lambda: _bootstrap(config).create_org(name, org_id))
 
 
 @admin.command("create-project")
@@ -52,7 +52,7 @@ def create_org(config: str | None, name: str, org_id: str | None) -> None:
 @click.option("--description", default="")
 def create_project(config: str | None, org_id: str, name: str, project_id: str | None, description: str) -> None:
     def action() -> dict[str, object]:
-        project = _bootstrap(config).tenancy.create_project(org_id, name, description, project_id)
+        project = _bootstrap(config).create_project(org_id, name, description, project_id)
         return {"org_id": project.org_id, "project_id": project.id, "name": project.name}
 
     _run(action)
@@ -79,6 +79,15 @@ def add_member(config: str | None, project_id: str, email: str, role: str) -> No
         return {"project_id": project_id, "email": email, "role": role}
 
     _run(action)
+
+
+@admin.command("set-owner")
+@config_option
+@click.argument("project_id")
+@click.argument("email")
+def set_owner(config: str | None, project_id: str, email: str) -> None:
+    """Repair a project nobody can administer: make EMAIL an OWNER (adding the member if needed)."""
+    _run(lambda: _bootstrap(config).set_owner(project_id, email))
 
 
 @admin.command("create-key")

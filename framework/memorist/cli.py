@@ -131,23 +131,35 @@ def config() -> None:
 @config.command("check")
 @config_option
 def config_check(config: str | None) -> None:
-    """Validate the configuration (file, environment, provider options)."""
-    checked_settings(config)
-    click.echo("configuration ok")
+    """Validate the configuration (file, environment, provider options); warn about weak secrets."""
+    from .http.auth import secret_warnings
+
+    settings, _ = checked_settings(config)
+    warnings = secret_warnings(settings.auth)
+    for warning in warnings:
+        click.echo(f"warning: {warning}", err=True)
+    click.echo("configuration ok" + (f" ({len(warnings)} warning{'s' * (len(warnings) > 1)})" if warnings else ""))
 
 
 @config.command("show")
 @config_option
 def config_show(config: str | None) -> None:
     """Print the effective configuration as JSON (secrets redacted)."""
+    import json
+
+    from .redaction import redact
+
     settings, _ = checked_settings(config)
-    click.echo(settings.model_dump_json(indent=2))
+    shown = redact(settings.model_dump(mode="python"))
+    click.echo(json.dumps(shown, indent=2, default=str))
 
 
 def _add_admin() -> None:
     from .admin_cli import admin
+    from .mcp.command import mcp_command
 
     cli.add_command(admin)
+    cli.add_command(mcp_command)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import ConfigurationError, MemoristError
+from .outbound import OutboundGuard
 from .providers import (
     Embedder,
     EntityExtractor,
@@ -21,6 +22,18 @@ from .providers import (
 )
 from .registry import ProviderRegistry
 from .settings import Settings
+
+
+def provider_guard(settings: Settings) -> OutboundGuard | None:
+    """The outbound guard for provider clients, when the server or worker asked for one.
+
+    Hosts of the base URLs configured at startup stay reachable (a local Ollama);
+    a base URL set later through ``POST /configure`` must pass the guard.
+    """
+    security = settings.security
+    if not security.guard_providers:
+        return None
+    return OutboundGuard([*security.outbound_allow, *security.provider_trusted_hosts])
 
 
 @dataclass
@@ -98,8 +111,10 @@ def build_components(
         built.append(provider)
         return provider
 
+    guard = provider_guard(settings)
+    extras: dict[str, object] = {"outbound_guard": guard} if guard is not None else {}
     try:
-        context = ProviderContext(data_dir=settings.data_dir)
+        context = ProviderContext(data_dir=settings.data_dir, extras=dict(extras))
         embedder = make("embedder", context)
         assert isinstance(embedder, Embedder)
         language_model = make("language_model", context)
@@ -107,10 +122,10 @@ def build_components(
         store_context = ProviderContext(
             data_dir=settings.data_dir,
             dimension=embedder.dimension,
-            extras={"database_url": settings.database_url},
+            extras={"database_url": settings.database_url, **extras},
         )
         vector_store = make("vector_store", store_context, ("embedder",))
-        model_context = ProviderContext(data_dir=settings.data_dir, language_model=language_model)
+        model_context = ProviderContext(data_dir=settings.data_dir, language_model=language_model, extras=dict(extras))
         reranker = make("reranker", model_context, ("language_model",))
         entity_extractor = make("entity_extractor", context)
     except MemoristError:

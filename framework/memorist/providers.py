@@ -24,8 +24,10 @@ from .records import (
     ChatMessage,
     EntityMention,
     ExtractedFact,
+    Extraction,
     ExtractionRequest,
     MemoryRecord,
+    SkippedInput,
     StoreHit,
     StoreMatch,
 )
@@ -85,6 +87,18 @@ class LanguageModel(Provider):
     def extract(self, request: ExtractionRequest) -> list[ExtractedFact]:
         """Facts worth remembering from ``request.messages``; ADD-only, never edits."""
 
+    def extract_detailed(self, request: ExtractionRequest) -> Extraction:
+        """``extract`` plus what was not kept and why (nothing is dropped silently).
+
+        The default calls :meth:`extract` and accounts for every message no fact
+        cites (see :func:`account_for_messages`), so a language model written
+        against the older contract keeps working and still reports skips.
+        Extractors that know their reasons (the heuristic one, the OpenAI one)
+        override it.
+        """
+        facts = self.extract(request)
+        return Extraction(facts=facts, skipped=account_for_messages(request, facts, []))
+
     def complete_json(self, messages: Sequence[ChatMessage], schema: type[ModelT]) -> ModelT:
         """A reply parsed and validated against ``schema``.
 
@@ -97,6 +111,32 @@ class LanguageModel(Provider):
     def generative(self) -> bool:
         """True when :meth:`complete_json` works (used to pick fallbacks)."""
         return type(self).complete_json is not LanguageModel.complete_json
+
+
+def account_for_messages(
+    request: ExtractionRequest, facts: Sequence[ExtractedFact], skipped: Sequence[SkippedInput]
+) -> list[SkippedInput]:
+    """``skipped`` plus a reason for every message that neither a fact nor a skip mentions.
+
+    System and tool messages are context, empty ones hold nothing; a user or
+    assistant message no fact cites is ``no_fact``. When some fact cites no
+    message, which message it came from is unknown, so only the context kinds
+    are reported then (a fact may have come from any of the others).
+    """
+    cited = {f.source_message for f in facts}
+    covered = cited | {s.message for s in skipped}
+    uncited_facts = None in cited
+    out = list(skipped)
+    for index, message in enumerate(request.messages):
+        if index in covered:
+            continue
+        if message.role in ("system", "tool"):
+            out.append(SkippedInput(message=index, reason=f"{message.role}_message"))
+        elif not message.content.strip():
+            out.append(SkippedInput(message=index, reason="empty"))
+        elif not uncited_facts:
+            out.append(SkippedInput(message=index, reason="no_fact"))
+    return sorted(out, key=lambda s: s.message)
 
 
 class Embedder(Provider):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal, overload
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 #: Scope fields in the order they are listed, filtered and shown.
 SCOPE_FIELDS: tuple[str, ...] = ("org_id", "project_id", "user_id", "agent_id", "run_id", "app_id")
@@ -53,6 +53,10 @@ def normalized_hash(text: str) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+#: Roles a message may have. OpenAI's ``developer`` (its newer name for ``system``) is read as ``system``.
+MESSAGE_ROLES = ("user", "assistant", "system", "tool", "developer")
+
+
 class Message(BaseModel):
     """One conversation turn handed to an add."""
 
@@ -61,6 +65,11 @@ class Message(BaseModel):
     role: Literal["user", "assistant", "system", "tool"] = "user"
     content: str
     name: str | None = None
+
+    @field_validator("role", mode="before")
+    @classmethod
+    def _developer_is_system(cls, value: Any) -> Any:
+        return "system" if value == "developer" else value
 
 
 class Scope(BaseModel):
@@ -166,6 +175,29 @@ class ExtractedFact(BaseModel):
     source_message: int | None = None
     attributed_to: str | None = None
     speaker: str | None = None
+
+
+class SkippedInput(BaseModel):
+    """A message, or a part of one, that produced no memory, and why.
+
+    ``reason`` is a short tag: ``greeting``, ``thanks``, ``filler``,
+    ``question``, ``excluded``, ``system_message``, ``tool_message``, ``empty``,
+    or ``no_fact`` (a language model found nothing to remember in it). ``text``
+    is the part that was dropped when only part of the message was.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    message: int
+    reason: str = Field(min_length=1, max_length=64)
+    text: str | None = None
+
+
+class Extraction(BaseModel):
+    """What an extractor made of a request: facts, and the inputs it did not keep."""
+
+    facts: list[ExtractedFact] = Field(default_factory=list)
+    skipped: list[SkippedInput] = Field(default_factory=list)
 
 
 class ExtractionRequest(BaseModel):

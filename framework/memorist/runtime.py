@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy import insert, select, update
 
+from . import configure_policy
 from .db import Database
 from .db.schema import kv
 from .engine.memory import HasHooks, Memory
@@ -47,7 +48,9 @@ class Runtime:
         *,
         context: Any = None,
     ) -> None:
-        self._base = base
+        # Provider clients are guarded here (server and worker): only the startup settings
+        # can make an internal host trusted, never a later POST /configure.
+        self._base = configure_policy.guarded(base)
         self._plugins = plugins
         self._registry = registry or ProviderRegistry.from_plugins(plugins)
         self._db = db
@@ -86,6 +89,7 @@ class Runtime:
             raise ValidationError(
                 f"{unknown[0]}: cannot be changed at runtime; configurable: {', '.join(CONFIGURABLE)}"
             )
+        configure_policy.check_patch(patch, self._base)
         with self._lock:
             overrides = deep_merge(self._overrides, patch)
             for slot in CONFIGURABLE[:5]:
@@ -95,6 +99,7 @@ class Runtime:
             settings = self.merged(overrides)
             # Raises 400/409 before anything is swapped or stored.
             memory = self._build(settings, self._memory)
+            configure_policy.verify_built(memory, patch, self._memory)
             self._version = self._store(overrides)
             self._overrides = overrides
             self._swap(memory)

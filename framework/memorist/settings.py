@@ -61,8 +61,9 @@ class EngineSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    #: Cosine similarity at or above which a new memory is a near duplicate in its scope.
-    near_duplicate_threshold: float = Field(0.95, ge=0.5, le=1.0)
+    #: Cosine similarity at or above which a new fact may be a paraphrase of a stored one in its
+    #: scope; it is merged only if its value-bearing tokens agree too (see docs/memory-rules.md).
+    near_duplicate_threshold: float = Field(0.9, ge=0.5, le=1.0)
     #: Candidates fetched from each retriever (vector, keyword) per search, at least.
     candidate_pool: int = Field(100, ge=10, le=5000)
     #: Weights of the signals folded into the score; they are normalized to sum to 1.
@@ -97,9 +98,43 @@ class AuthSettings(BaseModel):
     admin_api_key: SecretStr | None = None
     access_token_minutes: int = Field(default=15, ge=1, le=24 * 60)
     refresh_token_days: int = Field(default=30, ge=1, le=365)
-    #: Login and register attempts per client address per window.
+    #: Failed logins per account per window (successful logins are not counted).
     login_attempts: int = Field(default=10, ge=1)
     login_window_seconds: int = Field(default=60, ge=1)
+    #: Failed logins per client address per window (set it above ``login_attempts``: many
+    #: users may share one address behind a NAT); registrations per address per window.
+    login_address_attempts: int = Field(default=100, ge=1)
+    #: Failed API-key, platform-token and JWT checks per client address per window.
+    failed_auth_attempts: int = Field(default=60, ge=1)
+    #: Proxies in front of the server whose ``X-Forwarded-For`` entries are trusted (0: use
+    #: the socket's address). With one load balancer, 1: its entry names the client.
+    trusted_proxy_hops: int = Field(default=0, ge=0, le=10)
+
+
+class SecuritySettings(BaseModel):
+    """What runtime configuration and outbound requests may reach (see docs/security.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: Hosts, IP addresses or CIDR ranges that outbound requests (webhooks, provider base
+    #: URLs set through ``POST /configure``) may reach although they are loopback, private,
+    #: link-local or otherwise internal. Empty: only public addresses.
+    outbound_allow: list[str] = Field(default_factory=list)
+    #: Environment variables ``POST /configure`` may name as a provider's ``api_key_env``.
+    #: The server's own secrets (JWT_SECRET, ADMIN_API_KEY, MEMORIST_*, the database URL)
+    #: are refused even when listed.
+    configure_key_envs: list[str] = Field(
+        default_factory=lambda: ["OPENAI_API_KEY", "AZURE_OPENAI_API_KEY", "OLLAMA_API_KEY", "GROQ_API_KEY"]
+    )
+    #: Directories whose files ``POST /configure`` may name as a provider's ``api_key_file``.
+    configure_key_dirs: list[str] = Field(default_factory=list)
+    #: Provider clients (OpenAI-compatible) check and pin every host they connect to. The
+    #: server and worker turn it on; an embedded ``Memory`` leaves it off (its author wrote
+    #: every URL).
+    guard_providers: bool = False
+    #: Hosts provider clients may reach although internal: filled at startup from the base
+    #: URLs in the file and environment (the deployer's own, e.g. a local Ollama).
+    provider_trusted_hosts: list[str] = Field(default_factory=list)
 
 
 class RequestLogSettings(BaseModel):
@@ -169,6 +204,7 @@ class Settings(BaseSettings):
     request_log: RequestLogSettings = Field(default_factory=lambda: RequestLogSettings())
     limits: LimitsSettings = Field(default_factory=lambda: LimitsSettings())
     queue: QueueSettings = Field(default_factory=lambda: QueueSettings())
+    security: SecuritySettings = Field(default_factory=lambda: SecuritySettings())
 
     @classmethod
     def settings_customise_sources(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from .db import Database
@@ -23,6 +23,8 @@ from .errors import MemoristError, ValidationError
 from .records import as_utc, utcnow
 
 ROLES = ("READER", "OWNER")
+#: Ids a platform organization or project may not take: ``default/default`` is the self-hosted space.
+RESERVED_IDS = frozenset({"default"})
 DEFAULT_SETTINGS: dict[str, Any] = {
     "usecase": None,
     "memory_depth": "standard",
@@ -50,6 +52,9 @@ class ProjectError(MemoristError):
     def __init__(self, message: str, status: int) -> None:
         super().__init__(message)
         self.status = status
+
+
+LAST_OWNER = "a project needs at least one OWNER: make another member OWNER first"
 
 
 def not_found() -> ProjectError:
@@ -215,7 +220,33 @@ class Tenancy:
                 {"username": r["name"], "email": r["email"], "role": r["role"], "user_id": r["user_id"]} for r in rows
             ]
 
+    def org_member(self, org_id: str, email: str) -> str | None:
+        """The user id of the member of some project of ``org_id`` with this email, if any.
+
+        The member routes look people up only inside the caller's organization, so an
+        OWNER can neither probe whether an email exists elsewhere nor pull in someone
+        from another organization; new people are added by a deployment admin.
+        """
+        with self._db.connect() as conn:
+            return conn.execute(
+                select(users.c.id)
+                .join(members, members.c.user_id == users.c.id)
+                .join(projects, projects.c.id == members.c.project_id)
+                .where(projects.c.org_id == org_id, users.c.email == (email or "").strip().lower())
+                .limit(1)
+            ).scalar()
+
+    @staticmethod
+    def _other_owners(project_id: str, user_id: str) -> Any:
+        return (
+            select(func.count())
+            .select_from(members)
+            .where(members.c.project_id == project_id, members.c.role == "OWNER", members.c.user_id != user_id)
+            .scalar_subquery()
+        )
+
     def set_member(self, project_id: str, user_id: str, role: str, *, create: bool) -> None:
+        """Add a member or change a role; the project's last OWNER cannot be demoted (409)."""
         if role not in ROLES:
             raise ValidationError(f"role: one of {', '.join(ROLES)}")
         with self._db.begin() as conn:
@@ -230,20 +261,27 @@ class Tenancy:
             if not create and not exists:
                 raise ProjectError("the user is not a member of this project", 404)
             if exists:
-                conn.execute(
-                    update(members)
-                    .where(members.c.project_id == project_id, members.c.user_id == user_id)
-                    .values(role=role)
-                )
+                stmt = update(members).where(members.c.project_id == project_id, members.c.user_id == user_id)
+                if role != "OWNER":  # one statement checks and demotes: no race leaves the project ownerless
+                    stmt = stmt.where((members.c.role != "OWNER") | (self._other_owners(project_id, user_id) > 0))
+                if not conn.execute(stmt.values(role=role)).rowcount:
+                    raise ProjectError(LAST_OWNER, 409)
             else:
                 conn.execute(
                     insert(members).values(project_id=project_id, user_id=user_id, role=role, created_at=utcnow())
                 )
 
     def remove_member(self, project_id: str, user_id: str) -> None:
+        """Remove a member; the project's last OWNER cannot be removed (409)."""
+        if self.role_of(project_id, user_id) is None:
+            raise ProjectError("the user is not a member of this project", 404)
         with self._db.begin() as conn:
             gone = conn.execute(
-                delete(members).where(members.c.project_id == project_id, members.c.user_id == user_id)
+                delete(members).where(
+                    members.c.project_id == project_id,
+                    members.c.user_id == user_id,
+                    (members.c.role != "OWNER") | (self._other_owners(project_id, user_id) > 0),
+                )
             ).rowcount
         if not gone:
-            raise ProjectError("the user is not a member of this project", 404)
+            raise ProjectError(LAST_OWNER, 409)

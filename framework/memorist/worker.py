@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import socket
 import threading
 import uuid
@@ -73,12 +74,30 @@ class AddWorker:
         except LeaseLost:
             log.warning("event %s: lease lost to another worker", event.id)
         except Exception as exc:
-            status = self._events.fail(event, owner, _describe(exc))
+            # The tenant polls the event and sees a sanitized error; the operator's log has the whole one.
+            status = self._events.fail(event, owner, public_error(exc, event.id))
             log.warning("event %s attempt %d failed (%s): %s", event.id, event.attempts, status, _describe(exc))
         return True
 
     def process(self, event: Event, owner: str) -> None:
         run_add_event(self._memory(), self._events, event, owner)
+
+
+#: A file-system path of two or more components (``/root/.cargo/...``, ``C:\\data\\x``): never shown to tenants.
+_PATH = re.compile(r"(?:[A-Za-z]:)?(?:[\\/][^\s\\/\"'`,;:()\[\]]+){2,}[\\/]?")
+
+
+def public_error(exc: BaseException, event_id: str) -> str:
+    """What a tenant may see of a failed attempt: our own messages, without paths; else a reference.
+
+    Errors raised on purpose (:class:`MemoristError`: bad input, a provider that
+    refused) carry messages written for the caller; anything else (a storage
+    engine's ``LanceError(IO)`` with file paths, a driver's traceback text) is an
+    internal detail and is replaced by the event id to quote to the operator.
+    """
+    if isinstance(exc, MemoristError):
+        return f"{type(exc).__name__}: {_PATH.sub('<path>', exc.message)}"
+    return f"internal error while processing the event (reference: event {event_id}; details are in the server log)"
 
 
 def _describe(exc: BaseException) -> str:

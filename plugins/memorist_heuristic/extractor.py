@@ -1,7 +1,8 @@
 """The offline heuristic extractor: messages to memories without a hosted model.
 
 One pass, ADD-only: each message is segmented into sentences; greetings,
-filler and bare questions are dropped; exclusions are applied; what remains is
+thanks, filler and bare questions are dropped, each with its reason (an add
+reports them as ``skipped``); exclusions are applied; what remains is
 rewritten in the third person with relative dates resolved, and grouped into
 memories of at most ``max_chars`` characters (one per message when it fits,
 so a memory keeps the context of its sentences).
@@ -15,14 +16,14 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from memorist.providers import LanguageModel, ProviderContext, ProviderOptions
-from memorist.records import ExtractedFact, ExtractionRequest
+from memorist.providers import LanguageModel, ProviderContext, ProviderOptions, account_for_messages
+from memorist.records import ExtractedFact, Extraction, ExtractionRequest, SkippedInput
 from pydantic import Field
 
 from .categories import categorize, excluded, exclusion_patterns
 from .dates import resolve_relative_dates
 from .rewrite import speaker_label, standalone
-from .segment import informative_sentences
+from .segment import classified_sentences
 
 
 class HeuristicExtractor(LanguageModel):
@@ -42,15 +43,25 @@ class HeuristicExtractor(LanguageModel):
         super().__init__(options, context)
 
     def extract(self, request: ExtractionRequest) -> list[ExtractedFact]:
+        return self.extract_detailed(request).facts
+
+    def extract_detailed(self, request: ExtractionRequest) -> Extraction:
+        """Facts, and every sentence or message not kept with the reason (see ``segment``)."""
         patterns = exclusion_patterns(request.excludes)
         facts: list[ExtractedFact] = []
+        skipped: list[SkippedInput] = []
         for index, message in enumerate(request.messages):
-            if message.role == "system" and not self.options.include_system:
-                continue
-            if message.role == "tool":
-                continue
+            if message.role == "tool" or (message.role == "system" and not self.options.include_system):
+                continue  # reported by account_for_messages
             speaker = speaker_label(message.name, message.role)
-            kept = [s for s in informative_sentences(message.content) if not excluded(s, patterns)]
+            kept: list[str] = []
+            for sentence, reason in classified_sentences(message.content):
+                if reason is None and excluded(sentence, patterns):
+                    reason = "excluded"
+                if reason is None:
+                    kept.append(sentence)
+                else:
+                    skipped.append(SkippedInput(message=index, reason=reason, text=sentence))
             for chunk in self._chunks(kept):
                 text = standalone(resolve_relative_dates(chunk, request.observed_at), speaker)
                 facts.append(
@@ -62,7 +73,7 @@ class HeuristicExtractor(LanguageModel):
                         speaker=message.name,
                     )
                 )
-        return facts
+        return Extraction(facts=facts, skipped=account_for_messages(request, facts, skipped))
 
     def _chunks(self, sentences: list[str]) -> list[str]:
         chunks: list[str] = []

@@ -1,38 +1,79 @@
-"""Rewriting a speaker's sentence so it stands alone.
+"""Rewriting a speaker's sentence so it stands alone, in readable English.
 
 "I went to a support group yesterday" said by Caroline becomes "Caroline went
 to a support group yesterday (7 May 2023)": the reader of a memory months later
 knows who and when without the conversation around it. The name is used once;
 later first-person pronouns become "they/their", so a long memory is about its
 content rather than a repeated name (which would also dominate its embedding).
+
+The subject changes person, so the verb is conjugated with it: "I love" ->
+"Caroline loves", "I don't" -> "doesn't", "I have" -> "has", "I am" -> "is".
+Without a name the subject is "the user" (or "the assistant"), written in
+lower case mid-sentence: "Maria gave the user a book". "the user" rather than
+the scope's ``user_id`` because ids are often opaque ("u_93f2") and because
+questions ask about "the user"; search maps a ``user_id`` named in a query
+onto it (see :mod:`memorist.engine.search`).
 """
 
 from __future__ import annotations
 
 import re
 
+from .verbs import conjugate
+
 _APOS = "(?:'|’)"
 #: (pattern, replacement at first mention, replacement afterwards)
 _FORMS: list[tuple[re.Pattern[str], str, str]] = [
-    (re.compile(rf"\bI{_APOS}m\b|\bI am\b"), "{name} is", "they are"),
-    (re.compile(rf"\bI{_APOS}ve\b|\bI have\b"), "{name} has", "they have"),
-    (re.compile(rf"\bI{_APOS}d\b"), "{name} would", "they would"),
-    (re.compile(rf"\bI{_APOS}ll\b"), "{name} will", "they will"),
-    (re.compile(r"\bI was\b"), "{name} was", "they were"),
-    (re.compile(r"\bI\b"), "{name}", "they"),
+    (re.compile(rf"\b[Ii]{_APOS}m\b|\b[Ii] am\b"), "{name} is", "they are"),
+    (re.compile(rf"\b[Ii] haven{_APOS}t\b|\b[Ii] have not\b"), "{name} hasn't", "they haven't"),
+    (re.compile(rf"\b[Ii]{_APOS}ve\b|\b[Ii] have\b"), "{name} has", "they have"),
+    (re.compile(rf"\b[Ii]{_APOS}d\b"), "{name} would", "they would"),
+    (re.compile(rf"\b[Ii]{_APOS}ll\b"), "{name} will", "they will"),
+    (re.compile(rf"\b[Ii] wasn{_APOS}t\b|\b[Ii] was not\b"), "{name} wasn't", "they weren't"),
+    (re.compile(r"\b[Ii] was\b"), "{name} was", "they were"),
+    (re.compile(r"\bI\b|(?<![\w.])i(?![\w.)’'])"), "{name}", "they"),
     (re.compile(r"\b[Mm]y\b"), "{name}'s", "their"),
     (re.compile(r"\b[Mm]ine\b"), "{name}'s", "theirs"),
     (re.compile(r"\b[Mm]yself\b"), "{name}", "themselves"),
     (re.compile(r"(?<![\w'’])me\b"), "{name}", "them"),
 ]
 _ANY_FIRST_PERSON = re.compile("|".join(f"(?:{p.pattern})" for p, _, _ in _FORMS))
+_BARE_I = re.compile(r"\bI\b|(?<![\w.])i(?![\w.)’'])")
+#: Adverbs that may stand between the subject and its verb ("I really love", "I no longer eat").
+_ADVERB = (
+    r"(?:really|also|never|always|usually|often|sometimes|still|just|only|even|totally|absolutely|"
+    r"definitely|actually|mostly|rarely|seldom|generally|normally|typically|now|currently|honestly|"
+    r"truly|sort of|kind of|no longer|hardly|barely|mainly|secretly|occasionally|frequently|regularly|"
+    r"already|constantly|strongly|simply|personally|basically|literally|kinda|sorta)"
+)
+_VERB_AFTER = re.compile(rf"((?:\s+{_ADVERB}\b)*)\s+([A-Za-z]+(?:{_APOS}t)?)\b", re.I)
+#: "Maria and I love", "you or I know": a plural subject keeps its verb; so does one after an
+#: auxiliary or a causative ("Did I tell you", "Should I go", "Let me", "made I ...").
+_NO_AGREEMENT_BEFORE = re.compile(
+    r"\b(?:and|or|nor|did|do|does|can|could|will|would|should|shall|may|might|must|have|has|had|am|was|were|"
+    r"is|are|let|make|made|help|helped|see|saw|watch|watched|hear|heard)\s+$",
+    re.I,
+)
+_SENTENCE_END = re.compile(r"(?:^|[.!?]\s*|\n\s*|[\"“(]\s*)$")
 
 
 def speaker_label(name: str | None, role: str) -> str:
-    """Who a memory is about: the message's ``name``, else the role."""
+    """Who a memory is about: the message's ``name``, else ``the user`` / ``the assistant``."""
     if name and name.strip():
         return name.strip()
-    return "The assistant" if role == "assistant" else "The user"
+    return "the assistant" if role == "assistant" else "the user"
+
+
+_ABBREVIATION_BEFORE = re.compile(r"\b(?:i\.e|e\.g|etc|vs|approx|incl)\.\s*$", re.I)
+
+
+def _at_sentence_start(text: str, position: int) -> bool:
+    before = text[max(0, position - 8) : position]
+    return _SENTENCE_END.search(before[-3:]) is not None and not _ABBREVIATION_BEFORE.search(before)
+
+
+def _capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def third_person(text: str, speaker: str) -> str:
@@ -40,36 +81,38 @@ def third_person(text: str, speaker: str) -> str:
     named = False
     out: list[str] = []
     last = 0
-    for match in _ANY_FIRST_PERSON.finditer(text):
+    position = 0
+    while match := _ANY_FIRST_PERSON.search(text, position):
         surface = match.group(0)
+        end = match.end()
         for pattern, first, later in _FORMS:
             if pattern.fullmatch(surface):
                 replacement = later if named else first.format(name=speaker)
                 break
         else:  # pragma: no cover - the alternation only matches listed forms
             replacement = surface
-        sentence_start = match.start() == 0 or text[max(0, match.start() - 2) : match.start()].strip() in {
-            ".",
-            "!",
-            "?",
-        }
-        if named and sentence_start:
-            replacement = replacement[:1].upper() + replacement[1:]
+        if not named and _BARE_I.fullmatch(surface) and not _NO_AGREEMENT_BEFORE.search(text[: match.start()]):
+            verb = _VERB_AFTER.match(text, end)
+            if verb is not None and (conjugated := conjugate(verb.group(2))) is not None:
+                replacement = f"{replacement}{verb.group(1)} {conjugated}"
+                end = verb.end()
+        if _at_sentence_start(text, match.start()):
+            replacement = _capitalized(replacement)
         named = True
         out.append(text[last : match.start()])
         out.append(replacement)
-        last = match.end()
+        last = position = end
     out.append(text[last:])
     return "".join(out)
 
 
 def mentions(text: str, speaker: str) -> bool:
-    return re.search(rf"\b{re.escape(speaker)}\b", text) is not None
+    return re.search(rf"\b{re.escape(speaker)}\b", text, re.I) is not None
 
 
 def standalone(text: str, speaker: str) -> str:
     """``text`` in the third person, prefixed with the speaker when it does not name them."""
     rewritten = third_person(text, speaker)
     if not mentions(rewritten, speaker):
-        rewritten = f"{speaker}: {rewritten}"
+        rewritten = f"{_capitalized(speaker)}: {rewritten}"
     return rewritten

@@ -3,7 +3,10 @@
 Greetings, filler ("haha", "that's cool"), thanks and bare questions carry no
 fact; keeping them would crowd search results with noise. A question that
 also states something about the speaker ("Did I tell you I adopted a dog?")
-is kept, because the statement is the fact.
+is kept, because the statement is the fact. Short statements are facts too:
+"I like tea." has one content word, but a first-person subject makes it a
+statement about the speaker, so it is kept. Every dropped sentence gets a
+reason (:func:`skip_reason`) so an add can say what it did not keep.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ _VOCATIVE = re.compile(r"^[A-Z][a-z]+[\s!.,:;)(\-~]*$")
 #: "have you seen my new car?". "What should I read?" states nothing.
 _SELF_STATEMENT = re.compile(
     r"\b(?:i|we)(?:'ve|'m| have| had| am| was| were)?\s+(?:just |finally |recently |also )?"
-    r"(?:\w+ed|went|got|had|made|took|saw|met|bought|found|began|won|lost|ran|wrote|"
+    r"(?:(?!(?:need|feed|bleed|breed|speed|succeed|proceed|exceed|seed|weed|heed|shed|shred|wed)\b)\w+ed|went|got|had|made|took|saw|met|bought|found|began|won|lost|ran|wrote|"
     r"built|left|gave|came|became|moved|started|finished|been)\b|\b(?:my|our)\s+\w+",
     re.I,
 )
@@ -70,17 +73,58 @@ def content_words(sentence: str) -> list[str]:
     return [w for w in _WORD.findall(sentence) if w.lower() not in _STOP]
 
 
-def is_filler(sentence: str) -> bool:
-    """Greetings, thanks, acknowledgements and exclamations with no content."""
-    rest = sentence.strip(" \t\"'*_~")
+_THANKS = re.compile(r"^(thanks?|thank you|thx|ty|cheers)\b", re.I)
+_HELLO = re.compile(
+    r"^(hey+|hi+|hello|yo|hiya|howdy|good (morning|afternoon|evening|night)|bye|goodbye|see (you|ya)|"
+    r"take care|talk (to you )?(later|soon)|welcome|good to (see|hear from) you|nice to (meet|see) you|"
+    r"long time no see)\b",
+    re.I,
+)
+#: First-person statements that carry no fact ("I agree.", "I'm fine.").
+_HOLLOW_SELF = re.compile(
+    r"^(?:i|we)(?:\s+(?:do\s+)?(?:agree|guess|think so|hope so|suppose so|understand|bet|see|know|mean|promise|"
+    r"wonder|(?:love|like|hate|enjoy|miss|need|want|appreciate|get) (?:it|that|this|them|you))"
+    r"|(?:\s+am|\s+are|'m|’m|'re|’re)\s+(?:fine|good|ok|okay|alright|all right|here|back|sure|sorry|glad|in|"
+    r"down|game|well|great))\b[\s!.,:;)(\-~]*$",
+    re.I,
+)
+#: A subject that makes a one-content-word sentence a statement ("I like tea.", "My cat is Tom.").
+_FIRST_PERSON = re.compile(r"\b(i|i'm|i’m|i've|i’ve|i'd|i’d|i'll|i’ll|my|me|mine|we|we're|our|us)\b", re.I)
+
+
+def _strip_greetings(sentence: str) -> tuple[str, str]:
+    """``(greeting prefix, rest)``: leading greetings, thanks and acknowledgements removed."""
+    original = sentence.strip(" \t\"'*_~")
+    rest = original
     while rest:
         match = _GREETING.match(rest)
         if not match or match.end() == 0:
             break
         rest = rest[match.end() :]
+    return original[: len(original) - len(rest)], rest
+
+
+def skip_reason(sentence: str) -> str | None:
+    """Why ``sentence`` is not worth remembering (``greeting``, ``thanks``, ``filler``,
+    ``question``), or None when it states something."""
+    prefix, rest = _strip_greetings(sentence)
+    empty = "thanks" if _THANKS.match(prefix) else "greeting" if _HELLO.match(prefix) else "filler"
     if not rest or _VOCATIVE.match(rest):
-        return True
-    return len(content_words(rest)) < 2
+        return empty
+    if is_bare_question(rest):
+        return "question"
+    if _HOLLOW_SELF.match(rest.strip()):
+        return empty
+    words = content_words(rest)
+    if len(words) >= 2 or (words and _FIRST_PERSON.search(rest)):
+        return None
+    return empty
+
+
+def is_filler(sentence: str) -> bool:
+    """Greetings, thanks, acknowledgements and exclamations with no content."""
+    reason = skip_reason(sentence)
+    return reason is not None and reason != "question"
 
 
 def is_bare_question(sentence: str) -> bool:
@@ -88,6 +132,11 @@ def is_bare_question(sentence: str) -> bool:
     return sentence.rstrip(" \"')").endswith("?") and not _SELF_STATEMENT.search(sentence)
 
 
+def classified_sentences(text: str) -> list[tuple[str, str | None]]:
+    """Every sentence of ``text`` with the reason it is dropped (None: kept), in order."""
+    return [(s, skip_reason(s)) for s in split_sentences(text)]
+
+
 def informative_sentences(text: str) -> list[str]:
     """The sentences worth remembering, in order."""
-    return [s for s in split_sentences(text) if not is_filler(s) and not is_bare_question(s)]
+    return [s for s, reason in classified_sentences(text) if reason is None]

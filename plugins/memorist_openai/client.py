@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from memorist.errors import ConfigurationError, ProviderError
+from memorist.outbound import guarded_transport
 from memorist.providers import ProviderOptions
 from pydantic import Field
 
@@ -112,8 +113,14 @@ def resolve_api_key(options: ClientOptions, environ: Mapping[str, str] | None = 
     )
 
 
-def build_client(options: ClientOptions) -> openai.OpenAI:
-    """An official ``openai.OpenAI`` client with its own retries disabled."""
+def build_client(options: ClientOptions, guard: Any = None) -> openai.OpenAI:
+    """An official ``openai.OpenAI`` client with its own retries disabled.
+
+    ``guard`` (an ``OutboundGuard``, handed over by the server and worker as
+    ``context.extras["outbound_guard"]``): every request's host is resolved,
+    checked and pinned, so a base URL set through ``/configure`` cannot reach
+    internal addresses, not even by DNS rebinding.
+    """
     openai = _import_openai()
     kwargs: dict[str, Any] = {
         "api_key": resolve_api_key(options),
@@ -122,6 +129,10 @@ def build_client(options: ClientOptions) -> openai.OpenAI:
     }
     if options.base_url:
         kwargs["base_url"] = options.base_url
+    if guard is not None:
+        import httpx
+
+        kwargs["http_client"] = httpx.Client(transport=guarded_transport(guard), timeout=options.timeout)
     return openai.OpenAI(**kwargs)
 
 

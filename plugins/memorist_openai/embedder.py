@@ -43,7 +43,7 @@ class OpenAIEmbedder(Embedder):
 
     def __init__(self, options: Options, context: ProviderContext) -> None:  # type: ignore[override]
         super().__init__(options, context)
-        self._client = build_client(options)
+        self._client = build_client(options, context.extras.get("outbound_guard"))
         self.retry_policy = RetryPolicy(options)
         self._dimension: int | None = options.dimensions
         self._lock = threading.Lock()

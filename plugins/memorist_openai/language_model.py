@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import pydantic
-from memorist.providers import LanguageModel, ModelT, ProviderContext
-from memorist.records import ChatMessage, ExtractedFact, ExtractionRequest
+from memorist.providers import LanguageModel, ModelT, ProviderContext, account_for_messages
+from memorist.records import ChatMessage, ExtractedFact, Extraction, ExtractionRequest, SkippedInput
 from pydantic import Field
 
 from .client import ClientOptions, InvalidReply, RetryPolicy, build_client, call_with_retries
@@ -95,7 +95,7 @@ class OpenAILanguageModel(LanguageModel):
     def __init__(self, options: Options, context: ProviderContext) -> None:  # type: ignore[override]
         super().__init__(options, context)
         # Built now so a missing key is a startup error, not a failed first add.
-        self._client = build_client(options)
+        self._client = build_client(options, context.extras.get("outbound_guard"))
         self.retry_policy = RetryPolicy(options)
 
     def describe(self) -> str:
@@ -158,11 +158,22 @@ class OpenAILanguageModel(LanguageModel):
 
     def extract(self, request: ExtractionRequest) -> list[ExtractedFact]:
         """ADD-only facts from both speakers, mapped onto the kernel's ``ExtractedFact``."""
+        return self.extract_detailed(request).facts
+
+    def extract_detailed(self, request: ExtractionRequest) -> Extraction:
+        """Facts, and the skips the model reports (with its reasons) plus every message
+        it neither cited nor reported (``no_fact``, or the system/tool/empty kinds)."""
         if not any(m.content.strip() for m in request.messages if m.role in ("user", "assistant")):
-            return []
+            return Extraction(skipped=account_for_messages(request, [], []))
         categories = request.categories or DEFAULT_CATEGORIES
         reply = self._complete(extraction_messages(request, categories), ExtractionReply)
-        return self._to_facts(reply, request, categories)
+        facts = self._to_facts(reply, request, categories)
+        reported = [
+            SkippedInput(message=s.message, reason=s.reason, text=s.text)
+            for s in reply.skipped
+            if 0 <= s.message < len(request.messages)
+        ]
+        return Extraction(facts=facts, skipped=account_for_messages(request, facts, reported))
 
     @staticmethod
     def _to_facts(

@@ -47,16 +47,26 @@ memories you cannot see, and output no operation or event fields.
 For every memory give "source_message", the number of the message it comes \
 from, and "attributed_to", the role of whoever stated it ("user" or \
 "assistant"). System and tool messages are context, not sources.
-3. Each memory is one self-contained statement: say who (use the speaker's \
-name when the message gives one, otherwise "The user" or "The assistant"), \
-what, and when if known. It must make sense on its own, without the \
-conversation. Split unrelated facts into separate memories.
+3. Each memory is one self-contained statement in the third person: say who \
+(use the speaker's name when the message gives one, otherwise "the user" or \
+"the assistant", capitalized only at the start of a sentence), what, and when \
+if known, with the verb agreeing ("The user likes tea.", "The user doesn't \
+eat meat.", "Maria gave the user a book."). It must make sense on its own, \
+without the conversation. Split unrelated facts into separate memories.
+3a. Keep every fact a speaker states, however short: "I like tea.", "I am \
+vegetarian.", names, ages, numbers, places, dates, preferences, allergies, \
+negations ("I don't drink coffee."). Keep numbers, dates, amounts and names \
+exactly as said. When a message changes an earlier value ("my new number is \
+555-9876"), write the new value as its own memory.
 4. Resolve relative time expressions ("today", "yesterday", "last week", \
 "next Friday", "in two months") to absolute dates using the date the \
 conversation took place, given below. Never leave a relative date in a memory.
 5. Skip greetings, thanks, small talk, filler, bare questions and requests \
 that state no fact, and anything the conversation only speculates about. \
-If there is nothing worth remembering, reply with an empty list.
+Report what you skip: for each message (or part of one) that gave no memory, \
+add {{"message": <number>, "reason": <one of "greeting", "thanks", "filler", \
+"question", "excluded", "no_fact">, "text": <the skipped words>}} to \
+"skipped". If there is nothing worth remembering, "memories" is an empty list.
 6. {language_rule}
 7. Tag each memory with one or more categories, chosen only from this list \
 (use the names exactly):
@@ -65,7 +75,8 @@ If there is nothing worth remembering, reply with an empty list.
 Reply with only a JSON object, no prose and no code fences, shaped like:
 {{"memories": [{{"text": "Alice moved to Lisbon on 2024-03-02.", \
 "categories": {example_categories}, "source_message": 0, \
-"attributed_to": "user"}}]}}"""
+"attributed_to": "user"}}], "skipped": [{{"message": 1, "reason": "thanks", \
+"text": "Thanks!"}}]}}"""
 
 MULTILINGUAL_RULE = "Write each memory in the same language as the message it comes from. Do not translate."
 ENGLISH_RULE = "Write every memory in English, translating from other languages if needed."
@@ -101,12 +112,41 @@ class ExtractedMemory(BaseModel):
         return value.strip().lower() if isinstance(value, str) else value
 
 
+class SkippedReply(BaseModel):
+    """A message (or part of one) the model reports it did not turn into a memory."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    message: int
+    reason: str = "no_fact"
+    text: str | None = None
+
+    @field_validator("reason", mode="before")
+    @classmethod
+    def _tag(cls, value: object) -> object:
+        """Free text from a model becomes a short tag ("Small talk" -> "small_talk")."""
+        if not isinstance(value, str) or not value.strip():
+            return "no_fact"
+        return "_".join(value.strip().casefold().split())[:64]
+
+
 class ExtractionReply(BaseModel):
-    """The whole reply: ``memories`` is required so ``{}`` is an error, not silence."""
+    """The whole reply: ``memories`` is required so ``{}`` is an error, not silence;
+    ``skipped`` is optional (a model that omits it still works: the engine reports
+    uncited messages as ``no_fact``)."""
 
     model_config = ConfigDict(extra="ignore")
 
     memories: list[ExtractedMemory]
+    skipped: list[SkippedReply] = Field(default_factory=list)
+
+    @field_validator("skipped", mode="before")
+    @classmethod
+    def _lenient_skipped(cls, value: object) -> object:
+        """``null`` or a malformed entry must not cost the memories: they are dropped."""
+        if not isinstance(value, list):
+            return []
+        return [v for v in value if isinstance(v, dict) and isinstance(v.get("message"), int)]
 
 
 def _categories_block(categories: Mapping[str, str]) -> str:

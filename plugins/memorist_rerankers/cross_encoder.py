@@ -104,6 +104,11 @@ class CrossEncoderReranker(Reranker):
             )
         return [sigmoid(x) for x in _positive_logits(np.asarray(logits, dtype=np.float64), len(texts))]
 
+    def ensure_ready(self) -> None:
+        """Load the model now (``POST /configure`` calls it so a model missing offline is a 400 there)."""
+        with self._lock:
+            self._ensure_loaded()
+
     def _ensure_loaded(self) -> Any:
         """The model, loaded on first call; a failed load is remembered, not retried."""
         if self._model is not None:

@@ -28,10 +28,11 @@ from typing import TYPE_CHECKING
 
 from memorist.db import Database
 from memorist.hookspecs import hookimpl
+from memorist.outbound import OutboundGuard
 from memorist.records import MemoryRecord
 from memorist.tenancy import Tenancy
 
-from .config import DeliveryPolicy
+from .config import DeliveryPolicy, env_allow
 from .deliveries import DeliveryQueue
 from .dispatcher import Dispatcher
 from .routes import OneWebhook, ProjectWebhooks
@@ -69,7 +70,7 @@ def bind(db: Database, policy: DeliveryPolicy | None = None) -> Binding:
                 _binding.dispatcher.stop()
             store = WebhookStore(db)
             queue = DeliveryQueue(db, policy or DeliveryPolicy.from_env())
-            _binding = Binding(db, store, queue, Dispatcher(queue, store))
+            _binding = Binding(db, store, queue, Dispatcher(queue, store, OutboundGuard(env_allow())))
         binding_ = _binding
     binding_.dispatcher.ensure_started()
     return binding_
@@ -105,10 +106,15 @@ def database_ready(db: Database) -> None:
 @hookimpl
 def configure_app(app: falcon.App, services: AppServices) -> None:
     current = bind(services.db)
+    # The app's settings (file + environment) decide which internal hosts deliveries may reach.
+    current.dispatcher.guard = OutboundGuard(services.settings.security.outbound_allow)
     tenancy = Tenancy(services.db)
     limits = services.settings.limits
-    services.add_route("/api/v1/webhooks/projects/{project_id}/", ProjectWebhooks(current.store, tenancy, limits))
-    services.add_route("/api/v1/webhooks/{webhook_id}/", OneWebhook(current.store, tenancy, limits))
+    guard = current.dispatcher.guard
+    services.add_route(
+        "/api/v1/webhooks/projects/{project_id}/", ProjectWebhooks(current.store, tenancy, limits, guard)
+    )
+    services.add_route("/api/v1/webhooks/{webhook_id}/", OneWebhook(current.store, tenancy, limits, guard))
 
 
 @hookimpl

@@ -22,9 +22,9 @@ import logging
 import os
 import threading
 import time
-from urllib.parse import urlsplit
 
 from memorist import __version__
+from memorist.outbound import OutboundGuard, OutboundRefused, pinned_connection
 
 from .deliveries import Delivery, DeliveryQueue
 from .signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign
@@ -44,14 +44,16 @@ def encode(payload: dict[str, object]) -> bytes:
     return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> int:
-    """POST ``body``; the status code, or :class:`SendError`. Redirects are not followed."""
-    parts = urlsplit(url)
-    connection_class = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
-    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    connection = connection_class(parts.hostname or "", parts.port, timeout=timeout)
+def post(url: str, body: bytes, headers: dict[str, str], timeout: float, guard: OutboundGuard | None = None) -> int:
+    """POST ``body``; the status code, or :class:`SendError`. Redirects are not followed.
+
+    The host is resolved and checked by ``guard`` (:class:`OutboundRefused` if internal)
+    and the connection goes to the checked address.
+    """
+    target = (guard or OutboundGuard()).check(url)
+    connection = pinned_connection(target, timeout)
     try:
-        connection.request("POST", path, body=body, headers=headers)
+        connection.request("POST", target.path, body=body, headers=headers)
         response = connection.getresponse()
         response.read(64 * 1024)  # drain a little so the connection closes cleanly
         status = response.status
@@ -65,9 +67,11 @@ def post(url: str, body: bytes, headers: dict[str, str], timeout: float) -> int:
 
 
 class Dispatcher:
-    def __init__(self, queue: DeliveryQueue, store: WebhookStore) -> None:
+    def __init__(self, queue: DeliveryQueue, store: WebhookStore, guard: OutboundGuard | None = None) -> None:
         self._queue = queue
         self._store = store
+        #: Where deliveries may go; the app replaces it with one built from its settings.
+        self.guard = guard or OutboundGuard()
         self._policy = queue.policy
         self._wake = threading.Event()
         self._stop = threading.Event()
@@ -147,7 +151,11 @@ class Dispatcher:
             "X-Memorist-Attempt": str(delivery.attempts),
         }
         try:
-            post(hook.url, body, headers, self._policy.timeout_seconds)
+            post(hook.url, body, headers, self._policy.timeout_seconds, self.guard)
+        except OutboundRefused as exc:
+            self._queue.fail(delivery, f"refused: {exc.message}", final=True)
+            log.warning("webhook %s delivery %s refused: %s", hook.id, delivery.id, exc.message)
+            return
         except SendError as exc:
             status = self._queue.fail(delivery, str(exc))
             log.warning(

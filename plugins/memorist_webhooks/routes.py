@@ -13,11 +13,12 @@ from memorist.errors import NotFoundError, ValidationError
 from memorist.http import parsing
 from memorist.http.operations import operation
 from memorist.http.platform.access import access
+from memorist.outbound import OutboundGuard
 from memorist.settings import LimitsSettings
 from memorist.tenancy import Tenancy
 from pydantic import BaseModel, ConfigDict, Field
 
-from .store import EVENT_TYPES, Webhook, WebhookStore
+from .store import EVENT_TYPES, Webhook, WebhookStore, check_url
 
 TAGS = ("webhooks",)
 EVENTS_NOTE = (
@@ -85,8 +86,11 @@ def _own_webhook(req: falcon.Request, store: WebhookStore, webhook_id: str) -> W
 
 
 class ProjectWebhooks:
-    def __init__(self, store: WebhookStore, tenancy: Tenancy, limits: LimitsSettings) -> None:
+    def __init__(
+        self, store: WebhookStore, tenancy: Tenancy, limits: LimitsSettings, guard: OutboundGuard | None = None
+    ) -> None:
         self._store, self._tenancy, self._limits = store, tenancy, limits
+        self._guard = guard or OutboundGuard()
 
     @operation("List the project's webhooks", auth="platform", tags=TAGS, response=list[WebhookOut], errors=(403, 404))
     def on_get(self, req: falcon.Request, resp: falcon.Response, project_id: str) -> None:
@@ -108,13 +112,17 @@ class ProjectWebhooks:
         body = parsing.body(req, WebhookCreate, self._limits)
         _own_project(req, project_id)
         access(req, self._tenancy, write=True)
+        self._guard.check(check_url(body.url))  # no loopback, private, link-local or metadata receivers
         hook = self._store.create(project_id, body.name, body.url, body.event_types)
         resp.media = hook.public(with_secret=True)
 
 
 class OneWebhook:
-    def __init__(self, store: WebhookStore, tenancy: Tenancy, limits: LimitsSettings) -> None:
+    def __init__(
+        self, store: WebhookStore, tenancy: Tenancy, limits: LimitsSettings, guard: OutboundGuard | None = None
+    ) -> None:
         self._store, self._tenancy, self._limits = store, tenancy, limits
+        self._guard = guard or OutboundGuard()
 
     @operation(
         "Change a webhook's name, URL, event types or state; rotate its secret",
@@ -131,6 +139,8 @@ class OneWebhook:
         access(req, self._tenancy, write=True)
         if not body.model_fields_set:
             raise ValidationError("body: give name, url, event_types, is_active or rotate_secret")
+        if body.url is not None:
+            self._guard.check(check_url(body.url))
         hook = self._store.update(
             webhook_id,
             name=body.name,

@@ -123,10 +123,12 @@ class ApiKeyStore:
         with self._db.connect() as conn:
             return [ApiKey.from_row(r) for r in conn.execute(query).mappings()]
 
-    def revoke(self, key_id: str, user_id: str | None = None) -> bool:
-        """Revoke a key (of ``user_id`` when given); False when there is no such active key."""
+    def revoke(self, key_id: str, user_id: str | None = None, kind: str | None = None) -> bool:
+        """Revoke a key (of ``user_id`` / of ``kind`` when given); False when there is no such active key."""
         stmt = update(api_keys).where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
         if user_id is not None:
             stmt = stmt.where(api_keys.c.user_id == user_id)
+        if kind is not None:
+            stmt = stmt.where(api_keys.c.kind == kind)
         with self._db.begin() as conn:
             return bool(conn.execute(stmt.values(revoked_at=utcnow())).rowcount)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
@@ -30,6 +32,11 @@ def verify_password(stored_hash: str, password: str) -> bool:
         return False
 
 
-#: A real hash to verify against when the account does not exist, so a login for an
-#: unknown email costs the same time as a wrong password (no account enumeration).
-DUMMY_HASH = _hasher.hash("memorist-timing-equaliser")
+@functools.cache
+def dummy_hash() -> str:
+    """A real hash to verify against when the account does not exist, so a login for an
+    unknown email costs the same time as a wrong password (no account enumeration).
+
+    Made on first use, not at import: hashing costs about a second under load, which every
+    command (``memorist mcp`` included) would otherwise pay at start."""
+    return _hasher.hash("memorist-timing-equaliser")

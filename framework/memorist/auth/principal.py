@@ -24,6 +24,8 @@ class Principal:
     org_id: str | None = None
     project_id: str | None = None
     key_id: str | None = None
+    #: For JWTs: the login (refresh-token family) the access token belongs to.
+    session: str | None = None
 
     @property
     def is_admin(self) -> bool:

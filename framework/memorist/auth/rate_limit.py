@@ -57,6 +57,18 @@ class RateLimiter:
                 retry = max(1, math.ceil((start + self._window - now).total_seconds()))
                 raise RateLimited(f"too many attempts; retry in {retry} s", retry_after=retry)
 
+    def check(self, key: str) -> None:
+        """Raise :class:`RateLimited` if ``key`` already used its budget, without counting."""
+        now = utcnow()
+        with self._db.connect() as conn:
+            row = conn.execute(select(rate_limits).where(rate_limits.c.key == key)).mappings().first()
+        if row is None:
+            return
+        start = as_utc(row["window_start"])
+        if now - start < self._window and row["count"] >= self._attempts:
+            retry = max(1, math.ceil((start + self._window - now).total_seconds()))
+            raise RateLimited(f"too many attempts; retry in {retry} s", retry_after=retry)
+
     def reset(self, key: str) -> None:
         with self._db.begin() as conn:
             conn.execute(update(rate_limits).where(rate_limits.c.key == key).values(count=0))

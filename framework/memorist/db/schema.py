@@ -85,17 +85,24 @@ kv = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False),
 )
 
-#: Accounts of the self-hosted dashboard and platform members (one table, one identity).
+#: Accounts: self-hosted dashboard users (``kind`` selfhosted) and platform members (``kind``
+#: platform) are separate accounts; one email may exist once per kind.
 users = Table(
     "users",
     metadata,
     Column("id", String(36), primary_key=True),
     Column("name", String(255), nullable=False),
-    Column("email", String(320), nullable=False, unique=True),
+    Column("email", String(320), nullable=False),
     Column("password_hash", String(255), nullable=False),
     Column("role", String(16), nullable=False),  # admin | user
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("kind", String(16), nullable=False, server_default="selfhosted"),
+    #: Copied into access tokens; bumping it revokes every token of the user at once.
+    Column("token_version", Integer, nullable=False, server_default="0"),
+    Column("disabled", Integer, nullable=False, server_default="0"),
+    Column("last_login_at", DateTime(timezone=True)),
+    UniqueConstraint("kind", "email"),
 )
 
 #: API keys, stored only as a SHA-256 of the full key (keys are 256-bit random).

@@ -1,10 +1,15 @@
 """The add pipeline: one pass, ADD-only.
 
 Messages go to the language-model plugin once; each proposed fact becomes a
-new memory unless an equal one (normalized hash) or a near-identical one (same
-scope, cosine >= ``near_duplicate_threshold``) is already stored. Nothing here
-updates or deletes an existing memory: a changed fact is stored beside the old
-one, each with its observation time.
+new memory unless it says the same thing as one already stored in the scope
+(or earlier in the same add): the same normalized text, or a paraphrase
+(cosine >= ``near_duplicate_threshold``) whose value-bearing tokens agree (see
+:mod:`.dedup`). Nothing here updates or deletes an existing memory: a changed
+fact is stored beside the old one, each with its observation time.
+
+Nothing is dropped silently: an add answers an :class:`AddOutcome` with what
+it stored, what it merged (and with which memory) and what it skipped (and
+why, per input message).
 """
 
 from __future__ import annotations
@@ -23,19 +28,27 @@ from ..db import Database
 from ..filters import And, Condition, Filter
 from ..records import (
     ExtractedFact,
+    Extraction,
     ExtractionRequest,
     MemoryRecord,
     Message,
     Scope,
+    SkippedInput,
     normalized_hash,
     utcnow,
 )
 from .counts import ScopeCounts
+from .dedup import same_fact
 from .entities import EntityGraph
 from .history import HistoryLog
+from .outcome import AddOutcome, Merged, Skipped
 from .scope import exact_scope
 
 MAX_TEXT = 20_000
+#: Stored neighbours a new fact is compared with (the nearest may differ in a value).
+NEAR_CANDIDATES = 5
+#: Longest skipped text an add answer echoes.
+SKIPPED_TEXT = 300
 
 
 @dataclass
@@ -56,6 +69,41 @@ class AddRequest:
     actor: str | None = None
     #: Fixed ids make a retried add idempotent (the durable queue sets them).
     id_seed: str | None = None
+
+
+@dataclass
+class PreparedAdd:
+    """New records with their vectors (nothing written yet) and the outcome they belong to."""
+
+    records: list[MemoryRecord]
+    vectors: np.ndarray
+    outcome: AddOutcome
+
+
+@dataclass
+class _Twin:
+    """A fact that repeats an earlier one of the same add (resolved once that one has an id)."""
+
+    fact: ExtractedFact
+    first: int
+    reason: str
+    similarity: float
+
+
+def _merged(fact: ExtractedFact, matched_id: str, matched_text: str, reason: str, similarity: float) -> Merged:
+    return Merged(fact.text, matched_id, reason, fact.source_message, matched_text, min(1.0, float(similarity)))
+
+
+def _skipped(skipped: SkippedInput, messages: Sequence[Message]) -> Skipped:
+    """The engine's record of a skip: the dropped part, or the whole message when the
+    extractor named none."""
+    text = skipped.text
+    if text is None and 0 <= skipped.message < len(messages):
+        text = messages[skipped.message].content
+    text = text or ""
+    if len(text) > SKIPPED_TEXT:  # a long system prompt is named, not echoed whole
+        text = text[: SKIPPED_TEXT - 1].rstrip() + "…"
+    return Skipped(text, skipped.reason, skipped.message)
 
 
 def coerce_categories(raw: Any) -> dict[str, str]:
@@ -95,36 +143,44 @@ class AddPipeline:
         self._history = history
         self._near_duplicate = near_duplicate
 
-    def run(self, request: AddRequest) -> list[MemoryRecord]:
+    def run(self, request: AddRequest) -> AddOutcome:
         """Extract, store and record in one call (the synchronous add)."""
         prepared = self.prepare(request)
-        if prepared is None:
-            return []
-        records, vectors = prepared
-        self._c.vector_store.upsert(records, vectors)
-        with self._db.begin() as conn:
-            self.commit(request, records, conn)
-        return records
+        if prepared.records:
+            self._c.vector_store.upsert(prepared.records, prepared.vectors)
+            with self._db.begin() as conn:
+                self.commit(request, prepared.records, conn)
+        return prepared.outcome
 
-    def prepare(self, request: AddRequest) -> tuple[list[MemoryRecord], np.ndarray] | None:
-        """New memories and their vectors, after extraction and both duplicate checks; no writes.
+    def prepare(self, request: AddRequest) -> PreparedAdd:
+        """New memories and their vectors, after extraction and the duplicate rule; no writes.
 
         The durable queue calls the three steps itself so it can note the planned ids
         before the vector write and commit the relational part with its own status.
         """
         observed_at = request.observed_at or utcnow()
-        facts = self._facts(request, observed_at)
-        facts = self._unique(facts, request)
-        if not facts:
-            return None
-        vectors = self._c.embedder.embed([f.text for f in facts], "document")
-        keep = self._not_near_duplicates(vectors, request, facts)
-        facts = [f for f, k in zip(facts, keep, strict=True) if k]
-        vectors = vectors[np.array(keep, dtype=bool)] if facts else vectors[:0]
-        if not facts:
-            return None
+        extraction = self._extraction(request, observed_at)
+        outcome = AddOutcome([], skipped=[_skipped(s, request.messages) for s in extraction.skipped])
+        facts, twins = self._batch_unique(extraction.facts)
+        # Each distinct fact of the batch ends up as (id, text) of the memory that holds it.
+        holder: dict[int, tuple[str, str]] = {}
+        fresh = self._not_stored(facts, request, holder, outcome)
+        vectors = self._c.embedder.embed([facts[i].text for i in fresh], "document") if fresh else None
+        keep = self._not_paraphrases(fresh, facts, vectors, request, holder, outcome, twins)
         now = utcnow()
-        return [self._record(request, fact, observed_at, now) for fact in facts], vectors
+        records = []
+        for index in keep:
+            record = self._record(request, facts[index], observed_at, now)
+            holder[index] = (record.id, record.text)
+            records.append(record)
+        for twin in twins:
+            matched_id, matched_text = holder[twin.first]
+            outcome.merged.append(_merged(twin.fact, matched_id, matched_text, twin.reason, twin.similarity))
+        outcome.stored = records
+        outcome.merged.sort(key=lambda m: (m.source_message is None, m.source_message or 0))
+        rows = [fresh.index(i) for i in keep]
+        kept_vectors = vectors[np.array(rows, dtype=int)] if vectors is not None and rows else np.zeros((0, 0))
+        return PreparedAdd(records, kept_vectors, outcome)
 
     def commit(self, request: AddRequest, records: list[MemoryRecord], conn: Connection) -> None:
         """History, entity counts and graph links of stored records, in the caller's transaction."""
@@ -135,18 +191,22 @@ class AddPipeline:
         for record in records:
             self._graph.link(record, self._c.entity_extractor.extract(record.text), conn)
 
-    def _facts(self, request: AddRequest, observed_at: datetime) -> list[ExtractedFact]:
+    def _extraction(self, request: AddRequest, observed_at: datetime) -> Extraction:
         if not request.infer:
-            return [
-                ExtractedFact(
-                    text=m.content.strip()[:MAX_TEXT],
-                    source_message=i,
-                    attributed_to=m.role,
-                    speaker=m.name,
-                )
-                for i, m in enumerate(request.messages)
-                if m.content.strip() and m.role != "system"
-            ]
+            facts: list[ExtractedFact] = []
+            skipped: list[SkippedInput] = []
+            for i, m in enumerate(request.messages):
+                if m.role in ("system", "tool"):
+                    skipped.append(SkippedInput(message=i, reason=f"{m.role}_message"))
+                elif not m.content.strip():
+                    skipped.append(SkippedInput(message=i, reason="empty"))
+                else:
+                    facts.append(
+                        ExtractedFact(
+                            text=m.content.strip()[:MAX_TEXT], source_message=i, attributed_to=m.role, speaker=m.name
+                        )
+                    )
+            return Extraction(facts=facts, skipped=skipped)
         extraction = ExtractionRequest(
             messages=request.messages,
             observed_at=observed_at,
@@ -156,45 +216,96 @@ class AddPipeline:
             categories=request.categories,
             multilingual=request.multilingual,
         )
-        return [f for f in self._c.language_model.extract(extraction) if f.text.strip()]
+        return self._c.language_model.extract_detailed(extraction)
 
-    def _unique(self, facts: Sequence[ExtractedFact], request: AddRequest) -> list[ExtractedFact]:
-        """Drop facts whose normalized hash repeats in the batch or is already stored in the scope.
+    @staticmethod
+    def _batch_unique(proposed: Sequence[ExtractedFact]) -> tuple[list[ExtractedFact], list[_Twin]]:
+        """Distinct facts of one add, and the ones repeating an earlier fact's normalized text."""
+        facts: list[ExtractedFact] = []
+        twins: list[_Twin] = []
+        first: dict[str, int] = {}
+        for fact in proposed:
+            text = fact.text.strip()[:MAX_TEXT]
+            if not text:
+                continue
+            fact = fact.model_copy(update={"text": text})
+            digest = normalized_hash(text)
+            if digest in first:
+                twins.append(_Twin(fact, first[digest], "same_text", 1.0))
+            else:
+                first[digest] = len(facts)
+                facts.append(fact)
+        return facts, twins
+
+    def _not_stored(
+        self,
+        facts: list[ExtractedFact],
+        request: AddRequest,
+        holder: dict[int, tuple[str, str]],
+        outcome: AddOutcome,
+    ) -> list[int]:
+        """Indexes of the facts whose normalized text is not already stored in the scope.
 
         A stored record carrying the id this very add would give the fact is not a
         duplicate but this add's own earlier, interrupted write: it is redone.
         """
-        scope = request.scope
-        seen: set[str] = set()
-        batch: list[ExtractedFact] = []
-        for fact in facts:
-            digest = normalized_hash(fact.text)
-            if digest not in seen:
-                seen.add(digest)
-                batch.append(fact)
-        if not batch:
+        if not facts:
             return []
+        hashes = tuple(normalized_hash(f.text) for f in facts)
         stored = self._c.vector_store.list(
-            And((exact_scope(scope), Condition("hash", "in", tuple(seen)))), 0, len(seen)
+            And((exact_scope(request.scope), Condition("hash", "in", tuple(set(hashes))))), 0, len(hashes)
         )
-        existing = {r.hash for r in stored if r.id != memory_id(request, r.hash)}
-        return [f for f in batch if normalized_hash(f.text) not in existing]
+        existing = {r.hash: r for r in stored if r.id != memory_id(request, r.hash)}
+        fresh = []
+        for index, (fact, digest) in enumerate(zip(facts, hashes, strict=True)):
+            match = existing.get(digest)
+            if match is None:
+                fresh.append(index)
+                continue
+            holder[index] = (match.id, match.text)
+            outcome.merged.append(_merged(fact, match.id, match.text, "same_text", 1.0))
+        return fresh
 
-    def _not_near_duplicates(
-        self, vectors: np.ndarray, request: AddRequest, facts: Sequence[ExtractedFact]
-    ) -> list[bool]:
-        keep: list[bool] = []
+    def _not_paraphrases(
+        self,
+        fresh: list[int],
+        facts: list[ExtractedFact],
+        vectors: np.ndarray | None,
+        request: AddRequest,
+        holder: dict[int, tuple[str, str]],
+        outcome: AddOutcome,
+        twins: list[_Twin],
+    ) -> list[int]:
+        """Indexes of the fresh facts that no stored memory (nor an earlier fact of this add)
+        already says; the others are merged with the memory they paraphrase."""
+        if vectors is None:
+            return []
         where: Filter = exact_scope(request.scope)
         if request.id_seed:  # this add's own interrupted writes are not duplicates of it
-            own = tuple(memory_id(request, normalized_hash(f.text)) for f in facts)
+            own = tuple(memory_id(request, normalized_hash(facts[i].text)) for i in fresh)
             where = And((where, Condition("id", "nin", own)))
-        for i, vector in enumerate(vectors):
-            hits = self._c.vector_store.search_vector(vector, 1, where)
-            duplicate = bool(hits) and hits[0].score >= self._near_duplicate
-            if not duplicate and i:
-                earlier = vectors[:i][np.array(keep, dtype=bool)] if any(keep) else vectors[:0]
-                duplicate = bool(len(earlier)) and float(np.max(earlier @ vector)) >= self._near_duplicate
-            keep.append(not duplicate)
+        threshold = self._near_duplicate
+        keep: list[int] = []
+        for row, index in enumerate(fresh):
+            fact, vector = facts[index], vectors[row]
+            hits = self._c.vector_store.search_vector(vector, NEAR_CANDIDATES, where)
+            hit = next((h for h in hits if same_fact(fact.text, h.record.text, h.score, threshold)), None)
+            if hit is not None:
+                holder[index] = (hit.record.id, hit.record.text)
+                outcome.merged.append(_merged(fact, hit.record.id, hit.record.text, "paraphrase", hit.score))
+                continue
+            earlier = next(
+                (
+                    (k, float(vectors[fresh.index(k)] @ vector))
+                    for k in keep
+                    if same_fact(fact.text, facts[k].text, float(vectors[fresh.index(k)] @ vector), threshold)
+                ),
+                None,
+            )
+            if earlier is not None:
+                twins.append(_Twin(fact, earlier[0], "paraphrase", earlier[1]))
+                continue
+            keep.append(index)
         return keep
 
     @staticmethod

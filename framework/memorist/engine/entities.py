@@ -158,20 +158,27 @@ class EntityGraph:
                 conn.execute(delete(table))
 
     # -- reading -----------------------------------------------------------------
-    def match(self, mentions: Sequence[EntityMention], keys: Sequence[str] | None) -> list[EntityMatch]:
+    def match(
+        self, mentions: Sequence[EntityMention], keys: Sequence[str] | None, project: str | None = None
+    ) -> list[EntityMatch]:
         """Query entities found in the graph (no writes), weighted by rarity.
 
-        ``keys`` limits the lookup to scope partitions; None searches the project-wide set.
+        ``keys`` limits the lookup to scope partitions; None searches the project-wide set
+        of ``project`` (``"org/project"``): a search not pinned to one user never looks at
+        another tenant's entities (their writes must not move this tenant's scores).
         A weight is ``log(1 + N/df) / log(1 + N)``: 1 for an entity named by a single
         memory, near 0 for one named by every memory in the scope.
         """
         if not mentions or keys == []:
             return []
+        inside = entity_aliases.c.scope_key.startswith(f"{project}/", autoescape=True) if project else None
         with self._db.connect() as conn:
             alias_q = select(entity_aliases.c.norm, entity_aliases.c.entity_id, entity_aliases.c.scope_key)
             norms = [normalize(m.text) for m in mentions]
             if keys is not None:
                 alias_q = alias_q.where(entity_aliases.c.scope_key.in_(keys))
+            elif inside is not None:
+                alias_q = alias_q.where(inside)
             rows = conn.execute(alias_q.where(entity_aliases.c.norm.in_(norms))).all()
             ids = {str(r.entity_id) for r in rows}
             for mention in mentions:
@@ -180,6 +187,8 @@ class EntityGraph:
                 ent_q = select(entities.c.id, entities.c.name).where(entities.c.kind == "proper_noun")
                 if keys is not None:
                     ent_q = ent_q.where(entities.c.scope_key.in_(keys))
+                elif project:
+                    ent_q = ent_q.where(entities.c.scope_key.startswith(f"{project}/", autoescape=True))
                 ids.update(str(e.id) for e in conn.execute(ent_q) if _variant_of(mention.text, e.name))
             if not ids:
                 return []
@@ -193,6 +202,8 @@ class EntityGraph:
             total_q = select(func.count(func.distinct(entity_links.c.memory_id)))
             if keys is not None:
                 total_q = total_q.where(entity_links.c.scope_key.in_(keys))
+            elif project:
+                total_q = total_q.where(entity_links.c.scope_key.startswith(f"{project}/", autoescape=True))
             total = max(int(conn.execute(total_q).scalar() or 0), 1)
             names = dict(conn.execute(select(entities.c.id, entities.c.name).where(entities.c.id.in_(ids))).all())
         out = []

@@ -149,9 +149,11 @@ class Memory:
         """
         return self.add_outcome(self.add_request(messages, **kwargs)).stored
 
-    def add_outcome(self, request: AddRequest) -> AddOutcome:
-        """Run a validated add; what was stored, merged and skipped."""
-        outcome = AddOutcome(self.adder.run(request))
+    def add_outcome(self, messages: AddRequest | str | Mapping[str, Any] | Sequence[Any], **kwargs: Any) -> AddOutcome:
+        """``add`` with the whole answer: what was stored, merged (with which memory) and
+        skipped (and why). Takes a validated :class:`AddRequest` or ``add``'s arguments."""
+        request = messages if isinstance(messages, AddRequest) else self.add_request(messages, **kwargs)
+        outcome = self.adder.run(request)
         for record in outcome.stored:
             self.emit("memory_added", memory=record)
         return outcome
@@ -175,12 +177,10 @@ class Memory:
         if discard:
             store.delete(list(discard))
         prepared = self.adder.prepare(request)
-        records, vectors = prepared if prepared is not None else ([], None)
-        outcome = AddOutcome(records)
+        records, outcome = prepared.records, prepared.outcome
         if records:
             plan([r.id for r in records])
-            if vectors is not None:
-                store.upsert(records, vectors)
+            store.upsert(records, prepared.vectors)
         with self.db.begin() as conn:
             self.adder.commit(request, records, conn)
             commit(conn, outcome)

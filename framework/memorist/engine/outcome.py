@@ -2,9 +2,9 @@
 
 Principle 8 ("nothing a user said is dropped silently"): an add answers what it
 stored, what it merged into an existing memory (and which one) and what it
-skipped (and why). The engine fills ``stored`` today; ``merged`` and ``skipped``
-are there for the retention work (issue 13) to fill, and every door already
-shows them (see :mod:`memorist.operations.results`).
+skipped (and why). The add pipeline (:mod:`.add`) fills all three; every door
+shows them (see :mod:`memorist.operations.results`), and the rules are in
+``docs/memory-rules.md``.
 """
 
 from __future__ import annotations
@@ -18,15 +18,25 @@ from ..records import MemoryRecord
 class Merged:
     """A fact not stored because an existing memory already says it."""
 
+    #: The fact as proposed.
     text: str
+    #: The memory that already says it: stored before, or by this very add.
     memory_id: str
-    reason: str = "duplicate"
+    #: ``same_text`` (equal normalized text) or ``paraphrase`` (see :mod:`.dedup`).
+    reason: str = "same_text"
+    #: Index of the input message the fact came from (None when the extractor did not say).
     source_message: int | None = None
+    #: The text of the memory it matched.
+    matched_memory: str | None = None
+    #: Cosine similarity of the two (1.0 for the same text).
+    similarity: float = 1.0
 
 
 @dataclass(frozen=True)
 class Skipped:
-    """A fact (or message) not stored, with the reason."""
+    """A message, or a part of one, not stored, with the reason (``greeting``, ``thanks``,
+    ``filler``, ``question``, ``excluded``, ``system_message``, ``tool_message``, ``empty``,
+    ``no_fact``)."""
 
     text: str
     reason: str

@@ -113,7 +113,8 @@ class HybridSearch:
         pool = min(max(self._s.candidate_pool, top_k * 3), 5000)
         mentions = self._c.entity_extractor.extract(query)
         keys = self._scope_keys(where, org_id, project_id)
-        match_future = self._pool.submit(self._graph.match, mentions, keys) if mentions else None
+        project = f"{org_id}/{project_id}"
+        match_future = self._pool.submit(self._graph.match, mentions, keys, project) if mentions else None
         context_weight = self._s.context_weight
         conversation = self._conversation(where, org_id, project_id)
         order_future = (
@@ -128,11 +129,14 @@ class HybridSearch:
         keyword_future = self._pool.submit(self._c.vector_store.match_keyword, focused, pool, where)
         links_future = self._pool.submit(self._entity_links, matches, pool) if matches else None
         focused_embedding = self._pool.submit(self._c.embedder.embed, [focused], "query") if focused != query else None
+        aliased = subject_alias(query, equality_values(where, "user_id"))
+        aliased_embedding = self._pool.submit(self._c.embedder.embed, [aliased], "query") if aliased else None
         query_vector = embedding.result()[0]
-        if focused_embedding is not None:
-            # Mean of the full and the focused query: the focus without losing what the names add.
-            query_vector = query_vector + focused_embedding.result()[0]
-            query_vector = query_vector / (np.linalg.norm(query_vector) or 1.0)
+        for extra in (focused_embedding, aliased_embedding):
+            if extra is not None:
+                # Mean with the focused (or aliased) query: the focus without losing what the names add.
+                query_vector = query_vector + extra.result()[0]
+                query_vector = query_vector / (np.linalg.norm(query_vector) or 1.0)
         candidates: dict[str, Candidate] = {}
         vector_hits = self._c.vector_store.match_vector(query_vector, pool, where)
         for hit in vector_hits:
@@ -342,6 +346,20 @@ def focus_query(query: str, mentions: Sequence[EntityMention], matches: Sequence
             focused = re.sub(rf"\b{re.escape(mention.text)}(?:'s|’s)?\b", " ", focused)
     focused = re.sub(r"\s+", " ", focused).strip()
     return focused if len(_CONTENT.findall(focused)) >= 2 else query
+
+
+def subject_alias(query: str, user_ids: Sequence[str]) -> str | None:
+    """The query with the searched ``user_id`` written as "the user", when the query names it.
+
+    Extraction writes an unnamed speaker as "the user" (ids are often opaque), so
+    "What does alice like?" in alice's memories means "What does the user like?".
+    None when the query does not name the id (nothing to add).
+    """
+    for user_id in user_ids:
+        pattern = re.compile(rf"(?<![\w-]){re.escape(user_id)}(?:'s|’s)?(?![\w-])", re.I)
+        if len(user_id) >= 2 and pattern.search(query):
+            return pattern.sub(lambda m: "the user's" if m.group(0)[-2:] in ("'s", "’s") else "the user", query)
+    return None
 
 
 def _clip(value: float) -> float:

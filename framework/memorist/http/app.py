@@ -14,12 +14,16 @@ from typing import Any
 import falcon
 
 from ..auth.api_keys import ApiKeyStore
+from ..auth.passwords import dummy_hash
 from ..auth.rate_limit import RateLimiter
+from ..auth.throttle import FailureThrottle
 from ..auth.tokens import TokenService
 from ..auth.users import UserStore
 from ..kernel import Kernel
+from ..mcp.http import add_mcp_route
 from ..plugins import Plugins
 from ..settings import Settings
+from ..tenancy import Tenancy
 from . import errors
 from .auth import Authenticator, AuthenticatorMiddleware
 from .dashboard import add_routes as add_dashboard_routes
@@ -31,7 +35,6 @@ from .platform.routes import add_routes as add_platform_routes
 from .request_log import RequestLog, RequestLogMiddleware
 from .selfhosted.auth_routes import AuthServices
 from .selfhosted.routes import add_routes as add_selfhosted_routes
-from .selfhosted.users import DisabledUsers
 
 log = logging.getLogger("memorist.http")
 
@@ -45,15 +48,18 @@ def create_app(settings: Settings | Kernel, plugins: Plugins | None = None) -> f
 
     auth_settings = settings.auth
     users = UserStore(db)
+    dummy_hash()  # made once per worker at boot, so the first unknown-email login costs what the others do
     api_keys = ApiKeyStore(db)
     secret = auth_settings.jwt_secret.get_secret_value() if auth_settings.jwt_secret else None
     tokens = TokenService(db, secret, auth_settings.access_token_minutes, auth_settings.refresh_token_days)
-    limiter = RateLimiter(db, auth_settings.login_attempts, auth_settings.login_window_seconds)
-    disabled = DisabledUsers(db)
-    authenticator = Authenticator(auth_settings, tokens, api_keys, users, disabled.is_disabled)
+    window = auth_settings.login_window_seconds
+    limiter = RateLimiter(db, auth_settings.login_attempts, window)
+    address_limiter = RateLimiter(db, auth_settings.login_address_attempts, window)
+    throttle = FailureThrottle(RateLimiter(db, auth_settings.failed_auth_attempts, window))
+    authenticator = Authenticator(auth_settings, tokens, api_keys, users, throttle)
     for warning in authenticator.startup_warnings():
         log.warning(warning)
-    auth = AuthServices(auth_settings, users, tokens, limiter, settings.limits, disabled.is_disabled)
+    auth = AuthServices(auth_settings, users, tokens, limiter, settings.limits, address_limiter)
     request_log = RequestLog(db, settings.request_log.retention_days)
     kernel.start_workers()
 
@@ -70,6 +76,7 @@ def create_app(settings: Settings | Kernel, plugins: Plugins | None = None) -> f
     routes.add("/health", HealthResource(kernel.runtime))
     add_selfhosted_routes(routes.add, services, auth, api_keys, request_log)
     add_platform_routes(routes.add, services, users)
+    add_mcp_route(app, kernel.operations, Tenancy(db), settings.limits.max_body_bytes)
     app.add_route("/openapi.json", OpenAPIResource(routes.openapi))
     app.add_route("/docs", DocsPage())
     app.add_route("/docs/static/{name}", DocsAsset())

@@ -10,20 +10,54 @@ from __future__ import annotations
 
 import hmac
 import logging
-from collections.abc import Callable
 
 import falcon
 
 from ..auth.api_keys import PLATFORM_PREFIX, SELFHOSTED_PREFIX, ApiKeyStore
 from ..auth.errors import AuthenticationError, PermissionDenied
 from ..auth.principal import ANONYMOUS_ADMIN, Principal
+from ..auth.throttle import FailureThrottle
 from ..auth.tokens import TokenService
-from ..auth.users import UserStore
+from ..auth.users import SELFHOSTED, User, UserStore
 from ..errors import NotFoundError
 from ..settings import AuthSettings
 
 log = logging.getLogger("memorist.auth")
 ADMIN_KEY_MIN = 16
+#: HS256 needs a key at least as long as its hash (RFC 7518 3.2): shorter ones can be brute-forced.
+JWT_SECRET_MIN_BYTES = 32
+
+
+def client_address(req: falcon.Request, trusted_hops: int = 0) -> str:
+    """The caller's address: the socket peer, or the ``X-Forwarded-For`` entry ``trusted_hops`` from the right.
+
+    Only entries appended by proxies the deployer trusts count; anything further left
+    was written by the client and could be anything.
+    """
+    if trusted_hops > 0:
+        forwarded = [part.strip() for part in (req.get_header("X-Forwarded-For") or "").split(",") if part.strip()]
+        if len(forwarded) >= trusted_hops:
+            return forwarded[-trusted_hops][:64]
+    return req.remote_addr or "unknown"
+
+
+def secret_warnings(settings: AuthSettings) -> list[str]:
+    """Warnings about weak or missing secrets (startup log and ``memorist config check``)."""
+    warnings = []
+    if settings.disabled:
+        warnings.append("AUTH_DISABLED=true: every protected endpoint is open to anyone who can reach it")
+    admin_key = settings.admin_api_key.get_secret_value() if settings.admin_api_key else ""
+    if admin_key and len(admin_key) < ADMIN_KEY_MIN:
+        warnings.append(f"ADMIN_API_KEY is shorter than {ADMIN_KEY_MIN} characters; use a long random value")
+    secret = settings.jwt_secret.get_secret_value() if settings.jwt_secret else ""
+    if not settings.disabled and not secret:
+        warnings.append("JWT_SECRET is not set: login and dashboard sessions will answer 500")
+    elif secret and len(secret.encode("utf-8")) < JWT_SECRET_MIN_BYTES:
+        warnings.append(
+            f"JWT_SECRET is shorter than {JWT_SECRET_MIN_BYTES} bytes: tokens signed with it can be forged by "
+            "guessing it; use e.g. `python -c 'import secrets; print(secrets.token_urlsafe(48))'`"
+        )
+    return warnings
 
 
 class Authenticator:
@@ -33,13 +67,13 @@ class Authenticator:
         tokens: TokenService,
         keys: ApiKeyStore,
         users: UserStore,
-        is_disabled: Callable[[str], bool] | None = None,
+        throttle: FailureThrottle | None = None,
     ) -> None:
         self._settings = settings
-        self._is_disabled = is_disabled
         self._tokens = tokens
         self._keys = keys
         self._users = users
+        self._throttle = throttle
         admin_key = settings.admin_api_key.get_secret_value() if settings.admin_api_key else None
         self._admin_key = admin_key or None
 
@@ -48,48 +82,59 @@ class Authenticator:
         return self._settings.disabled
 
     def startup_warnings(self) -> list[str]:
-        warnings = []
-        if self._settings.disabled:
-            warnings.append("AUTH_DISABLED=true: every protected endpoint is open to anyone who can reach it")
-        if self._admin_key and len(self._admin_key) < ADMIN_KEY_MIN:
-            warnings.append(f"ADMIN_API_KEY is shorter than {ADMIN_KEY_MIN} characters; use a long random value")
-        if not self._settings.disabled and not self._settings.jwt_secret:
-            warnings.append("JWT_SECRET is not set: login and dashboard sessions will answer 500")
-        return warnings
+        return secret_warnings(self._settings)
+
+    def address(self, req: falcon.Request) -> str:
+        return client_address(req, self._settings.trusted_proxy_hops)
 
     def require(self, req: falcon.Request, policy: str) -> Principal:
-        """The principal for ``policy``, or 401 (no/invalid credentials) / 403 (not allowed)."""
-        if policy == "platform":
-            return self._platform(req)
-        if self._settings.disabled:
+        """The principal for ``policy``, or 401 (no/invalid credentials) / 403 (not allowed) / 429 (guessing)."""
+        if policy != "platform" and self._settings.disabled:
             return ANONYMOUS_ADMIN
-        principal = self._resolve(req)
+        presented = bool(req.get_header("Authorization") or req.get_header("X-API-Key"))
+        address = self.address(req)
+        if presented and self._throttle is not None:
+            self._throttle.check(address)
+        try:
+            principal = self._platform(req) if policy == "platform" else self._resolve(req)
+        except AuthenticationError:
+            if presented and self._throttle is not None:
+                self._throttle.failed(address)
+            raise
         if principal is None:
             raise AuthenticationError(
                 "authentication required: send 'Authorization: Bearer <access token>' or 'X-API-Key: <key>'"
             )
-        self._check_enabled(principal.user_id)
         if policy == "jwt" and principal.auth_type != "jwt":
             raise AuthenticationError("this route needs a dashboard session: 'Authorization: Bearer <access token>'")
         if policy == "admin" and not principal.is_admin:
             raise PermissionDenied("this route is for admins")
         return principal
 
-    def _check_enabled(self, user_id: str | None) -> None:
-        """A disabled account's every credential (session, API key, platform key) stops at once."""
-        if user_id is not None and self._is_disabled is not None and self._is_disabled(user_id):
-            raise AuthenticationError("this account is disabled; ask an admin")
+    def _account(self, user_id: str, what: str) -> User:
+        """The enabled self-hosted account behind a token or key (platform members are not users here)."""
+        try:
+            user = self._users.get(user_id)
+        except NotFoundError:
+            raise AuthenticationError(f"the {what}'s user no longer exists") from None
+        if user.kind != SELFHOSTED:
+            raise AuthenticationError(f"this {what} belongs to a platform account, not a self-hosted user")
+        if user.disabled:
+            raise AuthenticationError("this account is disabled")
+        return user
 
     def _resolve(self, req: falcon.Request) -> Principal | None:
         authorization = req.get_header("Authorization") or ""
         scheme, _, credential = authorization.partition(" ")
         if scheme.lower() == "bearer" and credential.strip():
             claims = self._tokens.decode(credential.strip(), "access")
-            try:
-                user = self._users.get(str(claims["sub"]))
-            except NotFoundError:
-                raise AuthenticationError("the token's user no longer exists") from None
-            return Principal("jwt", "admin" if user.role == "admin" else "user", user.id, user.email)
+            user = self._account(str(claims["sub"]), "token")
+            session = str(claims.get("fam") or "") or None
+            if int(claims.get("ver") or 0) != user.token_version or (
+                session is not None and self._tokens.family_revoked(session)
+            ):
+                raise AuthenticationError("this session was signed out; log in again")
+            return Principal("jwt", "admin" if user.role == "admin" else "user", user.id, user.email, session=session)
         api_key = (req.get_header("X-API-Key") or "").strip()
         if not api_key:
             return None
@@ -97,10 +142,7 @@ class Authenticator:
             key = self._keys.lookup(api_key)
             if key is None or key.kind != "selfhosted":
                 raise AuthenticationError("invalid or revoked API key")
-            try:
-                user = self._users.get(key.user_id)
-            except NotFoundError:
-                raise AuthenticationError("the key's user no longer exists") from None
+            user = self._account(key.user_id, "key")
             return Principal("api_key", "admin" if user.role == "admin" else "user", user.id, user.email, key_id=key.id)
         if self._admin_key and hmac.compare_digest(api_key.encode(), self._admin_key.encode()):
             return Principal("admin_key", "admin")
@@ -119,7 +161,8 @@ class Authenticator:
             user = self._users.get(key.user_id)
         except NotFoundError:
             raise AuthenticationError("the key's user no longer exists") from None
-        self._check_enabled(user.id)
+        if user.disabled:
+            raise AuthenticationError("this account is disabled")
         return Principal(
             "platform_key",
             "admin" if user.role == "admin" else "user",

@@ -80,11 +80,14 @@ def added_item(record: MemoryRecord, fields: tuple[str, ...]) -> dict[str, Any]:
 
 
 def merged_item(merged: Merged) -> dict[str, Any]:
+    """A fact the add did not store because ``memory_id`` already says it (docs/memory-rules.md)."""
     return {
         "memory": merged.text,
         "event": "MERGED",
         "memory_id": merged.memory_id,
+        "matched_memory": merged.matched_memory,
         "reason": merged.reason,
+        "similarity": round(merged.similarity, 4),
         "source_message": merged.source_message,
     }
 

@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ...auth.users import normalize_email
 from ...errors import ValidationError
+from ...records import MESSAGE_ROLES
 
 ENTITY_KEYS = ("user_id", "agent_id", "run_id", "app_id")
 #: What the tenancy accepts as an organization or project id.
@@ -36,6 +37,22 @@ class AddV3(PlatformBody):
     timestamp: int | float | str | None = None
     expiration_date: str | None = None
     enable_graph: bool | None = None
+
+    @field_validator("messages")
+    @classmethod
+    def _messages(cls, value: list[dict[str, Any]] | str) -> list[dict[str, Any]] | str:
+        """Each message checked here, so a bad role or name is a 4xx naming it, never a 500 later."""
+        if isinstance(value, str):
+            return value
+        for i, message in enumerate(value):
+            role = message.get("role", "user")
+            if role not in MESSAGE_ROLES:
+                raise ValueError(f"messages[{i}].role: one of {', '.join(MESSAGE_ROLES)}, got {role!r}")
+            if not isinstance(message.get("content"), str):
+                raise ValueError(f"messages[{i}].content: a string is required")
+            if message.get("name") is not None and not isinstance(message["name"], str):
+                raise ValueError(f"messages[{i}].name: a string is required")
+        return value
 
 
 class SearchV3(PlatformBody):

@@ -130,11 +130,20 @@ class Members:
     def __init__(self, tenancy: Tenancy, users: UserStore, limits: Any) -> None:
         self._tenancy, self._users, self._limits = tenancy, users, limits
 
-    def _user_id(self, email: str) -> str:
-        user = self._users.by_email(email)
-        if user is None:
-            raise ProjectError(f"no user with email '{email}'", 404)
-        return user.id
+    def _user_id(self, org_id: str, email: str) -> str:
+        """A member of the caller's organization, else one uniform 404 (see ``Tenancy.org_member``).
+
+        The same answer for an unknown email and for someone of another organization:
+        an OWNER can neither probe other tenants' accounts nor add them silently.
+        """
+        user_id = self._tenancy.org_member(org_id, email)
+        if user_id is None:
+            raise ProjectError(
+                f"no member of this organization has the email '{email}'; "
+                "a deployment admin adds new people (memorist admin add-member)",
+                404,
+            )
+        return user_id
 
     @operation("Members of the project", auth="platform", tags=TAGS, errors=(403, 404))
     def on_get(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
@@ -161,20 +170,35 @@ class Members:
             raise ProjectError("role: one of READER, OWNER", 400)
         return body
 
-    @operation("Add a member (OWNER)", auth="platform", tags=TAGS, body=m.Member, errors=(400, 403, 404, 409))
+    @operation(
+        "Add a member of the organization to the project (OWNER)",
+        auth="platform",
+        tags=TAGS,
+        body=m.Member,
+        errors=(400, 403, 404, 409),
+    )
     def on_post(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
         body = self._change(req, org_id, project_id)
-        self._tenancy.set_member(project_id, self._user_id(body.email), body.role, create=True)
+        self._tenancy.set_member(project_id, self._user_id(org_id, body.email), body.role, create=True)
         resp.media = {"message": f"User {body.email} added to the project."}
 
-    @operation("Change a member's role (OWNER)", auth="platform", tags=TAGS, body=m.Member, errors=(400, 403, 404))
+    @operation(
+        "Change a member's role (OWNER; 409 for the last OWNER)",
+        auth="platform",
+        tags=TAGS,
+        body=m.Member,
+        errors=(400, 403, 404, 409),
+    )
     def on_put(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
         body = self._change(req, org_id, project_id)
-        self._tenancy.set_member(project_id, self._user_id(body.email), body.role, create=False)
+        self._tenancy.set_member(project_id, self._user_id(org_id, body.email), body.role, create=False)
         resp.media = {"message": f"User {body.email} role updated to {body.role}."}
 
     @operation(
-        "Remove a member (OWNER); the email is in the query string", auth="platform", tags=TAGS, errors=(400, 403, 404)
+        "Remove a member (OWNER; 409 for the last OWNER); the email is in the query string",
+        auth="platform",
+        tags=TAGS,
+        errors=(400, 403, 404, 409),
     )
     def on_delete(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
         email = req.get_param("email")
@@ -186,5 +210,5 @@ class Members:
             if exc.status == 403:
                 raise ProjectError("you are not authorized to modify project members", 403) from None
             raise
-        self._tenancy.remove_member(project_id, self._user_id(email))
+        self._tenancy.remove_member(project_id, self._user_id(org_id, email))
         resp.media = {"message": f"User {email} removed from the project."}

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 import falcon
-from pydantic import SecretStr
 
 from ...errors import ValidationError
 from ...operations import Operations, entity_row
 from ...providers import PROVIDER_KINDS
+from ...redaction import redact
 from ...registry import ProviderRegistry
 from ...runtime import CONFIGURABLE, Runtime
 from ...settings import LimitsSettings
@@ -19,28 +19,6 @@ from ..present import iso
 from ..request_log import RequestLog
 from . import models as m
 from .memories import caller
-
-REDACTED = "**********"
-_SECRET_WORDS = ("key", "secret", "password", "token")
-
-
-def redact(value: Any, key: str = "") -> Any:
-    """Settings as JSON with every secret replaced (SecretStr values, secret-named options)."""
-    if isinstance(value, SecretStr):
-        return REDACTED if value.get_secret_value() else None
-    if isinstance(value, dict):
-        return {k: redact(v, str(k)) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact(v) for v in value]
-    lowered = key.lower()
-    if (
-        isinstance(value, str)
-        and value
-        and any(w in lowered for w in _SECRET_WORDS)
-        and not lowered.endswith(("_env", "_file", "_prefix"))
-    ):
-        return REDACTED
-    return value
 
 
 class Configure:

@@ -1,13 +1,17 @@
-"""``/auth/*``: setup status, first-admin registration, login, refresh, profile, password.
+"""``/auth/*``: setup status, first-admin registration, login, refresh, logout, profile, password.
 
 Registration is open only while no account exists; it creates the admin, who
-then creates further accounts with ``POST /auth/users``. Login and register
-are rate limited per client address (429 with ``Retry-After``).
+then creates further accounts with ``POST /auth/users``. Failed logins are
+limited per account and per client address (429 with ``Retry-After``);
+successful logins are not counted, so an attacker's failures cannot make a
+busy address's real logins count against it. Account changes need a dashboard
+session (JWT), not an API key; changing the email or password needs the
+current password.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
 
 import falcon
 
@@ -15,16 +19,22 @@ from ...auth.errors import AuthenticationError, AuthMisconfigured, PermissionDen
 from ...auth.rate_limit import RateLimiter
 from ...auth.tokens import TokenService
 from ...auth.users import UserStore
+from ...errors import ValidationError
 from ...settings import AuthSettings, LimitsSettings
 from .. import parsing
+from ..auth import client_address
 from ..operations import operation
 from . import models as m
 
 TAGS = ("auth",)
-
-
-def client_address(req: falcon.Request) -> str:
-    return req.remote_addr or "unknown"
+#: What ``GET /auth/me`` answers while ``AUTH_DISABLED=true`` (no account is behind the request).
+ANONYMOUS_ME = {
+    "id": "anonymous",
+    "name": "Anonymous (authentication disabled)",
+    "email": "",
+    "role": "admin",
+    "created_at": "1970-01-01T00:00:00+00:00",
+}
 
 
 class AuthServices:
@@ -37,14 +47,23 @@ class AuthServices:
         tokens: TokenService,
         limiter: RateLimiter,
         limits: LimitsSettings,
-        is_disabled: Callable[[str], bool] | None = None,
+        address_limiter: RateLimiter | None = None,
     ) -> None:
         self.settings = settings
-        self.is_disabled = is_disabled
         self.users = users
         self.tokens = tokens
+        #: Failed logins per account.
         self.limiter = limiter
+        #: Failed logins (and registrations) per client address.
+        self.address_limiter = address_limiter or limiter
         self.limits = limits
+
+    def address(self, req: falcon.Request) -> str:
+        return client_address(req, self.settings.trusted_proxy_hops)
+
+    def issue(self, user_id: str) -> dict[str, str]:
+        """A new login (token pair) for ``user_id`` at its current token version."""
+        return self.tokens.issue(user_id, version=self.users.get(user_id).token_version).body()
 
     def need_secret(self) -> None:
         if not self.settings.disabled and not self.settings.jwt_secret:
@@ -86,10 +105,10 @@ class Register:
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         self._auth.need_secret()
-        self._auth.limiter.hit(f"register:{client_address(req)}")
+        self._auth.address_limiter.hit(f"register:{self._auth.address(req)}")
         body = parsing.body(req, m.Register, self._auth.limits)
         user = self._auth.users.register_first(body.name, body.email, body.password)
-        resp.media = self._auth.tokens.issue(user.id).body()
+        resp.media = self._auth.issue(user.id)
         resp.status = falcon.HTTP_201
 
 
@@ -107,12 +126,20 @@ class Login:
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         self._auth.need_secret()
-        self._auth.limiter.hit(f"login:{client_address(req)}")
         body = parsing.body(req, m.Login, self._auth.limits)
-        user = self._auth.users.authenticate(body.email, body.password)
-        if self._auth.is_disabled is not None and self._auth.is_disabled(user.id):
-            raise AuthenticationError("this account is disabled; ask an admin")
-        resp.media = self._auth.tokens.issue(user.id).body()
+        # A digest keeps the key within the column for any email the body allows (320 characters).
+        account = hashlib.sha256(body.email.strip().lower().encode("utf-8")).hexdigest()[:40]
+        account_key = f"login-account:{account}"
+        address_key = f"login-address:{self._auth.address(req)}"
+        self._auth.address_limiter.check(address_key)
+        self._auth.limiter.check(account_key)
+        try:
+            user = self._auth.users.authenticate(body.email, body.password)
+        except AuthenticationError:
+            self._auth.address_limiter.hit(address_key)
+            self._auth.limiter.hit(account_key)
+            raise
+        resp.media = self._auth.tokens.issue(user.id, version=user.token_version).body()
 
 
 class Refresh:
@@ -130,10 +157,7 @@ class Refresh:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         self._auth.need_secret()
         body = parsing.body(req, m.Refresh, self._auth.limits)
-        user_id, pair = self._auth.tokens.rotate(body.refresh_token)
-        if self._auth.is_disabled is not None and self._auth.is_disabled(user_id):
-            self._auth.tokens.revoke_user(user_id)
-            raise AuthenticationError("this account is disabled; ask an admin")
+        _, pair = self._auth.tokens.rotate(body.refresh_token)
         resp.media = pair.body()
 
 
@@ -141,23 +165,37 @@ class Me:
     def __init__(self, auth: AuthServices) -> None:
         self._auth = auth
 
-    @operation("The current user", auth="jwt", tags=TAGS, response=m.UserOut, errors=(401, 500))
+    @operation(
+        "The current user (with AUTH_DISABLED=true: an anonymous admin)",
+        auth="jwt",
+        tags=TAGS,
+        response=m.UserOut,
+        errors=(401, 500),
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        if self._auth.settings.disabled:
+            resp.media = dict(ANONYMOUS_ME)
+            return
         self._auth.need_secret()
         resp.media = self._auth.users.get(self._auth.user_id(req)).public()
 
     @operation(
-        "Change the current user's name or email (409 if the email is in use)",
-        auth="user",
+        "Change the current user's name or email (an email change needs current_password; 409 if in use)",
+        auth="jwt",
         tags=TAGS,
         body=m.UpdateMe,
         response=m.UserOut,
-        errors=(401, 403, 409, 422, 500),
+        errors=(400, 401, 403, 409, 422, 500),
     )
     def on_patch(self, req: falcon.Request, resp: falcon.Response) -> None:
         self._auth.need_secret()
         body = parsing.body(req, m.UpdateMe, self._auth.limits)
-        resp.media = self._auth.users.update_profile(self._auth.user_id(req), body.name, body.email).public()
+        user_id = self._auth.user_id(req)
+        if body.email is not None:
+            if not body.current_password:
+                raise ValidationError("current_password: required to change the email")
+            self._auth.users.check_password(user_id, body.current_password)
+        resp.media = self._auth.users.update_profile(user_id, body.name, body.email).public()
 
 
 class ChangePassword:
@@ -165,20 +203,58 @@ class ChangePassword:
         self._auth = auth
 
     @operation(
-        "Change the current user's password (401 if the current one is wrong)",
-        auth="user",
+        "Change the current user's password; this session goes on, every other one is signed out at once",
+        auth="jwt",
         tags=TAGS,
         body=m.ChangePassword,
-        response=m.Message,
+        response=m.PasswordChanged,
         errors=(400, 401, 403, 422, 500),
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         self._auth.need_secret()
         body = parsing.body(req, m.ChangePassword, self._auth.limits)
         user_id = self._auth.user_id(req)
-        self._auth.users.change_password(user_id, body.current_password, body.new_password)
-        self._auth.tokens.revoke_user(user_id)
-        resp.media = {"message": "password changed; other sessions were signed out"}
+        session = req.context.principal.session
+        self._auth.users.change_password(user_id, body.current_password, body.new_password, keep_session=session)
+        if session is not None:
+            resp.media = {"message": "password changed; other sessions were signed out"}
+        else:  # a token without a session id cannot be kept apart: everything was revoked, here is a new login
+            resp.media = {"message": "password changed; all sessions were signed out", **self._auth.issue(user_id)}
+
+
+class Logout:
+    def __init__(self, auth: AuthServices) -> None:
+        self._auth = auth
+
+    @operation(
+        "Sign out: this session, the login of a given refresh_token of yours, or every session (everywhere=true)",
+        auth="jwt",
+        tags=TAGS,
+        body=m.Logout,
+        response=m.Message,
+        errors=(401, 403, 422, 500),
+    )
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        self._auth.need_secret()
+        body = parsing.body(req, m.Logout, self._auth.limits, required=False)
+        user_id = self._auth.user_id(req)
+        session = req.context.principal.session
+        if body.everywhere:
+            self._auth.users.bump_version(user_id)
+            self._auth.tokens.revoke_user(user_id)
+            resp.media = {"message": "signed out of every session"}
+            return
+        if body.refresh_token is not None:  # another login of the caller (e.g. a lost device)
+            claims = self._auth.tokens.decode(body.refresh_token, "refresh")
+            if str(claims.get("sub")) != user_id:
+                raise PermissionDenied("refresh_token: not one of your sessions")
+            session = str(claims.get("fam") or "") or None
+        if session is not None:
+            self._auth.tokens.revoke_family(session)
+        else:  # a token from before sessions were tracked: only signing out everywhere can revoke it
+            self._auth.users.bump_version(user_id)
+            self._auth.tokens.revoke_user(user_id)
+        resp.media = {"message": "signed out"}
 
 
 class Users:

@@ -1,10 +1,16 @@
-"""``/api-keys``: a dashboard user's ``svcsk_`` keys (a JWT session is required)."""
+"""``/api-keys``: a dashboard user's ``svcsk_`` keys (a JWT session is required).
+
+An admin's ``DELETE /api-keys/{key_id}`` revokes any user's key (offboarding).
+With ``AUTH_DISABLED=true`` there are no users and no keys are needed: the list
+is empty and creating one answers 409 saying why.
+"""
 
 from __future__ import annotations
 
 import falcon
 
 from ...auth.api_keys import ApiKeyStore
+from ...auth.errors import ConflictError
 from ...errors import NotFoundError
 from ...settings import LimitsSettings
 from .. import parsing
@@ -23,6 +29,9 @@ class ApiKeys:
 
     @operation("List the caller's active keys", auth="jwt", tags=TAGS, response=list[m.KeyOut], errors=(401,))
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        if self._auth.settings.disabled:
+            resp.media = []
+            return
         resp.media = [k.public() for k in self._keys.list(self._auth.user_id(req))]
 
     @operation(
@@ -32,9 +41,11 @@ class ApiKeys:
         body=m.CreateKey,
         response=m.CreatedKey,
         status=201,
-        errors=(401, 422),
+        errors=(401, 409, 422),
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        if self._auth.settings.disabled:
+            raise ConflictError("API keys are not used while AUTH_DISABLED=true: every request is already allowed")
         body = parsing.body(req, m.CreateKey, self._limits, required=False)
         key, full = self._keys.create(self._auth.user_id(req), body.label)
         resp.media = {
@@ -52,8 +63,16 @@ class OneApiKey:
         self._keys = keys
         self._auth = auth
 
-    @operation("Revoke a key (it fails at once)", auth="jwt", tags=TAGS, response=m.Message, errors=(401, 404))
+    @operation(
+        "Revoke a key (it fails at once); admins may revoke any user's key",
+        auth="jwt",
+        tags=TAGS,
+        response=m.Message,
+        errors=(401, 404),
+    )
     def on_delete(self, req: falcon.Request, resp: falcon.Response, key_id: str) -> None:
-        if not self._keys.revoke(key_id, self._auth.user_id(req)):
+        principal = req.context.principal
+        owner = None if principal.is_admin else self._auth.user_id(req)
+        if not self._keys.revoke(key_id, owner, kind="selfhosted"):
             raise NotFoundError(f"API key '{key_id}' not found")
         resp.media = {"message": "API key revoked"}

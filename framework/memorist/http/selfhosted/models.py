@@ -15,7 +15,8 @@ Identifier = Field(default=None, min_length=1, max_length=255)
 class MessageIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    role: Literal["user", "assistant", "system", "tool"] = "user"
+    #: ``developer`` is OpenAI's newer name for ``system`` and is stored as such.
+    role: Literal["user", "assistant", "system", "tool", "developer"] = "user"
     content: str = Field(max_length=100_000)
     name: str | None = Field(default=None, max_length=255)
 
@@ -46,8 +47,33 @@ class AddedMemory(BaseModel):
     event: Literal["ADD"]
 
 
+class MergedInput(BaseModel):
+    """A proposed fact not stored because a memory already says it (see docs/memory-rules.md)."""
+
+    memory: str
+    event: Literal["MERGED"]
+    memory_id: str
+    matched_memory: str | None
+    reason: str
+    similarity: float
+    source_message: int | None
+
+
+class SkippedPart(BaseModel):
+    """An input message, or a part of one, that held nothing to remember, and why."""
+
+    memory: str
+    event: Literal["SKIPPED"]
+    reason: str
+    source_message: int | None
+
+
 class AddResult(BaseModel):
+    """``merged`` and ``skipped`` are present when the add had any."""
+
     results: list[AddedMemory]
+    merged: list[MergedInput] = []
+    skipped: list[SkippedPart] = []
 
 
 class ListQuery(BaseModel):
@@ -197,6 +223,8 @@ class UpdateMe(BaseModel):
 
     name: str | None = Field(default=None, min_length=1, max_length=255)
     email: str | None = Field(default=None, min_length=3, max_length=320)
+    #: Required with ``email``: an account's login email changes only with its password.
+    current_password: str | None = Field(default=None, max_length=1024)
 
 
 class ChangePassword(BaseModel):
@@ -204,6 +232,41 @@ class ChangePassword(BaseModel):
 
     current_password: str = Field(max_length=1024)
     new_password: str = Field(max_length=1024)
+
+
+class PasswordChanged(BaseModel):
+    message: str
+    #: Only for a session from before sessions were tracked (all were revoked): its new login.
+    access_token: str | None = None
+    refresh_token: str | None = None
+    token_type: Literal["bearer"] | None = None
+
+
+class Logout(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    #: Sign out the login of this refresh token (one of the caller's) instead of the calling session.
+    refresh_token: str | None = Field(default=None, min_length=1, max_length=4096)
+    #: Sign out every session of the account (access tokens included, at once).
+    everywhere: bool = False
+
+
+class AdminUserOut(UserOut):
+    disabled: bool
+    last_login: str | None
+
+
+class UserPatch(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    role: Literal["admin", "user"] | None = None
+    disabled: bool | None = None
+
+
+class PasswordReset(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    password: str = Field(max_length=1024)
 
 
 class SetupStatus(BaseModel):

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from ...auth.api_keys import ApiKeyStore
 from ..request_log import RequestLog
 from ..services import AppServices
-from . import admin, auth_routes, keys, memories, users
+from . import admin, auth_routes, keys, memories, users_admin
 from .auth_routes import AuthServices
 
 
@@ -33,13 +33,14 @@ def add_routes(
     add("/auth/refresh", auth_routes.Refresh(auth))
     add("/auth/me", auth_routes.Me(auth))
     add("/auth/change-password", auth_routes.ChangePassword(auth))
+    add("/auth/logout", auth_routes.Logout(auth))
     add("/auth/users", auth_routes.Users(auth))
+    add("/users", users_admin.UsersList(auth))
+    add("/users/{user_id}", users_admin.OneUser(auth))
+    add("/users/{user_id}/password", users_admin.UserPassword(auth))
+    add("/users/{user_id}/api-keys", users_admin.UserKeys(api_keys, auth))
     add("/api-keys", keys.ApiKeys(api_keys, auth, limits))
     add("/api-keys/{key_id}", keys.OneApiKey(api_keys, auth))
     add("/requests", admin.Requests(request_log))
     add("/entities", admin.Entities(ops))
     add("/entities/{entity_type}/{entity_id}", admin.OneEntity(ops))
-    admin_users = users.UserAdmin(services.db, auth.users, auth.tokens, users.DisabledUsers(services.db))
-    add("/users", users.Users(admin_users))
-    add("/users/{user_id}", users.OneUser(admin_users, limits))
-    add("/users/{user_id}/password", users.UserPassword(admin_users, limits))

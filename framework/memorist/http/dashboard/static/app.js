@@ -59,20 +59,18 @@ export async function signedIn(tokens) {
   else route();
 }
 
-export async function signOut(message) {
-  const refresh = session.refresh;
+export async function signOut(message, { revoke = true } = {}) {
+  if (revoke && session.active) {
+    // End this login on the server too (POST /auth/logout revokes its refresh token), then forget it here.
+    try {
+      await api("POST", "/auth/logout", {});
+    } catch {
+      // Already signed out server-side (expired or revoked): nothing left to revoke.
+    }
+  }
   session.clear();
   state.me = null;
   showChrome(false);
-  if (refresh) {
-    // Revoke the refresh token server-side where the server offers a logout route; ignore its absence.
-    fetch("/auth/logout", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ refresh_token: refresh }),
-      credentials: "omit",
-    }).catch(() => {});
-  }
   signInScreen(message);
 }
 
@@ -83,7 +81,7 @@ document.querySelector(".skip").addEventListener("click", (event) => {
 });
 document.getElementById("signout").addEventListener("click", () => signOut("You are signed out."));
 window.addEventListener("memorist:session-expired", (event) => {
-  signOut(`Your session expired (${event.detail || "token expired"}); sign in again.`);
+  signOut(`Your session expired (${event.detail || "token expired"}); sign in again.`, { revoke: false });
 });
 
 async function route() {

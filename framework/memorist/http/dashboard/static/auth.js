@@ -126,7 +126,7 @@ export function accountScreen() {
       try {
         const result = await post("/auth/change-password", { current_password: current.value, new_password: next.value });
         // The server revoked every refresh token of this account, including ours: sign in afresh.
-        await signOut(`${result.message}. Sign in with the new password.`);
+        await signOut(`${result.message}. Sign in with the new password.`, { revoke: false });
       } catch (error) {
         formError(pw, error);
       }

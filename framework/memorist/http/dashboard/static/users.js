@@ -24,7 +24,7 @@ function passwordDialog(email) {
 }
 
 export async function usersScreen() {
-  const answer = await get("/users");
+  const accounts = await get("/users");
   const notes = h("div", { "aria-live": "polite" });
   const act = async (work, message) => {
     try {
@@ -35,7 +35,7 @@ export async function usersScreen() {
       notes.replaceChildren(errorBox(error));
     }
   };
-  const rows = answer.results.map((u) => {
+  const rows = accounts.map((u) => {
     const self = state.me && state.me.id === u.id;
     const role = h("select", { "aria-label": `Role of ${u.email}`, disabled: self },
       ["user", "admin"].map((r) => h("option", { value: r, selected: r === u.role }, r)));
@@ -46,6 +46,7 @@ export async function usersScreen() {
       h("td", {}, role),
       h("td", {}, h("span", { class: `tag ${u.disabled ? "warn" : "ok"}` }, u.disabled ? "disabled" : "active")),
       h("td", {}, when(u.created_at)),
+      h("td", {}, u.last_login ? when(u.last_login) : "never"),
       h("td", { class: "actions" },
         h("button", { type: "button", class: "ghost", disabled: self, onclick: () => act(() => patch(`/users/${u.id}`, { disabled: !u.disabled }), `${u.email} ${u.disabled ? "enabled" : "disabled"}.`) }, u.disabled ? "Enable" : "Disable"),
         h("button", { type: "button", class: "ghost", onclick: async () => {
@@ -69,7 +70,7 @@ export async function usersScreen() {
   });
   screen("Users", notes,
     h("table", { class: "card wide" }, h("caption", {}, "Accounts"),
-      h("thead", {}, h("tr", {}, ["Email", "Name", "Role", "State", "Created", "Actions"].map((t) => h("th", { scope: "col" }, t)))),
+      h("thead", {}, h("tr", {}, ["Email", "Name", "Role", "State", "Created", "Last sign-in", "Actions"].map((t) => h("th", { scope: "col" }, t)))),
       h("tbody", {}, rows)),
     create);
 }

@@ -1,0 +1,229 @@
+"""The one place the MCP tools reach Memorist: the operations layer, with the connection's confinement.
+
+Every tool goes through :class:`MemoryAccess`. The operations layer
+(:mod:`memorist.operations`) owns the rules every door shares (the scope
+rule, confinement to the organization and project, validation of an update,
+what an add stored, merged and skipped); this module adds what is MCP's own:
+the user/agent pins of a :class:`~memorist.mcp.scope.Caller` (checked on
+arguments and on every memory reached by id), read-only connections, and
+compact result shapes for a model's context window.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from ..errors import NotFoundError, ValidationError
+from ..operations import AddInput, EntityIds, ListInput, Operations, SearchInput, UpdateInput
+from ..operations import Caller as Tenant
+from ..operations.results import AddResult
+from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord
+from .scope import Caller
+
+ENTITY_TYPES = {"user_id": "user", "agent_id": "agent", "run_id": "run", "app_id": "app"}
+#: How many of a confined caller's memories ``list_entities`` reads to count its agents and runs.
+ENTITY_SCAN_LIMIT = 5000
+SCAN_PAGE = 1000
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat(timespec="seconds") if value is not None else None
+
+
+def compact(record: MemoryRecord) -> dict[str, Any]:
+    """A memory as a model needs it: no hashes, no nulls, no empty fields."""
+    item: dict[str, Any] = {"id": record.id, "memory": record.text}
+    for name in ENTITY_SCOPE_FIELDS:
+        if (value := getattr(record, name)) is not None:
+            item[name] = value
+    if record.categories:
+        item["categories"] = record.categories
+    if record.metadata:
+        item["metadata"] = record.metadata
+    item["observed_at"] = _iso(record.observed_at)
+    if record.updated_at != record.created_at:
+        item["updated_at"] = _iso(record.updated_at)
+    if record.expires_at is not None:
+        item["expiration_date"] = _iso(record.expires_at)
+    return item
+
+
+def compact_add(result: AddResult, ids: Mapping[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {"stored": [{"id": r.id, "memory": r.text} for r in result.stored]}
+    if result.merged:
+        out["merged"] = [{"memory": m.text, "into": m.memory_id, "reason": m.reason} for m in result.merged]
+    if result.skipped:
+        out["skipped"] = [{"memory": s.text, "reason": s.reason} for s in result.skipped]
+    if not (result.stored or result.merged or result.skipped):
+        out["note"] = "nothing was stored: no lasting facts found in the text"
+    out["scope"] = dict(ids)
+    return out
+
+
+def tenant(caller: Caller) -> Tenant:
+    return Tenant(org_id=caller.org_id, project_id=caller.project_id, actor=caller.label)
+
+
+class MemoryAccess:
+    """Scope-checked memory operations for one server (stdio or HTTP)."""
+
+    def __init__(self, operations: Callable[[], Operations]) -> None:
+        #: Called per tool call: stdio builds the kernel in the background and waits for it here.
+        self._operations = operations
+
+    # -- writes ------------------------------------------------------------------------
+    def add(
+        self,
+        caller: Caller,
+        messages: Sequence[Mapping[str, Any]],
+        requested: Mapping[str, str | None],
+        *,
+        metadata: Mapping[str, Any] | None,
+        timestamp: str | float | None,
+        expiration_date: str | None,
+        infer: bool,
+    ) -> dict[str, Any]:
+        caller.require_write()
+        ids = caller.ids(requested)
+        request = AddInput(
+            messages=[dict(m) for m in messages],
+            ids=EntityIds(**ids),
+            metadata=dict(metadata) if metadata is not None else None,
+            timestamp=timestamp,
+            expiration_date=expiration_date,
+            infer=infer,
+        )
+        return compact_add(self._operations().add(tenant(caller), request), ids)
+
+    def update(
+        self,
+        caller: Caller,
+        memory_id: str,
+        *,
+        text: str | None,
+        metadata: Mapping[str, Any] | None,
+        timestamp: str | float | None,
+    ) -> dict[str, Any]:
+        caller.require_write()
+        if text is None and metadata is None and timestamp is None:
+            raise ValidationError("text: give text, metadata or timestamp to change")
+        operations = self._operations()
+        self._owned(operations, caller, memory_id)
+        change = UpdateInput(text=text, metadata=dict(metadata) if metadata is not None else None, timestamp=timestamp)
+        return compact(operations.update(tenant(caller), memory_id, change))
+
+    def delete(self, caller: Caller, memory_id: str) -> dict[str, Any]:
+        caller.require_write()
+        operations = self._operations()
+        self._owned(operations, caller, memory_id)
+        record = operations.delete(tenant(caller), memory_id)
+        return {"deleted": record.id, "memory": record.text}
+
+    # -- reads -------------------------------------------------------------------------
+    def search(
+        self,
+        caller: Caller,
+        query: str,
+        requested: Mapping[str, str | None],
+        *,
+        filters: Mapping[str, Any] | None,
+        top_k: int,
+        threshold: float,
+        rerank: bool,
+        explain: bool,
+    ) -> dict[str, Any]:
+        ids = caller.ids(requested)
+        request = SearchInput(
+            query=query,
+            ids=EntityIds(**ids),
+            filters=dict(filters) if filters else None,
+            top_k=top_k,
+            threshold=threshold,
+            rerank=rerank,
+            explain=explain,
+        )
+        hits = self._operations().search(tenant(caller), request)
+        results = []
+        for hit in hits:
+            item = compact(hit.record)
+            item["score"] = round(hit.score, 4)
+            if hit.details is not None:
+                item["score_details"] = hit.details
+            results.append(item)
+        return {"results": results, "scope": ids}
+
+    def list(self, caller: Caller, requested: Mapping[str, str | None], *, page: int, page_size: int) -> dict[str, Any]:
+        ids = caller.ids(requested)
+        request = ListInput(ids=EntityIds(**ids), page=page, page_size=page_size)
+        result = self._operations().list_memories(tenant(caller), request)
+        return {
+            "results": [compact(r) for r in result.records],
+            "total": result.total,
+            "page": page,
+            "page_size": page_size,
+            "scope": ids,
+        }
+
+    def get(self, caller: Caller, memory_id: str) -> dict[str, Any]:
+        return compact(self._owned(self._operations(), caller, memory_id))
+
+    def history(self, caller: Caller, memory_id: str) -> dict[str, Any]:
+        operations = self._operations()
+        if caller.pinned:
+            # History rows carry no user/agent: ownership is proven by the live memory.
+            self._owned(operations, caller, memory_id)
+        events = []
+        for row in operations.history(tenant(caller), memory_id):
+            event: dict[str, Any] = {"event": row["event"], "at": _iso(row["created_at"])}
+            if row["old_memory"] is not None:
+                event["old_memory"] = row["old_memory"]
+            if row["new_memory"] is not None:
+                event["new_memory"] = row["new_memory"]
+            if row["actor"]:
+                event["actor"] = row["actor"]
+            events.append(event)
+        return {"memory_id": memory_id, "events": events}
+
+    def entities(self, caller: Caller) -> dict[str, Any]:
+        """Users, agents, runs and apps with memory counts, as far as the caller may see them."""
+        operations = self._operations()
+        if not caller.pinned:
+            return {
+                "entities": [
+                    {"type": c.entity_type, "id": c.entity_id, "memories": c.total, "updated_at": _iso(c.updated_at)}
+                    for c in operations.entities(tenant(caller))
+                ]
+            }
+        # A confined caller sees only the identifiers that occur in its own memories.
+        tally: dict[tuple[str, str], int] = {}
+        page, seen, total = 1, 0, 0
+        while seen < ENTITY_SCAN_LIMIT:
+            batch = operations.list_memories(
+                tenant(caller), ListInput(ids=EntityIds(**caller.pinned), page=page, page_size=SCAN_PAGE)
+            )
+            total = batch.total
+            for record in batch.records:
+                for name in ENTITY_SCOPE_FIELDS:
+                    if (value := getattr(record, name)) is not None:
+                        key = (ENTITY_TYPES[name], value)
+                        tally[key] = tally.get(key, 0) + 1
+            seen += len(batch.records)
+            if len(batch.records) < SCAN_PAGE:
+                break
+            page += 1
+        out: dict[str, Any] = {"entities": [{"type": t, "id": i, "memories": n} for (t, i), n in sorted(tally.items())]}
+        if total > seen:
+            out["note"] = f"counted from the newest {seen} of {total} memories"
+        return out
+
+    # -- helpers -----------------------------------------------------------------------
+    @staticmethod
+    def _owned(operations: Operations, caller: Caller, memory_id: str) -> MemoryRecord:
+        """The memory, if this caller may reach it; otherwise exactly the answer a missing id gets."""
+        try:
+            record = operations.get(tenant(caller), memory_id)
+        except NotFoundError:
+            raise NotFoundError(f"memory '{memory_id}' not found") from None
+        return caller.check_owned(record)

@@ -1,0 +1,235 @@
+"""What is kept, what is skipped and why, how dedup decides (docs/memory-rules.md), rule by rule.
+
+Engine tests use the hashing embedder; the paraphrase threshold is lowered where a test
+must show that the value rule, not the cosine, decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import ClassVar
+
+import pytest
+from memorist.api import Memory
+from memorist.engine.dedup import value_tokens, values_agree
+from memorist.engine.search import subject_alias
+from memorist.hookspecs import hookimpl
+from memorist.plugins import load_plugins
+from memorist.providers import LanguageModel, ProviderContext
+from memorist.records import ExtractedFact, ExtractionRequest, Message
+from memorist_heuristic.extractor import HeuristicExtractor
+from memorist_heuristic.rewrite import standalone
+from memorist_heuristic.segment import skip_reason
+
+from .conftest import fast_settings
+from .plugins import hashing
+
+NOW = datetime(2024, 5, 14, 9, 30, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("sentence", "reason"),
+    [
+        ("I like tea.", None),
+        ("I am vegetarian.", None),
+        ("I like kites.", None),
+        ("I'm allergic to peanuts.", None),
+        ("I don't drink coffee.", None),
+        ("My name is Bob.", None),
+        ("I'm 30.", None),
+        ("Hi there!", "greeting"),
+        ("Bye, see you later!", "greeting"),
+        ("Thanks a lot!", "thanks"),
+        ("Thanks, Caroline!", "thanks"),
+        ("How are you today?", "question"),
+        ("What should I feed him?", "question"),
+        ("Ok, cool.", "filler"),
+        ("Haha, yeah!", "filler"),
+        ("I agree.", "filler"),
+        ("I love it!", "filler"),
+        ("Tea.", "filler"),
+    ],
+)
+def test_short_facts_are_kept_and_the_rest_has_a_reason(sentence: str, reason: str | None) -> None:
+    assert skip_reason(sentence) == reason
+
+
+@pytest.mark.parametrize(
+    ("said", "speaker", "memory"),
+    [
+        ("I like tea.", "the user", "The user likes tea."),
+        ("I don't eat meat anymore.", "the user", "The user doesn't eat meat anymore."),
+        ("I eat meat.", "the user", "The user eats meat."),
+        ("I work at Google.", "the user", "The user works at Google."),
+        ("I live in Boston.", "the user", "The user lives in Boston."),
+        ("I have two kids.", "the user", "The user has two kids."),
+        ("I am vegetarian.", "the user", "The user is vegetarian."),
+        ("I haven't seen it.", "the user", "The user hasn't seen it."),
+        ("I really love green tea.", "the user", "The user really loves green tea."),
+        ("I study law and I watch films.", "the user", "The user studies law and they watch films."),
+        ("I go running.", "the user", "The user goes running."),
+        ("I moved to Denver.", "the user", "The user moved to Denver."),
+        ("I can swim.", "the user", "The user can swim."),
+        ("Maria gave me a book", "the user", "Maria gave the user a book"),
+        ("Remember that I am vegetarian", "the user", "Remember that the user is vegetarian"),
+        ("Maria and I love jazz.", "the user", "Maria and the user love jazz."),
+        ("Did I tell you I adopted a dog?", "the user", "Did the user tell you they adopted a dog?"),
+        ("I need a break.", "Bo", "Bo needs a break."),
+        ("I love hiking. I hate running.", "Ana", "Ana loves hiking. They hate running."),
+        ("I PLAY THE GUITAR.", "the user", "The user PLAYS THE GUITAR."),
+        ("i think i like tea", "the user", "The user thinks they like tea"),
+        ("i.e. I cook", "the user", "i.e. the user cooks"),
+    ],
+)
+def test_the_third_person_rewrite_is_grammatical(said: str, speaker: str, memory: str) -> None:
+    assert standalone(said, speaker) == memory
+
+
+def test_the_extractor_reports_every_skipped_part_per_message(tmp_path: Path) -> None:
+    extractor = HeuristicExtractor(HeuristicExtractor.Options(), ProviderContext(tmp_path))
+    request = ExtractionRequest(
+        messages=[
+            Message(role="system", content="You are helpful."),
+            Message(role="user", content="Hi! I like tea. How are you?"),
+            Message(role="user", content="Thanks a lot!"),
+            Message(role="user", content="   "),
+            Message(role="user", content="My salary is 90k.", name="Bo"),
+        ],
+        observed_at=NOW,
+        excludes="salary",
+    )
+    result = extractor.extract_detailed(request)
+    assert [f.text for f in result.facts] == ["The user likes tea."]
+    assert [(s.message, s.reason, s.text) for s in result.skipped] == [
+        (0, "system_message", None),
+        (1, "greeting", "Hi!"),
+        (1, "question", "How are you?"),
+        (2, "thanks", "Thanks a lot!"),
+        (3, "empty", None),
+        (4, "excluded", "My salary is 90k."),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "agree"),
+    [
+        ("The user's phone number is 555-1234.", "The user's phone number is 555-9876.", False),
+        ("The user is 30 years old.", "The user is 31 years old.", False),
+        ("The user lives at 12 Baker Street.", "The user lives at 221 Baker Street.", False),
+        ("The user works at Google.", "The user works at Microsoft.", False),
+        ("The user drinks coffee.", "The user doesn't drink coffee.", False),
+        ("The user eats meat.", "The user never eats meat.", False),
+        ("The user loves running.", "The user hates running.", False),
+        ("The user has two kids.", "The user has three kids.", False),
+        ("The user runs 5 km.", "The user runs 5 miles.", False),
+        ("The user lives in Lisbon.", "The user used to live in Lisbon.", False),
+        ("The user goes to the gym on Mondays.", "The user goes to the gym on Fridays.", False),
+        ("The user runs weekly.", "The user runs daily.", False),
+        ("The user has some books.", "The user has many books.", False),
+        ("The user's birthday is on March 3.", "The user's birthday is March 3rd.", True),
+        ("The user works at Google.", "The user is employed at Google.", True),
+        ("Blue is the user's favorite color.", "The user's favorite color is blue.", True),
+        ("The user doesn't eat meat anymore.", "The user no longer eats meat.", True),
+        ("The user PLAYS THE GUITAR.", "The user plays the guitar.", True),
+    ],
+)
+def test_value_bearing_tokens_decide_a_paraphrase(a: str, b: str, agree: bool) -> None:
+    assert values_agree(a, b) is agree
+    assert values_agree(b, a) is agree
+
+
+def test_value_tokens_are_canonical() -> None:
+    tokens = value_tokens("Maria's rent is 1,900 dollars, not 2000.")
+    assert {"1900", "2000", "dollars", "NOT"} <= tokens.values and "maria" in tokens.names
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Iterator[Memory]:
+    mem = Memory.from_config(
+        fast_settings(tmp_path, engine={"near_duplicate_threshold": 0.5}),
+        plugins=load_plugins({}, extra=[hashing]),
+    )
+    yield mem
+    mem.close()
+
+
+@pytest.mark.parametrize("infer", [True, False])
+def test_a_changed_value_is_a_new_memory_whatever_the_cosine(memory: Memory, infer: bool) -> None:
+    first = memory.add_outcome("My phone number is 555-1234.", user_id="u1", infer=infer)
+    second = memory.add_outcome("My phone number is 555-9876.", user_id="u1", infer=infer)
+    assert len(first.stored) == 1 and len(second.stored) == 1 and not second.merged
+    found = [h.record.text for h in memory.search("What is my phone number?", user_id="u1", top_k=5)]
+    assert any("555-9876" in t for t in found) and any("555-1234" in t for t in found)
+
+
+def test_a_repeat_is_merged_and_names_the_memory_it_matched(memory: Memory) -> None:
+    stored = memory.add_outcome("I adopted a puppy named Rex last spring.", user_id="u1").stored
+    exact = memory.add_outcome("i adopted a puppy named rex last spring", user_id="u1")
+    assert exact.stored == [] and memory.add("I adopted a puppy named Rex last spring.", user_id="u1") == []
+    assert [(m.source_message, m.memory_id, m.reason) for m in exact.merged] == [(0, stored[0].id, "same_text")]
+    paraphrase = memory.add_outcome("Last spring I adopted a puppy named Rex!", user_id="u1")
+    assert paraphrase.stored == []
+    (merged,) = paraphrase.merged
+    assert merged.reason == "paraphrase" and merged.memory_id == stored[0].id
+    assert merged.matched_memory == stored[0].text and 0.5 <= merged.similarity <= 1.0
+    assert memory.list(user_id="u1").total == 1
+
+
+def test_a_repeat_within_one_add_names_the_memory_that_add_stored(memory: Memory) -> None:
+    outcome = memory.add_outcome(["I love green tea.", "Hello!", "I love green tea."], user_id="u1", infer=False)
+    assert [r.text for r in outcome.stored] == ["I love green tea.", "Hello!"]
+    assert [(m.source_message, m.memory_id) for m in outcome.merged] == [(2, outcome.stored[0].id)]
+    assert outcome.skipped == []  # infer=false stores "Hello!" verbatim: nothing is judged
+
+
+class OnlyExtract(LanguageModel):
+    """A third-party language model written against the older contract (``extract`` only)."""
+
+    name: ClassVar[str] = "only-extract"
+
+    def extract(self, request: ExtractionRequest) -> list[ExtractedFact]:
+        return [ExtractedFact(text="The user likes tea.", source_message=1)]
+
+
+class OnlyExtractPlugin:
+    @hookimpl
+    def register_language_models(self, register: Callable[[type[LanguageModel]], None]) -> None:
+        register(OnlyExtract)
+
+
+def test_a_language_model_without_reasons_still_reports_skips(tmp_path: Path) -> None:
+    mem = Memory.from_config(
+        fast_settings(tmp_path, language_model={"provider": "only-extract"}),
+        plugins=load_plugins({}, extra=[hashing, OnlyExtractPlugin()]),
+    )
+    try:
+        outcome = mem.add_outcome(
+            [
+                {"role": "system", "content": "Be brief."},
+                {"role": "user", "content": "I like tea."},
+                {"role": "assistant", "content": "Noted!"},
+            ],
+            user_id="u1",
+        )
+    finally:
+        mem.close()
+    assert [r.text for r in outcome.stored] == ["The user likes tea."]
+    assert [(s.source_message, s.reason, s.text) for s in outcome.skipped] == [
+        (0, "system_message", "Be brief."),
+        (2, "no_fact", "Noted!"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("query", "alias"),
+    [
+        ("What does alice like?", "What does the user like?"),
+        ("Where is Alice's office?", "Where is the user's office?"),
+        ("What does malice mean?", None),
+        ("What does the user like?", None),
+    ],
+)
+def test_a_user_id_named_in_a_query_is_searched_as_the_user(query: str, alias: str | None) -> None:
+    assert subject_alias(query, ["alice"]) == alias
