@@ -357,7 +357,7 @@ def test_change_password_signs_out_everywhere(page: Page, server: Server, networ
     form.get_by_label("Current password").fill("wrong password")
     form.get_by_label("New password").fill("a new password 2")
     form.get_by_role("button", name="Change password").click()
-    expect(form.get_by_role("alert")).to_have_text("current password is wrong")
+    expect(form.get_by_role("alert")).to_contain_text("current password is wrong")
     no_serious_a11y(page, "account")
     form.get_by_label("Current password").fill(PASSWORD)
     form.get_by_role("button", name="Change password").click()
