@@ -23,7 +23,7 @@ routes, a platform OWNER key for ``platformToken`` routes). The CLI rather than
 ``request.node._nodeid``, which pytest 9.2 no longer has.
 
 Excluded: ``POST /reset`` (it only wipes everything; its authorization is in
-test_auth_matrix.py), and the ``/users/{user_id}`` writes (see ``EXCLUDED_NAMES``).
+test_auth_matrix.py), the ``/users/{user_id}`` writes and ``/auth/logout`` (see ``EXCLUDED_NAMES``).
 Checks left out, on purpose: ``positive_data_acceptance``
 (cross-field rules such as "one of user_id/agent_id/run_id/app_id", or the
 password policy, are documented 400s a JSON schema cannot express) and
@@ -72,10 +72,16 @@ CHECKS = (
     "unsupported_method",
 )
 EXCLUDED_PATHS = ("/reset",)
-#: Account administration that can remove the run's own principals: schemathesis reuses the ids it
-#: saw in ``GET /users`` and would delete or disable the platform key's owner mid-run. Their answers
-#: and rules are tested in test_dashboard_routes.py and test_auth_matrix.py.
-EXCLUDED_NAMES = ("DELETE /users/{user_id}", "PATCH /users/{user_id}", "POST /users/{user_id}/password")
+#: Calls that end the run's own principals: schemathesis reuses the ids it saw in ``GET /users`` and
+#: would delete or disable the platform key's owner mid-run, and ``POST /auth/logout`` signs out the
+#: admin session every jwt route is fuzzed with. Their answers and rules are tested in
+#: test_auth_matrix.py and test_security_accounts.py.
+EXCLUDED_NAMES = (
+    "DELETE /users/{user_id}",
+    "PATCH /users/{user_id}",
+    "POST /users/{user_id}/password",
+    "POST /auth/logout",
+)
 ORG, PROJECT = "fuzzorg", "fuzzproj"
 
 
