@@ -76,7 +76,6 @@ def test_the_worker_and_the_cli_run_without_the_web_layer() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="the webhooks plugin's routes import memorist.http until memorist.plugin_api")
 def test_the_import_drawing_is_clean() -> None:
     graph = imports.scan()
     assert "memorist.kernel" in graph.files and "memorist_lancedb" in graph.files

@@ -34,6 +34,7 @@ INSTALLED = any(ep.name == "webhooks" for ep in entry_points(group="memorist"))
 if not INSTALLED:
     sys.path.insert(0, str(ROOT / "plugins"))
 
+import memorist_webhooks  # noqa: E402
 from memorist_webhooks import signing  # noqa: E402
 from memorist_webhooks.config import DeliveryPolicy  # noqa: E402
 from memorist_webhooks.deliveries import DELIVERED, FAILED, PENDING, DeliveryQueue  # noqa: E402
@@ -512,11 +513,11 @@ def _record(text: str) -> MemoryRecord:
 
 
 def test_a_leased_delivery_is_claimed_once_and_a_stale_sender_is_fenced(tmp_path: Path) -> None:
-    from memorist.db.schema import webhook_deliveries
+    from memorist_webhooks.tables import webhook_deliveries
     from sqlalchemy import update
 
     database = Database(f"sqlite:///{tmp_path / 'lease.db'}")
-    database.upgrade()
+    database.upgrade([("webhooks", memorist_webhooks.MIGRATIONS)])  # the plugin owns its tables
     hook = WebhookStore(database).create("p", "h", "http://127.0.0.1:9/x", ["memory_add"])
     policy = DeliveryPolicy(max_attempts=3, backoff_seconds=0.01, lease_seconds=30)
     first, second = DeliveryQueue(database, policy), DeliveryQueue(database, policy)

@@ -13,10 +13,10 @@ from .errors import MemoristError
 
 def _bootstrap(config: str | None) -> Bootstrap:
     """Open the database the way every process does (migrations, ``database_ready``); no engine is built."""
-    from .kernel import open_database
+    from .kernel import open_context
 
     settings, plugins = checked_settings(config)
-    return Bootstrap(open_database(settings, plugins))
+    return Bootstrap(open_context(settings, plugins).db)
 
 
 def _run(action: object) -> None:

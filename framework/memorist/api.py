@@ -2,7 +2,7 @@
 
 ``Memory.from_config(...)`` loads plugins, opens and migrates the database and
 runs ``database_ready`` exactly as a server or worker process does
-(:func:`memorist.kernel.open_database`), then builds the engine.
+(:func:`memorist.kernel.open_context`), then builds the engine.
 """
 
 from __future__ import annotations
@@ -12,12 +12,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .context import PluginContext
-from .db import Database
 from .engine.memory import Memory as Engine
-from .kernel import open_database
+from .kernel import open_context
 from .plugins import Plugins, load_plugins
-from .registry import ProviderRegistry
 from .settings import Settings, load_settings
 
 
@@ -32,21 +29,28 @@ class Memory(Engine):
         plugins: Plugins | None = None,
     ) -> Memory:
         """From a YAML path, a mapping of settings, a ``Settings``, or the defaults + environment."""
+        plugins = plugins or load_plugins()
+        sections = plugins.settings_sections()
         if isinstance(config, Settings):
             settings = config
         elif isinstance(config, Mapping):
-            settings = load_settings(None, config)
+            settings = load_settings(None, config, sections=sections)
         else:
-            settings = load_settings(Path(config) if config is not None else None)
+            settings = load_settings(Path(config) if config is not None else None, sections=sections)
         return cls.from_settings(settings, plugins)
 
     @classmethod
-    def from_settings(cls, settings: Settings, plugins: Plugins | None = None, db: Database | None = None) -> Memory:
-        """Open (and migrate) the database unless one is handed in, then build the providers."""
+    def from_settings(cls, settings: Settings, plugins: Plugins | None = None) -> Memory:
+        """Open (and migrate) the database as every process does, then build the providers."""
         plugins = plugins or load_plugins()
-        registry = ProviderRegistry.from_plugins(plugins)
-        db = db or open_database(settings, plugins)
-        context = PluginContext(settings=settings, registry=registry, db=db, plugins=plugins)
-        memory = cls.build(settings, registry, db, plugins, context=context)
+        context = open_context(settings, plugins)
+        memory = cls.build(settings, context.registry, context.db, plugins, context=context)
         assert isinstance(memory, cls)
+        context.engine_ref = lambda: memory
         return memory
+
+    def close(self) -> None:
+        """Stop what plugins started for this engine (e.g. webhook delivery), then release it."""
+        if self.context is not None:
+            self.context.close()
+        super().close()

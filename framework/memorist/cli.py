@@ -97,8 +97,8 @@ def db_upgrade(config: str | None) -> None:
     """Run the Alembic migrations to the newest revision (also done at startup)."""
     from .db import Database
 
-    settings, _ = checked_settings(config)
-    Database(settings.database_url).upgrade()
+    settings, plugins = checked_settings(config)
+    Database(settings.database_url).upgrade(plugins.migrations())
     click.echo("database is at the newest revision")
 
 

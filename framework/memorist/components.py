@@ -114,7 +114,7 @@ def build_components(
     guard = provider_guard(settings)
     extras: dict[str, object] = {"outbound_guard": guard} if guard is not None else {}
     try:
-        context = ProviderContext(data_dir=settings.data_dir, extras=dict(extras))
+        context = ProviderContext(data_dir=settings.data_dir, database_url=settings.database_url, extras=dict(extras))
         embedder = make("embedder", context)
         assert isinstance(embedder, Embedder)
         language_model = make("language_model", context)
@@ -122,10 +122,16 @@ def build_components(
         store_context = ProviderContext(
             data_dir=settings.data_dir,
             dimension=embedder.dimension,
-            extras={"database_url": settings.database_url, **extras},
+            database_url=settings.database_url,
+            extras=dict(extras),
         )
         vector_store = make("vector_store", store_context, ("embedder",))
-        model_context = ProviderContext(data_dir=settings.data_dir, language_model=language_model, extras=dict(extras))
+        model_context = ProviderContext(
+            data_dir=settings.data_dir,
+            language_model=language_model,
+            database_url=settings.database_url,
+            extras=dict(extras),
+        )
         reranker = make("reranker", model_context, ("language_model",))
         entity_extractor = make("entity_extractor", context)
     except MemoristError:

@@ -34,7 +34,7 @@ def checked_settings(
     """Settings validated against the installed providers, or exit 2 with the problems."""
     try:
         plugins = plugins or load_plugins()
-        settings = load_settings(config, overrides)
+        settings = load_settings(config, overrides, sections=plugins.settings_sections())
         validate_settings(settings, ProviderRegistry.from_plugins(plugins))
     except MemoristError as exc:
         fail(exc)

@@ -11,9 +11,12 @@ specifications can name its type without an import cycle.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
 
 from .db import Database
 from .registry import ProviderRegistry
@@ -25,6 +28,9 @@ if TYPE_CHECKING:
     from .operations import Operations
     from .runtime import Runtime
     from .worker import AddWorker
+
+
+log = logging.getLogger("memorist.context")
 
 
 def _no_routes(path: str, resource: object) -> None:
@@ -47,10 +53,30 @@ class PluginContext:
     add_route: Callable[[str, object], None] = field(default=_no_routes)
     #: The queue worker threads this process runs, if any.
     worker: AddWorker | None = None
+    #: Each plugin's validated settings section, by the name it registered (``register_settings``).
+    plugin_settings: dict[str, BaseModel] = field(default_factory=dict)
+    #: Per-plugin state for this running system (e.g. the webhooks plugin's delivery threads),
+    #: by plugin name: plugins keep what they build here, not in module globals.
+    state: dict[str, Any] = field(default_factory=dict)
+    #: Where the engine comes from when there is no runtime (the Python API's own engine).
+    engine_ref: Callable[[], Memory] | None = None
+    #: Called by :meth:`close` (a plugin stops its threads here), last registered first.
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        """Run the closers plugins registered; one failing does not stop the others."""
+        while self.closers:
+            closer = self.closers.pop()
+            try:
+                closer()
+            except Exception:  # closing must go on
+                log.exception("closing: %r failed", closer)
 
     @property
     def engine(self) -> Memory:
         """The engine serving now (``POST /configure`` may replace it; read it per use)."""
+        if self.engine_ref is not None:
+            return self.engine_ref()
         if self.runtime is None:
             raise RuntimeError("the engine is not built yet (database_ready runs before it)")
         return self.runtime.memory

@@ -67,8 +67,8 @@ class Event:
             planned_ids=row["planned_ids"],
             error=row["error"],
             attempts=row["attempts"],
-            created_at=as_utc(row["created_at"]),  # type: ignore[arg-type]
-            updated_at=as_utc(row["updated_at"]),  # type: ignore[arg-type]
+            created_at=as_utc(row["created_at"]),
+            updated_at=as_utc(row["updated_at"]),
             started_at=as_utc(row["started_at"]),
             finished_at=as_utc(row["finished_at"]),
         )

@@ -186,9 +186,9 @@ def _compare(actual: Any, op: str, expected: Any) -> bool:
             return all(_compare(a, op, expected) for a in actual)
         return any(_compare(a, op, expected) for a in actual)
     if op == "eq":
-        return actual == expected
+        return bool(actual == expected)
     if op == "ne":
-        return actual != expected
+        return bool(actual != expected)
     if op == "in":
         return actual in expected
     if op == "nin":

@@ -3,13 +3,19 @@
 Provider hooks use the register-callback style: the kernel calls each hook
 with a ``register`` function and a plugin passes it provider *classes*;
 configuration later picks one by name and builds it with validated options.
-The README's plugin author guide lists these hooks with their exact
-signatures, and a test keeps the two in step.
+A plugin declares its own settings section and its own database migrations
+the same way. Lifecycle hooks receive ``context`` (a
+:class:`~memorist.context.PluginContext`: settings, database, engine, ...), as
+datasette's hooks receive ``datasette``; no plugin needs module globals to find
+the database. The plugin author guide lists these hooks with their exact
+signatures, and a test keeps the two in step. Plugins import everything they
+use from :mod:`memorist.plugin_api`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pluggy
@@ -17,9 +23,9 @@ import pluggy
 if TYPE_CHECKING:
     import click
     import falcon
+    from pydantic import BaseModel
 
-    from .context import PluginContext as AppServices
-    from .db import Database
+    from .context import PluginContext
     from .providers import Embedder, EntityExtractor, LanguageModel, Reranker, VectorStore
     from .records import MemoryRecord
 
@@ -55,20 +61,43 @@ def register_entity_extractors(register: Callable[[type[EntityExtractor]], None]
 
 
 @hookspec
-def configure_app(app: falcon.App, services: AppServices) -> None:
-    """Add routes, sinks or middleware to the WSGI app while it is being built.
+def register_settings(register: Callable[[str, type[BaseModel]], None]) -> None:
+    """Declare the plugin's settings section: ``register("webhooks", WebhooksSettings)``.
 
-    Called once per app, after the built-in routes exist and before the first
-    request; ``services`` gives the engine, settings and database.
+    The section is validated with the plugin's own pydantic model, read like every
+    other section (YAML ``webhooks:``, ``MEMORIST_WEBHOOKS__MAX_ATTEMPTS``), and its
+    errors name the key (``webhooks.max_attempts: ...``). Hooks find the validated
+    model in ``context.plugin_settings["webhooks"]``.
     """
 
 
 @hookspec
-def database_ready(db: Database) -> None:
-    """The relational database is migrated and open in this process (a server or a worker).
+def register_migrations(register: Callable[[str, Path], None]) -> None:
+    """Declare a directory of Alembic revisions for the plugin's own tables: ``register(name, path)``.
 
-    For plugins that keep their own tables or background threads (e.g. webhook
+    They run after the kernel's migrations, in every process that opens the
+    database, with their own version table (``alembic_version_<name>``), so
+    disabling the plugin later leaves the kernel's migrations untouched.
+    """
+
+
+@hookspec
+def configure_app(app: falcon.App[falcon.Request, falcon.Response], context: PluginContext) -> None:
+    """Add routes, sinks or middleware to the WSGI app while it is being built.
+
+    Called once per app, after the built-in routes exist and before the first
+    request; ``context.add_route(path, resource)`` adds a route that also appears in
+    /openapi.json, and ``context`` gives the settings, database and engine.
+    """
+
+
+@hookspec
+def database_ready(context: PluginContext) -> None:
+    """The relational database is migrated and open in this process (a server, a worker, the Python API).
+
+    For plugins that keep background threads over their own tables (e.g. webhook
     delivery), in processes that serve HTTP and in ``memorist worker`` alike.
+    ``context.db`` is the database; the engine is not built yet at this point.
     """
 
 
@@ -78,15 +107,15 @@ def register_commands(cli: click.Group) -> None:
 
 
 @hookspec
-def memory_added(memory: MemoryRecord) -> None:
+def memory_added(memory: MemoryRecord, context: PluginContext) -> None:
     """A memory was stored (by extraction, a verbatim add, or an import)."""
 
 
 @hookspec
-def memory_updated(memory: MemoryRecord, previous: MemoryRecord) -> None:
+def memory_updated(memory: MemoryRecord, previous: MemoryRecord, context: PluginContext) -> None:
     """A memory's text or payload was changed by an explicit update."""
 
 
 @hookspec
-def memory_deleted(memory: MemoryRecord) -> None:
+def memory_deleted(memory: MemoryRecord, context: PluginContext) -> None:
     """A memory was deleted (singly, by filter, or with its entity)."""

@@ -17,8 +17,12 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+import pydantic
+from pydantic import BaseModel
+
 from .context import PluginContext
 from .db import Database
+from .errors import ConfigurationError, format_validation_error
 from .events import EventStore
 from .operations import Operations
 from .plugins import Plugins, load_plugins
@@ -30,12 +34,37 @@ from .worker import AddWorker
 log = logging.getLogger("memorist.kernel")
 
 
-def open_database(settings: Settings, plugins: Plugins) -> Database:
-    """Open and migrate the relational database, then run ``database_ready`` (every process does this)."""
+def plugin_settings(settings: Settings, plugins: Plugins) -> dict[str, BaseModel]:
+    """Each plugin's validated settings section; defaults when ``settings`` was loaded without it."""
+    found: dict[str, BaseModel] = {}
+    for name, model in plugins.settings_sections().items():
+        value = getattr(settings, name, None)
+        if not isinstance(value, model):
+            try:
+                value = model.model_validate(value or {})
+            except pydantic.ValidationError as exc:
+                raise ConfigurationError(format_validation_error(exc, name)) from None
+        found[name] = value
+    return found
+
+
+def open_context(settings: Settings, plugins: Plugins, registry: ProviderRegistry | None = None) -> PluginContext:
+    """Open and migrate the database (kernel, then plugins), then run ``database_ready``.
+
+    Every process does this first, whatever door it is: a server, a worker, ``memorist
+    admin``, the Python API. The returned context has no engine yet.
+    """
     db = Database(settings.database_url)
-    db.upgrade()
-    plugins.hook.database_ready(db=db)
-    return db
+    db.upgrade(plugins.migrations())
+    context = PluginContext(
+        settings=settings,
+        registry=registry or ProviderRegistry.from_plugins(plugins),
+        db=db,
+        plugins=plugins,
+        plugin_settings=plugin_settings(settings, plugins),
+    )
+    plugins.hook.database_ready(context=context)
+    return context
 
 
 def event_store(db: Database, settings: Settings) -> EventStore:
@@ -67,8 +96,8 @@ class Kernel:
         """Assemble everything from ``settings``; ``watch`` follows other processes' ``/configure``."""
         plugins = plugins or load_plugins()
         registry = ProviderRegistry.from_plugins(plugins)
-        db = open_database(settings, plugins)
-        context = PluginContext(settings=settings, registry=registry, db=db, plugins=plugins)
+        context = open_context(settings, plugins, registry)
+        db = context.db
         runtime = Runtime(settings, plugins, db, registry, context=context)
         events = event_store(db, settings)
         operations = Operations(lambda: runtime.memory, events)
@@ -98,4 +127,5 @@ class Kernel:
         if self.context.worker is not None:
             self.context.worker.stop()
         self.runtime.stop()
+        self.context.close()
         self.runtime.memory.close()

@@ -15,9 +15,11 @@ import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
+from pathlib import Path
 from types import ModuleType
 
 import pluggy
+from pydantic import BaseModel
 
 from . import hookspecs
 from .errors import PluginError
@@ -56,6 +58,32 @@ class Plugins:
         self.manager = manager
         self.hook = manager.hook
         self._origins = dict(origins)
+
+    def settings_sections(self) -> dict[str, type[BaseModel]]:
+        """Settings sections the plugins declare (``register_settings``): name -> model."""
+        sections: dict[str, type[BaseModel]] = {}
+
+        def register(name: str, model: type[BaseModel]) -> None:
+            if not (isinstance(model, type) and issubclass(model, BaseModel)):
+                raise PluginError(f"settings section '{name}': {model!r} is not a pydantic model")
+            if name in sections and sections[name] is not model:
+                raise PluginError(f"settings section '{name}' is registered twice")
+            sections[name] = model
+
+        self.hook.register_settings(register=register)
+        return sections
+
+    def migrations(self) -> list[tuple[str, Path]]:
+        """Alembic revision directories the plugins declare (``register_migrations``)."""
+        found: list[tuple[str, Path]] = []
+
+        def register(name: str, path: Path) -> None:
+            if not Path(path).is_dir():
+                raise PluginError(f"migrations '{name}': {path} is not a directory")
+            found.append((name, Path(path)))
+
+        self.hook.register_migrations(register=register)
+        return found
 
     def info(self) -> list[PluginInfo]:
         infos = []

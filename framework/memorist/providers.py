@@ -13,10 +13,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, Generic, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
+from typing_extensions import TypeVar
 
 from .errors import CapabilityError
 from .filters import Filter
@@ -41,29 +42,43 @@ class ProviderOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: A provider's options model; ``Provider[MyOptions]`` types ``self.options`` as ``MyOptions``.
+OptionsT = TypeVar("OptionsT", bound=ProviderOptions, default=ProviderOptions, covariant=True)
+
+
 @dataclass
 class ProviderContext:
     """What startup hands every provider besides its options.
 
     ``data_dir`` is where embedded providers keep files; ``dimension`` is the
     embedder's vector size (set for vector stores); ``language_model`` is set
-    for providers built after it (rerankers that ask the model).
+    for providers built after it (rerankers that ask the model);
+    ``database_url`` is the kernel's relational database (``database.url``, or
+    the SQLite file in ``data_dir``), after every settings source was applied, so
+    a provider never reads the environment behind the settings' back.
     """
 
     data_dir: Path
     dimension: int | None = None
     language_model: LanguageModel | None = None
+    database_url: str | None = None
     extras: dict[str, object] = field(default_factory=dict)
 
 
-class Provider(ABC):
-    """Common shape of every provider: a registry name and typed options."""
+class Provider(ABC, Generic[OptionsT]):
+    """Common shape of every provider: a registry name and typed options.
+
+    Generic over its options model: ``class MyStore(VectorStore[MyStoreOptions])``
+    with ``Options = MyStoreOptions`` gives ``self.options`` its real type, and a
+    subclass's ``__init__(self, options: MyStoreOptions, context)`` is a plain override.
+    """
 
     name: ClassVar[str]
+    #: The model configuration options are validated with (``extra="forbid"``).
     Options: ClassVar[type[ProviderOptions]] = ProviderOptions
 
-    def __init__(self, options: ProviderOptions, context: ProviderContext) -> None:
-        self.options = options
+    def __init__(self, options: OptionsT, context: ProviderContext) -> None:
+        self.options: OptionsT = options
         self.context = context
 
     def describe(self) -> str:
@@ -74,7 +89,7 @@ class Provider(ABC):
         """Release files, sockets or threads. Called when the engine is rebuilt or stops."""
 
 
-class LanguageModel(Provider):
+class LanguageModel(Provider[OptionsT]):
     """Turns messages into memories, and (when it is a real model) answers prompts.
 
     ``extract`` is the one operation every language model must support. The
@@ -139,7 +154,7 @@ def account_for_messages(
     return sorted(out, key=lambda s: s.message)
 
 
-class Embedder(Provider):
+class Embedder(Provider[OptionsT]):
     """Maps texts to fixed-size vectors."""
 
     @property
@@ -152,7 +167,7 @@ class Embedder(Provider):
         """A float32 array of shape ``(len(texts), dimension)``, L2-normalized."""
 
 
-class VectorStore(Provider):
+class VectorStore(Provider[OptionsT]):
     """Stores memories with their vectors; answers vector, keyword and filtered queries.
 
     Filters arrive parsed (:mod:`memorist.filters`); a store compiles what it
@@ -231,7 +246,7 @@ class VectorStore(Provider):
         """Delete everything, keeping the store usable."""
 
 
-class Reranker(Provider):
+class Reranker(Provider[OptionsT]):
     """Reorders search candidates; scores it returns stay in [0, 1]."""
 
     @abstractmethod
@@ -246,7 +261,7 @@ class Reranker(Provider):
         """
 
 
-class EntityExtractor(Provider):
+class EntityExtractor(Provider[OptionsT]):
     """Finds entities (proper nouns, quoted text, compound noun phrases) in a text."""
 
     @abstractmethod

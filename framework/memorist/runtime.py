@@ -25,7 +25,7 @@ from .engine.memory import HasHooks, Memory
 from .errors import ValidationError
 from .records import utcnow
 from .registry import ProviderRegistry
-from .settings import Settings, deep_merge, load_settings
+from .settings import Settings, deep_merge, load_settings, plugin_sections
 
 log = logging.getLogger("memorist.runtime")
 OVERRIDES_KEY = "runtime_overrides"
@@ -78,7 +78,7 @@ class Runtime:
     def merged(self, overrides: Mapping[str, Any]) -> Settings:
         if not overrides:
             return self._base
-        return load_settings(None, deep_merge(self._base.model_dump(), overrides))
+        return load_settings(None, deep_merge(self._base.model_dump(), overrides), sections=plugin_sections(self._base))
 
     def configure(self, patch: Mapping[str, Any]) -> Settings:
         """Deep-merge ``patch`` into the overrides, build and swap the engine, persist."""

@@ -316,13 +316,48 @@ def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str
     return merged
 
 
+_SETTINGS_CLASSES: dict[tuple[tuple[str, type[BaseModel]], ...], type[Settings]] = {}
+
+
+def settings_class(sections: Mapping[str, type[BaseModel]] | None = None) -> type[Settings]:
+    """``Settings`` plus the plugins' sections (``register_settings``), each validated by its own model.
+
+    Like tox's ``tox_add_core_config``: a plugin's section is read from the YAML file and
+    the environment (``MEMORIST_WEBHOOKS__MAX_ATTEMPTS``) like any built-in one, and an
+    unknown top-level section is still an error.
+    """
+    if not sections:
+        return Settings
+    key = tuple(sorted(sections.items(), key=lambda item: item[0]))
+    cls = _SETTINGS_CLASSES.get(key)
+    if cls is None:
+        clash = sorted(set(sections) & set(Settings.model_fields))
+        if clash:
+            raise ConfigurationError(f"plugin settings section '{clash[0]}' clashes with a built-in section")
+        fields: dict[str, Any] = {name: (model, Field(default_factory=model)) for name, model in key}
+        cls = pydantic.create_model("Settings", __base__=Settings, **fields)
+        _SETTINGS_CLASSES[key] = cls
+    return cls
+
+
+def plugin_sections(settings: Settings) -> dict[str, type[BaseModel]]:
+    """The plugin sections ``settings`` was loaded with (name -> model)."""
+    return {
+        name: info.annotation
+        for name, info in type(settings).model_fields.items()
+        if name not in Settings.model_fields and isinstance(info.annotation, type)
+    }
+
+
 def load_settings(
     config: str | os.PathLike[str] | None = None,
     overrides: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] | None = None,
+    sections: Mapping[str, type[BaseModel]] | None = None,
 ) -> Settings:
     """Build settings from the YAML file, the environment and ``overrides``.
 
+    ``sections`` are the plugins' own settings sections (see :func:`settings_class`).
     Raises :class:`ConfigurationError` whose ``problems`` are one line each.
     """
     env = os.environ if environ is None else environ
@@ -333,7 +368,7 @@ def load_settings(
     if secrets_dir := env.get(SECRETS_DIR_ENV):
         kwargs["_secrets_dir"] = secrets_dir
     try:
-        return Settings(**kwargs)
+        return settings_class(sections)(**kwargs)
     except pydantic.ValidationError as exc:
         raise ConfigurationError(format_validation_error(exc)) from None
     finally:

@@ -7,6 +7,8 @@ The only module that builds the app at import time; it reads settings from
 from __future__ import annotations
 
 from .http import create_app
+from .plugins import load_plugins
 from .settings import load_settings
 
-app = create_app(load_settings())
+_plugins = load_plugins()
+app = create_app(load_settings(sections=_plugins.settings_sections()), _plugins)

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from memorist.hookspecs import hookimpl
-from memorist.providers import EntityExtractor
+from memorist.plugin_api import EntityExtractor, hookimpl
 
 from .rules import RuleEntityExtractor
 

@@ -12,8 +12,7 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from memorist.providers import EntityExtractor, ProviderContext, ProviderOptions
-from memorist.records import EntityMention
+from memorist.plugin_api import EntityExtractor, EntityMention, ProviderContext, ProviderOptions
 from pydantic import Field
 
 from .words import COMMON_CAPITALISED, FUNCTION_WORDS, VERBISH
@@ -28,19 +27,20 @@ def _clean(word: str) -> str:
     return _POSSESSIVE.sub("", word).strip("-'’")
 
 
-class RuleEntityExtractor(EntityExtractor):
+class RuleEntityExtractorOptions(ProviderOptions):
+    #: Extract compound noun phrases (two or three content words) too.
+    noun_phrases: bool = True
+    max_entities: int = Field(24, ge=1, le=200)
+
+
+class RuleEntityExtractor(EntityExtractor[RuleEntityExtractorOptions]):
     """Finds proper nouns, quoted titles and compound noun phrases with rules."""
 
     name: ClassVar[str] = "rules"
 
-    class Options(ProviderOptions):
-        #: Extract compound noun phrases (two or three content words) too.
-        noun_phrases: bool = True
-        max_entities: int = Field(24, ge=1, le=200)
+    Options = RuleEntityExtractorOptions
 
-    options: Options
-
-    def __init__(self, options: Options, context: ProviderContext) -> None:  # type: ignore[override]
+    def __init__(self, options: RuleEntityExtractorOptions, context: ProviderContext) -> None:
         super().__init__(options, context)
 
     def extract(self, text: str) -> list[EntityMention]:
@@ -50,7 +50,7 @@ class RuleEntityExtractor(EntityExtractor):
             surface = " ".join(surface.split())
             key = surface.casefold()
             if len(surface) >= 2 and key not in found:
-                found[key] = EntityMention(text=surface, kind=kind)  # type: ignore[arg-type]
+                found[key] = EntityMention(text=surface, kind=kind)
 
         for match in _QUOTED.finditer(text):
             add(match.group(1).strip(), "quoted")

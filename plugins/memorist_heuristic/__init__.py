@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from memorist.hookspecs import hookimpl
-from memorist.providers import LanguageModel
+from memorist.plugin_api import LanguageModel, hookimpl
 
 from .extractor import HeuristicExtractor
 

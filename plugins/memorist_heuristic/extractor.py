@@ -16,8 +16,16 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from memorist.providers import LanguageModel, ProviderContext, ProviderOptions, account_for_messages
-from memorist.records import ExtractedFact, Extraction, ExtractionRequest, SkippedInput
+from memorist.plugin_api import (
+    ExtractedFact,
+    Extraction,
+    ExtractionRequest,
+    LanguageModel,
+    ProviderContext,
+    ProviderOptions,
+    SkippedInput,
+    account_for_messages,
+)
 from pydantic import Field
 
 from .categories import categorize, excluded, exclusion_patterns
@@ -26,20 +34,21 @@ from .rewrite import speaker_label, standalone
 from .segment import classified_sentences
 
 
-class HeuristicExtractor(LanguageModel):
+class HeuristicExtractorOptions(ProviderOptions):
+    #: Longest memory; longer messages are split at sentence boundaries.
+    max_chars: int = Field(480, ge=80, le=10_000)
+    #: Extract from system messages too (they are usually instructions, not facts).
+    include_system: bool = False
+
+
+class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
     """Rule-based extraction; the embedded default's language-model slot."""
 
     name: ClassVar[str] = "heuristic"
 
-    class Options(ProviderOptions):
-        #: Longest memory; longer messages are split at sentence boundaries.
-        max_chars: int = Field(480, ge=80, le=10_000)
-        #: Extract from system messages too (they are usually instructions, not facts).
-        include_system: bool = False
+    Options = HeuristicExtractorOptions
 
-    options: Options
-
-    def __init__(self, options: Options, context: ProviderContext) -> None:  # type: ignore[override]
+    def __init__(self, options: HeuristicExtractorOptions, context: ProviderContext) -> None:
         super().__init__(options, context)
 
     def extract(self, request: ExtractionRequest) -> list[ExtractedFact]:

@@ -27,7 +27,7 @@ from collections import OrderedDict
 from datetime import datetime
 from typing import Any
 
-from memorist.filters import And, Condition, Filter, Not, Or
+from memorist.plugin_api import And, Condition, Filter, Not, Or
 
 from .sql import quote
 

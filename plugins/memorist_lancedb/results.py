@@ -7,8 +7,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
-from memorist.filters import Filter, evaluate
-from memorist.records import StoreHit, StoreMatch
+from memorist.plugin_api import Filter, StoreHit, StoreMatch, evaluate
 
 from .schema import VECTOR, as_utc, from_arrow, vectors_of
 
@@ -51,7 +50,8 @@ def best(hits: list[Any], k: int) -> list[Any]:
 def similarities(table: pa.Table) -> np.ndarray:
     """Cosine similarity from LanceDB's cosine distance; NaN (a zero vector on either side) scores 0."""
     similarity = 1.0 - np.nan_to_num(_float_column(table, "_distance"), nan=1.0)
-    return np.clip(similarity, -1.0, 1.0)
+    clipped: np.ndarray = np.clip(similarity, -1.0, 1.0)
+    return clipped
 
 
 def bm25(table: pa.Table) -> np.ndarray:

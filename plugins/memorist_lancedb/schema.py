@@ -24,7 +24,7 @@ from typing import Any, overload
 
 import numpy as np
 import pyarrow as pa
-from memorist.records import MemoryRecord
+from memorist.plugin_api import MemoryRecord
 from pydantic_core import to_jsonable_python
 
 from .sql import metadata_json

@@ -30,8 +30,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from memorist.errors import InvalidFilterError
-from memorist.filters import DATE_FIELDS, And, Condition, Filter, Not, Or, is_metadata_field
+from memorist.plugin_api import DATE_FIELDS, And, Condition, Filter, InvalidFilterError, Not, Or, is_metadata_field
 
 TRUE = "TRUE"
 FALSE = "FALSE"

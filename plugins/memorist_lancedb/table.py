@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from memorist.errors import ConfigurationError, DimensionMismatchError
+from memorist.plugin_api import ConfigurationError, DimensionMismatchError
 
 from .schema import missing_columns, stored_dimension, table_schema
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from memorist.hookspecs import hookimpl
-from memorist.providers import Embedder, LanguageModel
+from memorist.plugin_api import Embedder, LanguageModel, hookimpl
 
 from .embedder import OpenAIEmbedder
 from .language_model import OpenAILanguageModel

@@ -24,9 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from memorist.errors import ConfigurationError, ProviderError
-from memorist.outbound import guarded_transport
-from memorist.providers import ProviderOptions
+from memorist.plugin_api import ConfigurationError, ProviderError, ProviderOptions, guarded_transport
 from pydantic import Field
 
 if TYPE_CHECKING:
@@ -121,7 +119,7 @@ def build_client(options: ClientOptions, guard: Any = None) -> openai.OpenAI:
     checked and pinned, so a base URL set through ``/configure`` cannot reach
     internal addresses, not even by DNS rebinding.
     """
-    openai = _import_openai()
+    module = _import_openai()
     kwargs: dict[str, Any] = {
         "api_key": resolve_api_key(options),
         "timeout": options.timeout,
@@ -133,7 +131,8 @@ def build_client(options: ClientOptions, guard: Any = None) -> openai.OpenAI:
         import httpx
 
         kwargs["http_client"] = httpx.Client(transport=guarded_transport(guard), timeout=options.timeout)
-    return openai.OpenAI(**kwargs)
+    client: openai.OpenAI = module.OpenAI(**kwargs)
+    return client
 
 
 def parse_retry_after(headers: Mapping[str, str] | None) -> float | None:

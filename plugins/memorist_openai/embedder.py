@@ -14,8 +14,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
 import numpy as np
-from memorist.errors import ProviderError
-from memorist.providers import Embedder, ProviderContext
+from memorist.plugin_api import Embedder, ProviderContext, ProviderError
 from pydantic import Field
 
 from .client import ClientOptions, InvalidReply, RetryPolicy, build_client, call_with_retries
@@ -23,25 +22,26 @@ from .client import ClientOptions, InvalidReply, RetryPolicy, build_client, call
 _PROBE_TEXT = "dimension probe"
 
 
-class OpenAIEmbedder(Embedder):
+class OpenAIEmbedderOptions(ClientOptions):
+    model: str = "text-embedding-3-small"
+    #: Texts per request (OpenAI accepts up to 2048; local servers often far fewer).
+    batch_size: int = Field(default=128, ge=1, le=2048)
+    #: Requested vector size, sent as ``dimensions``; None: the model's own size.
+    dimensions: int | None = Field(default=None, ge=1)
+    #: Prepended to documents / queries, for models trained with prefixes
+    #: (e.g. nomic-embed-text: "search_document: " / "search_query: ").
+    document_prefix: str = ""
+    query_prefix: str = ""
+
+
+class OpenAIEmbedder(Embedder[OpenAIEmbedderOptions]):
     """Batched, order-preserving, normalized embeddings."""
 
     name: ClassVar[str] = "openai"
 
-    class Options(ClientOptions):
-        model: str = "text-embedding-3-small"
-        #: Texts per request (OpenAI accepts up to 2048; local servers often far fewer).
-        batch_size: int = Field(default=128, ge=1, le=2048)
-        #: Requested vector size, sent as ``dimensions``; None: the model's own size.
-        dimensions: int | None = Field(default=None, ge=1)
-        #: Prepended to documents / queries, for models trained with prefixes
-        #: (e.g. nomic-embed-text: "search_document: " / "search_query: ").
-        document_prefix: str = ""
-        query_prefix: str = ""
+    Options = OpenAIEmbedderOptions
 
-    options: Options
-
-    def __init__(self, options: Options, context: ProviderContext) -> None:  # type: ignore[override]
+    def __init__(self, options: OpenAIEmbedderOptions, context: ProviderContext) -> None:
         super().__init__(options, context)
         self._client = build_client(options, context.extras.get("outbound_guard"))
         self.retry_policy = RetryPolicy(options)

@@ -17,8 +17,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import pydantic
-from memorist.providers import LanguageModel, ModelT, ProviderContext, account_for_messages
-from memorist.records import ChatMessage, ExtractedFact, Extraction, ExtractionRequest, SkippedInput
+from memorist.plugin_api import (
+    ChatMessage,
+    ExtractedFact,
+    Extraction,
+    ExtractionRequest,
+    LanguageModel,
+    ModelT,
+    ProviderContext,
+    SkippedInput,
+    account_for_messages,
+)
 from pydantic import Field
 
 from .client import ClientOptions, InvalidReply, RetryPolicy, build_client, call_with_retries
@@ -76,23 +85,24 @@ def _category_key(name: str) -> str:
     return re.sub(r"[\s\-]+", "_", name.strip().casefold())
 
 
-class OpenAILanguageModel(LanguageModel):
+class OpenAILanguageModelOptions(ClientOptions):
+    model: str = "gpt-4.1-mini"
+    temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    #: Send ``response_format={"type": "json_object"}``; turn off for
+    #: servers that reject it (the reply is parsed leniently either way).
+    json_mode: bool = True
+    #: Optional cap on reply tokens (``max_tokens``); None leaves the server default.
+    max_tokens: int | None = Field(default=None, gt=0)
+
+
+class OpenAILanguageModel(LanguageModel[OpenAILanguageModelOptions]):
     """Extraction and JSON answers through ``/chat/completions``."""
 
     name: ClassVar[str] = "openai"
 
-    class Options(ClientOptions):
-        model: str = "gpt-4.1-mini"
-        temperature: float = Field(default=0.0, ge=0.0, le=2.0)
-        #: Send ``response_format={"type": "json_object"}``; turn off for
-        #: servers that reject it (the reply is parsed leniently either way).
-        json_mode: bool = True
-        #: Optional cap on reply tokens (``max_tokens``); None leaves the server default.
-        max_tokens: int | None = Field(default=None, gt=0)
+    Options = OpenAILanguageModelOptions
 
-    options: Options
-
-    def __init__(self, options: Options, context: ProviderContext) -> None:  # type: ignore[override]
+    def __init__(self, options: OpenAILanguageModelOptions, context: ProviderContext) -> None:
         super().__init__(options, context)
         # Built now so a missing key is a startup error, not a failed first add.
         self._client = build_client(options, context.extras.get("outbound_guard"))

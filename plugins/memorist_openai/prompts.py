@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Literal
 
-from memorist.records import ChatMessage, ExtractionRequest
+from memorist.plugin_api import ChatMessage, ExtractionRequest
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 #: Categories used when a request brings none (the project's own list wins).

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from memorist.hookspecs import hookimpl
-from memorist.providers import VectorStore
+from memorist.plugin_api import VectorStore, hookimpl
 
 from .store import PgVectorStore
 

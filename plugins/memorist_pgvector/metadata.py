@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from typing import Any
 
-from memorist.errors import InvalidFilterError
+from memorist.plugin_api import InvalidFilterError
 
 from .fragments import (
     CMP,

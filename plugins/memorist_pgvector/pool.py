@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from memorist.errors import ConfigurationError
+from memorist.plugin_api import ConfigurationError
 
 _READY = "memorist_pgvector_ready"
 

@@ -19,8 +19,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from memorist.errors import ConfigurationError, DimensionMismatchError
-from memorist.records import MemoryRecord
+from memorist.plugin_api import ConfigurationError, DimensionMismatchError, MemoryRecord
 from pydantic_core import to_jsonable_python
 
 log = logging.getLogger(__name__)

@@ -26,8 +26,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from memorist.errors import InvalidFilterError
-from memorist.filters import And, Condition, Filter, Not, Or, is_metadata_field
+from memorist.plugin_api import And, Condition, Filter, InvalidFilterError, Not, Or, is_metadata_field
 
 from .fragments import (
     CMP,

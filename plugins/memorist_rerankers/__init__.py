@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from memorist.hookspecs import hookimpl
-from memorist.providers import Reranker
+from memorist.plugin_api import Reranker, hookimpl
 
 from .cross_encoder import CrossEncoderReranker
 from .llm import LLMReranker

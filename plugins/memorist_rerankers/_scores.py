@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from memorist.records import MemoryRecord
+from memorist.plugin_api import MemoryRecord
 
 Hit = tuple[MemoryRecord, float]
 

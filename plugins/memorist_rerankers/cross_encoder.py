@@ -25,9 +25,8 @@ import threading
 from typing import Any, ClassVar
 
 import numpy as np
-from memorist.errors import ConfigurationError, ProviderError
-from memorist.models import resolve_model_path as resolve_packaged
-from memorist.providers import ProviderContext, ProviderOptions, Reranker
+from memorist.plugin_api import ConfigurationError, ProviderContext, ProviderError, ProviderOptions, Reranker
+from memorist.plugin_api import resolve_model_path as resolve_packaged
 from pydantic import Field
 
 from ._scores import Hit, blend, rank, sigmoid
@@ -41,25 +40,26 @@ def resolve_model_path(model: str) -> str:
     return resolve_packaged(model, "reranker.options.model")
 
 
-class CrossEncoderReranker(Reranker):
+class CrossEncoderRerankerOptions(ProviderOptions):
+    #: A local directory, or a model name already in the Hugging Face cache.
+    model: str = DEFAULT_MODEL
+    batch_size: int = Field(32, ge=1, le=4096)
+    device: str = "cpu"
+    #: Weight of the cross-encoder score; the original score gets ``1 - blend``.
+    blend: float = Field(1.0, ge=0.0, le=1.0)
+    #: Token limit of a (query, memory) pair; None keeps the model's own.
+    max_length: int | None = Field(None, ge=8)
+
+
+class CrossEncoderReranker(Reranker[CrossEncoderRerankerOptions]):
     """Scores (query, memory) pairs with a local cross-encoder."""
 
     name: ClassVar[str] = "cross-encoder"
 
-    class Options(ProviderOptions):
-        #: A local directory, or a model name already in the Hugging Face cache.
-        model: str = DEFAULT_MODEL
-        batch_size: int = Field(32, ge=1, le=4096)
-        device: str = "cpu"
-        #: Weight of the cross-encoder score; the original score gets ``1 - blend``.
-        blend: float = Field(1.0, ge=0.0, le=1.0)
-        #: Token limit of a (query, memory) pair; None keeps the model's own.
-        max_length: int | None = Field(None, ge=8)
+    Options = CrossEncoderRerankerOptions
 
-    options: Options
-
-    def __init__(  # type: ignore[override]
-        self, options: Options, context: ProviderContext, *, model: Any | None = None
+    def __init__(
+        self, options: CrossEncoderRerankerOptions, context: ProviderContext, *, model: Any | None = None
     ) -> None:
         """``model`` injects an already built ``CrossEncoder`` (tests, embedding apps)."""
         super().__init__(options, context)
@@ -150,7 +150,8 @@ def _positive_logits(logits: np.ndarray, n: int) -> np.ndarray:
     if logits.ndim == 2 and logits.shape[0] == n and logits.shape[1] == 1:
         return logits[:, 0]
     if logits.ndim == 2 and logits.shape[0] == n and logits.shape[1] == 2:
-        return logits[:, 1] - logits[:, 0]
+        margin: np.ndarray = logits[:, 1] - logits[:, 0]
+        return margin
     raise ProviderError(
         f"cross-encoder returned scores of shape {logits.shape} for {n} pairs; "
         "only one- or two-label relevance models are supported"

@@ -27,9 +27,7 @@ import logging
 from collections.abc import Sequence
 from typing import ClassVar
 
-from memorist.errors import MemoristError
-from memorist.providers import LanguageModel, ProviderContext, ProviderOptions, Reranker
-from memorist.records import ChatMessage
+from memorist.plugin_api import ChatMessage, LanguageModel, MemoristError, ProviderContext, ProviderOptions, Reranker
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._scores import Hit, blend, clamp01, rank, unchanged
@@ -63,22 +61,23 @@ class RelevanceScores(BaseModel):
     scores: list[CandidateScore] = Field(default_factory=list)
 
 
-class LLMReranker(Reranker):
+class LLMRerankerOptions(ProviderOptions):
+    #: Candidates per prompt: fewer means more calls, more means longer prompts.
+    batch_size: int = Field(10, ge=1, le=100)
+    #: Weight of the model's grade; the original score gets ``1 - blend``.
+    blend: float = Field(0.7, ge=0.0, le=1.0)
+    #: Longer memory texts are cut to this many characters in the prompt.
+    max_text_chars: int = Field(1000, ge=20)
+
+
+class LLMReranker(Reranker[LLMRerankerOptions]):
     """Reranks with relevance grades from ``context.language_model``."""
 
     name: ClassVar[str] = "llm"
 
-    class Options(ProviderOptions):
-        #: Candidates per prompt: fewer means more calls, more means longer prompts.
-        batch_size: int = Field(10, ge=1, le=100)
-        #: Weight of the model's grade; the original score gets ``1 - blend``.
-        blend: float = Field(0.7, ge=0.0, le=1.0)
-        #: Longer memory texts are cut to this many characters in the prompt.
-        max_text_chars: int = Field(1000, ge=20)
+    Options = LLMRerankerOptions
 
-    options: Options
-
-    def __init__(self, options: Options, context: ProviderContext) -> None:  # type: ignore[override]
+    def __init__(self, options: LLMRerankerOptions, context: ProviderContext) -> None:
         super().__init__(options, context)
         self._warned: set[str] = set()
 

@@ -23,8 +23,7 @@ import re
 from collections.abc import Sequence
 from typing import ClassVar
 
-from memorist.providers import ProviderContext, ProviderOptions, Reranker
-from memorist.records import MemoryRecord
+from memorist.plugin_api import MemoryRecord, ProviderContext, ProviderOptions, Reranker
 from pydantic import ConfigDict, Field
 from rapidfuzz import fuzz
 
@@ -79,24 +78,25 @@ def _similarity(ta: frozenset[str], tb: frozenset[str]) -> float:
     return max(jaccard, ratio if ratio >= NEAR_DUPLICATE_RATIO else 0.0)
 
 
-class MMRReranker(Reranker):
+class MMRRerankerOptions(ProviderOptions):
+    # ``lambda`` is a Python keyword: configuration files write ``lambda``,
+    # Python code may pass ``lambda_``; both are accepted.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    #: Relevance vs diversity: 1.0 keeps pure relevance order, 0.0 only
+    #: maximizes diversity. 0.7 demotes near-duplicates below distinct
+    #: memories at least about half as relevant as the top hit.
+    lambda_: float = Field(0.7, ge=0.0, le=1.0, alias="lambda")
+
+
+class MMRReranker(Reranker[MMRRerankerOptions]):
     """Diversity reranking by maximal marginal relevance over lexical similarity."""
 
     name: ClassVar[str] = "mmr"
 
-    class Options(ProviderOptions):
-        # ``lambda`` is a Python keyword: configuration files write ``lambda``,
-        # Python code may pass ``lambda_``; both are accepted.
-        model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    Options = MMRRerankerOptions
 
-        #: Relevance vs diversity: 1.0 keeps pure relevance order, 0.0 only
-        #: maximizes diversity. 0.7 demotes near-duplicates below distinct
-        #: memories at least about half as relevant as the top hit.
-        lambda_: float = Field(0.7, ge=0.0, le=1.0, alias="lambda")
-
-    options: Options
-
-    def __init__(self, options: Options, context: ProviderContext) -> None:  # type: ignore[override]
+    def __init__(self, options: MMRRerankerOptions, context: ProviderContext) -> None:
         super().__init__(options, context)
 
     def rerank(self, query: str, hits: list[Hit], top_k: int) -> list[Hit]:

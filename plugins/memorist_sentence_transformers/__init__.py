@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from memorist.hookspecs import hookimpl
-from memorist.providers import Embedder
+from memorist.plugin_api import Embedder, hookimpl
 
 from .embedder import SentenceTransformerEmbedder
 

@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import numpy as np
-from memorist.errors import ConfigurationError
-from memorist.models import resolve_model_path as resolve_packaged
-from memorist.providers import Embedder, ProviderContext, ProviderOptions
+from memorist.plugin_api import ConfigurationError, Embedder, ProviderContext, ProviderOptions
+from memorist.plugin_api import resolve_model_path as resolve_packaged
 from pydantic import Field
 
 from .onnx_runtime import OnnxSentenceEncoder, default_cache_dir
@@ -39,29 +38,30 @@ def resolve_model_path(model: str) -> str:
     return resolve_packaged(model, "embedder.options.model")
 
 
-class SentenceTransformerEmbedder(Embedder):
+class SentenceTransformerEmbedderOptions(ProviderOptions):
+    model: str = DEFAULT_MODEL
+    batch_size: int = Field(32, ge=1, le=4096)
+    device: str = "cpu"
+    #: Prefixes some models (e5, bge) expect before queries and documents.
+    query_prefix: str = ""
+    document_prefix: str = ""
+    #: Inference threads (torch or ONNX Runtime); None keeps the runtime's default.
+    threads: int | None = Field(None, ge=1)
+    #: "onnx": ONNX Runtime over a graph exported once and cached; "torch": PyTorch.
+    backend: Literal["onnx", "torch"] = "onnx"
+    #: Where exported ONNX graphs are cached; default ``$MEMORIST_MODEL_CACHE`` or
+    #: ``~/.cache/memorist/onnx``.
+    onnx_cache_dir: str | None = None
+
+
+class SentenceTransformerEmbedder(Embedder[SentenceTransformerEmbedderOptions]):
     """Embeds with a local sentence-transformers model on the CPU (or a configured device)."""
 
     name: ClassVar[str] = "sentence-transformers"
 
-    class Options(ProviderOptions):
-        model: str = DEFAULT_MODEL
-        batch_size: int = Field(32, ge=1, le=4096)
-        device: str = "cpu"
-        #: Prefixes some models (e5, bge) expect before queries and documents.
-        query_prefix: str = ""
-        document_prefix: str = ""
-        #: Inference threads (torch or ONNX Runtime); None keeps the runtime's default.
-        threads: int | None = Field(None, ge=1)
-        #: "onnx": ONNX Runtime over a graph exported once and cached; "torch": PyTorch.
-        backend: Literal["onnx", "torch"] = "onnx"
-        #: Where exported ONNX graphs are cached; default ``$MEMORIST_MODEL_CACHE`` or
-        #: ``~/.cache/memorist/onnx``.
-        onnx_cache_dir: str | None = None
+    Options = SentenceTransformerEmbedderOptions
 
-    options: Options
-
-    def __init__(self, options: Options, context: ProviderContext) -> None:  # type: ignore[override]
+    def __init__(self, options: SentenceTransformerEmbedderOptions, context: ProviderContext) -> None:
         super().__init__(options, context)
         os.environ["HF_HUB_OFFLINE"] = "1"
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

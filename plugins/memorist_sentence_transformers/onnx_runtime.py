@@ -104,7 +104,8 @@ def _export(model: Any, inputs: Sequence[str], path: Path) -> None:
             self.wrapped = wrapped
 
         def forward(self, *tensors: torch.Tensor) -> torch.Tensor:
-            return self.wrapped(dict(zip(inputs, tensors, strict=True)))["sentence_embedding"]
+            embedding: torch.Tensor = self.wrapped(dict(zip(inputs, tensors, strict=True)))["sentence_embedding"]
+            return embedding
 
     sample = model.tokenizer(["an example sentence to trace", "a second one"], padding=True, return_tensors="pt")
     args = tuple(sample[name] for name in inputs)

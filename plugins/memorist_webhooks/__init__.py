@@ -1,6 +1,6 @@
 """Built-in plugin: project webhooks, signed and delivered durably.
 
-Routes (added through ``services.add_route`` so they are in /openapi.json):
+Routes (added through ``context.add_route`` so they are in /openapi.json):
 ``GET/POST /api/v1/webhooks/projects/{project_id}/`` and
 ``PUT/DELETE /api/v1/webhooks/{webhook_id}/``. The ``memory_added``,
 ``memory_updated`` and ``memory_deleted`` hooks write one delivery row per
@@ -8,44 +8,38 @@ subscribed active webhook of the memory's project; delivery threads send them
 (see :mod:`.dispatcher` for the retry policy, :mod:`.signing` for the
 signature a receiver checks).
 
-Why module-level state: the memory hooks receive only the ``MemoryRecord``,
-not the engine or the database, and pluggy calls this module, not an
-instance. The one place the database is handed to plugins is
-``configure_app(app, services)``, which runs once per app in every process
-that serves HTTP (after gunicorn's fork), so that hook keeps
-``services.db`` here for the memory hooks and the delivery threads. A
-process that never builds the app (``memorist worker``, an embedded
-``Memory``) has no binding unless it calls :func:`bind`; its hooks then log
-and skip, rather than guess a database.
+The plugin owns its tables (:mod:`.tables`, created by its own migrations in
+``migrations/``) and its settings section (``webhooks``, :mod:`.config`). Its
+state lives on the hook ``context`` (``context.state["webhooks"]``): every
+process that opens the database (a server, ``memorist worker``, the Python API)
+gets it from ``database_ready``, and the memory hooks find it there.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memorist.db import Database
-from memorist.hookspecs import hookimpl
-from memorist.outbound import OutboundGuard
-from memorist.records import MemoryRecord
-from memorist.tenancy import Tenancy
+from memorist.plugin_api import Database, MemoryRecord, OutboundGuard, PluginContext, Tenancy, hookimpl
+from pydantic import BaseModel
 
-from .config import DeliveryPolicy, env_allow
+from .config import DeliveryPolicy, WebhooksSettings
 from .deliveries import DeliveryQueue
 from .dispatcher import Dispatcher
-from .routes import OneWebhook, ProjectWebhooks
 from .signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign, verify
 from .store import MEMORY_ADD, MEMORY_CATEGORIZE, MEMORY_DELETE, MEMORY_UPDATE, WebhookStore
 
 if TYPE_CHECKING:
     import falcon
-    from memorist.context import PluginContext as AppServices
 
-__all__ = ["SIGNATURE_HEADER", "TIMESTAMP_HEADER", "bind", "binding", "sign", "verify"]
+__all__ = ["SIGNATURE_HEADER", "TIMESTAMP_HEADER", "Binding", "bind", "binding", "sign", "verify"]
 
 log = logging.getLogger("memorist.webhooks")
+NAME = "webhooks"
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
 
 @dataclass
@@ -56,79 +50,91 @@ class Binding:
     dispatcher: Dispatcher
 
 
-_binding: Binding | None = None
-_lock = threading.Lock()
-_warned = False
+def bind(db: Database, policy: DeliveryPolicy | None = None, guard: OutboundGuard | None = None) -> Binding:
+    """Webhook storage and delivery threads over ``db`` (started).
+
+    ``guard`` decides which receivers deliveries may reach (the deployment's
+    ``security.outbound_allow``; without it, no internal address at all).
+    """
+    store = WebhookStore(db)
+    queue = DeliveryQueue(db, policy or DeliveryPolicy.from_settings())
+    found = Binding(db, store, queue, Dispatcher(queue, store, guard or OutboundGuard()))
+    found.dispatcher.ensure_started()
+    return found
 
 
-def bind(db: Database, policy: DeliveryPolicy | None = None) -> Binding:
-    """Use ``db`` in this process (idempotent for the same database URL) and start delivering."""
-    global _binding
-    with _lock:
-        if _binding is None or _binding.db.url != db.url:
-            if _binding is not None:
-                _binding.dispatcher.stop()
-            store = WebhookStore(db)
-            queue = DeliveryQueue(db, policy or DeliveryPolicy.from_env())
-            _binding = Binding(db, store, queue, Dispatcher(queue, store, OutboundGuard(env_allow())))
-        binding_ = _binding
-    binding_.dispatcher.ensure_started()
-    return binding_
+def binding(context: PluginContext | None) -> Binding | None:
+    """The binding of a running system, or None (no context, or the database is not open yet)."""
+    if context is None:
+        return None
+    found = context.state.get(NAME)
+    return found if isinstance(found, Binding) else None
 
 
-def binding() -> Binding | None:
-    """This process's binding, or None before ``configure_app``/``bind`` ran."""
-    return _binding
-
-
-def _enqueue(event_type: str, memory: MemoryRecord, previous: MemoryRecord | None = None) -> None:
-    global _warned
-    current = _binding
+def _enqueue(context: PluginContext | None, event_type: str, memory: MemoryRecord, prev: MemoryRecord | None) -> None:
+    current = binding(context)
     if current is None:
-        if not _warned:
-            _warned = True
-            log.warning(
-                "webhooks: this process did not build the HTTP app and bound no database "
-                "(memorist_webhooks.bind); its memory events are not sent to webhooks"
-            )
+        log.debug("webhooks: no database bound for this engine; %s not sent", event_type)
         return
     hooks = current.store.subscribed(memory.project_id, event_type)
-    if hooks and current.queue.enqueue(hooks, event_type, memory, previous):
+    if hooks and current.queue.enqueue(hooks, event_type, memory, prev):
         current.dispatcher.ensure_started()
         current.dispatcher.wake()
 
 
 @hookimpl
-def database_ready(db: Database) -> None:
-    bind(db)
+def register_settings(register: Callable[[str, type[BaseModel]], None]) -> None:
+    register(NAME, WebhooksSettings)
 
 
 @hookimpl
-def configure_app(app: falcon.App, services: AppServices) -> None:
-    current = bind(services.db)
-    # The app's settings (file + environment) decide which internal hosts deliveries may reach.
-    current.dispatcher.guard = OutboundGuard(services.settings.security.outbound_allow)
-    tenancy = Tenancy(services.db)
-    limits = services.settings.limits
+def register_migrations(register: Callable[[str, Path], None]) -> None:
+    register(NAME, MIGRATIONS)
+
+
+@hookimpl
+def database_ready(context: PluginContext) -> None:
+    section = context.plugin_settings.get(NAME)
+    policy = DeliveryPolicy.from_settings(section if isinstance(section, WebhooksSettings) else None)
+    current = bind(context.db, policy, _guard(context))
+    context.state[NAME] = current
+    context.closers.append(current.dispatcher.stop)
+
+
+@hookimpl
+def configure_app(app: falcon.App[falcon.Request, falcon.Response], context: PluginContext) -> None:
+    from .routes import OneWebhook, ProjectWebhooks  # the web layer only where HTTP is served
+
+    current = binding(context)
+    if current is None:  # an app built over a context that skipped database_ready
+        current = context.state[NAME] = bind(context.db, guard=_guard(context))
+        context.closers.append(current.dispatcher.stop)
+    tenancy = Tenancy(context.db)
+    limits = context.settings.limits
     guard = current.dispatcher.guard
-    services.add_route(
+    context.add_route(
         "/api/v1/webhooks/projects/{project_id}/", ProjectWebhooks(current.store, tenancy, limits, guard)
     )
-    services.add_route("/api/v1/webhooks/{webhook_id}/", OneWebhook(current.store, tenancy, limits, guard))
+    context.add_route("/api/v1/webhooks/{webhook_id}/", OneWebhook(current.store, tenancy, limits, guard))
+
+
+def _guard(context: PluginContext) -> OutboundGuard:
+    """The deployment's outbound policy: which internal hosts deliveries may reach (``security.outbound_allow``)."""
+    return OutboundGuard(context.settings.security.outbound_allow)
 
 
 @hookimpl
-def memory_added(memory: MemoryRecord) -> None:
-    _enqueue(MEMORY_ADD, memory)
+def memory_added(memory: MemoryRecord, context: PluginContext | None) -> None:
+    _enqueue(context, MEMORY_ADD, memory, None)
     if memory.categories:
-        _enqueue(MEMORY_CATEGORIZE, memory)
+        _enqueue(context, MEMORY_CATEGORIZE, memory, None)
 
 
 @hookimpl
-def memory_updated(memory: MemoryRecord, previous: MemoryRecord) -> None:
-    _enqueue(MEMORY_UPDATE, memory, previous)
+def memory_updated(memory: MemoryRecord, previous: MemoryRecord, context: PluginContext | None) -> None:
+    _enqueue(context, MEMORY_UPDATE, memory, previous)
 
 
 @hookimpl
-def memory_deleted(memory: MemoryRecord) -> None:
-    _enqueue(MEMORY_DELETE, memory)
+def memory_deleted(memory: MemoryRecord, context: PluginContext | None) -> None:
+    _enqueue(context, MEMORY_DELETE, memory, None)

@@ -22,13 +22,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from memorist.db import Database
-from memorist.db.schema import webhook_deliveries
-from memorist.records import MemoryRecord, as_utc, utcnow
+from memorist.plugin_api import Database, MemoryRecord, as_utc, utcnow
 from sqlalchemy import and_, delete, insert, or_, select, update
 
 from .config import DeliveryPolicy
 from .store import MEMORY_ADD, MEMORY_CATEGORIZE, MEMORY_DELETE, MEMORY_UPDATE, Webhook
+from .tables import webhook_deliveries
 
 PENDING, DELIVERED, FAILED = "PENDING", "DELIVERED", "FAILED"
 #: The platform's event names, as the add events' ``results[].event`` spell them.
@@ -207,7 +206,7 @@ class DeliveryQueue:
         else:
             values["available_at"] = now + timedelta(seconds=self.policy.backoff(delivery.attempts))
         self._finish(delivery, values)
-        return values.get("status", PENDING)
+        return str(values.get("status", PENDING))
 
     def purge(self) -> int:
         """Delete finished deliveries past the retention period; returns how many."""

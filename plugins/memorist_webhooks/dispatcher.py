@@ -23,8 +23,7 @@ import os
 import threading
 import time
 
-from memorist import __version__
-from memorist.outbound import OutboundGuard, OutboundRefused, pinned_connection
+from memorist.plugin_api import OutboundGuard, OutboundRefused, __version__, pinned_connection
 
 from .deliveries import Delivery, DeliveryQueue
 from .signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign

@@ -9,13 +9,15 @@ exists, so a key cannot probe other tenants. Reading needs membership
 from __future__ import annotations
 
 import falcon
-from memorist.errors import NotFoundError, ValidationError
-from memorist.http import parsing
-from memorist.http.operations import operation
-from memorist.http.platform.access import access
-from memorist.outbound import OutboundGuard
-from memorist.settings import LimitsSettings
-from memorist.tenancy import Tenancy
+from memorist.plugin_api import (
+    LimitsSettings,
+    NotFoundError,
+    OutboundGuard,
+    Tenancy,
+    ValidationError,
+    access,
+    operation,
+)
 from pydantic import BaseModel, ConfigDict, Field
 
 from .store import EVENT_TYPES, Webhook, WebhookStore, check_url
@@ -108,8 +110,7 @@ class ProjectWebhooks:
         errors=(400, 403, 404, 422),
         description=EVENTS_NOTE,
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response, project_id: str) -> None:
-        body = parsing.body(req, WebhookCreate, self._limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, project_id: str, body: WebhookCreate) -> None:
         _own_project(req, project_id)
         access(req, self._tenancy, write=True)
         self._guard.check(check_url(body.url))  # no loopback, private, link-local or metadata receivers
@@ -133,8 +134,7 @@ class OneWebhook:
         errors=(400, 403, 404, 422),
         description=EVENTS_NOTE,
     )
-    def on_put(self, req: falcon.Request, resp: falcon.Response, webhook_id: str) -> None:
-        body = parsing.body(req, WebhookUpdate, self._limits)
+    def on_put(self, req: falcon.Request, resp: falcon.Response, webhook_id: str, body: WebhookUpdate) -> None:
         _own_webhook(req, self._store, webhook_id)
         access(req, self._tenancy, write=True)
         if not body.model_fields_set:

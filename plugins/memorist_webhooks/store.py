@@ -15,11 +15,10 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from memorist.db import Database
-from memorist.db.schema import webhook_deliveries, webhooks
-from memorist.errors import ValidationError
-from memorist.records import as_utc, utcnow
+from memorist.plugin_api import Database, ValidationError, as_utc, utcnow
 from sqlalchemy import delete, insert, select, update
+
+from .tables import webhook_deliveries, webhooks
 
 MEMORY_ADD, MEMORY_UPDATE, MEMORY_DELETE, MEMORY_CATEGORIZE = (
     "memory_add",

@@ -21,15 +21,16 @@ from pydantic import Field
 _WORD = re.compile(r"[a-z0-9]+")
 
 
-class HashingEmbedder(Embedder):
+class HashingEmbedderOptions(ProviderOptions):
+    dimension: int = Field(64, ge=2, le=4096)
+
+
+class HashingEmbedder(Embedder[HashingEmbedderOptions]):
     name: ClassVar[str] = "hashing"
 
-    class Options(ProviderOptions):
-        dimension: int = Field(64, ge=2, le=4096)
+    Options = HashingEmbedderOptions
 
-    options: Options
-
-    def __init__(self, options: Options, context: ProviderContext) -> None:  # type: ignore[override]
+    def __init__(self, options: HashingEmbedderOptions, context: ProviderContext) -> None:
         super().__init__(options, context)
 
     @property
@@ -65,5 +66,5 @@ class PingResource:
 
 
 @hookimpl
-def configure_app(app: falcon.App, services: Any) -> None:
+def configure_app(app: falcon.App, context: Any) -> None:
     app.add_route("/test-plugin/ping", PingResource())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,16 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA busy_timeout=30000")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+def _config(conn: Connection, name: str | None = None, versions: Path | None = None) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    if versions is not None:
+        config.set_main_option("version_locations", str(versions))
+    config.attributes["connection"] = conn
+    config.attributes["version_table"] = f"alembic_version_{name}" if name else "alembic_version"
+    return config
 
 
 class Database:
@@ -55,13 +65,16 @@ class Database:
         with self.engine.connect() as conn:
             yield conn
 
-    def upgrade(self) -> None:
-        """Run Alembic migrations to head, one process at a time."""
+    def upgrade(self, plugins: Sequence[tuple[str, Path]] = ()) -> None:
+        """Run Alembic migrations to head, one process at a time: the kernel's, then each plugin's.
+
+        A plugin's revisions (``register_migrations``) keep their own version table,
+        ``alembic_version_<name>``, so the kernel's history never names a plugin revision.
+        """
         with self._migration_lock() as conn:
-            config = Config()
-            config.set_main_option("script_location", str(MIGRATIONS))
-            config.attributes["connection"] = conn
-            command.upgrade(config, "head")
+            command.upgrade(_config(conn), "head")
+            for name, versions in plugins:
+                command.upgrade(_config(conn, name, versions), "head")
 
     @contextmanager
     def _migration_lock(self) -> Iterator[Connection]:

@@ -416,7 +416,8 @@ class Memory:
         return conjoin(parsed, *pinned) if (parsed or pinned) else None
 
     def emit(self, hook: str, **kwargs: Any) -> None:
+        """Call a lifecycle hook with this engine's plugin ``context``; a failing plugin is only logged."""
         try:
-            getattr(self.plugins.hook, hook)(**kwargs)
+            getattr(self.plugins.hook, hook)(**kwargs, context=self.context)
         except Exception:  # a plugin's failure must not undo a stored write
             log.exception("plugin hook %s failed", hook)

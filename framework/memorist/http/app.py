@@ -31,6 +31,7 @@ from .docs import DocsAsset, DocsPage
 from .health import HealthResource, RootResource
 from .middleware import RequestIdMiddleware
 from .openapi import OpenAPIBuilder, OpenAPIResource
+from .operations import LimitsMiddleware
 from .platform.routes import add_routes as add_platform_routes
 from .request_log import RequestLog, RequestLogMiddleware
 from .selfhosted.auth_routes import AuthServices
@@ -39,7 +40,9 @@ from .selfhosted.routes import add_routes as add_selfhosted_routes
 log = logging.getLogger("memorist.http")
 
 
-def create_app(settings: Settings | Kernel, plugins: Plugins | None = None) -> falcon.App:
+def create_app(
+    settings: Settings | Kernel, plugins: Plugins | None = None
+) -> falcon.App[falcon.Request, falcon.Response]:
     """Build the WSGI app serving both HTTP surfaces from a kernel (or from ``settings``)."""
     kernel = settings if isinstance(settings, Kernel) else Kernel.build(settings, plugins)
     settings = kernel.settings
@@ -63,7 +66,11 @@ def create_app(settings: Settings | Kernel, plugins: Plugins | None = None) -> f
     request_log = RequestLog(db, settings.request_log.retention_days)
     kernel.start_workers()
 
-    middleware: list[Any] = [RequestIdMiddleware(), AuthenticatorMiddleware(authenticator)]
+    middleware: list[Any] = [
+        RequestIdMiddleware(),
+        LimitsMiddleware(settings.limits),
+        AuthenticatorMiddleware(authenticator),
+    ]
     if settings.request_log.enabled:
         middleware.append(RequestLogMiddleware(request_log))
     app = falcon.App(middleware=middleware)
@@ -81,14 +88,14 @@ def create_app(settings: Settings | Kernel, plugins: Plugins | None = None) -> f
     app.add_route("/docs", DocsPage())
     app.add_route("/docs/static/{name}", DocsAsset())
     add_dashboard_routes(app.add_route)
-    kernel.plugins.hook.configure_app(app=app, services=services)
+    kernel.plugins.hook.configure_app(app=app, context=services)
     return app
 
 
 class RouteTable:
     """Adds a route to the app and to the OpenAPI document at once."""
 
-    def __init__(self, app: falcon.App, openapi: OpenAPIBuilder) -> None:
+    def __init__(self, app: falcon.App[falcon.Request, falcon.Response], openapi: OpenAPIBuilder) -> None:
         self._app = app
         self.openapi = openapi
 

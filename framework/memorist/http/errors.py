@@ -59,7 +59,7 @@ def handle_unexpected(req: falcon.Request, resp: falcon.Response, exc: Exception
     resp.media = {"detail": "internal server error", "request_id": _request_id(req)}
 
 
-def install(app: falcon.App) -> None:
+def install(app: falcon.App[falcon.Request, falcon.Response]) -> None:
     # Falcon picks the most specific handler by MRO, so order does not matter.
     app.add_error_handler(Exception, handle_unexpected)
     app.add_error_handler(falcon.HTTPError, handle_http_error)

@@ -8,13 +8,14 @@ from .. import __version__
 from ..runtime import Runtime
 from .dashboard import wants_html
 from .operations import operation
+from .selfhosted.models import HealthOut, RootOut
 
 
 class HealthResource:
     def __init__(self, runtime: Runtime) -> None:
         self._runtime = runtime
 
-    @operation("Liveness, version and the components in use", auth="open", tags=("service",))
+    @operation("Liveness, version and the components in use", auth="open", tags=("service",), response=HealthOut)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = {
             "status": "ok",
@@ -28,6 +29,7 @@ class RootResource:
         "Service name, version and where the API explorer is (a browser asking for HTML goes to /dashboard)",
         auth="open",
         tags=("service",),
+        response=RootOut,
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.vary = ["Accept"]

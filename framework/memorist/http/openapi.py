@@ -29,7 +29,13 @@ ERROR_SCHEMA = {
     "properties": {
         "detail": {"type": "string"},
         "message": {"type": "string"},
-        "errors": {"type": "array", "items": {}},
+        "errors": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"field": {"type": "string"}, "message": {"type": "string"}},
+            },
+        },
         "request_id": {"type": ["string", "null"]},
     },
     "required": ["detail"],
@@ -87,9 +93,12 @@ class OpenAPIBuilder:
                     {"name": name, "in": "query", "required": name in schema.get("required", []), "schema": prop}
                 )
         if op.body is not None:
-            doc["requestBody"] = {"required": True, "content": {"application/json": {"schema": self._schema(op.body)}}}
+            doc["requestBody"] = {
+                "required": op.body_required,
+                "content": {"application/json": {"schema": self._schema(op.body)}},
+            }
         ok: dict[str, Any] = {"description": "OK"}
-        ok["content"] = {"application/json": {"schema": self._schema(op.response) if op.response is not None else {}}}
+        ok["content"] = {"application/json": {"schema": self._schema(op.response)}}
         doc["responses"] = {str(op.status): ok}
         errors = set(op.errors) | ({401} if op.auth != "open" else set()) | {500}
         if op.auth == "admin":

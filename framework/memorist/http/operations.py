@@ -1,9 +1,13 @@
-"""Declaring what a responder is: its auth policy and its pydantic models.
+"""Declaring what a responder is: its auth policy, its request and response models.
 
 ``@operation(...)`` on a Falcon responder is the single source for three
-things: authentication (checked before the responder runs), request
-validation (the same models parse the body and query), and the OpenAPI
-document (generated from the declarations, see :mod:`.openapi`).
+things: authentication (checked before the responder runs), request parsing
+and validation (the declared ``body`` and ``query`` models parse the request,
+and the responder receives the validated models as its ``body=`` and
+``query=`` keyword arguments; no responder reads the request by hand), and the
+OpenAPI document (generated from the same declarations, see :mod:`.openapi`).
+Every operation declares its ``response`` model, so the document has no
+empty schema.
 """
 
 from __future__ import annotations
@@ -16,21 +20,36 @@ from typing import Any, Literal
 import falcon
 from pydantic import BaseModel
 
+from ..settings import LimitsSettings
+from ..tenancy import ProjectError
+from . import parsing
+
 Policy = Literal["open", "user", "admin", "jwt", "platform"]
 Responder = Callable[..., None]
+#: Runs after authentication and before the request is parsed: ``gate(resource, req)``.
+Gate = Callable[[Any, falcon.Request], None]
+#: Looks at the raw JSON before validation (for a 400 a model cannot give): ``check(data)``.
+RawCheck = Callable[[Any], None]
+DEFAULT_LIMITS = LimitsSettings()
 
 
 @dataclass(frozen=True)
 class Operation:
     summary: str
     auth: Policy
+    response: Any
     tags: tuple[str, ...] = ()
     body: type[BaseModel] | None = None
     query: type[BaseModel] | None = None
-    response: Any = None
     status: int = 200
     errors: tuple[int, ...] = ()
     description: str = ""
+    #: False: an empty body is read as ``{}`` (every field has a default).
+    body_required: bool = True
+    gate: Gate | None = None
+    raw_check: RawCheck | None = None
+    #: Project routes answer their validation errors as ``{"message"}`` (the platform spec's shape).
+    project_errors: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -38,27 +57,54 @@ def operation(
     summary: str,
     *,
     auth: Policy,
+    response: Any,
     tags: tuple[str, ...] = (),
     body: type[BaseModel] | None = None,
     query: type[BaseModel] | None = None,
-    response: Any = None,
     status: int = 200,
     errors: tuple[int, ...] = (),
     description: str = "",
+    body_required: bool = True,
+    gate: Gate | None = None,
+    raw_check: RawCheck | None = None,
+    project_errors: bool = False,
 ) -> Callable[[Responder], Responder]:
-    """Mark a responder; authentication runs before it, per ``auth``.
+    """Mark a responder; authentication runs before it, per ``auth``, then parsing.
 
     ``open``: no credentials; ``user``: any valid credential; ``admin``: an admin
     principal; ``jwt``: a dashboard session (Bearer JWT) only; ``platform``: an
-    ``Authorization: Token`` platform key.
+    ``Authorization: Token`` platform key. The responder is called with
+    ``body=`` and/or ``query=`` when the operation declares them.
     """
-    op = Operation(summary, auth, tags, body, query, response, status, errors, description)
+    op = Operation(
+        summary,
+        auth,
+        response,
+        tags,
+        body,
+        query,
+        status,
+        errors,
+        description,
+        body_required,
+        gate,
+        raw_check,
+        project_errors,
+    )
 
     def wrap(responder: Responder) -> Responder:
         @functools.wraps(responder)
         def guarded(self: Any, req: falcon.Request, resp: falcon.Response, **params: Any) -> None:
             if op.auth != "open":
                 req.context.principal = req.context.authenticator.require(req, op.auth)
+            if op.gate is not None:
+                op.gate(self, req)
+            try:
+                params.update(parse(op, req))
+            except (parsing.UnprocessableEntity, parsing.NotAnObject) as exc:
+                if op.project_errors:
+                    raise ProjectError(exc.message, 400) from None
+                raise
             responder(self, req, resp, **params)
             if resp.status == falcon.HTTP_200 and op.status != 200:
                 resp.status = falcon.code_to_http_status(op.status)
@@ -67,6 +113,32 @@ def operation(
         return guarded
 
     return wrap
+
+
+def parse(op: Operation, req: falcon.Request) -> dict[str, Any]:
+    """The declared ``query`` and ``body`` of ``req``, validated (query first, as a URL is read first)."""
+    parsed: dict[str, Any] = {}
+    if op.query is not None:
+        parsed["query"] = parsing.query(req, op.query)
+    if op.body is not None:
+        limits = getattr(req.context, "limits", None) or DEFAULT_LIMITS
+        data = parsing.read_json(
+            req, max_bytes=limits.max_body_bytes, max_depth=limits.max_json_depth, required=op.body_required
+        )
+        if op.raw_check is not None:
+            op.raw_check(data)
+        parsed["body"] = parsing.validate(op.body, data)
+    return parsed
+
+
+class LimitsMiddleware:
+    """Hands the body limits to ``@operation`` parsing (settings may differ per app)."""
+
+    def __init__(self, limits: LimitsSettings) -> None:
+        self._limits = limits
+
+    def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
+        req.context.limits = self._limits
 
 
 def operations_of(resource: object) -> dict[str, Operation]:

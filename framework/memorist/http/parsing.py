@@ -1,5 +1,8 @@
 """Reading request bodies and query strings into pydantic models, with limits.
 
+Only ``@operation`` (:mod:`.operations`) calls these: a responder receives the
+parsed models, it never reads the request itself.
+
 Malformed JSON, invalid UTF-8, a body past the size limit (413), nesting past
 the depth limit, wrong types and out-of-range values all become 4xx answers
 whose message names the field; nothing reaches the engine unvalidated.
@@ -23,6 +26,10 @@ ModelT = TypeVar("ModelT", bound=BaseModel)
 
 class RequestError(MemoristError):
     status = 400
+
+
+class NotAnObject(RequestError):
+    """The body is JSON but not an object."""
 
 
 class PayloadTooLarge(MemoristError):
@@ -114,7 +121,7 @@ def _loc(error: Mapping[str, Any]) -> str:
 def validate(model: type[ModelT], data: Any, where: str = "body") -> ModelT:
     """``model`` from ``data``; 422 naming every bad field (the first in ``detail``)."""
     if where == "body" and not isinstance(data, dict):
-        raise RequestError("request body: a JSON object is required")
+        raise NotAnObject("request body: a JSON object is required")
     try:
         return model.model_validate(data)
     except pydantic.ValidationError as exc:
@@ -127,11 +134,6 @@ def validate(model: type[ModelT], data: Any, where: str = "body") -> ModelT:
 def query_params(req: falcon.Request) -> dict[str, Any]:
     """Query parameters as a dict; repeated ones become lists."""
     return {k: v for k, v in req.params.items()}
-
-
-def body(req: falcon.Request, model: type[ModelT], limits: Any, *, required: bool = True) -> ModelT:
-    data = read_json(req, max_bytes=limits.max_body_bytes, max_depth=limits.max_json_depth, required=required)
-    return validate(model, data)
 
 
 def query(req: falcon.Request, model: type[ModelT]) -> ModelT:

@@ -10,6 +10,8 @@ connection = context.config.attributes.get("connection")
 if connection is None:  # pragma: no cover - always called through Database.upgrade
     raise RuntimeError("run migrations with `memorist db upgrade`")
 
-context.configure(connection=connection, target_metadata=metadata, render_as_batch=True)
+# A plugin's revisions keep their own version table (see Database.upgrade).
+version_table = context.config.attributes.get("version_table", "alembic_version")
+context.configure(connection=connection, target_metadata=metadata, render_as_batch=True, version_table=version_table)
 with context.begin_transaction():
     context.run_migrations()

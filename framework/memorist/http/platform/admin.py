@@ -9,7 +9,6 @@ import falcon
 from ...bootstrap import Bootstrap
 from ...errors import MemoristError, NotFoundError
 from ...tenancy import ProjectError
-from .. import parsing
 from ..operations import operation
 from . import models as m
 
@@ -33,11 +32,11 @@ class BootstrapResource:
         auth="admin",
         tags=TAGS,
         body=m.Bootstrap,
+        response=m.BootstrapOut,
         status=201,
         errors=(400, 403, 409, 422),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = parsing.body(req, m.Bootstrap, self._limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.Bootstrap) -> None:
         try:
             resp.media = self._bootstrap.everything(
                 body.org_name,
@@ -58,7 +57,9 @@ class PlatformKeys:
     def __init__(self, bootstrap: Bootstrap) -> None:
         self._bootstrap = bootstrap
 
-    @operation("Every platform key (without its value)", auth="admin", tags=TAGS, errors=(403,))
+    @operation(
+        "Every platform key (without its value)", auth="admin", tags=TAGS, response=m.PlatformKeysOut, errors=(403,)
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = {"results": self._bootstrap.list_keys()}
 
@@ -67,7 +68,7 @@ class PlatformKey:
     def __init__(self, bootstrap: Bootstrap) -> None:
         self._bootstrap = bootstrap
 
-    @operation("Revoke a platform key", auth="admin", tags=TAGS, errors=(403, 404))
+    @operation("Revoke a platform key", auth="admin", tags=TAGS, response=m.PlatformMessage, errors=(403, 404))
     def on_delete(self, req: falcon.Request, resp: falcon.Response, key_id: str) -> None:
         if not self._bootstrap.keys.revoke(key_id):
             raise NotFoundError(f"key '{key_id}' not found")

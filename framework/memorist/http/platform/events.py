@@ -8,7 +8,6 @@ import falcon
 
 from ...operations import Operations, event_view
 from ...tenancy import Tenancy
-from .. import parsing
 from ..operations import operation
 from . import models as m
 from .access import access
@@ -26,6 +25,7 @@ class EventResource:
         "One add event: PENDING, RUNNING, SUCCEEDED or FAILED, with results or the error",
         auth="platform",
         tags=TAGS,
+        response=m.EventOut,
         errors=(403, 404),
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response, event_id: str) -> None:
@@ -42,20 +42,20 @@ class EventList:
         auth="platform",
         tags=TAGS,
         query=m.EventsQuery,
+        response=m.EventListOut,
         errors=(403, 422),
     )
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        q = parsing.query(req, m.EventsQuery)
+    def on_get(self, req: falcon.Request, resp: falcon.Response, query: m.EventsQuery) -> None:
         who = access(req, self._tenancy)
-        rows, total = self._ops.list_events(who.caller, q.page, q.page_size)
+        rows, total = self._ops.list_events(who.caller, query.page, query.page_size)
         base = f"{req.prefix}{req.path}"
 
         def link(number: int) -> str:
-            return f"{base}?{urlencode({'page': number, 'page_size': q.page_size})}"
+            return f"{base}?{urlencode({'page': number, 'page_size': query.page_size})}"
 
         resp.media = {
             "count": total,
-            "next": link(q.page + 1) if q.page * q.page_size < total else None,
-            "previous": link(q.page - 1) if q.page > 1 else None,
+            "next": link(query.page + 1) if query.page * query.page_size < total else None,
+            "previous": link(query.page - 1) if query.page > 1 else None,
             "results": [event_view(e) for e in rows],
         }

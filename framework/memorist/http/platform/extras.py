@@ -24,7 +24,6 @@ from ...operations.extras import MAX_EXPORT, MAX_SUMMARY_MEMORIES, SUCCEEDED, Su
 from ...records import ENTITY_SCOPE_FIELDS, utcnow
 from ...settings import LimitsSettings
 from ...tenancy import Tenancy
-from .. import parsing
 from ..operations import operation
 from .access import access
 
@@ -99,7 +98,7 @@ class ExportOut(BaseModel):
     status: str
     created_at: str
     filters: dict[str, Any] | None
-    schema_: Any = Field(default=None, alias="schema")
+    schema_: dict[str, Any] | str | None = Field(default=None, alias="schema")
     count: int
     memories: list[dict[str, Any]]
 
@@ -132,8 +131,7 @@ class Feedback:
         errors=(400, 403, 404, 422),
         description="Any member of the project may give feedback; the latest row per member is current.",
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = parsing.body(req, FeedbackBody, self._limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: FeedbackBody) -> None:
         who = access(req, self._tenancy)
         resp.media = self._ops.feedback(
             who.caller, body.memory_id, body.feedback, body.feedback_reason, who.principal.user_id
@@ -149,13 +147,13 @@ class Exports:
         auth="platform",
         tags=TAGS,
         body=ExportCreate,
+        body_required=False,
         response=ExportCreated,
         status=201,
         errors=(400, 403, 422),
         description=f"Expired memories are included. At most {MAX_EXPORT} memories per export.",
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = parsing.body(req, ExportCreate, self._limits, required=False)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: ExportCreate) -> None:
         who = access(req, self._tenancy)
         export_id, count = self._ops.export(who.caller, body.combined_filters(), body.schema_)
         resp.media = {
@@ -175,11 +173,11 @@ class ExportLookup:
         auth="platform",
         tags=TAGS,
         body=ExportGet,
+        body_required=False,
         response=ExportOut,
         errors=(400, 403, 404, 422),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = parsing.body(req, ExportGet, self._limits, required=False)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: ExportGet) -> None:
         who = access(req, self._tenancy)
         resp.media = self._ops.find_export(who.caller, body.memory_export_id, body.combined_filters())
 
@@ -193,13 +191,13 @@ class Summary:
         auth="platform",
         tags=TAGS,
         body=SummaryBody,
+        body_required=False,
         response=SummaryOut,
         errors=(400, 403, 422),
         description="A generative language model writes the summary; otherwise (or if it fails) the "
         "memories are listed as bullet lines, oldest first.",
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = parsing.body(req, SummaryBody, self._limits, required=False)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: SummaryBody) -> None:
         who = access(req, self._tenancy)
         filters = body.combined_filters()
         settings = self._tenancy.project(who.org_id, who.project_id).settings

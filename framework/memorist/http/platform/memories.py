@@ -29,7 +29,6 @@ from ...operations import (
     search_result,
 )
 from ...tenancy import Tenancy
-from .. import parsing
 from ..operations import operation
 from . import models as m
 from .access import access
@@ -37,7 +36,10 @@ from .access import access
 TAGS = ("platform memories",)
 
 
-def refuse_top_level_ids(data: dict[str, Any]) -> None:
+def refuse_top_level_ids(data: Any) -> None:
+    """v3 search and list take identifiers only inside ``filters``: a top-level one is a 400."""
+    if not isinstance(data, dict):
+        return
     found = [k for k in m.ENTITY_KEYS if data.get(k) is not None]
     if found:
         raise ValidationError(f"{found[0]}: entity identifiers go inside 'filters' in v3 requests")
@@ -61,10 +63,10 @@ class AddV3:
         auth="platform",
         tags=TAGS,
         body=m.AddV3,
+        response=m.AddV3Result,
         errors=(400, 403, 422, 429),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = parsing.body(req, m.AddV3, self._limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.AddV3) -> None:
         who = access(req, self._tenancy, write=True)
         settings = self._tenancy.project(who.org_id, who.project_id).settings
         instructions = "\n".join(
@@ -112,12 +114,16 @@ class SearchV3:
     def __init__(self, ops: Operations, tenancy: Tenancy, limits: Any) -> None:
         self._ops, self._tenancy, self._limits = ops, tenancy, limits
 
-    @operation("Hybrid search in the project", auth="platform", tags=TAGS, body=m.SearchV3, errors=(400, 403, 422))
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        data = parsing.read_json(req, max_bytes=self._limits.max_body_bytes, max_depth=self._limits.max_json_depth)
-        if isinstance(data, dict):
-            refuse_top_level_ids(data)
-        body = parsing.validate(m.SearchV3, data)
+    @operation(
+        "Hybrid search in the project",
+        auth="platform",
+        tags=TAGS,
+        body=m.SearchV3,
+        raw_check=refuse_top_level_ids,
+        response=m.SearchResultsV3,
+        errors=(400, 403, 422),
+    )
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.SearchV3) -> None:
         who = access(req, self._tenancy)
         request = SearchInput(
             query=body.query,
@@ -142,22 +148,18 @@ class ListV3:
         auth="platform",
         tags=TAGS,
         body=m.ListV3,
+        body_required=False,
+        raw_check=refuse_top_level_ids,
         query=m.Paging,
+        response=m.MemoryListV3,
         errors=(400, 403, 422),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        paging = parsing.query(req, m.Paging)
-        data = parsing.read_json(
-            req, max_bytes=self._limits.max_body_bytes, max_depth=self._limits.max_json_depth, required=False
-        )
-        if isinstance(data, dict):
-            refuse_top_level_ids(data)
-        body = parsing.validate(m.ListV3, data)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, query: m.Paging, body: m.ListV3) -> None:
         who = access(req, self._tenancy)
         request = ListInput(
             where=_filters(body.filters, body.categories, body.start_date, body.end_date),
-            page=paging.page,
-            page_size=paging.page_size,
+            page=query.page,
+            page_size=query.page_size,
             show_expired=body.show_expired,
             scoped=False,
         )
@@ -165,13 +167,13 @@ class ListV3:
         base = f"{req.prefix}{req.path}"
 
         def link(number: int) -> str:
-            return f"{base}?{urlencode({'page': number, 'page_size': paging.page_size})}"
+            return f"{base}?{urlencode({'page': number, 'page_size': query.page_size})}"
 
-        more = paging.page * paging.page_size < page.total
+        more = query.page * query.page_size < page.total
         resp.media = {
             "count": page.total,
-            "next": link(paging.page + 1) if more else None,
-            "previous": link(paging.page - 1) if paging.page > 1 else None,
+            "next": link(query.page + 1) if more else None,
+            "previous": link(query.page - 1) if query.page > 1 else None,
             "results": [pick(memory_item(r), body.fields) for r in page.records],
         }
 
@@ -180,7 +182,7 @@ class MemoryV1:
     def __init__(self, ops: Operations, tenancy: Tenancy, limits: Any) -> None:
         self._ops, self._tenancy, self._limits = ops, tenancy, limits
 
-    @operation("Get one memory", auth="platform", tags=TAGS, errors=(403, 404))
+    @operation("Get one memory", auth="platform", tags=TAGS, response=m.MemoryItemV1, errors=(403, 404))
     def on_get(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
         who = access(req, self._tenancy)
         resp.media = memory_item(self._ops.get(who.caller, memory_id))
@@ -190,10 +192,10 @@ class MemoryV1:
         auth="platform",
         tags=TAGS,
         body=m.UpdateV1,
+        response=m.MemoryItemV1,
         errors=(400, 403, 404, 422),
     )
-    def on_put(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
-        body = parsing.body(req, m.UpdateV1, self._limits)
+    def on_put(self, req: falcon.Request, resp: falcon.Response, memory_id: str, body: m.UpdateV1) -> None:
         who = access(req, self._tenancy, write=True)
         fields = body.model_fields_set
         request = UpdateInput(
@@ -205,7 +207,7 @@ class MemoryV1:
         )
         resp.media = memory_item(self._ops.update(who.caller, memory_id, request))
 
-    @operation("Delete one memory", auth="platform", tags=TAGS, query=m.DeleteQuery, errors=(403, 404))
+    @operation("Delete one memory", auth="platform", tags=TAGS, response=m.PlatformMessage, errors=(403, 404))
     def on_delete(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
         who = access(req, self._tenancy, write=True)
         self._ops.delete(who.caller, memory_id)
@@ -221,12 +223,12 @@ class MemoriesV1:
         auth="platform",
         tags=TAGS,
         query=m.DeleteQuery,
+        response=m.DeletedOut,
         errors=(400, 403),
     )
-    def on_delete(self, req: falcon.Request, resp: falcon.Response) -> None:
-        q = parsing.query(req, m.DeleteQuery)
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, query: m.DeleteQuery) -> None:
         who = access(req, self._tenancy, write=True)
-        deleted = self._ops.delete_all(who.caller, EntityIds.of(q))
+        deleted = self._ops.delete_all(who.caller, EntityIds.of(query))
         resp.media = {"message": "Memories deleted successfully!", "deleted": deleted}
 
 
@@ -234,7 +236,7 @@ class HistoryV1:
     def __init__(self, ops: Operations, tenancy: Tenancy) -> None:
         self._ops, self._tenancy = ops, tenancy
 
-    @operation("History of one memory", auth="platform", tags=TAGS, errors=(403, 404))
+    @operation("History of one memory", auth="platform", tags=TAGS, response=list[m.HistoryEntryV1], errors=(403, 404))
     def on_get(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
         who = access(req, self._tenancy)
         resp.media = [history_entry_v1(r) for r in self._ops.history(who.caller, memory_id)]
@@ -245,7 +247,11 @@ class EntitiesV1:
         self._ops, self._tenancy = ops, tenancy
 
     @operation(
-        "Users, agents, apps and runs of the project with memory counts", auth="platform", tags=TAGS, errors=(403,)
+        "Users, agents, apps and runs of the project with memory counts",
+        auth="platform",
+        tags=TAGS,
+        response=m.EntitiesV1Out,
+        errors=(403,),
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         who = access(req, self._tenancy)
@@ -257,7 +263,9 @@ class EntityV2:
     def __init__(self, ops: Operations, tenancy: Tenancy) -> None:
         self._ops, self._tenancy = ops, tenancy
 
-    @operation("Delete an entity and all its memories", auth="platform", tags=TAGS, errors=(400, 403))
+    @operation(
+        "Delete an entity and all its memories", auth="platform", tags=TAGS, response=m.DeletedOut, errors=(400, 403)
+    )
     def on_delete(self, req: falcon.Request, resp: falcon.Response, entity_type: str, entity_name: str) -> None:
         EntityIds.entity(entity_type, entity_name)  # a bad type is a 400 before the access check, as before
         who = access(req, self._tenancy, write=True)
@@ -269,17 +277,29 @@ class BatchV1:
     def __init__(self, ops: Operations, tenancy: Tenancy, limits: Any) -> None:
         self._ops, self._tenancy, self._limits = ops, tenancy, limits
 
-    @operation("Update several memories", auth="platform", tags=TAGS, body=m.Batch, errors=(400, 403, 404, 422))
-    def on_put(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = parsing.body(req, m.Batch, self._limits)
+    @operation(
+        "Update several memories",
+        auth="platform",
+        tags=TAGS,
+        body=m.Batch,
+        response=m.PlatformMessage,
+        errors=(400, 403, 404, 422),
+    )
+    def on_put(self, req: falcon.Request, resp: falcon.Response, body: m.Batch) -> None:
         who = access(req, self._tenancy, write=True)
         changes = [(item.memory_id, UpdateInput(text=item.text, metadata=item.metadata)) for item in body.memories]
         count = self._ops.update_many(who.caller, changes)
         resp.media = {"message": f"Successfully updated {count} memories"}
 
-    @operation("Delete several memories", auth="platform", tags=TAGS, body=m.Batch, errors=(400, 403, 404, 422))
-    def on_delete(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = parsing.body(req, m.Batch, self._limits)
+    @operation(
+        "Delete several memories",
+        auth="platform",
+        tags=TAGS,
+        body=m.Batch,
+        response=m.PlatformMessage,
+        errors=(400, 403, 404, 422),
+    )
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, body: m.Batch) -> None:
         who = access(req, self._tenancy, write=True)
         count = self._ops.delete_many(who.caller, [item.memory_id for item in body.memories])
         resp.media = {"message": f"Successfully deleted {count} memories"}

@@ -29,7 +29,7 @@ class AddV3(PlatformBody):
     filters: dict[str, Any] | None = None
     metadata: dict[str, Any] | None = None
     infer: bool = True
-    custom_categories: list[Any] | dict[str, Any] | None = None
+    custom_categories: list[dict[str, Any] | str] | dict[str, Any] | None = None
     custom_instructions: str | None = Field(default=None, max_length=20_000)
     agent_custom_instructions: str | None = Field(default=None, max_length=20_000)
     includes: str | None = Field(default=None, max_length=20_000)
@@ -166,3 +166,205 @@ class Bootstrap(BaseModel):
         if not value.strip():
             raise ValueError("must not be blank")
         return value
+
+
+class MemberQuery(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    email: str = Field(min_length=1, max_length=320, description="The member to remove")
+
+
+# -- response models (documentation: /openapi.json) ------------------------------------------
+class PlatformMessage(BaseModel):
+    message: str
+
+
+class ProjectMessage(PlatformMessage):
+    """Project and member routes answer ``{"message"}``."""
+
+
+class PingOut(BaseModel):
+    status: str
+    org_id: str
+    project_id: str
+    user_email: str | None
+
+
+class MemberOut(BaseModel):
+    username: str | None
+    role: str
+    email: str | None
+
+
+class MembersOut(BaseModel):
+    members: list[MemberOut]
+
+
+class ProjectOut(BaseModel):
+    """A project with its settings (the settings keys the platform client reads)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    project_id: str
+    org_id: str
+    name: str
+    description: str | None
+    created_at: str | None
+    updated_at: str | None
+    members: list[MemberOut]
+    is_default: bool
+    user_role: str
+
+
+class ProjectCreated(BaseModel):
+    message: str
+    project_id: str
+    name: str
+    org_id: str
+    user_role: str
+
+
+class AddedMemoryV3(BaseModel):
+    id: str
+    memory: str
+    event: Literal["ADD"]
+    data: dict[str, Any]
+    user_id: str | None
+
+
+class MergedOut(BaseModel):
+    memory: str
+    event: Literal["MERGED"]
+    memory_id: str
+    reason: str
+    source_message: int | None
+
+
+class SkippedOut(BaseModel):
+    memory: str
+    event: Literal["SKIPPED"]
+    reason: str
+    source_message: int | None
+
+
+class AddV3Result(BaseModel):
+    """``infer=true``: ``event_id`` + ``status`` PENDING; ``infer=false``: ``results`` + ``status`` SUCCEEDED."""
+
+    status: Literal["PENDING", "SUCCEEDED"]
+    event_id: str | None = None
+    message: str | None = None
+    results: list[AddedMemoryV3] | None = None
+    merged: list[MergedOut] | None = None
+    skipped: list[SkippedOut] | None = None
+
+
+class MemoryItemV1(BaseModel):
+    """A memory (``fields`` in a v3 request may narrow it to some keys; ``id`` always stays)."""
+
+    id: str
+    memory: str | None = None
+    hash: str | None = None
+    metadata: dict[str, Any] | None = None
+    categories: list[str] | None = None
+    created_at: str | None = None
+    updated_at: str | None = None
+    expiration_date: str | None = None
+    attributed_to: str | None = None
+    user_id: str | None = None
+    agent_id: str | None = None
+    run_id: str | None = None
+    app_id: str | None = None
+
+
+class SearchHitV3(MemoryItemV1):
+    score: float | None = None
+    score_details: dict[str, Any] | None = None
+
+
+class SearchResultsV3(BaseModel):
+    results: list[SearchHitV3]
+
+
+class MemoryListV3(BaseModel):
+    count: int
+    next: str | None
+    previous: str | None
+    results: list[MemoryItemV1]
+
+
+class DeletedOut(PlatformMessage):
+    deleted: int
+
+
+class HistoryEntryV1(BaseModel):
+    id: str
+    memory_id: str
+    event: str
+    old_memory: str | None
+    new_memory: str | None
+    input: str | None = Field(description="Always null: the input of an add is not kept")
+    metadata: dict[str, Any] | None
+    actor: str | None
+    created_at: str | None
+    updated_at: str | None
+
+
+class EntityV1(BaseModel):
+    id: str
+    name: str
+    type: str
+    total_memories: int
+    created_at: str | None
+    updated_at: str | None
+
+
+class EntitiesV1Out(BaseModel):
+    count: int
+    results: list[EntityV1]
+
+
+class EventOut(BaseModel):
+    id: str
+    event_type: str
+    status: Literal["PENDING", "RUNNING", "SUCCEEDED", "FAILED"]
+    results: list[dict[str, Any]]
+    error: str | None
+    attempts: int
+    latency: float | None
+    created_at: str | None
+    updated_at: str | None
+    started_at: str | None
+    finished_at: str | None
+
+
+class EventListOut(BaseModel):
+    count: int
+    next: str | None
+    previous: str | None
+    results: list[EventOut]
+
+
+class BootstrapOut(BaseModel):
+    id: str
+    key: str
+    label: str
+    key_prefix: str
+    org_id: str
+    project_id: str
+    email: str
+
+
+class PlatformKeyOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    label: str
+    key_prefix: str
+    org_id: str | None
+    project_id: str | None
+    email: str | None
+    revoked: bool
+
+
+class PlatformKeysOut(BaseModel):
+    results: list[PlatformKeyOut]

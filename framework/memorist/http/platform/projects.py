@@ -9,7 +9,6 @@ import falcon
 from ...auth.users import UserStore
 from ...errors import ValidationError
 from ...tenancy import Project, ProjectError, Tenancy, not_found
-from .. import parsing
 from ..operations import operation
 from ..present import iso
 from . import models as m
@@ -60,7 +59,9 @@ class Ping:
     def __init__(self, tenancy: Tenancy) -> None:
         self._tenancy = tenancy
 
-    @operation("Check a platform key; answers its organization and project", auth="platform", tags=TAGS)
+    @operation(
+        "Check a platform key; answers its organization and project", auth="platform", tags=TAGS, response=m.PingOut
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         who = access(req, self._tenancy)
         resp.media = {
@@ -75,20 +76,25 @@ class ProjectResource:
     def __init__(self, tenancy: Tenancy, limits: Any) -> None:
         self._tenancy, self._limits = tenancy, limits
 
-    @operation("Project details", auth="platform", tags=TAGS, errors=(403, 404))
+    @operation("Project details", auth="platform", tags=TAGS, response=m.ProjectOut, errors=(403, 404))
     def on_get(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
         who, project = project_access(req, self._tenancy, org_id, project_id)
         resp.media = project_view(project, self._tenancy, who)
 
     @operation(
-        "Change project settings (OWNER)", auth="platform", tags=TAGS, body=m.ProjectPatch, errors=(400, 403, 404, 422)
+        "Change project settings (OWNER)",
+        auth="platform",
+        tags=TAGS,
+        body=m.ProjectPatch,
+        project_errors=True,
+        response=m.ProjectOut,
+        errors=(400, 403, 404, 422),
     )
-    def on_patch(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
-        data = parsing.read_json(req, max_bytes=self._limits.max_body_bytes, max_depth=self._limits.max_json_depth)
-        if not isinstance(data, dict):
-            raise ProjectError("request body: a JSON object is required", 400)
+    def on_patch(
+        self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str, body: m.ProjectPatch
+    ) -> None:
         who, _ = project_access(req, self._tenancy, org_id, project_id, write=True)
-        changes = {k: v for k, v in data.items() if k not in ("org_id", "project_id")}
+        changes = {k: v for k, v in body.model_dump().items() if k not in ("org_id", "project_id")}
         try:
             project = self._tenancy.update_project(org_id, project_id, changes)
         except ValidationError as exc:
@@ -105,11 +111,11 @@ class Projects:
         auth="platform",
         tags=TAGS,
         body=m.ProjectCreate,
+        response=m.ProjectCreated,
         status=201,
         errors=(400, 403, 404, 422),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response, org_id: str) -> None:
-        body = parsing.body(req, m.ProjectCreate, self._limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, org_id: str, body: m.ProjectCreate) -> None:
         principal = req.context.principal
         if org_id != principal.org_id:
             raise not_found()
@@ -145,7 +151,7 @@ class Members:
             )
         return user_id
 
-    @operation("Members of the project", auth="platform", tags=TAGS, errors=(403, 404))
+    @operation("Members of the project", auth="platform", tags=TAGS, response=m.MembersOut, errors=(403, 404))
     def on_get(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
         project_access(req, self._tenancy, org_id, project_id)
         resp.media = {
@@ -155,11 +161,7 @@ class Members:
             ]
         }
 
-    def _change(self, req: falcon.Request, org_id: str, project_id: str) -> m.Member:
-        try:
-            body = parsing.body(req, m.Member, self._limits)
-        except parsing.UnprocessableEntity as exc:
-            raise ProjectError(exc.message, 400) from None
+    def _change(self, req: falcon.Request, org_id: str, project_id: str, body: m.Member) -> m.Member:
         try:
             project_access(req, self._tenancy, org_id, project_id, write=True)
         except ProjectError as exc:
@@ -175,10 +177,12 @@ class Members:
         auth="platform",
         tags=TAGS,
         body=m.Member,
+        project_errors=True,
+        response=m.ProjectMessage,
         errors=(400, 403, 404, 409),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
-        body = self._change(req, org_id, project_id)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str, body: m.Member) -> None:
+        body = self._change(req, org_id, project_id, body)
         self._tenancy.set_member(project_id, self._user_id(org_id, body.email), body.role, create=True)
         resp.media = {"message": f"User {body.email} added to the project."}
 
@@ -187,10 +191,12 @@ class Members:
         auth="platform",
         tags=TAGS,
         body=m.Member,
+        project_errors=True,
+        response=m.ProjectMessage,
         errors=(400, 403, 404, 409),
     )
-    def on_put(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
-        body = self._change(req, org_id, project_id)
+    def on_put(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str, body: m.Member) -> None:
+        body = self._change(req, org_id, project_id, body)
         self._tenancy.set_member(project_id, self._user_id(org_id, body.email), body.role, create=False)
         resp.media = {"message": f"User {body.email} role updated to {body.role}."}
 
@@ -198,12 +204,15 @@ class Members:
         "Remove a member (OWNER; 409 for the last OWNER); the email is in the query string",
         auth="platform",
         tags=TAGS,
+        query=m.MemberQuery,
+        project_errors=True,
+        response=m.ProjectMessage,
         errors=(400, 403, 404, 409),
     )
-    def on_delete(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
-        email = req.get_param("email")
-        if not email:
-            raise ProjectError("email: required in the query string", 400)
+    def on_delete(
+        self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str, query: m.MemberQuery
+    ) -> None:
+        email = query.email
         try:
             project_access(req, self._tenancy, org_id, project_id, write=True)
         except ProjectError as exc:

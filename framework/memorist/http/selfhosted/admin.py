@@ -6,14 +6,12 @@ from typing import Any
 
 import falcon
 
-from ...errors import ValidationError
 from ...operations import Operations, entity_row
 from ...providers import PROVIDER_KINDS
 from ...redaction import redact
 from ...registry import ProviderRegistry
 from ...runtime import CONFIGURABLE, Runtime
 from ...settings import LimitsSettings
-from .. import parsing
 from ..operations import operation
 from ..present import iso
 from ..request_log import RequestLog
@@ -35,9 +33,16 @@ class Configure:
             "admin_api_key": dumped["auth"]["admin_api_key"],
         }
         view["overrides"] = self._runtime.overrides
-        return redact(view)
+        redacted: dict[str, Any] = redact(view)
+        return redacted
 
-    @operation("Current configuration (secrets redacted)", auth="user", tags=("configure",), errors=(401,))
+    @operation(
+        "Current configuration (secrets redacted)",
+        auth="user",
+        tags=("configure",),
+        response=m.ConfigView,
+        errors=(401,),
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = self._view()
 
@@ -45,13 +50,12 @@ class Configure:
         "Change providers or engine settings at runtime (deep-merged, validated, persisted)",
         auth="admin",
         tags=("configure",),
+        body=m.ConfigurePatch,
+        response=m.ConfigView,
         errors=(400, 401, 403, 409, 422),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        data = parsing.read_json(req, max_bytes=self._limits.max_body_bytes, max_depth=self._limits.max_json_depth)
-        if not isinstance(data, dict):
-            raise ValidationError("request body: a JSON object is required")
-        self._runtime.configure(data)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.ConfigurePatch) -> None:
+        self._runtime.configure(body.model_dump(exclude_unset=True))
         resp.media = self._view()
 
 
@@ -82,10 +86,9 @@ class Requests:
         response=list[m.RequestEntry],
         errors=(401, 422),
     )
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        q = parsing.query(req, m.RequestsQuery)
+    def on_get(self, req: falcon.Request, resp: falcon.Response, query: m.RequestsQuery) -> None:
         principal = req.context.principal
-        rows = self._log.recent(q.limit, None if principal.is_admin else principal.label)
+        rows = self._log.recent(query.limit, None if principal.is_admin else principal.label)
         resp.media = [
             {
                 "id": r["id"],

@@ -21,9 +21,8 @@ from ...auth.tokens import TokenService
 from ...auth.users import UserStore
 from ...errors import ValidationError
 from ...settings import AuthSettings, LimitsSettings
-from .. import parsing
 from ..auth import client_address
-from ..operations import operation
+from ..operations import Gate, operation
 from . import models as m
 
 TAGS = ("auth",)
@@ -76,6 +75,18 @@ class AuthServices:
         return str(principal.user_id)
 
 
+def _gate(bucket: str | None = None) -> Gate:
+    """Before the body is read: the JWT secret must exist (else 500), and ``bucket`` counts the attempt per address."""
+
+    def gate(resource: object, req: falcon.Request) -> None:
+        auth: AuthServices = resource._auth  # type: ignore[attr-defined]
+        auth.need_secret()
+        if bucket is not None:
+            auth.address_limiter.hit(f"{bucket}:{auth.address(req)}")
+
+    return gate
+
+
 class SetupStatus:
     def __init__(self, auth: AuthServices) -> None:
         self._auth = auth
@@ -99,14 +110,12 @@ class Register:
         auth="open",
         tags=TAGS,
         body=m.Register,
+        gate=_gate("register"),
         response=m.Tokens,
         status=201,
         errors=(403, 409, 422, 429, 500),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._auth.need_secret()
-        self._auth.address_limiter.hit(f"register:{self._auth.address(req)}")
-        body = parsing.body(req, m.Register, self._auth.limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.Register) -> None:
         user = self._auth.users.register_first(body.name, body.email, body.password)
         resp.media = self._auth.issue(user.id)
         resp.status = falcon.HTTP_201
@@ -121,12 +130,11 @@ class Login:
         auth="open",
         tags=TAGS,
         body=m.Login,
+        gate=_gate(),
         response=m.Tokens,
         errors=(401, 422, 429, 500),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._auth.need_secret()
-        body = parsing.body(req, m.Login, self._auth.limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.Login) -> None:
         # A digest keeps the key within the column for any email the body allows (320 characters).
         account = hashlib.sha256(body.email.strip().lower().encode("utf-8")).hexdigest()[:40]
         account_key = f"login-account:{account}"
@@ -151,12 +159,11 @@ class Refresh:
         auth="open",
         tags=TAGS,
         body=m.Refresh,
+        gate=_gate(),
         response=m.Tokens,
         errors=(401, 422, 500),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._auth.need_secret()
-        body = parsing.body(req, m.Refresh, self._auth.limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.Refresh) -> None:
         _, pair = self._auth.tokens.rotate(body.refresh_token)
         resp.media = pair.body()
 
@@ -184,12 +191,11 @@ class Me:
         auth="jwt",
         tags=TAGS,
         body=m.UpdateMe,
+        gate=_gate(),
         response=m.UserOut,
         errors=(400, 401, 403, 409, 422, 500),
     )
-    def on_patch(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._auth.need_secret()
-        body = parsing.body(req, m.UpdateMe, self._auth.limits)
+    def on_patch(self, req: falcon.Request, resp: falcon.Response, body: m.UpdateMe) -> None:
         user_id = self._auth.user_id(req)
         if body.email is not None:
             if not body.current_password:
@@ -207,12 +213,11 @@ class ChangePassword:
         auth="jwt",
         tags=TAGS,
         body=m.ChangePassword,
+        gate=_gate(),
         response=m.PasswordChanged,
         errors=(400, 401, 403, 422, 500),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._auth.need_secret()
-        body = parsing.body(req, m.ChangePassword, self._auth.limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.ChangePassword) -> None:
         user_id = self._auth.user_id(req)
         session = req.context.principal.session
         self._auth.users.change_password(user_id, body.current_password, body.new_password, keep_session=session)
@@ -231,12 +236,12 @@ class Logout:
         auth="jwt",
         tags=TAGS,
         body=m.Logout,
+        gate=_gate(),
+        body_required=False,
         response=m.Message,
         errors=(401, 403, 422, 500),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        self._auth.need_secret()
-        body = parsing.body(req, m.Logout, self._auth.limits, required=False)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.Logout) -> None:
         user_id = self._auth.user_id(req)
         session = req.context.principal.session
         if body.everywhere:
@@ -270,8 +275,7 @@ class Users:
         status=201,
         errors=(401, 403, 409, 422),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = parsing.body(req, m.CreateUser, self._auth.limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.CreateUser) -> None:
         resp.media = self._auth.users.create(body.name, body.email, body.password, role=body.role).public()
         resp.status = falcon.HTTP_201
 

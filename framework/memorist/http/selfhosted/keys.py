@@ -13,7 +13,6 @@ from ...auth.api_keys import ApiKeyStore
 from ...auth.errors import ConflictError
 from ...errors import NotFoundError
 from ...settings import LimitsSettings
-from .. import parsing
 from ..operations import operation
 from . import models as m
 from .auth_routes import AuthServices
@@ -39,14 +38,14 @@ class ApiKeys:
         auth="jwt",
         tags=TAGS,
         body=m.CreateKey,
+        body_required=False,
         response=m.CreatedKey,
         status=201,
         errors=(401, 409, 422),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.CreateKey) -> None:
         if self._auth.settings.disabled:
             raise ConflictError("API keys are not used while AUTH_DISABLED=true: every request is already allowed")
-        body = parsing.body(req, m.CreateKey, self._limits, required=False)
         key, full = self._keys.create(self._auth.user_id(req), body.label)
         resp.media = {
             "id": key.id,

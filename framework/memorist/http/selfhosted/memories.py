@@ -19,7 +19,6 @@ from ...operations import (
     search_result,
 )
 from ...settings import LimitsSettings
-from .. import parsing
 from ..operations import operation
 from . import models as m
 
@@ -45,8 +44,7 @@ class Memories:
         response=m.AddResult,
         errors=(400, 401, 413, 422),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = parsing.body(req, m.AddMemories, self._limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.AddMemories) -> None:
         request = AddInput(
             messages=[msg.model_dump() for msg in body.messages],
             ids=EntityIds.of(body),
@@ -70,15 +68,16 @@ class Memories:
         response=m.MemoryPage,
         errors=(400, 401, 422),
     )
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        q = parsing.query(req, m.ListQuery)
-        request = ListInput(ids=EntityIds.of(q), page=q.page, page_size=q.page_size, show_expired=q.show_expired)
+    def on_get(self, req: falcon.Request, resp: falcon.Response, query: m.ListQuery) -> None:
+        request = ListInput(
+            ids=EntityIds.of(query), page=query.page, page_size=query.page_size, show_expired=query.show_expired
+        )
         page = self._ops.list_memories(caller(req), request)
         resp.media = {
             "results": [memory_item(r) for r in page.records],
             "count": page.total,
-            "page": q.page,
-            "page_size": q.page_size,
+            "page": query.page,
+            "page_size": query.page_size,
         }
 
     @operation(
@@ -89,9 +88,8 @@ class Memories:
         response=m.DeletedCount,
         errors=(400, 401, 422),
     )
-    def on_delete(self, req: falcon.Request, resp: falcon.Response) -> None:
-        q = parsing.query(req, m.DeleteAllQuery)
-        deleted = self._ops.delete_all(caller(req), EntityIds.of(q))
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, query: m.DeleteAllQuery) -> None:
+        deleted = self._ops.delete_all(caller(req), EntityIds.of(query))
         resp.media = {"message": f"deleted {deleted} memories", "deleted": deleted}
 
 
@@ -112,8 +110,7 @@ class OneMemory:
         response=m.MemoryItem,
         errors=(400, 401, 404, 422),
     )
-    def on_put(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
-        body = parsing.body(req, m.UpdateMemory, self._limits)
+    def on_put(self, req: falcon.Request, resp: falcon.Response, memory_id: str, body: m.UpdateMemory) -> None:
         fields = body.model_fields_set
         request = UpdateInput(
             text=body.text or body.memory or body.data,
@@ -158,8 +155,7 @@ class Search:
         response=m.SearchResults,
         errors=(400, 401, 413, 422),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = parsing.body(req, m.SearchBody, self._limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.SearchBody) -> None:
         request = SearchInput(
             query=body.query,
             ids=EntityIds.of(body),

@@ -327,3 +327,54 @@ class Providers(BaseModel):
     vector_store: list[str]
     reranker: list[str]
     entity_extractor: list[str]
+
+
+class ConfigurePatch(BaseModel):
+    """Settings to change at runtime; each section is deep-merged into the current overrides.
+
+    A provider slot takes ``{"provider": name, "options": {...}}`` (either part may be
+    left out); ``engine`` takes engine tuning keys. Other sections cannot change at
+    runtime and are refused with a 400 naming them.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    language_model: dict[str, Any] | None = Field(default=None, examples=[{"provider": "heuristic"}])
+    embedder: dict[str, Any] | None = None
+    vector_store: dict[str, Any] | None = None
+    reranker: dict[str, Any] | None = Field(default=None, examples=[{"provider": "mmr", "options": {}}])
+    entity_extractor: dict[str, Any] | None = None
+    engine: dict[str, Any] | None = Field(default=None, examples=[{"candidate_pool": 200}])
+
+
+class ConfigAuthView(BaseModel):
+    disabled: bool
+    jwt_secret: str | None
+    admin_api_key: str | None
+
+
+class ConfigView(BaseModel):
+    """The configurable sections in effect (secrets redacted) and the stored runtime overrides."""
+
+    language_model: dict[str, Any]
+    embedder: dict[str, Any]
+    vector_store: dict[str, Any]
+    reranker: dict[str, Any]
+    entity_extractor: dict[str, Any]
+    engine: dict[str, Any]
+    auth: ConfigAuthView
+    overrides: dict[str, Any]
+
+
+class HealthOut(BaseModel):
+    status: Literal["ok"]
+    version: str
+    components: dict[str, str] = Field(description="slot -> provider description")
+
+
+class RootOut(BaseModel):
+    name: str
+    version: str
+    docs: str
+    openapi: str
+    dashboard: str

@@ -15,7 +15,6 @@ import falcon
 
 from ...auth.api_keys import ApiKeyStore
 from ...errors import NotFoundError, ValidationError
-from .. import parsing
 from ..operations import operation
 from . import models as m
 from .auth_routes import AuthServices
@@ -50,8 +49,7 @@ class OneUser:
         response=m.AdminUserOut,
         errors=(400, 401, 403, 404, 409, 422),
     )
-    def on_patch(self, req: falcon.Request, resp: falcon.Response, user_id: str) -> None:
-        body = parsing.body(req, m.UserPatch, self._auth.limits)
+    def on_patch(self, req: falcon.Request, resp: falcon.Response, user_id: str, body: m.UserPatch) -> None:
         if body.role is None and body.disabled is None:
             raise ValidationError("body: give role and/or disabled")
         resp.media = self._auth.users.administer(user_id, role=body.role, disabled=body.disabled).admin_view()
@@ -80,8 +78,7 @@ class UserPassword:
         response=m.Message,
         errors=(400, 401, 403, 404, 422),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response, user_id: str) -> None:
-        body = parsing.body(req, m.PasswordReset, self._auth.limits)
+    def on_post(self, req: falcon.Request, resp: falcon.Response, user_id: str, body: m.PasswordReset) -> None:
         self._auth.users.get_selfhosted(user_id)
         self._auth.users.set_password(user_id, body.password, field="password")
         resp.media = {"message": "password reset; the account's sessions were signed out"}

@@ -1,4 +1,8 @@
-"""Durable event queue; platform tenancy, webhooks, feedback, exports.
+"""Durable event queue; platform tenancy, feedback, exports.
+
+(The webhooks tables this revision used to create now belong to the webhooks
+plugin and its own migrations; a database created before the move keeps them
+and the plugin's first revision finds them in place.)
 
 Revision ID: 0003
 Revises: 0002
@@ -66,34 +70,6 @@ def upgrade() -> None:
         sa.Column("created_at", TZ, nullable=False),
     )
     op.create_table(
-        "webhooks",
-        sa.Column("id", sa.String(36), primary_key=True),
-        sa.Column("project_id", sa.String(64), nullable=False),
-        sa.Column("name", sa.String(255), nullable=False),
-        sa.Column("url", sa.String(2048), nullable=False),
-        sa.Column("event_types", sa.JSON, nullable=False),
-        sa.Column("secret", sa.String(128), nullable=False),
-        sa.Column("is_active", sa.Integer, nullable=False),
-        sa.Column("created_at", TZ, nullable=False),
-        sa.Column("updated_at", TZ, nullable=False),
-    )
-    op.create_index("ix_webhooks_project_id", "webhooks", ["project_id"])
-    op.create_table(
-        "webhook_deliveries",
-        sa.Column("id", sa.String(36), primary_key=True),
-        sa.Column("webhook_id", sa.String(36), nullable=False),
-        sa.Column("payload", sa.JSON, nullable=False),
-        sa.Column("status", sa.String(16), nullable=False),
-        sa.Column("attempts", sa.Integer, nullable=False),
-        sa.Column("last_error", sa.Text),
-        sa.Column("available_at", TZ, nullable=False),
-        sa.Column("lease_expires_at", TZ),
-        sa.Column("created_at", TZ, nullable=False),
-        sa.Column("delivered_at", TZ),
-    )
-    op.create_index("ix_webhook_deliveries_webhook_id", "webhook_deliveries", ["webhook_id"])
-    op.create_index("ix_webhook_deliveries_available_at", "webhook_deliveries", ["available_at"])
-    op.create_table(
         "memory_feedback",
         sa.Column("id", sa.String(36), primary_key=True),
         sa.Column("memory_id", sa.String(64), nullable=False),
@@ -121,8 +97,6 @@ def downgrade() -> None:
     for table in (
         "exports",
         "memory_feedback",
-        "webhook_deliveries",
-        "webhooks",
         "project_members",
         "projects",
         "organizations",
