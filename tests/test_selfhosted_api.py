@@ -22,12 +22,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 @pytest.fixture(scope="module")
 def admin(server: Server) -> dict[str, str]:
     """Registers the first admin (the state machine's first transition) and returns its tokens."""
-    assert server.get("/auth/setup-status").json() == {"needsSetup": True}
+    assert server.get("/auth/setup-status").json()["needsSetup"] is True
     resp = server.post("/auth/register", json={"name": "Ada", "email": "ada@example.com", "password": "correct horse"})
     assert resp.status_code == 201, resp.text
     body = resp.json()
     assert body["token_type"] == "bearer" and body["access_token"] and body["refresh_token"]
-    assert server.get("/auth/setup-status").json() == {"needsSetup": False}
+    assert server.get("/auth/setup-status").json()["needsSetup"] is False
     return body
 
 

@@ -27,6 +27,7 @@ from ..settings import Settings
 from ..tenancy import Tenancy
 from . import errors
 from .auth import Authenticator, AuthenticatorMiddleware
+from .dashboard import add_routes as add_dashboard_routes
 from .docs import DocsAsset, DocsPage
 from .health import HealthResource, RootResource
 from .middleware import RequestIdMiddleware
@@ -88,6 +89,7 @@ def create_app(
     app.add_route("/openapi.json", OpenAPIResource(routes.openapi))
     app.add_route("/docs", DocsPage())
     app.add_route("/docs/static/{name}", DocsAsset())
+    add_dashboard_routes(app.add_route)
     kernel.plugins.hook.configure_app(app=app, context=services)
     return app
 
