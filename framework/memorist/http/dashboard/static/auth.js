@@ -84,6 +84,7 @@ export function misconfiguredScreen(detail) {
         h("li", {}, "Start the server with it in the environment: ", h("code", {}, "JWT_SECRET=<that value> memorist serve")),
         h("li", {}, "Reload this page."),
       ),
+      h("p", { class: "muted" }, "memorist serve makes one in its data directory on first start; a server started another way (e.g. gunicorn on memorist.wsgi) needs JWT_SECRET set."),
       h("p", { class: "muted" }, "For a private test machine only, AUTH_DISABLED=true turns authentication off instead."),
     ),
   );
