@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from memorist.auth.errors import PermissionDenied
 from memorist.auth.principal import ANONYMOUS_ADMIN, Principal
+from memorist.auth.users import PLATFORM
 from memorist.bootstrap import Bootstrap
 from memorist.db import Database
 from memorist.mcp.http import caller_for
@@ -54,13 +55,13 @@ def test_platform_keys_follow_membership(tenancy: Tenancy, tmp_path: Path) -> No
             project_id=key["project_id"],
         )
 
-    owner_id = boot.users.by_email("owner@acme.io").id  # type: ignore[union-attr]
-    reader_id = boot.users.by_email("reader@acme.io").id  # type: ignore[union-attr]
+    owner_id = boot.users.by_email("owner@acme.io", kind=PLATFORM).id
+    reader_id = boot.users.by_email("reader@acme.io", kind=PLATFORM).id
     as_owner = caller_for(principal(owner, owner_id), tenancy)
     assert (as_owner.org_id, as_owner.project_id, as_owner.can_write) == ("acme", "support", True)
     assert not as_owner.pinned
     as_reader = caller_for(principal(reader, reader_id), tenancy)
     assert (as_reader.project_id, as_reader.can_write) == ("sales", False)
-    tenancy.remove_member("support", owner_id)
+    tenancy.remove_member("sales", reader_id)  # the key stays valid; its user left the project
     with pytest.raises(PermissionDenied, match="not a member"):
-        caller_for(principal(owner, owner_id), tenancy)
+        caller_for(principal(reader, reader_id), tenancy)

@@ -21,7 +21,7 @@ pytest.importorskip("mcp")
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-from .server import ROOT  # noqa: E402
+from .conftest import ROOT  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -59,9 +59,9 @@ def test_stdio_initialize_list_add_search_and_scope(tmp_path: Path) -> None:
         assert {"add_memory", "search_memories", "list_entities"} <= names
         added = await client.call_tool("add_memory", {"text": "I am allergic to peanuts."})
         assert not added.is_error, added.content
-        assert added.structured_content["scope"] == {"user_id": "alice"}  # type: ignore[index]
+        assert added.structured_content["scope"] == {"user_id": "alice"}
         found = await client.call_tool("search_memories", {"query": "peanuts allergic"})
-        results = found.structured_content["results"]  # type: ignore[index]
+        results = found.structured_content["results"]
         assert len(results) == 1 and "peanuts" in results[0]["memory"]
         refused = await client.call_tool("search_memories", {"query": "peanuts", "user_id": "bob"})
         assert refused.is_error and "confined to user_id='alice'" in refused.content[0].text  # type: ignore[union-attr]
@@ -73,17 +73,17 @@ def test_stdio_initialize_list_add_search_and_scope(tmp_path: Path) -> None:
 
     async def bob(client: Client) -> None:
         found = await client.call_tool("search_memories", {"query": "peanuts allergic"})
-        assert found.structured_content["results"] == []  # type: ignore[index]
+        assert found.structured_content["results"] == []
         got = await client.call_tool("get_memory", {"memory_id": memory_id})
         assert got.is_error and "not found" in got.content[0].text  # type: ignore[union-attr]
         listed = await client.call_tool("list_memories", {})
-        assert listed.structured_content["total"] == 0  # type: ignore[index]
+        assert listed.structured_content["total"] == 0
 
     run(params(data, "--user-id", "bob"), bob)
 
     async def reader(client: Client) -> None:
         found = await client.call_tool("search_memories", {"query": "peanuts allergic"})
-        assert len(found.structured_content["results"]) == 1  # type: ignore[index]
+        assert len(found.structured_content["results"]) == 1
         refused = await client.call_tool("delete_memory", {"memory_id": memory_id})
         assert refused.is_error and "read-only" in refused.content[0].text  # type: ignore[union-attr]
 
@@ -123,3 +123,22 @@ def test_missing_sdk_is_a_one_line_hint(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr.strip() == "error: the MCP server needs the 'mcp' package: pip install 'memorist[mcp]'"
+
+
+def test_default_data_dir_is_per_user_not_the_working_directory(tmp_path: Path) -> None:
+    server = params(tmp_path / "unused", "--user-id", "alice")
+    server = server.model_copy(
+        update={
+            "args": [a for a in server.args if a not in ("--data-dir", str(tmp_path / "unused"))],
+            "env": {**(server.env or {}), "XDG_DATA_HOME": str(tmp_path / "xdg")},
+            "cwd": str(tmp_path),
+        }
+    )
+
+    async def body(client: Client) -> None:
+        added = await client.call_tool("add_memory", {"text": "I play the cello.", "infer": False})
+        assert not added.is_error, added.content
+
+    run(server, body)
+    assert any((tmp_path / "xdg" / "memorist").iterdir())
+    assert not (tmp_path / "memorist-data").exists()

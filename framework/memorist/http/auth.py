@@ -24,6 +24,13 @@ from ..errors import NotFoundError
 from ..settings import AuthSettings
 
 log = logging.getLogger("memorist.auth")
+#: The 401 body names every way in, so a first request without credentials is not a dead end.
+UNAUTHENTICATED = (
+    "authentication required: send 'Authorization: Bearer <access token>' or 'X-API-Key: <key>'. "
+    "No account yet? POST /auth/register creates the first (admin) account, or run `memorist init` "
+    "for the admin account and an API key in one step; POST /api-keys makes further keys. "
+    "For a throw-away local server, AUTH_DISABLED=true opens every route."
+)
 
 
 def client_address(req: falcon.Request, trusted_hops: int = 0) -> str:
@@ -81,9 +88,7 @@ class Authenticator:
                 self._throttle.failed(address)
             raise
         if principal is None:
-            raise AuthenticationError(
-                "authentication required: send 'Authorization: Bearer <access token>' or 'X-API-Key: <key>'"
-            )
+            raise AuthenticationError(UNAUTHENTICATED)
         if policy == "jwt" and principal.auth_type != "jwt":
             raise AuthenticationError("this route needs a dashboard session: 'Authorization: Bearer <access token>'")
         if policy == "admin" and not principal.is_admin:

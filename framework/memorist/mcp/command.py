@@ -7,6 +7,7 @@ checks for it first and prints a one-line hint when it is missing.
 from __future__ import annotations
 
 import getpass
+import os
 import sys
 from typing import Any
 
@@ -26,6 +27,18 @@ def sdk_available() -> bool:
     return True
 
 
+def default_data_dir(config: str | None) -> str | None:
+    """Where memories live when nothing says: a per-user directory, not the working directory.
+
+    A desktop client starts ``memorist mcp`` in a working directory of its choosing
+    (often ``/``), so the ``serve`` default ``./memorist-data`` would scatter or fail.
+    A config file or ``MEMORIST_DATA_DIR`` decides instead when given."""
+    if config or os.environ.get("MEMORIST_DATA_DIR"):
+        return None
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return os.path.join(base, "memorist")
+
+
 def default_user() -> str:
     """The OS login name: one person's desktop memory without any flag."""
     try:
@@ -36,7 +49,11 @@ def default_user() -> str:
 
 @click.command("mcp")
 @click.option("--config", "config", type=click.Path(dir_okay=False), envvar="MEMORIST_CONFIG", help="YAML config file.")
-@click.option("--data-dir", type=click.Path(file_okay=False), help="Data directory (default ./memorist-data).")
+@click.option(
+    "--data-dir",
+    type=click.Path(file_okay=False),
+    help="Data directory (default: the config's, $MEMORIST_DATA_DIR, else ~/.local/share/memorist).",
+)
 @click.option("--user-id", help="Confine every tool call to this user (default: your login name).")
 @click.option("--agent-id", help="Confine every tool call to this agent.")
 @click.option("--run-id", help="Confine every tool call to this run/session.")
@@ -75,7 +92,9 @@ def mcp_command(
         raise click.UsageError("--unscoped cannot be combined with --user-id/--agent-id/--run-id/--app-id")
     if not unscoped and not pins:
         pins = {"user_id": default_user()}
-    overrides: dict[str, Any] = {"data_dir": data_dir} if data_dir else {}
+    overrides: dict[str, Any] = {"data_dir": data_dir or default_data_dir(config)}
+    if overrides["data_dir"] is None:
+        del overrides["data_dir"]
     settings, plugins = checked_settings(config, overrides)
     try:
         caller = Caller(

@@ -87,17 +87,22 @@ class Bridge:
         with self._lock:
             if self._portal is None:
                 from anyio.from_thread import start_blocking_portal
-                from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+                from mcp.server.transport_security import TransportSecuritySettings
 
                 from .adapter import MemoryAccess
                 from .tools import build_server, request_caller
 
                 server = build_server(MemoryAccess(lambda: self._operations), request_caller)
-                manager = StreamableHTTPSessionManager(
-                    server._lowlevel_server,  # the SDK's documented mounting path uses the same object
+                # Made for its session manager (the SDK's public mounting path); the Starlette app
+                # itself is not served. Host/Origin checks are off: every request carries
+                # credentials in headers a cross-site page cannot send, and Falcon checked them.
+                server.streamable_http_app(
+                    streamable_http_path=PATH,
                     json_response=True,
-                    stateless=True,
+                    stateless_http=True,
+                    transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
                 )
+                manager = server.session_manager
                 portal_cm = start_blocking_portal(name="memorist-mcp")
                 portal = portal_cm.__enter__()
                 portal.wrap_async_context_manager(manager.run()).__enter__()

@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 import falcon
 
 from ...errors import ValidationError
+from ...events import Event
 from ...filters import Filter, conjoin, parse_filter
 from ...operations import (
     ADDED_PLATFORM,
@@ -64,7 +65,9 @@ class AddV3:
         tags=TAGS,
         body=m.AddV3,
         response=m.AddV3Result,
-        errors=(400, 403, 422, 429),
+        errors=(400, 403, 413, 422, 429),
+        description="An infer=false add larger than limits.sync_add_chars characters is queued too. "
+        "Past limits.max_add_chars or limits.max_add_messages: 413.",
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.AddV3) -> None:
         who = access(req, self._tenancy, write=True)
@@ -87,10 +90,12 @@ class AddV3:
             custom_categories=body.custom_categories or settings.get("custom_categories") or None,
             multilingual=bool(settings.get("multilingual")),
         )
-        if not body.infer:
-            resp.media = {**self._ops.add(who.caller, request).wire(ADDED_PLATFORM), "status": "SUCCEEDED"}
+        # An infer=false add answers at once unless it is large (memorist.admission); both paths 413 past the limits.
+        outcome = self._ops.add_or_queue(who.caller, request) if not body.infer else None
+        if outcome is not None and not isinstance(outcome, Event):
+            resp.media = {**outcome.wire(ADDED_PLATFORM), "status": "SUCCEEDED"}
             return
-        event = self._ops.submit_add(who.caller, request)
+        event = outcome or self._ops.submit_add(who.caller, request)
         resp.media = {"event_id": event.id, "status": event.status, "message": "memory processing queued"}
 
 

@@ -93,7 +93,12 @@ class SetupStatus:
 
     @operation("Whether the first admin still has to register", auth="open", tags=TAGS, response=m.SetupStatus)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = {"needsSetup": self._auth.users.count() == 0}
+        # The two extra flags let the dashboard explain a misconfigured server before anyone types a password.
+        resp.media = {
+            "needsSetup": self._auth.users.count() == 0,
+            "authDisabled": self._auth.settings.disabled,
+            "jwtConfigured": bool(self._auth.settings.jwt_secret),
+        }
 
 
 class Register:

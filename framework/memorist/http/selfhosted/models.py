@@ -271,6 +271,8 @@ class PasswordReset(BaseModel):
 
 class SetupStatus(BaseModel):
     needsSetup: bool  # noqa: N815 - the wire name the dashboard reads
+    authDisabled: bool = False  # noqa: N815
+    jwtConfigured: bool = True  # noqa: N815
 
 
 class CreateKey(BaseModel):
@@ -383,3 +385,4 @@ class RootOut(BaseModel):
     version: str
     docs: str
     openapi: str
+    dashboard: str
