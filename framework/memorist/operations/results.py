@@ -175,11 +175,14 @@ def entity_row(count: EntityCount, *, named: bool = False) -> dict[str, Any]:
 
 
 def event_view(event: Event) -> dict[str, Any]:
-    return {
+    """An add event as the platform shows it: ``results`` are the stored memories (as before);
+    what the add merged or skipped is in ``merged`` / ``skipped``, present when there was any."""
+    items = event.results or []
+    view: dict[str, Any] = {
         "id": event.id,
         "event_type": event.event_type,
         "status": event.status,
-        "results": event.results or [],
+        "results": [i for i in items if i.get("event") not in ("MERGED", "SKIPPED")],
         "error": event.error,
         "attempts": event.attempts,
         "latency": event.latency_ms,
@@ -188,3 +191,7 @@ def event_view(event: Event) -> dict[str, Any]:
         "started_at": iso(event.started_at),
         "finished_at": iso(event.finished_at),
     }
+    for key, kind in (("merged", "MERGED"), ("skipped", "SKIPPED")):
+        if found := [i for i in items if i.get("event") == kind]:
+            view[key] = found
+    return view

@@ -314,6 +314,8 @@ class EventOut(BaseModel):
     event_type: str
     status: Literal["PENDING", "RUNNING", "SUCCEEDED", "FAILED"]
     results: list[dict[str, Any]]
+    merged: list[MergedInput] | None = None
+    skipped: list[SkippedPart] | None = None
     error: str | None
     attempts: int
     latency: float | None
