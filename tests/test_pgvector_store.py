@@ -120,19 +120,20 @@ def test_dimension_is_required(pg_module_url: str) -> None:
         PgVectorStore(PgVectorStore.Options(url=pg_module_url), ProviderContext(data_dir=Path(".")))
 
 
-def test_url_comes_from_option_then_context_then_environment(
+def test_url_comes_from_option_then_the_kernel_context_never_the_environment(
     pg_module_url: str, table: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The kernel hands the settled ``database.url`` over; the environment behind the settings is not read."""
     options = PgVectorStore.Options(table=table)
-    context = ProviderContext(data_dir=Path("."), dimension=DIM)
-    with pytest.raises(ConfigurationError, match="MEMORIST_DATABASE__URL"):
-        PgVectorStore(options, context)
-    via_extras = ProviderContext(data_dir=Path("."), dimension=DIM, extras={"database_url": pg_module_url})
-    PgVectorStore(options, via_extras).close()
+    bare = ProviderContext(data_dir=Path("."), dimension=DIM)
     monkeypatch.setenv("MEMORIST_DATABASE__URL", pg_module_url)
-    store = PgVectorStore(options, context)
+    with pytest.raises(ConfigurationError, match="database.url"):
+        PgVectorStore(options, bare)
+    via_context = ProviderContext(data_dir=Path("."), dimension=DIM, database_url=pg_module_url)
+    store = PgVectorStore(options, via_context)
     assert store.describe() == "pgvector"  # /health shows no URL
     store.close()
+    PgVectorStore(PgVectorStore.Options(table=table, url=pg_module_url), bare).close()
 
 
 def test_non_postgres_urls_are_refused_without_echoing_passwords(tmp_path: Path) -> None:
