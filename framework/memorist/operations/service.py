@@ -63,6 +63,13 @@ class Operations:
         self.engine.add_request(**payload)
         return payload
 
+    def add_recorded(self, caller: Caller, request: AddInput) -> tuple[AddResult, Event]:
+        """A synchronous add acknowledged like a queued one: the result plus a finished event."""
+        payload = self.add_payload(caller, request)
+        memory = self.engine
+        result = AddResult.of(memory.add_outcome(memory.add_request(**payload)))
+        return result, self.events.record(caller.org_id, caller.project_id, payload, result.event_results())
+
     def submit_add(self, caller: Caller, request: AddInput) -> Event:
         """An asynchronous add: validated now, queued durably, processed by a worker."""
         payload = self.add_payload(caller, request)

@@ -88,7 +88,8 @@ class AddV3:
             multilingual=bool(settings.get("multilingual")),
         )
         if not body.infer:
-            resp.media = {**self._ops.add(who.caller, request).wire(ADDED_PLATFORM), "status": "SUCCEEDED"}
+            result, done = self._ops.add_recorded(who.caller, request)
+            resp.media = {**result.wire(ADDED_PLATFORM), "event_id": done.id, "status": done.status}
             return
         event = self._ops.submit_add(who.caller, request)
         resp.media = {"event_id": event.id, "status": event.status, "message": "memory processing queued"}

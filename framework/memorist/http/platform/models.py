@@ -230,6 +230,8 @@ class AddedMemoryV3(BaseModel):
     event: Literal["ADD"]
     data: dict[str, Any]
     user_id: str | None
+    created_at: str | None = None
+    observed_at: str | None = None
 
 
 class MergedOut(BaseModel):
@@ -269,6 +271,9 @@ class MemoryItemV1(BaseModel):
     created_at: str | None = None
     updated_at: str | None = None
     expiration_date: str | None = None
+    observed_at: str | None = Field(
+        default=None, description="When the fact was observed: the add's timestamp, else the time of the add"
+    )
     attributed_to: str | None = None
     user_id: str | None = None
     agent_id: str | None = None
@@ -326,7 +331,9 @@ class EntitiesV1Out(BaseModel):
 class EventOut(BaseModel):
     id: str
     event_type: str
-    status: Literal["PENDING", "RUNNING", "SUCCEEDED", "FAILED"]
+    status: Literal["PENDING", "SUCCEEDED", "FAILED"] = Field(
+        description="PENDING until the memories are committed and listable (a worker's lease shows as PENDING)"
+    )
     results: list[dict[str, Any]]
     error: str | None
     attempts: int
