@@ -115,3 +115,100 @@ def test_timestamp_becomes_created_at_and_observation_time_is_returned(site: Sit
     assert iso["results"][0]["created_at"].startswith("2021-03-04T05:06:07")
     plain = verbatim(site, "Carol likes jazz.", "carol-ts")
     assert plain["results"][0]["created_at"] >= plain["results"][0]["observed_at"] > "2025"
+
+
+# -- v1/v2 routes ----------------------------------------------------------------------------
+def v1_add(site: Site, text: str, user_id: str, **extra: Any) -> Any:
+    body = {"messages": [{"role": "user", "content": text}], "user_id": user_id, "infer": False, **extra}
+    resp = site.post("/v1/memories/", body)
+    assert resp.status_code == 200, resp.text
+    return resp.json
+
+
+def test_v1_add_is_synchronous_and_listable_at_once(site: Site) -> None:
+    answer = v1_add(site, "Dave sails on Lake Geneva.", "dave-v1", output_format="v1.1", async_mode=True)
+    assert "event_id" not in answer and answer["results"][0]["memory"] == "Dave sails on Lake Geneva."
+    old = v1_add(site, "Dave owns a red boat.", "dave-v1", output_format="v1.0")
+    assert isinstance(old, list) and old[0]["event"] == "ADD"
+    listed = site.get("/v1/memories/", params={"user_id": "dave-v1", "org_id": "acme", "project_id": "web"})
+    assert listed.status_code == 200, listed.text
+    assert isinstance(listed.json, list)  # v1 list: a bare array, not the envelope
+    assert {m["memory"] for m in listed.json} == {"Dave sails on Lake Geneva.", "Dave owns a red boat."}
+    assert site.get("/v1/memories/", params={"user_id": "nobody-v1"}).json == []
+
+
+def test_v2_list_takes_filters_or_top_level_ids_and_answers_an_array(site: Site) -> None:
+    v1_add(site, "Erin grows tomatoes.", "erin-v2")
+    v1_add(site, "Frank grows peppers.", "frank-v2")
+    by_filter = site.post("/v2/memories/", {"filters": {"AND": [{"user_id": "erin-v2"}]}})
+    assert by_filter.status_code == 200, by_filter.text
+    assert [m["memory"] for m in by_filter.json] == ["Erin grows tomatoes."]
+    top = site.post("/v2/memories/", {"user_id": "frank-v2", "org_id": "acme", "project_id": "web"})
+    assert [m["memory"] for m in top.json] == ["Frank grows peppers."]
+    paged = site.post("/v2/memories/", {"filters": {"user_id": "erin-v2"}}, params={"page": 1, "page_size": 1})
+    assert isinstance(paged.json, list) and len(paged.json) == 1
+
+
+@pytest.mark.parametrize("path", ["/v1/memories/search/", "/v2/memories/search/"])
+def test_v1_v2_search_defaults_no_threshold_rerank_on_bare_array(
+    site: Site, path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memorist.engine.search import HybridSearch
+
+    seen: list[tuple[float, bool]] = []
+    original = HybridSearch.search
+
+    def spy(self: HybridSearch, *args: Any, **kwargs: Any) -> Any:
+        seen.append((kwargs["threshold"], kwargs["rerank"]))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(HybridSearch, "search", spy)
+    user = "gina" + path.split("/")[1]
+    v1_add(site, "Gina's cat is called Pixel.", user)
+    v1_add(site, "Gina works at the observatory in Porto.", user)
+    legacy = site.post(path, {"query": "unrelated words entirely", "user_id": user})
+    assert legacy.status_code == 200, legacy.text
+    assert isinstance(legacy.json, list) and len(legacy.json) == 2  # no threshold: every memory, a bare array
+    site.post("/v3/memories/search/", {"query": "unrelated words entirely", "filters": {"user_id": user}})
+    assert seen == [(0.0, True), (0.1, False)]  # v1/v2: no cut, rerank on; v3: 0.1, rerank off
+    assert site.post(path, {"query": "Pixel", "user_id": user, "threshold": 0.99}).json == []
+    chosen = site.post(path, {"query": "Pixel cat", "filters": {"user_id": user}, "rerank": False})
+    assert chosen.json[0]["memory"] == "Gina's cat is called Pixel." and seen[-1] == (0.0, False)
+
+
+def test_v1_search_enable_graph_adds_relations(site: Site) -> None:
+    v1_add(site, "Ivan visited Kyoto with Marta.", "ivan-g")
+    plain = site.post("/v1/memories/search/", {"query": "Kyoto", "user_id": "ivan-g"})
+    assert isinstance(plain.json, list)
+    graph = site.post("/v1/memories/search/", {"query": "Kyoto", "user_id": "ivan-g", "enable_graph": True})
+    assert graph.status_code == 200, graph.text
+    assert graph.json["results"][0]["memory"] == "Ivan visited Kyoto with Marta."
+    destinations = {r["destination"] for r in graph.json["relations"]}
+    assert any("Kyoto" in d for d in destinations), graph.json["relations"]
+    assert all(r["source"] == "ivan-g" and r["relationship"] == "mentions" for r in graph.json["relations"])
+    v3 = site.post("/v3/memories/search/", {"query": "Kyoto", "filters": {"user_id": "ivan-g"}, "enable_graph": True})
+    assert "relations" not in v3.json  # v3 ignores the flag
+
+
+def test_v1_routes_keep_tenants_apart_and_check_roles(site: Site) -> None:
+    reader = _key(site.db, "reader-v1@acme.test", "acme", "web", "READER")
+    body = {"messages": [{"role": "user", "content": "x"}], "user_id": "r", "infer": False}
+    assert site.client.simulate_post("/v1/memories/", headers=reader, json=body).status_code == 403
+    assert site.client.simulate_get("/v1/memories/", headers=reader).status_code == 200
+    assert site.client.simulate_get("/v1/memories/").status_code == 401
+
+
+# -- misleading errors -----------------------------------------------------------------------
+@pytest.mark.parametrize("path", ["/v3/memories/add/", "/v1/memories/"])
+def test_a_non_string_id_in_filters_is_a_400_naming_its_type(site: Site, path: str) -> None:
+    body = {"messages": [{"role": "user", "content": "I like tea"}], "filters": {"user_id": 123}, "infer": False}
+    resp = site.post(path, body)
+    assert resp.status_code == 400, resp.text
+    assert "filters.user_id" in resp.text and "int" in resp.text and "an id is required" not in resp.text
+
+
+def test_a_non_string_top_level_id_on_v1_is_a_4xx_naming_it(site: Site) -> None:
+    resp = site.post("/v2/memories/", {"filters": {"user_id": 7}})
+    assert resp.status_code == 400 and "filters.user_id" in resp.text
+    resp = site.post("/v1/memories/search/", {"query": "tea", "user_id": 7})
+    assert resp.status_code in (400, 422) and "user_id" in resp.text

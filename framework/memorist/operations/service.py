@@ -150,6 +150,11 @@ class Operations:
     def history(self, caller: Caller, memory_id: str) -> list[dict[str, Any]]:
         return self.engine.history(memory_id, **caller.tenant)
 
+    def linked_entities(self, caller: Caller, memory_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Names of the graph entities each memory mentions (ids a search of ``caller`` returned)."""
+        graph = self.engine.graph
+        return {mid: graph.entities_of(mid) for mid in memory_ids}
+
     def entities(self, caller: Caller) -> list[EntityCount]:
         """Users, agents, runs and apps of the caller's project with their memory counts."""
         return self.engine.counts.list(caller.org_id, caller.project_id)

@@ -49,7 +49,11 @@ def entity_ids(body: m.AddV3) -> EntityIds:
     """Identifiers of an add, from the top level or from ``filters`` (the client sends either)."""
     ids = {k: getattr(body, k) for k in m.ENTITY_KEYS if getattr(body, k)}
     for key, value in (body.filters or {}).items():
-        if key in m.ENTITY_KEYS and isinstance(value, str) and key not in ids:
+        if key not in m.ENTITY_KEYS or value is None:
+            continue
+        if not isinstance(value, str):  # not "an id is required": say what is wrong with the one given
+            raise ValidationError(f"filters.{key}: must be a string, got {type(value).__name__} {value!r}")
+        if key not in ids:
             ids[key] = value
     return EntityIds.of(ids)
 
@@ -95,7 +99,7 @@ class AddV3:
         resp.media = {"event_id": event.id, "status": event.status, "message": "memory processing queued"}
 
 
-def _filters(
+def platform_filters(
     raw: dict[str, Any] | None,
     categories: list[str] | None,
     start: str | None = None,
@@ -128,7 +132,7 @@ class SearchV3:
         who = access(req, self._tenancy)
         request = SearchInput(
             query=body.query,
-            where=_filters(body.filters, body.categories),
+            where=platform_filters(body.filters, body.categories),
             top_k=body.top_k,
             threshold=body.threshold,
             rerank=body.rerank,
@@ -158,7 +162,7 @@ class ListV3:
     def on_post(self, req: falcon.Request, resp: falcon.Response, query: m.Paging, body: m.ListV3) -> None:
         who = access(req, self._tenancy)
         request = ListInput(
-            where=_filters(body.filters, body.categories, body.start_date, body.end_date),
+            where=platform_filters(body.filters, body.categories, body.start_date, body.end_date),
             page=query.page,
             page_size=query.page_size,
             show_expired=body.show_expired,
