@@ -212,3 +212,21 @@ def test_a_non_string_top_level_id_on_v1_is_a_4xx_naming_it(site: Site) -> None:
     assert resp.status_code == 400 and "filters.user_id" in resp.text
     resp = site.post("/v1/memories/search/", {"query": "tea", "user_id": 7})
     assert resp.status_code in (400, 422) and "user_id" in resp.text
+
+
+# -- memory profiles: not supported, said clearly ------------------------------------------
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/v2/entities/user/alice/profile/"),
+        ("POST", "/v2/profiles/jobs/"),
+        ("GET", "/v2/profiles/jobs/job-1/"),
+        ("GET", "/v2/profiles/settings/"),
+        ("POST", "/v2/profiles/settings/"),
+    ],
+)
+def test_profile_routes_answer_not_supported(site: Site, method: str, path: str) -> None:
+    resp = site.client.simulate_request(method, path, headers=site.owner, json={"operation": "trigger"})
+    assert resp.status_code == 400, resp.text
+    assert "not supported" in resp.json["detail"] and resp.json["errors"][0]["code"] == "profiles_not_supported"
+    assert site.client.simulate_request(method, path, json={}).status_code == 401  # the key is checked first

@@ -8,7 +8,7 @@ from ...auth.users import UserStore
 from ...bootstrap import Bootstrap
 from ...tenancy import Tenancy
 from ..services import AppServices
-from . import admin, events, extras, legacy, memories, projects
+from . import admin, events, extras, legacy, memories, profiles, projects
 
 ORG = "/api/v1/orgs/organizations/{org_id}"
 PROJECT = ORG + "/projects/{project_id}"
@@ -40,3 +40,4 @@ def add_routes(add: Callable[[str, object], None], services: AppServices, users:
     add("/api/v1/admin/keys/", admin.PlatformKeys(bootstrap))
     add("/api/v1/admin/keys/{key_id}/", admin.PlatformKey(bootstrap))
     extras.add_routes(add, services, tenancy)
+    profiles.add_routes(add, tenancy)
