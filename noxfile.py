@@ -79,11 +79,12 @@ def soak(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def old_clients(session: nox.Session) -> None:
-    """Released platform clients of older lines (mem0ai 0.1.118, 1.0.11) against a real server.
+    """Released platform clients of older lines (mem0ai 0.1.118, 1.0.11; npm mem0ai 2.1.38) against a real server.
 
     Runs in the current environment (the one with Memorist installed, e.g. CI's ``.venv``); each
     release is pip-installed into its own directory under ``.nox/old_clients`` and driven from its
-    own interpreter with only that release on the path (tests/test_old_clients.py). A minute or two.
+    own interpreter with only that release on the path; the npm client is npm-installed there and run by
+    Node (tests/test_old_clients.py). A minute or two.
     """
     import os
     import sys

@@ -6,7 +6,9 @@
 (``--no-deps``: their few dependencies -- httpx, requests, pydantic, posthog -- are this
 environment's) and each runs in its own interpreter with only its release on the path.
 ``nox -s old_clients`` runs this module; the directory is kept in ``MEMORIST_OLD_CLIENTS_DIR``
-(default: a pytest temp dir) so reruns do not download again.
+(default: a pytest temp dir) so reruns do not download again. The JavaScript client from npm
+(``mem0ai`` 2.1.38, the last line on the v1/v2 routes; later ones call v3) is installed there
+with ``npm install --ignore-scripts`` and driven by ``node`` the same way.
 """
 
 from __future__ import annotations
@@ -26,7 +28,10 @@ from .server import ADMIN, Server
 pytestmark = pytest.mark.slow
 
 RELEASES = ("0.1.118", "1.0.11")
+#: The npm client's last line before v3 (it calls /v1/memories/, /v2/memories/ and their search routes).
+NPM_RELEASE = "2.1.38"
 DRIVER = Path(__file__).parent / "oldclients" / "drive.py"
+NPM_DRIVER = Path(__file__).parent / "oldclients" / "drive.cjs"
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +44,13 @@ def installs(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target)]
         done = subprocess.run([*pip, f"mem0ai=={release}"], capture_output=True, text=True, timeout=600)
         assert done.returncode == 0, f"installing mem0ai=={release} failed:\n{done.stderr}"
+    npm = root / f"npm-{NPM_RELEASE}"
+    if not (npm / "node_modules" / "mem0ai" / "package.json").exists():
+        npm.mkdir(parents=True, exist_ok=True)
+        (npm / "package.json").write_text('{"name": "old-clients", "version": "1.0.0", "private": true}')
+        command = ["npm", "install", "--silent", "--no-audit", "--no-fund", "--ignore-scripts", "--omit=optional"]
+        done = subprocess.run([*command, f"mem0ai@{NPM_RELEASE}"], cwd=npm, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"npm install mem0ai@{NPM_RELEASE} failed:\n{done.stderr}"
     return root
 
 
@@ -75,10 +87,23 @@ def drive(installs: Path, server: Server, key: str, release: str, user: str, tmp
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-@pytest.mark.parametrize("release", RELEASES)
+def drive_npm(installs: Path, server: Server, key: str, user: str) -> dict[str, Any]:
+    modules = installs / f"npm-{NPM_RELEASE}" / "node_modules"
+    env = {**os.environ, "MEM0_TELEMETRY": "false", "NO_PROXY": "127.0.0.1,localhost"}
+    command = ["node", str(NPM_DRIVER), str(modules), server.url, key, user]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"npm mem0ai {NPM_RELEASE} failed:\n{done.stdout}\n{done.stderr[-4000:]}"
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+@pytest.mark.parametrize("release", [*RELEASES, f"npm-{NPM_RELEASE}"])
 def test_released_client_memory_calls(installs: Path, server: Server, key: str, release: str, tmp_path: Path) -> None:
     user = f"user-{release}"
-    report = drive(installs, server, key, release, user, tmp_path)
+    if release.startswith("npm-"):
+        report = drive_npm(installs, server, key, user)
+        release = release.removeprefix("npm-")
+    else:
+        report = drive(installs, server, key, release, user, tmp_path)
     assert report["version"] == release
     texts = {"I live in Utrecht and my sister is called Noor.", "My bike is green."}
     added = report["add"]["results"] if isinstance(report["add"], dict) else report["add"]
@@ -86,12 +111,12 @@ def test_released_client_memory_calls(installs: Path, server: Server, key: str, 
     assert {m["memory"] for m in report["get_all"]} == texts  # add was synchronous: listable at once
     assert all(m["user_id"] == user for m in report["get_all"])
     assert report["search"][0]["memory"].startswith("I live in Utrecht") and "score" in report["search"][0]
-    if release.startswith("0."):
+    if "get_all_v1" in report:  # 0.1.x and the npm client also use the v1 list and search
         assert {m["memory"] for m in report["get_all_v1"]} == texts
         assert len(report["search_v1"]) == 2  # v1: no threshold by default
     assert report["get"]["memory"].startswith("I live in Utrecht")
     assert report["get_after_update"]["memory"] == "I live in Amsterdam and my sister is called Noor."
     events = [h["event"] for h in report["history"]]
     assert events[:2] == ["ADD", "UPDATE"], report["history"]
-    assert report["get_after_delete"] in ("MemoryNotFoundError", "HTTPStatusError", "ValueError")
+    assert report["get_after_delete"] in ("MemoryNotFoundError", "HTTPStatusError", "ValueError", "APIError")
     assert [m["memory"] for m in report["get_all_after_delete"]] == ["My bike is green."]
