@@ -335,3 +335,8 @@ def test_profile_methods_raise_a_clear_not_supported_validation_error(client: An
         assert not isinstance(caught.value, MemoryNotFoundError)
         assert "not supported" in caught.value.message
         assert caught.value.details["errors"][0]["code"] == "profiles_not_supported"
+
+
+def test_project_get_with_fields_answers_only_those(client: Any) -> None:
+    assert client.project.get(fields=["name", "enable_graph"]) == {"name": "Web", "enable_graph": True}
+    assert set(client.get_project(fields=["custom_instructions"])) == {"custom_instructions"}

@@ -230,3 +230,16 @@ def test_profile_routes_answer_not_supported(site: Site, method: str, path: str)
     assert resp.status_code == 400, resp.text
     assert "not supported" in resp.json["detail"] and resp.json["errors"][0]["code"] == "profiles_not_supported"
     assert site.client.simulate_request(method, path, json={}).status_code == 401  # the key is checked first
+
+
+# -- projects ------------------------------------------------------------------------------
+def test_get_project_honours_fields(site: Site) -> None:
+    path = "/api/v1/orgs/organizations/acme/projects/web/"
+    full = site.get(path)
+    assert full.status_code == 200 and {"name", "members", "enable_graph", "user_role"} <= set(full.json)
+    narrowed = site.get(path, query_string="fields=name&fields=user_role&org_id=acme&project_id=web")
+    assert narrowed.status_code == 200, narrowed.text
+    assert narrowed.json == {"name": "Web", "user_role": "OWNER"}
+    assert site.get(path, params={"fields": "name,custom_instructions"}).json.keys() == {"name", "custom_instructions"}
+    bad = site.get(path, params={"fields": "nope"})
+    assert bad.status_code == 400 and "fields" in bad.json["message"] and "nope" in bad.json["message"]

@@ -168,6 +168,22 @@ class Bootstrap(BaseModel):
         return value
 
 
+class ProjectQuery(BaseModel):
+    """``GET`` project: ``fields`` (repeated, or comma-separated) narrows the answer to those keys."""
+
+    model_config = ConfigDict(extra="ignore")  # the client also sends org_id / project_id here
+
+    fields: list[str] | None = Field(default=None, description="Project fields to return (all when absent)")
+
+    @field_validator("fields", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        items = [value] if isinstance(value, str) else value
+        if isinstance(items, list):
+            return [part.strip() for item in items for part in str(item).split(",") if part.strip()]
+        return value
+
+
 class MemberQuery(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
