@@ -243,3 +243,12 @@ def test_get_project_honours_fields(site: Site) -> None:
     assert site.get(path, params={"fields": "name,custom_instructions"}).json.keys() == {"name", "custom_instructions"}
     bad = site.get(path, params={"fields": "nope"})
     assert bad.status_code == 400 and "fields" in bad.json["message"] and "nope" in bad.json["message"]
+
+
+def test_member_list_carries_username_and_role_only(site: Site) -> None:
+    listed = site.get("/api/v1/orgs/organizations/acme/projects/web/members/")
+    assert listed.status_code == 200
+    assert {"username": "owner", "role": "OWNER"} in listed.json["members"]
+    assert all(set(m) == {"username", "role"} for m in listed.json["members"])
+    details = site.get("/api/v1/orgs/organizations/acme/projects/web/").json["members"]
+    assert {"username": "owner", "role": "OWNER", "email": "owner@acme.test"} in details

@@ -207,13 +207,22 @@ class PingOut(BaseModel):
 
 
 class MemberOut(BaseModel):
+    """A member in the project details (with ``email``)."""
+
     username: str | None
     role: str
     email: str | None
 
 
+class MemberListed(BaseModel):
+    """A member in the member list: the spec reserves ``email`` for the project details."""
+
+    username: str | None
+    role: str
+
+
 class MembersOut(BaseModel):
-    members: list[MemberOut]
+    members: list[MemberListed]
 
 
 class ProjectOut(BaseModel):

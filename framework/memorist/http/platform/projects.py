@@ -170,11 +170,9 @@ class Members:
     @operation("Members of the project", auth="platform", tags=TAGS, response=m.MembersOut, errors=(403, 404))
     def on_get(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
         project_access(req, self._tenancy, org_id, project_id)
+        # The spec reserves ``email`` for the project details; the member list carries username and role.
         resp.media = {
-            "members": [
-                {"username": x["username"], "role": x["role"], "email": x["email"]}
-                for x in self._tenancy.members(project_id)
-            ]
+            "members": [{"username": x["username"], "role": x["role"]} for x in self._tenancy.members(project_id)]
         }
 
     def _change(self, req: falcon.Request, org_id: str, project_id: str, body: m.Member) -> m.Member:
