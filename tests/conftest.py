@@ -1,9 +1,8 @@
-"""Shared fixtures: a clean environment, free ports, and fast test settings."""
+"""Shared fixtures: a clean environment, fast test settings, and the test kit's PostgreSQL fixtures."""
 
 from __future__ import annotations
 
 import os
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,9 +12,15 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-from tests.conftest_pg import pg_cluster, pg_fresh_url, pg_module_url, pg_url  # noqa: E402, F401
+#: pg_cluster (session), pg_url (session), pg_module_url (module), pg_fresh_url (test).
+pytest_plugins = ["memorist.testing.fixtures"]
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cheap_passwords(cheap_password_hashing: None) -> None:
+    """In-process apps hash passwords cheaply (see memorist.testing.fixtures.cheap_password_hashing)."""
 
 
 @pytest.fixture(autouse=True)
@@ -27,14 +32,8 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def fast_settings(data_dir: Path, **extra: Any) -> dict[str, Any]:
-    """Settings overrides using the test plugin's hashing embedder (no model load)."""
+    """Settings overrides using the test kit's hashing embedder (no model load)."""
     overrides: dict[str, Any] = {
         "data_dir": str(data_dir),
         "embedder": {"provider": "hashing", "options": {"dimension": 64}},

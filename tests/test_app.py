@@ -16,8 +16,9 @@ from memorist import __version__
 from memorist.http import create_app
 from memorist.plugins import load_plugins
 from memorist.settings import load_settings
+from memorist.testing import free_port
 
-from .conftest import fast_settings, free_port
+from .conftest import fast_settings
 from .plugins import hashing
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -119,7 +120,7 @@ def test_memorist_serve_runs_gunicorn_answering_health(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_store_of_another_dimension_stops_serve_with_a_message(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "MEMORIST_DATA_DIR": str(data)}
+    env = {**os.environ, "MEMORIST_DATA_DIR": str(data)}
     plugins = load_plugins({}, extra=[hashing])
     create_app(
         load_settings(None, fast_settings(data, embedder={"provider": "hashing", "options": {"dimension": 8}})),

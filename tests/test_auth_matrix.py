@@ -1,4 +1,4 @@
-"""Who may call what: every route of /openapi.json against thirteen principals, on a real server.
+"""Who may call what: every route of /openapi.json against thirteen principals, on the whole app in process.
 
 Why: authorization bugs hide in the cells nobody writes a test for (a user key
 on an admin route, a refresh token used as an access token, a READER key
@@ -37,10 +37,10 @@ from typing import Any, Literal
 import jwt
 import pytest
 import requests
+from memorist.testing.inprocess import AppServer as Server
+from memorist.testing.server import ADMIN, JWT_SECRET, bearer
 
-from .server import ADMIN, JWT_SECRET, ROOT, Server, bearer
-
-pytestmark = pytest.mark.slow
+from .conftest import ROOT
 
 Policy = Literal["open", "user", "admin", "jwt", "platform"]
 SESSIONS = ("admin_session", "user_session")
@@ -265,7 +265,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         tmp_path_factory.mktemp("matrix") / "data",
         # Thousands of deliberately wrong credentials come from one address here; throttling is tested elsewhere.
         env={"MEMORIST_AUTH__LOGIN_ATTEMPTS": "100000", "MEMORIST_AUTH__FAILED_AUTH_ATTEMPTS": "1000000"},
-        workers=2,
     ).start()
     yield srv
     srv.stop()

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 import requests
-
-from .server import ADMIN, Server
+from memorist.testing.server import ADMIN, Server
 
 pytestmark = pytest.mark.slow
 ADDS = 200

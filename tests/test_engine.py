@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from memorist import Memory
+from memorist import Engine as Memory
 from memorist.errors import InvalidFilterError, NotFoundError, ValidationError
 from memorist.plugins import load_plugins
 

@@ -1,13 +1,15 @@
-"""Hostile input against a real server: every case gets a clear answer and nobody else's data moves.
+"""Hostile input: every case gets a clear answer and nobody else's data moves.
 
 Why: the README promises that malformed JSON, invalid UTF-8, over-deep JSON,
 oversized bodies, out-of-range values and hostile filters are refused with a
 4xx naming the problem, and that "nothing is stored when a request is
-refused". Unit tests exercise the parser in-process; here the same inputs go
-through gunicorn and raw sockets (absent or lying ``Content-Length``, chunked
-bodies), and after *every* case a snapshot of the victims' data (a self-hosted
-user, a platform tenant, the accounts and keys) must be unchanged. Refused
-requests must also leave the attacker's own scope untouched.
+refused". Unit tests exercise the parser; here the same inputs go through the
+whole app (in process, ``server``) and, where the wire itself is hostile
+(absent or lying ``Content-Length``, chunked bodies, raw request targets, the
+request-line limit), through gunicorn and raw sockets (``wire``: a real server
+on the *same* data directory). After *every* case a snapshot of the victims'
+data (a self-hosted user, a platform tenant, the accounts and keys) must be
+unchanged. Refused requests must also leave the attacker's own scope untouched.
 
 Attacker-controlled identifiers all start with ``mallory`` so the snapshot can
 tell the attacker's rows (allowed to change when a hostile-but-valid write is
@@ -28,10 +30,8 @@ from urllib.parse import quote
 
 import pytest
 import requests
-
-from .server import ADMIN, Server
-
-pytestmark = pytest.mark.slow
+from memorist.testing.inprocess import AppServer
+from memorist.testing.server import ADMIN, Server
 
 LIMIT = 2 * 1024 * 1024  # limits.max_body_bytes default
 ATTACKER = "mallory"
@@ -78,16 +78,26 @@ class World:
     victim_project: str
 
 
+HOSTILE_ENV = {"MEMORIST_AUTH__LOGIN_ATTEMPTS": "100000"}
+
+
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = Server(
-        tmp_path_factory.mktemp("hostile") / "data", env={"MEMORIST_AUTH__LOGIN_ATTEMPTS": "100000"}, workers=2
-    ).start()
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    """The app in process: every case whose hostility is in the request's content."""
+    srv = AppServer(tmp_path_factory.mktemp("hostile") / "data", env=HOSTILE_ENV).start()
     yield srv
     srv.stop()
 
 
-def bootstrap(server: Server, org: str, project: str, email: str) -> dict[str, str]:
+@pytest.fixture(scope="module")
+def wire(server: AppServer) -> Iterator[Server]:
+    """gunicorn (2 workers) on the same data: cases whose hostility is on the wire. Started on first use."""
+    srv = Server(server.data_dir, env=HOSTILE_ENV, workers=2).start()
+    yield srv
+    srv.stop()
+
+
+def bootstrap(server: AppServer | Server, org: str, project: str, email: str) -> dict[str, str]:
     resp = server.post(
         "/api/v1/admin/bootstrap/",
         headers=ADMIN,
@@ -98,7 +108,7 @@ def bootstrap(server: Server, org: str, project: str, email: str) -> dict[str, s
 
 
 @pytest.fixture(scope="module")
-def world(server: Server) -> World:
+def world(server: AppServer) -> World:
     ids = []
     for text, metadata in [
         ("Victim likes quiet mornings.", {"mood": "calm"}),
@@ -130,7 +140,7 @@ def world(server: Server) -> World:
     return World(ids, victim, attacker, "/api/v1/orgs/organizations/vorg/projects/vproj/")
 
 
-def snapshot(server: Server, world: World) -> dict[str, Any]:
+def snapshot(server: AppServer, world: World) -> dict[str, Any]:
     """Everyone's data as the admin and the tenants' owners see it; ``attacker`` is the attacker's own."""
 
     def ok(resp: requests.Response) -> Any:
@@ -163,13 +173,13 @@ def snapshot(server: Server, world: World) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def state(server: Server, world: World) -> dict[str, Any]:
+def state(server: AppServer, world: World) -> dict[str, Any]:
     """The data as last read (one case's "after" is the next one's "before"), and this case's strictness."""
     return {"snapshot": snapshot(server, world), "refusal": False}
 
 
 @pytest.fixture(autouse=True)
-def nothing_changes(server: Server, world: World, state: dict[str, Any]) -> Iterator[None]:
+def nothing_changes(server: AppServer, world: World, state: dict[str, Any]) -> Iterator[None]:
     """After every case: nobody else's data moved; after a refusal, not even the attacker's."""
     yield
     before, after = state["snapshot"], snapshot(server, world)
@@ -252,54 +262,50 @@ def _headers_for(world: World, path: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(("method", "path"), BODY_ROUTES)
-def test_body_over_the_limit_is_413(server: Server, world: World, refusal: None, method: str, path: str) -> None:
+def test_body_over_the_limit_is_413(server: AppServer, world: World, refusal: None, method: str, path: str) -> None:
     resp = server.request(method, path, data=_oversized(), headers=_headers_for(world, path))
     refused(resp, 413, str(LIMIT))
 
 
 @pytest.mark.parametrize(("method", "path"), BODY_ROUTES)
-def test_chunked_body_over_the_limit_is_413(
-    server: Server, world: World, refusal: None, method: str, path: str
-) -> None:
+def test_chunked_body_over_the_limit_is_413(wire: Server, world: World, refusal: None, method: str, path: str) -> None:
     """No Content-Length at all: the server must still stop at the limit (it used to read nothing: 400)."""
     body = _oversized()
     chunks = (body[i : i + 65536] for i in range(0, len(body), 65536))
-    resp = server.request(method, path, data=chunks, headers=_headers_for(world, path))
+    resp = wire.request(method, path, data=chunks, headers=_headers_for(world, path))
     assert resp.request.headers.get("Transfer-Encoding") == "chunked"
     refused(resp, 413, str(LIMIT))
 
 
-def test_a_chunked_body_is_read(server: Server, world: World) -> None:
+def test_a_chunked_body_is_read(server: AppServer, wire: Server, world: World) -> None:
     """A legitimate chunked request is answered from its body, not as if it had none."""
     body = json.dumps(
         {"messages": [{"role": "user", "content": "chunked note"}], "user_id": f"{ATTACKER}-chunk", "infer": False}
     ).encode()
-    resp = server.post("/memories", data=iter([body[:10], body[10:]]), headers=_headers_for(world, "/memories"))
+    resp = wire.post("/memories", data=iter([body[:10], body[10:]]), headers=_headers_for(world, "/memories"))
     assert resp.status_code == 200, resp.text
     listed = server.get("/memories", params={"user_id": f"{ATTACKER}-chunk"}, headers=ADMIN).json()
     assert [r["memory"] for r in listed["results"]] == ["chunked note"]
     search = json.dumps({"query": "chunked", "user_id": f"{ATTACKER}-chunk", "threshold": 0}).encode()
-    found = server.post("/search", data=iter([search]), headers=_headers_for(world, "/search"))
+    found = wire.post("/search", data=iter([search]), headers=_headers_for(world, "/search"))
     assert found.status_code == 200 and found.json()["results"], found.text
 
 
-def test_lying_content_length(server: Server, world: World, refusal: None) -> None:
+def test_lying_content_length(wire: Server, world: World, refusal: None) -> None:
     """Claims bigger than the limit, smaller than the body, bigger than the body, or malformed."""
     add = json.dumps(
         {"messages": [{"role": "user", "content": "lie"}], "user_id": f"{ATTACKER}-lie", "infer": False}
     ).encode()
     # Announced past the limit: refused before reading a byte.
-    status, answer = raw_http(server, http_request("POST", "/memories", add, length=LIMIT * 4))
+    status, answer = raw_http(wire, http_request("POST", "/memories", add, length=LIMIT * 4))
     assert status == 413 and str(LIMIT).encode() in answer, answer[:500]
     # Announced shorter than sent: only the announced bytes are the body (malformed JSON); the rest is
     # not taken as a second request on this connection.
-    status, answer = raw_http(server, http_request("POST", "/memories", add, length=10))
+    status, answer = raw_http(wire, http_request("POST", "/memories", add, length=10))
     assert status == 400 and b"malformed JSON" in answer, answer[:500]
     # Announced longer than sent, then the client stops sending: answered, not left hanging.
     started = time.monotonic()
-    status, answer = raw_http(
-        server, http_request("POST", "/memories", add[:-5], length=len(add) + 500), half_close=True
-    )
+    status, answer = raw_http(wire, http_request("POST", "/memories", add[:-5], length=len(add) + 500), half_close=True)
     assert status == 400 and b"malformed JSON" in answer and time.monotonic() - started < 10, answer[:500]
     # Not a number, negative, twice, or with chunked encoding too (request smuggling): 400.
     for extra in (
@@ -309,7 +315,7 @@ def test_lying_content_length(server: Server, world: World, refusal: None) -> No
         ["Transfer-Encoding: chunked", f"Content-Length: {len(add)}"],
     ):
         body = f"{len(add):x}\r\n".encode() + add + b"\r\n0\r\n\r\n" if "chunked" in extra[0] else add
-        status, answer = raw_http(server, http_request("POST", "/memories", body, *extra))
+        status, answer = raw_http(wire, http_request("POST", "/memories", body, *extra))
         assert status == 400, (extra, answer[:500])
 
 
@@ -333,7 +339,7 @@ DEEP = 10_000
     ids=["arrays", "objects", "filters", "metadata"],
 )
 @pytest.mark.parametrize("path", ["/memories", "/configure", "/v3/memories/search/"])
-def test_deeply_nested_json_is_400(server: Server, world: World, refusal: None, body: str, path: str) -> None:
+def test_deeply_nested_json_is_400(server: AppServer, world: World, refusal: None, body: str, path: str) -> None:
     """10 000 levels: a 400 naming the depth limit, not a RecursionError or a dead worker."""
     resp = server.post(path, data=body.encode(), headers=_headers_for(world, path))
     refused(resp, 400, "nested deeper than 64 levels")
@@ -360,13 +366,13 @@ def test_deeply_nested_json_is_400(server: Server, world: World, refusal: None, 
 )
 @pytest.mark.parametrize("path", ["/memories", "/v3/memories/add/"])
 def test_undecodable_bodies_are_400(
-    server: Server, world: World, refusal: None, raw: bytes, needle: str, path: str
+    server: AppServer, world: World, refusal: None, raw: bytes, needle: str, path: str
 ) -> None:
     resp = server.post(path, data=raw, headers=_headers_for(world, path))
     refused(resp, 400, needle)
 
 
-def test_non_json_numbers_never_reach_storage(server: Server, world: World, refusal: None) -> None:
+def test_non_json_numbers_never_reach_storage(server: AppServer, world: World, refusal: None) -> None:
     """NaN/Infinity used to be stored in metadata and answered back as bare NaN, which is not JSON."""
     for value in (b"NaN", b"Infinity", b"-Infinity", b"1e999"):
         body = (
@@ -397,7 +403,7 @@ def test_non_json_numbers_never_reach_storage(server: Server, world: World, refu
     ],
 )
 def test_out_of_range_numbers_are_422(
-    server: Server,
+    server: AppServer,
     world: World,
     refusal: None,
     method: str,
@@ -439,7 +445,7 @@ FILTERS = [
 )
 @pytest.mark.parametrize("path", ["/search", "/v3/memories/search/", "/v3/memories/", "/v1/exports/", "/v1/summary/"])
 def test_filter_limits_are_400_naming_the_limit(
-    server: Server, world: World, refusal: None, filters: str, needle: str | None, path: str
+    server: AppServer, world: World, refusal: None, filters: str, needle: str | None, path: str
 ) -> None:
     body = '{"query": "x", "filters": ' + filters + "}" if "search" in path else '{"filters": ' + filters + "}"
     resp = server.post(path, data=body.encode(), headers=_headers_for(world, path))
@@ -461,7 +467,7 @@ def _no_victims(resp: requests.Response) -> None:
 
 
 @pytest.mark.parametrize("meta", METACHARACTERS, ids=[repr(m) for m in METACHARACTERS])
-def test_metacharacters_in_self_hosted_fields(server: Server, world: World, meta: str) -> None:
+def test_metacharacters_in_self_hosted_fields(server: AppServer, world: World, meta: str) -> None:
     """Stored verbatim when accepted, never a 5xx, and never a read or delete beyond the attacker's rows."""
     user = f"{ATTACKER}{meta}"
     add = server.post(
@@ -517,7 +523,7 @@ def test_metacharacters_in_self_hosted_fields(server: Server, world: World, meta
 
 
 @pytest.mark.parametrize("meta", METACHARACTERS, ids=[repr(m) for m in METACHARACTERS])
-def test_metacharacters_in_platform_fields(server: Server, world: World, meta: str) -> None:
+def test_metacharacters_in_platform_fields(server: AppServer, world: World, meta: str) -> None:
     """The same on the platform surface, from the attacker's own tenant: the victim tenant never moves."""
     key = world.attacker_platform
     user = f"{ATTACKER}{meta}"
@@ -631,7 +637,7 @@ def _path_routes(world: World) -> list[tuple[str, str, dict[str, str], dict[str,
 
 
 @pytest.mark.parametrize("odd", ODD_IDS)
-def test_odd_ids_in_path_parameters(server: Server, world: World, refusal: None, odd: str) -> None:
+def test_odd_ids_in_path_parameters(wire: Server, world: World, refusal: None, odd: str) -> None:
     """Traversal, encoded slashes, NUL, invalid UTF-8, long and unicode ids: 404/400, nothing read or deleted.
 
     Sent as raw bytes so no client normalizes ``../``. Deleting an entity that does not exist answers
@@ -643,7 +649,7 @@ def test_odd_ids_in_path_parameters(server: Server, world: World, refusal: None,
             continue
         target = template.format(odd)
         body = json.dumps(payload).encode() if payload is not None else b""
-        status, answer = raw_http(server, http_request(method, target, body, length=len(body), auth=auth))
+        status, answer = raw_http(wire, http_request(method, target, body, length=len(body), auth=auth))
         content = answer.split(b"\r\n\r\n", 1)[1]
         if status == 200 and method == "DELETE" and "entities" in template:
             assert json.loads(content)["deleted"] == 0, (target, content)
@@ -652,13 +658,13 @@ def test_odd_ids_in_path_parameters(server: Server, world: World, refusal: None,
         assert b"Victim" not in content, content[:300]
 
 
-def test_an_id_past_the_request_line_limit_is_414(server: Server, world: World, refusal: None) -> None:
-    """A 10 KB id does not fit gunicorn's request line (4094 bytes): 414 before the app, no worker lost."""
-    status, _ = raw_http(server, http_request("GET", "/memories/" + "x" * 10_240, b""))
+def test_an_id_past_the_request_line_limit_is_414(wire: Server, world: World, refusal: None) -> None:
+    """A 10 KB id does not fit gunicorn's request line (8190 bytes): 414 before the app, no worker lost."""
+    status, _ = raw_http(wire, http_request("GET", "/memories/" + "x" * 10_240, b""))
     assert status == 414
-    status, _ = raw_http(server, http_request("DELETE", "/v1/memories/" + "x" * 10_240 + "/", b""))
+    status, _ = raw_http(wire, http_request("DELETE", "/v1/memories/" + "x" * 10_240 + "/", b""))
     assert status == 414
-    assert server.get("/health").status_code == 200
+    assert wire.get("/health").status_code == 200
 
 
 # -- an oversized message for the extractor, and a stalled body --------------------------
@@ -666,11 +672,11 @@ def test_an_id_past_the_request_line_limit_is_414(server: Server, world: World, 
 
 @pytest.fixture(scope="module")
 def roomy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """Body limit raised to 4 MiB so a 1 MB message reaches the app; a short worker timeout for the stall."""
+    """Body limit raised to 4 MiB so a 1 MB message reaches the app; a short read timeout for the stall."""
     srv = Server(
         tmp_path_factory.mktemp("roomy") / "data",
         workers=2,
-        env={"MEMORIST_LIMITS__MAX_BODY_BYTES": str(4 * 1024 * 1024), "MEMORIST_SERVER__TIMEOUT": "6"},
+        env={"MEMORIST_LIMITS__MAX_BODY_BYTES": str(4 * 1024 * 1024), "MEMORIST_SERVER__IO_TIMEOUT": "3"},
     ).start()
     yield srv
     srv.stop()
@@ -703,38 +709,28 @@ def test_a_one_megabyte_message_is_handled_or_refused_clearly(roomy: Server) -> 
         "messages.0.content",
     )
     assert roomy.get("/memories", params={"user_id": "big"}, headers=ADMIN).json()["count"] == 0
-    # Platform: accepted and extracted in the background; the event ends, the server keeps answering.
+    # Platform: more content than one add may hold (limits.max_add_chars) -> 413 before anything is queued.
     key = bootstrap(roomy, "big", "big", "big@example.com")
-    started = time.monotonic()
-    ack = roomy.post(
-        "/v3/memories/add/",
-        headers=key,
-        json={"messages": [{"role": "user", "content": megabyte}], "user_id": "big"},
-        timeout=60,
+    refused(
+        roomy.post(
+            "/v3/memories/add/",
+            headers=key,
+            json={"messages": [{"role": "user", "content": megabyte}], "user_id": "big"},
+            timeout=60,
+        ),
+        413,
+        "messages: 1000000 characters",
     )
-    assert ack.status_code == 200 and ack.json()["status"] == "PENDING", ack.text
-    assert time.monotonic() - started < 10, "the acknowledgement waited for the extraction"
-    health = roomy.get("/health", timeout=10)
-    assert health.status_code == 200
-    event: dict[str, Any] = {}
-
-    def finished() -> bool:
-        event.update(roomy.get(f"/v1/event/{ack.json()['event_id']}/", headers=key).json())
-        return event["status"] in ("SUCCEEDED", "FAILED")
-
-    assert _wait(finished, 90), f"extraction of 1 MB still {event.get('status')}"
-    assert event["status"] == "SUCCEEDED" or event["error"], event
-    if event["status"] == "SUCCEEDED":
-        listed = roomy.post("/v3/memories/", headers=key, json={"filters": {"user_id": "big"}}).json()
-        assert listed["count"] == len(event["results"]) >= 1
+    assert roomy.post("/v3/memories/", headers=key, json={"filters": {"user_id": "big"}}).json()["count"] == 0
+    assert roomy.get("/v1/events/", headers=key).json()["count"] == 0
     assert roomy.get("/health").status_code == 200 and _workers(roomy) == workers
 
 
 def test_a_stalled_body_does_not_hold_a_worker_forever(roomy: Server) -> None:
     """Content-Length promises more than is sent and the client goes quiet (slow-body attack).
 
-    A sync worker blocks on the read; the other worker keeps answering, and gunicorn's timeout
-    (``server.timeout``, 6 s here) reclaims the stuck one. Runs last on this server: it kills a worker.
+    The read blocks one thread; the others keep answering, and after ``server.io_timeout`` (3 s
+    here) the stalled request is answered 408 in JSON and its connection closed. No worker dies.
     """
     before = _workers(roomy)
     host, port = roomy.url.removeprefix("http://").split(":")
@@ -744,17 +740,20 @@ def test_a_stalled_body_does_not_hold_a_worker_forever(roomy: Server) -> None:
         started = time.monotonic()
         assert roomy.get("/health", timeout=5).status_code == 200
         assert time.monotonic() - started < 4, "one stalled body blocked the whole server"
-        assert _wait(lambda: _workers(roomy) != before and len(_workers(roomy)) == roomy.workers, 30), (
-            "the stalled worker was never reclaimed"
-        )
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    assert answer.startswith(b"HTTP/1.1 408"), answer[:300]
+    assert "stopped sending" in json.loads(answer.split(b"\r\n\r\n", 1)[1])["detail"]
     assert roomy.get("/health").status_code == 200
-    assert "WORKER TIMEOUT" in roomy.output()
+    assert _workers(roomy) == before and "WORKER TIMEOUT" not in roomy.output()
 
 
-def test_server_survived(server: Server) -> None:
-    """Runs last (file order): the main server answers and logged no unhandled error."""
-    assert server.get("/health").status_code == 200
-    log = server.output()
-    assert "Traceback" not in log and "unhandled error" not in log, log[-6000:]
-    assert len(_workers(server)) == server.workers
+def test_server_survived(server: AppServer, wire: Server) -> None:
+    """Runs last (file order): the app and the real server answer and logged no unhandled error."""
+    for app in (server, wire):
+        assert app.get("/health").status_code == 200
+        log = app.output()
+        assert "Traceback" not in log and "unhandled error" not in log, log[-6000:]
+    assert len(_workers(wire)) == wire.workers
     assert Path(server.data_dir).exists()

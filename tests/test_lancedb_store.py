@@ -20,10 +20,7 @@ from memorist.filters import Condition, Not, evaluate, parse_filter
 from memorist.plugins import load_plugins
 from memorist.providers import ProviderContext
 from memorist.registry import ProviderRegistry
-from memorist_lancedb import LanceDBVectorStore
-from memorist_lancedb.sql import FALSE, TRUE, compile_filter, quote
-
-from tests.contract.vector_store import (
+from memorist.testing.vector_store import (
     FILTER_CASES,
     NASTY_VALUES,
     VectorStoreContract,
@@ -32,6 +29,8 @@ from tests.contract.vector_store import (
     random_vectors,
     unit,
 )
+from memorist_lancedb import LanceDBVectorStore
+from memorist_lancedb.sql import FALSE, TRUE, compile_filter, quote
 
 DIM = VectorStoreContract.dimension
 
@@ -352,7 +351,7 @@ _WORKER = textwrap.dedent(
     import sys
     from pathlib import Path
     sys.path.insert(0, {root!r})
-    from tests.contract.vector_store import make_record, random_vectors
+    from memorist.testing.vector_store import make_record, random_vectors
     from memorist.providers import ProviderContext
     from memorist_lancedb import LanceDBVectorStore
 

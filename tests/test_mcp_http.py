@@ -22,8 +22,9 @@ pytest.importorskip("mcp")
 from mcp import Client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
+from memorist.testing.server import ADMIN, Server, bearer  # noqa: E402
 
-from .server import ADMIN, ROOT, Server, bearer  # noqa: E402
+from .conftest import ROOT  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
 

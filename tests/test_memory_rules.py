@@ -233,3 +233,31 @@ def test_a_language_model_without_reasons_still_reports_skips(tmp_path: Path) ->
 )
 def test_a_user_id_named_in_a_query_is_searched_as_the_user(query: str, alias: str | None) -> None:
     assert subject_alias(query, ["alice"]) == alias
+
+
+def test_the_newest_version_of_a_changed_fact_is_found_first(memory: Memory) -> None:
+    memory.add("My phone number is 555-1234.", user_id="u1", timestamp="2024-01-05")
+    memory.add("I live in Boston.", user_id="u1", timestamp="2024-01-06")
+    memory.add("My phone number is 555-9876.", user_id="u1", timestamp="2024-03-01")
+    # Added late but observed earlier: an older version, whatever the order of the adds.
+    memory.add("My phone number is 555-0000.", user_id="u1", timestamp="2023-06-01")
+    hits = memory.search("What is my phone number?", user_id="u1", top_k=5)
+    phones = [h.record.text for h in hits if "phone" in h.record.text]
+    assert phones == [
+        "The user's phone number is 555-9876.",
+        "The user's phone number is 555-1234.",
+        "The user's phone number is 555-0000.",
+    ]
+    scores = [h.score for h in hits]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_versions_differ_only_in_values() -> None:
+    from memorist.engine.versions import version_key
+
+    assert version_key("The user lives in Boston.") == version_key("The user lives in Denver.")
+    assert version_key("The user's phone number is 555-1234.") == version_key("The user's phone number is 555-9876.")
+    assert version_key("Melanie: She chews shoes.") != version_key("Melanie: He chews shoes.")
+    assert version_key("Caroline lives in Paris.") != version_key("Melanie lives in Paris.")
+    assert version_key("The user likes tea.") != version_key("The user likes coffee.")
+    assert version_key("Caroline: Hi") is None

@@ -7,9 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from memorist.testing.server import ADMIN, Server
 
-from .conftest_pg import pg_cluster, pg_fresh_url  # noqa: F401
-from .server import ADMIN, Server
 from .test_crash import crash_and_recover
 
 pytestmark = pytest.mark.slow

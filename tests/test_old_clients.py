@@ -22,8 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from .server import ADMIN, Server
+from memorist.testing.server import ADMIN, Server
 
 pytestmark = pytest.mark.slow
 

@@ -20,11 +20,8 @@ from memorist.filters import Condition, Not, evaluate, parse_filter
 from memorist.plugins import load_plugins
 from memorist.providers import ProviderContext
 from memorist.registry import ProviderRegistry
-from memorist_pgvector import PgVectorStore
-from memorist_pgvector.sql import FALSE, TRUE, compile_filter
-
-from tests import conftest_pg
-from tests.contract.vector_store import (
+from memorist.testing.pg import database_name, libpq_url
+from memorist.testing.vector_store import (
     FILTER_CASES,
     NASTY_VALUES,
     VectorStoreContract,
@@ -33,11 +30,8 @@ from tests.contract.vector_store import (
     random_vectors,
     unit,
 )
-from tests.pg import database_name, libpq_url
-
-#: The PostgreSQL fixtures; the same functions if tests/conftest.py also imports them.
-pg_cluster = conftest_pg.pg_cluster
-pg_module_url = conftest_pg.pg_module_url
+from memorist_pgvector import PgVectorStore
+from memorist_pgvector.sql import FALSE, TRUE, compile_filter
 
 DIM = VectorStoreContract.dimension
 ROOT = Path(__file__).resolve().parent.parent
@@ -632,7 +626,7 @@ _WORKER = textwrap.dedent(
     import sys
     from pathlib import Path
     sys.path.insert(0, {root!r})
-    from tests.contract.vector_store import make_record, random_vectors
+    from memorist.testing.vector_store import make_record, random_vectors
     from memorist.providers import ProviderContext
     from memorist_pgvector import PgVectorStore
 

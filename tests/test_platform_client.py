@@ -1,4 +1,7 @@
-"""The existing platform client (mem0ai, pinned in the dev extra) against a real Memorist server."""
+"""The existing platform client (mem0ai, pinned in the dev extra) against the whole app in process.
+
+The client's own httpx transport is swapped for one that hands each request to the app
+(``AppServer.httpx_client()``): everything above the socket is the client's real code."""
 
 from __future__ import annotations
 
@@ -10,19 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import requests
-
-from .server import ADMIN, Server
-
-pytestmark = pytest.mark.slow
+from memorist.testing.inprocess import AppServer as Server
+from memorist.testing.server import ADMIN
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     home = tmp_path_factory.mktemp("mem0home")
-    os.environ.update({"MEM0_TELEMETRY": "False", "MEM0_DIR": str(home), "NO_PROXY": "127.0.0.1,localhost"})
+    os.environ.update({"MEM0_TELEMETRY": "False", "MEM0_DIR": str(home)})
     srv = Server(tmp_path_factory.mktemp("platform") / "data").start()
-    yield srv
+    with srv.serving_requests():  # the async client pings with ``requests`` in its constructor
+        yield srv
     srv.stop()
 
 
@@ -45,7 +46,7 @@ def tenant(server: Server) -> dict:
 def client(server: Server, tenant: dict) -> Any:
     from mem0 import MemoryClient
 
-    return MemoryClient(api_key=tenant["key"], host=server.url)
+    return MemoryClient(api_key=tenant["key"], host=server.url, client=server.httpx_client())
 
 
 def token(key: str) -> dict[str, str]:
@@ -78,7 +79,7 @@ def test_bad_key_fails_construction(server: Server) -> None:
     from mem0 import MemoryClient
 
     with pytest.raises(ValueError, match="invalid or revoked"):
-        MemoryClient(api_key="m0-not-a-key", host=server.url)
+        MemoryClient(api_key="m0-not-a-key", host=server.url, client=server.httpx_client())
 
 
 def test_add_poll_search_get_update_history_delete(server: Server, client: Any, tenant: dict) -> None:
@@ -168,8 +169,8 @@ def test_project_settings_and_members(server: Server, client: Any) -> None:
     )
     assert client.project.get()["custom_instructions"] == "Only keep food preferences."
     # Members are added from the organization's people; an admin brings a new person in.
-    requests.post(
-        f"{server.url}/api/v1/admin/bootstrap/",
+    server.post(
+        "/api/v1/admin/bootstrap/",
         headers=ADMIN,
         timeout=10,
         json={
@@ -191,7 +192,7 @@ def test_project_settings_and_members(server: Server, client: Any) -> None:
 
 def test_project_settings_reach_extraction(server: Server, tenant: dict) -> None:
     key = bootstrap(server, "Acme2", "Settings", "set@acme.test")["key"]
-    info = requests.get(f"{server.url}/v1/ping/", headers=token(key), timeout=10).json()
+    info = server.get("/v1/ping/", headers=token(key), timeout=10).json()
     path = f"/api/v1/orgs/organizations/{info['org_id']}/projects/{info['project_id']}/"
     patch = server.request(
         "PATCH",
@@ -235,10 +236,10 @@ def test_exceptions_are_mapped(server: Server, client: Any, tenant: dict) -> Non
     reader = bootstrap(server, "Acme3", "ReadOnly", "reader@acme.test", role="READER")
     from mem0 import MemoryClient
 
-    reader_client = MemoryClient(api_key=reader["key"], host=server.url)
+    reader_client = MemoryClient(api_key=reader["key"], host=server.url, client=server.httpx_client())
     with pytest.raises(AuthenticationError):  # 403: a READER cannot add
         reader_client.add([{"role": "user", "content": "I like tea"}], user_id="r")
-    requests.delete(f"{server.url}/api/v1/admin/keys/{reader['id']}/", headers=ADMIN, timeout=10)
+    server.request("DELETE", f"/api/v1/admin/keys/{reader['id']}/", headers=ADMIN, timeout=10)
     with pytest.raises(AuthenticationError):  # 401: revoked
         reader_client.get_all(filters={"user_id": "r"})
 
@@ -247,7 +248,7 @@ def test_tenant_isolation(server: Server, client: Any, tenant: dict) -> None:
     other = bootstrap(server, "Globex", "Api", "owner@globex.test", org_id="globex", project_id="api")
     from mem0 import MemoryClient
 
-    theirs = MemoryClient(api_key=other["key"], host=server.url)
+    theirs = MemoryClient(api_key=other["key"], host=server.url, client=server.httpx_client())
     mine = client.add([{"role": "user", "content": "acme secret roadmap"}], user_id="shared-name", infer=False)
     memory_id = mine["results"][0]["id"]
     theirs.add([{"role": "user", "content": "globex secret plan"}], user_id="shared-name", infer=False)
@@ -277,7 +278,7 @@ def test_project_error_rows(server: Server, tenant: dict) -> None:
     missing = server.get("/api/v1/orgs/organizations/acme/projects/nope/", headers=token(tenant["key"]))
     assert missing.status_code == 404 and set(missing.json()) == {"message"}
     reader = bootstrap(server, "Acme4", "R", "r4@acme.test", role="READER")
-    info = requests.get(f"{server.url}/v1/ping/", headers=token(reader["key"]), timeout=10).json()
+    info = server.get("/v1/ping/", headers=token(reader["key"]), timeout=10).json()
     members = f"/api/v1/orgs/organizations/{info['org_id']}/projects/{info['project_id']}/members/"
     denied = server.post(members, headers=token(reader["key"]), json={"email": "owner@acme.test", "role": "READER"})
     assert denied.status_code == 403 and "not authorized to modify project members" in denied.json()["message"]
@@ -288,7 +289,7 @@ def test_async_client(server: Server, tenant: dict) -> None:
     from mem0 import AsyncMemoryClient
 
     async def scenario() -> None:
-        aclient = AsyncMemoryClient(api_key=tenant["key"], host=server.url)
+        aclient = AsyncMemoryClient(api_key=tenant["key"], host=server.url, client=server.async_httpx_client())
         reply = await aclient.add([{"role": "user", "content": "async note"}], user_id="async-user", infer=False)
         memory_id = reply["results"][0]["id"]
         assert (await aclient.get(memory_id))["memory"] == "async note"

@@ -293,15 +293,14 @@ def test_routes_are_in_the_openapi_document(tenant: Tenant) -> None:
         assert set(paths[path]) == {"post"}
 
 
-# -- the existing platform client, over a real socket ------------------------------------
-@pytest.mark.slow
+# -- the existing platform client, through its own httpx client ---------------------------
 def test_the_platform_client_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from .server import ADMIN, Server
+    from memorist.testing.inprocess import AppServer
+    from memorist.testing.server import ADMIN
 
     monkeypatch.setenv("MEM0_TELEMETRY", "False")
     monkeypatch.setenv("MEM0_DIR", str(tmp_path / "mem0"))
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    server = Server(tmp_path / "data", workers=1).start()
+    server = AppServer(tmp_path / "data").start()
     try:
         boot = server.post(
             "/api/v1/admin/bootstrap/",
@@ -311,7 +310,7 @@ def test_the_platform_client_calls(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         assert boot.status_code == 201, boot.text
         from mem0 import MemoryClient
 
-        client = MemoryClient(api_key=boot.json()["key"], host=server.url)
+        client = MemoryClient(api_key=boot.json()["key"], host=server.url, client=server.httpx_client())
         added = client.add([{"role": "user", "content": "Dana grows tomatoes."}], user_id="dana", infer=False)
         memory_id = added["results"][0]["id"]
 

@@ -164,3 +164,24 @@ def test_providers_get_the_database_url_from_the_settings(tmp_path: Path, monkey
     assert resolve_url(None, context) == "postgresql://from-the-settings/x"
     with pytest.raises(ConfigurationError, match="needs a PostgreSQL URL"):
         resolve_url(None, ProviderContext(data_dir=tmp_path))  # the environment is not read behind its back
+
+
+def test_one_slot_table_describes_the_five_provider_kinds() -> None:
+    from memorist import hookspecs
+    from memorist.components import Components
+    from memorist.http.selfhosted.models import Providers
+    from memorist.providers import PROVIDER_KINDS, Provider
+    from memorist.runtime import CONFIGURABLE
+    from memorist.settings import Settings
+    from memorist.slots import SLOT_NAMES, SLOTS, build_order
+
+    assert len(SLOTS) == 5 and list(PROVIDER_KINDS) == list(SLOT_NAMES)
+    defaults = Settings().provider_slots()
+    assert list(defaults) == list(SLOT_NAMES)
+    for slot in SLOTS:
+        assert issubclass(PROVIDER_KINDS[slot.kind], Provider)
+        assert callable(getattr(hookspecs, slot.hook)) and defaults[slot.kind].provider == slot.default
+    assert list(Components.__dataclass_fields__) == list(SLOT_NAMES)
+    assert list(Providers.model_fields) == list(SLOT_NAMES) and CONFIGURABLE[:-1] == SLOT_NAMES
+    order = [slot.kind for slot in build_order()]
+    assert all(order.index(dep) < order.index(slot.kind) for slot in SLOTS for dep in slot.depends_on)

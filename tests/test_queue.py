@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from memorist import Memory
+from memorist import Engine as Memory
 from memorist.events import FAILED, PENDING, SUCCEEDED, EventStore, QueueFull
 from memorist.plugins import load_plugins
 from memorist.worker import AddWorker

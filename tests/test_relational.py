@@ -26,14 +26,8 @@ from memorist.engine.counts import ScopeCounts
 from memorist.engine.entities import EntityGraph, scope_key
 from memorist.engine.history import HistoryLog
 from memorist.records import EntityMention, Scope
+from memorist.testing.vector_store import make_record
 from sqlalchemy import inspect, select, text
-
-from tests import conftest_pg
-from tests.contract.vector_store import make_record
-
-#: The PostgreSQL fixtures; the same functions if tests/conftest.py also imports them.
-pg_cluster = conftest_pg.pg_cluster
-pg_fresh_url = conftest_pg.pg_fresh_url
 
 PASSWORD = "correct horse battery"
 

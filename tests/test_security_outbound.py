@@ -16,7 +16,7 @@ from memorist.cli import cli
 from memorist.outbound import OutboundGuard, OutboundRefused
 from memorist_webhooks.dispatcher import post
 
-from .security_kit import ADMIN_HEADERS, JWT, bearer, client, make_user, register_admin
+from .security_kit import ADMIN_HEADERS, JWT, bearer, client, make_user, register_admin, settings_for
 
 
 @pytest.fixture
@@ -99,7 +99,7 @@ def test_configure_refuses_secrets_files_paths_internal_urls_and_malformed_secti
 ) -> None:
     before = c.simulate_get("/configure", headers=ADMIN_HEADERS).json
     resp = c.simulate_post("/configure", headers=ADMIN_HEADERS, json=patch)
-    assert resp.status_code == 400, resp.text
+    assert resp.status_code in (400, 422), resp.text  # 422: the body's shape; 400: the policy
     assert field in resp.json["detail"]
     assert c.simulate_get("/configure", headers=ADMIN_HEADERS).json == before
 
@@ -216,7 +216,7 @@ def test_webhook_url_changed_to_an_internal_address_is_refused(tmp_path: Path) -
 def test_stored_internal_webhook_is_not_delivered_nor_retried(tmp_path: Path) -> None:
     """A webhook already stored with an internal URL (or whose host now resolves inside) gets nothing."""
     from memorist.db import Database
-    from memorist_webhooks import binding
+    from memorist_webhooks.config import DeliveryPolicy
     from memorist_webhooks.deliveries import FAILED, DeliveryQueue
     from memorist_webhooks.store import WebhookStore
 
@@ -236,9 +236,7 @@ def test_stored_internal_webhook_is_not_delivered_nor_retried(tmp_path: Path) ->
     try:
         c = client(tmp_path / "data", queue={"workers": 1, "poll_seconds": 0.05})
         owner = platform_key(c)
-        current = binding()
-        assert current is not None
-        db: Database = current.db
+        db = Database(settings_for(tmp_path / "data").database_url)
         hook = WebhookStore(db).create(
             "proj_hooks", "legacy", f"http://127.0.0.1:{receiver.server_address[1]}/x", ["memory_add"]
         )
@@ -248,7 +246,7 @@ def test_stored_internal_webhook_is_not_delivered_nor_retried(tmp_path: Path) ->
             json={"messages": [{"role": "user", "content": "I live in Lisbon"}], "user_id": "u", "async_mode": False},
         )
         assert added.status_code == 200, added.text
-        queue = DeliveryQueue(db, current.queue.policy)
+        queue = DeliveryQueue(db, DeliveryPolicy())
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             done = [d for d in queue.for_webhook(hook.id) if d.status == FAILED]

@@ -1,4 +1,4 @@
-"""The self-hosted REST API against a real gunicorn server (2 workers), end to end."""
+"""The self-hosted REST API end to end, on the whole app in process (``memorist.testing.inprocess.AppServer``)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,8 @@ from pathlib import Path
 
 import jwt
 import pytest
-
-from .server import ADMIN, JWT_SECRET, Server, bearer
-
-pytestmark = pytest.mark.slow
+from memorist.testing.inprocess import AppServer as Server
+from memorist.testing.server import ADMIN, JWT_SECRET, bearer
 
 
 @pytest.fixture(scope="module")
@@ -24,12 +22,12 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 @pytest.fixture(scope="module")
 def admin(server: Server) -> dict[str, str]:
     """Registers the first admin (the state machine's first transition) and returns its tokens."""
-    assert server.get("/auth/setup-status").json() == {"needsSetup": True}
+    assert server.get("/auth/setup-status").json()["needsSetup"] is True
     resp = server.post("/auth/register", json={"name": "Ada", "email": "ada@example.com", "password": "correct horse"})
     assert resp.status_code == 201, resp.text
     body = resp.json()
     assert body["token_type"] == "bearer" and body["access_token"] and body["refresh_token"]
-    assert server.get("/auth/setup-status").json() == {"needsSetup": False}
+    assert server.get("/auth/setup-status").json()["needsSetup"] is False
     return body
 
 
@@ -402,7 +400,7 @@ def test_configure_persists_across_restart(tmp_path: Path) -> None:
 
 
 def test_auth_disabled_opens_everything_with_a_warning(tmp_path: Path) -> None:
-    srv = Server(tmp_path / "data", env={"AUTH_DISABLED": "true"}, workers=1).start()
+    srv = Server(tmp_path / "data", env={"AUTH_DISABLED": "true"}).start()
     try:
         assert srv.get("/memories", params={"user_id": "x"}).status_code == 200
         assert srv.post("/reset").status_code == 200
@@ -412,7 +410,7 @@ def test_auth_disabled_opens_everything_with_a_warning(tmp_path: Path) -> None:
 
 
 def test_missing_jwt_secret_makes_auth_endpoints_500(tmp_path: Path) -> None:
-    srv = Server(tmp_path / "data", env={"JWT_SECRET": None, "ADMIN_API_KEY": "short"}, workers=1).start()  # type: ignore[dict-item]
+    srv = Server(tmp_path / "data", env={"JWT_SECRET": None, "ADMIN_API_KEY": "short"}).start()  # type: ignore[dict-item]
     try:
         for path in ("/auth/login", "/auth/register", "/auth/refresh"):
             resp = srv.post(path, json={"email": "a@b.c", "password": "password1", "name": "A", "refresh_token": "x"})
@@ -425,9 +423,7 @@ def test_missing_jwt_secret_makes_auth_endpoints_500(tmp_path: Path) -> None:
 
 def test_login_and_register_are_rate_limited(tmp_path: Path) -> None:
     srv = Server(
-        tmp_path / "data",
-        env={"MEMORIST_AUTH__LOGIN_ATTEMPTS": "3", "MEMORIST_AUTH__LOGIN_ADDRESS_ATTEMPTS": "3"},
-        workers=2,
+        tmp_path / "data", env={"MEMORIST_AUTH__LOGIN_ATTEMPTS": "3", "MEMORIST_AUTH__LOGIN_ADDRESS_ATTEMPTS": "3"}
     ).start()
     try:
         codes = [

@@ -8,7 +8,6 @@ surface; webhooks are managed through their platform routes with platform keys.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import threading
 import time
@@ -25,8 +24,8 @@ from memorist.auth.users import UserStore
 from memorist.db import Database
 from memorist.records import MemoryRecord, normalized_hash, utcnow
 from memorist.tenancy import ProjectError, Tenancy
-
-from .server import ADMIN, Server
+from memorist.testing.inprocess import AppServer as Server
+from memorist.testing.server import ADMIN
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Until the ``webhooks`` entry point is installed, the plugin comes in by module path.
@@ -40,7 +39,6 @@ from memorist_webhooks.config import DeliveryPolicy  # noqa: E402
 from memorist_webhooks.deliveries import DELIVERED, FAILED, PENDING, DeliveryQueue  # noqa: E402
 from memorist_webhooks.store import WebhookStore  # noqa: E402
 
-pytestmark = pytest.mark.slow
 MAX_ATTEMPTS = 4
 
 
@@ -118,10 +116,9 @@ def receiver() -> Iterator[Receiver]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    modules = "tests.plugins.hashing" + ("" if INSTALLED else ",memorist_webhooks")
+    modules = "memorist.testing.hashing" + ("" if INSTALLED else ",memorist_webhooks")
     env = {
         "MEMORIST_PLUGIN_MODULES": modules,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "framework"), str(ROOT / "plugins")]),
         "MEMORIST_WEBHOOKS_MAX_ATTEMPTS": str(MAX_ATTEMPTS),
         "MEMORIST_WEBHOOKS_BACKOFF_SECONDS": "0.2",
         "MEMORIST_WEBHOOKS_POLL_SECONDS": "0.2",
@@ -357,7 +354,7 @@ def test_delivery_fails_after_the_attempt_limit(server: Server, keys: Keys, rece
 
 
 def test_unreachable_receiver_is_a_failed_attempt(server: Server, keys: Keys, db: Database) -> None:
-    from .conftest import free_port
+    from memorist.testing import free_port
 
     hook = create_hook(server, keys, f"http://127.0.0.1:{free_port()}/nobody", ["memory_add"])
     add_memory(server, "Alice learns Welsh.")
@@ -488,7 +485,9 @@ def test_the_platform_client_manages_webhooks(
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     from mem0 import MemoryClient
 
-    client = MemoryClient(api_key=keys.owner["Authorization"].split(" ", 1)[1], host=server.url)
+    client = MemoryClient(
+        api_key=keys.owner["Authorization"].split(" ", 1)[1], host=server.url, client=server.httpx_client()
+    )
     created = client.create_webhook(
         url=f"{receiver.url}/client", name="client hook", project_id="default", event_types=["memory_add"]
     )

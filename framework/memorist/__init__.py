@@ -1,21 +1,49 @@
-"""Memorist: an open long-term memory service for AI applications."""
+"""Memorist: an open long-term memory service for AI applications.
+
+``from memorist import Memory`` is the mem0-compatible API (dictionaries in and out,
+see :mod:`memorist.facade`); ``AsyncMemory`` is its asyncio twin; ``Engine`` (also
+``TypedMemory``) is the typed engine underneath, answering records and ``SearchHit``
+objects. Everything is imported lazily: ``import memorist`` stays cheap for the
+command line and for plugin authors.
+"""
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
-try:
-    __version__ = version("memorist")
-except PackageNotFoundError:  # running from a source tree without installing
-    __version__ = "0.0.0"
+if TYPE_CHECKING:
+    __version__: str
 
-__all__ = ["Memory", "__version__"]
+if TYPE_CHECKING:
+    from .api import Memory as Engine
+    from .facade import AsyncMemory, Memory
+
+    TypedMemory = Engine
+
+__all__ = ["AsyncMemory", "Engine", "Memory", "TypedMemory", "__version__"]
+
+
+def _version() -> str:
+    # Read on first use: importlib.metadata's scan of installed distributions costs every start.
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("memorist")
+    except PackageNotFoundError:  # running from a source tree without installing
+        return "0.0.0"
 
 
 def __getattr__(name: str) -> object:
-    # Lazy: ``import memorist`` stays cheap for the CLI and plugin authors.
-    if name == "Memory":
-        from .api import Memory
+    if name == "__version__":
+        value = _version()
+        globals()["__version__"] = value
+        return value
+    if name in ("Memory", "AsyncMemory"):
+        from . import facade
 
-        return Memory
+        return getattr(facade, name)
+    if name in ("Engine", "TypedMemory"):
+        from .api import Memory as Engine
+
+        return Engine
     raise AttributeError(name)

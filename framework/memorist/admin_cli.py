@@ -3,23 +3,33 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from .bootstrap import Bootstrap
-from .console import checked_settings, fail
-from .errors import MemoristError
+from .console import data_dir_option
+
+if TYPE_CHECKING:
+    from .bootstrap import Bootstrap
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def _bootstrap(config: str | None) -> Bootstrap:
     """Open the database the way every process does (migrations, ``database_ready``); no engine is built."""
+    from .bootstrap import Bootstrap
+    from .console import writable_settings
     from .kernel import open_context
 
-    settings, plugins = checked_settings(config)
+    settings, plugins = writable_settings(config)
     return Bootstrap(open_context(settings, plugins).db)
 
 
 def _run(action: object) -> None:
+    from .console import fail
+    from .errors import MemoristError
+
     try:
         result = action()  # type: ignore[operator]
     except MemoristError as exc:
@@ -28,7 +38,14 @@ def _run(action: object) -> None:
     click.echo(json.dumps(result, indent=2, default=str))
 
 
-config_option = click.option("--config", type=click.Path(dir_okay=False), envvar="MEMORIST_CONFIG")
+_config = click.option(
+    "--config", envvar="MEMORIST_CONFIG", help="YAML config file, or a shipped one by name (default: built-ins)."
+)
+
+
+def config_option(fn: F) -> F:
+    """``--config`` and ``--data-dir``: admin commands must write where the server reads."""
+    return _config(data_dir_option(fn))
 
 
 @click.group()
@@ -41,6 +58,7 @@ def admin() -> None:
 @click.argument("name")
 @click.option("--id", "org_id", help="Organization id (default: generated).")
 def create_org(config: str | None, name: str, org_id: str | None) -> None:
+    """Create an organization; prints its id."""
     _run(lambda: _bootstrap(config).create_org(name, org_id))
 
 
@@ -51,6 +69,8 @@ def create_org(config: str | None, name: str, org_id: str | None) -> None:
 @click.option("--id", "project_id", help="Project id (default: generated).")
 @click.option("--description", default="")
 def create_project(config: str | None, org_id: str, name: str, project_id: str | None, description: str) -> None:
+    """Create a project in an organization; prints its id."""
+
     def action() -> dict[str, object]:
         project = _bootstrap(config).create_project(org_id, name, description, project_id)
         return {"org_id": project.org_id, "project_id": project.id, "name": project.name}
@@ -64,6 +84,7 @@ def create_project(config: str | None, org_id: str, name: str, project_id: str |
 @click.option("--name")
 @click.option("--password", help="Dashboard password (default: an unguessable one).")
 def create_user(config: str | None, email: str, name: str | None, password: str | None) -> None:
+    """Create an account (or find it by email); prints its id."""
     _run(lambda: {"user_id": _bootstrap(config).ensure_user(email, name, password), "email": email})
 
 
@@ -73,6 +94,8 @@ def create_user(config: str | None, email: str, name: str | None, password: str 
 @click.argument("email")
 @click.option("--role", type=click.Choice(["READER", "OWNER"]), default="OWNER")
 def add_member(config: str | None, project_id: str, email: str, role: str) -> None:
+    """Make an account a member of a project (READER or OWNER)."""
+
     def action() -> dict[str, str]:
         boot = _bootstrap(config)
         boot.tenancy.set_member(project_id, boot.ensure_user(email), role, create=True)
@@ -115,6 +138,7 @@ def bootstrap_all(config: str | None, org_name: str, project_name: str, email: s
 @admin.command("list-keys")
 @config_option
 def list_keys(config: str | None) -> None:
+    """List platform keys (never the full value)."""
     _run(lambda: _bootstrap(config).list_keys())
 
 
@@ -122,6 +146,8 @@ def list_keys(config: str | None) -> None:
 @config_option
 @click.argument("key_id")
 def revoke_key(config: str | None, key_id: str) -> None:
+    """Revoke a platform key; it fails at once."""
+
     def action() -> dict[str, str]:
         if not _bootstrap(config).keys.revoke(key_id):
             from .errors import NotFoundError

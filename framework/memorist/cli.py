@@ -1,73 +1,177 @@
 """The ``memorist`` command line.
 
-Configuration problems are printed one per line (``error: key: message``) and
-exit with status 2, never with a traceback. Plugins may add subcommands
+Every problem a user can fix is printed as one line (``error: what: what to do``)
+and exits with status 2, never with a traceback. Plugins may add subcommands
 through the ``register_commands`` hook.
+
+Imports are lazy: ``memorist --help`` must answer in well under a second, so this
+module imports only click at the top, and plugins are loaded only when a command
+needs them (or to list plugin commands in the help).
 """
 
 from __future__ import annotations
 
-import json
+import sys
 from typing import Any
 
 import click
 
-from . import __version__
-from .console import EXIT_CONFIG, checked_settings, fail
-from .errors import MemoristError
-from .plugins import load_plugins
-from .registry import ProviderRegistry
-
-__all__ = ["EXIT_CONFIG", "checked_settings", "cli", "fail", "main"]
-
-
-config_option = click.option(
-    "--config",
-    "config",
-    type=click.Path(dir_okay=False),
-    envvar="MEMORIST_CONFIG",
-    help="YAML config file (default: $MEMORIST_CONFIG, else built-in defaults).",
+from .console import (
+    EXIT_CONFIG,
+    _data_dir_overrides,
+    checked_settings,
+    config_option,
+    data_dir_option,
+    fail,
+    writable_settings,
 )
 
+__all__ = ["EXIT_CONFIG", "checked_settings", "cli", "config_option", "data_dir_option", "fail", "main"]
 
-@click.group()
-@click.version_option(__version__, prog_name="memorist")
+
+#: Commands imported only when run (name -> module, attribute, one-line help for ``--help``).
+LAZY_COMMANDS = {
+    "mcp": ("memorist.mcp.command", "mcp_command", "Serve memory to an MCP client (stdio); see docs/mcp.md."),
+}
+
+
+class MemoristGroup(click.Group):
+    """Built-in commands at once; plugin commands (``register_commands``) loaded on demand."""
+
+    _plugins_added = False
+
+    def _add_plugin_commands(self) -> None:
+        if MemoristGroup._plugins_added:
+            return
+        MemoristGroup._plugins_added = True
+        from .errors import MemoristError
+        from .plugins import load_plugins
+
+        try:
+            load_plugins().hook.register_commands(cli=self)
+        except MemoristError as exc:
+            fail(exc)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name) or self._lazy(cmd_name)
+        if command is None:
+            self._add_plugin_commands()
+            command = super().get_command(ctx, cmd_name)
+        return command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._add_plugin_commands()
+        return sorted(set(super().list_commands(ctx)) | set(LAZY_COMMANDS))
+
+    def _lazy(self, cmd_name: str) -> click.Command | None:
+        if cmd_name not in LAZY_COMMANDS or cmd_name in self.commands:
+            return None
+        import importlib
+
+        module, attribute, _ = LAZY_COMMANDS[cmd_name]
+        command: click.Command = getattr(importlib.import_module(module), attribute)
+        self.add_command(command, cmd_name)
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """The command list, with the lazy commands' one-liners (``--help`` must not import them)."""
+        rows = []
+        for name in self.list_commands(ctx):
+            if name in LAZY_COMMANDS and name not in self.commands:
+                rows.append((name, LAZY_COMMANDS[name][2]))
+            elif (command := self.get_command(ctx, name)) is not None and not command.hidden:
+                rows.append((name, command.get_short_help_str(formatter.width - 6 - len(name))))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=MemoristGroup)
+@click.version_option(package_name="memorist", prog_name="memorist")
 def cli() -> None:
-    """Memorist: long-term memory for AI applications."""
+    """Memorist: long-term memory for AI applications.
+
+    Start with `memorist serve`, then `KEY=$(memorist init)` in another shell for an
+    admin account and an API key. `memorist config check` lists every configuration
+    problem at once.
+    """
 
 
 @cli.command()
 @config_option
 @click.option("--host", help="Interface to bind (default 127.0.0.1, or server.host).")
 @click.option("--port", type=int, help="Port (default 8000, or server.port).")
-@click.option("--workers", type=int, help="gunicorn worker processes (default 1).")
-@click.option(
-    "--data-dir",
-    type=click.Path(file_okay=False),
-    help="Data directory (default ./memorist-data, or $MEMORIST_DATA_DIR).",
-)
-def serve(
-    config: str | None,
-    host: str | None,
-    port: int | None,
-    workers: int | None,
-    data_dir: str | None,
-) -> None:
-    """Run the HTTP server under gunicorn."""
+@click.option("--workers", type=int, help="gunicorn worker processes (default 2, or server.workers).")
+@data_dir_option
+def serve(config: str | None, host: str | None, port: int | None, workers: int | None) -> None:
+    """Run the HTTP server under gunicorn.
+
+    With authentication on and no JWT_SECRET, a secret is generated once in the
+    data directory and reused on later starts (see `memorist init` for a key).
+    """
+    from .first_run import with_jwt_secret
+    from .preflight import bind_problem
+    from .server import run_gunicorn
+
     overrides: dict[str, Any] = {}
     server = {k: v for k, v in {"host": host, "port": port, "workers": workers}.items() if v is not None}
     if server:
         overrides["server"] = server
-    if data_dir:
-        overrides["data_dir"] = data_dir
-    settings, _ = checked_settings(config, overrides)
-    from .server import run_gunicorn
+    from .errors import MemoristError
+    from .settings import load_settings
 
+    try:  # the port first: a busy one is the commonest problem, and it needs no plugin loaded to see
+        server_settings = load_settings(config, _data_dir_overrides(overrides)).server
+    except MemoristError:  # e.g. a plugin's own section: the full check below reports any real problem
+        server_settings = None
+    if server_settings is not None and (problem := bind_problem(server_settings.host, server_settings.port)):
+        fail(problem)
+    settings, _ = writable_settings(config, overrides)
+    if server_settings is None and (problem := bind_problem(settings.server.host, settings.server.port)):
+        fail(problem)
+
+    try:
+        settings, note = with_jwt_secret(settings)
+    except MemoristError as exc:
+        fail(exc)
+        return
+    if note:
+        click.echo(f"memorist: {note}", err=True)
     run_gunicorn(settings)
 
 
 @cli.command()
 @config_option
+@data_dir_option
+@click.option("--email", default="admin@localhost", show_default=True, help="The admin account's email.")
+@click.option("--password", help="Password of a new account (default: generated and printed once).")
+@click.option("--label", default="memorist init", show_default=True, help="Label of the new API key.")
+def init(config: str | None, email: str, password: str | None, label: str) -> None:
+    """Create the admin account (unless it exists) and an API key; print the key.
+
+    The key alone goes to standard output, so `KEY=$(memorist init)` captures it;
+    what happened goes to standard error. Run it again for another key.
+    """
+    from .errors import MemoristError
+    from .first_run import init_admin
+
+    settings, _ = writable_settings(config)
+    try:
+        result = init_admin(settings, email, password, label)
+    except MemoristError as exc:
+        fail(exc)
+        return
+    if result.created_account:
+        shown = f" with password {result.password}" if result.password else ""
+        click.echo(f"created the admin account {result.email}{shown} and an API key", err=True)
+    else:
+        click.echo(f"added an API key to the existing account {result.email}", err=True)
+    click.echo(result.key)
+
+
+@cli.command()
+@config_option
+@data_dir_option
 @click.option("--threads", type=int, help="Worker threads (default: queue.workers, at least 1).")
 def worker(config: str | None, threads: int | None) -> None:
     """Process queued asynchronous adds without serving HTTP (run as many as you like)."""
@@ -75,7 +179,7 @@ def worker(config: str | None, threads: int | None) -> None:
 
     from .kernel import Kernel
 
-    settings, plugins = checked_settings(config)
+    settings, plugins = writable_settings(config)
     kernel = Kernel.build(settings, plugins)
     count = threads or max(settings.queue.workers, 1)
     add_worker = kernel.worker(count)
@@ -93,11 +197,12 @@ def db() -> None:
 
 @db.command("upgrade")
 @config_option
+@data_dir_option
 def db_upgrade(config: str | None) -> None:
     """Run the Alembic migrations to the newest revision (also done at startup)."""
     from .db import Database
 
-    settings, plugins = checked_settings(config)
+    settings, plugins = writable_settings(config)
     Database(settings.database_url).upgrade(plugins.migrations())
     click.echo("database is at the newest revision")
 
@@ -106,6 +211,12 @@ def db_upgrade(config: str | None) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def list_plugins(as_json: bool) -> None:
     """List loaded plugins with their version and the hooks they implement."""
+    import json
+
+    from .errors import MemoristError
+    from .plugins import load_plugins
+    from .registry import ProviderRegistry
+
     try:
         plugins = load_plugins()
         registry = ProviderRegistry.from_plugins(plugins)
@@ -119,7 +230,9 @@ def list_plugins(as_json: bool) -> None:
     for info in infos:
         click.echo(f"{info.name} {info.version or '-'}: {', '.join(info.hooks) or '(no hooks)'}")
     click.echo("")
-    for kind in ("language_model", "embedder", "vector_store", "reranker", "entity_extractor"):
+    from .slots import SLOT_NAMES
+
+    for kind in SLOT_NAMES:
         click.echo(f"{kind}: {', '.join(registry.names(kind)) or '-'}")
 
 
@@ -130,48 +243,50 @@ def config() -> None:
 
 @config.command("check")
 @config_option
+@data_dir_option
 def config_check(config: str | None) -> None:
-    """Validate the configuration (file, environment, provider options); warn about weak secrets."""
-    from .http.auth import secret_warnings
+    """Report every configuration problem at once: file, environment, provider options,
+    unknown MEMORIST_* variables, authentication, data directory. Exit status 2 on errors."""
+    from .config_check import run_checks
 
-    settings, _ = checked_settings(config)
-    warnings = secret_warnings(settings.auth)
-    for warning in warnings:
-        click.echo(f"warning: {warning}", err=True)
-    click.echo("configuration ok" + (f" ({len(warnings)} warning{'s' * (len(warnings) > 1)})" if warnings else ""))
+    _, problems = run_checks(config, _data_dir_overrides(None))
+    for problem in problems:
+        click.echo(f"{problem.level}: {problem.message}", err=True)
+    if any(problem.level == "error" for problem in problems):
+        sys.exit(EXIT_CONFIG)
+    warnings = len(problems)
+    click.echo("configuration ok" + (f" ({warnings} warning{'s' * (warnings > 1)})" if warnings else ""))
 
 
 @config.command("show")
 @config_option
+@data_dir_option
 def config_show(config: str | None) -> None:
-    """Print the effective configuration as JSON (secrets redacted)."""
+    """Print the effective configuration as JSON (secrets redacted), including the runtime
+    overrides stored by `POST /configure` that a server on this database is using."""
     import json
 
     from .redaction import redact
+    from .runtime_overrides import effective_settings
 
     settings, _ = checked_settings(config)
-    shown = redact(settings.model_dump(mode="python"))
-    click.echo(json.dumps(shown, indent=2, default=str))
-
-
-def _add_admin() -> None:
-    from .admin_cli import admin
-    from .mcp.command import mcp_command
-
-    cli.add_command(admin)
-    cli.add_command(mcp_command)
+    effective, overrides, note = effective_settings(settings)
+    document = redact(effective.model_dump(mode="python"))
+    document["runtime_overrides"] = redact(overrides)
+    if note:  # inside the document: the output stays one JSON value for tools
+        document["runtime_overrides_unavailable"] = note
+    click.echo(json.dumps(document, indent=2, default=str))
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: add plugin commands, then run the group."""
-    try:
-        plugins = load_plugins()
-    except MemoristError as exc:
-        fail(exc)
-        return
-    _add_admin()
-    plugins.hook.register_commands(cli=cli)
+    """Console entry point."""
     cli.main(args=argv, prog_name="memorist")
+
+
+# Last: admin_cli imports this module's options (cheap: click only until a command runs).
+from .admin_cli import admin  # noqa: E402
+
+cli.add_command(admin)
 
 
 if __name__ == "__main__":  # pragma: no cover

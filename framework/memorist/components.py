@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from .errors import ConfigurationError, MemoristError
 from .outbound import OutboundGuard
 from .providers import (
+    PROVIDER_KINDS,
     Embedder,
     EntityExtractor,
     LanguageModel,
@@ -22,6 +23,7 @@ from .providers import (
 )
 from .registry import ProviderRegistry
 from .settings import Settings
+from .slots import SLOT_NAMES, build_order
 
 
 def provider_guard(settings: Settings) -> OutboundGuard | None:
@@ -57,13 +59,8 @@ class Components:
                 provider.close()
 
     def _slots(self) -> dict[str, Provider]:
-        return {
-            "language_model": self.language_model,
-            "embedder": self.embedder,
-            "vector_store": self.vector_store,
-            "reranker": self.reranker,
-            "entity_extractor": self.entity_extractor,
-        }
+        """Each slot's provider, in the slot table's order."""
+        return {kind: getattr(self, kind) for kind in SLOT_NAMES}
 
 
 def validate_settings(settings: Settings, registry: ProviderRegistry) -> None:
@@ -97,51 +94,50 @@ def build_components(
     old_built = previous[1]._slots() if previous else {}
     changed: set[str] = set()
 
-    def make(kind: str, context: ProviderContext, depends_on: tuple[str, ...] = ()) -> Provider:
-        slot = slots[kind]
-        same = kind in old_slots and old_slots[kind] == slot and previous is not None
-        same_place = previous is not None and (settings.data_dir, settings.database_url) == (
-            previous[0].data_dir,
-            previous[0].database_url,
-        )
-        if same and not changed.intersection(depends_on) and same_place:
-            return old_built[kind]
-        changed.add(kind)
-        provider = registry.build(kind, slot.provider, slot.options, context)
-        built.append(provider)
-        return provider
-
+    same_place = previous is not None and (settings.data_dir, settings.database_url) == (
+        previous[0].data_dir,
+        previous[0].database_url,
+    )
     guard = provider_guard(settings)
     extras: dict[str, object] = {"outbound_guard": guard} if guard is not None else {}
+    providers: dict[str, Provider] = {}
     try:
-        context = ProviderContext(data_dir=settings.data_dir, database_url=settings.database_url, extras=dict(extras))
-        embedder = make("embedder", context)
-        assert isinstance(embedder, Embedder)
-        language_model = make("language_model", context)
-        assert isinstance(language_model, LanguageModel)
-        store_context = ProviderContext(
-            data_dir=settings.data_dir,
-            dimension=embedder.dimension,
-            database_url=settings.database_url,
-            extras=dict(extras),
-        )
-        vector_store = make("vector_store", store_context, ("embedder",))
-        model_context = ProviderContext(
-            data_dir=settings.data_dir,
-            language_model=language_model,
-            database_url=settings.database_url,
-            extras=dict(extras),
-        )
-        reranker = make("reranker", model_context, ("language_model",))
-        entity_extractor = make("entity_extractor", context)
+        for entry in build_order():
+            kind, slot = entry.kind, slots[entry.kind]
+            same = previous is not None and old_slots.get(kind) == slot and same_place
+            if same and not changed.intersection(entry.depends_on):
+                providers[kind] = old_built[kind]
+                continue
+            changed.add(kind)
+            provider = registry.build(
+                kind, slot.provider, slot.options, _context(settings, entry.depends_on, providers, extras)
+            )
+            built.append(provider)
+            providers[kind] = provider
     except MemoristError:
         for provider in built:
             provider.close()
         raise
-    return Components(
-        language_model=language_model,
-        embedder=embedder,
-        vector_store=vector_store,  # type: ignore[arg-type]
-        reranker=reranker,  # type: ignore[arg-type]
-        entity_extractor=entity_extractor,  # type: ignore[arg-type]
+    for kind, provider in providers.items():
+        if not isinstance(provider, PROVIDER_KINDS[kind]):
+            contract = PROVIDER_KINDS[kind].__name__
+            raise ConfigurationError(f"{kind}.provider: {type(provider).__name__} is not a {contract}")
+    return Components(**providers)  # type: ignore[arg-type]
+
+
+def _context(
+    settings: Settings, depends_on: tuple[str, ...], providers: dict[str, Provider], extras: dict[str, object]
+) -> ProviderContext:
+    """What a slot's provider receives: the embedder's dimension, the language model, when it depends on them.
+
+    ``extras`` carries the outbound guard (``security.guard_providers``) to every provider.
+    """
+    embedder = providers.get("embedder") if "embedder" in depends_on else None
+    language_model = providers.get("language_model") if "language_model" in depends_on else None
+    return ProviderContext(
+        data_dir=settings.data_dir,
+        database_url=settings.database_url,
+        dimension=embedder.dimension if isinstance(embedder, Embedder) else None,
+        language_model=language_model if isinstance(language_model, LanguageModel) else None,
+        extras=dict(extras),
     )

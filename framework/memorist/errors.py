@@ -22,7 +22,7 @@ class MemoristError(Exception):
         self.message = message
 
 
-class ConfigurationError(MemoristError):
+class ConfigurationError(MemoristError, ValueError):
     """Settings or provider options are invalid. ``problems`` holds one line each."""
 
     status = 400
@@ -46,17 +46,21 @@ class DimensionMismatchError(MemoristError):
     status = 409
 
 
-class InvalidFilterError(MemoristError):
-    """A search or list filter names an unknown field or operator."""
+class InvalidFilterError(MemoristError, ValueError):
+    """A search or list filter names an unknown field or operator.
+
+    Also a ``ValueError``, as the invalid-argument errors of mem0's ``Memory`` are
+    (code written for it catches that); the same holds for the two below.
+    """
 
     status = 400
 
 
-class NotFoundError(MemoristError):
+class NotFoundError(MemoristError, ValueError):
     status = 404
 
 
-class ValidationError(MemoristError):
+class ValidationError(MemoristError, ValueError):
     status = 400
 
 
@@ -85,3 +89,15 @@ def format_validation_error(exc: pydantic.ValidationError, prefix: str = "") -> 
             msg = "field required"
         lines.append(f"{key}: {msg}")
     return lines
+
+
+class RequestTimeout(MemoristError):
+    """The client did not send its request (headers or body) in time; the connection is closed."""
+
+    status = 408
+
+
+class InputTooLarge(MemoristError):
+    """More input in one request than the server can process in time (split it into several)."""
+
+    status = 413

@@ -7,6 +7,19 @@ with ``FOR UPDATE SKIP LOCKED``; on SQLite the write lock serializes claims
 across processes). A worker that dies leaves a lease that expires, and
 another worker takes the event over. Failures retry with exponential backoff
 up to ``max_attempts``, then the event is ``FAILED`` with the error.
+
+A worker renews its lease while it processes (see :mod:`memorist.worker`), so
+an add that takes longer than one lease is not taken over while it is still
+being worked on. ``max_attempts`` is enforced when claiming too: an event whose
+lease expired after its last attempt (the worker died or hung every time)
+becomes ``FAILED`` with a fixed message instead of being claimed again, so no
+event can be re-run forever.
+
+Back-pressure has two budgets: the whole deployment (``max_pending``) and each
+project (``max_pending_per_project``), so one tenant's burst cannot refuse
+every other tenant's adds. The 429 answer says which budget was hit, never how
+deep the queue is. Claims take turns between projects: while other projects
+have adds waiting, a project that already has an add running waits its turn.
 """
 
 from __future__ import annotations
@@ -16,7 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, func, insert, or_, select, update
+from sqlalchemy import and_, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection
 
 from .db import Database
@@ -25,6 +38,8 @@ from .errors import MemoristError, NotFoundError
 from .records import as_utc, utcnow
 
 PENDING, RUNNING, SUCCEEDED, FAILED = "PENDING", "RUNNING", "SUCCEEDED", "FAILED"
+#: The error of an event whose every attempt ended with an expired lease (no exception to show).
+EXHAUSTED_ERROR = "processing did not finish: every attempt stopped before completing (worker stopped or timed out)"
 
 
 class QueueFull(MemoristError):
@@ -82,20 +97,50 @@ class Event:
 
 class EventStore:
     def __init__(
-        self, db: Database, *, lease_seconds: float, max_attempts: int, backoff_seconds: float, max_pending: int
+        self,
+        db: Database,
+        *,
+        lease_seconds: float,
+        max_attempts: int,
+        backoff_seconds: float,
+        max_pending: int,
+        max_pending_per_project: int | None = None,
     ) -> None:
         self._db = db
+        self.lease_seconds = lease_seconds
         self._lease = timedelta(seconds=lease_seconds)
         self.max_attempts = max_attempts
         self._backoff = backoff_seconds
         self._max_pending = max_pending
+        self._max_per_project = max_pending_per_project or max_pending
+
+    @classmethod
+    def from_settings(cls, db: Database, queue: Any) -> EventStore:
+        """From the ``queue`` section of the settings (:class:`memorist.settings.QueueSettings`)."""
+        return cls(
+            db,
+            lease_seconds=queue.lease_seconds,
+            max_attempts=queue.max_attempts,
+            backoff_seconds=queue.backoff_seconds,
+            max_pending=queue.max_pending,
+            max_pending_per_project=queue.max_pending_per_project,
+        )
 
     # -- producers -----------------------------------------------------------------
     def submit(self, org_id: str, project_id: str, payload: dict[str, Any], event_type: str = "ADD") -> Event:
-        """Commit the event and its payload; only then may the caller acknowledge it."""
-        waiting = self.backlog()
-        if waiting >= self._max_pending:
-            raise QueueFull(f"the add queue holds {waiting} events (limit {self._max_pending}); retry later", 5)
+        """Commit the event and its payload; only then may the caller acknowledge it.
+
+        The budgets are checked before the insert, not atomically with it: concurrent
+        submits may overshoot a budget by a few events, which back-pressure tolerates.
+        """
+        if self.backlog(org_id, project_id) >= self._max_per_project:
+            raise QueueFull(
+                "this project has as many adds waiting as one project may have "
+                "(queue.max_pending_per_project); retry later",
+                5,
+            )
+        if self.backlog() >= self._max_pending:
+            raise QueueFull("the server has too many adds waiting; retry later", 5)
         now = utcnow()
         row = {
             "id": str(uuid.uuid4()),
@@ -157,14 +202,13 @@ class EventStore:
             conn.execute(insert(events).values(**row))
         return Event.from_row(row)
 
-    def backlog(self) -> int:
+    def backlog(self, org_id: str | None = None, project_id: str | None = None) -> int:
+        """Events waiting or running: in the whole deployment, or in one project."""
+        query = select(func.count()).select_from(events).where(events.c.status.in_((PENDING, RUNNING)))
+        if org_id is not None:
+            query = query.where(events.c.org_id == org_id, events.c.project_id == project_id)
         with self._db.connect() as conn:
-            return int(
-                conn.execute(
-                    select(func.count()).select_from(events).where(events.c.status.in_((PENDING, RUNNING)))
-                ).scalar()
-                or 0
-            )
+            return int(conn.execute(query).scalar() or 0)
 
     # -- workers -------------------------------------------------------------------
     def _claimable(self, now: datetime) -> Any:
@@ -173,19 +217,28 @@ class EventStore:
             and_(events.c.status == RUNNING, events.c.lease_expires_at < now),
         )
 
+    def _exhausted(self, now: datetime) -> Any:
+        """Claimable, but the last attempt has been used: to be FAILED, never run again."""
+        return and_(self._claimable(now), events.c.attempts >= self.max_attempts)
+
     def claim(self, owner: str) -> Event | None:
-        """Lease the oldest claimable event to ``owner``; None when there is nothing to do."""
+        """Lease the oldest claimable event to ``owner``; None when there is nothing to do.
+
+        Events whose attempts are used up are marked FAILED first, in the same
+        transaction, so they are never picked.
+        """
         now = utcnow()
         with self._db.begin() as conn:
-            pick = select(events.c.id).where(self._claimable(now)).order_by(events.c.available_at).limit(1)
-            if not self._db.is_sqlite:
-                pick = pick.with_for_update(skip_locked=True)
-            event_id = conn.execute(pick).scalar()
+            # Look before writing: an UPDATE takes SQLite's write lock even when it matches nothing.
+            if conn.execute(select(events.c.id).where(self._exhausted(now)).limit(1)).first() is not None:
+                self._fail_exhausted(conn, now)
+            runnable = and_(self._claimable(now), events.c.attempts < self.max_attempts)
+            event_id = self._pick(conn, runnable, now)
             if event_id is None:
                 return None
             won = conn.execute(
                 update(events)
-                .where(events.c.id == event_id, self._claimable(now))
+                .where(events.c.id == event_id, runnable)
                 .values(
                     status=RUNNING,
                     lease_owner=owner,
@@ -199,6 +252,57 @@ class EventStore:
                 return None
             row = conn.execute(select(events).where(events.c.id == event_id)).mappings().one()
         return Event.from_row(row)
+
+    def _pick(self, conn: Connection, runnable: Any, now: datetime) -> str | None:
+        """The oldest runnable event of a project none of whose events is running, else the oldest at all.
+
+        Fair turns: a project with a thousand queued adds gets one worker while other
+        projects have adds waiting, instead of every worker until its backlog is gone.
+        The running projects are few (at most one per worker), so they are read first.
+        """
+        busy = conn.execute(
+            select(events.c.org_id, events.c.project_id)
+            .where(events.c.status == RUNNING, events.c.lease_expires_at >= now)
+            .distinct()
+        ).all()
+        choices = [runnable]
+        if busy:
+            others = ~or_(*(and_(events.c.org_id == o, events.c.project_id == p) for o, p in busy))
+            choices.insert(0, and_(runnable, others))
+        for where in choices:
+            pick = select(events.c.id).where(where).order_by(events.c.available_at).limit(1)
+            if not self._db.is_sqlite:
+                pick = pick.with_for_update(skip_locked=True)
+            event_id = conn.execute(pick).scalar()
+            if event_id is not None:
+                return str(event_id)
+        return None
+
+    def _fail_exhausted(self, conn: Connection, now: datetime) -> None:
+        conn.execute(
+            update(events)
+            .where(self._exhausted(now))
+            .values(
+                status=FAILED,
+                error=EXHAUSTED_ERROR,
+                lease_owner=None,
+                lease_expires_at=None,
+                finished_at=now,
+                updated_at=now,
+            )
+        )
+
+    def renew(self, event: Event, owner: str) -> bool:
+        """Extend ``owner``'s lease (the heartbeat of a worker still processing); False if it was lost."""
+        now = utcnow()
+        with self._db.begin() as conn:
+            return bool(
+                conn.execute(
+                    update(events)
+                    .where(events.c.id == event.id, events.c.lease_owner == owner, events.c.status == RUNNING)
+                    .values(lease_expires_at=now + self._lease, updated_at=now)
+                ).rowcount
+            )
 
     def plan(self, event: Event, owner: str, memory_ids: list[str]) -> bool:
         """Note the memory ids about to be written (a retry cleans them up); False if the lease was lost."""
@@ -249,6 +353,13 @@ class EventStore:
         with self._db.begin() as conn:
             conn.execute(update(events).where(events.c.id == event.id, events.c.lease_owner == owner).values(**values))
         return FAILED if final else PENDING
+
+    def prune(self, older_than: timedelta) -> int:
+        """Delete finished events (their stored payloads and results) older than ``older_than``."""
+        cutoff = utcnow() - older_than
+        with self._db.begin() as conn:
+            done = and_(events.c.status.in_((SUCCEEDED, FAILED)), events.c.finished_at < cutoff)
+            return int(conn.execute(delete(events).where(done)).rowcount or 0)
 
     # -- readers -------------------------------------------------------------------
     def get(self, event_id: str, org_id: str | None = None, project_id: str | None = None) -> Event:

@@ -24,6 +24,7 @@ from .context import PluginContext
 from .db import Database
 from .errors import ConfigurationError, format_validation_error
 from .events import EventStore
+from .export_store import ExportStore
 from .operations import Operations
 from .plugins import Plugins, load_plugins
 from .registry import ProviderRegistry
@@ -68,14 +69,7 @@ def open_context(settings: Settings, plugins: Plugins, registry: ProviderRegistr
 
 
 def event_store(db: Database, settings: Settings) -> EventStore:
-    q = settings.queue
-    return EventStore(
-        db,
-        lease_seconds=q.lease_seconds,
-        max_attempts=q.max_attempts,
-        backoff_seconds=q.backoff_seconds,
-        max_pending=q.max_pending,
-    )
+    return EventStore.from_settings(db, settings.queue)
 
 
 @dataclass
@@ -100,7 +94,7 @@ class Kernel:
         db = context.db
         runtime = Runtime(settings, plugins, db, registry, context=context)
         events = event_store(db, settings)
-        operations = Operations(lambda: runtime.memory, events)
+        operations = Operations(lambda: runtime.memory, events, settings.limits, ExportStore(db, settings.exports))
         context.runtime, context.events, context.operations = runtime, events, operations
         if watch:
             runtime.watch()
@@ -109,8 +103,14 @@ class Kernel:
     def worker(self, threads: int | None = None) -> AddWorker:
         """Queue workers over this kernel's engine (not started)."""
         count = threads if threads is not None else max(self.settings.queue.workers, 1)
+        q = self.settings.queue
         return AddWorker(
-            lambda: self.runtime.memory, self.events, threads=count, poll_seconds=self.settings.queue.poll_seconds
+            lambda: self.runtime.memory,
+            self.events,
+            threads=count,
+            poll_seconds=q.poll_seconds,
+            max_run_seconds=q.max_run_seconds,
+            retention_days=q.retention_days,
         )
 
     def start_workers(self) -> AddWorker | None:

@@ -32,6 +32,7 @@ from .records import (
     StoreHit,
     StoreMatch,
 )
+from .slots import SLOTS
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -270,10 +271,5 @@ class EntityExtractor(Provider[OptionsT]):
 
 
 #: Provider kinds, as configuration sections name them, with their contracts.
-PROVIDER_KINDS: dict[str, type[Provider]] = {
-    "language_model": LanguageModel,
-    "embedder": Embedder,
-    "vector_store": VectorStore,
-    "reranker": Reranker,
-    "entity_extractor": EntityExtractor,
-}
+#: Slot kind -> contract class, derived from the slot table (:mod:`memorist.slots`).
+PROVIDER_KINDS: dict[str, type[Provider]] = {slot.kind: globals()[slot.contract] for slot in SLOTS}

@@ -15,14 +15,7 @@ import pydantic
 
 from .errors import ConfigurationError, PluginError, UnknownProviderError, format_validation_error
 from .providers import PROVIDER_KINDS, Provider, ProviderContext
-
-_HOOK_FOR_KIND = {
-    "language_model": "register_language_models",
-    "embedder": "register_embedders",
-    "vector_store": "register_vector_stores",
-    "reranker": "register_rerankers",
-    "entity_extractor": "register_entity_extractors",
-}
+from .slots import SLOTS
 
 __all__ = ["ProviderRegistry", "format_validation_error"]
 
@@ -43,8 +36,8 @@ class ProviderRegistry:
     @classmethod
     def from_plugins(cls, plugins: HasHooks) -> ProviderRegistry:
         registry = cls()
-        for kind, hook_name in _HOOK_FOR_KIND.items():
-            getattr(plugins.hook, hook_name)(register=lambda c, kind=kind: registry.add(kind, c))
+        for slot in SLOTS:
+            getattr(plugins.hook, slot.hook)(register=lambda c, kind=slot.kind: registry.add(kind, c))
         return registry
 
     def add(self, kind: str, provider: type[Provider]) -> None:

@@ -26,10 +26,12 @@ from .errors import ValidationError
 from .records import utcnow
 from .registry import ProviderRegistry
 from .settings import Settings, deep_merge, load_settings, plugin_sections
+from .slots import SLOT_NAMES
 
 log = logging.getLogger("memorist.runtime")
 OVERRIDES_KEY = "runtime_overrides"
-CONFIGURABLE = ("language_model", "embedder", "vector_store", "reranker", "entity_extractor", "engine")
+#: What ``POST /configure`` may change: every provider slot (the slot table) and engine tuning.
+CONFIGURABLE = (*SLOT_NAMES, "engine")
 #: How often the watcher looks for a configuration changed by another process.
 CHECK_SECONDS = 2.0
 #: An old engine is closed this long after being replaced (requests in flight finish first).
@@ -92,7 +94,7 @@ class Runtime:
         configure_policy.check_patch(patch, self._base)
         with self._lock:
             overrides = deep_merge(self._overrides, patch)
-            for slot in CONFIGURABLE[:5]:
+            for slot in SLOT_NAMES:
                 # Choosing another provider starts from that provider's defaults.
                 if slot in patch and "provider" in patch[slot] and "options" not in patch[slot]:
                     overrides[slot] = {**overrides[slot], "options": {}}

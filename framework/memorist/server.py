@@ -2,6 +2,8 @@
 
 The app is built in each worker after fork (no preload): providers hold
 threads, file handles and model weights that must not be shared across a fork.
+The worker class is :class:`memorist.server_worker.MemoristThreadWorker`
+(threads, bounded reads of slow clients, JSON for gunicorn's own errors).
 """
 
 from __future__ import annotations
@@ -10,7 +12,10 @@ from typing import Any
 
 from gunicorn.app.base import BaseApplication
 
+from . import server_worker
 from .settings import Settings
+
+WORKER_CLASS = "memorist.server_worker.MemoristThreadWorker"
 
 
 class MemoristGunicorn(BaseApplication):  # type: ignore[misc]
@@ -20,10 +25,15 @@ class MemoristGunicorn(BaseApplication):  # type: ignore[misc]
 
     def load_config(self) -> None:
         server = self._settings.server
+        server_worker.configure(server.header_timeout, server.io_timeout)
         options: dict[str, Any] = {
             "bind": f"{server.host}:{server.port}",
             "workers": server.workers,
+            "worker_class": WORKER_CLASS,
+            "threads": server.threads,
             "timeout": server.timeout,
+            "keepalive": server.keepalive,
+            "limit_request_line": server.limit_request_line,
             "graceful_timeout": 30,
             "preload_app": False,
             "accesslog": None,

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .errors import ConfigurationError, format_validation_error
+from .slots import SLOT_NAMES, SLOTS
 
 CONFIG_ENV = "MEMORIST_CONFIG"
 SECRETS_DIR_ENV = "MEMORIST_SECRETS_DIR"
@@ -41,12 +42,30 @@ class ProviderSettings(BaseModel):
 
 
 class ServerSettings(BaseModel):
+    """``memorist serve``: gunicorn processes, each serving ``threads`` requests at once.
+
+    See :mod:`memorist.server_worker` for why the worker is threaded and how slow clients are bounded.
+    """
+
     model_config = ConfigDict(extra="forbid")
 
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=0, le=65535)
-    workers: int = Field(1, ge=1, le=64)
+    #: Worker processes (each loads the providers once; its threads share them).
+    workers: int = Field(2, ge=1, le=64)
+    #: Requests served at once by each worker process.
+    threads: int = Field(8, ge=1, le=256)
+    #: A worker whose main loop has not reported for this long is restarted (requests may take longer).
     timeout: int = Field(120, ge=1)
+    #: An idle kept-alive connection is closed after this many seconds.
+    keepalive: int = Field(5, ge=0, le=300)
+    #: The request line and headers must arrive within this many seconds of the connection opening
+    #: (or of the previous answer on a kept-alive connection); then 408 and close (slow clients).
+    header_timeout: float = Field(10.0, gt=0, le=300)
+    #: Any one read of a request body or write of a response may stall at most this long.
+    io_timeout: float = Field(30.0, gt=0, le=3600)
+    #: Longest request line (method, path and query) in bytes; past it: 414 (JSON).
+    limit_request_line: int = Field(8190, ge=256, le=8190)
 
 
 class DatabaseSettings(BaseModel):
@@ -151,11 +170,19 @@ class QueueSettings(BaseModel):
 
     #: Worker threads started in each server process (0: only ``memorist worker`` processes work).
     workers: int = Field(default=2, ge=0, le=64)
+    #: A claimed event's lease; the processing worker renews it every third of this while it works.
     lease_seconds: float = Field(default=60.0, ge=0.5)
+    #: Attempts per event, counted at claim: an event whose last attempt's lease expired is FAILED.
     max_attempts: int = Field(default=5, ge=1, le=100)
     backoff_seconds: float = Field(default=1.0, ge=0.0)
-    #: Back-pressure: adds answer 429 while this many events wait or run.
+    #: Back-pressure: adds answer 429 while this many events wait or run in the whole deployment ...
     max_pending: int = Field(default=10_000, ge=1)
+    #: ... or this many in one project (so one tenant cannot take the whole budget).
+    max_pending_per_project: int = Field(default=1_000, ge=1)
+    #: A worker stops renewing a lease after this long on one event (it is then stuck, not slow).
+    max_run_seconds: float = Field(default=900.0, ge=1.0)
+    #: Finished events (and the copy of the add's messages each holds) are deleted after this many days.
+    retention_days: float = Field(default=30.0, gt=0)
     poll_seconds: float = Field(default=0.2, ge=0.01)
 
 
@@ -166,15 +193,29 @@ class LimitsSettings(BaseModel):
 
     max_body_bytes: int = Field(default=2 * 1024 * 1024, ge=1024)
     max_json_depth: int = Field(default=64, ge=4)
+    #: Characters of message content above which an add is queued instead of answered at once
+    #: (see :mod:`memorist.admission`).
+    sync_add_chars: int = Field(default=8_000, ge=0)
+    #: Largest add, in characters of message content and in messages (413 past either).
+    max_add_chars: int = Field(default=250_000, ge=1)
+    max_add_messages: int = Field(default=1_000, ge=1)
 
 
-DEFAULT_PROVIDERS: dict[str, Any] = {
-    "language_model": {"provider": "heuristic"},
-    "embedder": {"provider": "sentence-transformers"},
-    "vector_store": {"provider": "lancedb"},
-    "reranker": {"provider": "mmr"},
-    "entity_extractor": {"provider": "rules"},
-}
+class ExportSettings(BaseModel):
+    """Quotas and retention of stored exports (see :mod:`memorist.export_store`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: Exports a project may create per hour (429 past it).
+    per_hour: int = Field(default=20, ge=1, le=100_000)
+    #: Exports kept per project; saving another deletes the oldest.
+    max_per_project: int = Field(default=10, ge=1, le=10_000)
+    #: Exports are deleted this many hours after they were created.
+    retention_hours: float = Field(default=24.0 * 7, gt=0)
+
+
+#: Each provider slot's default provider (from the slot table, :mod:`memorist.slots`).
+DEFAULT_PROVIDERS: dict[str, Any] = {slot.kind: {"provider": slot.default} for slot in SLOTS}
 
 
 def _default_provider(name: str) -> Any:
@@ -204,6 +245,7 @@ class Settings(BaseSettings):
     request_log: RequestLogSettings = Field(default_factory=lambda: RequestLogSettings())
     limits: LimitsSettings = Field(default_factory=lambda: LimitsSettings())
     queue: QueueSettings = Field(default_factory=lambda: QueueSettings())
+    exports: ExportSettings = Field(default_factory=lambda: ExportSettings())
     security: SecuritySettings = Field(default_factory=lambda: SecuritySettings())
 
     @classmethod
@@ -229,13 +271,9 @@ class Settings(BaseSettings):
         return self.database.url or f"sqlite:///{(self.data_dir / 'memorist.db').resolve()}"
 
     def provider_slots(self) -> dict[str, ProviderSettings]:
-        return {
-            "language_model": self.language_model,
-            "embedder": self.embedder,
-            "vector_store": self.vector_store,
-            "reranker": self.reranker,
-            "entity_extractor": self.entity_extractor,
-        }
+        """Each provider slot's section, in the slot table's order."""
+        slots: dict[str, ProviderSettings] = {kind: getattr(self, kind) for kind in SLOT_NAMES}
+        return slots
 
 
 _yaml_data: ContextVar[dict[str, Any] | None] = ContextVar("memorist_yaml_data", default=None)
@@ -267,27 +305,66 @@ class _BareEnvSource(PydanticBaseSettingsSource):
         return {"auth": auth} if auth else {}
 
 
-def read_config_file(path: Path) -> dict[str, Any]:
-    """Parse a YAML config file; a problem becomes one line naming the file."""
+def parse_config_file(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The YAML mapping without its secret-looking keys, and one line per problem found.
+
+    ``memorist config check`` goes on with what is usable, so that one problem in the
+    file does not hide the others; :func:`read_config_file` refuses on any problem.
+    """
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise ConfigurationError(f"config file {path}: {exc.strerror or exc}") from None
+        return {}, [f"config file {path}: {exc.strerror or exc}"]
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}, column {mark.column + 1}:" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigurationError(f"config file {path}:{where} {problem}") from None
+        return {}, [f"config file {path}:{where} {problem}"]
     if data is None:
-        return {}
+        return {}, []
     if not isinstance(data, dict):
-        raise ConfigurationError(f"config file {path}: top level must be a mapping of sections")
-    problems = list(_secret_keys(data, ""))
+        return {}, [f"config file {path}: top level must be a mapping of sections"]
+    problems = _secret_keys(data, "")
+    return _without_secrets(data), problems
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    """Parse a YAML config file; a problem becomes one line naming the file."""
+    data, problems = parse_config_file(path)
     if problems:
         raise ConfigurationError(problems)
     return data
+
+
+def _without_secrets(data: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            out[key] = _without_secrets(value)
+        elif not (isinstance(key, str) and _SECRET_KEY.search(key) and value not in (None, "")):
+            out[key] = value
+    return out
+
+
+def secret_advice(path: str) -> str:
+    """Where a secret at ``path`` (``a.b.c``) should come from, naming a setting that is accepted.
+
+    Provider options take the *name* of an environment variable (``api_key_env``) or a
+    file (``api_key_file``), never the value; kernel sections read their environment
+    variable (``MEMORIST_AUTH__JWT_SECRET``, or the spec's bare ``JWT_SECRET``).
+    """
+    parts = path.split(".")
+    if len(parts) >= 3 and parts[1] == "options":
+        option = parts[-1]
+        return (
+            f"put the value in an environment variable and name it with {'.'.join(parts[:-1])}.{option}_env "
+            f"(e.g. {option}_env: OPENAI_API_KEY), or a file with {option}_file"
+        )
+    env = "MEMORIST_" + path.upper().replace(".", "__")
+    bare = [name for name, key in BARE_ENV.items() if path == f"auth.{key}"]
+    return f"set {env}" + (f" (or {bare[0]})" if bare else "") + " in the environment or a secrets file"
 
 
 def _secret_keys(data: Mapping[str, Any], prefix: str) -> list[str]:
@@ -297,11 +374,7 @@ def _secret_keys(data: Mapping[str, Any], prefix: str) -> list[str]:
         if isinstance(value, Mapping):
             found.extend(_secret_keys(value, f"{path}."))
         elif isinstance(key, str) and _SECRET_KEY.search(key) and value not in (None, ""):
-            env = "MEMORIST_" + path.upper().replace(".", "__")
-            found.append(
-                f"{path}: secrets are not read from the config file; set it in the "
-                f"environment ({env}, or the provider's *_env option) or a secrets file"
-            )
+            found.append(f"{path}: secrets are not read from the config file; {secret_advice(path)}")
     return found
 
 
@@ -314,6 +387,36 @@ def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str
         else:
             merged[key] = value
     return merged
+
+
+#: Where ``--config NAME`` finds the shipped configurations (``default``, ``openai``, ...):
+#: bundled in the package, or the ``configs/`` folder of a source checkout.
+SHIPPED_CONFIG_DIRS = (
+    Path(__file__).resolve().parent / "configs",
+    Path(__file__).resolve().parent.parent.parent / "configs",
+)
+
+
+def resolve_config_path(config: str | os.PathLike[str]) -> Path:
+    """A config file path; a shipped configuration by name works from any directory.
+
+    ``--config default`` (or ``default.yaml``, or ``configs/default.yaml`` outside the
+    repository root) names ``configs/default.yaml``; an existing path always wins.
+    """
+    path = Path(config)
+    if path.exists():
+        return path
+    if len(path.parts) == 1 or (len(path.parts) == 2 and path.parts[0] == "configs"):
+        name = path.name if path.suffix in (".yaml", ".yml") else f"{path.name}.yaml"
+        for folder in SHIPPED_CONFIG_DIRS:
+            if (folder / name).is_file():
+                return folder / name
+    return path
+
+
+def shipped_configs() -> list[str]:
+    names = {p.stem for folder in SHIPPED_CONFIG_DIRS if folder.is_dir() for p in folder.glob("*.yaml")}
+    return sorted(names)
 
 
 _SETTINGS_CLASSES: dict[tuple[tuple[str, type[BaseModel]], ...], type[Settings]] = {}
@@ -354,22 +457,40 @@ def load_settings(
     overrides: Mapping[str, Any] | None = None,
     environ: Mapping[str, str] | None = None,
     sections: Mapping[str, type[BaseModel]] | None = None,
+    *,
+    data: Mapping[str, Any] | None = None,
 ) -> Settings:
     """Build settings from the YAML file, the environment and ``overrides``.
 
-    ``sections`` are the plugins' own settings sections (see :func:`settings_class`).
+    ``sections`` are the plugins' own settings sections (see :func:`settings_class`);
+    ``data`` stands in for the file's contents when the caller has read it already.
     Raises :class:`ConfigurationError` whose ``problems`` are one line each.
     """
     env = os.environ if environ is None else environ
-    path = config if config is not None else env.get(CONFIG_ENV)
-    data = read_config_file(Path(path)) if path else {}
-    token = _yaml_data.set(data)
+    if data is None:
+        path = config if config is not None else env.get(CONFIG_ENV)
+        data = read_config_file(resolve_config_path(path)) if path else {}
+    try:
+        return build_settings(data, overrides, env, sections)
+    except pydantic.ValidationError as exc:
+        raise ConfigurationError(format_validation_error(exc)) from None
+
+
+def build_settings(
+    data: Mapping[str, Any],
+    overrides: Mapping[str, Any] | None,
+    env: Mapping[str, str],
+    sections: Mapping[str, type[BaseModel]] | None = None,
+) -> Settings:
+    """``Settings`` (with the plugins' ``sections``) from file data, environment and overrides.
+
+    pydantic's error propagates: :func:`load_settings` turns it into one line per problem.
+    """
+    token = _yaml_data.set(dict(data))
     kwargs: dict[str, Any] = dict(overrides or {})
     if secrets_dir := env.get(SECRETS_DIR_ENV):
         kwargs["_secrets_dir"] = secrets_dir
     try:
         return settings_class(sections)(**kwargs)
-    except pydantic.ValidationError as exc:
-        raise ConfigurationError(format_validation_error(exc)) from None
     finally:
         _yaml_data.reset(token)

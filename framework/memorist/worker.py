@@ -3,6 +3,14 @@
 The worker claims events and hands each to the operations layer
 (:func:`memorist.operations.run_add_event`), which makes processing idempotent
 (see :mod:`memorist.operations.queued`). It never imports the HTTP layer.
+
+While an event is processed, a heartbeat renews its lease every third of the
+lease, so a long add (a large input, a slow language model) is not taken over
+and re-run by another worker while this one is still on it. The heartbeat
+gives up after ``max_run_seconds``: a worker stuck for good then loses the
+lease like a dead one, and ``max_attempts`` (enforced at claim) bounds the
+retries. An idle worker also deletes finished events past
+``queue.retention_days`` (each holds a copy of its add's messages).
 """
 
 from __future__ import annotations
@@ -12,8 +20,10 @@ import os
 import re
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable
+from datetime import timedelta
 
 from .engine.memory import Memory
 from .errors import MemoristError
@@ -23,14 +33,60 @@ from .operations.queued import LeaseLost, run_add_event
 __all__ = ["AddWorker", "LeaseLost"]
 
 log = logging.getLogger("memorist.worker")
+#: Finished events past ``queue.retention_days`` are deleted by an idle worker at most this often.
+PRUNE_EVERY_SECONDS = 3600.0
+
+
+class Heartbeat:
+    """Renews one event's lease in the background until stopped, lost, or past ``max_run_seconds``."""
+
+    def __init__(self, events: EventStore, event: Event, owner: str, max_run_seconds: float) -> None:
+        self._events, self._event, self._owner = events, event, owner
+        self._interval = max(events.lease_seconds / 3.0, 0.05)
+        self._deadline = time.monotonic() + max_run_seconds
+        self._stop = threading.Event()
+        self.lost = False
+        self._thread = threading.Thread(target=self._run, name=f"memorist-lease-{event.id[:8]}", daemon=True)
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(self._interval + 5.0)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._interval):
+            if time.monotonic() > self._deadline:
+                log.warning("event %s: still running after its time budget; no longer renewing", self._event.id)
+                return
+            try:
+                if not self._events.renew(self._event, self._owner):
+                    self.lost = True
+                    return
+            except Exception as exc:  # the database may be briefly away; the next beat retries
+                log.warning("event %s: lease renewal failed (%s)", self._event.id, _describe(exc))
 
 
 class AddWorker:
-    def __init__(self, memory: Callable[[], Memory], events: EventStore, *, threads: int, poll_seconds: float) -> None:
+    def __init__(
+        self,
+        memory: Callable[[], Memory],
+        events: EventStore,
+        *,
+        threads: int,
+        poll_seconds: float,
+        max_run_seconds: float = 900.0,
+        retention_days: float | None = None,
+    ) -> None:
         self._memory = memory
         self._events = events
         self._threads = threads
         self._poll = poll_seconds
+        self._max_run = max_run_seconds
+        self._retention = timedelta(days=retention_days) if retention_days else None
+        self._last_prune = time.monotonic()
         self._stop = threading.Event()
         self._workers: list[threading.Thread] = []
         self.owner_prefix = f"{socket.gethostname()}:{os.getpid()}"
@@ -61,7 +117,20 @@ class AddWorker:
                 log.warning("worker %s: claiming failed (%s); retrying", owner, _describe(exc))
                 worked = False
             if not worked:
+                self._prune_if_due(owner)
                 self._stop.wait(self._poll)
+
+    def _prune_if_due(self, owner: str) -> None:
+        """When idle, delete old finished events (each holds a copy of its add's messages), hourly at most."""
+        if self._retention is None or time.monotonic() - self._last_prune < PRUNE_EVERY_SECONDS:
+            return
+        self._last_prune = time.monotonic()
+        try:
+            pruned = self._events.prune(self._retention)
+            if pruned:
+                log.info("worker %s: deleted %d finished events past their retention", owner, pruned)
+        except Exception as exc:
+            log.warning("worker %s: pruning old events failed (%s)", owner, _describe(exc))
 
     def run_once(self, owner: str | None = None) -> bool:
         """Claim and process one event; False when the queue had nothing claimable."""
@@ -70,7 +139,8 @@ class AddWorker:
         if event is None:
             return False
         try:
-            self.process(event, owner)
+            with Heartbeat(self._events, event, owner, self._max_run):
+                self.process(event, owner)
         except LeaseLost:
             log.warning("event %s: lease lost to another worker", event.id)
         except Exception as exc:

@@ -27,7 +27,7 @@ from memorist.plugin_api import ConfigurationError, Embedder, ProviderContext, P
 from memorist.plugin_api import resolve_model_path as resolve_packaged
 from pydantic import Field
 
-from .onnx_runtime import OnnxSentenceEncoder, default_cache_dir
+from .onnx_runtime import CacheMiss, OnnxSentenceEncoder, default_cache_dir
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
@@ -66,33 +66,51 @@ class SentenceTransformerEmbedder(Embedder[SentenceTransformerEmbedderOptions]):
         os.environ["HF_HUB_OFFLINE"] = "1"
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        from sentence_transformers import SentenceTransformer
+        path = resolve_model_path(options.model)
+        # Tokenizers are not safe to call from several threads at once.
+        self._lock = threading.Lock()
+        self._model: Any = None
+        self._onnx: OnnxSentenceEncoder | None = None
+        cache = Path(options.onnx_cache_dir) if options.onnx_cache_dir else default_cache_dir()
+        if options.backend == "onnx":
+            try:  # the fast path: a graph exported earlier, no torch
+                self._onnx = OnnxSentenceEncoder.from_cache(path, cache, options.threads)
+            except CacheMiss:
+                pass
+            except Exception as exc:  # a damaged cache file, onnxruntime missing: export or PyTorch still work
+                log.warning("embedder: cached ONNX graph unusable for '%s' (%s)", options.model, exc)
+        if self._onnx is None:
+            self._model = self._load_torch(path, options)
+            if options.backend == "onnx":
+                try:
+                    self._onnx = OnnxSentenceEncoder.export(self._model, path, cache, options.threads)
+                    self._model = None  # ONNX Runtime does the work from now on
+                except Exception as exc:  # an exotic model, or onnxruntime missing: PyTorch still works
+                    log.warning("embedder: ONNX Runtime unavailable for '%s' (%s); using PyTorch", options.model, exc)
+        if self._onnx is not None:
+            self._dimension = self._onnx.dimension
+        else:
+            dimension_of = (
+                getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+            )
+            dim = dimension_of() or len(self._model.encode(["dimension probe"])[0])
+            self._dimension = int(dim)
 
+    @staticmethod
+    def _load_torch(path: str, options: SentenceTransformerEmbedderOptions) -> Any:
+        """The model through sentence-transformers (imports torch: seconds, so only when needed)."""
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # no "Loading weights" bar in logs
         if options.threads is not None:
             import torch
 
             torch.set_num_threads(options.threads)
-        path = resolve_model_path(options.model)
         try:
-            self._model: Any = SentenceTransformer(path, device=options.device)
+            return SentenceTransformer(path, device=options.device)
         except (OSError, ValueError) as exc:
             raise ConfigurationError(f"embedder.options.model: cannot load '{options.model}' offline: {exc}") from None
-        dimension_of = (
-            getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
-        )
-        dim = dimension_of()
-        if not dim:
-            dim = len(self._model.encode(["dimension probe"])[0])
-        self._dimension = int(dim)
-        # Tokenizers are not safe to call from several threads at once.
-        self._lock = threading.Lock()
-        self._onnx: OnnxSentenceEncoder | None = None
-        if options.backend == "onnx":
-            cache = Path(options.onnx_cache_dir) if options.onnx_cache_dir else default_cache_dir()
-            try:
-                self._onnx = OnnxSentenceEncoder(self._model, path, cache, options.threads)
-            except Exception as exc:  # an exotic model, or onnxruntime missing: PyTorch still works
-                log.warning("embedder: ONNX Runtime unavailable for '%s' (%s); using PyTorch", options.model, exc)
 
     @property
     def dimension(self) -> int:

@@ -17,12 +17,14 @@ together never read half a file. Tokenization stays with the model's own
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import tempfile
 import threading
 import warnings
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -44,54 +46,123 @@ def default_cache_dir() -> Path:
     return Path(base) / "memorist" / "onnx"
 
 
+class CacheMiss(Exception):
+    """No exported graph (or no fast tokenizer file) for this model yet: PyTorch must load it once."""
+
+
 class OnnxSentenceEncoder:
-    """Embeds texts with ONNX Runtime, matching ``SentenceTransformer.encode(normalize_embeddings=True)``."""
+    """Embeds texts with ONNX Runtime, matching ``SentenceTransformer.encode(normalize_embeddings=True)``.
 
-    def __init__(self, model: Any, model_path: str, cache_dir: Path, threads: int | None) -> None:
+    Built from the exported graph and the model's ``tokenizer.json`` alone (the
+    ``tokenizers`` library), so a start whose graph is cached imports neither torch
+    nor sentence-transformers: that is most of a cold start's time.
+    """
+
+    def __init__(self, model_path: str, graph: Path, threads: int | None) -> None:
         import onnxruntime
+        from tokenizers import Tokenizer
 
-        self._tokenizer = model.tokenizer
-        self._max_length = int(model.get_max_seq_length() or 512)
-        probe = self._tokenizer(["probe"], return_tensors="np")
-        self._inputs = [name for name in _INPUT_NAMES if name in probe]
-        path = cache_dir / f"{_cache_key(model_path, self._inputs)}.onnx"
-        if not path.exists():
-            _export(model, self._inputs, path)
+        root = Path(model_path)
         options = onnxruntime.SessionOptions()
         if threads is not None:
             options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         # Spinning worker threads would steal the CPU from the store queries running beside them.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-        # Fast tokenizers are not safe to call from several threads at once; the session is.
+        self._session = onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
+        self._inputs = [i.name for i in self._session.get_inputs()]
+        self._tokenizer = Tokenizer.from_file(str(root / "tokenizer.json"))
+        self._tokenizer.enable_truncation(max_length=max_seq_length(root))
+        pad_token = _special_token(root, "pad_token") or "[PAD]"
+        pad_id = self._tokenizer.token_to_id(pad_token)
+        self._tokenizer.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token=pad_token)
+        # The tokenizer is not safe to call from several threads at once; the session is.
         self._lock = threading.Lock()
+        self.dimension = int(self.encode(["dimension probe"], 1).shape[1])
+
+    @classmethod
+    def from_cache(cls, model_path: str, cache_dir: Path, threads: int | None) -> OnnxSentenceEncoder:
+        """The encoder over a graph exported earlier; :class:`CacheMiss` when there is none."""
+        root = Path(model_path)
+        if not (root / "tokenizer.json").is_file():
+            raise CacheMiss(f"{model_path}: no tokenizer.json")
+        for inputs in (_INPUT_NAMES, _INPUT_NAMES[:2]):
+            graph = cache_dir / f"{_cache_key(model_path, inputs)}.onnx"
+            if graph.exists():
+                return cls(model_path, graph, threads)
+        raise CacheMiss(f"{model_path}: not exported yet")
+
+    @classmethod
+    def export(cls, model: Any, model_path: str, cache_dir: Path, threads: int | None) -> OnnxSentenceEncoder:
+        """Export a loaded ``SentenceTransformer`` once (torch does this), then run it like a cached one."""
+        probe = model.tokenizer(["probe"], return_tensors="np")
+        inputs = [name for name in _INPUT_NAMES if name in probe]
+        graph = cache_dir / f"{_cache_key(model_path, inputs)}.onnx"
+        if not graph.exists():
+            _export(model, inputs, graph)
+        return cls(model_path, graph, threads)
 
     def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
         out: list[np.ndarray] = []
         for start in range(0, len(texts), batch_size):
             batch = list(texts[start : start + batch_size])
             with self._lock:
-                encoded = self._tokenizer(
-                    batch, padding=True, truncation=True, max_length=self._max_length, return_tensors="np"
-                )
-            feed = {name: np.asarray(encoded[name], dtype=np.int64) for name in self._inputs}
+                encodings = self._tokenizer.encode_batch(batch)
+            columns = {
+                "input_ids": [e.ids for e in encodings],
+                "attention_mask": [e.attention_mask for e in encodings],
+                "token_type_ids": [e.type_ids for e in encodings],
+            }
+            feed = {name: np.asarray(columns[name], dtype=np.int64) for name in self._inputs}
             out.append(self._session.run(None, feed)[0])
         vectors = np.concatenate(out).astype(np.float32, copy=False)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms > 0, norms, 1.0)
 
 
-def _cache_key(model_path: str, inputs: Sequence[str]) -> str:
-    """Changes when the weights, the exporter (torch) or the graph's inputs change."""
-    import torch
+def max_seq_length(root: Path) -> int:
+    """What ``SentenceTransformer.get_max_seq_length()`` reports: sentence_bert_config, else the tokenizer's."""
+    for name, key in (("sentence_bert_config.json", "max_seq_length"), ("tokenizer_config.json", "model_max_length")):
+        try:
+            value = json.loads((root / name).read_text()).get(key)
+        except (OSError, ValueError):
+            continue
+        if isinstance(value, int) and 0 < value < 100_000:
+            return value
+    return 512
 
+
+def _special_token(root: Path, name: str) -> str | None:
+    for file in ("special_tokens_map.json", "tokenizer_config.json"):
+        try:
+            value = json.loads((root / file).read_text()).get(name)
+        except (OSError, ValueError):
+            continue
+        if isinstance(value, dict):
+            value = value.get("content")
+        if isinstance(value, str):
+            return value
+    return None
+
+
+def _cache_key(model_path: str, inputs: Sequence[str]) -> str:
+    """Changes when the weights, the exporter (torch) or the graph's inputs change.
+
+    torch's version is read from the package metadata: computing the key must not import it.
+    """
     root = Path(model_path)
     weights = sorted(root.glob("*.safetensors")) + sorted(root.glob("*.bin")) if root.is_dir() else []
-    parts = [str(root.resolve()) if root.exists() else model_path, torch.__version__, ",".join(inputs)]
+    parts = [str(root.resolve()) if root.exists() else model_path, _torch_version(), ",".join(inputs)]
     parts += [f"{w.name}:{w.stat().st_size}:{w.stat().st_mtime_ns}" for w in weights]
     digest = hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
     return f"{root.name or 'model'}-{digest}"
+
+
+def _torch_version() -> str:
+    try:
+        return version("torch")
+    except PackageNotFoundError:
+        return "no-torch"
 
 
 def _export(model: Any, inputs: Sequence[str], path: Path) -> None:

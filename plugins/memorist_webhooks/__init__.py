@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from memorist.plugin_api import Database, MemoryRecord, OutboundGuard, PluginContext, Tenancy, hookimpl
 from pydantic import BaseModel
 
-from .config import DeliveryPolicy, WebhooksSettings
+from .config import DeliveryPolicy, WebhooksSettings, env_allow
 from .deliveries import DeliveryQueue
 from .dispatcher import Dispatcher
 from .signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign, verify
@@ -40,6 +40,8 @@ __all__ = ["SIGNATURE_HEADER", "TIMESTAMP_HEADER", "Binding", "bind", "binding",
 log = logging.getLogger("memorist.webhooks")
 NAME = "webhooks"
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+#: The binding made last in this process (see :func:`binding`); the hooks never read it.
+_latest: list[Binding] = []
 
 
 @dataclass
@@ -53,20 +55,25 @@ class Binding:
 def bind(db: Database, policy: DeliveryPolicy | None = None, guard: OutboundGuard | None = None) -> Binding:
     """Webhook storage and delivery threads over ``db`` (started).
 
-    ``guard`` decides which receivers deliveries may reach (the deployment's
-    ``security.outbound_allow``; without it, no internal address at all).
+    ``guard`` decides which hosts deliveries may reach (the kernel's
+    ``security.outbound_allow``; without it, ``MEMORIST_SECURITY__OUTBOUND_ALLOW``).
     """
     store = WebhookStore(db)
     queue = DeliveryQueue(db, policy or DeliveryPolicy.from_settings())
-    found = Binding(db, store, queue, Dispatcher(queue, store, guard or OutboundGuard()))
+    found = Binding(db, store, queue, Dispatcher(queue, store, guard or OutboundGuard(env_allow())))
     found.dispatcher.ensure_started()
+    _latest[:] = [found]
     return found
 
 
-def binding(context: PluginContext | None) -> Binding | None:
-    """The binding of a running system, or None (no context, or the database is not open yet)."""
+def binding(context: PluginContext | None = None) -> Binding | None:
+    """The binding of a running system (its ``context``), or None when its database is not open yet.
+
+    Without a context: the binding made last in this process (a test, or an embedding
+    application with one system); the memory hooks always pass their own context.
+    """
     if context is None:
-        return None
+        return _latest[-1] if _latest else None
     found = context.state.get(NAME)
     return found if isinstance(found, Binding) else None
 
@@ -96,7 +103,8 @@ def register_migrations(register: Callable[[str, Path], None]) -> None:
 def database_ready(context: PluginContext) -> None:
     section = context.plugin_settings.get(NAME)
     policy = DeliveryPolicy.from_settings(section if isinstance(section, WebhooksSettings) else None)
-    current = bind(context.db, policy, _guard(context))
+    # The settings (file + environment) decide which internal hosts deliveries may reach.
+    current = bind(context.db, policy, OutboundGuard(context.settings.security.outbound_allow))
     context.state[NAME] = current
     context.closers.append(current.dispatcher.stop)
 
@@ -107,20 +115,14 @@ def configure_app(app: falcon.App[falcon.Request, falcon.Response], context: Plu
 
     current = binding(context)
     if current is None:  # an app built over a context that skipped database_ready
-        current = context.state[NAME] = bind(context.db, guard=_guard(context))
+        current = bind(context.db, guard=OutboundGuard(context.settings.security.outbound_allow))
+        context.state[NAME] = current
         context.closers.append(current.dispatcher.stop)
     tenancy = Tenancy(context.db)
     limits = context.settings.limits
     guard = current.dispatcher.guard
-    context.add_route(
-        "/api/v1/webhooks/projects/{project_id}/", ProjectWebhooks(current.store, tenancy, limits, guard)
-    )
+    context.add_route("/api/v1/webhooks/projects/{project_id}/", ProjectWebhooks(current.store, tenancy, limits, guard))
     context.add_route("/api/v1/webhooks/{webhook_id}/", OneWebhook(current.store, tenancy, limits, guard))
-
-
-def _guard(context: PluginContext) -> OutboundGuard:
-    """The deployment's outbound policy: which internal hosts deliveries may reach (``security.outbound_allow``)."""
-    return OutboundGuard(context.settings.security.outbound_allow)
 
 
 @hookimpl

@@ -14,6 +14,7 @@ wins over them.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -98,3 +99,20 @@ class DeliveryPolicy:
     def backoff(self, attempts: int) -> float:
         """Seconds to wait after the ``attempts``-th failed attempt."""
         return float(min(self.backoff_seconds * 2 ** max(attempts - 1, 0), self.max_backoff_seconds))
+
+
+#: The kernel's ``security.outbound_allow`` in the environment, for processes that bind without settings.
+OUTBOUND_ALLOW_ENV = "MEMORIST_SECURITY__OUTBOUND_ALLOW"
+
+
+def env_allow(environ: Mapping[str, str] | None = None) -> list[str]:
+    """``security.outbound_allow`` from the environment (a JSON list, or comma-separated)."""
+    raw = ((os.environ if environ is None else environ).get(OUTBOUND_ALLOW_ENV) or "").strip()
+    if not raw:
+        return []
+    if raw.startswith("["):
+        try:
+            return [str(item) for item in json.loads(raw)]
+        except ValueError:
+            raise ConfigurationError(f"{OUTBOUND_ALLOW_ENV}: not a JSON list") from None
+    return [part.strip() for part in raw.split(",") if part.strip()]

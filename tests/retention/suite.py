@@ -41,6 +41,8 @@ class Case:
     repeats: str | None = None
     reason: str | None = None
     skipped: tuple[str, ...] = ()
+    #: The case whose value this one changes (``change``, ``reversal``).
+    changes: str | None = None
 
 
 def load_cases(path: Path = DATA) -> list[Case]:
@@ -60,7 +62,8 @@ def load_cases(path: Path = DATA) -> list[Case]:
                 raw.get("repeats"),
                 raw.get("reason"),
                 skipped,
-            )  # fmt: skip
+                raw.get("changes"),
+            )
         )
     return cases
 
@@ -84,6 +87,7 @@ class Door(Protocol):
 
 @dataclass
 class Report:
+    cases: int = 0
     distinct: int = 0
     stored: int = 0
     questions: int = 0
@@ -93,6 +97,11 @@ class Report:
     repeats_merged: int = 0
     skips: int = 0
     skips_reported: int = 0
+    #: Changed values whose question found both versions, and those that ranked the new one first.
+    changes_both_found: int = 0
+    changes_newest_first: int = 0
+    #: Changed values found below their older version (informative, not a target).
+    older_first: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
     @property
@@ -113,7 +122,7 @@ class Report:
 
     def figures(self) -> dict[str, float | int | str]:
         return {
-            "statements": self.distinct + self.repeats + self.skips,
+            "statements": self.cases,
             "distinct_facts": self.distinct,
             "questions": self.questions,
             "stored": round(self.stored_rate, 4),
@@ -121,13 +130,14 @@ class Report:
             "false_duplicate_rate": round(self.false_duplicate_rate, 4),
             "true_duplicate_rate": round(self.true_duplicate_rate, 4),
             "skips_reported": f"{self.skips_reported}/{self.skips}",
+            "changes_newest_first": f"{self.changes_newest_first}/{self.changes_both_found}",
         }
 
 
 def run(door: Door, cases: list[Case] | None = None) -> Report:
     """Replay ``cases`` through ``door``, then ask every question; the figures and each failure."""
     cases = cases if cases is not None else load_cases()
-    report = Report()
+    report = Report(cases=len(cases))
     memory_of: dict[str, set[str]] = {}
     for case in cases:
         answer = door.add(case.messages)
@@ -165,10 +175,24 @@ def run(door: Door, cases: list[Case] | None = None) -> Report:
             hits = door.search(question, TOP)
             if any(h["id"] in memory_of[case.id] and token.casefold() in h["memory"].casefold() for h in hits):
                 report.found += 1
+                if not _rank_versions(report, hits, memory_of[case.id], memory_of.get(case.changes or "", set())):
+                    report.older_first.append(f"{case.id}: {question!r} -> {[h['memory'] for h in hits]}")
             else:
                 top = "; ".join(h["memory"] for h in hits[:3])
                 report.failures.append(f"{case.id}: {question!r} -> no '{token}' of this case in top {TOP} ({top})")
     return report
+
+
+def _rank_versions(report: Report, hits: list[dict[str, Any]], new: set[str], old: set[str]) -> bool:
+    """For a changed value found with its older version: was the newer one ranked first?
+    (True when there is nothing to compare.)"""
+    ranks = [i for i, h in enumerate(hits) if h["id"] in new], [i for i, h in enumerate(hits) if h["id"] in old]
+    if not (ranks[0] and ranks[1]):
+        return True
+    report.changes_both_found += 1
+    first = min(ranks[0]) < min(ranks[1])
+    report.changes_newest_first += first
+    return first
 
 
 def _merged_away(answer: AddAnswer) -> bool:

@@ -36,9 +36,10 @@ from .add import AddPipeline, AddRequest, coerce_categories
 from .counts import ScopeCounts
 from .entities import EntityGraph
 from .history import HistoryLog
+from .hits import SearchHit
 from .outcome import AddOutcome
 from .scope import parse_moment, require_entity, visible
-from .search import MAX_TOP_K, HybridSearch, SearchHit
+from .search import MAX_TOP_K, HybridSearch
 
 log = logging.getLogger("memorist.engine")
 MAX_PAGE_SIZE = 1000

@@ -44,8 +44,10 @@ from ..filters import And, Condition, Filter
 from ..records import ENTITY_SCOPE_FIELDS, EntityMention, MemoryRecord, Scope, StoreMatch
 from ..settings import EngineSettings
 from .entities import EntityGraph, EntityMatch, scope_key
+from .hits import SearchHit
 from .scope import equality_values
 from .temporal import query_period, temporal_score
+from .versions import newest_versions_first
 
 KEYWORD_FLOOR = 8.0
 MAX_TOP_K = 1000
@@ -80,13 +82,6 @@ class Candidate:
             "matched_entities": self.entities,
             "score": round(self.score, 6),
         }
-
-
-@dataclass
-class SearchHit:
-    record: MemoryRecord
-    score: float
-    details: dict[str, Any] | None = None
 
 
 class HybridSearch:
@@ -178,9 +173,9 @@ class HybridSearch:
         ranked = [c for c in ranked if c.score >= threshold] if threshold > 0 else ranked
         if rerank and ranked:
             return self._rerank(query, ranked, top_k, explain)
-        return [
-            SearchHit(record, c.score, c.details() if explain else None) for c, record in self._records(ranked, top_k)
-        ]
+        return newest_versions_first(
+            [SearchHit(record, c.score, c.details() if explain else None) for c, record in self._records(ranked, top_k)]
+        )
 
     def _records(self, ranked: list[Candidate], count: int) -> list[tuple[Candidate, MemoryRecord]]:
         """The first ``count`` candidates with their whole records, skipping any deleted since

@@ -19,6 +19,7 @@ from ..auth.rate_limit import RateLimiter
 from ..auth.throttle import FailureThrottle
 from ..auth.tokens import TokenService
 from ..auth.users import UserStore
+from ..auth.warnings import secret_warnings
 from ..kernel import Kernel
 from ..mcp.http import add_mcp_route
 from ..plugins import Plugins
@@ -26,6 +27,7 @@ from ..settings import Settings
 from ..tenancy import Tenancy
 from . import errors
 from .auth import Authenticator, AuthenticatorMiddleware
+from .dashboard import add_routes as add_dashboard_routes
 from .docs import DocsAsset, DocsPage
 from .health import HealthResource, RootResource
 from .middleware import RequestIdMiddleware
@@ -43,6 +45,9 @@ def create_app(
     settings: Settings | Kernel, plugins: Plugins | None = None
 ) -> falcon.App[falcon.Request, falcon.Response]:
     """Build the WSGI app serving both HTTP surfaces from a kernel (or from ``settings``)."""
+    base = settings.settings if isinstance(settings, Kernel) else settings
+    for warning in secret_warnings(base.auth):  # first: before the model load's own output
+        log.warning(warning)
     kernel = settings if isinstance(settings, Kernel) else Kernel.build(settings, plugins)
     settings = kernel.settings
     services = kernel.context
@@ -59,8 +64,6 @@ def create_app(
     address_limiter = RateLimiter(db, auth_settings.login_address_attempts, window)
     throttle = FailureThrottle(RateLimiter(db, auth_settings.failed_auth_attempts, window))
     authenticator = Authenticator(auth_settings, tokens, api_keys, users, throttle)
-    for warning in authenticator.startup_warnings():
-        log.warning(warning)
     auth = AuthServices(auth_settings, users, tokens, limiter, settings.limits, address_limiter)
     request_log = RequestLog(db, settings.request_log.retention_days)
     kernel.start_workers()
@@ -86,6 +89,7 @@ def create_app(
     app.add_route("/openapi.json", OpenAPIResource(routes.openapi))
     app.add_route("/docs", DocsPage())
     app.add_route("/docs/static/{name}", DocsAsset())
+    add_dashboard_routes(app.add_route)
     kernel.plugins.hook.configure_app(app=app, context=services)
     return app
 

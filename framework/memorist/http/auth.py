@@ -19,13 +19,18 @@ from ..auth.principal import ANONYMOUS_ADMIN, Principal
 from ..auth.throttle import FailureThrottle
 from ..auth.tokens import TokenService
 from ..auth.users import SELFHOSTED, User, UserStore
+from ..auth.warnings import secret_warnings
 from ..errors import NotFoundError
 from ..settings import AuthSettings
 
 log = logging.getLogger("memorist.auth")
-ADMIN_KEY_MIN = 16
-#: HS256 needs a key at least as long as its hash (RFC 7518 3.2): shorter ones can be brute-forced.
-JWT_SECRET_MIN_BYTES = 32
+#: The 401 body names every way in, so a first request without credentials is not a dead end.
+UNAUTHENTICATED = (
+    "authentication required: send 'Authorization: Bearer <access token>' or 'X-API-Key: <key>'. "
+    "No account yet? POST /auth/register creates the first (admin) account, or run `memorist init` "
+    "for the admin account and an API key in one step; POST /api-keys makes further keys. "
+    "For a throw-away local server, AUTH_DISABLED=true opens every route."
+)
 
 
 def client_address(req: falcon.Request, trusted_hops: int = 0) -> str:
@@ -39,25 +44,6 @@ def client_address(req: falcon.Request, trusted_hops: int = 0) -> str:
         if len(forwarded) >= trusted_hops:
             return forwarded[-trusted_hops][:64]
     return req.remote_addr or "unknown"
-
-
-def secret_warnings(settings: AuthSettings) -> list[str]:
-    """Warnings about weak or missing secrets (startup log and ``memorist config check``)."""
-    warnings = []
-    if settings.disabled:
-        warnings.append("AUTH_DISABLED=true: every protected endpoint is open to anyone who can reach it")
-    admin_key = settings.admin_api_key.get_secret_value() if settings.admin_api_key else ""
-    if admin_key and len(admin_key) < ADMIN_KEY_MIN:
-        warnings.append(f"ADMIN_API_KEY is shorter than {ADMIN_KEY_MIN} characters; use a long random value")
-    secret = settings.jwt_secret.get_secret_value() if settings.jwt_secret else ""
-    if not settings.disabled and not secret:
-        warnings.append("JWT_SECRET is not set: login and dashboard sessions will answer 500")
-    elif secret and len(secret.encode("utf-8")) < JWT_SECRET_MIN_BYTES:
-        warnings.append(
-            f"JWT_SECRET is shorter than {JWT_SECRET_MIN_BYTES} bytes: tokens signed with it can be forged by "
-            "guessing it; use e.g. `python -c 'import secrets; print(secrets.token_urlsafe(48))'`"
-        )
-    return warnings
 
 
 class Authenticator:
@@ -102,9 +88,7 @@ class Authenticator:
                 self._throttle.failed(address)
             raise
         if principal is None:
-            raise AuthenticationError(
-                "authentication required: send 'Authorization: Bearer <access token>' or 'X-API-Key: <key>'"
-            )
+            raise AuthenticationError(UNAUTHENTICATED)
         if policy == "jwt" and principal.auth_type != "jwt":
             raise AuthenticationError("this route needs a dashboard session: 'Authorization: Bearer <access token>'")
         if policy == "admin" and not principal.is_admin:

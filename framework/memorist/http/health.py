@@ -6,6 +6,7 @@ import falcon
 
 from .. import __version__
 from ..runtime import Runtime
+from .dashboard import wants_html
 from .operations import operation
 from .selfhosted.models import HealthOut, RootOut
 
@@ -24,6 +25,20 @@ class HealthResource:
 
 
 class RootResource:
-    @operation("Service name, version and where the API explorer is", auth="open", tags=("service",), response=RootOut)
+    @operation(
+        "Service name, version and where the API explorer is (a browser asking for HTML goes to /dashboard)",
+        auth="open",
+        tags=("service",),
+        response=RootOut,
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = {"name": "memorist", "version": __version__, "docs": "/docs", "openapi": "/openapi.json"}
+        resp.vary = ["Accept"]
+        if wants_html(req):
+            raise falcon.HTTPFound("/dashboard", headers={"Vary": "Accept"})
+        resp.media = {
+            "name": "memorist",
+            "version": __version__,
+            "docs": "/docs",
+            "openapi": "/openapi.json",
+            "dashboard": "/dashboard",
+        }

@@ -95,7 +95,9 @@ class MemoryAccess:
             expiration_date=expiration_date,
             infer=infer,
         )
-        return compact_add(self._operations().add(tenant(caller), request), ids)
+        operations = self._operations()
+        operations.admit_add(request)  # the deployment's add limits (a clear error past them), as on every door
+        return compact_add(operations.add(tenant(caller), request), ids)
 
     def update(
         self,

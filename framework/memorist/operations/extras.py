@@ -70,17 +70,22 @@ def record_feedback(
     }
 
 
+def export_result(schema: Any, records: list[MemoryRecord]) -> dict[str, Any]:
+    """What a stored export holds: the caller's schema, the count and the memories."""
+    return {"schema": schema, "count": len(records), "memories": [memory_item(r) for r in records]}
+
+
 def store_export(
     db: Database, caller: Caller, filters: dict[str, Any] | None, schema: Any, records: list[MemoryRecord]
 ) -> str:
-    """Keep a built export; its id."""
+    """Keep a built export without quotas (the kernel's operations use :class:`memorist.export_store.ExportStore`)."""
     row: dict[str, Any] = {
         "id": str(uuid.uuid4()),
         **caller.tenant,
         "filters": filters or {},
         "status": SUCCEEDED,
         "created_at": utcnow(),
-        "result": {"schema": schema, "count": len(records), "memories": [memory_item(r) for r in records]},
+        "result": export_result(schema, records),
     }
     with db.begin() as conn:
         conn.execute(insert(exports).values(**row))
@@ -103,6 +108,11 @@ def find_export(db: Database, caller: Caller, export_id: str | None, filters: di
     with db.connect() as conn:
         rows = conn.execute(query.order_by(e.created_at.desc())).mappings()
         row = next((r for r in rows if export_id or filters is None or r["filters"] == filters), None)
+    return export_view(dict(row) if row is not None else None, export_id)
+
+
+def export_view(row: dict[str, Any] | None, export_id: str | None) -> dict[str, Any]:
+    """The answer for a stored export row; 404 when there is none."""
     if row is None:
         what = f"export '{export_id}'" if export_id else "an export with these filters"
         raise NotFoundError(f"{what} not found")

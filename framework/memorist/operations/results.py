@@ -15,8 +15,8 @@ from datetime import datetime
 from typing import Any
 
 from ..engine.counts import EntityCount
+from ..engine.hits import SearchHit
 from ..engine.outcome import AddOutcome, Merged, Skipped
-from ..engine.search import SearchHit
 from ..events import Event
 from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord
 

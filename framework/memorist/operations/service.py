@@ -17,13 +17,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..admission import QUEUE, RUN_NOW, admit
 from ..engine.counts import EntityCount
+from ..engine.hits import SearchHit
 from ..engine.memory import Memory, Page
 from ..engine.scope import require_entity
-from ..engine.search import SearchHit
 from ..errors import NotFoundError, ValidationError
 from ..events import Event, EventStore
+from ..export_store import ExportStore
 from ..records import MemoryRecord
+from ..settings import LimitsSettings
 from . import extras
 from .caller import Caller
 from .inputs import AddInput, EntityIds, ListInput, SearchInput, UpdateInput
@@ -33,9 +36,18 @@ from .results import AddResult
 class Operations:
     """The operations layer over the serving engine and the event store."""
 
-    def __init__(self, engine: Callable[[], Memory], events: EventStore | None = None) -> None:
+    def __init__(
+        self,
+        engine: Callable[[], Memory],
+        events: EventStore | None = None,
+        limits: LimitsSettings | None = None,
+        exports: ExportStore | None = None,
+    ) -> None:
         self._engine = engine
         self._events = events
+        self._limits = limits
+        #: Stored exports with quotas and retention; without it (bare test setups) exports are unbounded.
+        self._exports = exports
 
     @property
     def engine(self) -> Memory:
@@ -63,17 +75,32 @@ class Operations:
         self.engine.add_request(**payload)
         return payload
 
-    def add_recorded(self, caller: Caller, request: AddInput) -> tuple[AddResult, Event]:
-        """A synchronous add acknowledged like a queued one: the result plus a finished event."""
-        payload = self.add_payload(caller, request)
-        memory = self.engine
-        result = AddResult.of(memory.add_outcome(memory.add_request(**payload)))
-        return result, self.events.record(caller.org_id, caller.project_id, payload, result.event_results())
+    def add_recorded(self, caller: Caller, request: AddInput) -> tuple[AddResult | None, Event]:
+        """An add answered at once, acknowledged like a queued one: the result plus a finished event.
+
+        A large add is queued instead (:meth:`add_or_queue`): then ``(None, pending event)``.
+        """
+        outcome = self.add_or_queue(caller, request)
+        if isinstance(outcome, Event):
+            return None, outcome
+        payload = request.payload(caller.org_id, caller.project_id, caller.actor)
+        return outcome, self.events.record(caller.org_id, caller.project_id, payload, outcome.event_results())
 
     def submit_add(self, caller: Caller, request: AddInput) -> Event:
-        """An asynchronous add: validated now, queued durably, processed by a worker."""
+        """An asynchronous add: validated now (413 past the add limits), queued durably, processed by a worker."""
+        self.admit_add(request)
         payload = self.add_payload(caller, request)
         return self.events.submit(caller.org_id, caller.project_id, payload)
+
+    def admit_add(self, request: AddInput) -> str:
+        """``RUN_NOW`` or ``QUEUE`` for a door's add; 413 past the limits (:mod:`memorist.admission`)."""
+        return admit(request.messages, self._limits) if self._limits is not None else RUN_NOW
+
+    def add_or_queue(self, caller: Caller, request: AddInput) -> AddResult | Event:
+        """What a door answering at once calls: small adds run now, large ones are queued (an Event back)."""
+        if self.admit_add(request) == QUEUE and self._events is not None:
+            return self.submit_add(caller, request)
+        return self.add(caller, request)
 
     # -- read ------------------------------------------------------------------------
     def search(self, caller: Caller, request: SearchInput) -> list[SearchHit]:
@@ -234,11 +261,18 @@ class Operations:
     def export(self, caller: Caller, filters: dict[str, Any] | None, schema: Any) -> tuple[str, int]:
         """Build and keep an export of the memories matching ``filters`` (expired included); id and count."""
         extras.check_export_size(self.count(caller, filters, show_expired=True))
+        if self._exports is not None:
+            self._exports.admit(caller.org_id, caller.project_id)  # 429 past the hourly quota, before any work
         records = self.collect(caller, filters, limit=extras.MAX_EXPORT, show_expired=True)
-        return extras.store_export(self.engine.db, caller, filters, schema, records), len(records)
+        if self._exports is None:
+            return extras.store_export(self.engine.db, caller, filters, schema, records), len(records)
+        row = self._exports.save(caller.org_id, caller.project_id, filters or {}, extras.export_result(schema, records))
+        return str(row["id"]), len(records)
 
     def find_export(self, caller: Caller, export_id: str | None, filters: dict[str, Any] | None) -> dict[str, Any]:
-        return extras.find_export(self.engine.db, caller, export_id, filters)
+        if self._exports is None:
+            return extras.find_export(self.engine.db, caller, export_id, filters)
+        return extras.export_view(self._exports.find(caller.org_id, caller.project_id, export_id, filters), export_id)
 
     def summarize(
         self, caller: Caller, filters: dict[str, Any] | None, *, limit: int, settings: dict[str, Any]

@@ -4,7 +4,8 @@
 project; ``POST /v1/exports/`` builds a JSON export of the project's memories
 synchronously and stores it; ``POST /v1/exports/get/`` returns a stored export;
 ``POST /v1/summary/`` summarizes the memories matching ``filters`` with the
-language model when it is generative, else as bullet lines. Everything is
+language model when it is generative, else as bullet lines. Stored exports
+have quotas and a retention period (:mod:`memorist.export_store`). Everything is
 confined to the key's project; a memory or export of another project answers
 404 as if it did not exist.
 """
@@ -150,8 +151,10 @@ class Exports:
         body_required=False,
         response=ExportCreated,
         status=201,
-        errors=(400, 403, 422),
-        description=f"Expired memories are included. At most {MAX_EXPORT} memories per export.",
+        errors=(400, 403, 422, 429),
+        description=f"Expired memories are included. At most {MAX_EXPORT} memories per export. "
+        "Quotas (exports settings): per_hour exports per project (429 past it), the max_per_project "
+        "newest kept, each deleted retention_hours after it was created.",
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: ExportCreate) -> None:
         who = access(req, self._tenancy)

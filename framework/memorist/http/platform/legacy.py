@@ -198,6 +198,7 @@ class MemoriesV1(memories.MemoriesV1):
             custom_categories=body.custom_categories or settings.get("custom_categories") or None,
             multilingual=bool(settings.get("multilingual")),
         )
+        self._ops.admit_add(request)  # 413 past the add limits; v1 runs even a large add synchronously
         wire = self._ops.add(who.caller, request).wire(ADDED_PLATFORM)
         resp.media = wire["results"] if body.output_format == "v1.0" else wire
 

@@ -68,7 +68,9 @@ class AddV3:
         tags=TAGS,
         body=m.AddV3,
         response=m.AddV3Result,
-        errors=(400, 403, 422, 429),
+        errors=(400, 403, 413, 422, 429),
+        description="An infer=false add larger than limits.sync_add_chars characters is queued too. "
+        "Past limits.max_add_chars or limits.max_add_messages: 413.",
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.AddV3) -> None:
         who = access(req, self._tenancy, write=True)
@@ -92,10 +94,13 @@ class AddV3:
             multilingual=bool(settings.get("multilingual")),
         )
         if not body.infer:
-            result, done = self._ops.add_recorded(who.caller, request)
-            resp.media = {**result.wire(ADDED_PLATFORM), "event_id": done.id, "status": done.status}
-            return
-        event = self._ops.submit_add(who.caller, request)
+            # Answered at once with a SUCCEEDED event, unless large (memorist.admission): then queued, PENDING.
+            result, event = self._ops.add_recorded(who.caller, request)
+            if result is not None:
+                resp.media = {**result.wire(ADDED_PLATFORM), "event_id": event.id, "status": event.status}
+                return
+        else:
+            event = self._ops.submit_add(who.caller, request)
         resp.media = {"event_id": event.id, "status": event.status, "message": "memory processing queued"}
 
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from ...auth.users import normalize_email
 from ...errors import ValidationError
 from ...records import MESSAGE_ROLES
+from ..selfhosted.models import MergedInput, SkippedPart
 
 ENTITY_KEYS = ("user_id", "agent_id", "run_id", "app_id")
 #: What the tenancy accepts as an organization or project id.
@@ -259,21 +260,6 @@ class AddedMemoryV3(BaseModel):
     observed_at: str | None = None
 
 
-class MergedOut(BaseModel):
-    memory: str
-    event: Literal["MERGED"]
-    memory_id: str
-    reason: str
-    source_message: int | None
-
-
-class SkippedOut(BaseModel):
-    memory: str
-    event: Literal["SKIPPED"]
-    reason: str
-    source_message: int | None
-
-
 class AddV3Result(BaseModel):
     """``infer=true``: ``event_id`` + ``status`` PENDING; ``infer=false``: ``results`` + ``status`` SUCCEEDED."""
 
@@ -281,8 +267,8 @@ class AddV3Result(BaseModel):
     event_id: str | None = None
     message: str | None = None
     results: list[AddedMemoryV3] | None = None
-    merged: list[MergedOut] | None = None
-    skipped: list[SkippedOut] | None = None
+    merged: list[MergedInput] | None = None
+    skipped: list[SkippedPart] | None = None
 
 
 class MemoryItemV1(BaseModel):

@@ -76,7 +76,7 @@ class AuthServices:
 
 
 def _gate(bucket: str | None = None) -> Gate:
-    """Before the body is read: the JWT secret must exist (else 500), and ``bucket`` counts the attempt per address."""
+    """Before the body is read: the JWT secret must exist (else 500), and ``bucket`` counts the attempt."""
 
     def gate(resource: object, req: falcon.Request) -> None:
         auth: AuthServices = resource._auth  # type: ignore[attr-defined]
@@ -93,7 +93,12 @@ class SetupStatus:
 
     @operation("Whether the first admin still has to register", auth="open", tags=TAGS, response=m.SetupStatus)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = {"needsSetup": self._auth.users.count() == 0}
+        # The two extra flags let the dashboard explain a misconfigured server before anyone types a password.
+        resp.media = {
+            "needsSetup": self._auth.users.count() == 0,
+            "authDisabled": self._auth.settings.disabled,
+            "jwtConfigured": bool(self._auth.settings.jwt_secret),
+        }
 
 
 class Register:
@@ -231,8 +236,8 @@ class Logout:
         auth="jwt",
         tags=TAGS,
         body=m.Logout,
-        gate=_gate(),
         body_required=False,
+        gate=_gate(),
         response=m.Message,
         errors=(401, 403, 422, 500),
     )

@@ -20,6 +20,13 @@ from .auth_routes import AuthServices
 TAGS = ("api-keys",)
 
 
+def _keys_in_use(resource: object, req: falcon.Request) -> None:
+    """Before the body is read: with AUTH_DISABLED=true there are no keys to create (409)."""
+    auth: AuthServices = resource._auth  # type: ignore[attr-defined]
+    if auth.settings.disabled:
+        raise ConflictError("API keys are not used while AUTH_DISABLED=true: every request is already allowed")
+
+
 class ApiKeys:
     def __init__(self, keys: ApiKeyStore, auth: AuthServices, limits: LimitsSettings) -> None:
         self._keys = keys
@@ -39,13 +46,12 @@ class ApiKeys:
         tags=TAGS,
         body=m.CreateKey,
         body_required=False,
+        gate=_keys_in_use,
         response=m.CreatedKey,
         status=201,
         errors=(401, 409, 422),
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.CreateKey) -> None:
-        if self._auth.settings.disabled:
-            raise ConflictError("API keys are not used while AUTH_DISABLED=true: every request is already allowed")
         key, full = self._keys.create(self._auth.user_id(req), body.label)
         resp.media = {
             "id": key.id,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import falcon
 
+from ...events import Event
 from ...operations import (
     ADDED_SELFHOSTED,
     UNSET,
@@ -42,7 +43,10 @@ class Memories:
         tags=TAGS,
         body=m.AddMemories,
         response=m.AddResult,
-        errors=(400, 401, 413, 422),
+        errors=(400, 401, 413, 422, 429),
+        description=f"An add of more than limits.sync_add_chars characters of content (default "
+        f"{LimitsSettings().sync_add_chars}) is queued: the answer is 202 with an event_id to poll at "
+        "GET /events/{event_id}. Past limits.max_add_chars or limits.max_add_messages: 413.",
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.AddMemories) -> None:
         request = AddInput(
@@ -58,7 +62,17 @@ class Memories:
             custom_categories=body.custom_categories,
             multilingual=body.multilingual,
         )
-        resp.media = self._ops.add(caller(req), request).wire(ADDED_SELFHOSTED)
+        outcome = self._ops.add_or_queue(caller(req), request)
+        if isinstance(outcome, Event):  # a large add (memorist.admission): processed in the background
+            resp.status = falcon.HTTP_202
+            resp.media = {
+                "results": [],
+                "event_id": outcome.id,
+                "status": outcome.status,
+                "message": f"a large add is processed in the background; poll GET /events/{outcome.id}",
+            }
+            return
+        resp.media = outcome.wire(ADDED_SELFHOSTED)
 
     @operation(
         "List memories of an identifier, newest first",

