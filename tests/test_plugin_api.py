@@ -120,7 +120,8 @@ def test_plugin_migrations_run_with_their_own_version_table(tmp_path: Path) -> N
     db.upgrade([("webhooks", memorist_webhooks.MIGRATIONS)])
     assert {"webhooks", "webhook_deliveries", "alembic_version_webhooks"} <= _tables(db)
     with db.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == "0003"
+        kernel_head = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+        assert kernel_head and kernel_head[0].isdigit()  # the kernel's own revision, never the plugin's
         assert conn.execute(text("SELECT version_num FROM alembic_version_webhooks")).scalar() == "w0001"
     db.upgrade()  # the plugin disabled later: the kernel's history does not name its revisions
     db.dispose()

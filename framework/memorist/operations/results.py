@@ -194,12 +194,15 @@ SHOWN_STATUS = {"PENDING": "PENDING", "RUNNING": "PENDING", "SUCCEEDED": "SUCCEE
 
 
 def event_view(event: Event) -> dict[str, Any]:
-    """An event as the platform shows it: PENDING until the memories are committed, then SUCCEEDED/FAILED."""
-    return {
+    """An add event as the platform shows it: PENDING until the memories are committed, then
+    SUCCEEDED/FAILED (:data:`SHOWN_STATUS`). ``results`` are the stored memories (as before);
+    what the add merged or skipped is in ``merged`` / ``skipped``, present when there was any."""
+    items = event.results or []
+    view: dict[str, Any] = {
         "id": event.id,
         "event_type": event.event_type,
         "status": SHOWN_STATUS.get(event.status, event.status),
-        "results": event.results or [],
+        "results": [i for i in items if i.get("event") not in ("MERGED", "SKIPPED")],
         "error": event.error,
         "attempts": event.attempts,
         "latency": event.latency_ms,
@@ -208,3 +211,7 @@ def event_view(event: Event) -> dict[str, Any]:
         "started_at": iso(event.started_at),
         "finished_at": iso(event.finished_at),
     }
+    for key, kind in (("merged", "MERGED"), ("skipped", "SKIPPED")):
+        if found := [i for i in items if i.get("event") == kind]:
+            view[key] = found
+    return view

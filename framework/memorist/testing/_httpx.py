@@ -6,12 +6,20 @@ httpx-based client (the platform client), so nothing else imports it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Protocol
 
+import falcon.testing
 import httpx
 
-if TYPE_CHECKING:
-    from .inprocess import AppServer
+
+class AppServer(Protocol):
+    """What the transports need of :class:`~memorist.testing.inprocess.AppServer` (a Protocol,
+    so this module does not import the one that imports it: no import cycle)."""
+
+    def simulate(
+        self, method: str, url: str, headers: Mapping[str, str], body: bytes | None
+    ) -> falcon.testing.Result: ...
 
 
 def _answer(server: AppServer, request: httpx.Request, body: bytes) -> httpx.Response:

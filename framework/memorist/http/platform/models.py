@@ -346,6 +346,8 @@ class EventOut(BaseModel):
         description="PENDING until the memories are committed and listable (a worker's lease shows as PENDING)"
     )
     results: list[dict[str, Any]]
+    merged: list[MergedInput] | None = None
+    skipped: list[SkippedPart] | None = None
     error: str | None
     attempts: int
     latency: float | None
