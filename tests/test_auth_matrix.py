@@ -121,6 +121,19 @@ README_POLICY: dict[tuple[str, str], Policy] = {
     ("POST", "/v1/exports/"): "platform",
     ("POST", "/v1/exports/get/"): "platform",
     ("POST", "/v1/summary/"): "platform",
+    # v1/v2 memory routes of older clients (docs/platform.md)
+    ("GET", "/v1/memories/"): "platform",
+    ("POST", "/v1/memories/"): "platform",
+    ("POST", "/v1/memories/search/"): "platform",
+    ("POST", "/v2/memories/search/"): "platform",
+    ("POST", "/v2/memories/"): "platform",
+    # memory profiles: "not supported" answers, after the key check
+    ("GET", "/v2/entities/user/{entity_id}/profile/"): "platform",
+    ("POST", "/v2/profiles/jobs/"): "platform",
+    ("GET", "/v2/profiles/jobs/{job_id}/"): "platform",
+    ("GET", "/v2/profiles/settings/"): "platform",
+    ("POST", "/v2/profiles/settings/"): "platform",
+    ("PATCH", "/v2/profiles/settings/"): "platform",
 }
 #: Schemes each policy declares (operations.py ``SECURITY``); ``user`` and ``admin`` look alike.
 SCHEMES: dict[Policy, frozenset[str]] = {
@@ -141,6 +154,13 @@ PLATFORM_READS = {
     ("POST", "/v1/exports/get/"),
     ("POST", "/v1/summary/"),
     ("POST", "/v1/feedback/"),
+    ("POST", "/v1/memories/search/"),
+    ("POST", "/v2/memories/search/"),
+    ("POST", "/v2/memories/"),
+    # profile routes change nothing: every member gets the same "not supported" 400
+    ("POST", "/v2/profiles/jobs/"),
+    ("POST", "/v2/profiles/settings/"),
+    ("PATCH", "/v2/profiles/settings/"),
 }
 #: Self-hosted routes that act *as a user*: the legacy admin key has none, so they answer 403.
 NEEDS_A_USER = {("PATCH", "/auth/me"), ("POST", "/auth/change-password")}
