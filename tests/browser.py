@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import BrowserContext, Page, Route
+from playwright.sync_api import Browser, BrowserContext, BrowserType, Page, Playwright, Route, sync_playwright
 
 CHROMIUM = Path("/usr/bin/chromium")
 INSTALL_HINT = "install Debian's Chromium: `apt-get update && apt-get install -y chromium` (as root)"
@@ -82,6 +82,30 @@ class NetworkGuard:
         errors = [e for e in self.console_errors if not any(a in e for a in allowed)]
         csp = [e for e in errors if "Content Security Policy" in e or "Refused to" in e]
         assert not csp, f"the page broke its own Content-Security-Policy: {csp}"
+
+
+@pytest.fixture(scope="module")
+def playwright() -> Iterator[Playwright]:
+    """Playwright for one test module, stopped at its end (pytest-playwright keeps it for the session).
+
+    A running sync Playwright keeps an asyncio loop running in this thread; a later test file in
+    the same xdist worker that calls ``asyncio.run`` (the MCP and async-API tests) would fail.
+    """
+    with sync_playwright() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser_type(playwright: Playwright, browser_name: str) -> BrowserType:
+    found: BrowserType = getattr(playwright, browser_name)
+    return found
+
+
+@pytest.fixture(scope="module")
+def browser(browser_type: BrowserType, browser_type_launch_args: dict[str, Any]) -> Iterator[Browser]:
+    launched = browser_type.launch(**browser_type_launch_args)
+    yield launched
+    launched.close()
 
 
 @pytest.fixture

@@ -90,6 +90,7 @@ README_POLICY: dict[tuple[str, str], Policy] = {
     ("POST", "/users/{user_id}/password"): "admin",
     ("GET", "/users/{user_id}/api-keys"): "admin",
     ("GET", "/requests"): "user",
+    ("GET", "/events/{event_id}"): "user",
     ("GET", "/entities"): "user",
     ("DELETE", "/entities/{entity_type}/{entity_id}"): "user",
     ("GET", "/v1/ping/"): "platform",
@@ -395,6 +396,17 @@ def _login(env: Env) -> str:
     ]
 
 
+def _selfhosted_event(env: Env) -> str:
+    """The event of a self-hosted add large enough to be queued (202), made once per run."""
+    if "selfhosted_event" not in env.ids:
+        content = "A long note about the garden and the weather. " * 200  # past limits.sync_add_chars
+        body = {"messages": [{"role": "user", "content": content}], "user_id": "matrix-events", "infer": False}
+        resp = env.server.post("/memories", headers=ADMIN, json=body)
+        assert resp.status_code == 202, resp.text
+        env.ids["selfhosted_event"] = resp.json()["event_id"]
+    return env.ids["selfhosted_event"]
+
+
 def _own_login(env: Env, principal: str) -> str:
     """A new login of the principal's own account (its refresh token): logging it out ends nothing else."""
     person = _person(principal)
@@ -549,6 +561,7 @@ SPECS: dict[tuple[str, str], Spec] = {
     ),
     ("GET", "/users/{user_id}/api-keys"): Spec(200, lambda e, p, m: (f"/users/{e.user_id()}/api-keys", {})),
     ("GET", "/requests"): Spec(200, lambda e, p, m: ("/requests", {})),
+    ("GET", "/events/{event_id}"): Spec(200, lambda e, p, m: (f"/events/{_selfhosted_event(e)}", {})),
     ("GET", "/entities"): Spec(200, lambda e, p, m: ("/entities", {})),
     ("DELETE", "/entities/{entity_type}/{entity_id}"): Spec(
         200, lambda e, p, m: (f"/entities/user/{_entity(e, False) if m == 'fresh' else 'matrix'}", {})

@@ -23,6 +23,9 @@ from .browser import NetworkGuard, axe_violations
 browser_type_launch_args = pw.browser_type_launch_args
 context = pw.context
 network_guard = pw.network_guard
+playwright = pw.playwright
+browser_type = pw.browser_type
+browser = pw.browser
 
 pytestmark = pytest.mark.slow
 

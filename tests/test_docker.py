@@ -21,8 +21,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-
-from tests.conftest import free_port
+from memorist.testing.net import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 README_INSTALL = "python3.11 -m venv .venv && .venv/bin/pip install -c constraints.txt -e ."

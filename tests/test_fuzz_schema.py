@@ -140,7 +140,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     # rate limit's 429 would hide every other answer of those routes.
     srv = Server(
         tmp_path_factory.mktemp("fuzz") / "data",
-        env={"MEMORIST_AUTH__LOGIN_ATTEMPTS": "1000000", "MEMORIST_AUTH__LOGIN_ADDRESS_ATTEMPTS": "1000000"},
+        # The fuzzer logs in and exports far more often than a person would: budgets raised (their
+        # limits are tested in test_security_accounts and test_export_quotas).
+        env={
+            "MEMORIST_AUTH__LOGIN_ATTEMPTS": "1000000",
+            "MEMORIST_AUTH__LOGIN_ADDRESS_ATTEMPTS": "1000000",
+            "MEMORIST_EXPORTS__PER_HOUR": "100000",
+        },
         workers=2,
     ).start()
     yield srv

@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 import requests
-
-from tests.conftest import free_port
+from memorist.testing.net import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
