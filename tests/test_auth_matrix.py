@@ -623,6 +623,44 @@ SPECS: dict[tuple[str, str], Spec] = {
     ("POST", "/v3/memories/"): Spec(
         200, lambda e, p, m: ("/v3/memories/", {"json": {"filters": {"user_id": "pmatrix"}}})
     ),
+    ("GET", "/v1/memories/"): Spec(200, lambda e, p, m: ("/v1/memories/", {"params": {"user_id": "pmatrix"}})),
+    ("POST", "/v1/memories/"): Spec(
+        200,
+        lambda e, p, m: (
+            "/v1/memories/",
+            {
+                "json": {
+                    "messages": [{"role": "user", "content": "added by the matrix (v1)"}],
+                    "infer": False,
+                    "user_id": f"pmatrix-{e.fresh()}" if m == "fresh" else "pmatrix",
+                }
+            },
+        ),
+    ),
+    ("POST", "/v1/memories/search/"): Spec(
+        200, lambda e, p, m: ("/v1/memories/search/", {"json": {"query": "matrix", "user_id": "pmatrix"}})
+    ),
+    ("POST", "/v2/memories/search/"): Spec(
+        200, lambda e, p, m: ("/v2/memories/search/", {"json": {"query": "matrix", "filters": {"user_id": "pmatrix"}}})
+    ),
+    ("POST", "/v2/memories/"): Spec(
+        200, lambda e, p, m: ("/v2/memories/", {"json": {"filters": {"user_id": "pmatrix"}}})
+    ),
+    # Memory profiles: a permitted call gets the documented "not supported" 400.
+    ("GET", "/v2/entities/user/{entity_id}/profile/"): Spec(
+        400, lambda e, p, m: ("/v2/entities/user/pmatrix/profile/", {})
+    ),
+    ("POST", "/v2/profiles/jobs/"): Spec(
+        400, lambda e, p, m: ("/v2/profiles/jobs/", {"json": {"operation": "trigger"}})
+    ),
+    ("GET", "/v2/profiles/jobs/{job_id}/"): Spec(400, lambda e, p, m: ("/v2/profiles/jobs/job-1/", {})),
+    ("GET", "/v2/profiles/settings/"): Spec(400, lambda e, p, m: ("/v2/profiles/settings/", {})),
+    ("POST", "/v2/profiles/settings/"): Spec(
+        400, lambda e, p, m: ("/v2/profiles/settings/", {"json": {"enabled": True}})
+    ),
+    ("PATCH", "/v2/profiles/settings/"): Spec(
+        400, lambda e, p, m: ("/v2/profiles/settings/", {"json": {"enabled": True}})
+    ),
     ("DELETE", "/v1/memories/"): Spec(
         200, lambda e, p, m: ("/v1/memories/", {"params": {"user_id": _entity(e, True) if m == "fresh" else "pmatrix"}})
     ),
