@@ -52,6 +52,27 @@ def string_ids(source: dict[str, Any], where: str = "") -> EntityIds:
     return EntityIds.of(source)
 
 
+class AddedV1(m.PlatformBody):
+    """``POST /v1/memories/`` (``output_format`` v1.1, the default): the stored memories."""
+
+    results: list[m.AddedMemoryV3]
+    merged: list[m.MergedInput] | None = None
+    skipped: list[m.SkippedPart] | None = None
+
+
+class Relation(m.PlatformBody):
+    source: str
+    relationship: str
+    destination: str
+
+
+class SearchWithRelations(m.PlatformBody):
+    """A v1/v2 search with ``enable_graph: true``."""
+
+    results: list[m.SearchHitV3]
+    relations: list[Relation]
+
+
 class AddV1(m.AddV3):
     output_format: str | None = None
     async_mode: bool | None = None
@@ -111,7 +132,7 @@ class SearchLegacy:
         auth="platform",
         tags=TAGS,
         body=SearchV1,
-        response=list[m.SearchHitV3],
+        response=list[m.SearchHitV3] | SearchWithRelations,
         errors=(400, 403, 422),
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: SearchV1) -> None:
@@ -179,7 +200,7 @@ class MemoriesV1(memories.MemoriesV1):
         auth="platform",
         tags=TAGS,
         body=AddV1,
-        response=m.AddV3Result,
+        response=AddedV1 | list[m.AddedMemoryV3],
         errors=(400, 403, 422, 429),
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: AddV1) -> None:
