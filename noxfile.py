@@ -75,3 +75,27 @@ def soak(session: nox.Session) -> None:
     """Soak test with faults: ``nox -s soak -- --seconds 300 --kill-worker --restart``."""
     install(session)
     session.run("python", "benchmarks/soak.py", *session.posargs)
+
+
+@nox.session(python=False)
+def old_clients(session: nox.Session) -> None:
+    """Released platform clients of older lines (mem0ai 0.1.118, 1.0.11; npm mem0ai 2.1.38) against a real server.
+
+    Runs in the current environment (the one with Memorist installed, e.g. CI's ``.venv``); each
+    release is pip-installed into its own directory under ``.nox/old_clients`` and driven from its
+    own interpreter with only that release on the path; the npm client is npm-installed there and run by
+    Node (tests/test_old_clients.py). A minute or two.
+    """
+    import os
+    import sys
+
+    target = os.path.abspath(os.path.join(".nox", "old_clients"))
+    session.run(
+        sys.executable,  # the interpreter running nox (CI: .venv/bin/python), not whatever is on PATH
+        "-m",
+        "pytest",
+        "tests/test_old_clients.py",
+        "-q",
+        *session.posargs,
+        env={"MEMORIST_OLD_CLIENTS_DIR": target, "HF_HUB_OFFLINE": "1"},
+    )

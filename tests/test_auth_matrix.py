@@ -122,6 +122,19 @@ README_POLICY: dict[tuple[str, str], Policy] = {
     ("POST", "/v1/exports/"): "platform",
     ("POST", "/v1/exports/get/"): "platform",
     ("POST", "/v1/summary/"): "platform",
+    # v1/v2 memory routes of older clients (docs/platform.md)
+    ("GET", "/v1/memories/"): "platform",
+    ("POST", "/v1/memories/"): "platform",
+    ("POST", "/v1/memories/search/"): "platform",
+    ("POST", "/v2/memories/search/"): "platform",
+    ("POST", "/v2/memories/"): "platform",
+    # memory profiles: "not supported" answers, after the key check
+    ("GET", "/v2/entities/user/{entity_id}/profile/"): "platform",
+    ("POST", "/v2/profiles/jobs/"): "platform",
+    ("GET", "/v2/profiles/jobs/{job_id}/"): "platform",
+    ("GET", "/v2/profiles/settings/"): "platform",
+    ("POST", "/v2/profiles/settings/"): "platform",
+    ("PATCH", "/v2/profiles/settings/"): "platform",
 }
 #: Schemes each policy declares (operations.py ``SECURITY``); ``user`` and ``admin`` look alike.
 SCHEMES: dict[Policy, frozenset[str]] = {
@@ -142,6 +155,13 @@ PLATFORM_READS = {
     ("POST", "/v1/exports/get/"),
     ("POST", "/v1/summary/"),
     ("POST", "/v1/feedback/"),
+    ("POST", "/v1/memories/search/"),
+    ("POST", "/v2/memories/search/"),
+    ("POST", "/v2/memories/"),
+    # profile routes change nothing: every member gets the same "not supported" 400
+    ("POST", "/v2/profiles/jobs/"),
+    ("POST", "/v2/profiles/settings/"),
+    ("PATCH", "/v2/profiles/settings/"),
 }
 #: Self-hosted routes that act *as a user*: the legacy admin key has none, so they answer 403.
 NEEDS_A_USER = {("PATCH", "/auth/me"), ("POST", "/auth/change-password")}
@@ -602,6 +622,44 @@ SPECS: dict[tuple[str, str], Spec] = {
     ),
     ("POST", "/v3/memories/"): Spec(
         200, lambda e, p, m: ("/v3/memories/", {"json": {"filters": {"user_id": "pmatrix"}}})
+    ),
+    ("GET", "/v1/memories/"): Spec(200, lambda e, p, m: ("/v1/memories/", {"params": {"user_id": "pmatrix"}})),
+    ("POST", "/v1/memories/"): Spec(
+        200,
+        lambda e, p, m: (
+            "/v1/memories/",
+            {
+                "json": {
+                    "messages": [{"role": "user", "content": "added by the matrix (v1)"}],
+                    "infer": False,
+                    "user_id": f"pmatrix-{e.fresh()}" if m == "fresh" else "pmatrix",
+                }
+            },
+        ),
+    ),
+    ("POST", "/v1/memories/search/"): Spec(
+        200, lambda e, p, m: ("/v1/memories/search/", {"json": {"query": "matrix", "user_id": "pmatrix"}})
+    ),
+    ("POST", "/v2/memories/search/"): Spec(
+        200, lambda e, p, m: ("/v2/memories/search/", {"json": {"query": "matrix", "filters": {"user_id": "pmatrix"}}})
+    ),
+    ("POST", "/v2/memories/"): Spec(
+        200, lambda e, p, m: ("/v2/memories/", {"json": {"filters": {"user_id": "pmatrix"}}})
+    ),
+    # Memory profiles: a permitted call gets the documented "not supported" 400.
+    ("GET", "/v2/entities/user/{entity_id}/profile/"): Spec(
+        400, lambda e, p, m: ("/v2/entities/user/pmatrix/profile/", {})
+    ),
+    ("POST", "/v2/profiles/jobs/"): Spec(
+        400, lambda e, p, m: ("/v2/profiles/jobs/", {"json": {"operation": "trigger"}})
+    ),
+    ("GET", "/v2/profiles/jobs/{job_id}/"): Spec(400, lambda e, p, m: ("/v2/profiles/jobs/job-1/", {})),
+    ("GET", "/v2/profiles/settings/"): Spec(400, lambda e, p, m: ("/v2/profiles/settings/", {})),
+    ("POST", "/v2/profiles/settings/"): Spec(
+        400, lambda e, p, m: ("/v2/profiles/settings/", {"json": {"enabled": True}})
+    ),
+    ("PATCH", "/v2/profiles/settings/"): Spec(
+        400, lambda e, p, m: ("/v2/profiles/settings/", {"json": {"enabled": True}})
     ),
     ("DELETE", "/v1/memories/"): Spec(
         200, lambda e, p, m: ("/v1/memories/", {"params": {"user_id": _entity(e, True) if m == "fresh" else "pmatrix"}})

@@ -138,7 +138,9 @@ def test_add_result_on_the_platform_surface(doors: Doors, merging: tuple[Merged,
     assert resp.status_code == 200, resp.text
     body = resp.json
     assert body["status"] == "SUCCEEDED"
-    assert [set(r) for r in body["results"]] == [{"id", "memory", "event", "data", "user_id"}]
+    assert [set(r) for r in body["results"]] == [
+        {"id", "memory", "event", "data", "user_id", "created_at", "observed_at"}
+    ]
     assert body["merged"] == [merged_item(merging[0])] and body["skipped"] == [skipped_item(merging[1])]
 
 

@@ -316,3 +316,28 @@ def test_ping_answer_shape(server: Server, tenant: dict) -> None:
 
 def test_data_dir_fixture_is_real(server: Server) -> None:
     assert (Path(server.data_dir) / "memorist.db").exists() and (Path(server.data_dir) / "lancedb").exists()
+
+
+def test_profile_methods_raise_a_clear_not_supported_validation_error(client: Any) -> None:
+    """Not a MemoryNotFoundError (a bare 404 read as "no such memory"): the client's ValidationError, saying so."""
+    from mem0.exceptions import MemoryNotFoundError, ValidationError
+
+    calls = [
+        lambda: client.get_profile("alice"),
+        lambda: client.generate_profile("alice"),
+        lambda: client.get_profile_settings(),
+        lambda: client.update_profile_settings(enabled=True),
+        lambda: client.sample_profiles(limit=2),
+        lambda: client.get_profile_job("job-1"),
+    ]
+    for call in calls:
+        with pytest.raises(ValidationError) as caught:
+            call()
+        assert not isinstance(caught.value, MemoryNotFoundError)
+        assert "not supported" in caught.value.message
+        assert caught.value.details["errors"][0]["code"] == "profiles_not_supported"
+
+
+def test_project_get_with_fields_answers_only_those(client: Any) -> None:
+    assert client.project.get(fields=["name", "enable_graph"]) == {"name": "Web", "enable_graph": True}
+    assert set(client.get_project(fields=["custom_instructions"])) == {"custom_instructions"}

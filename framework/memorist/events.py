@@ -165,6 +165,43 @@ class EventStore:
             conn.execute(insert(events).values(**row))
         return Event.from_row(row)
 
+    def record(
+        self,
+        org_id: str,
+        project_id: str,
+        payload: dict[str, Any],
+        results: list[dict[str, Any]],
+        event_type: str = "ADD",
+    ) -> Event:
+        """A finished (``SUCCEEDED``) event for work already done synchronously (``infer=false`` adds).
+
+        The platform acknowledges every add with an ``event_id``; a verbatim add is stored at
+        once, so its event is born finished and never enters the queue (no lease, no worker).
+        """
+        now = utcnow()
+        row = {
+            "id": str(uuid.uuid4()),
+            "org_id": org_id,
+            "project_id": project_id,
+            "event_type": event_type,
+            "status": SUCCEEDED,
+            "payload": payload,
+            "results": results,
+            "planned_ids": None,
+            "error": None,
+            "attempts": 1,
+            "lease_owner": None,
+            "lease_expires_at": None,
+            "available_at": now,
+            "created_at": now,
+            "updated_at": now,
+            "started_at": now,
+            "finished_at": now,
+        }
+        with self._db.begin() as conn:
+            conn.execute(insert(events).values(**row))
+        return Event.from_row(row)
+
     def backlog(self, org_id: str | None = None, project_id: str | None = None) -> int:
         """Events waiting or running: in the whole deployment, or in one project."""
         query = select(func.count()).select_from(events).where(events.c.status.in_((PENDING, RUNNING)))

@@ -322,7 +322,8 @@ class AddPipeline:
             speaker=fact.speaker,
             source_message=fact.source_message,
             observed_at=observed_at,
-            created_at=now,
+            # The platform documents an add's ``timestamp`` as the memory's creation time.
+            created_at=request.observed_at or now,
             updated_at=now,
             expires_at=request.expires_at,
         )

@@ -22,8 +22,19 @@ from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord
 
 #: Fields of one stored memory in each door's add answer.
 ADDED_SELFHOSTED = ("id", "memory", "event")
-ADDED_PLATFORM = ("id", "memory", "event", "data", "user_id")
-ADDED_EVENT = ("id", "data", "event", "user_id", "agent_id", "run_id", "app_id", "categories")
+ADDED_PLATFORM = ("id", "memory", "event", "data", "user_id", "created_at", "observed_at")
+ADDED_EVENT = (
+    "id",
+    "data",
+    "event",
+    "user_id",
+    "agent_id",
+    "run_id",
+    "app_id",
+    "categories",
+    "created_at",
+    "observed_at",
+)
 
 
 def iso(value: datetime | None) -> str | None:
@@ -40,6 +51,7 @@ def memory_item(record: MemoryRecord) -> dict[str, Any]:
         "created_at": iso(record.created_at),
         "updated_at": iso(record.updated_at),
         "expiration_date": iso(record.expires_at),
+        "observed_at": iso(record.observed_at),
         "attributed_to": record.attributed_to,
     }
     for name in ENTITY_SCOPE_FIELDS:
@@ -75,6 +87,8 @@ def added_item(record: MemoryRecord, fields: tuple[str, ...]) -> dict[str, Any]:
         "run_id": record.run_id,
         "app_id": record.app_id,
         "categories": record.categories,
+        "created_at": iso(record.created_at),
+        "observed_at": iso(record.observed_at),
     }
     return {name: full[name] for name in fields}
 
@@ -174,14 +188,20 @@ def entity_row(count: EntityCount, *, named: bool = False) -> dict[str, Any]:
     return row
 
 
+#: The platform's three event states. RUNNING is the queue's internal lease state: a client polling
+#: ``while status == "PENDING"`` must keep waiting while a worker holds the event, so it shows as PENDING.
+SHOWN_STATUS = {"PENDING": "PENDING", "RUNNING": "PENDING", "SUCCEEDED": "SUCCEEDED", "FAILED": "FAILED"}
+
+
 def event_view(event: Event) -> dict[str, Any]:
-    """An add event as the platform shows it: ``results`` are the stored memories (as before);
+    """An add event as the platform shows it: PENDING until the memories are committed, then
+    SUCCEEDED/FAILED (:data:`SHOWN_STATUS`). ``results`` are the stored memories (as before);
     what the add merged or skipped is in ``merged`` / ``skipped``, present when there was any."""
     items = event.results or []
     view: dict[str, Any] = {
         "id": event.id,
         "event_type": event.event_type,
-        "status": event.status,
+        "status": SHOWN_STATUS.get(event.status, event.status),
         "results": [i for i in items if i.get("event") not in ("MERGED", "SKIPPED")],
         "error": event.error,
         "attempts": event.attempts,

@@ -75,6 +75,17 @@ class Operations:
         self.engine.add_request(**payload)
         return payload
 
+    def add_recorded(self, caller: Caller, request: AddInput) -> tuple[AddResult | None, Event]:
+        """An add answered at once, acknowledged like a queued one: the result plus a finished event.
+
+        A large add is queued instead (:meth:`add_or_queue`): then ``(None, pending event)``.
+        """
+        outcome = self.add_or_queue(caller, request)
+        if isinstance(outcome, Event):
+            return None, outcome
+        payload = request.payload(caller.org_id, caller.project_id, caller.actor)
+        return outcome, self.events.record(caller.org_id, caller.project_id, payload, outcome.event_results())
+
     def submit_add(self, caller: Caller, request: AddInput) -> Event:
         """An asynchronous add: validated now (413 past the add limits), queued durably, processed by a worker."""
         self.admit_add(request)
@@ -165,6 +176,11 @@ class Operations:
 
     def history(self, caller: Caller, memory_id: str) -> list[dict[str, Any]]:
         return self.engine.history(memory_id, **caller.tenant)
+
+    def linked_entities(self, caller: Caller, memory_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Names of the graph entities each memory mentions (ids a search of ``caller`` returned)."""
+        graph = self.engine.graph
+        return {mid: graph.entities_of(mid) for mid in memory_ids}
 
     def entities(self, caller: Caller) -> list[EntityCount]:
         """Users, agents, runs and apps of the caller's project with their memory counts."""

@@ -22,7 +22,7 @@ class EventResource:
         self._ops, self._tenancy = ops, tenancy
 
     @operation(
-        "One add event: PENDING, RUNNING, SUCCEEDED or FAILED, with results or the error",
+        "One add event: PENDING, SUCCEEDED or FAILED, with results or the error",
         auth="platform",
         tags=TAGS,
         response=m.EventOut,

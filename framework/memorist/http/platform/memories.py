@@ -12,7 +12,6 @@ from urllib.parse import urlencode
 import falcon
 
 from ...errors import ValidationError
-from ...events import Event
 from ...filters import Filter, conjoin, parse_filter
 from ...operations import (
     ADDED_PLATFORM,
@@ -50,7 +49,11 @@ def entity_ids(body: m.AddV3) -> EntityIds:
     """Identifiers of an add, from the top level or from ``filters`` (the client sends either)."""
     ids = {k: getattr(body, k) for k in m.ENTITY_KEYS if getattr(body, k)}
     for key, value in (body.filters or {}).items():
-        if key in m.ENTITY_KEYS and isinstance(value, str) and key not in ids:
+        if key not in m.ENTITY_KEYS or value is None:
+            continue
+        if not isinstance(value, str):  # not "an id is required": say what is wrong with the one given
+            raise ValidationError(f"filters.{key}: must be a string, got {type(value).__name__} {value!r}")
+        if key not in ids:
             ids[key] = value
     return EntityIds.of(ids)
 
@@ -90,16 +93,18 @@ class AddV3:
             custom_categories=body.custom_categories or settings.get("custom_categories") or None,
             multilingual=bool(settings.get("multilingual")),
         )
-        # An infer=false add answers at once unless it is large (memorist.admission); both paths 413 past the limits.
-        outcome = self._ops.add_or_queue(who.caller, request) if not body.infer else None
-        if outcome is not None and not isinstance(outcome, Event):
-            resp.media = {**outcome.wire(ADDED_PLATFORM), "status": "SUCCEEDED"}
-            return
-        event = outcome or self._ops.submit_add(who.caller, request)
+        if not body.infer:
+            # Answered at once with a SUCCEEDED event, unless large (memorist.admission): then queued, PENDING.
+            result, event = self._ops.add_recorded(who.caller, request)
+            if result is not None:
+                resp.media = {**result.wire(ADDED_PLATFORM), "event_id": event.id, "status": event.status}
+                return
+        else:
+            event = self._ops.submit_add(who.caller, request)
         resp.media = {"event_id": event.id, "status": event.status, "message": "memory processing queued"}
 
 
-def _filters(
+def platform_filters(
     raw: dict[str, Any] | None,
     categories: list[str] | None,
     start: str | None = None,
@@ -132,7 +137,7 @@ class SearchV3:
         who = access(req, self._tenancy)
         request = SearchInput(
             query=body.query,
-            where=_filters(body.filters, body.categories),
+            where=platform_filters(body.filters, body.categories),
             top_k=body.top_k,
             threshold=body.threshold,
             rerank=body.rerank,
@@ -162,7 +167,7 @@ class ListV3:
     def on_post(self, req: falcon.Request, resp: falcon.Response, query: m.Paging, body: m.ListV3) -> None:
         who = access(req, self._tenancy)
         request = ListInput(
-            where=_filters(body.filters, body.categories, body.start_date, body.end_date),
+            where=platform_filters(body.filters, body.categories, body.start_date, body.end_date),
             page=query.page,
             page_size=query.page_size,
             show_expired=body.show_expired,

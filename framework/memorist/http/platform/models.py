@@ -169,6 +169,22 @@ class Bootstrap(BaseModel):
         return value
 
 
+class ProjectQuery(BaseModel):
+    """``GET`` project: ``fields`` (repeated, or comma-separated) narrows the answer to those keys."""
+
+    model_config = ConfigDict(extra="ignore")  # the client also sends org_id / project_id here
+
+    fields: list[str] | None = Field(default=None, description="Project fields to return (all when absent)")
+
+    @field_validator("fields", mode="before")
+    @classmethod
+    def _split(cls, value: Any) -> Any:
+        items = [value] if isinstance(value, str) else value
+        if isinstance(items, list):
+            return [part.strip() for item in items for part in str(item).split(",") if part.strip()]
+        return value
+
+
 class MemberQuery(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
@@ -192,13 +208,22 @@ class PingOut(BaseModel):
 
 
 class MemberOut(BaseModel):
+    """A member in the project details (with ``email``)."""
+
     username: str | None
     role: str
     email: str | None
 
 
+class MemberListed(BaseModel):
+    """A member in the member list: the spec reserves ``email`` for the project details."""
+
+    username: str | None
+    role: str
+
+
 class MembersOut(BaseModel):
-    members: list[MemberOut]
+    members: list[MemberListed]
 
 
 class ProjectOut(BaseModel):
@@ -231,6 +256,8 @@ class AddedMemoryV3(BaseModel):
     event: Literal["ADD"]
     data: dict[str, Any]
     user_id: str | None
+    created_at: str | None = None
+    observed_at: str | None = None
 
 
 class AddV3Result(BaseModel):
@@ -255,6 +282,9 @@ class MemoryItemV1(BaseModel):
     created_at: str | None = None
     updated_at: str | None = None
     expiration_date: str | None = None
+    observed_at: str | None = Field(
+        default=None, description="When the fact was observed: the add's timestamp, else the time of the add"
+    )
     attributed_to: str | None = None
     user_id: str | None = None
     agent_id: str | None = None
@@ -312,7 +342,9 @@ class EntitiesV1Out(BaseModel):
 class EventOut(BaseModel):
     id: str
     event_type: str
-    status: Literal["PENDING", "RUNNING", "SUCCEEDED", "FAILED"]
+    status: Literal["PENDING", "SUCCEEDED", "FAILED"] = Field(
+        description="PENDING until the memories are committed and listable (a worker's lease shows as PENDING)"
+    )
     results: list[dict[str, Any]]
     merged: list[MergedInput] | None = None
     skipped: list[SkippedPart] | None = None

@@ -8,7 +8,7 @@ from ...auth.users import UserStore
 from ...bootstrap import Bootstrap
 from ...tenancy import Tenancy
 from ..services import AppServices
-from . import admin, events, extras, memories, projects
+from . import admin, events, extras, legacy, memories, profiles, projects
 
 ORG = "/api/v1/orgs/organizations/{org_id}"
 PROJECT = ORG + "/projects/{project_id}"
@@ -24,7 +24,10 @@ def add_routes(add: Callable[[str, object], None], services: AppServices, users:
     add("/v3/memories/add/", memories.AddV3(ops, tenancy, limits))
     add("/v3/memories/search/", memories.SearchV3(ops, tenancy, limits))
     add("/v3/memories/", memories.ListV3(ops, tenancy, limits))
-    add("/v1/memories/", memories.MemoriesV1(ops, tenancy))
+    add("/v1/memories/", legacy.MemoriesV1(ops, tenancy))
+    add("/v1/memories/search/", legacy.SearchLegacy(ops, tenancy))
+    add("/v2/memories/search/", legacy.SearchLegacy(ops, tenancy))
+    add("/v2/memories/", legacy.ListV2Resource(ops, tenancy))
     add("/v1/memories/{memory_id}/", memories.MemoryV1(ops, tenancy, limits))
     add("/v1/memories/{memory_id}/history/", memories.HistoryV1(ops, tenancy))
     add("/v1/entities/", memories.EntitiesV1(ops, tenancy))
@@ -37,3 +40,4 @@ def add_routes(add: Callable[[str, object], None], services: AppServices, users:
     add("/api/v1/admin/keys/", admin.PlatformKeys(bootstrap))
     add("/api/v1/admin/keys/{key_id}/", admin.PlatformKey(bootstrap))
     extras.add_routes(add, services, tenancy)
+    profiles.add_routes(add, tenancy)

@@ -1,0 +1,121 @@
+"""Released platform clients of older lines, unchanged, against a real Memorist server.
+
+``mem0ai`` 0.1.118 (the 0.1.x line: ``POST /v1/memories/``, ``GET /v1/memories/``,
+``/v1/memories/search/``, ``/v2/memories/search/``) and 1.0.11 (the 1.x line: ``POST /v2/memories/``,
+``/v2/memories/search/``) are installed with ``pip --target`` into their own directories
+(``--no-deps``: their few dependencies -- httpx, requests, pydantic, posthog -- are this
+environment's) and each runs in its own interpreter with only its release on the path.
+``nox -s old_clients`` runs this module; the directory is kept in ``MEMORIST_OLD_CLIENTS_DIR``
+(default: a pytest temp dir) so reruns do not download again. The JavaScript client from npm
+(``mem0ai`` 2.1.38, the last line on the v1/v2 routes; later ones call v3) is installed there
+with ``npm install --ignore-scripts`` and driven by ``node`` the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from memorist.testing.server import ADMIN, Server
+
+pytestmark = pytest.mark.slow
+
+RELEASES = ("0.1.118", "1.0.11")
+#: The npm client's last line before v3 (it calls /v1/memories/, /v2/memories/ and their search routes).
+NPM_RELEASE = "2.1.38"
+DRIVER = Path(__file__).parent / "oldclients" / "drive.py"
+NPM_DRIVER = Path(__file__).parent / "oldclients" / "drive.cjs"
+
+
+@pytest.fixture(scope="module")
+def installs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = Path(os.environ.get("MEMORIST_OLD_CLIENTS_DIR") or tmp_path_factory.mktemp("oldclients"))
+    for release in RELEASES:
+        target = root / release
+        if (target / "mem0" / "client" / "main.py").exists():
+            continue
+        pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target)]
+        done = subprocess.run([*pip, f"mem0ai=={release}"], capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"installing mem0ai=={release} failed:\n{done.stderr}"
+    npm = root / f"npm-{NPM_RELEASE}"
+    if not (npm / "node_modules" / "mem0ai" / "package.json").exists():
+        npm.mkdir(parents=True, exist_ok=True)
+        (npm / "package.json").write_text('{"name": "old-clients", "version": "1.0.0", "private": true}')
+        command = ["npm", "install", "--silent", "--no-audit", "--no-fund", "--ignore-scripts", "--omit=optional"]
+        done = subprocess.run([*command, f"mem0ai@{NPM_RELEASE}"], cwd=npm, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, f"npm install mem0ai@{NPM_RELEASE} failed:\n{done.stderr}"
+    return root
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    srv = Server(tmp_path_factory.mktemp("oldclients-server") / "data").start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def key(server: Server) -> str:
+    resp = server.post(
+        "/api/v1/admin/bootstrap/",
+        headers=ADMIN,
+        json={"org_name": "Acme", "project_name": "Web", "email": "old@acme.test", "role": "OWNER"},
+    )
+    assert resp.status_code == 201, resp.text
+    return str(resp.json()["key"])
+
+
+def drive(installs: Path, server: Server, key: str, release: str, user: str, tmp_path: Path) -> dict[str, Any]:
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+        "PYTHONPATH": str(installs / release),  # the release alone: not the mem0ai 2.x of this venv
+        "MEM0_TELEMETRY": "False",
+        "MEM0_DIR": str(tmp_path / "mem0home"),
+        "NO_PROXY": "127.0.0.1,localhost",
+    }
+    done = subprocess.run(
+        [sys.executable, str(DRIVER), server.url, key, user], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, f"mem0ai {release} failed:\n{done.stdout}\n{done.stderr[-4000:]}"
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def drive_npm(installs: Path, server: Server, key: str, user: str) -> dict[str, Any]:
+    modules = installs / f"npm-{NPM_RELEASE}" / "node_modules"
+    env = {**os.environ, "MEM0_TELEMETRY": "false", "NO_PROXY": "127.0.0.1,localhost"}
+    command = ["node", str(NPM_DRIVER), str(modules), server.url, key, user]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"npm mem0ai {NPM_RELEASE} failed:\n{done.stdout}\n{done.stderr[-4000:]}"
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+@pytest.mark.parametrize("release", [*RELEASES, f"npm-{NPM_RELEASE}"])
+def test_released_client_memory_calls(installs: Path, server: Server, key: str, release: str, tmp_path: Path) -> None:
+    user = f"user-{release}"
+    if release.startswith("npm-"):
+        report = drive_npm(installs, server, key, user)
+        release = release.removeprefix("npm-")
+    else:
+        report = drive(installs, server, key, release, user, tmp_path)
+    assert report["version"] == release
+    texts = {"I live in Utrecht and my sister is called Noor.", "My bike is green."}
+    added = report["add"]["results"] if isinstance(report["add"], dict) else report["add"]
+    assert added[0]["memory"] == "I live in Utrecht and my sister is called Noor." and added[0]["event"] == "ADD"
+    assert {m["memory"] for m in report["get_all"]} == texts  # add was synchronous: listable at once
+    assert all(m["user_id"] == user for m in report["get_all"])
+    assert report["search"][0]["memory"].startswith("I live in Utrecht") and "score" in report["search"][0]
+    if "get_all_v1" in report:  # 0.1.x and the npm client also use the v1 list and search
+        assert {m["memory"] for m in report["get_all_v1"]} == texts
+        assert len(report["search_v1"]) == 2  # v1: no threshold by default
+    assert report["get"]["memory"].startswith("I live in Utrecht")
+    assert report["get_after_update"]["memory"] == "I live in Amsterdam and my sister is called Noor."
+    events = [h["event"] for h in report["history"]]
+    assert events[:2] == ["ADD", "UPDATE"], report["history"]
+    assert report["get_after_delete"] in ("MemoryNotFoundError", "HTTPStatusError", "ValueError", "APIError")
+    assert [m["memory"] for m in report["get_all_after_delete"]] == ["My bike is green."]
