@@ -96,6 +96,12 @@ def playwright() -> Iterator[Playwright]:
 
 
 @pytest.fixture(scope="module")
+def browser_context_args() -> dict[str, Any]:
+    """No device emulation, base URL or video (pytest-playwright's session-scoped one needs Playwright)."""
+    return {}
+
+
+@pytest.fixture(scope="module")
 def browser_type(playwright: Playwright, browser_name: str) -> BrowserType:
     found: BrowserType = getattr(playwright, browser_name)
     return found

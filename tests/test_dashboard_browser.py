@@ -26,6 +26,7 @@ network_guard = pw.network_guard
 playwright = pw.playwright
 browser_type = pw.browser_type
 browser = pw.browser
+browser_context_args = pw.browser_context_args
 
 pytestmark = pytest.mark.slow
 
