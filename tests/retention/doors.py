@@ -97,10 +97,9 @@ class PlatformDoor:
             assert time.monotonic() < deadline, f"event {event_id} still {event['status']}"
             time.sleep(0.02)
         assert event["status"] == "SUCCEEDED", event
-        results = event["results"]
-        stored = [{"id": r["id"], "memory": r["data"]["memory"]} for r in results if r["event"] == "ADD"]
-        merged = [r for r in results if r["event"] == "MERGED"]
-        return AddAnswer(stored, merged, [r for r in results if r["event"] == "SKIPPED"])
+        # The event shows the stored memories in ``results``, and what it merged or skipped beside them.
+        stored = [{"id": r["id"], "memory": r["data"]["memory"]} for r in event["results"] if r["event"] == "ADD"]
+        return AddAnswer(stored, event.get("merged", []), event.get("skipped", []))
 
     def search(self, query: str, top_k: int) -> list[dict[str, Any]]:
         resp = self.client.simulate_post(
