@@ -141,29 +141,7 @@ class EventStore:
             )
         if self.backlog() >= self._max_pending:
             raise QueueFull("the server has too many adds waiting; retry later", 5)
-        now = utcnow()
-        row = {
-            "id": str(uuid.uuid4()),
-            "org_id": org_id,
-            "project_id": project_id,
-            "event_type": event_type,
-            "status": PENDING,
-            "payload": payload,
-            "results": None,
-            "planned_ids": None,
-            "error": None,
-            "attempts": 0,
-            "lease_owner": None,
-            "lease_expires_at": None,
-            "available_at": now,
-            "created_at": now,
-            "updated_at": now,
-            "started_at": None,
-            "finished_at": None,
-        }
-        with self._db.begin() as conn:
-            conn.execute(insert(events).values(**row))
-        return Event.from_row(row)
+        return self._insert(org_id, project_id, payload, event_type, status=PENDING, attempts=0)
 
     def record(
         self,
@@ -178,25 +156,40 @@ class EventStore:
         The platform acknowledges every add with an ``event_id``; a verbatim add is stored at
         once, so its event is born finished and never enters the queue (no lease, no worker).
         """
+        return self._insert(org_id, project_id, payload, event_type, status=SUCCEEDED, attempts=1, results=results)
+
+    def _insert(
+        self,
+        org_id: str,
+        project_id: str,
+        payload: dict[str, Any],
+        event_type: str,
+        *,
+        status: str,
+        attempts: int,
+        results: list[dict[str, Any]] | None = None,
+    ) -> Event:
+        """One new event row: queued (``PENDING``, no start yet) or born finished (``SUCCEEDED``)."""
         now = utcnow()
+        finished = status == SUCCEEDED
         row = {
             "id": str(uuid.uuid4()),
             "org_id": org_id,
             "project_id": project_id,
             "event_type": event_type,
-            "status": SUCCEEDED,
+            "status": status,
             "payload": payload,
             "results": results,
             "planned_ids": None,
             "error": None,
-            "attempts": 1,
+            "attempts": attempts,
             "lease_owner": None,
             "lease_expires_at": None,
             "available_at": now,
             "created_at": now,
             "updated_at": now,
-            "started_at": now,
-            "finished_at": now,
+            "started_at": now if finished else None,
+            "finished_at": now if finished else None,
         }
         with self._db.begin() as conn:
             conn.execute(insert(events).values(**row))

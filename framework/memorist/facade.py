@@ -34,7 +34,7 @@ from .errors import NotFoundError, ValidationError
 from .operations import Operations
 from .operations.caller import Caller
 from .operations.inputs import UNSET, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
-from .operations.results import AddResult, iso, merged_item, skipped_item
+from .operations.results import AddResult, iso, memory_item, merged_item, skipped_item
 from .records import ENTITY_SCOPE_FIELDS, MemoryRecord
 from .settings import Settings
 
@@ -78,21 +78,12 @@ def translate_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], str | N
 
 
 def memory_dict(record: MemoryRecord) -> dict[str, Any]:
-    """One memory as mem0 answers it (plus Memorist's categories, attribution and scope)."""
-    item: dict[str, Any] = {
-        "id": record.id,
-        "memory": record.text,
-        "hash": record.hash,
-        "metadata": record.metadata,
-        "categories": record.categories,
-        "created_at": iso(record.created_at),
-        "updated_at": iso(record.updated_at),
-        "expiration_date": iso(record.expires_at),
-        "attributed_to": record.attributed_to,
-    }
+    """One memory as mem0 answers it: the wire item without the observation time and unset scope ids."""
+    item = memory_item(record)
+    del item["observed_at"]
     for field in ENTITY_SCOPE_FIELDS:
-        if (value := getattr(record, field)) is not None:
-            item[field] = value
+        if item[field] is None:
+            del item[field]
     return item
 
 

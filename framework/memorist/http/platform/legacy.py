@@ -36,6 +36,7 @@ from ...operations import (
 )
 from ...tenancy import Tenancy
 from ..operations import operation
+from ..selfhosted.models import MergedInput, SkippedPart
 from . import memories
 from . import models as m
 from .access import access
@@ -56,8 +57,8 @@ class AddedV1(m.PlatformBody):
     """``POST /v1/memories/`` (``output_format`` v1.1, the default): the stored memories."""
 
     results: list[m.AddedMemoryV3]
-    merged: list[m.MergedInput] | None = None
-    skipped: list[m.SkippedPart] | None = None
+    merged: list[MergedInput] | None = None
+    skipped: list[SkippedPart] | None = None
 
 
 class Relation(m.PlatformBody):
