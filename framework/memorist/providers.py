@@ -220,19 +220,21 @@ class VectorStore(Provider[OptionsT]):
 
     def sequence(self, where: Filter | None = None, limit: int | None = None) -> list[str] | None:
         """Ids of the records ``where`` accepts in the order they were stored: oldest
-        ``created_at`` first, ties broken by id; None when more than ``limit`` match.
+        ``created_at`` first, then oldest ``updated_at`` (an add's ``timestamp`` gives every
+        turn of a session the same ``created_at``; ``updated_at`` keeps the order they were
+        written in), then id; None when more than ``limit`` match.
         Search reads it to find each memory's conversational neighbours; a store can
         answer it without fetching whole records."""
-        keys: list[tuple[Any, str]] = []
+        keys: list[tuple[Any, Any, str]] = []
         page = 1000
         while True:
             records = self.list(where, offset=len(keys), limit=page)
-            keys.extend((r.created_at, r.id) for r in records)
+            keys.extend((r.created_at, r.updated_at, r.id) for r in records)
             if limit is not None and len(keys) > limit:
                 return None
             if len(records) < page:
                 break
-        return [record_id for _, record_id in sorted(keys)]
+        return [record_id for _, _, record_id in sorted(keys)]
 
     @abstractmethod
     def list(self, where: Filter | None = None, offset: int = 0, limit: int = 100) -> list[MemoryRecord]:

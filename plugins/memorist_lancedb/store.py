@@ -422,15 +422,21 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             if cached is not None and cached[0] == version:
                 self._sequences.move_to_end(key)
                 return cached[1]
-        # Two scalar columns only: no text, metadata or vectors leave the table.
-        query = self._t().search().select(["id", "created_at"]).limit(None if limit is None else limit + 1)
+        # Three scalar columns only: no text, metadata or vectors leave the table.
+        columns = ["id", "created_at", "updated_at"]
+        query = self._t().search().select(columns).limit(None if limit is None else limit + 1)
         if bounds.upper != TRUE:
             query = query.where(bounds.upper)
         table = query.to_arrow()
         ids: list[str] | None = None
         if limit is None or table.num_rows <= limit:
-            created = table.column("created_at").to_pylist()
-            ids = [record_id for _, record_id in sorted(zip(created, table.column("id").to_pylist(), strict=True))]
+            keys = zip(
+                table.column("created_at").to_pylist(),
+                table.column("updated_at").to_pylist(),
+                table.column("id").to_pylist(),
+                strict=True,
+            )
+            ids = [record_id for _, _, record_id in sorted(keys)]
         with self._sequence_lock:
             self._sequences[key] = (version, ids)
             while len(self._sequences) > _SEQUENCE_CACHE:

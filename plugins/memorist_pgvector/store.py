@@ -369,7 +369,8 @@ class PgVectorStore(VectorStore[PgVectorStoreOptions]):
             # Ids only, in stored order: no text, metadata or vectors leave the server.
             cap = "" if limit is None else f" LIMIT {int(limit) + 1}"
             cur.execute(
-                f'SELECT id FROM {self._table} WHERE {bounds.upper.text} ORDER BY created_at, id COLLATE "C"{cap}',
+                f"SELECT id FROM {self._table} WHERE {bounds.upper.text}"
+                f' ORDER BY created_at, updated_at, id COLLATE "C"{cap}',
                 bounds.upper.params,
             )
             ids = [str(row[0]) for row in cur.fetchall()]

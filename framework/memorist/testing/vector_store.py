@@ -438,10 +438,14 @@ class VectorStoreContract:
             assert got == expected
             assert store.count(where) == len(expected)
 
-    def test_sequence_is_oldest_first_ties_by_id_after_filtering(self, store: VectorStore) -> None:
-        records = [make_record(f"r{i:02d}", minutes=(i * 7) % 5) for i in range(23)]
+    def test_sequence_is_oldest_first_ties_by_write_time_then_id_after_filtering(self, store: VectorStore) -> None:
+        # Same created_at (one session's timestamp) for several: the write time orders them.
+        records = [
+            make_record(f"r{i:02d}", minutes=(i * 7) % 5, updated_at=T0 + timedelta(seconds=(23 - i) // 2))
+            for i in range(23)
+        ]
         self.load(store, records)
-        expected = [r.id for r in sorted(records, key=lambda r: (r.created_at, r.id))]
+        expected = [r.id for r in sorted(records, key=lambda r: (r.created_at, r.updated_at, r.id))]
         assert store.sequence() == expected
         assert store.sequence(limit=23) == expected
         assert store.sequence(limit=22) is None  # more match than the caller will read
@@ -454,7 +458,7 @@ class VectorStoreContract:
         self.load(store, data)
         for raw in ({"user_id": "alice"}, {"metadata.topic": {"ne": "drinks"}}, {"user_id": "nobody"}):
             where = parse_filter(raw)
-            kept = sorted((r for r in data if evaluate(where, r)), key=lambda r: (r.created_at, r.id))
+            kept = sorted((r for r in data if evaluate(where, r)), key=lambda r: (r.created_at, r.updated_at, r.id))
             assert store.sequence(where) == [r.id for r in kept]
 
     def test_count(self, store: VectorStore) -> None:
