@@ -3,8 +3,8 @@
 The scope index (:mod:`.scope_index`) answers a pinned search's keyword
 retriever itself. Its terms are those of LanceDB's default FTS index (and close
 to PostgreSQL's ``english`` configuration): word characters split, tokens of 40
-bytes or more dropped, lower-cased, Snowball English stemming, the Snowball
-English stop words removed, accents folded to ASCII. Scores are Okapi BM25
+bytes or more dropped, lower-cased, Snowball English stemming, the English stop
+words removed, accents folded to ASCII. Scores are Okapi BM25
 (``k1`` 1.2, ``b`` 0.75, ``idf = ln(1 + (N - n + 0.5) / (n + 0.5))``), the
 formula both stores use, with the scope as the corpus, so the engine's keyword
 normalisation (``KEYWORD_FLOOR``) keeps its meaning.
@@ -27,20 +27,20 @@ MAX_TOKEN_BYTES = 40
 #: Word characters: what the stores' tokenizers split on (see ``memorist_lancedb.queries.TERM``).
 TERM = re.compile(r"[^\W_]+")
 
-#: Snowball's English stop-word list (what LanceDB's ``remove_stop_words`` removes).
+#: The English stop words of LanceDB's tokenizer (NLTK's list; words with an apostrophe never
+#: survive tokenization, so they are left out). Checked against the *stemmed* token, as the
+#: index checks them after stemming: "very" (stem "veri") is indexed, "doing" (stem "do") is not.
 STOP_WORDS = frozenset(
     """
     i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
     she her hers herself it its itself they them their theirs themselves what which who whom
     this that these those am is are was were be been being have has had having do does did
-    doing would should could ought i'm you're he's she's it's we're they're i've you've we've
-    they've i'd you'd he'd she'd we'd they'd i'll you'll he'll she'll we'll they'll isn't
-    aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't won't wouldn't shan't
-    shouldn't can't cannot couldn't mustn't let's that's who's what's here's there's when's
-    where's why's how's a an the and but if or because as until while of at by for with about
-    against between into through during before after above below to from up down in out on
-    off over under again further then once here there when where why how all any both each
-    few more most other some such no nor not only own same so than too very
+    doing a an the and but if or because as until while of at by for with about against
+    between into through during before after above below to from up down in out on off over
+    under again further then once here there when where why how all any both each few more
+    most other some such no nor not only own same so than too very s t can will just don
+    should now d ll m o re ve y ain aren couldn didn doesn hadn hasn haven isn ma mightn mustn
+    needn shan shouldn wasn weren won wouldn
     """.split()
 )
 
@@ -101,8 +101,8 @@ class Postings:
         """
         n_docs = len(self)
         out = np.zeros(n_docs, dtype=np.float32)
-        unique = list(dict.fromkeys(terms(query)))
-        if not unique or n_docs == 0:
+        wanted = terms(query)  # a repeated word counts again, as in the stores' queries
+        if not wanted or n_docs == 0:
             return out
         # A document without a term is not in the index at all: it counts neither in N
         # nor in the mean length (as in LanceDB's index).
@@ -111,7 +111,7 @@ class Postings:
         if total == 0:
             return out
         norm = K1 * (1.0 - B + B * self.lengths / float(indexed.mean()))
-        for term in unique:
+        for term in wanted:
             rows = self._rows.get(term)
             if rows is None:
                 continue
