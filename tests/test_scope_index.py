@@ -234,3 +234,58 @@ def test_snapshot_vectors_are_normalized_copies_of_the_stored_ones(pair: tuple[M
     expected = on.components.embedder.embed([r.text for r in snapshot.records], "document")
     np.testing.assert_allclose(snapshot.vectors, expected, atol=1e-5)
     assert snapshot.order == on.components.vector_store.sequence(Pinned("default", "default", "user_id", "u1").filter())
+
+
+def test_two_engines_over_postgresql_see_each_others_writes(tmp_path: Path, pg_fresh_url: str) -> None:
+    def node(name: str) -> Memory:
+        settings = fast_settings(
+            tmp_path / name, database={"url": pg_fresh_url}, vector_store={"provider": "pgvector"}
+        )
+        return Memory.from_config(settings, plugins=load_plugins({}, extra=[hashing]))
+
+    a, b = node("a"), node("b")
+    try:
+        fill(a, rounds=1)
+        assert ranked(b, "pottery")  # b holds the scope in memory now
+        fresh = remember(a, "I bought a kayak called Blue Heron")
+        assert ranked(b, "kayak Blue Heron")[0][0] == fresh
+        a.update(fresh, text="I sold my kayak and bought a canoe")
+        assert "canoe" in b.search("canoe", user_id="u1", top_k=1, threshold=0)[0].record.text
+        a.delete(fresh)
+        assert fresh not in [hit[0] for hit in ranked(b, "canoe kayak")]
+        a.delete_all(user_id="u1")
+        assert ranked(b, "pottery") == []
+        index = b.scope_index
+        assert index is not None and index.loads >= 5
+    finally:
+        a.close()
+        b.close()
+
+
+@pytest.mark.slow
+def test_a_served_add_is_found_by_the_next_search_on_either_worker(tmp_path: Path) -> None:
+    from memorist.testing.server import ADMIN, Server
+
+    server = Server(tmp_path / "data", workers=2).start()
+    try:
+        for i in range(12):
+            text = f"Note {i}: the meeting moved to room {100 + i} on the {i + 2}th floor"
+            added = server.post(
+                "/memories",
+                headers=ADMIN,
+                json={"messages": [{"role": "user", "content": text}], "user_id": "ida", "infer": False},
+            ).json()["results"]
+            # Two searches: with two workers at least one lands on the process that did not add.
+            for _ in range(2):
+                found = server.post(
+                    "/search", headers=ADMIN, json={"query": f"room {100 + i}", "user_id": "ida", "top_k": 3}
+                ).json()["results"]
+                assert added[0]["id"] in [hit["id"] for hit in found]
+            if i % 4 == 3:
+                assert server.request("DELETE", f"/memories/{added[0]['id']}", headers=ADMIN).status_code == 200
+                found = server.post(
+                    "/search", headers=ADMIN, json={"query": f"room {100 + i}", "user_id": "ida", "top_k": 20}
+                ).json()["results"]
+                assert added[0]["id"] not in [hit["id"] for hit in found]
+    finally:
+        server.stop()
