@@ -238,9 +238,7 @@ def test_snapshot_vectors_are_normalized_copies_of_the_stored_ones(pair: tuple[M
 
 def test_two_engines_over_postgresql_see_each_others_writes(tmp_path: Path, pg_fresh_url: str) -> None:
     def node(name: str) -> Memory:
-        settings = fast_settings(
-            tmp_path / name, database={"url": pg_fresh_url}, vector_store={"provider": "pgvector"}
-        )
+        settings = fast_settings(tmp_path / name, database={"url": pg_fresh_url}, vector_store={"provider": "pgvector"})
         return Memory.from_config(settings, plugins=load_plugins({}, extra=[hashing]))
 
     a, b = node("a"), node("b")

@@ -16,9 +16,12 @@ scope, including those written before this table existed and so without a row).
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Iterable
+from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import Select, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
@@ -53,18 +56,42 @@ class ScopeGenerations:
     """Reads and bumps scope generations in the relational database."""
 
     def __init__(self, db: Database) -> None:
-        self._db = db
+        self.db = db
+        self._local = threading.local()
 
     def read(self, key: str) -> Generation:
         """The scope's generation: one point query (two primary-key rows)."""
-        with self._db.connect() as conn:
-            rows = conn.execute(
-                select(scope_generations.c.scope_key, scope_generations.c.generation).where(
-                    scope_generations.c.scope_key.in_((key, EVERYTHING))
-                )
-            ).all()
+        query = select(scope_generations.c.scope_key, scope_generations.c.generation).where(
+            scope_generations.c.scope_key.in_((key, EVERYTHING))
+        )
+        if self.db.is_sqlite:
+            rows = self._sqlite_read(query)
+        else:
+            with self.db.connect() as conn:
+                rows = list(conn.execute(query).all())
         found = {str(k): int(g) for k, g in rows}
         return found.get(key, 0), found.get(EVERYTHING, 0)
+
+    def _sqlite_read(self, query: Select[Any]) -> list[Any]:
+        """On SQLite, one kept connection per thread: the database's connections are not pooled
+        (a pooled one must not cross a fork), and opening one costs more than this read.
+        The read transaction ends at once, so the next read sees every commit."""
+        held: tuple[int, Connection] | None = getattr(self._local, "conn", None)
+        if held is None or held[0] != os.getpid():
+            held = (os.getpid(), self.db.engine.connect())
+            self._local.conn = held
+        conn = held[1]
+        try:
+            return list(conn.execute(query).all())
+        finally:
+            conn.rollback()
+
+    def close(self) -> None:
+        """Close the calling thread's kept connection (others close with their threads)."""
+        held: tuple[int, Connection] | None = getattr(self._local, "conn", None)
+        self._local.conn = None
+        if held is not None and held[0] == os.getpid():
+            held[1].close()
 
     def bump(self, conn: Connection, records: Iterable[MemoryRecord]) -> None:
         """Bump every scope of ``records`` in the caller's transaction (after the store write)."""
@@ -86,10 +113,10 @@ class ScopeGenerations:
         """``bump`` in a transaction of its own (after a delete: the rows are gone from the store)."""
         keys = record_keys(records)
         if keys:
-            with self._db.begin() as conn:
+            with self.db.begin() as conn:
                 self.bump_keys(conn, keys)
 
     def bump_everything(self) -> None:
         """After a reset: every scope, with or without a row of its own, is stale."""
-        with self._db.begin() as conn:
+        with self.db.begin() as conn:
             self.bump_keys(conn, [EVERYTHING])

@@ -156,6 +156,7 @@ class Memory:
 
     def close(self) -> None:
         self.retire()
+        self.generations.close()
         self.db.dispose()
 
     def retire(self, successor: Memory | None = None) -> None:
@@ -403,10 +404,11 @@ class Memory:
     def reset(self) -> None:
         """Delete every memory, entity and history row (all organizations and projects)."""
         self.components.vector_store.reset()
-        self.generations.bump_everything()
         self.graph.clear()
         self.history_log.clear()
         self.counts.clear()
+        # Last: a search reloading a scope before this must not keep the old graph either.
+        self.generations.bump_everything()
 
     # Defined late: inside the class body the name shadows the builtin for type checkers.
     def list(

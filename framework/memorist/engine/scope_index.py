@@ -39,6 +39,7 @@ from ..providers import VectorStore
 from ..records import MemoryRecord, StoreHit, StoreMatch
 from .generations import Generation, ScopeGenerations, generation_key
 from .keywords import Postings
+from .scope_graph import ScopeGraph
 
 #: Filters whose masks a snapshot remembers (a user's searches repeat the same few).
 _MASKS = 16
@@ -92,6 +93,8 @@ class Snapshot:
     expires: np.ndarray
     masks: OrderedDict[Filter, np.ndarray] = field(default_factory=OrderedDict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: The scope's entity-graph partition, loaded on first use (same generation).
+    graph: ScopeGraph | None = None
 
     @classmethod
     def build(
@@ -267,6 +270,14 @@ class ScopeIndex:
         None when it is too large or the store cannot load it."""
         snapshot = self.get(pinned)
         return ScopeView(snapshot) if snapshot is not None else None
+
+    def graph(self, snapshot: Snapshot) -> ScopeGraph:
+        """The snapshot's graph partition, loaded once. Loaded after the generation was read,
+        it is at least as new as that generation: a write since makes the next search reload."""
+        with snapshot.lock:
+            if snapshot.graph is None:
+                snapshot.graph = ScopeGraph.load(self._generations.db, snapshot.pinned.key)
+            return snapshot.graph
 
     def current(self, pinned: Pinned) -> ScopeView | None:
         """The scope's cached snapshot if no process wrote to it since it was loaded; never

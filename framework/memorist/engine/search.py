@@ -129,12 +129,22 @@ class HybridSearch:
             if wants_order and view is None
             else None
         )
-        matches = self._graph.match(mentions, keys, project) if mentions else []
+        # The scope's graph partition from memory when it is the only one the search reads.
+        graph = self.index.graph(view.snapshot) if self.index and view and keys == [view.snapshot.pinned.key] else None
+        if graph is not None:
+            matches = graph.match(mentions)
+        else:
+            matches = self._graph.match(mentions, keys, project) if mentions else []
         focused = focus_query(query, mentions, matches) if self._s.focus_queries else query
         keyword_future = (
             self._pool.submit(self._c.vector_store.match_keyword, focused, pool, where) if view is None else None
         )
-        links_future = self._pool.submit(self._entity_links, matches, pool) if matches else None
+        links: dict[str, set[str]] | None = None
+        links_future = None
+        if matches and graph is not None:
+            links = graph.memories_of([m.entity_id for m in matches])
+        elif matches:
+            links_future = self._pool.submit(self._entity_links, matches, pool)
         aliased = subject_alias(query, equality_values(where, "user_id"))
         # One embedder call for the query and its focused and aliased forms.
         texts = [query, *([focused] if focused != query else []), *([aliased] if aliased else [])]
@@ -166,7 +176,9 @@ class HybridSearch:
                 cand.match = hit  # the same memory, with its whole record: nothing left to fetch
             cand.keyword_raw = max(0.0, hit.score)
         if links_future is not None:
-            self._entity_signal(source, matches, links_future.result(), where, candidates, pool, query_vector)
+            links = links_future.result()
+        if links is not None:
+            self._entity_signal(source, matches, links, where, candidates, pool, query_vector)
         self._fill_semantic(query_vector, where, candidates, missing_semantic)
 
         best_keyword = max([c.keyword_raw for c in candidates.values()] + [KEYWORD_FLOOR])
