@@ -21,7 +21,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import Select, select, update
+from sqlalchemy import select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
@@ -31,6 +31,8 @@ from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord
 
 #: The row a reset bumps; every scope's generation includes it.
 EVERYTHING = "*"
+
+_READ_SQL = f"SELECT scope_key, generation FROM {scope_generations.name} WHERE scope_key IN (?, ?)"
 
 #: (generation of the scope's row, generation of the ``*`` row); (0, 0) before any write.
 Generation = tuple[int, int]
@@ -61,34 +63,36 @@ class ScopeGenerations:
 
     def read(self, key: str) -> Generation:
         """The scope's generation: one point query (two primary-key rows)."""
-        query = select(scope_generations.c.scope_key, scope_generations.c.generation).where(
-            scope_generations.c.scope_key.in_((key, EVERYTHING))
-        )
         if self.db.is_sqlite:
-            rows = self._sqlite_read(query)
+            rows = self._sqlite_read(key)
         else:
+            query = select(scope_generations.c.scope_key, scope_generations.c.generation).where(
+                scope_generations.c.scope_key.in_((key, EVERYTHING))
+            )
             with self.db.connect() as conn:
-                rows = list(conn.execute(query).all())
+                rows = [(k, g) for k, g in conn.execute(query).all()]
         found = {str(k): int(g) for k, g in rows}
         return found.get(key, 0), found.get(EVERYTHING, 0)
 
-    def _sqlite_read(self, query: Select[Any]) -> list[Any]:
-        """On SQLite, one kept connection per thread: the database's connections are not pooled
-        (a pooled one must not cross a fork), and opening one costs more than this read.
-        The read transaction ends at once, so the next read sees every commit."""
-        held: tuple[int, Connection] | None = getattr(self._local, "conn", None)
+    def _sqlite_read(self, key: str) -> list[tuple[Any, Any]]:
+        """On SQLite, one kept DB-API connection per thread and fixed SQL: the database's
+        connections are not pooled (a pooled one must not cross a fork), and opening one, or
+        building a SQLAlchemy statement, costs more than this read. The driver opens no
+        transaction for a SELECT, so every read sees the latest commit."""
+        held: tuple[int, Any] | None = getattr(self._local, "conn", None)
         if held is None or held[0] != os.getpid():
-            held = (os.getpid(), self.db.engine.connect())
+            held = (os.getpid(), self.db.engine.raw_connection())
             self._local.conn = held
-        conn = held[1]
+        cursor = held[1].cursor()
         try:
-            return list(conn.execute(query).all())
+            cursor.execute(_READ_SQL, (key, EVERYTHING))
+            return list(cursor.fetchall())
         finally:
-            conn.rollback()
+            cursor.close()
 
     def close(self) -> None:
         """Close the calling thread's kept connection (others close with their threads)."""
-        held: tuple[int, Connection] | None = getattr(self._local, "conn", None)
+        held: tuple[int, Any] | None = getattr(self._local, "conn", None)
         self._local.conn = None
         if held is not None and held[0] == os.getpid():
             held[1].close()
