@@ -106,10 +106,11 @@ class EngineSettings(BaseModel):
     #: generation in the database (see docs/engine.md). Off: every search queries the store.
     scope_index: bool = True
     #: Rows (memories) the snapshots of all cached scopes hold together, per process; the
-    #: least recently searched scopes are dropped first (~3 KB per row with 384 dimensions).
-    scope_index_rows: int = Field(50_000, ge=0)
+    #: least recently searched scopes are dropped first (~6 KB per row with 384 dimensions:
+    #: the vector, BM25 postings and the record itself).
+    scope_index_rows: int = Field(20_000, ge=0)
     #: Scopes with more memories than this are searched through the store (never cached).
-    scope_index_max_rows: int = Field(10_000, ge=0)
+    scope_index_max_rows: int = Field(5_000, ge=0)
 
 
 class AuthSettings(BaseModel):
