@@ -45,6 +45,9 @@ from .scope_graph import ScopeGraph
 _MASKS = 16
 #: Generations of scopes found too large to load, remembered so they are not re-read.
 _TOO_LARGE = 1024
+#: Scopes searched once and not loaded: a scope is loaded on its second search, so a
+#: search spread over many scopes (one query per user) never pays a load it will not reuse.
+_SEEN = 4096
 
 
 @dataclass(frozen=True)
@@ -275,6 +278,7 @@ class ScopeIndex:
         self._scopes: OrderedDict[str, Snapshot] = OrderedDict()
         self._rows = 0
         self._too_large: OrderedDict[str, Generation] = OrderedDict()
+        self._seen: OrderedDict[str, None] = OrderedDict()
         #: Loads since start (benchmarks and tests read it).
         self.loads = 0
 
@@ -313,6 +317,8 @@ class ScopeIndex:
             return ScopeView(snapshot) if snapshot is not None and snapshot.generation == generation else None
 
     def get(self, pinned: Pinned) -> Snapshot | None:
+        """The scope's current snapshot, loading it on its second search (None the first time,
+        when too large, or when the store cannot load it: the caller uses the store)."""
         if self._max_scope_rows <= 0:
             return None
         key = pinned.key
@@ -325,6 +331,12 @@ class ScopeIndex:
                 return snapshot
             if self._too_large.get(key) == generation:
                 return None
+            if snapshot is None and key not in self._seen:
+                self._seen[key] = None
+                while len(self._seen) > _SEEN:
+                    self._seen.popitem(last=False)
+                return None
+            self._seen.pop(key, None)
         loaded = self._store.snapshot(pinned.filter(), self._max_scope_rows)
         with self._lock:
             self.loads += 1
@@ -372,7 +384,7 @@ class ScopeIndex:
             ):
                 with self._lock:
                     if self._scopes.get(key) is snapshot:
-                        self._drop(key)
+                        self._drop(key, seen=True)
                 continue
             grown = snapshot.extended(generation, fresh, np.asarray(vectors)[picked])
             with self._lock:
@@ -387,7 +399,7 @@ class ScopeIndex:
         (they would anyway, on the generation; this spares the generation read a stale hit)."""
         with self._lock:
             for key in record_keys(records):
-                self._drop(key)
+                self._drop(key, seen=True)
 
     def forget(self) -> None:
         """Drop every snapshot (the engine is being closed)."""
@@ -396,10 +408,13 @@ class ScopeIndex:
             self._too_large.clear()
             self._rows = 0
 
-    def _drop(self, key: str) -> None:
+    def _drop(self, key: str, *, seen: bool = False) -> None:
+        """Forget a cached scope; ``seen``: one in use, to reload on its next search."""
         old = self._scopes.pop(key, None)
         if old is not None:
             self._rows -= len(old)
+            if seen:
+                self._seen[key] = None
 
 
 def describe(index: ScopeIndex | None) -> dict[str, Any]:
