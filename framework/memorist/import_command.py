@@ -65,8 +65,11 @@ def progress(total: int, quiet: bool) -> Iterator[Callable[[int], None]]:
         yield bar.update
 
 
-def local_sink(config: str | None, skip_invalid: bool, tally: Tally) -> tuple[Sink, Callable[[list[Any]], list[Any]]]:
-    """Adds stored in this process, into ``--data-dir``/``--config``'s store."""
+def local_sink(
+    config: str | None, skip_invalid: bool, tally: Tally
+) -> tuple[Sink, Callable[[list[Any]], list[Any]], Callable[[], None]]:
+    """Adds stored in this process, into ``--data-dir``/``--config``'s store: the sink, the
+    up-front check of every item (bad ones stop the import or are left out), and ``close``."""
     from .api import Memory as Engine
     from .errors import MemoristError
     from .importer import BadLine
@@ -96,7 +99,7 @@ def local_sink(config: str | None, skip_invalid: bool, tally: Tally) -> tuple[Si
     def store(batch: Sequence[Any]) -> list[dict[str, Any]]:
         return [r.wire(ADDED_SELFHOSTED) for r in ops.add_batch(caller, [item.add for item in batch])]
 
-    return store, check
+    return store, check, engine.close
 
 
 @click.command("import")
@@ -130,16 +133,24 @@ def import_command(
         if not api_key:
             fail("--api-key: the server's API key is required with --server (or set MEMORIST_API_KEY)")
         store = http_sink(server, str(api_key), lambda bad: reject(bad, skip_invalid, tally))
+        close: Callable[[], None] = lambda: None  # noqa: E731
     else:
-        store, check = local_sink(config, skip_invalid, tally)
-        items = check(items)
+        store, check, close = local_sink(config, skip_invalid, tally)
+        try:
+            items = check(items)
+        except BaseException:  # a bad line exits (status 2): release the store first
+            close()
+            raise
     started = time.perf_counter()
-    with progress(len(items), quiet) as advance:
-        for start in range(0, len(items), batch_size):
-            batch = items[start : start + batch_size]
-            for answer in store(batch):
-                tally.count(answer)
-            advance(len(batch))
+    try:
+        with progress(len(items), quiet) as advance:
+            for start in range(0, len(items), batch_size):
+                batch = items[start : start + batch_size]
+                for answer in store(batch):
+                    tally.count(answer)
+                advance(len(batch))
+    finally:
+        close()
     seconds = time.perf_counter() - started
     rate = tally.adds / seconds if seconds > 0 else 0.0
     for line in tally.invalid:
