@@ -159,4 +159,5 @@ def import_command(
         f"imported {tally.adds} adds from {len(files)} file{'s' if len(files) != 1 else ''} in {seconds:.1f} s "
         f"({rate:.0f} turns/s): {tally.stored} memories stored, {tally.merged} merged, {tally.skipped} skipped"
         + (f", {len(tally.invalid)} invalid lines left out" if tally.invalid else "")
+        + (f" ({tally.queued} adds queued by the server and awaited)" if tally.queued else "")
     )

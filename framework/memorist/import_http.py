@@ -111,7 +111,7 @@ def http_sink(server: str, api_key: str, reject: Callable[[BadLine], None]) -> S
                 event = client.wait(answer["event_id"])
                 if event["status"] == "FAILED":
                     fail(f"{item.where}: the server could not store this add: {event.get('error')}")
-                answer = {k: event.get(k) for k in ("results", "merged", "skipped")}
+                answer = {**{k: event.get(k) for k in ("results", "merged", "skipped")}, "queued": True}
             answers.append(answer)
         return answers
 

@@ -76,6 +76,8 @@ class Tally:
     stored: int = 0
     merged: int = 0
     skipped: int = 0
+    #: Adds a server queued (answered 202) and the import waited for.
+    queued: int = 0
     invalid: list[str] = field(default_factory=list)
 
     def count(self, answer: dict[str, Any]) -> None:
@@ -84,6 +86,7 @@ class Tally:
         self.stored += len(answer.get("results") or [])
         self.merged += len(answer.get("merged") or [])
         self.skipped += len(answer.get("skipped") or [])
+        self.queued += bool(answer.get("queued"))
 
 
 #: Stores one batch of adds; answers one wire-shaped add answer per item.
