@@ -23,7 +23,6 @@ dictionaries); ``Memory.engine`` is the one a facade wraps.
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -31,6 +30,7 @@ from typing import Any
 from .api import Memory as Engine
 from .engine.hits import SearchHit
 from .errors import NotFoundError, ValidationError
+from .mem0_config import IGNORED_MEM0_KEYS, translate_config  # noqa: F401 (re-exported)
 from .operations import Operations
 from .operations.caller import Caller
 from .operations.inputs import UNSET, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
@@ -38,43 +38,10 @@ from .operations.results import AddResult, iso, memory_item, merged_item, skippe
 from .records import ENTITY_SCOPE_FIELDS, MemoryRecord
 from .settings import Settings
 
-log = logging.getLogger("memorist.facade")
 Config = Mapping[str, Any] | Settings | str | os.PathLike[str] | None
-#: mem0 configuration keys with no Memorist counterpart: accepted and ignored (said once in the log).
-IGNORED_MEM0_KEYS = ("version", "graph_store", "custom_update_memory_prompt", "api_version", "enable_graph")
 _UNSET: Any = UNSET
 #: Memorist-only add arguments the facade passes through (mem0 code never sets them).
 ADD_OPTIONS = ("includes", "excludes", "custom_categories", "multilingual")
-
-
-def translate_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
-    """Memorist settings from a config dict written for either library.
-
-    mem0 spells the language model ``llm`` and provider options ``config``;
-    ``history_db_path`` becomes the SQLite database and
-    ``custom_fact_extraction_prompt`` the instructions every add passes to the
-    language model (returned separately). Other mem0-only keys are dropped with
-    a log line, so a mem0 config fails only where Memorist lacks the provider it
-    names (an error listing the installed ones).
-    """
-    settings: dict[str, Any] = {}
-    instructions: str | None = None
-    for key, value in config.items():
-        if key == "llm":
-            key = "language_model"
-        if key in IGNORED_MEM0_KEYS:
-            log.info("mem0 setting %r has no Memorist counterpart; ignored", key)
-            continue
-        if key == "history_db_path":
-            settings.setdefault("database", {})["url"] = f"sqlite:///{os.path.abspath(value)}"
-            continue
-        if key == "custom_fact_extraction_prompt":
-            instructions = value
-            continue
-        if isinstance(value, Mapping) and "provider" in value and "config" in value:
-            value = {"provider": value["provider"], "options": dict(value["config"] or {})}
-        settings[key] = value
-    return settings, instructions
 
 
 def memory_dict(record: MemoryRecord) -> dict[str, Any]:
