@@ -9,6 +9,7 @@ synthetic conversation in the same format stands in where that data is absent.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import io
 import json
@@ -24,6 +25,7 @@ import pytest
 from click.testing import CliRunner, Result
 from memorist import Engine
 from memorist.cli import cli
+from memorist.facade import AsyncMemory
 from memorist.facade import Memory as Facade
 from memorist.import_command import progress
 from memorist.testing.server import code_path
@@ -244,3 +246,16 @@ def test_facade_add_many(tmp_path: Path) -> None:
         assert memory.get_all(user_id="fc")["results"] == []
         with pytest.raises(TypeError, match=r"items\[0\]: .*'colour'"):
             memory.add_many([{"messages": "x", "user_id": "fc", "colour": "red"}])
+
+
+def test_async_facade_add_many(tmp_path: Path) -> None:
+    async def main() -> list[dict[str, Any]]:
+        async with AsyncMemory({"data_dir": str(tmp_path / "async")}) as memory:
+            answers = await memory.add_many(
+                iter([{"messages": "I brew my own cider.", "user_id": "as", "infer": False}] * 2)
+            )
+            assert (await memory.get_all(user_id="as"))["results"][0]["memory"] == "I brew my own cider."
+            return answers
+
+    first, second = asyncio.run(main())
+    assert len(first["results"]) == 1 and second["merged"][0]["memory_id"] == first["results"][0]["id"]
