@@ -52,7 +52,7 @@ def send_batches(server: Server, acknowledged: dict[str, str], stop: threading.E
 
 
 def test_acknowledged_batches_survive_kill_9_and_import_goes_through_the_server(tmp_path: Path) -> None:
-    env = {"MEMORIST_LIMITS__SYNC_ADD_CHARS": "300"}
+    env = {"MEMORIST_LIMITS__SYNC_ADD_CHARS": "300", "MEMORIST_LIMITS__MAX_BATCH_ITEMS": "6"}
     server = Server(tmp_path / "data", env=env, workers=2).start()
     acknowledged: dict[str, str] = {}
     stop = threading.Event()
@@ -75,8 +75,8 @@ def test_acknowledged_batches_survive_kill_9_and_import_goes_through_the_server(
             assert resp.status_code == 200, f"acknowledged memory {memory_id} lost: {resp.text}"
             assert resp.json()["memory"] == text
 
-        # memorist import through the server's batch route: a queued batch is polled to the end,
-        # an item the server refuses is named by its line and, with --skip-invalid, left out.
+        # memorist import through the server's batch route: a batch over its caps is halved, a queued one
+        # is polled to the end, an item the server refuses is named by its line (--skip-invalid: left out).
         lines = [
             {"text": f"I visited city number {i} of my travel list last spring.", "user_id": "via"} for i in range(12)
         ]
@@ -90,7 +90,9 @@ def test_acknowledged_batches_survive_kill_9_and_import_goes_through_the_server(
         result = runner.invoke(cli, [*args, "--skip-invalid"])
         assert result.exit_code == 0, result.output
         assert "imported 11 adds" in result.stdout and "1 invalid lines left out" in result.stdout
-        assert "(10 adds queued by the server and awaited)" in result.stdout  # the first batch: 10 x 55 chars > 300
+        # 11 adds are over the server's 6 per batch: sent as 5 (4 once the bad line is left out: 220
+        # characters, answered at once) and 6 (330 characters > 300: queued, awaited), then the 12th line.
+        assert "(6 adds queued by the server and awaited)" in result.stdout
         listed = restarted.get("/memories", headers=ADMIN, params={"user_id": "via"}).json()
         stored = result.stdout.split(": ", 1)[1].split(" memories stored")[0]
         assert listed["count"] == int(stored) > 0

@@ -259,3 +259,27 @@ def test_async_facade_add_many(tmp_path: Path) -> None:
 
     first, second = asyncio.run(main())
     assert len(first["results"]) == 1 and second["merged"][0]["memory_id"] == first["results"][0]["id"]
+
+
+def test_reading_locomo_samples_and_jsonl_by_content() -> None:
+    from memorist.importer import BadLine, Item, read_items
+
+    turn = {"speaker": "Ann", "dia_id": "D1:1", "text": "I keep two goats."}
+    sample = {"sample_id": "conv-7", "conversation": {"session_1": [turn], "session_1_date_time": "8 May, 2023"}}
+    (one,) = read_items(json.dumps([sample]), "locomo10.json")
+    assert isinstance(one, Item) and one.add.ids.user_id == "conv-7" and one.where == "locomo10.json[0]:D1:1"
+    assert one.add.messages == [{"role": "user", "content": "I keep two goats.", "name": "Ann"}]
+    assert one.add.metadata == {"dia_id": "D1:1"} and str(one.add.timestamp).startswith("2023-05-08")
+    # A one-line JSON object that is no conversation is a JSONL add, whatever the file's name.
+    (line,) = read_items(json.dumps({"text": "I swim.", "user_id": "u"}), "adds.json")
+    assert isinstance(line, Item) and line.where == "adds.json:1"
+    bad_turn = {"session_1": [{"dia_id": "D1:1"}, turn], "session_1_date_time": "soonish"}
+    found = list(read_items(json.dumps(bad_turn), "conv.json"))
+    assert [str(f) for f in found if isinstance(f, BadLine)] == [
+        "conv.json:D1:1: a turn needs 'text' (a string)",
+        "conv.json:D1:1: session date 'soonish' is not a date",
+    ]
+    typo = list(read_items('{"txt": "x", "user_id": "u"}\n', "t.jsonl"))
+    assert isinstance(typo[0], BadLine) and str(typo[0]).startswith("t.jsonl:1: messages: required")
+    unknown = list(read_items('{"text": "x", "user": "u"}\n', "t.jsonl"))
+    assert str(unknown[0]).startswith("t.jsonl:1: user: unknown field")

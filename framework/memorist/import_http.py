@@ -6,6 +6,7 @@ what was stored, as for a local import. A 4xx naming an item
 (``items[3].user_id: ...``) is reported with that item's file and line; with
 ``--skip-invalid`` the item is left out and the batch sent again. Batches
 already stored stay stored: re-running the import merges them (nothing twice).
+A batch past the server's batch caps (413 on ``items``) is sent in halves.
 """
 
 from __future__ import annotations
@@ -98,6 +99,9 @@ def http_sink(server: str, api_key: str, reject: Callable[[BadLine], None]) -> S
             status, body = client.call("POST", "/memories/batch", {"items": [wire_item(i) for i in items]})
             if status in (200, 202):
                 break
+            if status == 413 and detail(body).startswith("items: ") and len(items) > 1:
+                half = len(items) // 2  # over the server's batch caps: send it in two halves
+                return store(items[:half]) + store(items[half:])
             found = _ITEM.search(detail(body))
             if status in (400, 413, 422) and found and int(found.group(1)) < len(items):
                 bad = items.pop(int(found.group(1)))
