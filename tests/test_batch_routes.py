@@ -15,9 +15,11 @@ from typing import Any
 
 import falcon.testing
 import pytest
+from memorist import Engine
 from memorist.auth.api_keys import ApiKeyStore
 from memorist.auth.users import UserStore
 from memorist.db import Database
+from memorist.events import PENDING, SUCCEEDED, EventStore, QueueFull
 from memorist.http import create_app
 from memorist.plugins import load_plugins
 from memorist.settings import load_settings
@@ -215,3 +217,24 @@ def test_platform_batch_refuses_readers_and_names_bad_items(app: Any) -> None:
     assert resp.status_code == 400
     assert client.simulate_get("/v1/events/", headers=platform["web"]).json["count"] == before
     assert platform_count(client, platform["web"], "pbad") == 0
+
+
+def test_a_queued_batch_fits_the_queue_whole_or_is_refused_whole(tmp_path_factory: pytest.TempPathFactory) -> None:
+    engine = Engine.from_config(
+        fast_settings(tmp_path_factory.mktemp("budget")), plugins=load_plugins({}, extra=[hashing])
+    )
+    events = EventStore(
+        engine.db, lease_seconds=30, max_attempts=3, backoff_seconds=0, max_pending=100, max_pending_per_project=3
+    )
+    try:
+        payloads = [{"messages": "x", "user_id": f"u{i}"} for i in range(4)]
+        with pytest.raises(QueueFull, match="batch of 4 adds does not fit"):
+            events.submit_many("acme", "web", payloads)
+        assert events.backlog("acme", "web") == 0  # nothing of the refused batch was queued
+        queued = events.submit_many("acme", "web", payloads[:3])
+        assert [e.status for e in queued] == [PENDING] * 3 and events.backlog("acme", "web") == 3
+        assert [events.get(e.id).payload["user_id"] for e in queued] == ["u0", "u1", "u2"]
+        done = events.record_many("acme", "app", [(payloads[0], [{"id": "m1"}])])
+        assert events.get(done[0].id).status == SUCCEEDED and events.get(done[0].id).results == [{"id": "m1"}]
+    finally:
+        engine.close()
