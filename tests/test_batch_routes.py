@@ -234,6 +234,8 @@ def test_a_queued_batch_fits_the_queue_whole_or_is_refused_whole(tmp_path_factor
         queued = events.submit_many("acme", "web", payloads[:3])
         assert [e.status for e in queued] == [PENDING] * 3 and events.backlog("acme", "web") == 3
         assert [events.get(e.id).payload["user_id"] for e in queued] == ["u0", "u1", "u2"]
+        claimed = [events.claim("w") for _ in queued]  # workers take a batch in its order
+        assert [e.payload["user_id"] for e in claimed if e is not None] == ["u0", "u1", "u2"]
         done = events.record_many("acme", "app", [(payloads[0], [{"id": "m1"}])])
         assert events.get(done[0].id).status == SUCCEEDED and events.get(done[0].id).results == [{"id": "m1"}]
     finally:

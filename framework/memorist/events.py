@@ -174,7 +174,12 @@ class EventStore:
             )
         if self.backlog() + len(payloads) > self._max_pending:
             raise QueueFull("the server has too many adds waiting for this batch; retry later", 5)
-        rows = [self._row(org_id, project_id, p, "ADD", status=PENDING, attempts=0) for p in payloads]
+        # One microsecond apart: workers claim the oldest first, so a batch is taken in its order.
+        start = utcnow()
+        rows = [
+            self._row(org_id, project_id, p, "ADD", status=PENDING, attempts=0, now=start + timedelta(microseconds=i))
+            for i, p in enumerate(payloads)
+        ]
         return self._insert_rows(rows)
 
     def record_many(
@@ -220,8 +225,9 @@ class EventStore:
         status: str,
         attempts: int,
         results: list[dict[str, Any]] | None = None,
+        now: datetime | None = None,
     ) -> dict[str, Any]:
-        now = utcnow()
+        now = now or utcnow()
         finished = status == SUCCEEDED
         row = {
             "id": str(uuid.uuid4()),
