@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 from memorist import Engine as Memory
+from memorist.engine import scope_index
 from memorist.engine.keywords import Postings, terms
 from memorist.engine.scope_index import Pinned
 from memorist.plugins import load_plugins
@@ -187,7 +188,10 @@ def test_expired_memories_disappear_when_their_time_comes(pair: tuple[Memory, Me
     assert len(ranked(on, "parking pass", show_expired=True)) == 2
 
 
-def test_eviction_keeps_the_row_budget_and_large_scopes_use_the_store(tmp_path: Path) -> None:
+def test_eviction_keeps_the_row_budget_and_large_scopes_use_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scope_index, "EAGER_ROWS", 4)  # scopes above 4 memories load on their second search
     memory = engine(tmp_path, scope_index_rows=10, scope_index_max_rows=6)
     reference = engine(tmp_path, scope_index=False)
     try:
@@ -243,8 +247,7 @@ def test_snapshot_vectors_are_normalized_copies_of_the_stored_ones(pair: tuple[M
     index = on.scope_index
     assert index is not None
     pinned = Pinned("default", "default", "user_id", "u1")
-    assert index.get(pinned) is None  # a scope's first search goes to the store
-    snapshot = index.get(pinned)
+    snapshot = index.get(pinned)  # a small scope is loaded on its first search
     assert snapshot is not None and len(snapshot) == len(TOPICS)
     np.testing.assert_allclose(np.linalg.norm(snapshot.vectors, axis=1), 1.0, atol=1e-5)
     expected = on.components.embedder.embed([r.text for r in snapshot.records], "document")

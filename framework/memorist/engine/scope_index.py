@@ -33,10 +33,13 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
+from sqlalchemy import select
 
+from ..db.schema import scope_counts
 from ..filters import And, Condition, Filter, Not, Or, evaluate
 from ..providers import VectorStore
 from ..records import MemoryRecord, StoreHit, StoreMatch
+from .counts import ENTITY_TYPES
 from .generations import EVERYTHING, Generation, ScopeGenerations, generation_key, record_keys
 from .keywords import Postings
 from .scope_graph import ScopeGraph
@@ -45,9 +48,12 @@ from .scope_graph import ScopeGraph
 _MASKS = 16
 #: Generations of scopes found too large to load, remembered so they are not re-read.
 _TOO_LARGE = 1024
-#: Scopes searched once and not loaded: a scope is loaded on its second search, so a
-#: search spread over many scopes (one query per user) never pays a load it will not reuse.
+#: Scopes searched once and not loaded: a large scope is loaded on its second search, so
+#: searches spread over many scopes never pay a load they will not reuse.
 _SEEN = 4096
+#: A scope of at most this many memories (by ``scope_counts``) is loaded on its first search:
+#: loading it costs less than the store's two queries (see benchmarks/search_stages.py).
+EAGER_ROWS = 1000
 
 
 @dataclass(frozen=True)
@@ -317,8 +323,9 @@ class ScopeIndex:
             return ScopeView(snapshot) if snapshot is not None and snapshot.generation == generation else None
 
     def get(self, pinned: Pinned) -> Snapshot | None:
-        """The scope's current snapshot, loading it on its second search (None the first time,
-        when too large, or when the store cannot load it: the caller uses the store)."""
+        """The scope's current snapshot, loading it if needed: on its first search when it is
+        small (``EAGER_ROWS``), else on its second. None: not loaded this time, too large, or
+        a store that cannot load it (the caller uses the store)."""
         if self._max_scope_rows <= 0:
             return None
         key = pinned.key
@@ -331,11 +338,14 @@ class ScopeIndex:
                 return snapshot
             if self._too_large.get(key) == generation:
                 return None
-            if snapshot is None and key not in self._seen:
+            first = snapshot is None and key not in self._seen
+        if first and self._size(pinned) > EAGER_ROWS:
+            with self._lock:
                 self._seen[key] = None
                 while len(self._seen) > _SEEN:
                     self._seen.popitem(last=False)
-                return None
+            return None
+        with self._lock:
             self._seen.pop(key, None)
         loaded = self._store.snapshot(pinned.filter(), self._max_scope_rows)
         with self._lock:
@@ -354,6 +364,20 @@ class ScopeIndex:
             self._rows += len(snapshot)
             self._evict()
         return snapshot
+
+    def _size(self, pinned: Pinned) -> int:
+        """The scope's memory count as the relational side keeps it (0 when it has no row)."""
+        entity_type = ENTITY_TYPES[pinned.field]
+        with self._generations.db.connect() as conn:
+            total = conn.execute(
+                select(scope_counts.c.total).where(
+                    scope_counts.c.org_id == pinned.org_id,
+                    scope_counts.c.project_id == pinned.project_id,
+                    scope_counts.c.entity_type == entity_type,
+                    scope_counts.c.entity_id == pinned.value,
+                )
+            ).scalar()
+        return int(total or 0)
 
     def _evict(self) -> None:
         """Drop least recently used scopes beyond the row budget (caller holds the lock)."""
