@@ -24,14 +24,14 @@ from typing import Any
 import click
 
 from .console import config_option, data_dir_option, fail, writable_settings
-from .importer import Sink, Tally
+from .importer import BadLine, Item, Sink, Tally
 
 
-def read_sources(paths: Sequence[str], skip_invalid: bool, tally: Tally) -> list[Any]:
+def read_sources(paths: Sequence[str], skip_invalid: bool, tally: Tally) -> list[Item]:
     """Every add of every file (``-`` is stdin); exits at the first bad line unless skipping."""
-    from .importer import BadLine, read_items
+    from .importer import read_items
 
-    items: list[Any] = []
+    items: list[Item] = []
     for path in paths:
         if path == "-":
             text, name = sys.stdin.read(), "<stdin>"
@@ -67,12 +67,11 @@ def progress(total: int, quiet: bool) -> Iterator[Callable[[int], None]]:
 
 def local_sink(
     config: str | None, skip_invalid: bool, tally: Tally
-) -> tuple[Sink, Callable[[list[Any]], list[Any]], Callable[[], None]]:
+) -> tuple[Sink, Callable[[list[Item]], list[Item]], Callable[[], None]]:
     """Adds stored in this process, into ``--data-dir``/``--config``'s store: the sink, the
     up-front check of every item (bad ones stop the import or are left out), and ``close``."""
     from .api import Memory as Engine
     from .errors import MemoristError
-    from .importer import BadLine
     from .operations import Caller, Operations
     from .operations.batch import validated
     from .operations.results import ADDED_SELFHOSTED
@@ -85,7 +84,7 @@ def local_sink(
     ops = Operations(lambda: engine)
     caller = Caller(actor="memorist import")
 
-    def check(items: list[Any]) -> list[Any]:
+    def check(items: list[Item]) -> list[Item]:
         good = []
         for item in items:
             try:
@@ -96,7 +95,7 @@ def local_sink(
             good.append(item)
         return good
 
-    def store(batch: Sequence[Any]) -> list[dict[str, Any]]:
+    def store(batch: Sequence[Item]) -> list[dict[str, Any]]:
         return [r.wire(ADDED_SELFHOSTED) for r in ops.add_batch(caller, [item.add for item in batch])]
 
     return store, check, engine.close

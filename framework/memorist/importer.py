@@ -90,7 +90,7 @@ class Tally:
 
 
 #: Stores one batch of adds; answers one wire-shaped add answer per item.
-Sink = Callable[[Sequence[Any]], list[dict[str, Any]]]
+Sink = Callable[[Sequence[Item]], list[dict[str, Any]]]
 
 
 def turns_of(conversation: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
