@@ -287,3 +287,21 @@ def test_a_served_add_is_found_by_the_next_search_on_either_worker(tmp_path: Pat
                 assert added[0]["id"] not in [hit["id"] for hit in found]
     finally:
         server.stop()
+
+
+def test_an_engines_own_adds_are_written_through_without_a_reload(pair: tuple[Memory, Memory]) -> None:
+    on, off = pair
+    fill(on, rounds=1)
+    assert ranked(on, "pottery")
+    index = on.scope_index
+    assert index is not None
+    loads = index.loads
+    fresh = [remember(on, f"The zebra number {i} at the zoo was named Stripes {i}") for i in range(3)]
+    on.add_many([on.add_request("A walrus named Wally", user_id="u1", infer=False)])
+    for query in ["zebra Stripes", "walrus Wally", *QUERIES]:
+        assert_same(ranked(on, query), ranked(off, query))
+    assert ranked(on, "zebra Stripes")[0][0] in fresh
+    assert index.loads == loads  # every add applied in place, none reloaded
+    remember(off, "Another engine's otter")  # not this process's write: the next search reloads
+    assert "otter" in on.search("otter", user_id="u1", top_k=1, threshold=0)[0].record.text
+    assert index.loads == loads + 1

@@ -157,7 +157,8 @@ class AddPipeline:
         if prepared.records:
             self._c.vector_store.upsert(prepared.records, prepared.vectors)
             with self._db.begin() as conn:
-                self.commit(request, prepared.records, conn)
+                bumped = self.commit(request, prepared.records, conn)
+            self.written(prepared.records, prepared.vectors, bumped)
         return prepared.outcome
 
     def prepare(self, request: AddRequest) -> PreparedAdd:
@@ -190,16 +191,22 @@ class AddPipeline:
         kept_vectors = vectors[np.array(rows, dtype=int)] if vectors is not None and rows else np.zeros((0, 0))
         return PreparedAdd(records, kept_vectors, outcome)
 
-    def commit(self, request: AddRequest, records: list[MemoryRecord], conn: Connection) -> None:
-        """History, entity counts and graph links of stored records, in the caller's transaction."""
+    def commit(self, request: AddRequest, records: list[MemoryRecord], conn: Connection) -> dict[str, int]:
+        """History, entity counts and graph links of stored records, in the caller's transaction;
+        returns the scope generations it bumped (for :meth:`written`, once it commits)."""
         self._history.record(
             [HistoryLog.row("ADD", r, actor=request.actor, role=r.attributed_to) for r in records], conn
         )
         self._counts.adjust(conn, records, +1)
-        if self._generations is not None:  # the vectors are written: searches may now see them
-            self._generations.bump(conn, records)
         for record in records:
             self._graph.link(record, self._c.entity_extractor.extract(record.text), conn)
+        # The vectors are written: searches may now see them.
+        return self._generations.bump(conn, records) if self._generations is not None else {}
+
+    def written(self, records: list[MemoryRecord], vectors: np.ndarray, bumped: dict[str, int]) -> None:
+        """After the commit: this process's cached snapshots of the scopes take the new records."""
+        if self._index is not None and records:
+            self._index.added(records, vectors, bumped)
 
     def _extraction(self, request: AddRequest, observed_at: datetime) -> Extraction:
         if not request.infer:

@@ -214,8 +214,9 @@ class Memory:
             plan([r.id for r in records])
             store.upsert(records, prepared.vectors)
         with self.db.begin() as conn:
-            self.adder.commit(request, records, conn)
+            bumped = self.adder.commit(request, records, conn)
             commit(conn, outcome)
+        self.adder.written(records, prepared.vectors, bumped)
         for record in records:
             self.emit("memory_added", memory=record)
         return outcome
@@ -364,6 +365,8 @@ class Memory:
             if text is not None:
                 self.graph.unlink([record.id], conn)
                 self.graph.link(record, self.components.entity_extractor.extract(record.text), conn)
+        if self._searcher.index is not None:
+            self._searcher.index.dropped([record])
         self.emit("memory_updated", memory=record, previous=previous)
         return record
 
@@ -449,6 +452,8 @@ class Memory:
         # After the delete, not with the relational rows: a search that reloads the scope
         # between the two must not cache the deleted rows under the new generation.
         self.generations.bump_now(records)
+        if self._searcher.index is not None:
+            self._searcher.index.dropped(records)
         for record in records:
             self.emit("memory_deleted", memory=record)
 

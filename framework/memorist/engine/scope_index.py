@@ -37,7 +37,7 @@ import numpy as np
 from ..filters import And, Condition, Filter, Not, Or, evaluate
 from ..providers import VectorStore
 from ..records import MemoryRecord, StoreHit, StoreMatch
-from .generations import Generation, ScopeGenerations, generation_key
+from .generations import EVERYTHING, Generation, ScopeGenerations, generation_key, record_keys
 from .keywords import Postings
 from .scope_graph import ScopeGraph
 
@@ -120,6 +120,28 @@ class Snapshot:
 
     def __len__(self) -> int:
         return len(self.records)
+
+    def extended(self, generation: Generation, records: list[MemoryRecord], vectors: np.ndarray) -> Snapshot:
+        """A new snapshot with ``records`` (new ids) appended: this process's own add, applied
+        without reloading the scope. Built beside this one, which searches may be reading."""
+        matrix = np.asarray(vectors, dtype=np.float32).reshape(len(records), -1)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        matrix = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+        every = self.records + records
+        rows = dict(self.rows)
+        rows.update((r.id, len(self.records) + i) for i, r in enumerate(records))
+        expires = np.array([r.expires_at.timestamp() if r.expires_at else np.inf for r in records], dtype=np.float64)
+        return Snapshot(
+            self.pinned,
+            generation,
+            every,
+            np.concatenate([self.vectors, matrix]),
+            self.postings.extended([r.text for r in records]),
+            # Timsort merges the appended run in linear time.
+            [r.id for r in sorted(every, key=_stored_key)],
+            rows,
+            np.concatenate([self.expires, expires]),
+        )
 
     def accepted(self, where: Filter | None) -> np.ndarray:
         """Which rows ``where`` accepts (exactly what :func:`evaluate` says, record by record)."""
@@ -318,9 +340,54 @@ class ScopeIndex:
             self._drop(key)
             self._scopes[key] = snapshot
             self._rows += len(snapshot)
-            while self._rows > self._max_rows and len(self._scopes) > 1:
-                self._drop(next(iter(self._scopes)))
+            self._evict()
         return snapshot
+
+    def _evict(self) -> None:
+        """Drop least recently used scopes beyond the row budget (caller holds the lock)."""
+        while self._rows > self._max_rows and len(self._scopes) > 1:
+            self._drop(next(iter(self._scopes)))
+
+    def added(self, records: Sequence[MemoryRecord], vectors: np.ndarray, bumped: dict[str, int]) -> None:
+        """This process stored ``records`` and bumped their scopes to ``bumped`` (committed):
+        a cached scope that saw no other write in between takes them in place (write-through),
+        so the next search needs no reload; any other cached scope of theirs is dropped."""
+        everything = bumped.get(EVERYTHING, 0)
+        by_scope: dict[str, list[int]] = {}
+        for i, record in enumerate(records):
+            for key in record_keys([record]):
+                by_scope.setdefault(key, []).append(i)
+        for key, picked in by_scope.items():
+            with self._lock:
+                snapshot = self._scopes.get(key)
+            if snapshot is None:
+                continue
+            generation = (bumped.get(key, 0), everything)
+            fresh = [records[i] for i in picked]
+            ours = snapshot.generation == (generation[0] - 1, everything)
+            if (
+                not ours
+                or any(r.id in snapshot.rows for r in fresh)
+                or len(snapshot) + len(fresh) > self._max_scope_rows
+            ):
+                with self._lock:
+                    if self._scopes.get(key) is snapshot:
+                        self._drop(key)
+                continue
+            grown = snapshot.extended(generation, fresh, np.asarray(vectors)[picked])
+            with self._lock:
+                if self._scopes.get(key) is snapshot:  # not reloaded meanwhile
+                    self._drop(key)
+                    self._scopes[key] = grown
+                    self._rows += len(grown)
+                    self._evict()
+
+    def dropped(self, records: Sequence[MemoryRecord]) -> None:
+        """This process changed or deleted ``records``: their cached scopes reload when next searched
+        (they would anyway, on the generation; this spares the generation read a stale hit)."""
+        with self._lock:
+            for key in record_keys(records):
+                self._drop(key)
 
     def forget(self) -> None:
         """Drop every snapshot (the engine is being closed)."""
