@@ -283,3 +283,13 @@ def test_reading_locomo_samples_and_jsonl_by_content() -> None:
     assert isinstance(typo[0], BadLine) and str(typo[0]).startswith("t.jsonl:1: messages: required")
     unknown = list(read_items('{"text": "x", "user": "u"}\n', "t.jsonl"))
     assert str(unknown[0]).startswith("t.jsonl:1: user: unknown field")
+
+
+def test_no_infer_stores_each_turn_verbatim(tmp_path: Path) -> None:
+    fixture = locomo_fixture(tmp_path)
+    bench = load_benchmark()
+    turns = bench.turns_of(json.loads(fixture.read_text()))
+    result = run("--data-dir", str(tmp_path / "verbatim"), "--no-infer", str(fixture))
+    assert result.exit_code == 0, result.output
+    texts = sorted(text for text, _, _ in stored(tmp_path / "verbatim", "conv-mini"))
+    assert texts == sorted({bench.turn_text(turn) for turn, _ in turns})  # a repeated turn is merged, once

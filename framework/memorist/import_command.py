@@ -27,7 +27,7 @@ from .console import config_option, data_dir_option, fail, writable_settings
 from .importer import BadLine, Item, Sink, Tally
 
 
-def read_sources(paths: Sequence[str], skip_invalid: bool, tally: Tally) -> list[Item]:
+def read_sources(paths: Sequence[str], skip_invalid: bool, tally: Tally, infer: bool = True) -> list[Item]:
     """Every add of every file (``-`` is stdin); exits at the first bad line unless skipping."""
     from .importer import read_items
 
@@ -41,7 +41,7 @@ def read_sources(paths: Sequence[str], skip_invalid: bool, tally: Tally) -> list
             except (OSError, UnicodeDecodeError) as exc:
                 fail(f"{path}: cannot read it ({exc})")
         jsonl = True if name.endswith(".jsonl") else None
-        for found in read_items(text, name, jsonl=jsonl):
+        for found in read_items(text, name, jsonl=jsonl, infer=infer):
             if isinstance(found, BadLine):
                 reject(found, skip_invalid, tally)
             else:
@@ -107,6 +107,12 @@ def local_sink(
 @data_dir_option
 @click.option("--batch-size", default=100, show_default=True, type=click.IntRange(1, 1000), help="Adds per batch.")
 @click.option("--skip-invalid", is_flag=True, help="Leave out bad lines (listed at the end) instead of stopping.")
+@click.option(
+    "--infer/--no-infer",
+    default=True,
+    show_default=True,
+    help="Extract facts (default) or store each add verbatim; a JSONL line's own 'infer' wins.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar (there is none when stderr is not a terminal).")
 @click.option("--server", help="Import through POST /memories/batch of a running server (e.g. http://localhost:8000).")
 @click.option("--api-key", envvar="MEMORIST_API_KEY", help="The server's API key (or $MEMORIST_API_KEY).")
@@ -115,6 +121,7 @@ def import_command(
     config: str | None,
     batch_size: int,
     skip_invalid: bool,
+    infer: bool,
     quiet: bool,
     server: str | None,
     api_key: str | None,
@@ -125,7 +132,7 @@ def import_command(
     stores nothing twice: repeated adds are merged into the memories they repeat.
     """
     tally = Tally()
-    items = read_sources(files, skip_invalid, tally)
+    items = read_sources(files, skip_invalid, tally, infer)
     if server:
         from .import_http import http_sink
 
