@@ -56,12 +56,14 @@ from memorist.plugin_api import (
 )
 from pydantic import Field
 
+from .journal import Journal
 from .planner import FilterPlanner
 from .queries import QueryBuilder, keyword_query, vector_query
 from .results import Scores, best, bm25, hits_of, matches_of, similarities
 from .schema import PACKED, RECORD_COLUMNS, from_arrow, to_arrow
 from .sql import FALSE, TRUE, Bounds, compile_filter, quote
 from .table import FtsSettings, build_vector_index, ensure_indexes, open_table, prewarm_indexes, retry
+from .writebehind import WriteBehind, overlay_get, overlay_hits, overlay_list
 
 # lancedb itself is imported only when a store is built: importing it starts an event-loop
 # thread, and the gunicorn master (which loads every plugin) then forks workers.
@@ -116,6 +118,14 @@ class LanceDBVectorStoreOptions(ProviderOptions):
     prewarm_indexes: bool = True
     #: Attempts after a commit conflict with another process.
     commit_retries: int = Field(5, ge=0)
+    #: Acknowledge upserts once they are in a durable journal beside the table (a SQLite
+    #: WAL file) and move them into the table in batches (see ``memorist_lancedb.writebehind``);
+    #: false: every upsert commits a table version before returning.
+    write_behind: bool = True
+    #: Flush the journal into the table once this many rows are pending ...
+    flush_rows: int = Field(256, ge=1)
+    #: ... or this long after the first pending row was written.
+    flush_delay_seconds: float = Field(0.5, ge=0.0)
 
 
 class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
@@ -153,13 +163,20 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             threading.Thread(
                 target=prewarm_indexes, args=(self._table,), name="memorist-lancedb-prewarm", daemon=True
             ).start()
+        self._behind: WriteBehind | None = None
+        if options.write_behind:
+            journal = Journal(self._path / f"{options.table}.journal.sqlite", self._dimension)
+            self._behind = WriteBehind(journal, self._merge, options.flush_rows, options.flush_delay_seconds)
         if options.optimize_every and options.optimize_idle_seconds > 0:
             # Versions left by a previous process's last writes are pruned soon after opening.
             with self._write_lock:
                 self._arm_idle_timer(options.optimize_idle_seconds)
 
     def close(self) -> None:
-        """Drop the table and connection handles; the files stay for the next open."""
+        """Drain the journal, drop the table and connection handles; the files stay for the next open."""
+        if self._behind is not None:
+            self._behind.close()
+            self._behind = None
         with self._write_lock:
             if self._idle_timer is not None:
                 self._idle_timer.cancel()
@@ -181,14 +198,27 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         # merge_insert rejects a batch that names one id twice; the last one wins.
         last = {r.id: i for i, r in enumerate(records)}
         keep = sorted(last.values())
-        data = to_arrow([records[i] for i in keep], matrix[keep], self._dimension, self._packed)
+        if self._behind is not None:
+            self._behind.append([records[i] for i in keep], matrix[keep])
+        else:
+            self._merge([records[i] for i in keep], matrix[keep])
+
+    def _merge(self, records: Sequence[MemoryRecord], matrix: np.ndarray) -> None:
+        """Upsert distinct-id ``records`` into the table itself (one commit)."""
+        data = to_arrow(records, matrix, self._dimension, self._packed)
 
         def merge() -> Any:
             return self._t().merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
 
         self._write(merge)
 
+    def _settle(self) -> None:
+        """Drain the journal before a read that cannot overlay it (see ``writebehind``)."""
+        if self._behind is not None:
+            self._behind.settle()
+
     def delete(self, ids: Sequence[str]) -> int:
+        self._settle()
         unique = list(dict.fromkeys(ids))
         total = 0
         for chunk in _chunks(unique, _ID_CHUNK):
@@ -199,6 +229,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         return int(self._write(lambda: self._t().delete(where)).num_deleted_rows)
 
     def delete_where(self, where: Filter) -> int:
+        self._settle()
         bounds = compile_filter(where)
         if bounds.upper == FALSE:
             return 0
@@ -207,6 +238,8 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         return self.delete([r.id for r in self._scan(where, bounds)])
 
     def reset(self) -> None:
+        if self._behind is not None:
+            self._behind.journal.clear()
         self._write(lambda: self._t().delete(TRUE))
         self._planner.forget()
         self._optimize()
@@ -264,6 +297,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
 
     def optimize(self) -> None:
         """Fold new rows into the indexes, compact files and prune old versions now."""
+        self._settle()
         self._optimize()
 
     def _optimize(self) -> None:
@@ -286,6 +320,11 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
     # -- reads -----------------------------------------------------------------------------
 
     def get(self, ids: Sequence[str]) -> list[MemoryRecord]:
+        if self._behind is not None:
+            return overlay_get(self._behind.journal.snapshot(), ids, self._get)
+        return self._get(ids)
+
+    def _get(self, ids: Sequence[str]) -> list[MemoryRecord]:
         unique = list(dict.fromkeys(ids))
         out: list[MemoryRecord] = []
         for chunk in _chunks(unique, _ID_CHUNK):
@@ -294,6 +333,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         return out
 
     def count(self, where: Filter | None = None) -> int:
+        self._settle()
         bounds = compile_filter(where)
         if bounds.upper == FALSE:
             return 0
@@ -312,16 +352,25 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
                     yield record
 
     def search_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreHit]:
-        return self._search(self._vector_query(vector), similarities, k, where, lean=False)
+        build = self._vector_query(vector)
+        if self._behind is None:
+            return self._search(build, similarities, k, where, lean=False)
+        pending = self._behind.journal.snapshot()  # before the table: see ``writebehind``
+        return overlay_hits(
+            pending, vector, k, where, lambda n: self._search(build, similarities, n, where, lean=False)
+        )
 
     def match_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreMatch]:
+        self._settle()
         return self._search(self._vector_query(vector), similarities, k, where, lean=True)
 
     def search_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreHit]:
+        self._settle()
         build = keyword_query(self._t, query)
         return [] if build is None else self._search(build, bm25, k, where, lean=False)
 
     def match_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreMatch]:
+        self._settle()
         build = keyword_query(self._t, query)
         return [] if build is None else self._search(build, bm25, k, where, lean=True)
 
@@ -408,6 +457,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             limit *= 4
 
     def sequence(self, where: Filter | None = None, limit: int | None = None) -> list[str] | None:
+        self._settle()
         bounds = compile_filter(where)
         if bounds.upper == FALSE:
             return []
@@ -443,10 +493,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
                 self._sequences.popitem(last=False)
         return ids
 
-    # Defined after every method annotated with ``list[...]``: inside the class body the
-    # name shadows the builtin for type checkers.
-    def list(self, where: Filter | None = None, offset: int = 0, limit: int = 100) -> list[MemoryRecord]:
-        offset = max(offset, 0)
+    def _list(self, where: Filter | None, offset: int, limit: int) -> list[MemoryRecord]:
         bounds = compile_filter(where)
         if limit <= 0 or bounds.upper == FALSE:
             return []
@@ -466,6 +513,16 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         records = sorted(self._scan(where, bounds), key=lambda r: r.id)
         records.sort(key=lambda r: r.created_at, reverse=True)  # stable: ties stay by id
         return records[offset : offset + limit]
+
+    # Defined after every method annotated with ``list[...]``: inside the class body the
+    # name shadows the builtin for type checkers.
+    def list(self, where: Filter | None = None, offset: int = 0, limit: int = 100) -> list[MemoryRecord]:
+        offset = max(offset, 0)
+        if self._behind is not None and limit > 0:
+            pending = self._behind.journal.snapshot()  # before the table: see ``writebehind``
+            if pending:
+                return overlay_list(pending, where, offset, limit, lambda n: self._list(where, 0, n))
+        return self._list(where, offset, limit)
 
     # -- helpers ---------------------------------------------------------------------------
 
