@@ -31,14 +31,16 @@ that loses a race with another process is retried.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeVar, overload
+from typing import Any, ClassVar, Concatenate, Literal, ParamSpec, TypeVar, overload
 
 import numpy as np
 import pyarrow as pa
@@ -71,6 +73,8 @@ from .writebehind import WriteBehind, overlay_get, overlay_hits, overlay_list
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 #: Scopes whose stored order (see ``sequence``) is kept, least recently used dropped first.
 _SEQUENCE_CACHE = 256
@@ -78,6 +82,18 @@ _SEQUENCE_CACHE = 256
 _ID_CHUNK = 500
 #: What a lean search reads per hit (see ``StoreMatch``): not the text, metadata or scope.
 _MATCH_COLUMNS = ["id", "observed_at", "_rowid"]
+
+
+def _drains(method: Callable[Concatenate[LanceDBVectorStore, P], R]) -> Callable[Concatenate[LanceDBVectorStore, P], R]:
+    """A read or delete that needs the whole table: drain the journal once, then run as is."""
+
+    @functools.wraps(method)
+    def drained(self: LanceDBVectorStore, *args: P.args, **kwargs: P.kwargs) -> R:
+        self._settle()
+        with self._as_is():
+            return method(self, *args, **kwargs)
+
+    return drained
 
 
 class LanceDBVectorStoreOptions(ProviderOptions):
@@ -143,6 +159,8 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         self._path = Path(options.path) if options.path else Path(context.data_dir) / "lancedb"
         self._path.mkdir(parents=True, exist_ok=True)
         self._write_lock = threading.Lock()
+        #: Per thread: whether table access may skip draining the journal (see ``_t``).
+        self._local = threading.local()
         self._writes = 0
         self._last_write = 0.0
         self._idle_timer: threading.Timer | None = None
@@ -215,10 +233,21 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
     def _settle(self) -> None:
         """Drain the journal before a read that cannot overlay it (see ``writebehind``)."""
         if self._behind is not None:
-            self._behind.settle()
+            with self._as_is():
+                self._behind.settle()
 
+    @contextmanager
+    def _as_is(self) -> Iterator[None]:
+        """Table access that needs no draining first (writes; reads that overlay the journal)."""
+        prior = getattr(self._local, "as_is", False)
+        self._local.as_is = True
+        try:
+            yield
+        finally:
+            self._local.as_is = prior
+
+    @_drains
     def delete(self, ids: Sequence[str]) -> int:
-        self._settle()
         unique = list(dict.fromkeys(ids))
         total = 0
         for chunk in _chunks(unique, _ID_CHUNK):
@@ -228,8 +257,8 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
     def _delete_sql(self, where: str) -> int:
         return int(self._write(lambda: self._t().delete(where)).num_deleted_rows)
 
+    @_drains
     def delete_where(self, where: Filter) -> int:
-        self._settle()
         bounds = compile_filter(where)
         if bounds.upper == FALSE:
             return 0
@@ -246,7 +275,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
 
     def _write(self, operation: Callable[[], T]) -> T:
         """Run a commit under the process-wide write lock, with conflict retries."""
-        with self._write_lock:
+        with self._write_lock, self._as_is():
             result = retry(operation, self.options.commit_retries)
             self._writes += 1
             self._last_write = time.monotonic()
@@ -295,9 +324,9 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         except Exception:
             log.warning("lancedb version cleanup failed; will retry later", exc_info=True)
 
+    @_drains
     def optimize(self) -> None:
         """Fold new rows into the indexes, compact files and prune old versions now."""
-        self._settle()
         self._optimize()
 
     def _optimize(self) -> None:
@@ -306,7 +335,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             if self._table is None:  # closed while an idle optimize was due
                 return
             self._writes = 0
-            table = self._t()
+            table = self._table
             try:
                 table.optimize(cleanup_older_than=timedelta(seconds=self.options.keep_versions_seconds))
             except Exception:
@@ -320,9 +349,11 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
     # -- reads -----------------------------------------------------------------------------
 
     def get(self, ids: Sequence[str]) -> list[MemoryRecord]:
-        if self._behind is not None:
-            return overlay_get(self._behind.journal.snapshot(), ids, self._get)
-        return self._get(ids)
+        if self._behind is None:
+            return self._get(ids)
+        pending = self._behind.journal.snapshot()  # before the table: see ``writebehind``
+        with self._as_is():
+            return overlay_get(pending, ids, self._get)
 
     def _get(self, ids: Sequence[str]) -> list[MemoryRecord]:
         unique = list(dict.fromkeys(ids))
@@ -332,8 +363,8 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             out.extend(from_arrow(query.to_arrow()))
         return out
 
+    @_drains
     def count(self, where: Filter | None = None) -> int:
-        self._settle()
         bounds = compile_filter(where)
         if bounds.upper == FALSE:
             return 0
@@ -356,24 +387,26 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         if self._behind is None:
             return self._search(build, similarities, k, where, lean=False)
         pending = self._behind.journal.snapshot()  # before the table: see ``writebehind``
-        return overlay_hits(
-            pending, vector, k, where, lambda n: self._search(build, similarities, n, where, lean=False)
-        )
+        with self._as_is():
+            return overlay_hits(
+                pending, vector, k, where, lambda n: self._search(build, similarities, n, where, lean=False)
+            )
 
+    @_drains
     def match_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreMatch]:
-        self._settle()
         return self._search(self._vector_query(vector), similarities, k, where, lean=True)
 
+    @_drains
     def search_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreHit]:
-        self._settle()
         build = keyword_query(self._t, query)
         return [] if build is None else self._search(build, bm25, k, where, lean=False)
 
+    @_drains
     def match_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreMatch]:
-        self._settle()
         build = keyword_query(self._t, query)
         return [] if build is None else self._search(build, bm25, k, where, lean=True)
 
+    @_drains
     def fetch(self, matches: Sequence[StoreMatch]) -> dict[str, MemoryRecord]:
         """Whole records of lean matches by their row addresses, checked against the ids: an
         optimize since the search may have moved rows, and those are looked up by id."""
@@ -456,8 +489,8 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
                 return best(found, k)
             limit *= 4
 
+    @_drains
     def sequence(self, where: Filter | None = None, limit: int | None = None) -> list[str] | None:
-        self._settle()
         bounds = compile_filter(where)
         if bounds.upper == FALSE:
             return []
@@ -520,15 +553,21 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         offset = max(offset, 0)
         if self._behind is not None and limit > 0:
             pending = self._behind.journal.snapshot()  # before the table: see ``writebehind``
-            if pending:
-                return overlay_list(pending, where, offset, limit, lambda n: self._list(where, 0, n))
+            with self._as_is():
+                if pending:
+                    return overlay_list(pending, where, offset, limit, lambda n: self._list(where, 0, n))
+                return self._list(where, offset, limit)
         return self._list(where, offset, limit)
 
     # -- helpers ---------------------------------------------------------------------------
 
     def _t(self) -> Any:
+        """The table, with the journal drained first unless the caller handles it (``_as_is``):
+        a read written without the journal in mind still sees every acknowledged row."""
         if self._table is None:
             raise RuntimeError("the lancedb vector store is closed")
+        if self._behind is not None and not getattr(self._local, "as_is", False):
+            self._settle()
         return self._table
 
     def _check_dimension(self, size: int) -> None:
