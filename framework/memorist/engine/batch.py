@@ -1,0 +1,59 @@
+"""What a batch of adds (``Memory.add_many``) has stored so far, for the duplicate rule.
+
+Why: a batched add writes its vectors once, after every request is decided, but
+each request must be judged as if the earlier ones were already stored (same
+outcome as one add after another). The two duplicate lookups of the add
+pipeline ask the store, then this: the same normalized text, and the nearest
+memories by cosine, among the batch's earlier records of the exact scope.
+Within one request, facts are compared with each other as a single add does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..filters import Filter, evaluate
+from ..records import MemoryRecord, StoreHit
+
+
+@dataclass
+class BatchStored:
+    """Records an ongoing batch decided to store, with their vectors (nothing written yet)."""
+
+    records: list[MemoryRecord] = field(default_factory=list)
+    _vectors: list[np.ndarray] = field(default_factory=list)
+
+    def add(self, records: Sequence[MemoryRecord], vectors: np.ndarray) -> None:
+        for i, record in enumerate(records):
+            self.records.append(record)
+            self._vectors.append(np.asarray(vectors[i], dtype=np.float32))
+
+    def vector(self, index: int) -> np.ndarray:
+        return self._vectors[index]
+
+    def matching(self, where: Filter) -> list[MemoryRecord]:
+        """The batch's records ``where`` accepts (the add's exact scope, hash or id bounds)."""
+        return [r for r in self.records if evaluate(where, r)]
+
+    def nearest(self, stored: list[StoreHit], vector: np.ndarray, k: int, where: Filter) -> list[StoreHit]:
+        """The best ``k`` of the store's hits and the batch's records ``where`` accepts, by
+        cosine (ties by id), as one search over store and batch would rank them."""
+        chosen = [i for i, r in enumerate(self.records) if evaluate(where, r)]
+        if not chosen:
+            return stored
+        query = np.asarray(vector, dtype=np.float32).reshape(-1)
+        matrix = np.stack([self._vectors[i] for i in chosen])
+        norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(query))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            cosine = np.where(norms > 0, (matrix @ query) / norms, 0.0)
+        scores = np.clip(np.nan_to_num(cosine, nan=0.0), -1.0, 1.0)
+        hits = list(stored)
+        hits.extend(
+            StoreHit.model_construct(record=self.records[i], score=float(s), vector=None)
+            for i, s in zip(chosen, scores, strict=True)
+        )
+        hits.sort(key=lambda h: (-h.score, h.record.id))
+        return hits[:k]
