@@ -236,3 +236,24 @@ def test_a_read_written_without_the_journal_in_mind_drains_it_first(tmp_path: Pa
     store.upsert([make_record("a", "note")], random_vectors(1, DIM))
     assert store._t().count_rows() == 1 and not journal_of(store).has_pending()
     store.close()
+
+
+@pytest.mark.parametrize("behind", [False, True])
+def test_many_vector_searches_in_one_query_answer_as_one_search_each(tmp_path: Path, behind: bool) -> None:
+    store = open_store(tmp_path, write_behind=behind, flush_delay_seconds=NEVER)
+    vectors = random_vectors(40, DIM, 3)
+    store.upsert([make_record(f"r{i}", f"note {i}", user_id=f"u{i % 2}") for i in range(30)], vectors[:30])
+    store.optimize()  # the first 30 in the table; with write-behind the rest stay pending
+    store.upsert([make_record(f"r{i}", f"note {i}", user_id=f"u{i % 2}") for i in range(30, 40)], vectors[30:])
+    store.upsert([make_record("r3", "note 3 changed", user_id="u1")], vectors[3:4])  # a pending newer version
+    where = parse_filter({"user_id": "u1"})
+    queries = random_vectors(6, DIM, 9)
+    together = store.search_vectors(queries, 5, where)
+    alone = [store.search_vector(q, 5, where) for q in queries]
+    assert [[(h.record.id, h.record.text) for h in hits] for hits in together] == [
+        [(h.record.id, h.record.text) for h in hits] for hits in alone
+    ]
+    assert all(
+        abs(a.score - b.score) < 1e-5 for x, y in zip(together, alone, strict=True) for a, b in zip(x, y, strict=True)
+    )
+    store.close()

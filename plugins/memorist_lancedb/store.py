@@ -31,7 +31,6 @@ that loses a race with another process is retried.
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
 import time
@@ -62,7 +61,7 @@ from .journal import Journal
 from .planner import FilterPlanner
 from .queries import QueryBuilder, keyword_query, vector_query
 from .results import Scores, best, bm25, hits_of, matches_of, similarities
-from .schema import PACKED, RECORD_COLUMNS, from_arrow, to_arrow
+from .schema import PACKED, RECORD_COLUMNS, VECTOR, from_arrow, to_arrow
 from .sql import FALSE, TRUE, Bounds, compile_filter, quote
 from .table import FtsSettings, build_vector_index, ensure_indexes, open_table, prewarm_indexes, retry
 from .writebehind import WriteBehind, overlay_get, overlay_hits, overlay_list
@@ -87,12 +86,12 @@ _MATCH_COLUMNS = ["id", "observed_at", "_rowid"]
 def _drains(method: Callable[Concatenate[LanceDBVectorStore, P], R]) -> Callable[Concatenate[LanceDBVectorStore, P], R]:
     """A read or delete that needs the whole table: drain the journal once, then run as is."""
 
-    @functools.wraps(method)
-    def drained(self: LanceDBVectorStore, *args: P.args, **kwargs: P.kwargs) -> R:
+    def drained(self: LanceDBVectorStore, /, *args: P.args, **kwargs: P.kwargs) -> R:
         self._settle()
         with self._as_is():
             return method(self, *args, **kwargs)
 
+    drained.__name__, drained.__doc__ = method.__name__, method.__doc__
     return drained
 
 
@@ -391,6 +390,41 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             return overlay_hits(
                 pending, vector, k, where, lambda n: self._search(build, similarities, n, where, lean=False)
             )
+
+    def search_vectors(self, vectors: np.ndarray, k: int, where: Filter | None = None) -> list[list[StoreHit]]:
+        """Many exact-filter vector searches in one LanceDB query (its ``query_index`` column
+        tells them apart); another filter or an ANN index: one search per vector."""
+        matrix = np.asarray(vectors, dtype=np.float32)
+        bounds = compile_filter(where)
+        if matrix.ndim != 2 or len(matrix) < 2 or not bounds.exact or self.options.vector_index != "none":
+            return super().search_vectors(matrix, k, where)
+        self._check_dimension(matrix.shape[1])
+        if k <= 0 or bounds.upper == FALSE:
+            return [[] for _ in matrix]
+        pending = self._behind.journal.snapshot() if self._behind is not None else {}
+
+        def table_search(limit: int) -> list[list[StoreHit]]:
+            query = self._t().search(matrix, vector_column_name=VECTOR).distance_type("cosine")
+            query = query.select([*self._columns, "_distance"]).bypass_vector_index()
+            if bounds.upper != TRUE:
+                query = query.where(bounds.upper, prefilter=True)
+            table = query.limit(limit).to_arrow()
+            groups: list[list[StoreHit]] = [[] for _ in matrix]
+            for row, hit in zip(
+                table.column("query_index").to_pylist(), hits_of(table, similarities, None, 0), strict=True
+            ):
+                groups[int(row)].append(hit)
+            return groups
+
+        with self._as_is():
+            found = table_search(k + len(pending))
+        if not pending:
+            return [best(hits, k) for hits in found]
+
+        def given(hits: list[StoreHit]) -> Callable[[int], list[StoreHit]]:
+            return lambda _limit: hits  # read above with room for the pending ids it drops
+
+        return [overlay_hits(pending, matrix[i], k, where, given(hits)) for i, hits in enumerate(found)]
 
     @_drains
     def match_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreMatch]:

@@ -37,7 +37,7 @@ from ..records import (
     normalized_hash,
     utcnow,
 )
-from .batch import BatchStored
+from .batch import BatchStored, scope_key
 from .counts import ScopeCounts
 from .dedup import same_fact
 from .entities import EntityGraph
@@ -170,14 +170,15 @@ class AddPipeline:
             extracted.append((observed_at, extraction))
             texts.update((f.text, None) for f in self._batch_unique(extraction.facts)[0])
         ordered = list(texts)
-        matrix = self._c.embedder.embed(ordered, "document") if ordered else None
+        matrix = np.asarray(self._c.embedder.embed(ordered, "document")) if ordered else np.zeros((0, 0))
         row = {text: i for i, text in enumerate(ordered)}
 
         def vectors_of(wanted: list[str]) -> np.ndarray:
-            assert matrix is not None  # every fact asked for was embedded above
-            return matrix[np.array([row[t] for t in wanted], dtype=int)]
+            picked: np.ndarray = matrix[np.array([row[t] for t in wanted], dtype=int)]
+            return picked
 
         batch = BatchStored()
+        self._read_store(requests, [e for _, e in extracted], vectors_of, batch)
         prepared = []
         for request, (observed_at, extraction) in zip(requests, extracted, strict=True):
             one = self._decide(request, observed_at, extraction, vectors_of, batch)
@@ -190,6 +191,31 @@ class AddPipeline:
                     if one.records:
                         self.commit(request, one.records, conn)
         return [one.outcome for one in prepared]
+
+    def _read_store(
+        self,
+        requests: Sequence[AddRequest],
+        extractions: Sequence[Extraction],
+        vectors_of: Callable[[list[str]], np.ndarray],
+        batch: BatchStored,
+    ) -> None:
+        """The duplicate lookups of a batch against the store, two queries per scope: its
+        records with any of the batch's hashes, and the nearest memories of every fact."""
+        scopes: dict[tuple[tuple[str, str | None], ...], tuple[Scope, dict[str, None], dict[str, None]]] = {}
+        for request, extraction in zip(requests, extractions, strict=True):
+            if request.id_seed:  # its own earlier writes are excluded: it looks up alone
+                continue
+            _, hashes, texts = scopes.setdefault(scope_key(request.scope), (request.scope, {}, {}))
+            for fact in self._batch_unique(extraction.facts)[0]:
+                hashes[normalized_hash(fact.text)] = None
+                texts[fact.text] = None
+        store = self._c.vector_store
+        for scope, hashes, texts in scopes.values():
+            where = exact_scope(scope)
+            stored = store.list(And((where, Condition("hash", "in", tuple(hashes)))), 0, len(hashes)) if hashes else []
+            ordered = list(texts)
+            nearest = store.search_vectors(vectors_of(ordered), NEAR_CANDIDATES, where) if ordered else []
+            batch.remember_store(scope, stored, ordered, nearest)
 
     def prepare(self, request: AddRequest) -> PreparedAdd:
         """New memories and their vectors, after extraction and the duplicate rule; no writes.
@@ -304,7 +330,10 @@ class AddPipeline:
             return []
         hashes = tuple(normalized_hash(f.text) for f in facts)
         where = And((exact_scope(request.scope), Condition("hash", "in", tuple(set(hashes)))))
-        stored = self._c.vector_store.list(where, 0, len(hashes))
+        if batch is not None and batch.knows(request.scope, bool(request.id_seed)):
+            stored = batch.stored_with(request.scope, hashes)
+        else:
+            stored = self._c.vector_store.list(where, 0, len(hashes))
         if batch is not None:  # a batch never stores a text the store already holds
             stored = [*stored, *batch.matching(where)]
         existing = {r.hash: r for r in stored if r.id != memory_id(request, r.hash)}
@@ -341,7 +370,10 @@ class AddPipeline:
         keep: list[int] = []
         for row, index in enumerate(fresh):
             fact, vector = facts[index], vectors[row]
-            hits = self._c.vector_store.search_vector(vector, NEAR_CANDIDATES, where)
+            if batch is not None and batch.knows(request.scope, bool(request.id_seed)):
+                hits = batch.stored_nearest(request.scope, fact.text)
+            else:
+                hits = self._c.vector_store.search_vector(vector, NEAR_CANDIDATES, where)
             if batch is not None:
                 hits = batch.nearest(hits, vector, NEAR_CANDIDATES, where)
             hit = next((h for h in hits if same_fact(fact.text, h.record.text, h.score, threshold)), None)

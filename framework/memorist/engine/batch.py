@@ -16,7 +16,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..filters import Filter, evaluate
-from ..records import MemoryRecord, StoreHit
+from ..records import MemoryRecord, Scope, StoreHit
+
+
+def scope_key(scope: Scope) -> tuple[tuple[str, str | None], ...]:
+    return tuple(sorted(scope.model_dump().items()))
 
 
 @dataclass
@@ -25,6 +29,33 @@ class BatchStored:
 
     records: list[MemoryRecord] = field(default_factory=list)
     _vectors: list[np.ndarray] = field(default_factory=list)
+    #: What the store held before the batch, read once per scope for all its requests:
+    #: records by normalized hash, and each fact text's nearest stored memories.
+    _stored: dict[tuple[tuple[str, str | None], ...], dict[str, MemoryRecord]] = field(default_factory=dict)
+    _nearest: dict[tuple[tuple[tuple[str, str | None], ...], str], list[StoreHit]] = field(default_factory=dict)
+
+    def remember_store(
+        self, scope: Scope, stored: Sequence[MemoryRecord], texts: Sequence[str], nearest: Sequence[list[StoreHit]]
+    ) -> None:
+        """The store's answers for a scope's requests: its records with their hashes (newest
+        first, as ``list`` gives them) and the nearest memories of each fact text."""
+        key = scope_key(scope)
+        by_hash = self._stored.setdefault(key, {})
+        for record in stored:
+            by_hash[record.hash] = record  # the last (oldest) wins, as in a single add
+        for text, hits in zip(texts, nearest, strict=True):
+            self._nearest[(key, text)] = hits
+
+    def knows(self, scope: Scope, seeded: bool) -> bool:
+        """Whether the store was read for this scope (a request with fixed ids reads it itself)."""
+        return not seeded and scope_key(scope) in self._stored
+
+    def stored_with(self, scope: Scope, hashes: Sequence[str]) -> list[MemoryRecord]:
+        by_hash = self._stored.get(scope_key(scope), {})
+        return [by_hash[h] for h in dict.fromkeys(hashes) if h in by_hash]
+
+    def stored_nearest(self, scope: Scope, text: str) -> list[StoreHit]:
+        return self._nearest[(scope_key(scope), text)]
 
     def add(self, records: Sequence[MemoryRecord], vectors: np.ndarray) -> None:
         for i, record in enumerate(records):
