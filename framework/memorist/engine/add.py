@@ -335,7 +335,7 @@ class AddPipeline:
         else:
             stored = self._c.vector_store.list(where, 0, len(hashes))
         if batch is not None:  # a batch never stores a text the store already holds
-            stored = [*stored, *batch.matching(where)]
+            stored = [*stored, *batch.matching(request.scope, set(hashes))]
         existing = {r.hash: r for r in stored if r.id != memory_id(request, r.hash)}
         fresh = []
         for index, (fact, digest) in enumerate(zip(facts, hashes, strict=True)):
@@ -363,6 +363,7 @@ class AddPipeline:
         if vectors is None:
             return []
         where: Filter = exact_scope(request.scope)
+        own: tuple[str, ...] = ()
         if request.id_seed:  # this add's own interrupted writes are not duplicates of it
             own = tuple(memory_id(request, normalized_hash(facts[i].text)) for i in fresh)
             where = And((where, Condition("id", "nin", own)))
@@ -375,7 +376,7 @@ class AddPipeline:
             else:
                 hits = self._c.vector_store.search_vector(vector, NEAR_CANDIDATES, where)
             if batch is not None:
-                hits = batch.nearest(hits, vector, NEAR_CANDIDATES, where)
+                hits = batch.nearest(hits, vector, NEAR_CANDIDATES, request.scope, own)
             hit = next((h for h in hits if same_fact(fact.text, h.record.text, h.score, threshold)), None)
             if hit is not None:
                 holder[index] = (hit.record.id, hit.record.text)

@@ -10,12 +10,11 @@ Within one request, facts are compared with each other as a single add does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..filters import Filter, evaluate
 from ..records import MemoryRecord, Scope, StoreHit
 
 
@@ -33,6 +32,8 @@ class BatchStored:
     #: records by normalized hash, and each fact text's nearest stored memories.
     _stored: dict[tuple[tuple[str, str | None], ...], dict[str, MemoryRecord]] = field(default_factory=dict)
     _nearest: dict[tuple[tuple[tuple[str, str | None], ...], str], list[StoreHit]] = field(default_factory=dict)
+    #: Indexes into ``records`` per exact scope.
+    _by_scope: dict[tuple[tuple[str, str | None], ...], list[int]] = field(default_factory=dict)
 
     def remember_store(
         self, scope: Scope, stored: Sequence[MemoryRecord], texts: Sequence[str], nearest: Sequence[list[StoreHit]]
@@ -59,20 +60,23 @@ class BatchStored:
 
     def add(self, records: Sequence[MemoryRecord], vectors: np.ndarray) -> None:
         for i, record in enumerate(records):
+            self._by_scope.setdefault(scope_key(record.scope), []).append(len(self.records))
             self.records.append(record)
             self._vectors.append(np.asarray(vectors[i], dtype=np.float32))
 
     def vector(self, index: int) -> np.ndarray:
         return self._vectors[index]
 
-    def matching(self, where: Filter) -> list[MemoryRecord]:
-        """The batch's records ``where`` accepts (the add's exact scope, hash or id bounds)."""
-        return [r for r in self.records if evaluate(where, r)]
+    def matching(self, scope: Scope, hashes: Collection[str]) -> list[MemoryRecord]:
+        """The batch's records of exactly ``scope`` with one of ``hashes``."""
+        return [r for r in (self.records[i] for i in self._by_scope.get(scope_key(scope), [])) if r.hash in hashes]
 
-    def nearest(self, stored: list[StoreHit], vector: np.ndarray, k: int, where: Filter) -> list[StoreHit]:
-        """The best ``k`` of the store's hits and the batch's records ``where`` accepts, by
-        cosine (ties by id), as one search over store and batch would rank them."""
-        chosen = [i for i, r in enumerate(self.records) if evaluate(where, r)]
+    def nearest(
+        self, stored: list[StoreHit], vector: np.ndarray, k: int, scope: Scope, exclude: Collection[str] = ()
+    ) -> list[StoreHit]:
+        """The best ``k`` of the store's hits and the batch's records of exactly ``scope``
+        (but ``exclude``), by cosine, ties by id: as one search over store and batch ranks them."""
+        chosen = [i for i in self._by_scope.get(scope_key(scope), []) if self.records[i].id not in exclude]
         if not chosen:
             return stored
         query = np.asarray(vector, dtype=np.float32).reshape(-1)
