@@ -41,9 +41,11 @@ from .batch import BatchStored, scope_key
 from .counts import ScopeCounts
 from .dedup import same_fact
 from .entities import EntityGraph
+from .generations import ScopeGenerations
 from .history import HistoryLog
 from .outcome import AddOutcome, Merged, Skipped
 from .scope import exact_scope
+from .scope_index import Pinned, ScopeIndex, ScopeView
 
 MAX_TEXT = 20_000
 #: Stored neighbours a new fact is compared with (the nearest may differ in a value).
@@ -136,8 +138,14 @@ class AddPipeline:
         history: HistoryLog,
         counts: ScopeCounts,
         near_duplicate: float,
+        *,
+        generations: ScopeGenerations | None = None,
+        index: ScopeIndex | None = None,
     ) -> None:
         self._c = components
+        self._generations = generations
+        #: Answers the duplicate lookups from memory when the add's scope is indexed.
+        self._index = index
         self._counts = counts
         self._db = db
         self._graph = graph
@@ -150,7 +158,8 @@ class AddPipeline:
         if prepared.records:
             self._c.vector_store.upsert(prepared.records, prepared.vectors)
             with self._db.begin() as conn:
-                self.commit(request, prepared.records, conn)
+                bumped = self.commit(request, prepared.records, conn)
+            self.written(prepared.records, prepared.vectors, bumped)
         return prepared.outcome
 
     def run_many(self, requests: Sequence[AddRequest]) -> list[AddOutcome]:
@@ -186,10 +195,12 @@ class AddPipeline:
             prepared.append(one)
         if batch.records:
             self._c.vector_store.upsert(batch.records, np.stack([batch.vector(i) for i in range(len(batch.records))]))
+            bumped = []
             with self._db.begin() as conn:
                 for request, one in zip(requests, prepared, strict=True):
-                    if one.records:
-                        self.commit(request, one.records, conn)
+                    bumped.append(self.commit(request, one.records, conn) if one.records else {})
+            for one, generations in zip(prepared, bumped, strict=True):  # in order: each bump follows the last
+                self.written(one.records, one.vectors, generations)
         return [one.outcome for one in prepared]
 
     def _read_store(
@@ -258,14 +269,22 @@ class AddPipeline:
         kept_vectors = vectors[np.array(rows, dtype=int)] if vectors is not None and rows else np.zeros((0, 0))
         return PreparedAdd(records, kept_vectors, outcome)
 
-    def commit(self, request: AddRequest, records: list[MemoryRecord], conn: Connection) -> None:
-        """History, entity counts and graph links of stored records, in the caller's transaction."""
+    def commit(self, request: AddRequest, records: list[MemoryRecord], conn: Connection) -> dict[str, int]:
+        """History, entity counts and graph links of stored records, in the caller's transaction;
+        returns the scope generations it bumped (for :meth:`written`, once it commits)."""
         self._history.record(
             [HistoryLog.row("ADD", r, actor=request.actor, role=r.attributed_to) for r in records], conn
         )
         self._counts.adjust(conn, records, +1)
         for record in records:
             self._graph.link(record, self._c.entity_extractor.extract(record.text), conn)
+        # The vectors are written: searches may now see them.
+        return self._generations.bump(conn, records) if self._generations is not None else {}
+
+    def written(self, records: list[MemoryRecord], vectors: np.ndarray, bumped: dict[str, int]) -> None:
+        """After the commit: this process's cached snapshots of the scopes take the new records."""
+        if self._index is not None and records:
+            self._index.added(records, vectors, bumped)
 
     def _extraction(self, request: AddRequest, observed_at: datetime) -> Extraction:
         if not request.infer:
@@ -330,8 +349,11 @@ class AddPipeline:
             return []
         hashes = tuple(normalized_hash(f.text) for f in facts)
         where = And((exact_scope(request.scope), Condition("hash", "in", tuple(set(hashes)))))
+        view = self._view(request.scope)
         if batch is not None and batch.knows(request.scope, bool(request.id_seed)):
             stored = batch.stored_with(request.scope, hashes)
+        elif view is not None:
+            stored = view.list(where, len(hashes))
         else:
             stored = self._c.vector_store.list(where, 0, len(hashes))
         if batch is not None:  # a batch never stores a text the store already holds
@@ -368,11 +390,14 @@ class AddPipeline:
             own = tuple(memory_id(request, normalized_hash(facts[i].text)) for i in fresh)
             where = And((where, Condition("id", "nin", own)))
         threshold = self._near_duplicate
+        view = self._view(request.scope)
         keep: list[int] = []
         for row, index in enumerate(fresh):
             fact, vector = facts[index], vectors[row]
             if batch is not None and batch.knows(request.scope, bool(request.id_seed)):
                 hits = batch.stored_nearest(request.scope, fact.text)
+            elif view is not None:
+                hits = view.search_vector(vector, NEAR_CANDIDATES, where)
             else:
                 hits = self._c.vector_store.search_vector(vector, NEAR_CANDIDATES, where)
             if batch is not None:
@@ -395,6 +420,15 @@ class AddPipeline:
                 continue
             keep.append(index)
         return keep
+
+    def _view(self, scope: Scope) -> ScopeView | None:
+        """The scope as a search already holds it in memory, if current (see ``ScopeIndex.current``)."""
+        if self._index is None:
+            return None
+        field = next(iter(scope.entity_ids()), None)
+        if field is None:
+            return None
+        return self._index.current(Pinned(scope.org_id, scope.project_id, field, scope.entity_ids()[field]))
 
     @staticmethod
     def _record(request: AddRequest, fact: ExtractedFact, observed_at: datetime, now: datetime) -> MemoryRecord:
