@@ -26,7 +26,7 @@ from memorist.settings import load_settings
 from memorist.tenancy import Tenancy
 
 from .conftest import fast_settings
-from .plugins import hashing
+from .plugins import hashing, recorder
 
 ADMIN_KEY = "batch-admin-key-0123456789abcdef"
 ADMIN = {"X-API-Key": ADMIN_KEY}
@@ -41,7 +41,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Client, dict
     overrides = fast_settings(
         tmp, limits=LIMITS, queue={"workers": 1, "poll_seconds": 0.05}, auth={"admin_api_key": ADMIN_KEY}
     )
-    application = create_app(load_settings(None, overrides), load_plugins({}, extra=[hashing]))
+    application = create_app(load_settings(None, overrides), load_plugins({}, extra=[hashing, recorder]))
     db = Database(f"sqlite:///{tmp / 'memorist.db'}")
     tenancy, users, keys = Tenancy(db), UserStore(db), ApiKeyStore(db)
     tenancy.create_org("Acme", org_id="acme")
@@ -108,6 +108,8 @@ def test_a_small_batch_answers_each_add_as_a_single_add_would(app: Any) -> None:
     ).json
     assert set(single) == set(answers[2]) and single["merged"][0]["memory_id"] == answers[1]["results"][0]["id"]
     assert count(client, "sb-1") == 1 and count(client, "sb-2") == 1
+    added = {memory_id for kind, memory_id, _ in recorder.EVENTS if kind == "added"}
+    assert {answers[0]["results"][0]["id"], answers[1]["results"][0]["id"]} <= added  # plugins hear batch adds
 
 
 def test_a_bad_item_is_named_and_nothing_is_stored(app: Any) -> None:

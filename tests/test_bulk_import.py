@@ -283,3 +283,28 @@ def test_reading_locomo_samples_and_jsonl_by_content() -> None:
     assert isinstance(typo[0], BadLine) and str(typo[0]).startswith("t.jsonl:1: messages: required")
     unknown = list(read_items('{"text": "x", "user": "u"}\n', "t.jsonl"))
     assert str(unknown[0]).startswith("t.jsonl:1: user: unknown field")
+
+
+def test_no_infer_stores_each_turn_verbatim(tmp_path: Path) -> None:
+    fixture = locomo_fixture(tmp_path)
+    bench = load_benchmark()
+    turns = bench.turns_of(json.loads(fixture.read_text()))
+    result = run("--data-dir", str(tmp_path / "verbatim"), "--no-infer", str(fixture))
+    assert result.exit_code == 0, result.output
+    texts = sorted(text for text, _, _ in stored(tmp_path / "verbatim", "conv-mini"))
+    assert texts == sorted({bench.turn_text(turn) for turn, _ in turns})  # a repeated turn is merged, once
+
+
+def test_a_long_list_is_stored_in_chunks_in_order(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memorist.operations import batch
+
+    monkeypatch.setattr(batch, "CHUNK", 2)
+    with Facade({"data_dir": str(tmp_path / "chunks")}) as memory:
+        calls: list[int] = []
+        real = memory.engine.add_many
+        monkeypatch.setattr(memory.engine, "add_many", lambda requests: calls.append(len(requests)) or real(requests))
+        texts = [f"I own {n} kayaks." for n in ("one", "two", "three", "four")] + ["I own one kayaks."]
+        answers = memory.add_many([{"messages": t, "user_id": "ch", "infer": False} for t in texts])
+        assert calls == [2, 2, 1]
+        assert [a["results"][0]["memory"] for a in answers[:4]] == texts[:4]
+        assert answers[4]["merged"][0]["memory_id"] == answers[0]["results"][0]["id"]  # across a chunk boundary

@@ -24,14 +24,14 @@ from typing import Any
 import click
 
 from .console import config_option, data_dir_option, fail, writable_settings
-from .importer import Sink, Tally
+from .importer import BadLine, Item, Sink, Tally
 
 
-def read_sources(paths: Sequence[str], skip_invalid: bool, tally: Tally) -> list[Any]:
+def read_sources(paths: Sequence[str], skip_invalid: bool, tally: Tally, infer: bool = True) -> list[Item]:
     """Every add of every file (``-`` is stdin); exits at the first bad line unless skipping."""
-    from .importer import BadLine, read_items
+    from .importer import read_items
 
-    items: list[Any] = []
+    items: list[Item] = []
     for path in paths:
         if path == "-":
             text, name = sys.stdin.read(), "<stdin>"
@@ -41,7 +41,7 @@ def read_sources(paths: Sequence[str], skip_invalid: bool, tally: Tally) -> list
             except (OSError, UnicodeDecodeError) as exc:
                 fail(f"{path}: cannot read it ({exc})")
         jsonl = True if name.endswith(".jsonl") else None
-        for found in read_items(text, name, jsonl=jsonl):
+        for found in read_items(text, name, jsonl=jsonl, infer=infer):
             if isinstance(found, BadLine):
                 reject(found, skip_invalid, tally)
             else:
@@ -67,12 +67,11 @@ def progress(total: int, quiet: bool) -> Iterator[Callable[[int], None]]:
 
 def local_sink(
     config: str | None, skip_invalid: bool, tally: Tally
-) -> tuple[Sink, Callable[[list[Any]], list[Any]], Callable[[], None]]:
+) -> tuple[Sink, Callable[[list[Item]], list[Item]], Callable[[], None]]:
     """Adds stored in this process, into ``--data-dir``/``--config``'s store: the sink, the
     up-front check of every item (bad ones stop the import or are left out), and ``close``."""
     from .api import Memory as Engine
     from .errors import MemoristError
-    from .importer import BadLine
     from .operations import Caller, Operations
     from .operations.batch import validated
     from .operations.results import ADDED_SELFHOSTED
@@ -85,7 +84,7 @@ def local_sink(
     ops = Operations(lambda: engine)
     caller = Caller(actor="memorist import")
 
-    def check(items: list[Any]) -> list[Any]:
+    def check(items: list[Item]) -> list[Item]:
         good = []
         for item in items:
             try:
@@ -96,7 +95,7 @@ def local_sink(
             good.append(item)
         return good
 
-    def store(batch: Sequence[Any]) -> list[dict[str, Any]]:
+    def store(batch: Sequence[Item]) -> list[dict[str, Any]]:
         return [r.wire(ADDED_SELFHOSTED) for r in ops.add_batch(caller, [item.add for item in batch])]
 
     return store, check, engine.close
@@ -108,6 +107,12 @@ def local_sink(
 @data_dir_option
 @click.option("--batch-size", default=100, show_default=True, type=click.IntRange(1, 1000), help="Adds per batch.")
 @click.option("--skip-invalid", is_flag=True, help="Leave out bad lines (listed at the end) instead of stopping.")
+@click.option(
+    "--infer/--no-infer",
+    default=True,
+    show_default=True,
+    help="Extract facts (default) or store each add verbatim; a JSONL line's own 'infer' wins.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar (there is none when stderr is not a terminal).")
 @click.option("--server", help="Import through POST /memories/batch of a running server (e.g. http://localhost:8000).")
 @click.option("--api-key", envvar="MEMORIST_API_KEY", help="The server's API key (or $MEMORIST_API_KEY).")
@@ -116,6 +121,7 @@ def import_command(
     config: str | None,
     batch_size: int,
     skip_invalid: bool,
+    infer: bool,
     quiet: bool,
     server: str | None,
     api_key: str | None,
@@ -126,7 +132,7 @@ def import_command(
     stores nothing twice: repeated adds are merged into the memories they repeat.
     """
     tally = Tally()
-    items = read_sources(files, skip_invalid, tally)
+    items = read_sources(files, skip_invalid, tally, infer)
     if server:
         from .import_http import http_sink
 

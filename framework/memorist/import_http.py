@@ -91,7 +91,7 @@ def http_sink(server: str, api_key: str, reject: Callable[[BadLine], None]) -> S
     """``reject(bad)`` is told of an item the server refused (it exits, or notes it and the batch goes on)."""
     client = Client(server, api_key)
 
-    def store(batch: Sequence[Any]) -> list[dict[str, Any]]:
+    def store(batch: Sequence[Item]) -> list[dict[str, Any]]:
         items = list(batch)
         while True:
             if not items:

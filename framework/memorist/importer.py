@@ -90,7 +90,7 @@ class Tally:
 
 
 #: Stores one batch of adds; answers one wire-shaped add answer per item.
-Sink = Callable[[Sequence[Any]], list[dict[str, Any]]]
+Sink = Callable[[Sequence[Item]], list[dict[str, Any]]]
 
 
 def turns_of(conversation: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
@@ -132,7 +132,7 @@ def is_conversation(data: Any) -> bool:
     return isinstance(inner, dict) and any(_SESSION.match(k) and isinstance(v, list) for k, v in inner.items())
 
 
-def conversation_items(data: dict[str, Any], user_id: str, name: str) -> Iterator[Item | BadLine]:
+def conversation_items(data: dict[str, Any], user_id: str, name: str, infer: bool = True) -> Iterator[Item | BadLine]:
     """One add per turn of a LoCoMo conversation, in session order (a bad turn yields a :class:`BadLine`)."""
     inner = data.get("conversation", data)
     for turn, when in turns_of(inner):
@@ -150,12 +150,13 @@ def conversation_items(data: dict[str, Any], user_id: str, name: str) -> Iterato
         except BadLine as bad:
             yield bad
             continue
-        yield Item(
-            where, AddInput(messages=[message], ids=EntityIds(user_id=user_id), metadata=metadata, timestamp=timestamp)
+        add = AddInput(
+            messages=[message], ids=EntityIds(user_id=user_id), metadata=metadata, timestamp=timestamp, infer=infer
         )
+        yield Item(where, add)
 
 
-def line_item(raw: str, where: str) -> Item:
+def line_item(raw: str, where: str, infer: bool = True) -> Item:
     """One JSONL line as an add; :class:`BadLine` saying what is wrong with it."""
     try:
         data = json.loads(raw)
@@ -180,7 +181,7 @@ def line_item(raw: str, where: str) -> Item:
             raise BadLine(where, f"{key}: a string is required")
     if data.get("metadata") is not None and not isinstance(data["metadata"], dict):
         raise BadLine(where, "metadata: a JSON object is required")
-    if not isinstance(data.get("infer", True), bool):
+    if not isinstance(data.get("infer", infer), bool):
         raise BadLine(where, "infer: true or false")
     options = {k: data[k] for k in ("custom_instructions", "includes", "excludes", "custom_categories") if k in data}
     add = AddInput(
@@ -189,19 +190,20 @@ def line_item(raw: str, where: str) -> Item:
         metadata=data.get("metadata"),
         timestamp=data.get("timestamp"),
         expiration_date=data.get("expiration_date"),
-        infer=data.get("infer", True),
+        infer=data.get("infer", infer),
         multilingual=bool(data.get("multilingual", False)),
         **options,
     )
     return Item(where, add)
 
 
-def read_items(text: str, name: str, *, jsonl: bool | None = None) -> Iterator[Item | BadLine]:
+def read_items(text: str, name: str, *, jsonl: bool | None = None, infer: bool = True) -> Iterator[Item | BadLine]:
     """Every add of one file's ``text``: LoCoMo JSON (one conversation, or a list of samples) or JSONL.
 
     ``jsonl=None`` decides by content: a document that parses whole as a conversation (or a
     list of them) is LoCoMo, anything else is read line by line. A bad line is yielded as a
-    :class:`BadLine` (the caller stops or skips it); a bad conversation stops that file.
+    :class:`BadLine` (the caller stops or skips it). ``infer`` is the default of adds that
+    do not say (every LoCoMo turn, a JSONL line without ``infer``).
     """
     if jsonl is not True:
         try:
@@ -211,12 +213,12 @@ def read_items(text: str, name: str, *, jsonl: bool | None = None) -> Iterator[I
         stem = Path(name).stem
         if is_conversation(whole):
             user = str(whole.get("sample_id") or stem) if "conversation" in whole else stem
-            yield from conversation_items(whole, user, name)
+            yield from conversation_items(whole, user, name, infer)
             return
         if isinstance(whole, list) and whole and all(is_conversation(c) for c in whole):
             for index, sample in enumerate(whole):
                 user = str(sample.get("sample_id") or f"{stem}-{index}")
-                yield from conversation_items(sample, user, f"{name}[{index}]")
+                yield from conversation_items(sample, user, f"{name}[{index}]", infer)
             return
         if jsonl is False:
             yield BadLine(name, "not a LoCoMo conversation (no session_N lists of turns)")
@@ -225,6 +227,6 @@ def read_items(text: str, name: str, *, jsonl: bool | None = None) -> Iterator[I
         if not raw.strip():
             continue
         try:
-            yield line_item(raw, f"{name}:{number}")
+            yield line_item(raw, f"{name}:{number}", infer)
         except BadLine as bad:
             yield bad

@@ -33,10 +33,13 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
+from sqlalchemy import select
 
+from ..db.schema import scope_counts
 from ..filters import And, Condition, Filter, Not, Or, evaluate
 from ..providers import VectorStore
 from ..records import MemoryRecord, StoreHit, StoreMatch
+from .counts import ENTITY_TYPES
 from .generations import EVERYTHING, Generation, ScopeGenerations, generation_key, record_keys
 from .keywords import Postings
 from .scope_graph import ScopeGraph
@@ -45,6 +48,12 @@ from .scope_graph import ScopeGraph
 _MASKS = 16
 #: Generations of scopes found too large to load, remembered so they are not re-read.
 _TOO_LARGE = 1024
+#: Scopes searched once and not loaded: a large scope is loaded on its second search, so
+#: searches spread over many scopes never pay a load they will not reuse.
+_SEEN = 4096
+#: A scope of at most this many memories (by ``scope_counts``) is loaded on its first search:
+#: loading it costs less than the store's two queries (see benchmarks/search_stages.py).
+EAGER_ROWS = 1000
 
 
 @dataclass(frozen=True)
@@ -275,6 +284,7 @@ class ScopeIndex:
         self._scopes: OrderedDict[str, Snapshot] = OrderedDict()
         self._rows = 0
         self._too_large: OrderedDict[str, Generation] = OrderedDict()
+        self._seen: OrderedDict[str, None] = OrderedDict()
         #: Loads since start (benchmarks and tests read it).
         self.loads = 0
 
@@ -313,6 +323,9 @@ class ScopeIndex:
             return ScopeView(snapshot) if snapshot is not None and snapshot.generation == generation else None
 
     def get(self, pinned: Pinned) -> Snapshot | None:
+        """The scope's current snapshot, loading it if needed: on its first search when it is
+        small (``EAGER_ROWS``), else on its second. None: not loaded this time, too large, or
+        a store that cannot load it (the caller uses the store)."""
         if self._max_scope_rows <= 0:
             return None
         key = pinned.key
@@ -325,6 +338,15 @@ class ScopeIndex:
                 return snapshot
             if self._too_large.get(key) == generation:
                 return None
+            first = snapshot is None and key not in self._seen
+        if first and self._size(pinned) > EAGER_ROWS:
+            with self._lock:
+                self._seen[key] = None
+                while len(self._seen) > _SEEN:
+                    self._seen.popitem(last=False)
+            return None
+        with self._lock:
+            self._seen.pop(key, None)
         loaded = self._store.snapshot(pinned.filter(), self._max_scope_rows)
         with self._lock:
             self.loads += 1
@@ -342,6 +364,20 @@ class ScopeIndex:
             self._rows += len(snapshot)
             self._evict()
         return snapshot
+
+    def _size(self, pinned: Pinned) -> int:
+        """The scope's memory count as the relational side keeps it (0 when it has no row)."""
+        entity_type = ENTITY_TYPES[pinned.field]
+        with self._generations.db.connect() as conn:
+            total = conn.execute(
+                select(scope_counts.c.total).where(
+                    scope_counts.c.org_id == pinned.org_id,
+                    scope_counts.c.project_id == pinned.project_id,
+                    scope_counts.c.entity_type == entity_type,
+                    scope_counts.c.entity_id == pinned.value,
+                )
+            ).scalar()
+        return int(total or 0)
 
     def _evict(self) -> None:
         """Drop least recently used scopes beyond the row budget (caller holds the lock)."""
@@ -372,7 +408,7 @@ class ScopeIndex:
             ):
                 with self._lock:
                     if self._scopes.get(key) is snapshot:
-                        self._drop(key)
+                        self._drop(key, seen=True)
                 continue
             grown = snapshot.extended(generation, fresh, np.asarray(vectors)[picked])
             with self._lock:
@@ -387,7 +423,7 @@ class ScopeIndex:
         (they would anyway, on the generation; this spares the generation read a stale hit)."""
         with self._lock:
             for key in record_keys(records):
-                self._drop(key)
+                self._drop(key, seen=True)
 
     def forget(self) -> None:
         """Drop every snapshot (the engine is being closed)."""
@@ -396,10 +432,13 @@ class ScopeIndex:
             self._too_large.clear()
             self._rows = 0
 
-    def _drop(self, key: str) -> None:
+    def _drop(self, key: str, *, seen: bool = False) -> None:
+        """Forget a cached scope; ``seen``: one in use, to reload on its next search."""
         old = self._scopes.pop(key, None)
         if old is not None:
             self._rows -= len(old)
+            if seen:
+                self._seen[key] = None
 
 
 def describe(index: ScopeIndex | None) -> dict[str, Any]:

@@ -31,6 +31,10 @@ from ..errors import InputTooLarge, MemoristError, ValidationError
 from .caller import Caller
 from .inputs import AddInput
 
+#: Requests handed to ``Memory.add_many`` at a time: the doors' batches fit in one call; a long
+#: list from Python (no batch caps there) is stored in calls of this size, all checked first.
+CHUNK = 1000
+
 
 def _item_error(index: int, exc: Exception) -> MemoristError:
     """``exc`` as a 400 (or the 413 it was) whose message names the item it concerns."""

@@ -118,7 +118,10 @@ class Operations:
         batch.admit_batch(items, self._limits)
         memory = self.engine
         requests = [request for _, request in batch.validated(memory, caller, items)]
-        return [AddResult.of(outcome) for outcome in memory.add_many(requests)]
+        outcomes = []
+        for start in range(0, len(requests), batch.CHUNK):  # bounded memory for a long Python list
+            outcomes.extend(memory.add_many(requests[start : start + batch.CHUNK]))
+        return [AddResult.of(outcome) for outcome in outcomes]
 
     def submit_batch(self, caller: Caller, items: Sequence[AddInput]) -> list[Event]:
         """A batch queued durably, one event per item, all committed together (validated first)."""
