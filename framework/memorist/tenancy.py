@@ -18,7 +18,7 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from .db import Database
-from .db.schema import members, organizations, projects, users
+from .db.schema import api_keys, events, exports, feedback, members, organizations, projects, users
 from .errors import MemoristError, ValidationError
 from .records import as_utc, utcnow
 
@@ -174,6 +174,11 @@ class Tenancy:
             raise ProjectError(f"project '{project_id}' already exists", 409) from None
         return Project.from_row(row)
 
+    def org_of(self, project_id: str) -> str | None:
+        """The organization of a project, None when there is no such project."""
+        with self._db.connect() as conn:
+            return conn.execute(select(projects.c.org_id).where(projects.c.id == project_id)).scalar()
+
     def project(self, org_id: str, project_id: str) -> Project:
         with self._db.connect() as conn:
             row = (
@@ -285,3 +290,51 @@ class Tenancy:
             ).rowcount
         if not gone:
             raise ProjectError(LAST_OWNER, 409)
+
+    # -- deleting a project -------------------------------------------------------------
+    def drop_events(self, org_id: str, project_id: str) -> None:
+        """The project's add events, queued ones too: nothing is added to a project being deleted."""
+        with self._db.begin() as conn:
+            conn.execute(delete(events).where(events.c.org_id == org_id, events.c.project_id == project_id))
+
+    def delete_project(self, org_id: str, project_id: str) -> dict[str, int]:
+        """The project's relational rows: feedback, exports, members, the project; its keys re-homed or revoked.
+
+        A key belongs to a user and reaches every project of theirs; its *home* project
+        (what ``/v1/ping/`` answers) moves to another project of the user (the
+        organization's default first, then the oldest membership); a key whose user has no
+        other project is revoked. When the organization's default project goes, its oldest
+        remaining project becomes the default.
+        """
+        self.project(org_id, project_id)  # 404 before any write
+        now = utcnow()
+        rehomed = revoked = 0
+        with self._db.begin() as conn:
+            keys = conn.execute(
+                select(api_keys.c.id, api_keys.c.user_id).where(
+                    api_keys.c.project_id == project_id, api_keys.c.kind == "platform", api_keys.c.revoked_at.is_(None)
+                )
+            ).all()
+            for key_id, user_id in keys:
+                home = conn.execute(
+                    select(projects.c.id, projects.c.org_id)
+                    .join(members, members.c.project_id == projects.c.id)
+                    .where(members.c.user_id == user_id, projects.c.id != project_id)
+                    .order_by((projects.c.org_id != org_id), projects.c.is_default.desc(), members.c.created_at)
+                    .limit(1)
+                ).first()
+                change = {"revoked_at": now} if home is None else {"project_id": home[0], "org_id": home[1]}
+                conn.execute(update(api_keys).where(api_keys.c.id == key_id).values(**change))
+                rehomed, revoked = rehomed + (home is not None), revoked + (home is None)
+            for table in (feedback, exports):
+                conn.execute(delete(table).where(table.c.org_id == org_id, table.c.project_id == project_id))
+            conn.execute(delete(members).where(members.c.project_id == project_id))
+            default = conn.execute(select(projects.c.is_default).where(projects.c.id == project_id)).scalar()
+            conn.execute(delete(projects).where(projects.c.id == project_id))
+            if default:
+                successor = conn.execute(
+                    select(projects.c.id).where(projects.c.org_id == org_id).order_by(projects.c.created_at).limit(1)
+                ).scalar()
+                if successor is not None:
+                    conn.execute(update(projects).where(projects.c.id == successor).values(is_default=1))
+        return {"keys_rehomed": rehomed, "keys_revoked": revoked}

@@ -38,6 +38,7 @@ from .entities import EntityGraph
 from .history import HistoryLog
 from .hits import SearchHit
 from .outcome import AddOutcome
+from .purge import purge_memories, purge_rows
 from .scope import parse_moment, require_entity, visible
 from .search import MAX_TOP_K, HybridSearch
 
@@ -368,6 +369,14 @@ class Memory:
         while batch := self.components.vector_store.list(where, 0, DELETE_BATCH):
             self._delete_records(batch, actor)
             deleted += len(batch)
+        return deleted
+
+    def purge_project(self, org_id: str, project_id: str, actor: str | None = None) -> int:
+        """Delete every memory of a project (expired ones too), then its history, entities and counts."""
+        where = visible(None, org_id, project_id, show_expired=True)
+        store = self.components.vector_store
+        deleted = purge_memories(lambda n: store.list(where, 0, n), lambda b: self._delete_records(list(b), actor))
+        purge_rows(self.db, org_id, project_id)
         return deleted
 
     def reset(self) -> None:

@@ -250,6 +250,16 @@ class ProjectCreated(BaseModel):
     user_role: str
 
 
+class ProjectDeleted(BaseModel):
+    """What a project delete removed; keys whose home it was moved to another project of theirs or were revoked."""
+
+    message: str
+    project_id: str
+    memories_deleted: int
+    keys_rehomed: int
+    keys_revoked: int
+
+
 class AddedMemoryV3(BaseModel):
     id: str
     memory: str
