@@ -257,3 +257,49 @@ def test_client_creates_uses_and_deletes_a_project(server: Server) -> None:
     with pytest.raises(MemoryNotFoundError):
         client.get(memory_id)
     assert [m["memory"] for m in client.get_all(filters={"user_id": "cu"})["results"]] == ["home note"]
+
+
+# -- enable_graph: ignored, and said so -------------------------------------------------------------------------
+def test_patch_enable_graph_false_is_ignored_and_reported_so(server: Server) -> None:
+    owner = boot(server, "graph-org", "g1", "owner@graph.test")
+    path = f"{ORG}/graph-org/projects/g1/"
+    add(server, owner, "Marguerite moved to Lisbon last spring", "gu")
+    patched = server.request(
+        "PATCH", path, headers=h(owner), json={"enable_graph": False, "custom_instructions": "keep places"}
+    )
+    assert patched.status_code == 200, patched.text
+    answer = patched.json()
+    assert answer["enable_graph"] is True and "always on" in answer["ignored"]["enable_graph"]
+    assert answer["custom_instructions"] == "keep places"  # the rest of the PATCH is applied
+    assert server.get(path, headers=h(owner)).json()["enable_graph"] is True
+    assert server.get(path, headers=h(owner), params={"fields": "enable_graph"}).json() == {"enable_graph": True}
+    # What the answer says holds: the graph still links and boosts the project's memories.
+    body = {"query": "Lisbon", "filters": {"user_id": "gu"}, "explain": True, "threshold": 0.0}
+    hit = server.post("/v3/memories/search/", headers=h(owner), json=body).json()["results"][0]
+    assert hit["score_details"]["entity"] > 0 and "Lisbon" in hit["score_details"]["matched_entities"]
+    # Type errors are still errors; a PATCH without ignored settings carries no ``ignored``.
+    wrong = server.request("PATCH", path, headers=h(owner), json={"enable_graph": "no"})
+    assert wrong.status_code == 400 and "enable_graph" in wrong.json()["message"]
+    assert "ignored" not in server.request("PATCH", path, headers=h(owner), json={"decay": True}).json()
+
+
+# -- issue 15 points 5 and 7, still holding ------------------------------------------------------------------------
+def test_fields_members_without_email_and_typed_id_errors_hold(server: Server) -> None:
+    owner = boot(server, "hold-org", "h1", "owner@hold.test")
+    path = f"{ORG}/hold-org/projects/h1/"
+    assert server.get(path, headers=h(owner), params={"fields": "name,user_role"}).json() == {
+        "name": "h1",
+        "user_role": "OWNER",
+    }
+    assert server.get(path + "members/", headers=h(owner)).json() == {
+        "members": [{"username": "owner", "role": "OWNER"}]
+    }
+    assert server.get(path, headers=h(owner)).json()["members"][0]["email"] == "owner@hold.test"  # details only
+    for route, body in (
+        ("/v3/memories/add/", {"messages": [{"role": "user", "content": "tea"}], "filters": {"user_id": 123}}),
+        ("/v3/memories/search/", {"query": "tea", "filters": {"user_id": 123}}),
+        ("/v3/memories/", {"filters": {"user_id": 123}}),
+    ):
+        resp = server.post(route, headers=h(owner), json=body)
+        assert resp.status_code == 400 and "filters.user_id" in resp.text and "int" in resp.text, (route, resp.text)
+        assert "an id is required" not in resp.text

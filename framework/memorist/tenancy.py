@@ -44,6 +44,11 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "decay": False,
 }
 MEMORY_DEPTHS = ("minimal", "standard", "deep")
+#: Settings a PATCH may send but that change nothing, with why (answered as ``ignored``).
+#: The platform's rule: graph memory is built in and always on; ``enable_graph`` is ignored if sent.
+IGNORED_SETTINGS = {
+    "enable_graph": "graph memory is always on (the platform's v3 rule): the setting is ignored and not stored",
+}
 
 
 class ProjectError(MemoristError):
@@ -83,7 +88,8 @@ class Project:
             row["org_id"],
             row["name"],
             row["description"],
-            {**DEFAULT_SETTINGS, **(row["settings"] or {})},
+            # A legacy stored ``enable_graph: false`` is not reported: the graph is always on.
+            {**DEFAULT_SETTINGS, **(row["settings"] or {}), "enable_graph": True},
             bool(row["is_default"]),
             as_utc(row["created_at"]),
             as_utc(row["updated_at"]),
@@ -194,6 +200,8 @@ class Tenancy:
         project = self.project(org_id, project_id)
         values: dict[str, Any] = {"updated_at": utcnow()}
         settings_changes = {k: v for k, v in changes.items() if k not in ("name", "description")}
+        validate_settings(settings_changes)  # an ignored setting of the wrong type is still a 400
+        settings_changes = {k: v for k, v in settings_changes.items() if k not in IGNORED_SETTINGS}
         if "name" in changes:
             if not isinstance(changes["name"], str) or not changes["name"].strip():
                 raise ValidationError("name: must be a non-empty string")

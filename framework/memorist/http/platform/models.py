@@ -240,6 +240,10 @@ class ProjectOut(BaseModel):
     members: list[MemberOut]
     is_default: bool
     user_role: str
+    enable_graph: bool = Field(default=True, description="Always true: graph memory is always on")
+    ignored: dict[str, str] | None = Field(
+        default=None, description="PATCH only: settings sent that change nothing, with why (``enable_graph``)"
+    )
 
 
 class ProjectCreated(BaseModel):

@@ -10,7 +10,7 @@ from ...auth.users import UserStore
 from ...errors import ValidationError
 from ...operations import Operations
 from ...operations.projects import delete_project
-from ...tenancy import Project, ProjectError, Tenancy, not_found
+from ...tenancy import IGNORED_SETTINGS, Project, ProjectError, Tenancy, not_found
 from ..operations import operation
 from ..present import iso
 from . import models as m
@@ -100,7 +100,7 @@ class ProjectResource:
         resp.media = view
 
     @operation(
-        "Change project settings (OWNER)",
+        "Change project settings (OWNER); ``enable_graph`` is ignored and answered under ``ignored``",
         auth="platform",
         tags=TAGS,
         body=m.ProjectPatch,
@@ -117,7 +117,9 @@ class ProjectResource:
             project = self._tenancy.update_project(org_id, project_id, changes)
         except ValidationError as exc:
             raise ProjectError(exc.message, 400) from None
-        resp.media = project_view(project, self._tenancy, who)
+        view = project_view(project, self._tenancy, who)
+        ignored = {k: why for k, why in IGNORED_SETTINGS.items() if k in changes}
+        resp.media = {**view, "ignored": ignored} if ignored else view
 
     @operation(
         "Delete the project with its memories, entities, history, events, members and webhooks (OWNER)",
