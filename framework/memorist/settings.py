@@ -101,6 +101,9 @@ class EngineSettings(BaseModel):
     #: Search without entities too common in the scope to inform (e.g. the user's own name),
     #: averaged with the full query (see ``memorist.engine.search.focus_query``).
     focus_queries: bool = True
+    #: Map the fused score onto the scale similarity users expect (exact matches >= 0.7,
+    #: unrelated < 0.3; ranking unchanged: see ``memorist.engine.calibration``). False: raw scores.
+    calibrate_scores: bool = True
 
 
 class AuthSettings(BaseModel):

@@ -33,6 +33,7 @@ from ..records import (
 from ..registry import ProviderRegistry
 from ..settings import Settings
 from .add import AddPipeline, AddRequest, coerce_categories
+from .calibration import calibrate_hits, uncalibrate
 from .counts import ScopeCounts
 from .entities import EntityGraph
 from .history import HistoryLog
@@ -274,16 +275,20 @@ class Memory:
         where = conjoin_optional(
             where, self._where(filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id))
         )
-        return self._searcher.search(
+        # Scores are calibrated here, at the engine's search entry, so every door agrees; the
+        # caller's threshold is on the calibrated scale, the search compares raw scores.
+        calibrated = self.settings.engine.calibrate_scores
+        hits = self._searcher.search(
             query,
             visible(where, org_id, project_id, show_expired),
             org_id=org_id,
             project_id=project_id,
             top_k=int(top_k),
-            threshold=float(threshold),
+            threshold=uncalibrate(float(threshold)) if calibrated else float(threshold),
             rerank=rerank,
             explain=explain,
         )
+        return calibrate_hits(hits, reranked=rerank) if calibrated else hits
 
     def get(self, memory_id: str, *, org_id: str = DEFAULT_ORG, project_id: str = DEFAULT_PROJECT) -> MemoryRecord:
         found = self.components.vector_store.get([memory_id])
