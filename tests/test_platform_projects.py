@@ -303,3 +303,27 @@ def test_fields_members_without_email_and_typed_id_errors_hold(server: Server) -
         resp = server.post(route, headers=h(owner), json=body)
         assert resp.status_code == 400 and "filters.user_id" in resp.text and "int" in resp.text, (route, resp.text)
         assert "an id is required" not in resp.text
+
+
+def test_agent_custom_instructions_from_the_client_are_kept_and_reach_agent_adds(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mem0 import MemoryClient
+
+    key = boot(server, "agent-org", "agents", "owner@agent.test")
+    client = MemoryClient(api_key=key["Authorization"].split()[1], host=server.url, client=server.httpx_client())
+    client.project.update(custom_instructions="Keep facts.", agent_custom_instructions="Keep the agent's tools.")
+    assert client.project.get(fields=["agent_custom_instructions"]) == {
+        "agent_custom_instructions": "Keep the agent's tools."
+    }
+    assert server.kernel is not None
+    ops, seen = server.kernel.operations, []
+    original = ops.add_recorded
+    monkeypatch.setattr(ops, "add_recorded", lambda caller, request: seen.append(request) or original(caller, request))
+    client.add([{"role": "user", "content": "uses a calculator"}], agent_id="bot", infer=False)
+    client.add([{"role": "user", "content": "likes tea"}], user_id="u", infer=False)
+    assert [r.custom_instructions for r in seen] == ["Keep facts.\nKeep the agent's tools.", "Keep facts."]
+    wrong = server.request(
+        "PATCH", f"{ORG}/agent-org/projects/agents/", headers=h(key), json={"agent_custom_instructions": 5}
+    )
+    assert wrong.status_code == 400 and "agent_custom_instructions" in wrong.json()["message"]

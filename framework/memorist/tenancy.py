@@ -32,6 +32,8 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "exclusion_prompt": None,
     "custom_categories": [],
     "custom_instructions": "",
+    #: Added to the instructions of adds that carry an ``agent_id`` (the 2.2.1 client's ``project.update``).
+    "agent_custom_instructions": None,
     "update_custom_instructions": None,
     "summary_custom_instructions": None,
     "summary_batch_size": 100,
@@ -118,6 +120,8 @@ def validate_settings(changes: dict[str, Any]) -> dict[str, Any]:
             raise ValidationError(f"{key}: must be a positive integer")
         if key in ("custom_instructions",) and not isinstance(value, str):
             raise ValidationError(f"{key}: must be a string")
+        if key == "agent_custom_instructions" and not isinstance(value, str | None):
+            raise ValidationError(f"{key}: must be a string or null")
         clean[key] = value
     return clean
 

@@ -75,14 +75,16 @@ class AddV3:
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.AddV3) -> None:
         who = access(req, self._tenancy, write=True)
         settings = self._tenancy.project(who.org_id, who.project_id).settings
+        ids = entity_ids(body)
+        agent_rules = body.agent_custom_instructions or (
+            settings.get("agent_custom_instructions") if ids.agent_id else None
+        )
         instructions = "\n".join(
-            x
-            for x in (body.custom_instructions or settings.get("custom_instructions"), body.agent_custom_instructions)
-            if x
+            x for x in (body.custom_instructions or settings.get("custom_instructions"), agent_rules) if x
         )
         request = AddInput(
             messages=body.messages,
-            ids=entity_ids(body),
+            ids=ids,
             metadata=body.metadata,
             timestamp=body.timestamp,
             expiration_date=body.expiration_date or settings.get("expiration_date"),

@@ -40,6 +40,7 @@ def project_view(project: Project, tenancy: Tenancy, who: Access) -> dict[str, A
                 "exclusion_prompt",
                 "custom_categories",
                 "custom_instructions",
+                "agent_custom_instructions",
                 "update_custom_instructions",
                 "summary_custom_instructions",
                 "summary_batch_size",
