@@ -47,7 +47,9 @@ ANCHORS: tuple[tuple[float, float], ...] = (
 def _interpolate(value: float, points: Sequence[tuple[float, float]]) -> float:
     value = min(1.0, max(0.0, value))
     for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
-        if value <= x1:
+        if value == x1:  # an anchor maps exactly (the default threshold 0.1 stays 0.1, not 0.1000...02)
+            return y1
+        if value < x1:
             return y0 + (value - x0) * (y1 - y0) / (x1 - x0)
     return points[-1][1]
 
