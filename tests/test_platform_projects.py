@@ -327,3 +327,18 @@ def test_agent_custom_instructions_from_the_client_are_kept_and_reach_agent_adds
         "PATCH", f"{ORG}/agent-org/projects/agents/", headers=h(key), json={"agent_custom_instructions": 5}
     )
     assert wrong.status_code == 400 and "agent_custom_instructions" in wrong.json()["message"]
+
+
+def test_a_project_recreated_under_the_same_id_starts_empty(server: Server) -> None:
+    """Searches cache a scope in memory (the scope index): a deleted project's snapshot must not come back."""
+    owner = boot(server, "again-org", "again", "owner@again.test")
+    add(server, owner, "Ravi keeps bees in Kerala", "ravi")
+    body = {"query": "bees", "filters": {"user_id": "ravi"}, "threshold": 0.0}
+    for _ in range(2):  # loaded into the scope index (admitted on the first or second search)
+        found = server.post("/v3/memories/search/", headers=h(owner), json=body).json()["results"]
+        assert [r["memory"] for r in found] == ["Ravi keeps bees in Kerala"]
+    assert server.request("DELETE", f"{ORG}/again-org/projects/again/", headers=h(owner)).status_code == 200
+    fresh = boot(server, "again-org", "again", "owner@again.test")
+    assert server.post("/v3/memories/search/", headers=h(fresh), json=body).json()["results"] == []
+    assert listed(server, fresh, "ravi") == []
+    assert server.get("/v1/entities/", headers=h(fresh)).json()["results"] == []

@@ -200,6 +200,11 @@ class VectorStore(Provider[OptionsT]):
     def search_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreHit]:
         """Best ``k`` by full-text (BM25) relevance, best first. Query syntax is not interpreted."""
 
+    def search_vectors(self, vectors: np.ndarray, k: int, where: Filter | None = None) -> list[list[StoreHit]]:
+        """``search_vector`` for each row of ``vectors`` (a batched add's duplicate lookups);
+        a store that answers many query vectors in one query overrides this loop."""
+        return [self.search_vector(vector, k, where) for vector in np.asarray(vectors)]
+
     def match_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreMatch]:
         """``search_vector`` for ranking: the same hits, which need not carry whole records
         (see :class:`StoreMatch`); whole ones come from ``fetch``."""
@@ -235,6 +240,16 @@ class VectorStore(Provider[OptionsT]):
             if len(records) < page:
                 break
         return [record_id for _, _, record_id in sorted(keys)]
+
+    def snapshot(self, where: Filter, limit: int) -> tuple[list[MemoryRecord], np.ndarray] | None:
+        """Every record ``where`` accepts with its vector (row ``i`` of a float32 matrix is
+        record ``i``'s), in no particular order; None when more than ``limit`` match.
+
+        Search's in-memory scope index (``memorist.engine.scope_index``) loads one
+        scope through this and answers that scope's searches itself. The default,
+        None, means "cannot": such a store keeps answering every search itself.
+        """
+        return None
 
     @abstractmethod
     def list(self, where: Filter | None = None, offset: int = 0, limit: int = 100) -> list[MemoryRecord]:

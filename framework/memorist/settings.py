@@ -101,6 +101,16 @@ class EngineSettings(BaseModel):
     #: Search without entities too common in the scope to inform (e.g. the user's own name),
     #: averaged with the full query (see ``memorist.engine.search.focus_query``).
     focus_queries: bool = True
+    #: Answer searches pinned to one scope (one user, agent, run or app) from an in-memory
+    #: snapshot of that scope, kept coherent with every process's writes through a per-scope
+    #: generation in the database (see docs/engine.md). Off: every search queries the store.
+    scope_index: bool = True
+    #: Rows (memories) the snapshots of all cached scopes hold together, per process; the
+    #: least recently searched scopes are dropped first (~6 KB per row with 384 dimensions:
+    #: the vector, BM25 postings and the record itself).
+    scope_index_rows: int = Field(20_000, ge=0)
+    #: Scopes with more memories than this are searched through the store (never cached).
+    scope_index_max_rows: int = Field(5_000, ge=0)
     #: Map the fused score onto the scale similarity users expect (exact matches >= 0.7,
     #: unrelated < 0.3; ranking unchanged: see ``memorist.engine.calibration``). False: raw scores.
     calibrate_scores: bool = True
@@ -202,6 +212,11 @@ class LimitsSettings(BaseModel):
     #: Largest add, in characters of message content and in messages (413 past either).
     max_add_chars: int = Field(default=250_000, ge=1)
     max_add_messages: int = Field(default=1_000, ge=1)
+    #: Largest batch add (``POST /memories/batch``, ``POST /v3/memories/add/batch/``): adds in one
+    #: batch, and characters of message content over all of them (413 past either). Each add of a
+    #: batch also obeys the two limits above.
+    max_batch_items: int = Field(default=1_000, ge=1)
+    max_batch_chars: int = Field(default=1_000_000, ge=1)
 
 
 class ExportSettings(BaseModel):

@@ -36,11 +36,13 @@ from .add import AddPipeline, AddRequest, coerce_categories
 from .calibration import calibrate_hits, uncalibrate
 from .counts import ScopeCounts
 from .entities import EntityGraph
+from .generations import ScopeGenerations
 from .history import HistoryLog
 from .hits import SearchHit
 from .outcome import AddOutcome
-from .purge import purge_memories, purge_rows
+from .purge import project_scope_keys, purge_memories, purge_rows
 from .scope import parse_moment, require_entity, visible
+from .scope_index import ScopeIndex
 from .search import MAX_TOP_K, HybridSearch
 
 log = logging.getLogger("memorist.engine")
@@ -48,6 +50,8 @@ MAX_PAGE_SIZE = 1000
 #: Alias usable inside ``Memory``, whose ``list`` method shadows the builtin there.
 Records = list[MemoryRecord]
 DELETE_BATCH = 500
+#: Requests per batch of ``Memory.add_many``: one embedder call, vector write and transaction each.
+ADD_MANY_CHUNK = 128
 
 
 class HasHooks(Protocol):
@@ -106,10 +110,30 @@ class Memory:
         self.graph = EntityGraph(db)
         self.history_log = HistoryLog(db)
         self.counts = ScopeCounts(db)
-        self.adder = AddPipeline(
-            components, db, self.graph, self.history_log, self.counts, settings.engine.near_duplicate_threshold
+        #: Per-scope write counters that keep every process's scope snapshots coherent.
+        self.generations = ScopeGenerations(db)
+        engine = settings.engine
+        index = (
+            ScopeIndex(
+                components.vector_store,
+                self.generations,
+                max_rows=engine.scope_index_rows,
+                max_scope_rows=engine.scope_index_max_rows,
+            )
+            if engine.scope_index
+            else None
         )
-        self._searcher = HybridSearch(components, self.graph, settings.engine)
+        self.adder = AddPipeline(
+            components,
+            db,
+            self.graph,
+            self.history_log,
+            self.counts,
+            engine.near_duplicate_threshold,
+            generations=self.generations,
+            index=index,
+        )
+        self._searcher = HybridSearch(components, self.graph, engine, index)
 
     # -- construction --------------------------------------------------------------
     @classmethod
@@ -136,11 +160,14 @@ class Memory:
 
     def close(self) -> None:
         self.retire()
+        self.generations.close()
         self.db.dispose()
 
     def retire(self, successor: Memory | None = None) -> None:
         """Release what this engine holds, except providers a ``successor`` engine shares."""
         self._searcher.close()
+        if self._searcher.index is not None:
+            self._searcher.index.forget()
         self.components.close(keep=successor.components if successor else None)
 
     # -- add -----------------------------------------------------------------------
@@ -163,9 +190,20 @@ class Memory:
 
     def add_many(self, requests: Sequence[AddRequest]) -> list[AddOutcome]:
         """Many validated adds in one call (bulk import), in order; each answers as
-        :meth:`add_outcome` would. The seam a faster batched path replaces without
-        changing what callers see: the same stored, merged and skipped per request."""
-        return [self.add_outcome(request) for request in requests]
+        :meth:`add_outcome` would, one after another: the same stored, merged and skipped.
+
+        Done in chunks of ``ADD_MANY_CHUNK`` requests, each with one embedder call, one
+        vector write and one relational transaction (see ``AddPipeline.run_many``); a
+        chunk that fails stores nothing, the chunks before it stay stored.
+        """
+        outcomes: list[AddOutcome] = []
+        for start in range(0, len(requests), ADD_MANY_CHUNK):
+            chunk = self.adder.run_many(requests[start : start + ADD_MANY_CHUNK])
+            for outcome in chunk:
+                for record in outcome.stored:
+                    self.emit("memory_added", memory=record)
+            outcomes.extend(chunk)
+        return outcomes
 
     def add_durably(
         self,
@@ -191,8 +229,9 @@ class Memory:
             plan([r.id for r in records])
             store.upsert(records, prepared.vectors)
         with self.db.begin() as conn:
-            self.adder.commit(request, records, conn)
+            bumped = self.adder.commit(request, records, conn)
             commit(conn, outcome)
+        self.adder.written(records, prepared.vectors, bumped)
         for record in records:
             self.emit("memory_added", memory=record)
         return outcome
@@ -306,6 +345,11 @@ class Memory:
         return rows
 
     # -- explicit changes (never done by extraction) -----------------------------------
+    @property
+    def scope_index(self) -> ScopeIndex | None:
+        """The in-memory scope snapshots search uses (None when ``engine.scope_index`` is off)."""
+        return self._searcher.index
+
     def update(
         self,
         memory_id: str,
@@ -336,9 +380,12 @@ class Memory:
         self.components.vector_store.upsert([record], vector)
         with self.db.begin() as conn:
             self.history_log.record([HistoryLog.row("UPDATE", record, previous, actor=actor)], conn)
+            self.generations.bump(conn, [record, previous])
             if text is not None:
                 self.graph.unlink([record.id], conn)
                 self.graph.link(record, self.components.entity_extractor.extract(record.text), conn)
+        if self._searcher.index is not None:
+            self._searcher.index.dropped([record])
         self.emit("memory_updated", memory=record, previous=previous)
         return record
 
@@ -382,6 +429,8 @@ class Memory:
         store = self.components.vector_store
         deleted = purge_memories(lambda n: store.list(where, 0, n), lambda b: self._delete_records(list(b), actor))
         purge_rows(self.db, org_id, project_id)
+        with self.db.begin() as conn:
+            self.generations.bump_keys(conn, project_scope_keys(self.db, org_id, project_id))
         return deleted
 
     def reset(self) -> None:
@@ -390,6 +439,8 @@ class Memory:
         self.graph.clear()
         self.history_log.clear()
         self.counts.clear()
+        # Last: a search reloading a scope before this must not keep the old graph either.
+        self.generations.bump_everything()
 
     # Defined late: inside the class body the name shadows the builtin for type checkers.
     def list(
@@ -427,6 +478,11 @@ class Memory:
             self.counts.adjust(conn, records, -1)
             self.graph.unlink(ids, conn)
         self.components.vector_store.delete(ids)
+        # After the delete, not with the relational rows: a search that reloads the scope
+        # between the two must not cache the deleted rows under the new generation.
+        self.generations.bump_now(records)
+        if self._searcher.index is not None:
+            self._searcher.index.dropped(records)
         for record in records:
             self.emit("memory_deleted", memory=record)
 

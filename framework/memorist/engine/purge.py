@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from sqlalchemy import delete
+from sqlalchemy import delete, select
 
 from ..db import Database
-from ..db.schema import entities, entity_aliases, entity_links, history, scope_counts
+from ..db.schema import entities, entity_aliases, entity_links, history, scope_counts, scope_generations
 from ..records import MemoryRecord
 
 BATCH = 500
@@ -45,4 +45,17 @@ def purge_rows(db: Database, org_id: str, project_id: str) -> None:
         )
 
 
-__all__ = ["BATCH", "purge_memories", "purge_rows"]
+def project_scope_keys(db: Database, org_id: str, project_id: str) -> list[str]:
+    """Every scope generation key of the project: bumped once more after its graph rows went, so no
+    process keeps a scope snapshot (with its entities) loaded between the memory and graph deletes."""
+    prefix = f"{org_id}/{project_id}/"
+    with db.connect() as conn:
+        rows = conn.execute(
+            select(scope_generations.c.scope_key).where(
+                scope_generations.c.scope_key.startswith(prefix, autoescape=True)
+            )
+        )
+        return [str(r[0]) for r in rows]
+
+
+__all__ = ["BATCH", "project_scope_keys", "purge_memories", "purge_rows"]
