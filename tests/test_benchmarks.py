@@ -144,3 +144,25 @@ def test_search_stages_on_a_fresh_locomo_store(tmp_path: Path, adds: str) -> Non
         assert stage in result.stdout
     assert ingest["add_turns_per_s"] > 0
     assert "critical path" in result.stdout
+
+
+@pytest.mark.slow  # starts real `memorist serve` nodes (gunicorn master and two workers), twice
+def test_footprint_reports_worker_and_node_memory(tmp_path: Path) -> None:
+    out = tmp_path / "footprint.json"
+    result = run(
+        "footprint.py", "--embedder", "hashing", "--sizes", "300", "--users", "10", "--requests", "20,60",
+        "--probe", "4", "--workdir", str(tmp_path / "work"), "--json", str(out),
+    )  # fmt: skip
+    figures = json.loads(out.read_text())
+    labels = [step["label"] for step in figures["steps"]]
+    assert labels[:2] == ["start (empty store)", "warm (4 searches)"]
+    assert [s.get("memories") for s in figures["steps"]] == [None, None, 300, None, None]
+    assert [s.get("requests") for s in figures["steps"]][-2:] == [20, 60]
+    for step in figures["steps"]:
+        assert len(step["workers"]) == 2
+        assert 0 < step["worker_rss_mb"] < step["node_rss_mb"]
+        assert step["node_rss_mb"] == pytest.approx(
+            step["master"]["rss_mb"] + sum(w["rss_mb"] for w in step["workers"]), abs=0.5
+        )
+        assert step["label"] in result.stdout
+    assert set(figures["growth_per_1000_requests_mb"]) == {"worker_rss", "node_rss", "node_pss"}
