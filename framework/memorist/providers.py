@@ -236,6 +236,16 @@ class VectorStore(Provider[OptionsT]):
                 break
         return [record_id for _, _, record_id in sorted(keys)]
 
+    def snapshot(self, where: Filter, limit: int) -> tuple[list[MemoryRecord], np.ndarray] | None:
+        """Every record ``where`` accepts with its vector (row ``i`` of a float32 matrix is
+        record ``i``'s), in no particular order; None when more than ``limit`` match.
+
+        Search's in-memory scope index (``memorist.engine.scope_index``) loads one
+        scope through this and answers that scope's searches itself. The default,
+        None, means "cannot": such a store keeps answering every search itself.
+        """
+        return None
+
     @abstractmethod
     def list(self, where: Filter | None = None, offset: int = 0, limit: int = 100) -> list[MemoryRecord]:
         """A page of records, newest ``created_at`` first, ties broken by id."""

@@ -101,6 +101,16 @@ class EngineSettings(BaseModel):
     #: Search without entities too common in the scope to inform (e.g. the user's own name),
     #: averaged with the full query (see ``memorist.engine.search.focus_query``).
     focus_queries: bool = True
+    #: Answer searches pinned to one scope (one user, agent, run or app) from an in-memory
+    #: snapshot of that scope, kept coherent with every process's writes through a per-scope
+    #: generation in the database (see docs/engine.md). Off: every search queries the store.
+    scope_index: bool = True
+    #: Rows (memories) the snapshots of all cached scopes hold together, per process; the
+    #: least recently searched scopes are dropped first (~6 KB per row with 384 dimensions:
+    #: the vector, BM25 postings and the record itself).
+    scope_index_rows: int = Field(20_000, ge=0)
+    #: Scopes with more memories than this are searched through the store (never cached).
+    scope_index_max_rows: int = Field(5_000, ge=0)
 
 
 class AuthSettings(BaseModel):

@@ -59,7 +59,7 @@ from pydantic import Field
 from .planner import FilterPlanner
 from .queries import QueryBuilder, keyword_query, vector_query
 from .results import Scores, best, bm25, hits_of, matches_of, similarities
-from .schema import PACKED, RECORD_COLUMNS, from_arrow, to_arrow
+from .schema import PACKED, RECORD_COLUMNS, VECTOR, from_arrow, to_arrow, vectors_of
 from .sql import FALSE, TRUE, Bounds, compile_filter, quote
 from .table import FtsSettings, build_vector_index, ensure_indexes, open_table, prewarm_indexes, retry
 
@@ -442,6 +442,24 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             while len(self._sequences) > _SEQUENCE_CACHE:
                 self._sequences.popitem(last=False)
         return ids
+
+    def snapshot(self, where: Filter, limit: int) -> tuple[list[MemoryRecord], np.ndarray] | None:
+        bounds = compile_filter(where)
+        if bounds.upper == FALSE:
+            return [], np.zeros((0, self._dimension), dtype=np.float32)
+        # One scan with the vectors: ``limit + 1`` rows tell "too many" without counting first.
+        query = self._t().search().select([*self._columns, VECTOR]).limit(limit + 1)
+        if bounds.upper != TRUE:
+            query = query.where(bounds.upper)
+        table = query.to_arrow()
+        if table.num_rows > limit:
+            return None
+        records = from_arrow(table)
+        vectors = vectors_of(table, self._dimension)
+        if not bounds.exact:
+            keep = [i for i, record in enumerate(records) if evaluate(where, record)]
+            return [records[i] for i in keep], vectors[keep]
+        return records, vectors
 
     # Defined after every method annotated with ``list[...]``: inside the class body the
     # name shadows the builtin for type checkers.

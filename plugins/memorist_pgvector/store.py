@@ -356,6 +356,30 @@ class PgVectorStore(VectorStore[PgVectorStoreOptions]):
         hits.sort(key=lambda h: (-h.score, h.record.id))
         return hits[:k]
 
+    def snapshot(self, where: Filter, limit: int) -> tuple[list[MemoryRecord], np.ndarray] | None:
+        bounds = self._bounds(where)
+        if bounds.upper == FALSE:
+            return [], np.zeros((0, self._dimension), dtype=np.float32)
+
+        def work(cur: Any) -> tuple[list[MemoryRecord], np.ndarray] | None:
+            # ``limit + 1`` rows tell "too many" without counting first.
+            cur.execute(
+                f"SELECT {_COLUMNS}, {VECTOR} FROM {self._table} WHERE {bounds.upper.text} LIMIT %s",
+                (*bounds.upper.params, limit + 1),
+                binary=True,
+            )
+            rows = cur.fetchall()
+            if len(rows) > limit:
+                return None
+            pairs = [(from_row(r), r[-1]) for r in rows]
+            kept = [(record, vec) for record, vec in pairs if bounds.exact or evaluate(where, record)]
+            matrix = np.zeros((len(kept), self._dimension), dtype=np.float32)
+            for i, (_, vec) in enumerate(kept):
+                matrix[i] = _array(vec)
+            return [record for record, _ in kept], matrix
+
+        return self._run(work)
+
     # Defined after every method annotated with ``list[...]``: inside the class body the
     # name shadows the builtin for type checkers.
     def sequence(self, where: Filter | None = None, limit: int | None = None) -> list[str] | None:

@@ -250,3 +250,15 @@ exports = Table(
     Column("result", JSON),
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
+
+#: A counter per memory scope (org, project and one of user/agent/run/app), bumped by
+#: every write to the scope once the store shows it; the key ``*`` is bumped by a reset.
+#: Search keeps in-memory snapshots of scopes (``memorist.engine.scope_index``) and
+#: compares their generation with this row on every query: one point read keeps every
+#: process and node coherent with every other's writes.
+scope_generations = Table(
+    "scope_generations",
+    metadata,
+    Column("scope_key", String(512), primary_key=True),
+    Column("generation", Integer, nullable=False),
+)

@@ -40,9 +40,11 @@ from ..records import (
 from .counts import ScopeCounts
 from .dedup import same_fact
 from .entities import EntityGraph
+from .generations import ScopeGenerations
 from .history import HistoryLog
 from .outcome import AddOutcome, Merged, Skipped
 from .scope import exact_scope
+from .scope_index import Pinned, ScopeIndex, ScopeView
 
 MAX_TEXT = 20_000
 #: Stored neighbours a new fact is compared with (the nearest may differ in a value).
@@ -135,8 +137,14 @@ class AddPipeline:
         history: HistoryLog,
         counts: ScopeCounts,
         near_duplicate: float,
+        *,
+        generations: ScopeGenerations | None = None,
+        index: ScopeIndex | None = None,
     ) -> None:
         self._c = components
+        self._generations = generations
+        #: Answers the duplicate lookups from memory when the add's scope is indexed.
+        self._index = index
         self._counts = counts
         self._db = db
         self._graph = graph
@@ -188,6 +196,8 @@ class AddPipeline:
             [HistoryLog.row("ADD", r, actor=request.actor, role=r.attributed_to) for r in records], conn
         )
         self._counts.adjust(conn, records, +1)
+        if self._generations is not None:  # the vectors are written: searches may now see them
+            self._generations.bump(conn, records)
         for record in records:
             self._graph.link(record, self._c.entity_extractor.extract(record.text), conn)
 
@@ -252,9 +262,9 @@ class AddPipeline:
         if not facts:
             return []
         hashes = tuple(normalized_hash(f.text) for f in facts)
-        stored = self._c.vector_store.list(
-            And((exact_scope(request.scope), Condition("hash", "in", tuple(set(hashes))))), 0, len(hashes)
-        )
+        where = And((exact_scope(request.scope), Condition("hash", "in", tuple(set(hashes)))))
+        view = self._view(request.scope)
+        stored = view.list(where, len(hashes)) if view is not None else self._c.vector_store.list(where, 0, len(hashes))
         existing = {r.hash: r for r in stored if r.id != memory_id(request, r.hash)}
         fresh = []
         for index, (fact, digest) in enumerate(zip(facts, hashes, strict=True)):
@@ -285,10 +295,15 @@ class AddPipeline:
             own = tuple(memory_id(request, normalized_hash(facts[i].text)) for i in fresh)
             where = And((where, Condition("id", "nin", own)))
         threshold = self._near_duplicate
+        view = self._view(request.scope)
         keep: list[int] = []
         for row, index in enumerate(fresh):
             fact, vector = facts[index], vectors[row]
-            hits = self._c.vector_store.search_vector(vector, NEAR_CANDIDATES, where)
+            hits = (
+                view.search_vector(vector, NEAR_CANDIDATES, where)
+                if view is not None
+                else self._c.vector_store.search_vector(vector, NEAR_CANDIDATES, where)
+            )
             hit = next((h for h in hits if same_fact(fact.text, h.record.text, h.score, threshold)), None)
             if hit is not None:
                 holder[index] = (hit.record.id, hit.record.text)
@@ -307,6 +322,15 @@ class AddPipeline:
                 continue
             keep.append(index)
         return keep
+
+    def _view(self, scope: Scope) -> ScopeView | None:
+        """The scope as a search already holds it in memory, if current (see ``ScopeIndex.current``)."""
+        if self._index is None:
+            return None
+        field = next(iter(scope.entity_ids()), None)
+        if field is None:
+            return None
+        return self._index.current(Pinned(scope.org_id, scope.project_id, field, scope.entity_ids()[field]))
 
     @staticmethod
     def _record(request: AddRequest, fact: ExtractedFact, observed_at: datetime, now: datetime) -> MemoryRecord:

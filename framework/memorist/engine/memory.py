@@ -35,10 +35,12 @@ from ..settings import Settings
 from .add import AddPipeline, AddRequest, coerce_categories
 from .counts import ScopeCounts
 from .entities import EntityGraph
+from .generations import ScopeGenerations
 from .history import HistoryLog
 from .hits import SearchHit
 from .outcome import AddOutcome
 from .scope import parse_moment, require_entity, visible
+from .scope_index import ScopeIndex
 from .search import MAX_TOP_K, HybridSearch
 
 log = logging.getLogger("memorist.engine")
@@ -104,10 +106,30 @@ class Memory:
         self.graph = EntityGraph(db)
         self.history_log = HistoryLog(db)
         self.counts = ScopeCounts(db)
-        self.adder = AddPipeline(
-            components, db, self.graph, self.history_log, self.counts, settings.engine.near_duplicate_threshold
+        #: Per-scope write counters that keep every process's scope snapshots coherent.
+        self.generations = ScopeGenerations(db)
+        engine = settings.engine
+        index = (
+            ScopeIndex(
+                components.vector_store,
+                self.generations,
+                max_rows=engine.scope_index_rows,
+                max_scope_rows=engine.scope_index_max_rows,
+            )
+            if engine.scope_index
+            else None
         )
-        self._searcher = HybridSearch(components, self.graph, settings.engine)
+        self.adder = AddPipeline(
+            components,
+            db,
+            self.graph,
+            self.history_log,
+            self.counts,
+            engine.near_duplicate_threshold,
+            generations=self.generations,
+            index=index,
+        )
+        self._searcher = HybridSearch(components, self.graph, engine, index)
 
     # -- construction --------------------------------------------------------------
     @classmethod
@@ -134,11 +156,14 @@ class Memory:
 
     def close(self) -> None:
         self.retire()
+        self.generations.close()
         self.db.dispose()
 
     def retire(self, successor: Memory | None = None) -> None:
         """Release what this engine holds, except providers a ``successor`` engine shares."""
         self._searcher.close()
+        if self._searcher.index is not None:
+            self._searcher.index.forget()
         self.components.close(keep=successor.components if successor else None)
 
     # -- add -----------------------------------------------------------------------
@@ -300,6 +325,11 @@ class Memory:
         return rows
 
     # -- explicit changes (never done by extraction) -----------------------------------
+    @property
+    def scope_index(self) -> ScopeIndex | None:
+        """The in-memory scope snapshots search uses (None when ``engine.scope_index`` is off)."""
+        return self._searcher.index
+
     def update(
         self,
         memory_id: str,
@@ -330,6 +360,7 @@ class Memory:
         self.components.vector_store.upsert([record], vector)
         with self.db.begin() as conn:
             self.history_log.record([HistoryLog.row("UPDATE", record, previous, actor=actor)], conn)
+            self.generations.bump(conn, [record, previous])
             if text is not None:
                 self.graph.unlink([record.id], conn)
                 self.graph.link(record, self.components.entity_extractor.extract(record.text), conn)
@@ -376,6 +407,8 @@ class Memory:
         self.graph.clear()
         self.history_log.clear()
         self.counts.clear()
+        # Last: a search reloading a scope before this must not keep the old graph either.
+        self.generations.bump_everything()
 
     # Defined late: inside the class body the name shadows the builtin for type checkers.
     def list(
@@ -413,6 +446,9 @@ class Memory:
             self.counts.adjust(conn, records, -1)
             self.graph.unlink(ids, conn)
         self.components.vector_store.delete(ids)
+        # After the delete, not with the relational rows: a search that reloads the scope
+        # between the two must not cache the deleted rows under the new generation.
+        self.generations.bump_now(records)
         for record in records:
             self.emit("memory_deleted", memory=record)
 

@@ -46,6 +46,7 @@ from ..settings import EngineSettings
 from .entities import EntityGraph, EntityMatch, scope_key
 from .hits import SearchHit
 from .scope import equality_values
+from .scope_index import Pinned, ScopeIndex
 from .temporal import query_period, temporal_score
 from .versions import newest_versions_first
 
@@ -85,12 +86,20 @@ class Candidate:
 
 
 class HybridSearch:
-    def __init__(self, components: Components, graph: EntityGraph, settings: EngineSettings) -> None:
+    def __init__(
+        self,
+        components: Components,
+        graph: EntityGraph,
+        settings: EngineSettings,
+        index: ScopeIndex | None = None,
+    ) -> None:
         self._c = components
         self._graph = graph
         self._s = settings
-        # Embedding, keyword search, entity lookup and the stored-order read overlap (each
-        # releases the GIL); sized for a few concurrent searches of the same engine.
+        #: In-memory snapshots of pinned scopes (None: every search queries the store).
+        self.index = index
+        # The store path's keyword query and stored-order read overlap the rest (each releases
+        # the GIL); sized for a few concurrent searches of the same engine.
         self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="memorist-search")
 
     def search(
@@ -109,37 +118,53 @@ class HybridSearch:
         mentions = self._c.entity_extractor.extract(query)
         keys = self._scope_keys(where, org_id, project_id)
         project = f"{org_id}/{project_id}"
-        match_future = self._pool.submit(self._graph.match, mentions, keys, project) if mentions else None
         context_weight = self._s.context_weight
-        conversation = self._conversation(where, org_id, project_id)
+        pinned = self._pinned(where, org_id, project_id)
+        view = self.index.view(pinned) if self.index is not None and pinned is not None else None
+        source: Any = view if view is not None else self._c.vector_store
+        wants_order = pinned is not None and context_weight > 0 and self._s.context_max_memories > 0
+        conversation = pinned.filter() if pinned is not None else None
         order_future = (
             self._pool.submit(self._c.vector_store.sequence, conversation, self._s.context_max_memories)
-            if conversation is not None and context_weight > 0 and self._s.context_max_memories > 0
+            if wants_order and view is None
             else None
         )
-        # The embedding runs beside the graph lookup, then beside the keyword query.
-        embedding = self._pool.submit(self._c.embedder.embed, [query], "query")
-        matches = match_future.result() if match_future is not None else []
+        # The scope's graph partition from memory when it is the only one the search reads.
+        graph = self.index.graph(view.snapshot) if self.index and view and keys == [view.snapshot.pinned.key] else None
+        if graph is not None:
+            matches = graph.match(mentions)
+        else:
+            matches = self._graph.match(mentions, keys, project) if mentions else []
         focused = focus_query(query, mentions, matches) if self._s.focus_queries else query
-        keyword_future = self._pool.submit(self._c.vector_store.match_keyword, focused, pool, where)
-        links_future = self._pool.submit(self._entity_links, matches, pool) if matches else None
-        focused_embedding = self._pool.submit(self._c.embedder.embed, [focused], "query") if focused != query else None
+        keyword_future = (
+            self._pool.submit(self._c.vector_store.match_keyword, focused, pool, where) if view is None else None
+        )
+        links: dict[str, set[str]] | None = None
+        links_future = None
+        if matches and graph is not None:
+            links = graph.memories_of([m.entity_id for m in matches])
+        elif matches:
+            links_future = self._pool.submit(self._entity_links, matches, pool)
         aliased = subject_alias(query, equality_values(where, "user_id"))
-        aliased_embedding = self._pool.submit(self._c.embedder.embed, [aliased], "query") if aliased else None
-        query_vector = embedding.result()[0]
-        for extra in (focused_embedding, aliased_embedding):
-            if extra is not None:
-                # Mean with the focused (or aliased) query: the focus without losing what the names add.
-                query_vector = query_vector + extra.result()[0]
-                query_vector = query_vector / (np.linalg.norm(query_vector) or 1.0)
+        # One embedder call for the query and its focused and aliased forms.
+        texts = [query, *([focused] if focused != query else []), *([aliased] if aliased else [])]
+        embedded = self._c.embedder.embed(texts, "query")
+        query_vector = embedded[0]
+        for extra in embedded[1:]:
+            # Mean with the focused (or aliased) query: the focus without losing what the names add.
+            query_vector = query_vector + extra
+            query_vector = query_vector / (np.linalg.norm(query_vector) or 1.0)
         candidates: dict[str, Candidate] = {}
-        vector_hits = self._c.vector_store.match_vector(query_vector, pool, where)
+        vector_hits = source.match_vector(query_vector, pool, where)
         for hit in vector_hits:
             candidates[hit.id] = Candidate(hit, semantic=_clip(hit.score))
         # Memories the vector search did not return are at most this similar to the query.
         semantic_floor = _clip(vector_hits[-1].score) if len(vector_hits) >= pool else 0.0
         missing_semantic: set[str] = set()
-        for hit in keyword_future.result():
+        keyword_hits = (
+            keyword_future.result() if keyword_future is not None else source.match_keyword(focused, pool, where)
+        )
+        for hit in keyword_hits:
             cand = candidates.get(hit.id)
             if cand is None:
                 cand = candidates[hit.id] = Candidate(hit)
@@ -151,7 +176,9 @@ class HybridSearch:
                 cand.match = hit  # the same memory, with its whole record: nothing left to fetch
             cand.keyword_raw = max(0.0, hit.score)
         if links_future is not None:
-            self._entity_signal(matches, links_future.result(), where, candidates, pool, query_vector)
+            links = links_future.result()
+        if links is not None:
+            self._entity_signal(source, matches, links, where, candidates, pool, query_vector)
         self._fill_semantic(query_vector, where, candidates, missing_semantic)
 
         best_keyword = max([c.keyword_raw for c in candidates.values()] + [KEYWORD_FLOOR])
@@ -165,6 +192,8 @@ class HybridSearch:
             bonus = self._s.temporal_weight * cand.temporal * (1.0 - base)
             cand.score = max(0.0, min(1.0, base + bonus))
         order = order_future.result() if order_future is not None else None
+        if view is not None and wants_order:
+            order = view.sequence(conversation, self._s.context_max_memories)
         if order is not None and candidates:  # None: the scope is too large to read its order
             outside = float(weights[0]) * semantic_floor
             self._context_signal(order, candidates, outside, context_weight)
@@ -172,12 +201,16 @@ class HybridSearch:
         ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.match.id))
         ranked = [c for c in ranked if c.score >= threshold] if threshold > 0 else ranked
         if rerank and ranked:
-            return self._rerank(query, ranked, top_k, explain)
+            return self._rerank(source, query, ranked, top_k, explain)
         return newest_versions_first(
-            [SearchHit(record, c.score, c.details() if explain else None) for c, record in self._records(ranked, top_k)]
+            [
+                SearchHit(record, c.score, c.details() if explain else None)
+                for c, record in self._records(source, ranked, top_k)
+            ]
         )
 
-    def _records(self, ranked: list[Candidate], count: int) -> list[tuple[Candidate, MemoryRecord]]:
+    @staticmethod
+    def _records(source: Any, ranked: list[Candidate], count: int) -> list[tuple[Candidate, MemoryRecord]]:
         """The first ``count`` candidates with their whole records, skipping any deleted since
         the retrievers saw them."""
         out: list[tuple[Candidate, MemoryRecord]] = []
@@ -185,7 +218,7 @@ class HybridSearch:
         while len(out) < count and start < len(ranked):
             window = ranked[start : start + count - len(out)]
             start += len(window)
-            records = self._c.vector_store.fetch([c.match for c in window])
+            records = source.fetch([c.match for c in window])
             out.extend((c, records[c.match.id]) for c in window if c.match.id in records)
         return out
 
@@ -199,6 +232,7 @@ class HybridSearch:
 
     def _entity_signal(
         self,
+        source: Any,
         matches: list[EntityMatch],
         links: dict[str, set[str]],
         where: Filter,
@@ -222,7 +256,7 @@ class HybridSearch:
         if not extra:
             return
         restricted = And((where, Condition("id", "in", tuple(extra))))
-        for hit in self._c.vector_store.match_vector(query_vector, len(extra), restricted):
+        for hit in source.match_vector(query_vector, len(extra), restricted):
             cand = candidates[hit.id] = Candidate(hit, semantic=_clip(hit.score))
             self._apply_entities(cand, links[hit.id], by_id)
 
@@ -258,9 +292,10 @@ class HybridSearch:
         cand.entities = sorted(by_id[e].name for e in entity_ids)
 
     @staticmethod
-    def _conversation(where: Filter, org_id: str, project_id: str) -> Filter | None:
-        """The one scope the search is pinned to (its user, else agent, run or app), whose
-        stored order the context signal follows; None when the search spans several.
+    def _pinned(where: Filter, org_id: str, project_id: str) -> Pinned | None:
+        """The one scope the search is pinned to (its user, else agent, run or app): the scope
+        whose stored order the context signal follows and the scope index caches; None when
+        the search spans several.
 
         Only the scope, not the search's other conditions: neighbours are turns of the
         conversation whatever the filter says (one it rejects is simply not a candidate),
@@ -269,13 +304,7 @@ class HybridSearch:
         for field_name in ENTITY_SCOPE_FIELDS:
             values = set(equality_values(where, field_name))
             if len(values) == 1:
-                return And(
-                    (
-                        Condition("org_id", "eq", org_id),
-                        Condition("project_id", "eq", project_id),
-                        Condition(field_name, "eq", values.pop()),
-                    )
-                )
+                return Pinned(org_id, project_id, field_name, values.pop())
             if values:
                 return None
         return None
@@ -305,8 +334,8 @@ class HybridSearch:
                 if hit.id in candidates:
                     candidates[hit.id].semantic = _clip(hit.score)
 
-    def _rerank(self, query: str, ranked: list[Candidate], top_k: int, explain: bool) -> list[SearchHit]:
-        window = self._records(ranked, max(top_k * 3, 20))
+    def _rerank(self, source: Any, query: str, ranked: list[Candidate], top_k: int, explain: bool) -> list[SearchHit]:
+        window = self._records(source, ranked, max(top_k * 3, 20))
         by_id = {c.match.id: c for c, _ in window}
         reordered = self._c.reranker.rerank(query, [(record, c.score) for c, record in window], top_k)
         hits = []

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import replace
+from functools import lru_cache
 
 from .hits import SearchHit
 
@@ -24,6 +25,7 @@ _SENTENCE_END = frozenset('.!?:;"“(')
 MIN_WORDS = 3
 
 
+@lru_cache(maxsize=65_536)  # a scope's memories come back search after search: tokenize each once
 def version_key(text: str) -> str | None:
     """``text`` with numbers and capitalized words masked, or None when too little is left."""
     out: list[str] = []

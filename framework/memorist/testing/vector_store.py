@@ -461,6 +461,26 @@ class VectorStoreContract:
             kept = sorted((r for r in data if evaluate(where, r)), key=lambda r: (r.created_at, r.updated_at, r.id))
             assert store.sequence(where) == [r.id for r in kept]
 
+    def test_snapshot_returns_the_records_with_their_vectors_or_none_when_too_many(self, store: VectorStore) -> None:
+        data = filter_dataset()
+        vectors = random_vectors(len(data), self.dimension)
+        store.upsert(data, vectors)
+        by_id = {r.id: (r, vectors[i]) for i, r in enumerate(data)}
+        for raw in ({"user_id": "alice"}, {"metadata.topic": {"ne": "drinks"}}, {"user_id": "nobody"}):
+            where = parse_filter(raw)
+            snapshot = store.snapshot(where, len(data))
+            if snapshot is None:  # the store cannot (the contract's default): nothing else to check
+                return
+            records, matrix = snapshot
+            assert sorted(r.id for r in records) == sorted(r.id for r in data if evaluate(where, r))
+            assert matrix.shape == (len(records), self.dimension)
+            for record, row in zip(records, matrix, strict=True):
+                assert record == by_id[record.id][0]
+                np.testing.assert_allclose(row, by_id[record.id][1], atol=1e-6)
+        alice = parse_filter({"user_id": "alice"})
+        assert store.snapshot(alice, 3) is not None
+        assert store.snapshot(alice, 2) is None  # more match than the caller will hold
+
     def test_count(self, store: VectorStore) -> None:
         assert store.count() == 0
         self.load(store, filter_dataset())

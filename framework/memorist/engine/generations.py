@@ -1,0 +1,126 @@
+"""Scope generations: one counter per memory scope, shared by every process and node.
+
+Search caches scopes in memory (:mod:`.scope_index`); a write anywhere must make
+every copy stale. Each write path bumps the generation of every scope its records
+belong to *after* the vector store shows the write (in the transaction of the
+add's or update's relational rows, which commits after the vector write; in a
+transaction of its own after a delete). A reader reads the generation *before*
+loading a scope, so a snapshot is never cached under a generation newer than the
+store state it saw: at worst it is reloaded once more than needed.
+
+A scope is ``org/project`` plus one of user, agent, run or app (the scope a
+search pins, see ``HybridSearch._conversation``); a record of user ``u`` and run
+``r`` belongs to two. The ``*`` row is bumped by a reset (which empties every
+scope, including those written before this table existed and so without a row).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.exc import IntegrityError
+
+from ..db import Database
+from ..db.schema import scope_generations
+from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord
+
+#: The row a reset bumps; every scope's generation includes it.
+EVERYTHING = "*"
+
+_READ_SQL = f"SELECT scope_key, generation FROM {scope_generations.name} WHERE scope_key IN (?, ?)"
+
+#: (generation of the scope's row, generation of the ``*`` row); (0, 0) before any write.
+Generation = tuple[int, int]
+
+
+def generation_key(org_id: str, project_id: str, field: str, value: str) -> str:
+    """The key of one scope (``field`` is one of user_id, agent_id, run_id, app_id)."""
+    return f"{org_id}/{project_id}/{field}={value}"
+
+
+def record_keys(records: Iterable[MemoryRecord]) -> set[str]:
+    """Keys of every scope the records belong to."""
+    keys: set[str] = set()
+    for record in records:
+        for field in ENTITY_SCOPE_FIELDS:
+            value = getattr(record, field)
+            if value is not None:
+                keys.add(generation_key(record.org_id, record.project_id, field, value))
+    return keys
+
+
+class ScopeGenerations:
+    """Reads and bumps scope generations in the relational database."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._local = threading.local()
+
+    def read(self, key: str) -> Generation:
+        """The scope's generation: one point query (two primary-key rows)."""
+        if self.db.is_sqlite:
+            rows = self._sqlite_read(key)
+        else:
+            query = select(scope_generations.c.scope_key, scope_generations.c.generation).where(
+                scope_generations.c.scope_key.in_((key, EVERYTHING))
+            )
+            with self.db.connect() as conn:
+                rows = [(k, g) for k, g in conn.execute(query).all()]
+        found = {str(k): int(g) for k, g in rows}
+        return found.get(key, 0), found.get(EVERYTHING, 0)
+
+    def _sqlite_read(self, key: str) -> list[tuple[Any, Any]]:
+        """On SQLite, one kept DB-API connection per thread and fixed SQL: the database's
+        connections are not pooled (a pooled one must not cross a fork), and opening one, or
+        building a SQLAlchemy statement, costs more than this read. The driver opens no
+        transaction for a SELECT, so every read sees the latest commit."""
+        held: tuple[int, Any] | None = getattr(self._local, "conn", None)
+        if held is None or held[0] != os.getpid():
+            held = (os.getpid(), self.db.engine.raw_connection())
+            self._local.conn = held
+        cursor = held[1].cursor()
+        try:
+            cursor.execute(_READ_SQL, (key, EVERYTHING))
+            return list(cursor.fetchall())
+        finally:
+            cursor.close()
+
+    def close(self) -> None:
+        """Close the calling thread's kept connection (others close with their threads)."""
+        held: tuple[int, Any] | None = getattr(self._local, "conn", None)
+        self._local.conn = None
+        if held is not None and held[0] == os.getpid():
+            held[1].close()
+
+    def bump(self, conn: Connection, records: Iterable[MemoryRecord]) -> None:
+        """Bump every scope of ``records`` in the caller's transaction (after the store write)."""
+        self.bump_keys(conn, record_keys(records))
+
+    def bump_keys(self, conn: Connection, keys: Iterable[str]) -> None:
+        for key in sorted(keys):  # a fixed order: concurrent writers never deadlock on PostgreSQL
+            row = scope_generations.c.scope_key == key
+            bump = update(scope_generations).where(row).values(generation=scope_generations.c.generation + 1)
+            if conn.execute(bump).rowcount:
+                continue
+            try:
+                with conn.begin_nested():
+                    conn.execute(scope_generations.insert().values(scope_key=key, generation=1))
+            except IntegrityError:  # created concurrently: bump that row
+                conn.execute(bump)
+
+    def bump_now(self, records: Iterable[MemoryRecord]) -> None:
+        """``bump`` in a transaction of its own (after a delete: the rows are gone from the store)."""
+        keys = record_keys(records)
+        if keys:
+            with self.db.begin() as conn:
+                self.bump_keys(conn, keys)
+
+    def bump_everything(self) -> None:
+        """After a reset: every scope, with or without a row of its own, is stale."""
+        with self.db.begin() as conn:
+            self.bump_keys(conn, [EVERYTHING])

@@ -1,0 +1,135 @@
+"""BM25 over one scope in memory, tokenized as the stores' full-text indexes tokenize.
+
+The scope index (:mod:`.scope_index`) answers a pinned search's keyword
+retriever itself. Its terms are those of LanceDB's default FTS index (and close
+to PostgreSQL's ``english`` configuration): word characters split, tokens of 40
+bytes or more dropped, lower-cased, Snowball English stemming, the English stop
+words removed, accents folded to ASCII. Scores are Okapi BM25
+(``k1`` 1.2, ``b`` 0.75, ``idf = ln(1 + (N - n + 0.5) / (n + 0.5))``), the
+formula both stores use, with the scope as the corpus, so the engine's keyword
+normalisation (``KEYWORD_FLOOR``) keeps its meaning.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from functools import lru_cache
+
+import numpy as np
+import Stemmer
+
+K1 = 1.2
+B = 0.75
+#: Tokens this long (in UTF-8 bytes) or longer are not indexed (LanceDB's ``max_token_length``).
+MAX_TOKEN_BYTES = 40
+#: Word characters: what the stores' tokenizers split on (see ``memorist_lancedb.queries.TERM``).
+TERM = re.compile(r"[^\W_]+")
+
+#: The English stop words of LanceDB's tokenizer (NLTK's list; words with an apostrophe never
+#: survive tokenization, so they are left out). Checked against the *stemmed* token, as the
+#: index checks them after stemming: "very" (stem "veri") is indexed, "doing" (stem "do") is not.
+STOP_WORDS = frozenset(
+    """
+    i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
+    she her hers herself it its itself they them their theirs themselves what which who whom
+    this that these those am is are was were be been being have has had having do does did
+    doing a an the and but if or because as until while of at by for with about against
+    between into through during before after above below to from up down in out on off over
+    under again further then once here there when where why how all any both each few more
+    most other some such no nor not only own same so than too very s t can will just don
+    should now d ll m o re ve y ain aren couldn didn doesn hadn hasn haven isn ma mightn mustn
+    needn shan shouldn wasn weren won wouldn
+    """.split()
+)
+
+_STEMMER = Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=200_000)
+def _term(token: str) -> str | None:
+    """One lower-cased token as indexed, or None (too long, or a stop word)."""
+    if len(token.encode()) >= MAX_TOKEN_BYTES:
+        return None
+    stem = str(_STEMMER.stemWord(token))
+    if stem in STOP_WORDS:
+        return None
+    folded = unicodedata.normalize("NFKD", stem)
+    return "".join(c for c in folded if not unicodedata.combining(c)) if not folded.isascii() else folded
+
+
+def terms(text: str) -> list[str]:
+    """The indexed terms of ``text``, in order, with repeats."""
+    out = []
+    for token in TERM.findall(text.lower()):
+        term = _term(token)
+        if term is not None:
+            out.append(term)
+    return out
+
+
+class Postings:
+    """Term postings of a fixed list of documents: for each term, its rows and counts."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        rows: dict[str, list[int]] = {}
+        counts: dict[str, list[int]] = {}
+        lengths: list[int] = []
+        for row, text in enumerate(texts):
+            doc = terms(text)
+            lengths.append(len(doc))
+            seen: dict[str, int] = {}
+            for term in doc:
+                seen[term] = seen.get(term, 0) + 1
+            for term, count in seen.items():
+                rows.setdefault(term, []).append(row)
+                counts.setdefault(term, []).append(count)
+        self.lengths = np.asarray(lengths, dtype=np.float32)
+        self._rows = {t: np.asarray(r, dtype=np.int32) for t, r in rows.items()}
+        self._counts = {t: np.asarray(c, dtype=np.float32) for t, c in counts.items()}
+
+    def __len__(self) -> int:
+        return int(self.lengths.shape[0])
+
+    def scores(self, query: str) -> np.ndarray:
+        """BM25 of every document for ``query``'s terms (0 where none occurs).
+
+        The statistics (N, document frequencies, mean length) are the whole
+        scope's, whatever the search's other filters: as in a store's index, where
+        a filter restricts which rows are returned, not how they score.
+        """
+        n_docs = len(self)
+        out = np.zeros(n_docs, dtype=np.float32)
+        wanted = terms(query)  # a repeated word counts again, as in the stores' queries
+        if not wanted or n_docs == 0:
+            return out
+        # A document without a term is not in the index at all: it counts neither in N
+        # nor in the mean length (as in LanceDB's index).
+        indexed = self.lengths[self.lengths > 0]
+        total = float(indexed.shape[0])
+        if total == 0:
+            return out
+        norm = K1 * (1.0 - B + B * self.lengths / float(indexed.mean()))
+        for term in wanted:
+            rows = self._rows.get(term)
+            if rows is None:
+                continue
+            counts = self._counts[term]
+            df = float(rows.shape[0])
+            idf = np.log(1.0 + (total - df + 0.5) / (df + 0.5))
+            out[rows] += idf * counts * (K1 + 1.0) / (counts + norm[rows])
+        return out
+
+
+def top(scores: np.ndarray, candidates: Sequence[int] | np.ndarray, k: int) -> list[int]:
+    """The ``k`` best of ``candidates`` (row numbers) by score, best first (ties: earlier row)."""
+    rows = np.asarray(candidates, dtype=np.int64)
+    if rows.shape[0] == 0 or k <= 0:
+        return []
+    values = scores[rows]
+    if rows.shape[0] > k:
+        cut = np.argpartition(-values, k - 1)[:k]
+        rows, values = rows[cut], values[cut]
+    order = np.lexsort((rows, -values))
+    return [int(r) for r in rows[order]]

@@ -1,0 +1,289 @@
+"""The scope index: pinned searches from in-memory snapshots, ranked as the store ranks them,
+coherent with writes made by any engine on the same data, bounded in memory."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from memorist import Engine as Memory
+from memorist.engine.keywords import Postings, terms
+from memorist.engine.scope_index import Pinned
+from memorist.plugins import load_plugins
+
+from .conftest import fast_settings
+from .plugins import hashing
+
+TOPICS = [
+    "I love hiking in the mountains with my dog Max",
+    "Caroline went to an LGBTQ support group yesterday",
+    "Melanie painted a sunset over the lake last week",
+    "We adopted a cat named Luna from the shelter",
+    "I am training for the Boston marathon in April",
+    "Caroline is researching adoption agencies for her family",
+    "My favourite book is Dune by Frank Herbert",
+    "Melanie took the kids camping at the beach",
+    "I ran ten kilometres along the river this morning",
+    "The pottery class on Saturday was so much fun",
+    "Running shoes wear out after about eight hundred kilometres",
+    "Caroline's grandmother gave her a necklace from Sweden",
+]
+QUERIES = [
+    "What did Caroline research?",
+    "hiking with the dog",
+    "When is the marathon?",
+    "pottery class",
+    "Who is Luna?",
+    "running running kilometres",
+    "Sweden necklace grandmother",
+]
+
+
+def engine(data_dir: Path, **engine_settings: Any) -> Memory:
+    settings = fast_settings(data_dir, engine=engine_settings) if engine_settings else fast_settings(data_dir)
+    return Memory.from_config(settings, plugins=load_plugins({}, extra=[hashing]))
+
+
+@pytest.fixture
+def pair(tmp_path: Path) -> Iterator[tuple[Memory, Memory]]:
+    """Two engines on one data directory, as two processes would be: index on, index off."""
+    on, off = engine(tmp_path), engine(tmp_path, scope_index=False)
+    yield on, off
+    on.close()
+    off.close()
+
+
+def remember(memory: Memory, text: str, user: str = "u1", **kwargs: Any) -> str:
+    stored = memory.add([{"role": "user", "content": text, "name": "Caroline"}], user_id=user, infer=False, **kwargs)
+    assert len(stored) == 1
+    return stored[0].id
+
+
+def fill(memory: Memory, user: str = "u1", rounds: int = 3) -> None:
+    for i in range(rounds):
+        for j, text in enumerate(TOPICS):
+            remember(
+                memory,
+                f"{text} (round {i})",
+                user,
+                metadata={"round": i, "kind": "even" if j % 2 == 0 else "odd"},
+                timestamp=f"2024-0{1 + i}-{10 + j:02d}T10:00:00Z",
+                custom_categories={"hobbies": ""} if j % 3 == 0 else None,
+            )
+
+
+def ranked(memory: Memory, query: str, **kwargs: Any) -> list[tuple[str, float, dict[str, Any]]]:
+    kwargs.setdefault("user_id", "u1")
+    hits = memory.search(query, top_k=50, threshold=0, explain=True, **kwargs)
+    return [(h.record.id, h.score, h.details or {}) for h in hits]
+
+
+def assert_same(a: list[tuple[str, float, dict[str, Any]]], b: list[tuple[str, float, dict[str, Any]]]) -> None:
+    assert [x[0] for x in a] == [y[0] for y in b]
+    for (_, score_a, details_a), (_, score_b, details_b) in zip(a, b, strict=True):
+        assert score_a == pytest.approx(score_b, abs=1e-5)
+        for signal in ("semantic", "keyword", "keyword_bm25", "entity", "temporal", "context"):
+            assert details_a[signal] == pytest.approx(details_b[signal], abs=1e-4), signal
+
+
+FILTERS: list[dict[str, Any]] = [
+    {},
+    {"filters": {"metadata.kind": "even"}},
+    {"filters": {"AND": [{"user_id": "u1"}, {"metadata.round": {"in": [0, 2]}}]}},
+    {"filters": {"created_at": {"gte": "2024-02-01T00:00:00Z"}}},
+    {"filters": {"observed_at": {"lt": "2024-01-15T00:00:00Z"}, "metadata.kind": {"ne": "odd"}}},
+]
+
+
+@pytest.mark.parametrize("extra", FILTERS, ids=lambda f: str(f.get("filters", "scope only")))
+def test_index_ranks_exactly_as_the_store_path(pair: tuple[Memory, Memory], extra: dict[str, Any]) -> None:
+    on, off = pair
+    fill(on)
+    on.components.vector_store.optimize()  # the store's BM25 over one index (its statistics are the scope's)
+    for query in QUERIES:
+        assert_same(ranked(on, query, **extra), ranked(off, query, **extra))
+    index = on.scope_index
+    assert index is not None and index.loads == 1  # one load, then every search from memory
+    assert off.scope_index is None
+
+
+def test_bm25_scores_match_the_lancedb_index(pair: tuple[Memory, Memory]) -> None:
+    on, _ = pair
+    fill(on, rounds=1)
+    store = on.components.vector_store
+    store.optimize()
+    records = store.list(None, 0, 100)
+    postings = Postings(r.text for r in records)
+    for query in [*QUERIES, "very", "cafés"]:
+        expected = {h.record.id: h.score for h in store.search_keyword(query, 100)}
+        scores = postings.scores(query)
+        found = {r.id: float(scores[i]) for i, r in enumerate(records) if scores[i] > 0}
+        assert found.keys() == expected.keys(), query
+        for record_id, score in expected.items():
+            assert found[record_id] == pytest.approx(score, rel=1e-4)
+    assert terms("The runners were running very far, cafés!") == ["runner", "run", "veri", "far", "cafe"]
+
+
+def test_writes_from_another_engine_are_seen_at_once(pair: tuple[Memory, Memory]) -> None:
+    reader, writer = engine_pair = pair
+    del engine_pair
+    fill(writer, rounds=1)
+    assert ranked(reader, "pottery")  # loads the scope
+    fresh = remember(writer, "I bought a kayak called Blue Heron")
+    assert ranked(reader, "kayak Blue Heron")[0][0] == fresh
+    writer.update(fresh, text="I sold my kayak and bought a canoe", org_id="default", project_id="default")
+    top = reader.search("canoe", user_id="u1", top_k=1, threshold=0)[0]
+    assert top.record.id == fresh and "canoe" in top.record.text
+    writer.delete(fresh)
+    assert fresh not in [hit[0] for hit in ranked(reader, "canoe kayak")]
+    writer.delete_all(user_id="u1")
+    assert ranked(reader, "pottery") == []
+    remember(writer, "A new start with penguins")
+    assert [h.record.text for h in reader.search("penguins", user_id="u1", threshold=0)] == [
+        "A new start with penguins"
+    ]
+    writer.reset()
+    assert ranked(reader, "penguins") == []
+    index = reader.scope_index
+    assert index is not None and index.loads >= 6
+
+
+def test_an_engines_own_writes_are_seen_by_its_next_search(tmp_path: Path) -> None:
+    memory = engine(tmp_path)
+    try:
+        fill(memory, rounds=1)
+        assert ranked(memory, "pottery")
+        fresh = remember(memory, "The zebra at the zoo was named Stripes")
+        assert ranked(memory, "zebra Stripes")[0][0] == fresh
+        memory.delete(fresh)
+        assert fresh not in [hit[0] for hit in ranked(memory, "zebra Stripes")]
+    finally:
+        memory.close()
+
+
+def test_expired_memories_disappear_when_their_time_comes(pair: tuple[Memory, Memory]) -> None:
+    on, off = pair
+    remember(on, "The old parking pass for lot B", expiration_date="2020-01-01")
+    kept = remember(on, "The new parking pass for lot C")
+    assert [hit[0] for hit in ranked(on, "parking pass")] == [kept]
+    assert [hit[0] for hit in ranked(on, "parking pass", show_expired=True)] == [
+        hit[0] for hit in ranked(off, "parking pass", show_expired=True)
+    ]
+    assert len(ranked(on, "parking pass", show_expired=True)) == 2
+
+
+def test_eviction_keeps_the_row_budget_and_large_scopes_use_the_store(tmp_path: Path) -> None:
+    memory = engine(tmp_path, scope_index_rows=10, scope_index_max_rows=6)
+    reference = engine(tmp_path, scope_index=False)
+    try:
+        for user, count in (("a", 5), ("b", 4), ("c", 3), ("big", 7)):
+            for i in range(count):
+                remember(memory, f"{TOPICS[i]} for {user}", user)
+        index = memory.scope_index
+        assert index is not None
+        for user in ("a", "b", "c"):
+            assert ranked(memory, "hiking dog", user_id=user)
+            assert index.rows <= 10
+        assert index.cached() == [Pinned("default", "default", "user_id", u).key for u in ("b", "c")]
+        assert index.rows == 7
+        # Above the per-scope cap: answered by the store (the same ranking), never cached.
+        assert_same(ranked(memory, "hiking dog", user_id="big"), ranked(reference, "hiking dog", user_id="big"))
+        assert Pinned("default", "default", "user_id", "big").key not in index.cached()
+        loads = index.loads
+        ranked(memory, "hiking dog", user_id="big")
+        assert index.loads == loads  # remembered as too large until the scope changes
+        # Not pinned to one scope (two users): the store's path.
+        both = memory.search("hiking", filters={"user_id": {"in": ["a", "b"]}}, top_k=20, threshold=0)
+        assert {h.record.user_id for h in both} == {"a", "b"}
+        assert index.loads == loads
+    finally:
+        memory.close()
+        reference.close()
+
+
+def test_duplicate_lookups_of_an_add_use_a_current_snapshot(pair: tuple[Memory, Memory]) -> None:
+    on, off = pair
+    first = remember(on, "I keep bees on the roof of my bakery")
+    assert ranked(on, "bees")  # the scope is now held in memory
+    index = on.scope_index
+    assert index is not None
+    view = index.current(Pinned("default", "default", "user_id", "u1"))
+    assert view is not None
+    vector = on.components.embedder.embed(["I keep bees on the roof of my bakery"], "document")[0]
+    assert [h.record.id for h in view.search_vector(vector, 1)] == [first]
+    outcome = on.add_outcome(
+        [{"role": "user", "content": "I keep bees on the roof of my bakery"}], user_id="u1", infer=False
+    )
+    assert outcome.stored == [] and outcome.merged[0].memory_id == first
+    assert index.current(Pinned("default", "default", "user_id", "u1")) is not None
+    remember(off, "Someone else's note")  # another engine's write makes the snapshot stale
+    assert index.current(Pinned("default", "default", "user_id", "u1")) is None
+
+
+def test_snapshot_vectors_are_normalized_copies_of_the_stored_ones(pair: tuple[Memory, Memory]) -> None:
+    on, _ = pair
+    fill(on, rounds=1)
+    index = on.scope_index
+    assert index is not None
+    snapshot = index.get(Pinned("default", "default", "user_id", "u1"))
+    assert snapshot is not None and len(snapshot) == len(TOPICS)
+    np.testing.assert_allclose(np.linalg.norm(snapshot.vectors, axis=1), 1.0, atol=1e-5)
+    expected = on.components.embedder.embed([r.text for r in snapshot.records], "document")
+    np.testing.assert_allclose(snapshot.vectors, expected, atol=1e-5)
+    assert snapshot.order == on.components.vector_store.sequence(Pinned("default", "default", "user_id", "u1").filter())
+
+
+def test_two_engines_over_postgresql_see_each_others_writes(tmp_path: Path, pg_fresh_url: str) -> None:
+    def node(name: str) -> Memory:
+        settings = fast_settings(tmp_path / name, database={"url": pg_fresh_url}, vector_store={"provider": "pgvector"})
+        return Memory.from_config(settings, plugins=load_plugins({}, extra=[hashing]))
+
+    a, b = node("a"), node("b")
+    try:
+        fill(a, rounds=1)
+        assert ranked(b, "pottery")  # b holds the scope in memory now
+        fresh = remember(a, "I bought a kayak called Blue Heron")
+        assert ranked(b, "kayak Blue Heron")[0][0] == fresh
+        a.update(fresh, text="I sold my kayak and bought a canoe")
+        assert "canoe" in b.search("canoe", user_id="u1", top_k=1, threshold=0)[0].record.text
+        a.delete(fresh)
+        assert fresh not in [hit[0] for hit in ranked(b, "canoe kayak")]
+        a.delete_all(user_id="u1")
+        assert ranked(b, "pottery") == []
+        index = b.scope_index
+        assert index is not None and index.loads >= 5
+    finally:
+        a.close()
+        b.close()
+
+
+@pytest.mark.slow
+def test_a_served_add_is_found_by_the_next_search_on_either_worker(tmp_path: Path) -> None:
+    from memorist.testing.server import ADMIN, Server
+
+    server = Server(tmp_path / "data", workers=2).start()
+    try:
+        for i in range(12):
+            text = f"Note {i}: the meeting moved to room {100 + i} on the {i + 2}th floor"
+            added = server.post(
+                "/memories",
+                headers=ADMIN,
+                json={"messages": [{"role": "user", "content": text}], "user_id": "ida", "infer": False},
+            ).json()["results"]
+            # Two searches: with two workers at least one lands on the process that did not add.
+            for _ in range(2):
+                found = server.post(
+                    "/search", headers=ADMIN, json={"query": f"room {100 + i}", "user_id": "ida", "top_k": 3}
+                ).json()["results"]
+                assert added[0]["id"] in [hit["id"] for hit in found]
+            if i % 4 == 3:
+                assert server.request("DELETE", f"/memories/{added[0]['id']}", headers=ADMIN).status_code == 200
+                found = server.post(
+                    "/search", headers=ADMIN, json={"query": f"room {100 + i}", "user_id": "ida", "top_k": 20}
+                ).json()["results"]
+                assert added[0]["id"] not in [hit["id"] for hit in found]
+    finally:
+        server.stop()
