@@ -136,6 +136,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--mem0-torch-threads", type=int, help="torch threads for mem0's embedder (default: torch's own, as shipped)"
     )
+    parser.add_argument(
+        "--mem0-speaker-prefix",
+        action="store_true",
+        help='mem0 stores "Speaker: text" (its infer=False keeps the name out of the text otherwise)',
+    )
     parser.add_argument("--workdir", type=Path, help="where both systems store (default: a fresh temporary dir)")
     parser.add_argument("--json", type=Path, help="write the figures to this file")
     args = parser.parse_args(argv)
@@ -182,7 +187,9 @@ def main(argv: list[str] | None = None) -> int:
             return [h.record.metadata.get("dia_id") for h in hits]
 
         adders: dict[str, Callable[[str, str, str, str, str], None]] = {
-            "mem0": lambda text, speaker, user, dia, _when: mem0.add(text, speaker, user, dia),
+            "mem0": lambda text, speaker, user, dia, _when: mem0.add(
+                f"{speaker}: {text}" if args.mem0_speaker_prefix else text, speaker, user, dia
+            ),
             "memorist": memorist_add,
         }
         searchers: dict[str, Callable[[str, str], list[str | None]]] = {
@@ -231,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
             "questions": len(questions),
             "top_k": TOP_K,
             "ingest_order": args.order,
+            "mem0_speaker_prefix": args.mem0_speaker_prefix,
             "mem0": {
                 **summary(latencies["mem0"], recalls["mem0"], turns, seconds["mem0"]),
                 "memories": mem0.count([user for user, _ in conversations]),
