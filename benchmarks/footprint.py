@@ -15,8 +15,9 @@ between the forked processes once):
   embedder's word vectors, as ``benchmarks/scale.py`` does: relational rows such as entity
   links are not written, so this is the vector side of a store's size);
 - ``after R requests``: the same node (largest store) after R requests, four searches to one
-  add, from two client threads; the growth per 1,000 requests between the first and the last
-  checkpoint says whether a request leaves memory behind (flat means none).
+  add (``--add-every``; 0 for searches only), from two client threads; the growth per 1,000
+  requests between the first and the last checkpoint says whether a request leaves memory
+  behind (flat means none).
 
 Uses ``psutil`` when installed, else ``/proc``.
 """
@@ -161,14 +162,14 @@ def fill(target: int, users: int, seed: int) -> int:
     return total
 
 
-def drive(node: Node, count: int, users: int, queries: list[str], seed: int, clients: int = 2) -> None:
-    """``count`` requests from ``clients`` threads: four searches to one add, random users."""
+def drive(node: Node, count: int, users: int, queries: list[str], seed: int, add_every: int, clients: int = 2) -> None:
+    """``count`` requests from ``clients`` threads: every ``add_every``-th an add (0: none), else a search."""
 
     def client(index: int) -> None:
         rng = random.Random(seed * 1000 + index)
         for i in range(index, count, clients):
             user = f"u{rng.randrange(users)}"
-            if i % 5 == 4:
+            if add_every and i % add_every == add_every - 1:
                 node.add(f"Request {i} says {rng.choice(queries).rstrip('?')} happened again.", user)
             else:
                 node.search(rng.choice(queries), user)
@@ -186,6 +187,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--users", type=int, default=1000, help="users the memories are spread over")
     parser.add_argument("--requests", default="1000,5000", help="request-count checkpoints, ascending")
     parser.add_argument("--probe", type=int, default=100, help="searches before each store-size figure")
+    parser.add_argument("--add-every", type=int, default=5, help="every Nth request is an add (0: searches only)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--embedder", choices=("default", "hashing"), default="default")
     parser.add_argument("--seed", type=int, default=11)
@@ -212,7 +214,13 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.update(env)  # fill() opens the store exactly as the node's workers do
     queries = make_queries(50, args.seed)
     node = Node(env, args.workers, workdir)
-    figures: dict[str, Any] = {"workers": args.workers, "embedder": args.embedder, "users": args.users, "steps": []}
+    figures: dict[str, Any] = {
+        "workers": args.workers,
+        "embedder": args.embedder,
+        "users": args.users,
+        "add_every": args.add_every,
+        "steps": [],
+    }
     figures["load_average_before"] = os.getloadavg()
 
     def probe() -> None:
@@ -237,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
         done = 0
         for checkpoint in checkpoints:
             began = time.perf_counter()
-            drive(node, checkpoint - done, args.users, queries, args.seed + checkpoint)
+            drive(node, checkpoint - done, args.users, queries, args.seed + checkpoint, args.add_every)
             rate = (checkpoint - done) / (time.perf_counter() - began)
             done = checkpoint
             assert node.server is not None
