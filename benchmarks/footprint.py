@@ -188,6 +188,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", default="1000,5000", help="request-count checkpoints, ascending")
     parser.add_argument("--probe", type=int, default=100, help="searches before each store-size figure")
     parser.add_argument("--add-every", type=int, default=5, help="every Nth request is an add (0: searches only)")
+    parser.add_argument(
+        "--env", action="append", default=[], metavar="KEY=VALUE", help="extra server settings (repeatable)"
+    )
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--embedder", choices=("default", "hashing"), default="default")
     parser.add_argument("--seed", type=int, default=11)
@@ -210,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.embedder == "hashing":
         env.update(hashing_env())
+    env.update(item.split("=", 1) for item in args.env)
     os.environ.clear()
     os.environ.update(env)  # fill() opens the store exactly as the node's workers do
     queries = make_queries(50, args.seed)
@@ -219,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         "embedder": args.embedder,
         "users": args.users,
         "add_every": args.add_every,
+        "env": args.env,
         "steps": [],
     }
     figures["load_average_before"] = os.getloadavg()
