@@ -15,7 +15,12 @@ the same arguments (candidate pool, the filter a search by one user builds):
 - ``keyword``: ``match_keyword`` (runs beside the embedding and the vector query);
 - ``vector``: ``match_vector`` (waits for the embedding);
 - ``fetch``: whole records of the ``top_k`` winners;
-- ``search``: ``Memory.search`` end to end, stages overlapped as it runs them.
+- ``search``: ``Memory.search`` end to end, stages overlapped as it runs them;
+- with the scope index (``engine.scope_index``, on by default) and a scope within its
+  cap, its stages too: ``ix-gen`` (the generation read every search makes),
+  ``ix-load`` (loading the scope's snapshot: what a search after another process's
+  write pays), ``ix-vec`` and ``ix-kw`` (the retrievers in memory), and
+  ``store-search`` (``Memory.search`` with the index off, for the ratio).
 
 Each stage alone, one after another, on the same queries as the scale
 benchmark: the sum of the stages on the critical path (embed, vector, fetch)
@@ -62,6 +67,37 @@ def timed(label: str, count: int, call: Callable[[int], Any]) -> dict[str, float
     result = {"p50_ms": round(statistics.median(samples), 2), "p95_ms": round(percentile(samples, 0.95), 2)}
     print(f"{label:<12} p50 {result['p50_ms']:7.2f} ms   p95 {result['p95_ms']:7.2f} ms", flush=True)
     return result
+
+
+def index_stages(
+    memory: Any, settings: dict[str, Any], queries: list[str], vectors: list[Any], where: Any, pool: int, top_k: int
+) -> dict[str, dict[str, float]]:
+    """The scope index's stages for user ``u0`` (nothing when it is off or the scope too large)."""
+    from memorist import Engine as Memory
+    from memorist.engine.scope_index import Pinned, ScopeView, Snapshot
+
+    index = memory.scope_index
+    pinned = Pinned("default", "default", "user_id", "u0")
+    # A scope is loaded on its second search: the first get goes to the store.
+    snapshot = None if index is None else index.get(pinned) or index.get(pinned)
+    if snapshot is None:
+        print("scope index: off, or u0's scope is above engine.scope_index_max_rows")
+        return {}
+    store, cap = memory.components.vector_store, memory.settings.engine.scope_index_max_rows
+    view = ScopeView(snapshot)
+    n = len(queries)
+    out = {
+        "ix-gen": timed("ix-gen", n, lambda i: memory.generations.read(pinned.key)),
+        "ix-load": timed(
+            "ix-load", min(n, 10), lambda i: Snapshot.build(pinned, (0, 0), *store.snapshot(pinned.filter(), cap))
+        ),
+        "ix-vec": timed("ix-vec", n, lambda i: view.match_vector(vectors[i], pool, where)),
+        "ix-kw": timed("ix-kw", n, lambda i: view.match_keyword(queries[i], pool, where)),
+    }
+    plain = Memory.from_config({**settings, "engine": {"scope_index": False}})
+    out["store-search"] = timed("store", n, lambda i: plain.search(queries[i], user_id="u0", top_k=top_k))
+    plain.close()
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,6 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         "fetch": timed("fetch", n, lambda i: store.fetch(winners[i])),
         "search": timed("search", n, lambda i: memory.search(queries[i], user_id=user, top_k=args.top_k)),
     }
+    figures.update(index_stages(memory, settings, queries, vectors, where, pool, args.top_k))
     floor = sum(figures[s]["p50_ms"] for s in ("embed", "vector", "fetch"))
     print(f"critical path (embed + vector + fetch, p50s): {floor:.1f} ms")
     output: dict[str, Any] = {"store": where_from, "memories": store.count(), "search": figures}

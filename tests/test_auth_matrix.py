@@ -60,6 +60,7 @@ README_POLICY: dict[tuple[str, str], Policy] = {
     ("GET", "/"): "open",
     ("GET", "/health"): "open",
     ("POST", "/memories"): "user",
+    ("POST", "/memories/batch"): "user",
     ("GET", "/memories"): "user",
     ("DELETE", "/memories"): "user",
     ("GET", "/memories/{memory_id}"): "user",
@@ -102,6 +103,7 @@ README_POLICY: dict[tuple[str, str], Policy] = {
     ("PUT", P + "members/"): "platform",
     ("DELETE", P + "members/"): "platform",
     ("POST", "/v3/memories/add/"): "platform",
+    ("POST", "/v3/memories/add/batch/"): "platform",
     ("POST", "/v3/memories/search/"): "platform",
     ("POST", "/v3/memories/"): "platform",
     ("GET", "/v1/event/{event_id}/"): "platform",
@@ -464,6 +466,23 @@ SPECS: dict[tuple[str, str], Spec] = {
             },
         ),
     ),
+    ("POST", "/memories/batch"): Spec(
+        200,
+        lambda e, p, m: (
+            "/memories/batch",
+            {
+                "json": {
+                    "items": [
+                        {
+                            "messages": [{"role": "user", "content": "batch-added by the matrix"}],
+                            "infer": False,
+                            "user_id": f"matrix-{e.fresh()}" if m == "fresh" else "matrix",
+                        }
+                    ]
+                }
+            },
+        ),
+    ),
     ("GET", "/memories"): Spec(200, lambda e, p, m: ("/memories", {"params": {"user_id": "matrix"}})),
     ("DELETE", "/memories"): Spec(
         200, lambda e, p, m: ("/memories", {"params": {"user_id": _entity(e, False) if m == "fresh" else "matrix"}})
@@ -613,6 +632,23 @@ SPECS: dict[tuple[str, str], Spec] = {
                     "messages": [{"role": "user", "content": "added by the matrix"}],
                     "infer": False,
                     "user_id": f"pmatrix-{e.fresh()}" if m == "fresh" else "pmatrix",
+                }
+            },
+        ),
+    ),
+    ("POST", "/v3/memories/add/batch/"): Spec(
+        200,
+        lambda e, p, m: (
+            "/v3/memories/add/batch/",
+            {
+                "json": {
+                    "items": [
+                        {
+                            "messages": [{"role": "user", "content": "batch-added by the matrix"}],
+                            "infer": False,
+                            "user_id": f"pmatrix-{e.fresh()}" if m == "fresh" else "pmatrix",
+                        }
+                    ]
                 }
             },
         ),

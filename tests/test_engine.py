@@ -157,8 +157,12 @@ def test_search_scores_are_in_range_and_deterministic(memory: Memory) -> None:
 
 
 def test_a_memory_deleted_while_a_search_ranks_is_left_out_and_the_next_fills_in(
-    memory: Memory, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The store path, which reads the winners' records after ranking (the scope index holds
+    # them in its snapshot: a search that began before a delete answers as of its start).
+    settings = fast_settings(tmp_path, engine={"scope_index": False})
+    memory = Memory.from_config(settings, plugins=load_plugins({}, extra=[hashing, recorder]))
     for text in ["I work as a nurse in Denver.", "I love hiking in the Alps.", "My dog Rex loves the beach."]:
         say(memory, text)
     before = memory.search("Where does Caroline work?", user_id="u1", top_k=2, threshold=0.0)
@@ -172,7 +176,10 @@ def test_a_memory_deleted_while_a_search_ranks_is_left_out_and_the_next_fills_in
         return fetch(matches)
 
     monkeypatch.setattr(store, "fetch", delete_then_fetch)
-    after = memory.search("Where does Caroline work?", user_id="u1", top_k=2, threshold=0.0)
+    try:
+        after = memory.search("Where does Caroline work?", user_id="u1", top_k=2, threshold=0.0)
+    finally:
+        memory.close()
     assert [h.record.id for h in after][:1] == [before[1].record.id]
     assert len(after) == 2 and before[0].record.id not in {h.record.id for h in after}
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 from memorist import Engine as Memory
+from memorist.engine import scope_index
 from memorist.engine.keywords import Postings, terms
 from memorist.engine.scope_index import Pinned
 from memorist.plugins import load_plugins
@@ -81,12 +82,24 @@ def ranked(memory: Memory, query: str, **kwargs: Any) -> list[tuple[str, float, 
     return [(h.record.id, h.score, h.details or {}) for h in hits]
 
 
+def warm(memory: Memory, user: str = "u1") -> None:
+    """Two searches of the user's scope: the index loads a scope on its second search."""
+    for _ in range(2):
+        memory.search("warm up", user_id=user, threshold=0)
+
+
 def assert_same(a: list[tuple[str, float, dict[str, Any]]], b: list[tuple[str, float, dict[str, Any]]]) -> None:
-    assert [x[0] for x in a] == [y[0] for y in b]
-    for (_, score_a, details_a), (_, score_b, details_b) in zip(a, b, strict=True):
-        assert score_a == pytest.approx(score_b, abs=1e-5)
+    """The same hits with the same scores and signals, in the same order except within ties
+    (scores equal up to float rounding: two paths' float32 sums may order those either way)."""
+    assert len(a) == len(b)
+    by_id = {hit[0]: hit for hit in b}
+    assert by_id.keys() == {hit[0] for hit in a}
+    for (id_a, score_a, details_a), (id_b, score_b, _) in zip(a, b, strict=True):
+        assert id_a == id_b or score_a == pytest.approx(score_b, abs=1e-6)
+        _, expected, expected_details = by_id[id_a]
+        assert score_a == pytest.approx(expected, abs=1e-5)
         for signal in ("semantic", "keyword", "keyword_bm25", "entity", "temporal", "context"):
-            assert details_a[signal] == pytest.approx(details_b[signal], abs=1e-4), signal
+            assert details_a[signal] == pytest.approx(expected_details[signal], abs=1e-4), signal
 
 
 FILTERS: list[dict[str, Any]] = [
@@ -131,7 +144,7 @@ def test_writes_from_another_engine_are_seen_at_once(pair: tuple[Memory, Memory]
     reader, writer = engine_pair = pair
     del engine_pair
     fill(writer, rounds=1)
-    assert ranked(reader, "pottery")  # loads the scope
+    warm(reader)
     fresh = remember(writer, "I bought a kayak called Blue Heron")
     assert ranked(reader, "kayak Blue Heron")[0][0] == fresh
     writer.update(fresh, text="I sold my kayak and bought a canoe", org_id="default", project_id="default")
@@ -155,7 +168,7 @@ def test_an_engines_own_writes_are_seen_by_its_next_search(tmp_path: Path) -> No
     memory = engine(tmp_path)
     try:
         fill(memory, rounds=1)
-        assert ranked(memory, "pottery")
+        warm(memory)
         fresh = remember(memory, "The zebra at the zoo was named Stripes")
         assert ranked(memory, "zebra Stripes")[0][0] == fresh
         memory.delete(fresh)
@@ -175,7 +188,10 @@ def test_expired_memories_disappear_when_their_time_comes(pair: tuple[Memory, Me
     assert len(ranked(on, "parking pass", show_expired=True)) == 2
 
 
-def test_eviction_keeps_the_row_budget_and_large_scopes_use_the_store(tmp_path: Path) -> None:
+def test_eviction_keeps_the_row_budget_and_large_scopes_use_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(scope_index, "EAGER_ROWS", 4)  # scopes above 4 memories load on their second search
     memory = engine(tmp_path, scope_index_rows=10, scope_index_max_rows=6)
     reference = engine(tmp_path, scope_index=False)
     try:
@@ -184,12 +200,14 @@ def test_eviction_keeps_the_row_budget_and_large_scopes_use_the_store(tmp_path: 
                 remember(memory, f"{TOPICS[i]} for {user}", user)
         index = memory.scope_index
         assert index is not None
+        assert ranked(memory, "hiking dog", user_id="a") and index.loads == 0  # a scope's first search: the store
         for user in ("a", "b", "c"):
-            assert ranked(memory, "hiking dog", user_id=user)
+            warm(memory, user)
             assert index.rows <= 10
         assert index.cached() == [Pinned("default", "default", "user_id", u).key for u in ("b", "c")]
         assert index.rows == 7
         # Above the per-scope cap: answered by the store (the same ranking), never cached.
+        warm(memory, "big")
         assert_same(ranked(memory, "hiking dog", user_id="big"), ranked(reference, "hiking dog", user_id="big"))
         assert Pinned("default", "default", "user_id", "big").key not in index.cached()
         loads = index.loads
@@ -207,7 +225,7 @@ def test_eviction_keeps_the_row_budget_and_large_scopes_use_the_store(tmp_path: 
 def test_duplicate_lookups_of_an_add_use_a_current_snapshot(pair: tuple[Memory, Memory]) -> None:
     on, off = pair
     first = remember(on, "I keep bees on the roof of my bakery")
-    assert ranked(on, "bees")  # the scope is now held in memory
+    warm(on)  # the scope is now held in memory
     index = on.scope_index
     assert index is not None
     view = index.current(Pinned("default", "default", "user_id", "u1"))
@@ -228,7 +246,8 @@ def test_snapshot_vectors_are_normalized_copies_of_the_stored_ones(pair: tuple[M
     fill(on, rounds=1)
     index = on.scope_index
     assert index is not None
-    snapshot = index.get(Pinned("default", "default", "user_id", "u1"))
+    pinned = Pinned("default", "default", "user_id", "u1")
+    snapshot = index.get(pinned)  # a small scope is loaded on its first search
     assert snapshot is not None and len(snapshot) == len(TOPICS)
     np.testing.assert_allclose(np.linalg.norm(snapshot.vectors, axis=1), 1.0, atol=1e-5)
     expected = on.components.embedder.embed([r.text for r in snapshot.records], "document")
@@ -244,7 +263,7 @@ def test_two_engines_over_postgresql_see_each_others_writes(tmp_path: Path, pg_f
     a, b = node("a"), node("b")
     try:
         fill(a, rounds=1)
-        assert ranked(b, "pottery")  # b holds the scope in memory now
+        warm(b)  # b holds the scope in memory now
         fresh = remember(a, "I bought a kayak called Blue Heron")
         assert ranked(b, "kayak Blue Heron")[0][0] == fresh
         a.update(fresh, text="I sold my kayak and bought a canoe")
@@ -287,3 +306,21 @@ def test_a_served_add_is_found_by_the_next_search_on_either_worker(tmp_path: Pat
                 assert added[0]["id"] not in [hit["id"] for hit in found]
     finally:
         server.stop()
+
+
+def test_an_engines_own_adds_are_written_through_without_a_reload(pair: tuple[Memory, Memory]) -> None:
+    on, off = pair
+    fill(on, rounds=1)
+    warm(on)
+    index = on.scope_index
+    assert index is not None
+    loads = index.loads
+    fresh = [remember(on, f"The zebra number {i} at the zoo was named Stripes {i}") for i in range(3)]
+    on.add_many([on.add_request("A walrus named Wally", user_id="u1", infer=False)])
+    for query in ["zebra Stripes", "walrus Wally", *QUERIES]:
+        assert_same(ranked(on, query), ranked(off, query))
+    assert ranked(on, "zebra Stripes")[0][0] in fresh
+    assert index.loads == loads  # every add applied in place, none reloaded
+    remember(off, "Another engine's otter")  # not this process's write: the next search reloads
+    assert "otter" in on.search("otter", user_id="u1", top_k=1, threshold=0)[0].record.text
+    assert index.loads == loads + 1

@@ -32,6 +32,11 @@ __all__ = ["EXIT_CONFIG", "checked_settings", "cli", "config_option", "data_dir_
 #: Commands imported only when run (name -> module, attribute, one-line help for ``--help``).
 LAZY_COMMANDS = {
     "mcp": ("memorist.mcp.command", "mcp_command", "Serve memory to an MCP client (stdio); see docs/mcp.md."),
+    "import": (
+        "memorist.import_command",
+        "import_command",
+        "Import conversations (JSONL or LoCoMo JSON) in batches; see docs/import.md.",
+    ),
 }
 
 

@@ -158,6 +158,46 @@ class EventStore:
         """
         return self._insert(org_id, project_id, payload, event_type, status=SUCCEEDED, attempts=1, results=results)
 
+    def submit_many(self, org_id: str, project_id: str, payloads: list[dict[str, Any]]) -> list[Event]:
+        """Queue a batch of adds, one event each, committed together: all acknowledged or none.
+
+        The batch must fit the budgets whole (a 429 otherwise, nothing queued), so a client
+        never holds a half-queued batch.
+        """
+        waiting = self.backlog(org_id, project_id)
+        if waiting + len(payloads) > self._max_per_project:
+            raise QueueFull(
+                f"this batch of {len(payloads)} adds does not fit this project's queue "
+                f"({waiting} waiting, queue.max_pending_per_project {self._max_per_project}); "
+                "retry later or send smaller batches",
+                5,
+            )
+        if self.backlog() + len(payloads) > self._max_pending:
+            raise QueueFull("the server has too many adds waiting for this batch; retry later", 5)
+        # One microsecond apart: workers claim the oldest first, so a batch is taken in its order.
+        start = utcnow()
+        rows = [
+            self._row(org_id, project_id, p, "ADD", status=PENDING, attempts=0, now=start + timedelta(microseconds=i))
+            for i, p in enumerate(payloads)
+        ]
+        return self._insert_rows(rows)
+
+    def record_many(
+        self, org_id: str, project_id: str, done: list[tuple[dict[str, Any], list[dict[str, Any]]]]
+    ) -> list[Event]:
+        """Finished events (see :meth:`record`) for a batch already stored, one per add, in one commit."""
+        rows = [
+            self._row(org_id, project_id, payload, "ADD", status=SUCCEEDED, attempts=1, results=results)
+            for payload, results in done
+        ]
+        return self._insert_rows(rows)
+
+    def _insert_rows(self, rows: list[dict[str, Any]]) -> list[Event]:
+        if rows:
+            with self._db.begin() as conn:
+                conn.execute(insert(events), rows)
+        return [Event.from_row(row) for row in rows]
+
     def _insert(
         self,
         org_id: str,
@@ -170,7 +210,24 @@ class EventStore:
         results: list[dict[str, Any]] | None = None,
     ) -> Event:
         """One new event row: queued (``PENDING``, no start yet) or born finished (``SUCCEEDED``)."""
-        now = utcnow()
+        row = self._row(org_id, project_id, payload, event_type, status=status, attempts=attempts, results=results)
+        with self._db.begin() as conn:
+            conn.execute(insert(events).values(**row))
+        return Event.from_row(row)
+
+    def _row(
+        self,
+        org_id: str,
+        project_id: str,
+        payload: dict[str, Any],
+        event_type: str,
+        *,
+        status: str,
+        attempts: int,
+        results: list[dict[str, Any]] | None = None,
+        now: datetime | None = None,
+    ) -> dict[str, Any]:
+        now = now or utcnow()
         finished = status == SUCCEEDED
         row = {
             "id": str(uuid.uuid4()),
@@ -191,9 +248,7 @@ class EventStore:
             "started_at": now if finished else None,
             "finished_at": now if finished else None,
         }
-        with self._db.begin() as conn:
-            conn.execute(insert(events).values(**row))
-        return Event.from_row(row)
+        return row
 
     def backlog(self, org_id: str | None = None, project_id: str | None = None) -> int:
         """Events waiting or running: in the whole deployment, or in one project."""

@@ -23,14 +23,14 @@ dictionaries); ``Memory.engine`` is the one a facade wraps.
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .api import Memory as Engine
 from .engine.hits import SearchHit
 from .errors import NotFoundError, ValidationError
+from .mem0_config import IGNORED_MEM0_KEYS, translate_config  # noqa: F401 (re-exported)
 from .operations import Operations
 from .operations.caller import Caller
 from .operations.inputs import UNSET, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
@@ -38,43 +38,10 @@ from .operations.results import AddResult, iso, memory_item, merged_item, skippe
 from .records import ENTITY_SCOPE_FIELDS, MemoryRecord
 from .settings import Settings
 
-log = logging.getLogger("memorist.facade")
 Config = Mapping[str, Any] | Settings | str | os.PathLike[str] | None
-#: mem0 configuration keys with no Memorist counterpart: accepted and ignored (said once in the log).
-IGNORED_MEM0_KEYS = ("version", "graph_store", "custom_update_memory_prompt", "api_version", "enable_graph")
 _UNSET: Any = UNSET
 #: Memorist-only add arguments the facade passes through (mem0 code never sets them).
 ADD_OPTIONS = ("includes", "excludes", "custom_categories", "multilingual")
-
-
-def translate_config(config: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
-    """Memorist settings from a config dict written for either library.
-
-    mem0 spells the language model ``llm`` and provider options ``config``;
-    ``history_db_path`` becomes the SQLite database and
-    ``custom_fact_extraction_prompt`` the instructions every add passes to the
-    language model (returned separately). Other mem0-only keys are dropped with
-    a log line, so a mem0 config fails only where Memorist lacks the provider it
-    names (an error listing the installed ones).
-    """
-    settings: dict[str, Any] = {}
-    instructions: str | None = None
-    for key, value in config.items():
-        if key == "llm":
-            key = "language_model"
-        if key in IGNORED_MEM0_KEYS:
-            log.info("mem0 setting %r has no Memorist counterpart; ignored", key)
-            continue
-        if key == "history_db_path":
-            settings.setdefault("database", {})["url"] = f"sqlite:///{os.path.abspath(value)}"
-            continue
-        if key == "custom_fact_extraction_prompt":
-            instructions = value
-            continue
-        if isinstance(value, Mapping) and "provider" in value and "config" in value:
-            value = {"provider": value["provider"], "options": dict(value["config"] or {})}
-        settings[key] = value
-    return settings, instructions
 
 
 def memory_dict(record: MemoryRecord) -> dict[str, Any]:
@@ -167,6 +134,60 @@ class Memory:
         language model as custom instructions; ``memory_type`` is accepted for mem0
         compatibility (procedural memories are stored like any other).
         """
+        request = self._add_input(
+            messages,
+            user_id=user_id,
+            agent_id=agent_id,
+            run_id=run_id,
+            app_id=app_id,
+            metadata=metadata,
+            timestamp=timestamp,
+            expiration_date=expiration_date,
+            infer=infer,
+            prompt=prompt,
+            **options,
+        )
+        return add_dict(self.operations.add(self._caller, request))
+
+    def add_many(self, items: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        """Many adds in one call (bulk import): each item is a dict of :meth:`add`'s arguments
+        (``messages`` plus ``user_id``, ``metadata``, ``timestamp``, ``infer``, ...).
+
+        Answers one :meth:`add` answer per item, in order. Every item is checked before any
+        is stored: a bad one raises ``ValueError`` naming it (``items[3].user_id: ...``) and
+        nothing is stored. The adds run through the engine's batch path
+        (:meth:`memorist.Engine.add_many`), faster than one :meth:`add` per item.
+        """
+        requests = []
+        for index, item in enumerate(items):
+            if not isinstance(item, Mapping) or "messages" not in item:
+                raise ValidationError(f"items[{index}]: a dict with 'messages' (and add's other arguments)")
+            args = dict(item)
+            try:
+                requests.append(self._add_input(args.pop("messages"), **args))
+            except ValidationError as exc:
+                raise ValidationError(f"items[{index}].{exc.message}") from None
+            except TypeError as exc:
+                raise TypeError(f"items[{index}]: {exc}") from None
+        return [add_dict(result) for result in self.operations.add_batch(self._caller, requests)]
+
+    def _add_input(
+        self,
+        messages: Any,
+        *,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        run_id: str | None = None,
+        app_id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        timestamp: Any = None,
+        expiration_date: Any = None,
+        infer: bool = True,
+        memory_type: str | None = None,
+        prompt: str | None = None,
+        **options: Any,
+    ) -> AddInput:
+        """The operations layer's add from :meth:`add`'s arguments (one add, or one item of :meth:`add_many`)."""
         _, ids = _scope_filters(None, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id), "add")
         instructions = prompt or options.pop("custom_instructions", None) or self._instructions
         if unknown := sorted(set(options) - set(ADD_OPTIONS)):
@@ -181,7 +202,7 @@ class Memory:
             custom_instructions=instructions,
             **options,
         )
-        return add_dict(self.operations.add(self._caller, request))
+        return request
 
     def update(
         self,
@@ -347,6 +368,9 @@ class AsyncMemory:
 
     async def add(self, messages: Any, **kwargs: Any) -> dict[str, Any]:
         return await asyncio.to_thread(self.sync.add, messages, **kwargs)
+
+    async def add_many(self, items: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return await asyncio.to_thread(self.sync.add_many, list(items))
 
     async def search(self, query: str, **kwargs: Any) -> dict[str, Any]:
         return await asyncio.to_thread(self.sync.search, query, **kwargs)

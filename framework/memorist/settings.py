@@ -209,6 +209,11 @@ class LimitsSettings(BaseModel):
     #: Largest add, in characters of message content and in messages (413 past either).
     max_add_chars: int = Field(default=250_000, ge=1)
     max_add_messages: int = Field(default=1_000, ge=1)
+    #: Largest batch add (``POST /memories/batch``, ``POST /v3/memories/add/batch/``): adds in one
+    #: batch, and characters of message content over all of them (413 past either). Each add of a
+    #: batch also obeys the two limits above.
+    max_batch_items: int = Field(default=1_000, ge=1)
+    max_batch_chars: int = Field(default=1_000_000, ge=1)
 
 
 class ExportSettings(BaseModel):

@@ -97,9 +97,19 @@ class ScopeGenerations:
         if held is not None and held[0] == os.getpid():
             held[1].close()
 
-    def bump(self, conn: Connection, records: Iterable[MemoryRecord]) -> None:
-        """Bump every scope of ``records`` in the caller's transaction (after the store write)."""
-        self.bump_keys(conn, record_keys(records))
+    def bump(self, conn: Connection, records: Iterable[MemoryRecord]) -> dict[str, int]:
+        """Bump every scope of ``records`` in the caller's transaction (after the store write);
+        returns the generations the transaction wrote (with the ``*`` row's), for write-through."""
+        keys = record_keys(records)
+        self.bump_keys(conn, keys)
+        if not keys:
+            return {}
+        rows = conn.execute(
+            select(scope_generations.c.scope_key, scope_generations.c.generation).where(
+                scope_generations.c.scope_key.in_(sorted({*keys, EVERYTHING}))
+            )
+        ).all()
+        return {str(k): int(g) for k, g in rows}
 
     def bump_keys(self, conn: Connection, keys: Iterable[str]) -> None:
         for key in sorted(keys):  # a fixed order: concurrent writers never deadlock on PostgreSQL

@@ -92,6 +92,23 @@ class Postings:
     def __len__(self) -> int:
         return int(self.lengths.shape[0])
 
+    def extended(self, texts: Sequence[str]) -> Postings:
+        """A copy with ``texts`` appended as the next rows; this one is left as it is (searches
+        may be reading it), and only the new documents' terms are copied."""
+        grown = Postings(())
+        grown._rows, grown._counts = dict(self._rows), dict(self._counts)
+        first = len(self)
+        added = Postings(texts)
+        for term, rows in added._rows.items():
+            shifted = rows + first
+            old = self._rows.get(term)
+            grown._rows[term] = shifted if old is None else np.concatenate([old, shifted])
+            counts = added._counts[term]
+            old_counts = self._counts.get(term)
+            grown._counts[term] = counts if old_counts is None else np.concatenate([old_counts, counts])
+        grown.lengths = np.concatenate([self.lengths, added.lengths])
+        return grown
+
     def scores(self, query: str) -> np.ndarray:
         """BM25 of every document for ``query``'s terms (0 where none occurs).
 

@@ -48,6 +48,8 @@ MAX_PAGE_SIZE = 1000
 #: Alias usable inside ``Memory``, whose ``list`` method shadows the builtin there.
 Records = list[MemoryRecord]
 DELETE_BATCH = 500
+#: Requests per batch of ``Memory.add_many``: one embedder call, vector write and transaction each.
+ADD_MANY_CHUNK = 128
 
 
 class HasHooks(Protocol):
@@ -186,9 +188,20 @@ class Memory:
 
     def add_many(self, requests: Sequence[AddRequest]) -> list[AddOutcome]:
         """Many validated adds in one call (bulk import), in order; each answers as
-        :meth:`add_outcome` would. The seam a faster batched path replaces without
-        changing what callers see: the same stored, merged and skipped per request."""
-        return [self.add_outcome(request) for request in requests]
+        :meth:`add_outcome` would, one after another: the same stored, merged and skipped.
+
+        Done in chunks of ``ADD_MANY_CHUNK`` requests, each with one embedder call, one
+        vector write and one relational transaction (see ``AddPipeline.run_many``); a
+        chunk that fails stores nothing, the chunks before it stay stored.
+        """
+        outcomes: list[AddOutcome] = []
+        for start in range(0, len(requests), ADD_MANY_CHUNK):
+            chunk = self.adder.run_many(requests[start : start + ADD_MANY_CHUNK])
+            for outcome in chunk:
+                for record in outcome.stored:
+                    self.emit("memory_added", memory=record)
+            outcomes.extend(chunk)
+        return outcomes
 
     def add_durably(
         self,
@@ -214,8 +227,9 @@ class Memory:
             plan([r.id for r in records])
             store.upsert(records, prepared.vectors)
         with self.db.begin() as conn:
-            self.adder.commit(request, records, conn)
+            bumped = self.adder.commit(request, records, conn)
             commit(conn, outcome)
+        self.adder.written(records, prepared.vectors, bumped)
         for record in records:
             self.emit("memory_added", memory=record)
         return outcome
@@ -364,6 +378,8 @@ class Memory:
             if text is not None:
                 self.graph.unlink([record.id], conn)
                 self.graph.link(record, self.components.entity_extractor.extract(record.text), conn)
+        if self._searcher.index is not None:
+            self._searcher.index.dropped([record])
         self.emit("memory_updated", memory=record, previous=previous)
         return record
 
@@ -449,6 +465,8 @@ class Memory:
         # After the delete, not with the relational rows: a search that reloads the scope
         # between the two must not cache the deleted rows under the new generation.
         self.generations.bump_now(records)
+        if self._searcher.index is not None:
+            self._searcher.index.dropped(records)
         for record in records:
             self.emit("memory_deleted", memory=record)
 

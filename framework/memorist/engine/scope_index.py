@@ -33,11 +33,14 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
+from sqlalchemy import select
 
+from ..db.schema import scope_counts
 from ..filters import And, Condition, Filter, Not, Or, evaluate
 from ..providers import VectorStore
 from ..records import MemoryRecord, StoreHit, StoreMatch
-from .generations import Generation, ScopeGenerations, generation_key
+from .counts import ENTITY_TYPES
+from .generations import EVERYTHING, Generation, ScopeGenerations, generation_key, record_keys
 from .keywords import Postings
 from .scope_graph import ScopeGraph
 
@@ -45,6 +48,12 @@ from .scope_graph import ScopeGraph
 _MASKS = 16
 #: Generations of scopes found too large to load, remembered so they are not re-read.
 _TOO_LARGE = 1024
+#: Scopes searched once and not loaded: a large scope is loaded on its second search, so
+#: searches spread over many scopes never pay a load they will not reuse.
+_SEEN = 4096
+#: A scope of at most this many memories (by ``scope_counts``) is loaded on its first search:
+#: loading it costs less than the store's two queries (see benchmarks/search_stages.py).
+EAGER_ROWS = 1000
 
 
 @dataclass(frozen=True)
@@ -120,6 +129,28 @@ class Snapshot:
 
     def __len__(self) -> int:
         return len(self.records)
+
+    def extended(self, generation: Generation, records: list[MemoryRecord], vectors: np.ndarray) -> Snapshot:
+        """A new snapshot with ``records`` (new ids) appended: this process's own add, applied
+        without reloading the scope. Built beside this one, which searches may be reading."""
+        matrix = np.asarray(vectors, dtype=np.float32).reshape(len(records), -1)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        matrix = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+        every = self.records + records
+        rows = dict(self.rows)
+        rows.update((r.id, len(self.records) + i) for i, r in enumerate(records))
+        expires = np.array([r.expires_at.timestamp() if r.expires_at else np.inf for r in records], dtype=np.float64)
+        return Snapshot(
+            self.pinned,
+            generation,
+            every,
+            np.concatenate([self.vectors, matrix]),
+            self.postings.extended([r.text for r in records]),
+            # Timsort merges the appended run in linear time.
+            [r.id for r in sorted(every, key=_stored_key)],
+            rows,
+            np.concatenate([self.expires, expires]),
+        )
 
     def accepted(self, where: Filter | None) -> np.ndarray:
         """Which rows ``where`` accepts (exactly what :func:`evaluate` says, record by record)."""
@@ -253,6 +284,7 @@ class ScopeIndex:
         self._scopes: OrderedDict[str, Snapshot] = OrderedDict()
         self._rows = 0
         self._too_large: OrderedDict[str, Generation] = OrderedDict()
+        self._seen: OrderedDict[str, None] = OrderedDict()
         #: Loads since start (benchmarks and tests read it).
         self.loads = 0
 
@@ -291,6 +323,9 @@ class ScopeIndex:
             return ScopeView(snapshot) if snapshot is not None and snapshot.generation == generation else None
 
     def get(self, pinned: Pinned) -> Snapshot | None:
+        """The scope's current snapshot, loading it if needed: on its first search when it is
+        small (``EAGER_ROWS``), else on its second. None: not loaded this time, too large, or
+        a store that cannot load it (the caller uses the store)."""
         if self._max_scope_rows <= 0:
             return None
         key = pinned.key
@@ -303,6 +338,15 @@ class ScopeIndex:
                 return snapshot
             if self._too_large.get(key) == generation:
                 return None
+            first = snapshot is None and key not in self._seen
+        if first and self._size(pinned) > EAGER_ROWS:
+            with self._lock:
+                self._seen[key] = None
+                while len(self._seen) > _SEEN:
+                    self._seen.popitem(last=False)
+            return None
+        with self._lock:
+            self._seen.pop(key, None)
         loaded = self._store.snapshot(pinned.filter(), self._max_scope_rows)
         with self._lock:
             self.loads += 1
@@ -318,9 +362,68 @@ class ScopeIndex:
             self._drop(key)
             self._scopes[key] = snapshot
             self._rows += len(snapshot)
-            while self._rows > self._max_rows and len(self._scopes) > 1:
-                self._drop(next(iter(self._scopes)))
+            self._evict()
         return snapshot
+
+    def _size(self, pinned: Pinned) -> int:
+        """The scope's memory count as the relational side keeps it (0 when it has no row)."""
+        entity_type = ENTITY_TYPES[pinned.field]
+        with self._generations.db.connect() as conn:
+            total = conn.execute(
+                select(scope_counts.c.total).where(
+                    scope_counts.c.org_id == pinned.org_id,
+                    scope_counts.c.project_id == pinned.project_id,
+                    scope_counts.c.entity_type == entity_type,
+                    scope_counts.c.entity_id == pinned.value,
+                )
+            ).scalar()
+        return int(total or 0)
+
+    def _evict(self) -> None:
+        """Drop least recently used scopes beyond the row budget (caller holds the lock)."""
+        while self._rows > self._max_rows and len(self._scopes) > 1:
+            self._drop(next(iter(self._scopes)))
+
+    def added(self, records: Sequence[MemoryRecord], vectors: np.ndarray, bumped: dict[str, int]) -> None:
+        """This process stored ``records`` and bumped their scopes to ``bumped`` (committed):
+        a cached scope that saw no other write in between takes them in place (write-through),
+        so the next search needs no reload; any other cached scope of theirs is dropped."""
+        everything = bumped.get(EVERYTHING, 0)
+        by_scope: dict[str, list[int]] = {}
+        for i, record in enumerate(records):
+            for key in record_keys([record]):
+                by_scope.setdefault(key, []).append(i)
+        for key, picked in by_scope.items():
+            with self._lock:
+                snapshot = self._scopes.get(key)
+            if snapshot is None:
+                continue
+            generation = (bumped.get(key, 0), everything)
+            fresh = [records[i] for i in picked]
+            ours = snapshot.generation == (generation[0] - 1, everything)
+            if (
+                not ours
+                or any(r.id in snapshot.rows for r in fresh)
+                or len(snapshot) + len(fresh) > self._max_scope_rows
+            ):
+                with self._lock:
+                    if self._scopes.get(key) is snapshot:
+                        self._drop(key, seen=True)
+                continue
+            grown = snapshot.extended(generation, fresh, np.asarray(vectors)[picked])
+            with self._lock:
+                if self._scopes.get(key) is snapshot:  # not reloaded meanwhile
+                    self._drop(key)
+                    self._scopes[key] = grown
+                    self._rows += len(grown)
+                    self._evict()
+
+    def dropped(self, records: Sequence[MemoryRecord]) -> None:
+        """This process changed or deleted ``records``: their cached scopes reload when next searched
+        (they would anyway, on the generation; this spares the generation read a stale hit)."""
+        with self._lock:
+            for key in record_keys(records):
+                self._drop(key, seen=True)
 
     def forget(self) -> None:
         """Drop every snapshot (the engine is being closed)."""
@@ -329,10 +432,13 @@ class ScopeIndex:
             self._too_large.clear()
             self._rows = 0
 
-    def _drop(self, key: str) -> None:
+    def _drop(self, key: str, *, seen: bool = False) -> None:
+        """Forget a cached scope; ``seen``: one in use, to reload on its next search."""
         old = self._scopes.pop(key, None)
         if old is not None:
             self._rows -= len(old)
+            if seen:
+                self._seen[key] = None
 
 
 def describe(index: ScopeIndex | None) -> dict[str, Any]:

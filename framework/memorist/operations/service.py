@@ -27,7 +27,7 @@ from ..events import Event, EventStore
 from ..export_store import ExportStore
 from ..records import MemoryRecord
 from ..settings import LimitsSettings
-from . import extras
+from . import batch, extras
 from .caller import Caller
 from .inputs import AddInput, EntityIds, ListInput, SearchInput, UpdateInput
 from .results import AddResult
@@ -101,6 +101,54 @@ class Operations:
         if self.admit_add(request) == QUEUE and self._events is not None:
             return self.submit_add(caller, request)
         return self.add(caller, request)
+
+    # -- batch add (bulk import doors; rules in .batch) ---------------------------------------
+    def admit_batch(self, items: Sequence[AddInput]) -> str:
+        """``RUN_NOW`` or ``QUEUE`` for a batch; 400 when empty, 413 naming the limit or the item past it."""
+        return batch.admit_batch(items, self._limits)
+
+    def check_batch(self, caller: Caller, items: Sequence[AddInput]) -> None:
+        """The whole batch's checks without storing anything (a door splitting a batch checks it first)."""
+        batch.admit_batch(items, self._limits)
+        batch.validated(self.engine, caller, items)
+
+    def add_batch(self, caller: Caller, items: Sequence[AddInput]) -> list[AddResult]:
+        """Many synchronous adds: every item validated first (400 naming it, nothing stored),
+        then stored through the engine's batch seam; one result per item, in order."""
+        batch.admit_batch(items, self._limits)
+        memory = self.engine
+        requests = [request for _, request in batch.validated(memory, caller, items)]
+        outcomes = []
+        for start in range(0, len(requests), batch.CHUNK):  # bounded memory for a long Python list
+            outcomes.extend(memory.add_many(requests[start : start + batch.CHUNK]))
+        return [AddResult.of(outcome) for outcome in outcomes]
+
+    def submit_batch(self, caller: Caller, items: Sequence[AddInput]) -> list[Event]:
+        """A batch queued durably, one event per item, all committed together (validated first)."""
+        batch.admit_batch(items, self._limits)
+        payloads = batch.batch_payloads(self.engine, caller, items)
+        return self.events.submit_many(caller.org_id, caller.project_id, payloads)
+
+    def add_batch_or_queue(self, caller: Caller, items: Sequence[AddInput]) -> list[AddResult] | list[Event]:
+        """What a door answering at once calls: a small batch runs now, a large one is queued (events back)."""
+        if self.admit_batch(items) == QUEUE and self._events is not None:
+            return self.submit_batch(caller, items)
+        return self.add_batch(caller, items)
+
+    def add_batch_recorded(
+        self, caller: Caller, items: Sequence[AddInput]
+    ) -> tuple[list[AddResult] | None, list[Event]]:
+        """A batch answered at once, acknowledged like the platform's add: results plus one finished
+        event per item; a large batch is queued instead (``(None, pending events)``)."""
+        outcome = self.add_batch_or_queue(caller, items)
+        if not outcome or isinstance(outcome[0], Event):
+            return None, [e for e in outcome if isinstance(e, Event)]
+        results = [r for r in outcome if isinstance(r, AddResult)]
+        done = [
+            (item.payload(caller.org_id, caller.project_id, caller.actor), result.event_results())
+            for item, result in zip(items, results, strict=True)
+        ]
+        return results, self.events.record_many(caller.org_id, caller.project_id, done)
 
     # -- read ------------------------------------------------------------------------
     def search(self, caller: Caller, request: SearchInput) -> list[SearchHit]:

@@ -58,6 +58,28 @@ def entity_ids(body: m.AddV3) -> EntityIds:
     return EntityIds.of(ids)
 
 
+def add_input(body: m.AddV3, settings: dict[str, Any]) -> AddInput:
+    """The operations layer's add from one v3 add body, the project's settings filling what it leaves out."""
+    instructions = "\n".join(
+        x
+        for x in (body.custom_instructions or settings.get("custom_instructions"), body.agent_custom_instructions)
+        if x
+    )
+    return AddInput(
+        messages=body.messages,
+        ids=entity_ids(body),
+        metadata=body.metadata,
+        timestamp=body.timestamp,
+        expiration_date=body.expiration_date or settings.get("expiration_date"),
+        infer=body.infer,
+        custom_instructions=instructions or None,
+        includes=body.includes or settings.get("inclusion_prompt"),
+        excludes=body.excludes or settings.get("exclusion_prompt"),
+        custom_categories=body.custom_categories or settings.get("custom_categories") or None,
+        multilingual=bool(settings.get("multilingual")),
+    )
+
+
 class AddV3:
     def __init__(self, ops: Operations, tenancy: Tenancy, limits: Any) -> None:
         self._ops, self._tenancy, self._limits = ops, tenancy, limits
@@ -74,25 +96,7 @@ class AddV3:
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.AddV3) -> None:
         who = access(req, self._tenancy, write=True)
-        settings = self._tenancy.project(who.org_id, who.project_id).settings
-        instructions = "\n".join(
-            x
-            for x in (body.custom_instructions or settings.get("custom_instructions"), body.agent_custom_instructions)
-            if x
-        )
-        request = AddInput(
-            messages=body.messages,
-            ids=entity_ids(body),
-            metadata=body.metadata,
-            timestamp=body.timestamp,
-            expiration_date=body.expiration_date or settings.get("expiration_date"),
-            infer=body.infer,
-            custom_instructions=instructions or None,
-            includes=body.includes or settings.get("inclusion_prompt"),
-            excludes=body.excludes or settings.get("exclusion_prompt"),
-            custom_categories=body.custom_categories or settings.get("custom_categories") or None,
-            multilingual=bool(settings.get("multilingual")),
-        )
+        request = add_input(body, self._tenancy.project(who.org_id, who.project_id).settings)
         if not body.infer:
             # Answered at once with a SUCCEEDED event, unless large (memorist.admission): then queued, PENDING.
             result, event = self._ops.add_recorded(who.caller, request)

@@ -8,7 +8,7 @@ from ...auth.users import UserStore
 from ...bootstrap import Bootstrap
 from ...tenancy import Tenancy
 from ..services import AppServices
-from . import admin, events, extras, legacy, memories, profiles, projects
+from . import admin, batch, events, extras, legacy, memories, profiles, projects
 
 ORG = "/api/v1/orgs/organizations/{org_id}"
 PROJECT = ORG + "/projects/{project_id}"
@@ -22,6 +22,7 @@ def add_routes(add: Callable[[str, object], None], services: AppServices, users:
     add(ORG + "/projects/", projects.Projects(tenancy, limits))
     add(PROJECT + "/members/", projects.Members(tenancy, users, limits))
     add("/v3/memories/add/", memories.AddV3(ops, tenancy, limits))
+    add("/v3/memories/add/batch/", batch.AddV3BatchResource(ops, tenancy, limits))
     add("/v3/memories/search/", memories.SearchV3(ops, tenancy, limits))
     add("/v3/memories/", memories.ListV3(ops, tenancy, limits))
     add("/v1/memories/", legacy.MemoriesV1(ops, tenancy))

@@ -32,6 +32,23 @@ def caller(req: falcon.Request) -> Caller:
     return Caller(actor=principal.label if principal else None)
 
 
+def add_input(body: m.AddMemories) -> AddInput:
+    """The operations layer's add from one ``POST /memories`` body (a single add or a batch item)."""
+    return AddInput(
+        messages=[msg.model_dump() for msg in body.messages],
+        ids=EntityIds.of(body),
+        metadata=body.metadata,
+        timestamp=body.timestamp,
+        expiration_date=body.expiration_date,
+        infer=body.infer,
+        custom_instructions=body.custom_instructions,
+        includes=body.includes,
+        excludes=body.excludes,
+        custom_categories=body.custom_categories,
+        multilingual=body.multilingual,
+    )
+
+
 class Memories:
     def __init__(self, ops: Operations, limits: LimitsSettings) -> None:
         self._ops = ops
@@ -49,19 +66,7 @@ class Memories:
         "GET /events/{event_id}. Past limits.max_add_chars or limits.max_add_messages: 413.",
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.AddMemories) -> None:
-        request = AddInput(
-            messages=[msg.model_dump() for msg in body.messages],
-            ids=EntityIds.of(body),
-            metadata=body.metadata,
-            timestamp=body.timestamp,
-            expiration_date=body.expiration_date,
-            infer=body.infer,
-            custom_instructions=body.custom_instructions,
-            includes=body.includes,
-            excludes=body.excludes,
-            custom_categories=body.custom_categories,
-            multilingual=body.multilingual,
-        )
+        request = add_input(body)
         outcome = self._ops.add_or_queue(caller(req), request)
         if isinstance(outcome, Event):  # a large add (memorist.admission): processed in the background
             resp.status = falcon.HTTP_202

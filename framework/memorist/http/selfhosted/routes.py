@@ -7,7 +7,7 @@ from collections.abc import Callable
 from ...auth.api_keys import ApiKeyStore
 from ..request_log import RequestLog
 from ..services import AppServices
-from . import admin, auth_routes, events, keys, memories, users_admin
+from . import admin, auth_routes, batch, events, keys, memories, users_admin
 from .auth_routes import AuthServices
 
 
@@ -21,6 +21,7 @@ def add_routes(
     runtime, ops, limits = services.runtime, services.operations, services.settings.limits
     assert runtime is not None and ops is not None, "routes are added to an assembled kernel"
     add("/memories", memories.Memories(ops, limits))
+    add("/memories/batch", batch.MemoriesBatch(ops, limits))
     add("/memories/{memory_id}", memories.OneMemory(ops, limits))
     add("/memories/{memory_id}/history", memories.History(ops))
     add("/search", memories.Search(ops, limits))
