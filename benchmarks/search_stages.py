@@ -70,18 +70,25 @@ def timed(label: str, count: int, call: Callable[[int], Any]) -> dict[str, float
 
 
 def index_stages(
-    memory: Any, settings: dict[str, Any], queries: list[str], vectors: list[Any], where: Any, pool: int, top_k: int
+    memory: Any,
+    settings: dict[str, Any],
+    queries: list[str],
+    vectors: list[Any],
+    where: Any,
+    pool: int,
+    top_k: int,
+    user: str = "u0",
 ) -> dict[str, dict[str, float]]:
-    """The scope index's stages for user ``u0`` (nothing when it is off or the scope too large)."""
+    """The scope index's stages for ``user`` (nothing when it is off or the scope too large)."""
     from memorist import Engine as Memory
     from memorist.engine.scope_index import Pinned, ScopeView, Snapshot
 
     index = memory.scope_index
-    pinned = Pinned("default", "default", "user_id", "u0")
+    pinned = Pinned("default", "default", "user_id", user)
     # A scope is loaded on its second search: the first get goes to the store.
     snapshot = None if index is None else index.get(pinned) or index.get(pinned)
     if snapshot is None:
-        print("scope index: off, or u0's scope is above engine.scope_index_max_rows")
+        print(f"scope index: off, or {user}'s scope is above engine.scope_index_max_rows")
         return {}
     store, cap = memory.components.vector_store, memory.settings.engine.scope_index_max_rows
     view = ScopeView(snapshot)
@@ -95,7 +102,7 @@ def index_stages(
         "ix-kw": timed("ix-kw", n, lambda i: view.match_keyword(queries[i], pool, where)),
     }
     plain = Memory.from_config({**settings, "engine": {"scope_index": False}})
-    out["store-search"] = timed("store", n, lambda i: plain.search(queries[i], user_id="u0", top_k=top_k))
+    out["store-search"] = timed("store", n, lambda i: plain.search(queries[i], user_id=user, top_k=top_k))
     plain.close()
     return out
 
@@ -171,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         "fetch": timed("fetch", n, lambda i: store.fetch(winners[i])),
         "search": timed("search", n, lambda i: memory.search(queries[i], user_id=user, top_k=args.top_k)),
     }
-    figures.update(index_stages(memory, settings, queries, vectors, where, pool, args.top_k))
+    figures.update(index_stages(memory, settings, queries, vectors, where, pool, args.top_k, user))
     floor = sum(figures[s]["p50_ms"] for s in ("embed", "vector", "fetch"))
     print(f"critical path (embed + vector + fetch, p50s): {floor:.1f} ms")
     output: dict[str, Any] = {"store": where_from, "memories": store.count(), "search": figures}
