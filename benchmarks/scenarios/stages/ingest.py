@@ -6,12 +6,15 @@ same arguments:
 - ``extract``: the language-model plugin's ``extract_detailed`` (the heuristic extractor by default);
 - ``embed``: the document embedding of the add's new facts (one batch);
 - ``dup_text``: the first duplicate lookup, stored records of the scope with the same normalized text;
-- ``dup_near``: the second, the nearest stored neighbours of each new fact (paraphrases);
+- ``dup_near``: the second, the nearest stored neighbours of each new fact (paraphrases); both
+  where the engine asks (the scope index's snapshot when it holds the scope, else the store),
+  and, when that is the index, the store's answer too (``dup_text_store``, ``dup_near_store``);
 - ``prepare``: the engine's whole read half (the four above, as it runs them);
 - ``vector_write``: ``VectorStore.upsert`` of the new records;
 - ``commit``: the relational transaction (history rows, scope counts, entity links, and the
   entity extraction the links need), committed;
 - ``entities``: that entity extraction alone (part of ``commit``);
+- ``index_update``: this process's scope index taking the new records (``AddPipeline.written``);
 - ``hooks``: the ``memory_added`` hook of each stored record (plugins such as webhooks);
 - ``add``: ``Memory.add`` end to end, on turns none of the above added.
 
@@ -39,14 +42,14 @@ WARMUP = 2
 
 def report(label: str, samples: Sequence[float]) -> dict[str, float]:
     if not samples:
-        print(f"{label:<12} (no samples)", flush=True)
+        print(f"{label:<14} (no samples)", flush=True)
         return {"p50_ms": float("nan"), "p95_ms": float("nan"), "samples": 0}
     result = {
         "p50_ms": round(statistics.median(samples), 2),
         "p95_ms": round(percentile(samples, 0.95), 2),
         "samples": len(samples),
     }
-    print(f"{label:<12} p50 {result['p50_ms']:7.2f} ms   p95 {result['p95_ms']:7.2f} ms   n {len(samples)}", flush=True)
+    print(f"{label:<14} p50 {result['p50_ms']:7.2f} ms   p95 {result['p95_ms']:7.2f} ms   n {len(samples)}", flush=True)
     return result
 
 
@@ -69,12 +72,24 @@ def ingest_stages(memory: Any, turns: Sequence[dict[str, Any]]) -> dict[str, Any
             ExtractionRequest(messages=request.messages, observed_at=request.observed_at or utcnow())
         )
 
-    def near(vectors: Any, scope: Any) -> list[Any]:
-        return [store.search_vector(v, NEAR_CANDIDATES, scope) for v in vectors]
+    def view_of(request: Any) -> Any:
+        """The scope's in-memory snapshot the engine's lookups would use (None: they go to the store)."""
+        view = getattr(adder, "_view", None)
+        return view(request.scope) if view is not None else None
 
-    def commit(request: Any, records: list[Any]) -> None:
+    def near(source: Any, vectors: Any, scope: Any) -> list[Any]:
+        return [source.search_vector(v, NEAR_CANDIDATES, scope) for v in vectors]
+
+    def same_text(source: Any, where: Any, n: int) -> Any:
+        return source.list(where, 0, n) if source is store else source.list(where, n)
+
+    def commit(request: Any, records: list[Any]) -> Any:
         with memory.db.begin() as conn:
-            adder.commit(request, records, conn)
+            return adder.commit(request, records, conn)
+
+    def index_update(records: list[Any], vectors: Any, bumped: Any) -> None:
+        if hasattr(adder, "written"):
+            adder.written(records, vectors, bumped)
 
     def entities(records: list[Any]) -> list[Any]:
         return [c.entity_extractor.extract(r.text) for r in records]
@@ -88,16 +103,21 @@ def ingest_stages(memory: Any, turns: Sequence[dict[str, Any]]) -> dict[str, Any
     for i, (request, texts) in enumerate(zip(staged, facts, strict=True)):
         scope = exact_scope(request.scope)
         hashes = tuple({normalized_hash(t) for t in texts})
+        where = And((scope, Condition("hash", "in", hashes)))
+        source = view_of(request) or store
         times = {"extract": clock(extraction, request)[0]}
         if texts:
             times["embed"], vectors = clock(c.embedder.embed, texts, "document")
-            times["dup_text"] = clock(store.list, And((scope, Condition("hash", "in", hashes))), 0, len(hashes))[0]
-            times["dup_near"] = clock(near, vectors, scope)[0]
+            times["dup_text"] = clock(same_text, source, where, len(hashes))[0]
+            times["dup_near"] = clock(near, source, vectors, scope)[0]
+            if source is not store:
+                times["dup_text_store"] = clock(same_text, store, where, len(hashes))[0]
+                times["dup_near_store"] = clock(near, store, vectors, scope)[0]
         if i >= WARMUP:
             for name, ms in times.items():
-                samples[name].append(ms)
+                samples.setdefault(name, []).append(ms)
 
-    for name in ("prepare", "vector_write", "commit", "entities", "hooks"):
+    for name in ("prepare", "vector_write", "commit", "index_update", "entities", "hooks"):
         samples[name] = []
     stored = 0
     for i, request in enumerate(staged):
@@ -106,7 +126,8 @@ def ingest_stages(memory: Any, turns: Sequence[dict[str, Any]]) -> dict[str, Any
         records = prepared.records
         if records:
             times["vector_write"] = clock(store.upsert, records, prepared.vectors)[0]
-            times["commit"] = clock(commit, request, records)[0]
+            times["commit"], bumped = clock(commit, request, records)
+            times["index_update"] = clock(index_update, records, prepared.vectors, bumped)[0]
             times["entities"] = clock(entities, records)[0]
             times["hooks"] = clock(hooks, records)[0]
             stored += len(records)
