@@ -36,6 +36,9 @@ DIM = VectorStoreContract.dimension
 
 
 def open_store(data_dir: Path, dimension: int = DIM, **options: Any) -> LanceDBVectorStore:
+    """A store writing straight to the table (these tests inspect the table itself), unless
+    ``write_behind=True`` is passed."""
+    options.setdefault("write_behind", False)
     return LanceDBVectorStore(
         LanceDBVectorStore.Options(**options),
         ProviderContext(data_dir=data_dir, dimension=dimension),
@@ -43,12 +46,18 @@ def open_store(data_dir: Path, dimension: int = DIM, **options: Any) -> LanceDBV
 
 
 class TestLanceDBContract(VectorStoreContract):
-    @pytest.fixture
-    def make_store(self, tmp_path: Path) -> Iterator[Callable[[int], LanceDBVectorStore]]:
+    """The contract writing straight to the table, and through the write-behind journal with a
+    flush delay longer than any test (rows stay pending: reads overlay or drain it)."""
+
+    @pytest.fixture(params=["direct", "journal"])
+    def make_store(
+        self, tmp_path: Path, request: pytest.FixtureRequest
+    ) -> Iterator[Callable[[int], LanceDBVectorStore]]:
         opened: list[LanceDBVectorStore] = []
+        behind = request.param == "journal"
 
         def make(dimension: int) -> LanceDBVectorStore:
-            store = open_store(tmp_path, dimension)
+            store = open_store(tmp_path, dimension, write_behind=behind, flush_delay_seconds=600.0)
             opened.append(store)
             return store
 

@@ -546,3 +546,29 @@ def test_a_leased_delivery_is_claimed_once_and_a_stale_sender_is_fenced(tmp_path
     assert DeliveryQueue(database, DeliveryPolicy(retention_days=1e-9)).purge() == 2  # finished rows age out
     assert first.for_webhook(hook.id) == []
     database.dispose()
+
+
+def test_subscriptions_are_cached_and_every_change_by_another_process_is_seen(tmp_path: Path) -> None:
+    """``subscribed`` (asked per stored memory) is cached per project; a create, update or
+    delete made through another store (another process: its own engine) is seen at once."""
+    url = f"sqlite:///{tmp_path / 'subs.db'}"
+    mine_db, theirs_db = Database(url), Database(url)
+    mine_db.upgrade([("webhooks", memorist_webhooks.MIGRATIONS)])
+    mine, theirs = WebhookStore(mine_db), WebhookStore(theirs_db)
+    assert mine.subscribed("p", "memory_add") == []
+    hook = theirs.create("p", "h", "http://127.0.0.1:9/x", ["memory_add"])
+    assert [h.id for h in mine.subscribed("p", "memory_add")] == [hook.id]
+    assert mine.subscribed("other", "memory_add") == []
+    assert mine.subscribed("p", "memory_delete") == []
+    theirs.update(hook.id, event_types=["memory_delete"])
+    assert mine.subscribed("p", "memory_add") == []
+    assert [h.id for h in mine.subscribed("p", "memory_delete")] == [hook.id]
+    theirs.update(hook.id, is_active=False)
+    assert mine.subscribed("p", "memory_delete") == []
+    theirs.update(hook.id, is_active=True)
+    assert theirs.delete(hook.id)
+    assert mine.subscribed("p", "memory_delete") == []
+    again = theirs.create("p", "h2", "http://127.0.0.1:9/y", ["memory_add"])
+    assert [h.id for h in mine.subscribed("p", "memory_add")] == [again.id]
+    mine_db.dispose()
+    theirs_db.dispose()

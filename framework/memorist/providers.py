@@ -200,6 +200,11 @@ class VectorStore(Provider[OptionsT]):
     def search_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreHit]:
         """Best ``k`` by full-text (BM25) relevance, best first. Query syntax is not interpreted."""
 
+    def search_vectors(self, vectors: np.ndarray, k: int, where: Filter | None = None) -> list[list[StoreHit]]:
+        """``search_vector`` for each row of ``vectors`` (a batched add's duplicate lookups);
+        a store that answers many query vectors in one query overrides this loop."""
+        return [self.search_vector(vector, k, where) for vector in np.asarray(vectors)]
+
     def match_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreMatch]:
         """``search_vector`` for ranking: the same hits, which need not carry whole records
         (see :class:`StoreMatch`); whole ones come from ``fetch``."""

@@ -141,6 +141,16 @@ def _pack(record: MemoryRecord, metadata: Any) -> str:
     return json.dumps(values, ensure_ascii=False, separators=(",", ":"))
 
 
+def pack_record(record: MemoryRecord) -> str:
+    """The record as its packed column holds it (what the write-behind journal stores)."""
+    return _pack(record, to_jsonable_python(record.metadata))
+
+
+def unpack_record(packed: str) -> MemoryRecord:
+    """A record from its packed form."""
+    return _unpack(packed)
+
+
 def _unpack(packed: str) -> MemoryRecord:
     values = dict(zip(RECORD_COLUMNS, json.loads(packed), strict=True))
     for name in _DATE_COLUMNS:

@@ -36,9 +36,10 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, ClassVar, Literal, TypeVar, overload
+from typing import Any, ClassVar, Concatenate, Literal, ParamSpec, TypeVar, overload
 
 import numpy as np
 import pyarrow as pa
@@ -56,12 +57,14 @@ from memorist.plugin_api import (
 )
 from pydantic import Field
 
+from .journal import Journal
 from .planner import FilterPlanner
 from .queries import QueryBuilder, keyword_query, vector_query
 from .results import Scores, best, bm25, hits_of, matches_of, similarities
 from .schema import PACKED, RECORD_COLUMNS, VECTOR, from_arrow, to_arrow, vectors_of
 from .sql import FALSE, TRUE, Bounds, compile_filter, quote
 from .table import FtsSettings, build_vector_index, ensure_indexes, open_table, prewarm_indexes, retry
+from .writebehind import WriteBehind, overlay_get, overlay_hits, overlay_list
 
 # lancedb itself is imported only when a store is built: importing it starts an event-loop
 # thread, and the gunicorn master (which loads every plugin) then forks workers.
@@ -69,6 +72,8 @@ from .table import FtsSettings, build_vector_index, ensure_indexes, open_table, 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 #: Scopes whose stored order (see ``sequence``) is kept, least recently used dropped first.
 _SEQUENCE_CACHE = 256
@@ -76,6 +81,18 @@ _SEQUENCE_CACHE = 256
 _ID_CHUNK = 500
 #: What a lean search reads per hit (see ``StoreMatch``): not the text, metadata or scope.
 _MATCH_COLUMNS = ["id", "observed_at", "_rowid"]
+
+
+def _drains(method: Callable[Concatenate[LanceDBVectorStore, P], R]) -> Callable[Concatenate[LanceDBVectorStore, P], R]:
+    """A read or delete that needs the whole table: drain the journal once, then run as is."""
+
+    def drained(self: LanceDBVectorStore, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        self._settle()
+        with self._as_is():
+            return method(self, *args, **kwargs)
+
+    drained.__name__, drained.__doc__ = method.__name__, method.__doc__
+    return drained
 
 
 class LanceDBVectorStoreOptions(ProviderOptions):
@@ -116,6 +133,14 @@ class LanceDBVectorStoreOptions(ProviderOptions):
     prewarm_indexes: bool = True
     #: Attempts after a commit conflict with another process.
     commit_retries: int = Field(5, ge=0)
+    #: Acknowledge upserts once they are in a durable journal beside the table (a SQLite
+    #: WAL file) and move them into the table in batches (see ``memorist_lancedb.writebehind``);
+    #: false: every upsert commits a table version before returning.
+    write_behind: bool = True
+    #: Flush the journal into the table once this many rows are pending ...
+    flush_rows: int = Field(256, ge=1)
+    #: ... or this long after the first pending row was written.
+    flush_delay_seconds: float = Field(0.5, ge=0.0)
 
 
 class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
@@ -133,6 +158,8 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         self._path = Path(options.path) if options.path else Path(context.data_dir) / "lancedb"
         self._path.mkdir(parents=True, exist_ok=True)
         self._write_lock = threading.Lock()
+        #: Per thread: whether table access may skip draining the journal (see ``_t``).
+        self._local = threading.local()
         self._writes = 0
         self._last_write = 0.0
         self._idle_timer: threading.Timer | None = None
@@ -153,13 +180,20 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             threading.Thread(
                 target=prewarm_indexes, args=(self._table,), name="memorist-lancedb-prewarm", daemon=True
             ).start()
+        self._behind: WriteBehind | None = None
+        if options.write_behind:
+            journal = Journal(self._path / f"{options.table}.journal.sqlite", self._dimension)
+            self._behind = WriteBehind(journal, self._merge, options.flush_rows, options.flush_delay_seconds)
         if options.optimize_every and options.optimize_idle_seconds > 0:
             # Versions left by a previous process's last writes are pruned soon after opening.
             with self._write_lock:
                 self._arm_idle_timer(options.optimize_idle_seconds)
 
     def close(self) -> None:
-        """Drop the table and connection handles; the files stay for the next open."""
+        """Drain the journal, drop the table and connection handles; the files stay for the next open."""
+        if self._behind is not None:
+            self._behind.close()
+            self._behind = None
         with self._write_lock:
             if self._idle_timer is not None:
                 self._idle_timer.cancel()
@@ -181,13 +215,37 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         # merge_insert rejects a batch that names one id twice; the last one wins.
         last = {r.id: i for i, r in enumerate(records)}
         keep = sorted(last.values())
-        data = to_arrow([records[i] for i in keep], matrix[keep], self._dimension, self._packed)
+        if self._behind is not None:
+            self._behind.append([records[i] for i in keep], matrix[keep])
+        else:
+            self._merge([records[i] for i in keep], matrix[keep])
+
+    def _merge(self, records: Sequence[MemoryRecord], matrix: np.ndarray) -> None:
+        """Upsert distinct-id ``records`` into the table itself (one commit)."""
+        data = to_arrow(records, matrix, self._dimension, self._packed)
 
         def merge() -> Any:
             return self._t().merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
 
         self._write(merge)
 
+    def _settle(self) -> None:
+        """Drain the journal before a read that cannot overlay it (see ``writebehind``)."""
+        if self._behind is not None:
+            with self._as_is():
+                self._behind.settle()
+
+    @contextmanager
+    def _as_is(self) -> Iterator[None]:
+        """Table access that needs no draining first (writes; reads that overlay the journal)."""
+        prior = getattr(self._local, "as_is", False)
+        self._local.as_is = True
+        try:
+            yield
+        finally:
+            self._local.as_is = prior
+
+    @_drains
     def delete(self, ids: Sequence[str]) -> int:
         unique = list(dict.fromkeys(ids))
         total = 0
@@ -198,6 +256,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
     def _delete_sql(self, where: str) -> int:
         return int(self._write(lambda: self._t().delete(where)).num_deleted_rows)
 
+    @_drains
     def delete_where(self, where: Filter) -> int:
         bounds = compile_filter(where)
         if bounds.upper == FALSE:
@@ -207,13 +266,15 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         return self.delete([r.id for r in self._scan(where, bounds)])
 
     def reset(self) -> None:
+        if self._behind is not None:
+            self._behind.journal.clear()
         self._write(lambda: self._t().delete(TRUE))
         self._planner.forget()
         self._optimize()
 
     def _write(self, operation: Callable[[], T]) -> T:
         """Run a commit under the process-wide write lock, with conflict retries."""
-        with self._write_lock:
+        with self._write_lock, self._as_is():
             result = retry(operation, self.options.commit_retries)
             self._writes += 1
             self._last_write = time.monotonic()
@@ -262,6 +323,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         except Exception:
             log.warning("lancedb version cleanup failed; will retry later", exc_info=True)
 
+    @_drains
     def optimize(self) -> None:
         """Fold new rows into the indexes, compact files and prune old versions now."""
         self._optimize()
@@ -272,7 +334,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             if self._table is None:  # closed while an idle optimize was due
                 return
             self._writes = 0
-            table = self._t()
+            table = self._table
             try:
                 table.optimize(cleanup_older_than=timedelta(seconds=self.options.keep_versions_seconds))
             except Exception:
@@ -286,6 +348,13 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
     # -- reads -----------------------------------------------------------------------------
 
     def get(self, ids: Sequence[str]) -> list[MemoryRecord]:
+        if self._behind is None:
+            return self._get(ids)
+        pending = self._behind.journal.snapshot()  # before the table: see ``writebehind``
+        with self._as_is():
+            return overlay_get(pending, ids, self._get)
+
+    def _get(self, ids: Sequence[str]) -> list[MemoryRecord]:
         unique = list(dict.fromkeys(ids))
         out: list[MemoryRecord] = []
         for chunk in _chunks(unique, _ID_CHUNK):
@@ -293,6 +362,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             out.extend(from_arrow(query.to_arrow()))
         return out
 
+    @_drains
     def count(self, where: Filter | None = None) -> int:
         bounds = compile_filter(where)
         if bounds.upper == FALSE:
@@ -312,19 +382,65 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
                     yield record
 
     def search_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreHit]:
-        return self._search(self._vector_query(vector), similarities, k, where, lean=False)
+        build = self._vector_query(vector)
+        if self._behind is None:
+            return self._search(build, similarities, k, where, lean=False)
+        pending = self._behind.journal.snapshot()  # before the table: see ``writebehind``
+        with self._as_is():
+            return overlay_hits(
+                pending, vector, k, where, lambda n: self._search(build, similarities, n, where, lean=False)
+            )
 
+    def search_vectors(self, vectors: np.ndarray, k: int, where: Filter | None = None) -> list[list[StoreHit]]:
+        """Many exact-filter vector searches in one LanceDB query (its ``query_index`` column
+        tells them apart); another filter or an ANN index: one search per vector."""
+        matrix = np.asarray(vectors, dtype=np.float32)
+        bounds = compile_filter(where)
+        if matrix.ndim != 2 or len(matrix) < 2 or not bounds.exact or self.options.vector_index != "none":
+            return super().search_vectors(matrix, k, where)
+        self._check_dimension(matrix.shape[1])
+        if k <= 0 or bounds.upper == FALSE:
+            return [[] for _ in matrix]
+        pending = self._behind.journal.snapshot() if self._behind is not None else {}
+
+        def table_search(limit: int) -> list[list[StoreHit]]:
+            query = self._t().search(matrix, vector_column_name=VECTOR).distance_type("cosine")
+            query = query.select([*self._columns, "_distance"]).bypass_vector_index()
+            if bounds.upper != TRUE:
+                query = query.where(bounds.upper, prefilter=True)
+            table = query.limit(limit).to_arrow()
+            groups: list[list[StoreHit]] = [[] for _ in matrix]
+            for row, hit in zip(
+                table.column("query_index").to_pylist(), hits_of(table, similarities, None, 0), strict=True
+            ):
+                groups[int(row)].append(hit)
+            return groups
+
+        with self._as_is():
+            found = table_search(k + len(pending))
+        if not pending:
+            return [best(hits, k) for hits in found]
+
+        def given(hits: list[StoreHit]) -> Callable[[int], list[StoreHit]]:
+            return lambda _limit: hits  # read above with room for the pending ids it drops
+
+        return [overlay_hits(pending, matrix[i], k, where, given(hits)) for i, hits in enumerate(found)]
+
+    @_drains
     def match_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreMatch]:
         return self._search(self._vector_query(vector), similarities, k, where, lean=True)
 
+    @_drains
     def search_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreHit]:
         build = keyword_query(self._t, query)
         return [] if build is None else self._search(build, bm25, k, where, lean=False)
 
+    @_drains
     def match_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreMatch]:
         build = keyword_query(self._t, query)
         return [] if build is None else self._search(build, bm25, k, where, lean=True)
 
+    @_drains
     def fetch(self, matches: Sequence[StoreMatch]) -> dict[str, MemoryRecord]:
         """Whole records of lean matches by their row addresses, checked against the ids: an
         optimize since the search may have moved rows, and those are looked up by id."""
@@ -407,6 +523,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
                 return best(found, k)
             limit *= 4
 
+    @_drains
     def sequence(self, where: Filter | None = None, limit: int | None = None) -> list[str] | None:
         bounds = compile_filter(where)
         if bounds.upper == FALSE:
@@ -443,6 +560,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
                 self._sequences.popitem(last=False)
         return ids
 
+    @_drains
     def snapshot(self, where: Filter, limit: int) -> tuple[list[MemoryRecord], np.ndarray] | None:
         bounds = compile_filter(where)
         if bounds.upper == FALSE:
@@ -461,10 +579,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             return [records[i] for i in keep], vectors[keep]
         return records, vectors
 
-    # Defined after every method annotated with ``list[...]``: inside the class body the
-    # name shadows the builtin for type checkers.
-    def list(self, where: Filter | None = None, offset: int = 0, limit: int = 100) -> list[MemoryRecord]:
-        offset = max(offset, 0)
+    def _list(self, where: Filter | None, offset: int, limit: int) -> list[MemoryRecord]:
         bounds = compile_filter(where)
         if limit <= 0 or bounds.upper == FALSE:
             return []
@@ -485,11 +600,27 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         records.sort(key=lambda r: r.created_at, reverse=True)  # stable: ties stay by id
         return records[offset : offset + limit]
 
+    # Defined after every method annotated with ``list[...]``: inside the class body the
+    # name shadows the builtin for type checkers.
+    def list(self, where: Filter | None = None, offset: int = 0, limit: int = 100) -> list[MemoryRecord]:
+        offset = max(offset, 0)
+        if self._behind is not None and limit > 0:
+            pending = self._behind.journal.snapshot()  # before the table: see ``writebehind``
+            with self._as_is():
+                if pending:
+                    return overlay_list(pending, where, offset, limit, lambda n: self._list(where, 0, n))
+                return self._list(where, offset, limit)
+        return self._list(where, offset, limit)
+
     # -- helpers ---------------------------------------------------------------------------
 
     def _t(self) -> Any:
+        """The table, with the journal drained first unless the caller handles it (``_as_is``):
+        a read written without the journal in mind still sees every acknowledged row."""
         if self._table is None:
             raise RuntimeError("the lancedb vector store is closed")
+        if self._behind is not None and not getattr(self._local, "as_is", False):
+            self._settle()
         return self._table
 
     def _check_dimension(self, size: int) -> None:

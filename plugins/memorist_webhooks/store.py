@@ -9,6 +9,7 @@ the canonical form, so a list always shows one spelling.
 from __future__ import annotations
 
 import secrets
+import threading
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,7 +17,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from memorist.plugin_api import Database, ValidationError, as_utc, utcnow
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 
 from .tables import webhook_deliveries, webhooks
 
@@ -108,9 +109,16 @@ def new_secret() -> str:
     return SECRET_PREFIX + secrets.token_hex(32)
 
 
+#: Projects whose active webhooks :meth:`WebhookStore.subscribed` keeps between table changes.
+_CACHED_PROJECTS = 4096
+
+
 class WebhookStore:
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._cache_lock = threading.Lock()
+        self._stamp: tuple[int, str] | None = None
+        self._active: dict[str, list[Webhook]] = {}
 
     def create(self, project_id: str, name: str, url: str, event_types: list[str]) -> Webhook:
         now = utcnow()
@@ -175,9 +183,29 @@ class WebhookStore:
             return bool(conn.execute(delete(webhooks).where(webhooks.c.id == webhook_id)).rowcount)
 
     def subscribed(self, project_id: str, event_type: str) -> list[Webhook]:
-        """Active webhooks of the project that asked for ``event_type``."""
+        """Active webhooks of the project that asked for ``event_type``.
+
+        Every stored memory asks this, and almost no project has a webhook: the answer
+        per project is kept until the table changes. What tells a change, made by any
+        process on any node, is one aggregate query (row count, latest ``updated_at``:
+        a create or delete changes the count, an update the latest time); an empty
+        table answers without another query.
+        """
         with self._db.connect() as conn:
-            rows = conn.execute(
-                select(webhooks).where(webhooks.c.project_id == project_id, webhooks.c.is_active == 1)
-            ).mappings()
-            return [hook for hook in map(Webhook.from_row, rows) if event_type in hook.event_types]
+            count, latest = conn.execute(select(func.count(), func.max(webhooks.c.updated_at))).one()
+            if not count:
+                return []
+            stamp = (int(count), str(latest))
+            with self._cache_lock:
+                if self._stamp != stamp or len(self._active) > _CACHED_PROJECTS:
+                    self._stamp, self._active = stamp, {}
+                active = self._active.get(project_id)
+            if active is None:
+                rows = conn.execute(
+                    select(webhooks).where(webhooks.c.project_id == project_id, webhooks.c.is_active == 1)
+                ).mappings()
+                active = [Webhook.from_row(r) for r in rows]
+                with self._cache_lock:
+                    if self._stamp == stamp:
+                        self._active[project_id] = active
+        return [hook for hook in active if event_type in hook.event_types]

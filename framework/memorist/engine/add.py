@@ -15,7 +15,7 @@ why, per input message).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -37,6 +37,7 @@ from ..records import (
     normalized_hash,
     utcnow,
 )
+from .batch import BatchStored, scope_key
 from .counts import ScopeCounts
 from .dedup import same_fact
 from .entities import EntityGraph
@@ -161,6 +162,78 @@ class AddPipeline:
             self.written(prepared.records, prepared.vectors, bumped)
         return prepared.outcome
 
+    def run_many(self, requests: Sequence[AddRequest]) -> list[AddOutcome]:
+        """Many adds with the outcomes of one add after another, at batch cost.
+
+        Extraction runs per request; every distinct fact of the batch is embedded in
+        one embedder call; each request is then judged in order against the store
+        and the records the batch has already decided to store (:mod:`.batch`); the
+        vectors are written in one upsert and the relational rows in one transaction.
+        Nothing is written if any request fails.
+        """
+        extracted = []
+        texts: dict[str, None] = {}
+        for request in requests:
+            observed_at = request.observed_at or utcnow()
+            extraction = self._extraction(request, observed_at)
+            extracted.append((observed_at, extraction))
+            texts.update((f.text, None) for f in self._batch_unique(extraction.facts)[0])
+        ordered = list(texts)
+        matrix = np.asarray(self._c.embedder.embed(ordered, "document")) if ordered else np.zeros((0, 0))
+        row = {text: i for i, text in enumerate(ordered)}
+
+        def vectors_of(wanted: list[str]) -> np.ndarray:
+            picked: np.ndarray = matrix[np.array([row[t] for t in wanted], dtype=int)]
+            return picked
+
+        batch = BatchStored()
+        self._read_store(requests, [e for _, e in extracted], vectors_of, batch)
+        prepared = []
+        for request, (observed_at, extraction) in zip(requests, extracted, strict=True):
+            one = self._decide(request, observed_at, extraction, vectors_of, batch)
+            batch.add(one.records, one.vectors)
+            prepared.append(one)
+        if batch.records:
+            self._c.vector_store.upsert(batch.records, np.stack([batch.vector(i) for i in range(len(batch.records))]))
+            bumped = []
+            with self._db.begin() as conn:
+                for request, one in zip(requests, prepared, strict=True):
+                    bumped.append(self.commit(request, one.records, conn) if one.records else {})
+            for one, generations in zip(prepared, bumped, strict=True):  # in order: each bump follows the last
+                self.written(one.records, one.vectors, generations)
+        return [one.outcome for one in prepared]
+
+    def _read_store(
+        self,
+        requests: Sequence[AddRequest],
+        extractions: Sequence[Extraction],
+        vectors_of: Callable[[list[str]], np.ndarray],
+        batch: BatchStored,
+    ) -> None:
+        """The duplicate lookups of a batch against the store, two queries per scope: its
+        records with any of the batch's hashes, and the nearest memories of every fact."""
+        scopes: dict[tuple[tuple[str, str | None], ...], tuple[Scope, dict[str, None], dict[str, None]]] = {}
+        for request, extraction in zip(requests, extractions, strict=True):
+            if request.id_seed:  # its own earlier writes are excluded: it looks up alone
+                continue
+            _, hashes, texts = scopes.setdefault(scope_key(request.scope), (request.scope, {}, {}))
+            for fact in self._batch_unique(extraction.facts)[0]:
+                hashes[normalized_hash(fact.text)] = None
+                texts[fact.text] = None
+        store = self._c.vector_store
+        for scope, hashes, texts in scopes.values():
+            where = exact_scope(scope)
+            same = And((where, Condition("hash", "in", tuple(hashes))))
+            ordered = list(texts)
+            view = self._view(scope)
+            if view is not None:  # the scope is in memory: no store query at all
+                stored = view.list(same, len(hashes))
+                nearest = [view.search_vector(v, NEAR_CANDIDATES, where) for v in vectors_of(ordered)]
+            else:
+                stored = store.list(same, 0, len(hashes))
+                nearest = store.search_vectors(vectors_of(ordered), NEAR_CANDIDATES, where)
+            batch.remember_store(scope, stored, ordered, nearest)
+
     def prepare(self, request: AddRequest) -> PreparedAdd:
         """New memories and their vectors, after extraction and the duplicate rule; no writes.
 
@@ -169,13 +242,24 @@ class AddPipeline:
         """
         observed_at = request.observed_at or utcnow()
         extraction = self._extraction(request, observed_at)
+        return self._decide(request, observed_at, extraction, lambda t: self._c.embedder.embed(t, "document"))
+
+    def _decide(
+        self,
+        request: AddRequest,
+        observed_at: datetime,
+        extraction: Extraction,
+        embed: Callable[[list[str]], np.ndarray],
+        batch: BatchStored | None = None,
+    ) -> PreparedAdd:
+        """The duplicate rule over extracted facts (``batch``: a batched add's earlier records)."""
         outcome = AddOutcome([], skipped=[_skipped(s, request.messages) for s in extraction.skipped])
         facts, twins = self._batch_unique(extraction.facts)
         # Each distinct fact of the batch ends up as (id, text) of the memory that holds it.
         holder: dict[int, tuple[str, str]] = {}
-        fresh = self._not_stored(facts, request, holder, outcome)
-        vectors = self._c.embedder.embed([facts[i].text for i in fresh], "document") if fresh else None
-        keep = self._not_paraphrases(fresh, facts, vectors, request, holder, outcome, twins)
+        fresh = self._not_stored(facts, request, holder, outcome, batch)
+        vectors = embed([facts[i].text for i in fresh]) if fresh else None
+        keep = self._not_paraphrases(fresh, facts, vectors, request, holder, outcome, twins, batch)
         now = utcnow()
         records = []
         for index in keep:
@@ -260,6 +344,7 @@ class AddPipeline:
         request: AddRequest,
         holder: dict[int, tuple[str, str]],
         outcome: AddOutcome,
+        batch: BatchStored | None = None,
     ) -> list[int]:
         """Indexes of the facts whose normalized text is not already stored in the scope.
 
@@ -270,8 +355,16 @@ class AddPipeline:
             return []
         hashes = tuple(normalized_hash(f.text) for f in facts)
         where = And((exact_scope(request.scope), Condition("hash", "in", tuple(set(hashes)))))
-        view = self._view(request.scope)
-        stored = view.list(where, len(hashes)) if view is not None else self._c.vector_store.list(where, 0, len(hashes))
+        known = batch is not None and batch.knows(request.scope, bool(request.id_seed))
+        view = None if known else self._view(request.scope)
+        if batch is not None and known:
+            stored = batch.stored_with(request.scope, hashes)
+        elif view is not None:
+            stored = view.list(where, len(hashes))
+        else:
+            stored = self._c.vector_store.list(where, 0, len(hashes))
+        if batch is not None:  # a batch never stores a text the store already holds
+            stored = [*stored, *batch.matching(request.scope, set(hashes))]
         existing = {r.hash: r for r in stored if r.id != memory_id(request, r.hash)}
         fresh = []
         for index, (fact, digest) in enumerate(zip(facts, hashes, strict=True)):
@@ -292,25 +385,31 @@ class AddPipeline:
         holder: dict[int, tuple[str, str]],
         outcome: AddOutcome,
         twins: list[_Twin],
+        batch: BatchStored | None = None,
     ) -> list[int]:
         """Indexes of the fresh facts that no stored memory (nor an earlier fact of this add)
         already says; the others are merged with the memory they paraphrase."""
         if vectors is None:
             return []
         where: Filter = exact_scope(request.scope)
+        own: tuple[str, ...] = ()
         if request.id_seed:  # this add's own interrupted writes are not duplicates of it
             own = tuple(memory_id(request, normalized_hash(facts[i].text)) for i in fresh)
             where = And((where, Condition("id", "nin", own)))
         threshold = self._near_duplicate
-        view = self._view(request.scope)
+        known = batch is not None and batch.knows(request.scope, bool(request.id_seed))
+        view = None if known else self._view(request.scope)
         keep: list[int] = []
         for row, index in enumerate(fresh):
             fact, vector = facts[index], vectors[row]
-            hits = (
-                view.search_vector(vector, NEAR_CANDIDATES, where)
-                if view is not None
-                else self._c.vector_store.search_vector(vector, NEAR_CANDIDATES, where)
-            )
+            if batch is not None and known:
+                hits = batch.stored_nearest(request.scope, fact.text)
+            elif view is not None:
+                hits = view.search_vector(vector, NEAR_CANDIDATES, where)
+            else:
+                hits = self._c.vector_store.search_vector(vector, NEAR_CANDIDATES, where)
+            if batch is not None:
+                hits = batch.nearest(hits, vector, NEAR_CANDIDATES, request.scope, own)
             hit = next((h for h in hits if same_fact(fact.text, h.record.text, h.score, threshold)), None)
             if hit is not None:
                 holder[index] = (hit.record.id, hit.record.text)
@@ -331,13 +430,16 @@ class AddPipeline:
         return keep
 
     def _view(self, scope: Scope) -> ScopeView | None:
-        """The scope as a search already holds it in memory, if current (see ``ScopeIndex.current``)."""
+        """The scope in memory, loaded (or reloaded after another process wrote to it) when
+        needed: one scan, after which this process's own adds extend it in place (write-through),
+        so an ingest stream answers both duplicate lookups without a store query. None when
+        the scope index is off or the scope is too large for it (the store answers then)."""
         if self._index is None:
             return None
         field = next(iter(scope.entity_ids()), None)
         if field is None:
             return None
-        return self._index.current(Pinned(scope.org_id, scope.project_id, field, scope.entity_ids()[field]))
+        return self._index.view(Pinned(scope.org_id, scope.project_id, field, scope.entity_ids()[field]))
 
     @staticmethod
     def _record(request: AddRequest, fact: ExtractedFact, observed_at: datetime, now: datetime) -> MemoryRecord:

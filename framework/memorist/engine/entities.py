@@ -77,13 +77,28 @@ class EntityGraph:
     def link(self, memory: MemoryRecord, mentions: Sequence[EntityMention], conn: Connection) -> list[str]:
         """Resolve (or create) each mention's entity in the memory's scope and link it."""
         key = scope_key(memory.scope)
+        # Known aliases in one query, the links in one insert: every add links a few
+        # mentions, and a round trip each was most of an add's relational cost.
+        norms = list(dict.fromkeys(normalize(m.text) for m in mentions))
+        known: dict[str, str] = {}
+        if norms:
+            rows = conn.execute(
+                select(entity_aliases.c.norm, entity_aliases.c.entity_id).where(
+                    entity_aliases.c.scope_key == key, entity_aliases.c.norm.in_(norms)
+                )
+            )
+            known = {str(norm): str(entity_id) for norm, entity_id in rows}
         linked: list[str] = []
         for mention in mentions:
-            entity_id = self._resolve_or_create(conn, key, mention)
-            if entity_id in linked:
-                continue
-            linked.append(entity_id)
-            conn.execute(insert(entity_links).values(entity_id=entity_id, memory_id=memory.id, scope_key=key))
+            norm = normalize(mention.text)
+            entity_id = known.get(norm) or self._resolve_or_create(conn, key, mention)
+            known[norm] = entity_id
+            if entity_id not in linked:
+                linked.append(entity_id)
+        if linked:
+            conn.execute(
+                insert(entity_links), [{"entity_id": e, "memory_id": memory.id, "scope_key": key} for e in linked]
+            )
         return linked
 
     def _resolve_or_create(self, conn: Connection, key: str, mention: EntityMention) -> str:

@@ -33,12 +33,14 @@ from ..records import (
 from ..registry import ProviderRegistry
 from ..settings import Settings
 from .add import AddPipeline, AddRequest, coerce_categories
+from .calibration import calibrate_hits, uncalibrate
 from .counts import ScopeCounts
 from .entities import EntityGraph
 from .generations import ScopeGenerations
 from .history import HistoryLog
 from .hits import SearchHit
 from .outcome import AddOutcome
+from .purge import project_scope_keys, purge_memories, purge_rows
 from .scope import parse_moment, require_entity, visible
 from .scope_index import ScopeIndex
 from .search import MAX_TOP_K, HybridSearch
@@ -48,6 +50,8 @@ MAX_PAGE_SIZE = 1000
 #: Alias usable inside ``Memory``, whose ``list`` method shadows the builtin there.
 Records = list[MemoryRecord]
 DELETE_BATCH = 500
+#: Requests per batch of ``Memory.add_many``: one embedder call, vector write and transaction each.
+ADD_MANY_CHUNK = 128
 
 
 class HasHooks(Protocol):
@@ -186,9 +190,20 @@ class Memory:
 
     def add_many(self, requests: Sequence[AddRequest]) -> list[AddOutcome]:
         """Many validated adds in one call (bulk import), in order; each answers as
-        :meth:`add_outcome` would. The seam a faster batched path replaces without
-        changing what callers see: the same stored, merged and skipped per request."""
-        return [self.add_outcome(request) for request in requests]
+        :meth:`add_outcome` would, one after another: the same stored, merged and skipped.
+
+        Done in chunks of ``ADD_MANY_CHUNK`` requests, each with one embedder call, one
+        vector write and one relational transaction (see ``AddPipeline.run_many``); a
+        chunk that fails stores nothing, the chunks before it stay stored.
+        """
+        outcomes: list[AddOutcome] = []
+        for start in range(0, len(requests), ADD_MANY_CHUNK):
+            chunk = self.adder.run_many(requests[start : start + ADD_MANY_CHUNK])
+            for outcome in chunk:
+                for record in outcome.stored:
+                    self.emit("memory_added", memory=record)
+            outcomes.extend(chunk)
+        return outcomes
 
     def add_durably(
         self,
@@ -299,16 +314,20 @@ class Memory:
         where = conjoin_optional(
             where, self._where(filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id))
         )
-        return self._searcher.search(
+        # Scores are calibrated here, at the engine's search entry, so every door agrees; the
+        # caller's threshold is on the calibrated scale, the search compares raw scores.
+        calibrated = self.settings.engine.calibrate_scores
+        hits = self._searcher.search(
             query,
             visible(where, org_id, project_id, show_expired),
             org_id=org_id,
             project_id=project_id,
             top_k=int(top_k),
-            threshold=float(threshold),
+            threshold=uncalibrate(float(threshold)) if calibrated else float(threshold),
             rerank=rerank,
             explain=explain,
         )
+        return calibrate_hits(hits, reranked=rerank) if calibrated else hits
 
     def get(self, memory_id: str, *, org_id: str = DEFAULT_ORG, project_id: str = DEFAULT_PROJECT) -> MemoryRecord:
         found = self.components.vector_store.get([memory_id])
@@ -402,6 +421,16 @@ class Memory:
         while batch := self.components.vector_store.list(where, 0, DELETE_BATCH):
             self._delete_records(batch, actor)
             deleted += len(batch)
+        return deleted
+
+    def purge_project(self, org_id: str, project_id: str, actor: str | None = None) -> int:
+        """Delete every memory of a project (expired ones too), then its history, entities and counts."""
+        where = visible(None, org_id, project_id, show_expired=True)
+        store = self.components.vector_store
+        deleted = purge_memories(lambda n: store.list(where, 0, n), lambda b: self._delete_records(list(b), actor))
+        purge_rows(self.db, org_id, project_id)
+        with self.db.begin() as conn:
+            self.generations.bump_keys(conn, project_scope_keys(self.db, org_id, project_id))
         return deleted
 
     def reset(self) -> None:

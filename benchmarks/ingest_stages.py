@@ -1,0 +1,137 @@
+"""Where an add's time goes, and single-turn versus batched ingest of LoCoMo turns.
+
+    python benchmarks/ingest_stages.py [--turns 300] [--batch 128] [--config FILE]
+
+Adds the first ``--turns`` turns of the LoCoMo conversations the way
+``benchmarks/locomo.py`` does (one ``Memory.add`` per turn, ``user_id`` = the
+conversation, ``timestamp`` = its session's date), into a fresh data directory,
+timing each stage the add pipeline calls (every call wrapped, so the stages
+sum to about the whole):
+
+- ``extract``: the language model's extraction (the heuristic extractor by default);
+- ``hash lookup``: the store ``list`` of stored memories with the same normalized text;
+- ``embed``: the document embedding of the fresh facts;
+- ``paraphrase``: the store ``search_vector`` for near duplicates;
+- ``vector write``: the store ``upsert`` (with write-behind: the journal append);
+- ``relational``: history rows, entity counts and graph links in one transaction;
+- ``hooks``: the ``memory_added`` plugins (webhooks...);
+
+then the same turns again through ``Memory.add_many`` (in batches of ``--batch``)
+into another fresh directory. Prints turns/s for both, and ms per add per stage.
+The background flusher of the LanceDB store runs beside the adds (its cost shows
+only in the wall time, as it does in a served process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from locomo import DEFAULT_DATA, turn_text, turns_of  # noqa: E402
+
+
+def turns(data: Path, limit: int) -> list[tuple[str, dict[str, Any], str]]:
+    out: list[tuple[str, dict[str, Any], str]] = []
+    for path in sorted(data.glob("*.json")):
+        conversation = json.loads(path.read_text())
+        out.extend((path.stem, turn, when) for turn, when in turns_of(conversation))
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def wrap(owner: Any, name: str, label: str, spent: dict[str, float]) -> None:
+    """Replace ``owner.name`` by a timed call adding its seconds to ``spent[label]``."""
+    real: Callable[..., Any] = getattr(owner, name)
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        began = time.perf_counter()
+        try:
+            return real(*args, **kwargs)
+        finally:
+            spent[label] += time.perf_counter() - began
+
+    setattr(owner, name, timed)
+
+
+def engine(config: Path | None) -> Any:
+    from memorist import Engine as Memory
+    from memorist.settings import load_settings
+
+    return Memory.from_settings(load_settings(config, {"data_dir": tempfile.mkdtemp(prefix="memorist-ingest-")}))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="directory of LoCoMo JSON files")
+    parser.add_argument("--config", type=Path, help="Memorist YAML config (default: built-in embedded default)")
+    parser.add_argument("--turns", type=int, default=300)
+    parser.add_argument("--batch", type=int, default=128, help="requests per add_many call")
+    args = parser.parse_args(argv)
+    from dateutil import parser as date_parser
+
+    selected = turns(args.data, args.turns)
+    if not selected:
+        print(f"no LoCoMo files in {args.data}", file=sys.stderr)
+        return 2
+
+    def request_args(user: str, turn: dict[str, Any], when: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        messages = [{"role": "user", "content": turn_text(turn), "name": turn["speaker"]}]
+        moment = date_parser.parse(when, fuzzy=True) if when else None
+        return messages, {"user_id": user, "metadata": {"dia_id": turn["dia_id"]}, "timestamp": moment}
+
+    memory = engine(args.config)
+    memory.add("warm up the embedder and the store", user_id="warm-up")
+    spent: dict[str, float] = defaultdict(float)
+    store, adder = memory.components.vector_store, memory.adder
+    wrap(memory.components.language_model, "extract_detailed", "extract", spent)
+    wrap(store, "list", "hash lookup", spent)
+    wrap(memory.components.embedder, "embed", "embed", spent)
+    wrap(store, "search_vector", "paraphrase", spent)
+    wrap(store, "upsert", "vector write", spent)
+    wrap(adder, "commit", "relational", spent)
+    wrap(memory, "emit", "hooks", spent)
+    began = time.perf_counter()
+    for user, turn, when in selected:
+        messages, kwargs = request_args(user, turn, when)
+        memory.add(messages, **kwargs)
+    single = time.perf_counter() - began
+    stored = memory.components.vector_store.count(None) - 1
+    memory.close()
+    count = len(selected)
+    print(
+        f"single: {count / single:7.1f} turns/s ({count} turns, {stored} memories, {single * 1000 / count:.2f} ms/add)"
+    )
+    for label, seconds in spent.items():
+        print(f"  {label:<13} {seconds * 1000 / count:6.2f} ms/add")
+    accounted = sum(spent.values())
+    print(f"  {'other':<13} {(single - accounted) * 1000 / count:6.2f} ms/add")
+
+    memory = engine(args.config)
+    memory.add("warm up the embedder and the store", user_id="warm-up")
+    requests = [memory.add_request(m, **k) for m, k in (request_args(*t) for t in selected)]
+    began = time.perf_counter()
+    for start in range(0, count, args.batch):
+        memory.add_many(requests[start : start + args.batch])
+    bulk = time.perf_counter() - began
+    stored_bulk = memory.components.vector_store.count(None) - 1
+    memory.close()
+    print(f"add_many: {count / bulk:7.1f} turns/s ({count} turns, {stored_bulk} memories, batches of {args.batch})")
+    print(f"ratio add_many / single: {single / bulk:.2f}x (same run)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""The measurement scripts of issue 17 run at their tiniest size and print the figures they promise.
+
+Each script runs as its own process (as a user runs it; mem0 and the network
+guard change process-wide state) on a LoCoMo-shaped conversation written here,
+small enough to ingest in seconds with the real MiniLM. What is checked is the
+shape and sense of the figures (present, positive, recall a fraction in [0, 1],
+nothing left the machine), never their values: speed is the scripts' output,
+not a test's assertion.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks"
+
+TURNS = [
+    ("Caroline", "I went to the LGBTQ support group yesterday and it was so powerful."),
+    ("Melanie", "That sounds amazing! I painted a sunrise over the lake last week."),
+    ("Caroline", "I am researching adoption agencies because I want to build a family."),
+    ("Melanie", "My kids loved the camping trip to the mountains in June."),
+    ("Caroline", "I moved here from Sweden four years ago with my grandmother's necklace."),
+    ("Melanie", "I started running again to clear my head; pottery class is on Fridays."),
+    ("Caroline", "Counseling is the career I want, helping trans people like me."),
+    ("Melanie", "We adopted a dog named Oliver, he loves the beach."),
+    ("Caroline", "I signed up for a charity race to raise awareness for mental health."),
+    ("Melanie", "My husband and I celebrated our anniversary at an Italian restaurant downtown."),
+    ("Caroline", "I read 'Becoming Nicole' last month and it gave me so much hope."),
+    ("Melanie", "The kids and I made pottery bowls together on Saturday afternoon."),
+]
+QUESTIONS = [
+    ("When did Caroline go to the LGBTQ support group?", ["D1:1"], 2),
+    ("What did Melanie paint?", ["D1:2"], 4),
+    ("What career does Caroline want?", ["D1:7"], 4),
+    ("Where did Caroline move from?", ["D1:5"], 1),
+    ("What is the name of Melanie's dog?", ["D1:8"], 4),
+    ("What would Caroline likely pursue, given her interests?", ["D1:3", "D1:7"], 3),
+    ("An adversarial question that is skipped", ["D1:4"], 5),
+]
+
+
+def write_conversation(directory: Path, name: str = "conv-tiny") -> Path:
+    """One LoCoMo-format file: one session, evidence by ``dia_id``, one category-5 question (skipped)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    conversation = {
+        "speaker_a": "Caroline",
+        "speaker_b": "Melanie",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [{"speaker": s, "dia_id": f"D1:{i}", "text": t} for i, (s, t) in enumerate(TURNS, start=1)],
+    }
+    data = {
+        "sample_id": name,
+        "conversation": conversation,
+        "qa": [{"question": q, "evidence": e, "category": c, "answer": "-"} for q, e, c in QUESTIONS],
+    }
+    # benchmarks/locomo.py reads the sessions from the file's top level (the repository's copies are flattened)
+    flat = {**conversation, "qa": data["qa"]}
+    path = directory / f"{name}.json"
+    path.write_text(json.dumps(flat))
+    return path
+
+
+def run(script: str, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORIST_")}
+    env.update(HF_HUB_OFFLINE="1", TOKENIZERS_PARALLELISM="false", PYTHONPATH=os.pathsep.join(sys.path))
+    result = subprocess.run(
+        [sys.executable, str(BENCH / script), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, f"{script} exited {result.returncode}:\n{result.stdout}\n{result.stderr[-4000:]}"
+    return result
+
+
+def fraction(value: Any) -> bool:
+    return isinstance(value, float | int) and 0.0 <= value <= 1.0
+
+
+def test_versus_mem0_smallest_run(tmp_path: Path) -> None:
+    data = tmp_path / "locomo"
+    write_conversation(data)
+    out = tmp_path / "versus.json"
+    result = run(
+        "versus_mem0.py", "--data", str(data), "--split", "all", "--questions", "5", "--http-queries", "0",
+        "--mem0-torch-threads", "1", "--workdir", str(tmp_path / "work"), "--json", str(out),
+    )  # fmt: skip
+    figures = json.loads(out.read_text())
+    assert figures["turns"] == len(TURNS) and figures["questions"] == 5
+    for system in ("mem0", "memorist"):
+        f = figures[system]
+        assert f["ingest_turns_per_s"] > 0 and 0 < f["search_p50_ms"] <= f["search_p95_ms"]
+        assert all(fraction(f["recall"][k]) for k in ("@10", "@50")), f["recall"]
+        assert f["recall"]["@10"] <= f["recall"]["@50"]
+        assert 0 < f["memories"] <= len(TURNS)
+    assert figures["mem0"]["llm_calls"] == 0 and figures["mem0"]["infer"] is False
+    assert figures["network"]["refused"] == []
+    assert set(figures["ratios"]) == {"ingest", "search_p50", "search_p95", "recall@10", "recall@50"}
+    table = result.stdout
+    for label in ("mem0 OSS", "Memorist, default config", "Memorist ÷ mem0", "recall@50"):
+        assert label in table
+    assert f"{figures['memorist']['search_p50_ms']} ms" in table
+
+
+def test_versus_mem0_dev_split_is_the_five_conversations(tmp_path: Path) -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        from versus_mem0 import DEV_SPLIT, select_files
+    finally:
+        sys.path.remove(str(BENCH))
+    for name in (*DEV_SPLIT, "conv-99"):
+        write_conversation(tmp_path, name)
+    assert [p.stem for p in select_files(tmp_path, "dev", None)] == sorted(DEV_SPLIT)
+    assert len(select_files(tmp_path, "all", None)) == len(DEV_SPLIT) + 1
+    assert [p.stem for p in select_files(tmp_path, "dev", 2)] == sorted(DEV_SPLIT)[:2]
+
+
+@pytest.mark.parametrize("adds", ["6"])
+def test_search_stages_on_a_fresh_locomo_store(tmp_path: Path, adds: str) -> None:
+    data = tmp_path / "locomo"
+    write_conversation(data)
+    write_conversation(data, "conv-tiny2")
+    out = tmp_path / "stages.json"
+    result = run(
+        "search_stages.py", "--locomo", str(data), "--limit", "2", "--adds", adds, "--queries", "4",
+        "--data-dir", str(tmp_path / "store"), "--json", str(out),
+    )  # fmt: skip
+    figures = json.loads(out.read_text())
+    for stage in ("embed", "graph", "keyword", "vector", "fetch", "search"):
+        assert figures["search"][stage]["p50_ms"] > 0, stage
+    ingest = figures["ingest"]
+    for stage in ("extract", "embed", "dup_text", "dup_near", "prepare", "vector_write", "commit", "hooks", "add"):
+        assert ingest[stage]["samples"] > 0 and ingest[stage]["p50_ms"] >= 0, stage
+        assert stage in result.stdout
+    assert ingest["add_turns_per_s"] > 0
+    assert "critical path" in result.stdout
+
+
+@pytest.mark.slow  # starts real `memorist serve` nodes (gunicorn master and two workers), twice
+def test_footprint_reports_worker_and_node_memory(tmp_path: Path) -> None:
+    out = tmp_path / "footprint.json"
+    result = run(
+        "footprint.py", "--embedder", "hashing", "--sizes", "300", "--users", "10", "--requests", "20,60",
+        "--probe", "4", "--workdir", str(tmp_path / "work"), "--json", str(out),
+    )  # fmt: skip
+    figures = json.loads(out.read_text())
+    labels = [step["label"] for step in figures["steps"]]
+    assert labels[:2] == ["start (empty store)", "warm (4 searches)"]
+    assert [s.get("memories") for s in figures["steps"]] == [None, None, 300, None, None]
+    assert [s.get("requests") for s in figures["steps"]][-2:] == [20, 60]
+    for step in figures["steps"]:
+        assert len(step["workers"]) == 2
+        assert 0 < step["worker_rss_mb"] < step["node_rss_mb"]
+        assert step["node_rss_mb"] == pytest.approx(
+            step["master"]["rss_mb"] + sum(w["rss_mb"] for w in step["workers"]), abs=0.5
+        )
+        assert step["label"] in result.stdout
+    assert set(figures["growth_per_1000_requests_mb"]) == {"worker_rss", "node_rss", "node_pss"}
