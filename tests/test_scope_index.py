@@ -196,8 +196,8 @@ def test_eviction_keeps_the_row_budget_and_large_scopes_use_the_store(
     reference = engine(tmp_path, scope_index=False)
     try:
         for user, count in (("a", 5), ("b", 4), ("c", 3), ("big", 7)):
-            for i in range(count):
-                remember(memory, f"{TOPICS[i]} for {user}", user)
+            for i in range(count):  # written by the other engine: this one loads only for its searches
+                remember(reference, f"{TOPICS[i]} for {user}", user)
         index = memory.scope_index
         assert index is not None
         assert ranked(memory, "hiking dog", user_id="a") and index.loads == 0  # a scope's first search: the store
