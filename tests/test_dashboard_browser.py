@@ -139,6 +139,7 @@ def test_add_search_explain_edit_delete_a_memory_with_its_history(
     first = results.get_by_role("listitem").first
     for signal in ("Semantic", "Keyword", "Entity", "Temporal", "Context"):
         expect(first.get_by_role("img", name=re.compile(rf"^{signal} \d\.\d{{3}}$"))).to_be_visible()
+    expect(first).to_contain_text(re.compile(r"Score \d\.\d{3} \(raw fused \d\.\d{3}, calibrated\)"))
     keyword = first.get_by_role("img", name=re.compile("^Keyword")).get_attribute("aria-label")
     assert keyword is not None and float(keyword.split()[1]) > 0, keyword  # the words matched by the keyword retriever
     no_serious_a11y(page, "search results with explain")

@@ -93,7 +93,7 @@ def _coerce_scalar(field: str, value: Any) -> Any:
         return parsed
     if isinstance(value, dict | list):
         raise InvalidFilterError(f"filter '{field}': value must be a scalar")
-    if field in SCOPE_FIELDS and not isinstance(value, str):  # ids are strings: 123 would silently match nothing
+    if field in SCOPE_FIELDS and value is not None and not isinstance(value, str):  # 123 would match nothing
         raise InvalidFilterError(f"filters.{field}: must be a string, got {type(value).__name__} {value!r}")
     return value
 

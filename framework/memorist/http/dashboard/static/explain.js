@@ -31,6 +31,7 @@ export function renderExplain(item) {
     "div",
     { class: "explain", "aria-label": `Why this matched: score ${Number(item.score).toFixed(3)}` },
     h("p", { class: "small" }, h("strong", {}, `Score ${Number(item.score).toFixed(3)}`),
+      details.raw_score !== undefined ? ` (raw fused ${Number(details.raw_score).toFixed(3)}, calibrated)` : "",
       details.reranked_score !== undefined ? ` (reranked ${Number(details.reranked_score).toFixed(3)})` : ""),
     h("div", { role: "list", class: "signals" }, rows),
     entities,
