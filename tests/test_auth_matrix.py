@@ -97,6 +97,7 @@ README_POLICY: dict[tuple[str, str], Policy] = {
     ("GET", "/v1/ping/"): "platform",
     ("GET", P): "platform",
     ("PATCH", P): "platform",
+    ("DELETE", P): "platform",
     ("POST", "/api/v1/orgs/organizations/{org_id}/projects/"): "platform",
     ("GET", P + "members/"): "platform",
     ("POST", P + "members/"): "platform",
@@ -593,6 +594,13 @@ SPECS: dict[tuple[str, str], Spec] = {
         lambda e, p, m: (_p(P), {"json": {"custom_instructions": "matrix rules" if m == "fresh" else "pwned"}}),
         "404",
     ),
+    # Allowed: the OWNER deletes a project it just made (its key reaches it at once); refused
+    # principals aim at the seeded project, which the witness re-reads unchanged.
+    ("DELETE", P): Spec(
+        200,
+        lambda e, p, m: (_own_fresh_project(e) if m == "fresh" else _p(P), {}),
+        "404",
+    ),
     ("POST", "/api/v1/orgs/organizations/{org_id}/projects/"): Spec(
         201,
         lambda e, p, m: (f"/api/v1/orgs/organizations/{ORG}/projects/", {"json": {"name": f"matrix-{e.fresh()}"}}),
@@ -796,6 +804,14 @@ SPECS: dict[tuple[str, str], Spec] = {
         lambda e, p, m: (f"/api/v1/admin/keys/{_fresh_platform_key(e) if m == 'fresh' else e.spare_platform_key}/", {}),
     ),
 }
+
+
+def _own_fresh_project(env: Env) -> str:
+    body = {"name": f"doomed-{env.fresh()}"}
+    made = env.server.post(
+        f"/api/v1/orgs/organizations/{ORG}/projects/", headers=env.headers["platform_owner"], json=body
+    )
+    return f"/api/v1/orgs/organizations/{ORG}/projects/{env.ok(made, 201)['project_id']}/"
 
 
 def _added_member(env: Env) -> str:

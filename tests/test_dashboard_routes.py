@@ -103,3 +103,40 @@ def test_setup_status_tells_the_dashboard_about_the_auth_mode(client: falcon.tes
         "authDisabled": False,
         "jwtConfigured": True,
     }
+
+
+# -- what the dashboard asks the server to filter (issue 18) ----------------------------------------------------
+def test_request_log_filters_run_in_the_database_before_the_limit(client: falcon.testing.TestClient) -> None:
+    assert client.simulate_get("/memories/nope", headers=ADMIN_KEY).status_code == 404  # one old 4xx
+    for _ in range(30):  # then many newer 2xx rows: client-side filtering of the newest 20 would lose the 404
+        assert client.simulate_get("/health").status_code == 200
+    newest = client.simulate_get("/requests", params={"limit": 20}, headers=ADMIN_KEY).json
+    assert all(r["path"] != "/memories/nope" for r in newest)
+    found = client.simulate_get("/requests", params={"limit": 20, "status": "4"}, headers=ADMIN_KEY).json
+    assert [r["path"] for r in found] == ["/memories/nope"] and found[0]["status_code"] == 404
+    exact = client.simulate_get("/requests", params={"status": "404", "path": "MEMORIES/"}, headers=ADMIN_KEY).json
+    assert [r["path"] for r in exact] == ["/memories/nope"]  # the path match ignores case
+    assert client.simulate_get("/requests", params={"status": "401"}, headers=ADMIN_KEY).json == []
+    health = client.simulate_get("/requests", params={"path": "/health", "limit": 500}, headers=ADMIN_KEY).json
+    assert len(health) == 30 and {r["status_code"] for r in health} == {200}
+    assert client.simulate_get("/requests", params={"path": "%"}, headers=ADMIN_KEY).json == []  # '%' is literal
+    for bad in ({"status": "4x"}, {"status": "6"}, {"status": "4000"}):
+        resp = client.simulate_get("/requests", params=bad, headers=ADMIN_KEY)
+        assert resp.status_code == 422 and "status" in resp.text, bad
+
+
+def test_memories_text_lists_those_containing_every_word_newest_first(client: falcon.testing.TestClient) -> None:
+    texts = ["Alice moved to Lisbon", "alice visits LISBON in spring", "Bob moved to Porto", "Alice likes tea"]
+    for text in texts:
+        body = {"messages": [{"role": "user", "content": text}], "user_id": "alice", "infer": False}
+        assert client.simulate_post("/memories", json=body, headers=ADMIN_KEY).status_code == 200
+    page = client.simulate_get("/memories", params={"user_id": "alice", "text": "lisbon ALICE"}, headers=ADMIN_KEY)
+    assert page.status_code == 200, page.text
+    assert [r["memory"] for r in page.json["results"]] == ["alice visits LISBON in spring", "Alice moved to Lisbon"]
+    assert page.json["count"] == 2
+    second = client.simulate_get(
+        "/memories", params={"user_id": "alice", "text": "alice", "page": 2, "page_size": 2}, headers=ADMIN_KEY
+    ).json
+    assert second["count"] == 3 and [r["memory"] for r in second["results"]] == ["Alice moved to Lisbon"]
+    none = client.simulate_get("/memories", params={"user_id": "alice", "text": "paris"}, headers=ADMIN_KEY).json
+    assert none == {"results": [], "count": 0, "page": 1, "page_size": 100}

@@ -71,7 +71,9 @@ def key(server: Server) -> str:
     return str(resp.json()["key"])
 
 
-def drive(installs: Path, server: Server, key: str, release: str, user: str, tmp_path: Path) -> dict[str, Any]:
+def drive(
+    installs: Path, server: Server, key: str, release: str, user: str, tmp_path: Path, *project: str
+) -> dict[str, Any]:
     env = {
         **{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
         "PYTHONPATH": str(installs / release),  # the release alone: not the mem0ai 2.x of this venv
@@ -80,7 +82,11 @@ def drive(installs: Path, server: Server, key: str, release: str, user: str, tmp
         "NO_PROXY": "127.0.0.1,localhost",
     }
     done = subprocess.run(
-        [sys.executable, str(DRIVER), server.url, key, user], env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, str(DRIVER), server.url, key, user, *project],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, f"mem0ai {release} failed:\n{done.stdout}\n{done.stderr[-4000:]}"
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -119,3 +125,29 @@ def test_released_client_memory_calls(installs: Path, server: Server, key: str, 
     assert events[:2] == ["ADD", "UPDATE"], report["history"]
     assert report["get_after_delete"] in ("MemoryNotFoundError", "HTTPStatusError", "ValueError", "APIError")
     assert [m["memory"] for m in report["get_all_after_delete"]] == ["My bike is green."]
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_released_client_constructed_for_another_project_of_its_user(
+    installs: Path, server: Server, key: str, release: str, tmp_path: Path
+) -> None:
+    """The key reaches every project of its user: the client sends ``org_id``/``project_id`` with each call."""
+    auth = {"Authorization": f"Token {key}"}
+    home = server.get("/v1/ping/", headers=auth, timeout=10).json()
+    created = server.post(
+        f"/api/v1/orgs/organizations/{home['org_id']}/projects/", headers=auth, json={"name": f"second {release}"}
+    )
+    assert created.status_code == 201, created.text
+    second = created.json()["project_id"]
+    user = f"second-{release}"
+    report = drive(installs, server, key, release, user, tmp_path, home["org_id"], second)
+    assert report["project_id"] == second  # the ping answered the project the client named
+    assert {m["memory"] for m in report["get_all"]} == {
+        "I live in Utrecht and my sister is called Noor.",
+        "My bike is green.",
+    }
+    assert [m["memory"] for m in report["get_all_after_delete"]] == ["My bike is green."]
+    # The memories are in the second project, not in the key's home project.
+    inside = server.post("/v3/memories/", headers=auth, json={"filters": {"user_id": user}, "project_id": second})
+    assert [m["memory"] for m in inside.json()["results"]] == ["My bike is green."]
+    assert server.post("/v3/memories/", headers=auth, json={"filters": {"user_id": user}}).json()["count"] == 0

@@ -20,8 +20,12 @@ from .records import SCOPE_FIELDS, MemoryRecord
 Operator = Literal["eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains", "icontains", "exists"]
 OPERATORS: frozenset[str] = frozenset(["eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains", "icontains"])
 DATE_FIELDS: frozenset[str] = frozenset(["created_at", "updated_at", "observed_at", "expires_at"])
+#: The memory's text: ``memory`` on the wire (the name every answer uses), ``text`` in records and stores.
+#: Meant for ``contains``/``icontains`` (a full-text filter: "memories whose text contains these words").
+TEXT_FIELD = "text"
+TEXT_ALIASES: frozenset[str] = frozenset(["memory", "text"])
 PLAIN_FIELDS: frozenset[str] = frozenset(
-    [*SCOPE_FIELDS, "id", "hash", "categories", "attributed_to", "speaker", *DATE_FIELDS]
+    [*SCOPE_FIELDS, "id", "hash", "categories", "attributed_to", "speaker", TEXT_FIELD, *DATE_FIELDS]
 )
 #: Bounds that keep a hostile filter from costing unbounded work.
 MAX_DEPTH = 32
@@ -62,7 +66,7 @@ def is_metadata_field(field: str) -> bool:
 def _check_field(field: str) -> None:
     if field in PLAIN_FIELDS or is_metadata_field(field):
         return
-    known = ", ".join(sorted(PLAIN_FIELDS))
+    known = ", ".join(sorted(PLAIN_FIELDS | TEXT_ALIASES))
     raise InvalidFilterError(f"unknown filter field '{field}'; use one of {known} or metadata.<key>")
 
 
@@ -89,6 +93,8 @@ def _coerce_scalar(field: str, value: Any) -> Any:
         return parsed
     if isinstance(value, dict | list):
         raise InvalidFilterError(f"filter '{field}': value must be a scalar")
+    if field in SCOPE_FIELDS and not isinstance(value, str):  # ids are strings: 123 would silently match nothing
+        raise InvalidFilterError(f"filters.{field}: must be a string, got {type(value).__name__} {value!r}")
     return value
 
 
@@ -129,6 +135,8 @@ class _Parser:
             for k, v in value.items():
                 out.extend(self.field(f"metadata.{k}", v))
             return out
+        if field in TEXT_ALIASES:
+            field = TEXT_FIELD
         _check_field(field)
         if isinstance(value, Mapping):
             if not value:

@@ -119,3 +119,12 @@ def memory_updated(memory: MemoryRecord, previous: MemoryRecord, context: Plugin
 @hookspec
 def memory_deleted(memory: MemoryRecord, context: PluginContext) -> None:
     """A memory was deleted (singly, by filter, or with its entity)."""
+
+
+@hookspec
+def project_deleted(org_id: str, project_id: str, context: PluginContext) -> None:
+    """A platform project is being deleted: drop what your plugin keeps for it.
+
+    Called before the project's memories are deleted (so per-memory hooks that
+    notify outside systems find nothing left to notify) and before its row goes.
+    """

@@ -111,6 +111,9 @@ class EngineSettings(BaseModel):
     scope_index_rows: int = Field(20_000, ge=0)
     #: Scopes with more memories than this are searched through the store (never cached).
     scope_index_max_rows: int = Field(5_000, ge=0)
+    #: Map the fused score onto the scale similarity users expect (exact matches >= 0.7,
+    #: unrelated < 0.3; ranking unchanged: see ``memorist.engine.calibration``). False: raw scores.
+    calibrate_scores: bool = True
 
 
 class AuthSettings(BaseModel):

@@ -18,7 +18,7 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from .db import Database
-from .db.schema import members, organizations, projects, users
+from .db.schema import api_keys, events, exports, feedback, members, organizations, projects, users
 from .errors import MemoristError, ValidationError
 from .records import as_utc, utcnow
 
@@ -32,6 +32,8 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "exclusion_prompt": None,
     "custom_categories": [],
     "custom_instructions": "",
+    #: Added to the instructions of adds that carry an ``agent_id`` (the 2.2.1 client's ``project.update``).
+    "agent_custom_instructions": None,
     "update_custom_instructions": None,
     "summary_custom_instructions": None,
     "summary_batch_size": 100,
@@ -44,6 +46,11 @@ DEFAULT_SETTINGS: dict[str, Any] = {
     "decay": False,
 }
 MEMORY_DEPTHS = ("minimal", "standard", "deep")
+#: Settings a PATCH may send but that change nothing, with why (answered as ``ignored``).
+#: The platform's rule: graph memory is built in and always on; ``enable_graph`` is ignored if sent.
+IGNORED_SETTINGS = {
+    "enable_graph": "graph memory is always on (the platform's v3 rule): the setting is ignored and not stored",
+}
 
 
 class ProjectError(MemoristError):
@@ -83,7 +90,8 @@ class Project:
             row["org_id"],
             row["name"],
             row["description"],
-            {**DEFAULT_SETTINGS, **(row["settings"] or {})},
+            # A legacy stored ``enable_graph: false`` is not reported: the graph is always on.
+            {**DEFAULT_SETTINGS, **(row["settings"] or {}), "enable_graph": True},
             bool(row["is_default"]),
             as_utc(row["created_at"]),
             as_utc(row["updated_at"]),
@@ -112,6 +120,8 @@ def validate_settings(changes: dict[str, Any]) -> dict[str, Any]:
             raise ValidationError(f"{key}: must be a positive integer")
         if key in ("custom_instructions",) and not isinstance(value, str):
             raise ValidationError(f"{key}: must be a string")
+        if key == "agent_custom_instructions" and not isinstance(value, str | None):
+            raise ValidationError(f"{key}: must be a string or null")
         clean[key] = value
     return clean
 
@@ -174,6 +184,11 @@ class Tenancy:
             raise ProjectError(f"project '{project_id}' already exists", 409) from None
         return Project.from_row(row)
 
+    def org_of(self, project_id: str) -> str | None:
+        """The organization of a project, None when there is no such project."""
+        with self._db.connect() as conn:
+            return conn.execute(select(projects.c.org_id).where(projects.c.id == project_id)).scalar()
+
     def project(self, org_id: str, project_id: str) -> Project:
         with self._db.connect() as conn:
             row = (
@@ -189,6 +204,8 @@ class Tenancy:
         project = self.project(org_id, project_id)
         values: dict[str, Any] = {"updated_at": utcnow()}
         settings_changes = {k: v for k, v in changes.items() if k not in ("name", "description")}
+        validate_settings(settings_changes)  # an ignored setting of the wrong type is still a 400
+        settings_changes = {k: v for k, v in settings_changes.items() if k not in IGNORED_SETTINGS}
         if "name" in changes:
             if not isinstance(changes["name"], str) or not changes["name"].strip():
                 raise ValidationError("name: must be a non-empty string")
@@ -285,3 +302,51 @@ class Tenancy:
             ).rowcount
         if not gone:
             raise ProjectError(LAST_OWNER, 409)
+
+    # -- deleting a project -------------------------------------------------------------
+    def drop_events(self, org_id: str, project_id: str) -> None:
+        """The project's add events, queued ones too: nothing is added to a project being deleted."""
+        with self._db.begin() as conn:
+            conn.execute(delete(events).where(events.c.org_id == org_id, events.c.project_id == project_id))
+
+    def delete_project(self, org_id: str, project_id: str) -> dict[str, int]:
+        """The project's relational rows: feedback, exports, members, the project; its keys re-homed or revoked.
+
+        A key belongs to a user and reaches every project of theirs; its *home* project
+        (what ``/v1/ping/`` answers) moves to another project of the user (the
+        organization's default first, then the oldest membership); a key whose user has no
+        other project is revoked. When the organization's default project goes, its oldest
+        remaining project becomes the default.
+        """
+        self.project(org_id, project_id)  # 404 before any write
+        now = utcnow()
+        rehomed = revoked = 0
+        with self._db.begin() as conn:
+            keys = conn.execute(
+                select(api_keys.c.id, api_keys.c.user_id).where(
+                    api_keys.c.project_id == project_id, api_keys.c.kind == "platform", api_keys.c.revoked_at.is_(None)
+                )
+            ).all()
+            for key_id, user_id in keys:
+                home = conn.execute(
+                    select(projects.c.id, projects.c.org_id)
+                    .join(members, members.c.project_id == projects.c.id)
+                    .where(members.c.user_id == user_id, projects.c.id != project_id)
+                    .order_by((projects.c.org_id != org_id), projects.c.is_default.desc(), members.c.created_at)
+                    .limit(1)
+                ).first()
+                change = {"revoked_at": now} if home is None else {"project_id": home[0], "org_id": home[1]}
+                conn.execute(update(api_keys).where(api_keys.c.id == key_id).values(**change))
+                rehomed, revoked = rehomed + (home is not None), revoked + (home is None)
+            for table in (feedback, exports):
+                conn.execute(delete(table).where(table.c.org_id == org_id, table.c.project_id == project_id))
+            conn.execute(delete(members).where(members.c.project_id == project_id))
+            default = conn.execute(select(projects.c.is_default).where(projects.c.id == project_id)).scalar()
+            conn.execute(delete(projects).where(projects.c.id == project_id))
+            if default:
+                successor = conn.execute(
+                    select(projects.c.id).where(projects.c.org_id == org_id).order_by(projects.c.created_at).limit(1)
+                ).scalar()
+                if successor is not None:
+                    conn.execute(update(projects).where(projects.c.id == successor).values(is_default=1))
+        return {"keys_rehomed": rehomed, "keys_revoked": revoked}

@@ -38,7 +38,7 @@ FALSE = "FALSE"
 #: String columns that may hold NULL (the rest of the string fields never do).
 NULLABLE_STRINGS = frozenset(["user_id", "agent_id", "run_id", "app_id", "attributed_to", "speaker"])
 #: String columns that always hold a value.
-REQUIRED_STRINGS = frozenset(["id", "hash", "org_id", "project_id"])
+REQUIRED_STRINGS = frozenset(["id", "hash", "org_id", "project_id", "text"])
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)

@@ -55,6 +55,7 @@ __all__ = ["FALSE", "TRUE", "Bounds", "Sql", "compile_filter"]
 #: String columns and whether they may hold NULL.
 STRING_COLUMNS: dict[str, bool] = {
     "id": False,
+    "text": False,
     "hash": False,
     "org_id": False,
     "project_id": False,

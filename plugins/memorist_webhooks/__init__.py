@@ -140,3 +140,13 @@ def memory_updated(memory: MemoryRecord, previous: MemoryRecord, context: Plugin
 @hookimpl
 def memory_deleted(memory: MemoryRecord, context: PluginContext | None) -> None:
     _enqueue(context, MEMORY_DELETE, memory, None)
+
+
+@hookimpl
+def project_deleted(project_id: str, context: PluginContext | None) -> None:
+    """A deleted project's webhooks go with their pending deliveries (before its memories: nobody is told)."""
+    found = binding(context)
+    if found is None:
+        return
+    for hook in found.store.for_project(project_id):
+        found.store.delete(hook.id)

@@ -75,15 +75,15 @@ class WebhookMessage(BaseModel):
     message: str
 
 
-def _own_project(req: falcon.Request, project_id: str) -> None:
-    if project_id != req.context.principal.project_id:
-        raise NotFoundError(f"project '{project_id}' not found")
-
-
-def _own_webhook(req: falcon.Request, store: WebhookStore, webhook_id: str) -> Webhook:
+def _own_webhook(req: falcon.Request, store: WebhookStore, tenancy: Tenancy, webhook_id: str) -> Webhook:
+    """A webhook of a project the key's user is an OWNER of (another project's: 404, like an unknown one)."""
     hook = store.get(webhook_id)
-    if hook is None or hook.project_id != req.context.principal.project_id:
+    if hook is None:
         raise NotFoundError(f"webhook '{webhook_id}' not found")
+    try:
+        access(req, tenancy, write=True, project_id=hook.project_id)
+    except NotFoundError:
+        raise NotFoundError(f"webhook '{webhook_id}' not found") from None
     return hook
 
 
@@ -96,8 +96,7 @@ class ProjectWebhooks:
 
     @operation("List the project's webhooks", auth="platform", tags=TAGS, response=list[WebhookOut], errors=(403, 404))
     def on_get(self, req: falcon.Request, resp: falcon.Response, project_id: str) -> None:
-        _own_project(req, project_id)
-        access(req, self._tenancy)
+        access(req, self._tenancy, project_id=project_id)  # a project the key's user is not in: 404
         resp.media = [hook.public() for hook in self._store.for_project(project_id)]
 
     @operation(
@@ -111,8 +110,7 @@ class ProjectWebhooks:
         description=EVENTS_NOTE,
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, project_id: str, body: WebhookCreate) -> None:
-        _own_project(req, project_id)
-        access(req, self._tenancy, write=True)
+        access(req, self._tenancy, write=True, project_id=project_id)
         self._guard.check(check_url(body.url))  # no loopback, private, link-local or metadata receivers
         hook = self._store.create(project_id, body.name, body.url, body.event_types)
         resp.media = hook.public(with_secret=True)
@@ -135,8 +133,7 @@ class OneWebhook:
         description=EVENTS_NOTE,
     )
     def on_put(self, req: falcon.Request, resp: falcon.Response, webhook_id: str, body: WebhookUpdate) -> None:
-        _own_webhook(req, self._store, webhook_id)
-        access(req, self._tenancy, write=True)
+        _own_webhook(req, self._store, self._tenancy, webhook_id)
         if not body.model_fields_set:
             raise ValidationError("body: give name, url, event_types, is_active or rotate_secret")
         if body.url is not None:
@@ -161,8 +158,7 @@ class OneWebhook:
         errors=(403, 404),
     )
     def on_delete(self, req: falcon.Request, resp: falcon.Response, webhook_id: str) -> None:
-        _own_webhook(req, self._store, webhook_id)
-        access(req, self._tenancy, write=True)
+        _own_webhook(req, self._store, self._tenancy, webhook_id)
         if not self._store.delete(webhook_id):
             raise NotFoundError(f"webhook '{webhook_id}' not found")
         resp.media = {"message": "Webhook deleted successfully"}

@@ -1,6 +1,7 @@
 """Drive one released ``mem0ai`` ``MemoryClient`` through the memory calls; print what it saw as JSON.
 
-Run as ``python drive.py HOST KEY USER`` with the release first on ``PYTHONPATH``; the test
+Run as ``python drive.py HOST KEY USER [ORG PROJECT]`` with the release first on ``PYTHONPATH``
+(with ORG and PROJECT the client is constructed for that project, as its docs show); the test
 (``tests/test_old_clients.py``) asserts on the printed report. The client is used unchanged,
 exactly as an application written against that release calls it (0.1.x: ``version="v2"`` for
 get_all/search as its docs advise, and its v1 default; 1.x: its v2 defaults).
@@ -18,12 +19,12 @@ def results(answer: Any) -> list[dict[str, Any]]:
     return list(answer["results"] if isinstance(answer, dict) else answer)
 
 
-def main(host: str, key: str, user: str) -> None:
+def main(host: str, key: str, user: str, org_id: str | None = None, project_id: str | None = None) -> None:
     import mem0
     from mem0 import MemoryClient
 
-    client = MemoryClient(api_key=key, host=host)
-    report: dict[str, Any] = {"version": mem0.__version__}
+    client = MemoryClient(api_key=key, host=host, org_id=org_id, project_id=project_id)
+    report: dict[str, Any] = {"version": mem0.__version__, "project_id": client.project_id}
     messages = [{"role": "user", "content": "I live in Utrecht and my sister is called Noor."}]
     added = client.add(messages, user_id=user, infer=False)
     report["add"] = added
@@ -57,4 +58,4 @@ def main(host: str, key: str, user: str) -> None:
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:6])

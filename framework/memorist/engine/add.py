@@ -223,9 +223,15 @@ class AddPipeline:
         store = self._c.vector_store
         for scope, hashes, texts in scopes.values():
             where = exact_scope(scope)
-            stored = store.list(And((where, Condition("hash", "in", tuple(hashes)))), 0, len(hashes)) if hashes else []
+            same = And((where, Condition("hash", "in", tuple(hashes))))
             ordered = list(texts)
-            nearest = store.search_vectors(vectors_of(ordered), NEAR_CANDIDATES, where) if ordered else []
+            view = self._view(scope)
+            if view is not None:  # the scope is in memory: no store query at all
+                stored = view.list(same, len(hashes))
+                nearest = [view.search_vector(v, NEAR_CANDIDATES, where) for v in vectors_of(ordered)]
+            else:
+                stored = store.list(same, 0, len(hashes))
+                nearest = store.search_vectors(vectors_of(ordered), NEAR_CANDIDATES, where)
             batch.remember_store(scope, stored, ordered, nearest)
 
     def prepare(self, request: AddRequest) -> PreparedAdd:
@@ -349,8 +355,9 @@ class AddPipeline:
             return []
         hashes = tuple(normalized_hash(f.text) for f in facts)
         where = And((exact_scope(request.scope), Condition("hash", "in", tuple(set(hashes)))))
-        view = self._view(request.scope)
-        if batch is not None and batch.knows(request.scope, bool(request.id_seed)):
+        known = batch is not None and batch.knows(request.scope, bool(request.id_seed))
+        view = None if known else self._view(request.scope)
+        if batch is not None and known:
             stored = batch.stored_with(request.scope, hashes)
         elif view is not None:
             stored = view.list(where, len(hashes))
@@ -390,11 +397,12 @@ class AddPipeline:
             own = tuple(memory_id(request, normalized_hash(facts[i].text)) for i in fresh)
             where = And((where, Condition("id", "nin", own)))
         threshold = self._near_duplicate
-        view = self._view(request.scope)
+        known = batch is not None and batch.knows(request.scope, bool(request.id_seed))
+        view = None if known else self._view(request.scope)
         keep: list[int] = []
         for row, index in enumerate(fresh):
             fact, vector = facts[index], vectors[row]
-            if batch is not None and batch.knows(request.scope, bool(request.id_seed)):
+            if batch is not None and known:
                 hits = batch.stored_nearest(request.scope, fact.text)
             elif view is not None:
                 hits = view.search_vector(vector, NEAR_CANDIDATES, where)
@@ -422,13 +430,16 @@ class AddPipeline:
         return keep
 
     def _view(self, scope: Scope) -> ScopeView | None:
-        """The scope as a search already holds it in memory, if current (see ``ScopeIndex.current``)."""
+        """The scope in memory, loaded (or reloaded after another process wrote to it) when
+        needed: one scan, after which this process's own adds extend it in place (write-through),
+        so an ingest stream answers both duplicate lookups without a store query. None when
+        the scope index is off or the scope is too large for it (the store answers then)."""
         if self._index is None:
             return None
         field = next(iter(scope.entity_ids()), None)
         if field is None:
             return None
-        return self._index.current(Pinned(scope.org_id, scope.project_id, field, scope.entity_ids()[field]))
+        return self._index.view(Pinned(scope.org_id, scope.project_id, field, scope.entity_ids()[field]))
 
     @staticmethod
     def _record(request: AddRequest, fact: ExtractedFact, observed_at: datetime, now: datetime) -> MemoryRecord:

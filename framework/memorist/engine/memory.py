@@ -33,12 +33,14 @@ from ..records import (
 from ..registry import ProviderRegistry
 from ..settings import Settings
 from .add import AddPipeline, AddRequest, coerce_categories
+from .calibration import calibrate_hits, uncalibrate
 from .counts import ScopeCounts
 from .entities import EntityGraph
 from .generations import ScopeGenerations
 from .history import HistoryLog
 from .hits import SearchHit
 from .outcome import AddOutcome
+from .purge import project_scope_keys, purge_memories, purge_rows
 from .scope import parse_moment, require_entity, visible
 from .scope_index import ScopeIndex
 from .search import MAX_TOP_K, HybridSearch
@@ -312,16 +314,20 @@ class Memory:
         where = conjoin_optional(
             where, self._where(filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id))
         )
-        return self._searcher.search(
+        # Scores are calibrated here, at the engine's search entry, so every door agrees; the
+        # caller's threshold is on the calibrated scale, the search compares raw scores.
+        calibrated = self.settings.engine.calibrate_scores
+        hits = self._searcher.search(
             query,
             visible(where, org_id, project_id, show_expired),
             org_id=org_id,
             project_id=project_id,
             top_k=int(top_k),
-            threshold=float(threshold),
+            threshold=uncalibrate(float(threshold)) if calibrated else float(threshold),
             rerank=rerank,
             explain=explain,
         )
+        return calibrate_hits(hits, reranked=rerank) if calibrated else hits
 
     def get(self, memory_id: str, *, org_id: str = DEFAULT_ORG, project_id: str = DEFAULT_PROJECT) -> MemoryRecord:
         found = self.components.vector_store.get([memory_id])
@@ -415,6 +421,16 @@ class Memory:
         while batch := self.components.vector_store.list(where, 0, DELETE_BATCH):
             self._delete_records(batch, actor)
             deleted += len(batch)
+        return deleted
+
+    def purge_project(self, org_id: str, project_id: str, actor: str | None = None) -> int:
+        """Delete every memory of a project (expired ones too), then its history, entities and counts."""
+        where = visible(None, org_id, project_id, show_expired=True)
+        store = self.components.vector_store
+        deleted = purge_memories(lambda n: store.list(where, 0, n), lambda b: self._delete_records(list(b), actor))
+        purge_rows(self.db, org_id, project_id)
+        with self.db.begin() as conn:
+            self.generations.bump_keys(conn, project_scope_keys(self.db, org_id, project_id))
         return deleted
 
     def reset(self) -> None:

@@ -115,9 +115,29 @@ def operation(
     return wrap
 
 
+TENANT_FIELDS = ("org_id", "project_id")
+
+
+def named_tenant(req: falcon.Request, data: Any) -> dict[str, str]:
+    """``org_id``/``project_id`` a platform request names: the query string first, then a JSON object body.
+
+    The older platform clients send them with every call; the platform's ``access``
+    serves the request in that project when the key's user is a member of it.
+    """
+    found: dict[str, str] = {}
+    for name in TENANT_FIELDS:
+        value = req.get_param(name)
+        if value is None and isinstance(data, dict):
+            value = data.get(name)
+        if isinstance(value, str) and value:
+            found[name] = value
+    return found
+
+
 def parse(op: Operation, req: falcon.Request) -> dict[str, Any]:
     """The declared ``query`` and ``body`` of ``req``, validated (query first, as a URL is read first)."""
     parsed: dict[str, Any] = {}
+    data: Any = None
     if op.query is not None:
         parsed["query"] = parsing.query(req, op.query)
     if op.body is not None:
@@ -128,6 +148,8 @@ def parse(op: Operation, req: falcon.Request) -> dict[str, Any]:
         if op.raw_check is not None:
             op.raw_check(data)
         parsed["body"] = parsing.validate(op.body, data)
+    if op.auth == "platform":
+        req.context.named_tenant = named_tenant(req, data)
     return parsed
 
 

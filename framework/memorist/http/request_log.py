@@ -77,11 +77,23 @@ class RequestLog:
         except Exception:
             log.exception("writing the request log failed")
 
-    def recent(self, limit: int, principal: str | None = None) -> list[dict[str, Any]]:
+    def recent(
+        self, limit: int, principal: str | None = None, *, status: str | None = None, path: str | None = None
+    ) -> list[dict[str, Any]]:
+        """The newest ``limit`` rows matching the filters (filtered here, not after: an old 401 is still found).
+
+        ``status``: one digit is a class (``4`` = 400..499), three digits one code;
+        ``path``: a case-insensitive substring (``%`` and ``_`` are literal).
+        """
         self.flush()
         query = select(request_logs).order_by(request_logs.c.created_at.desc(), request_logs.c.id.desc()).limit(limit)
         if principal is not None:
             query = query.where(request_logs.c.principal == principal)
+        if status is not None:
+            low, high = (int(status) * 100, int(status) * 100 + 99) if len(status) == 1 else (int(status), int(status))
+            query = query.where(request_logs.c.status_code.between(low, high))
+        if path:
+            query = query.where(request_logs.c.path.icontains(path, autoescape=True))
         with self._db.connect() as conn:
             return [dict(r) for r in conn.execute(query).mappings()]
 

@@ -200,6 +200,13 @@ FILTER_CASES: list[tuple[str, dict[str, Any]]] = [
     ("gte-lte-string", {"id": {"gte": "a2", "lte": "b2"}}),
     ("lt-string", {"user_id": {"lt": "bob"}}),
     ("contains", {"user_id": {"contains": "li"}}),
+    # the memory's text (``memory`` on the wire): the dashboard's full-text mode
+    ("memory-contains", {"memory": {"contains": "Carol"}}),
+    ("memory-icontains", {"memory": {"icontains": "CAROL pl"}}),
+    ("memory-icontains-casefold", {"memory": {"icontains": "STRASSE"}}),
+    ("memory-icontains-and-words", {"AND": [{"memory": {"icontains": "bob"}}, {"memory": {"icontains": "TEA"}}]}),
+    ("text-eq", {"text": "Bob prefers coffee to tea"}),
+    ("not-memory-icontains", {"NOT": {"memory": {"icontains": "alice"}}}),
     ("icontains", {"speaker": {"icontains": "ALI"}}),
     ("icontains-casefold", {"speaker": {"icontains": "strasse"}}),
     ("not-icontains-casefold", {"NOT": {"speaker": {"icontains": "strasse"}}}),

@@ -60,14 +60,17 @@ def entity_ids(body: m.AddV3) -> EntityIds:
 
 def add_input(body: m.AddV3, settings: dict[str, Any]) -> AddInput:
     """The operations layer's add from one v3 add body, the project's settings filling what it leaves out."""
+    ids = entity_ids(body)
+    # The project's agent instructions apply to adds that carry an agent id; the add's own win.
+    agent_rules = body.agent_custom_instructions or (
+        settings.get("agent_custom_instructions") if ids.agent_id else None
+    )
     instructions = "\n".join(
-        x
-        for x in (body.custom_instructions or settings.get("custom_instructions"), body.agent_custom_instructions)
-        if x
+        x for x in (body.custom_instructions or settings.get("custom_instructions"), agent_rules) if x
     )
     return AddInput(
         messages=body.messages,
-        ids=entity_ids(body),
+        ids=ids,
         metadata=body.metadata,
         timestamp=body.timestamp,
         expiration_date=body.expiration_date or settings.get("expiration_date"),

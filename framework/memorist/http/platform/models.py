@@ -240,6 +240,10 @@ class ProjectOut(BaseModel):
     members: list[MemberOut]
     is_default: bool
     user_role: str
+    enable_graph: bool = Field(default=True, description="Always true: graph memory is always on")
+    ignored: dict[str, str] | None = Field(
+        default=None, description="PATCH only: settings sent that change nothing, with why (``enable_graph``)"
+    )
 
 
 class ProjectCreated(BaseModel):
@@ -248,6 +252,16 @@ class ProjectCreated(BaseModel):
     name: str
     org_id: str
     user_role: str
+
+
+class ProjectDeleted(BaseModel):
+    """What a project delete removed; keys whose home it was moved to another project of theirs or were revoked."""
+
+    message: str
+    project_id: str
+    memories_deleted: int
+    keys_rehomed: int
+    keys_revoked: int
 
 
 class AddedMemoryV3(BaseModel):

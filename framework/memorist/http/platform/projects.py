@@ -8,7 +8,9 @@ import falcon
 
 from ...auth.users import UserStore
 from ...errors import ValidationError
-from ...tenancy import Project, ProjectError, Tenancy, not_found
+from ...operations import Operations
+from ...operations.projects import delete_project
+from ...tenancy import IGNORED_SETTINGS, Project, ProjectError, Tenancy, not_found
 from ..operations import operation
 from ..present import iso
 from . import models as m
@@ -38,6 +40,7 @@ def project_view(project: Project, tenancy: Tenancy, who: Access) -> dict[str, A
                 "exclusion_prompt",
                 "custom_categories",
                 "custom_instructions",
+                "agent_custom_instructions",
                 "update_custom_instructions",
                 "summary_custom_instructions",
                 "summary_batch_size",
@@ -73,8 +76,8 @@ class Ping:
 
 
 class ProjectResource:
-    def __init__(self, tenancy: Tenancy, limits: Any) -> None:
-        self._tenancy, self._limits = tenancy, limits
+    def __init__(self, tenancy: Tenancy, limits: Any, ops: Operations | None = None) -> None:
+        self._tenancy, self._limits, self._ops = tenancy, limits, ops
 
     @operation(
         "Project details (``fields`` narrows them)",
@@ -98,7 +101,7 @@ class ProjectResource:
         resp.media = view
 
     @operation(
-        "Change project settings (OWNER)",
+        "Change project settings (OWNER); ``enable_graph`` is ignored and answered under ``ignored``",
         auth="platform",
         tags=TAGS,
         body=m.ProjectPatch,
@@ -115,7 +118,34 @@ class ProjectResource:
             project = self._tenancy.update_project(org_id, project_id, changes)
         except ValidationError as exc:
             raise ProjectError(exc.message, 400) from None
-        resp.media = project_view(project, self._tenancy, who)
+        view = project_view(project, self._tenancy, who)
+        ignored = {k: why for k, why in IGNORED_SETTINGS.items() if k in changes}
+        resp.media = {**view, "ignored": ignored} if ignored else view
+
+    @operation(
+        "Delete the project with its memories, entities, history, events, members and webhooks (OWNER)",
+        auth="platform",
+        tags=TAGS,
+        project_errors=True,
+        response=m.ProjectDeleted,
+        errors=(403, 404),
+        description=(
+            "Nothing of another project is touched. API keys whose home project this was move to another "
+            "project of their user (the organization's default first); a key whose user has no other project "
+            "is revoked. When the organization's default project is deleted, its oldest project becomes the default."
+        ),
+    )
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
+        who, _ = project_access(req, self._tenancy, org_id, project_id, write=True)
+        assert self._ops is not None, "the route table passes the operations layer"
+        done = delete_project(self._ops.engine, self._tenancy, org_id, project_id, who.actor)
+        resp.media = {
+            "message": "Project deleted successfully.",
+            "project_id": project_id,
+            "memories_deleted": done.memories,
+            "keys_rehomed": done.keys_rehomed,
+            "keys_revoked": done.keys_revoked,
+        }
 
 
 class Projects:

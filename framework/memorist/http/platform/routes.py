@@ -18,7 +18,7 @@ def add_routes(add: Callable[[str, object], None], services: AppServices, users:
     tenancy, ops, limits = Tenancy(services.db), services.operations, services.settings.limits
     assert ops is not None, "routes are added to an assembled kernel"
     add("/v1/ping/", projects.Ping(tenancy))
-    add(PROJECT + "/", projects.ProjectResource(tenancy, limits))
+    add(PROJECT + "/", projects.ProjectResource(tenancy, limits, ops))
     add(ORG + "/projects/", projects.Projects(tenancy, limits))
     add(PROJECT + "/members/", projects.Members(tenancy, users, limits))
     add("/v3/memories/add/", memories.AddV3(ops, tenancy, limits))

@@ -79,7 +79,7 @@ class Requests:
         self._log = request_log
 
     @operation(
-        "Recent API calls, newest first (admins see all, users their own)",
+        "Recent API calls, newest first (admins see all, users their own); ``status``/``path`` filter them",
         auth="user",
         tags=("requests",),
         query=m.RequestsQuery,
@@ -88,7 +88,9 @@ class Requests:
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response, query: m.RequestsQuery) -> None:
         principal = req.context.principal
-        rows = self._log.recent(query.limit, None if principal.is_admin else principal.label)
+        rows = self._log.recent(
+            query.limit, None if principal.is_admin else principal.label, status=query.status, path=query.path
+        )
         resp.media = [
             {
                 "id": r["id"],

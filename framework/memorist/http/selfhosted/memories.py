@@ -80,7 +80,7 @@ class Memories:
         resp.media = outcome.wire(ADDED_SELFHOSTED)
 
     @operation(
-        "List memories of an identifier, newest first",
+        "List memories of an identifier, newest first (``text``: only those containing its words)",
         auth="user",
         tags=TAGS,
         query=m.ListQuery,
@@ -89,7 +89,11 @@ class Memories:
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response, query: m.ListQuery) -> None:
         request = ListInput(
-            ids=EntityIds.of(query), page=query.page, page_size=query.page_size, show_expired=query.show_expired
+            ids=EntityIds.of(query),
+            filters=query.text_filter(),
+            page=query.page,
+            page_size=query.page_size,
+            show_expired=query.show_expired,
         )
         page = self._ops.list_memories(caller(req), request)
         resp.media = {

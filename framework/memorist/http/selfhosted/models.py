@@ -86,6 +86,21 @@ class ListQuery(BaseModel):
     page: int = Field(default=1, ge=1, le=1_000_000)
     page_size: int = Field(default=100, ge=1, le=1000)
     show_expired: bool = False
+    text: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=1000,
+        description="Full-text: only memories whose text contains every word of this, case-insensitive "
+        '(the filter `{"memory": {"icontains": word}}` per word); still newest first',
+    )
+
+    def text_filter(self) -> dict[str, Any] | None:
+        """``text`` as a filter: every word must occur (at most 32 words; a longer text is a 400 from parsing)."""
+        words = (self.text or "").split()
+        if not words:
+            return None
+        clauses = [{"memory": {"icontains": w}} for w in words]
+        return clauses[0] if len(clauses) == 1 else {"AND": clauses}
 
 
 class DeleteAllQuery(BaseModel):
@@ -298,9 +313,19 @@ class CreatedKey(BaseModel):
 
 
 class RequestsQuery(BaseModel):
+    """Filters run in the database, before ``limit``: the newest ``limit`` rows *that match*."""
+
     model_config = ConfigDict(extra="forbid")
 
     limit: int = Field(default=50, ge=1, le=500)
+    status: str | None = Field(
+        default=None,
+        pattern=r"^[1-5](\d\d)?$",
+        description="A status class (`4`: every 4xx) or one status code (`401`)",
+    )
+    path: str | None = Field(
+        default=None, min_length=1, max_length=2048, description="Only paths containing this (case-insensitive)"
+    )
 
 
 class RequestEntry(BaseModel):

@@ -75,16 +75,56 @@ function filtersFrom(form) {
   return parts.length === 1 ? parts[0] : { AND: parts };
 }
 
+// Full text: the public list route with its ``text`` parameter (every word, case-insensitive),
+// newest first with paging, like the plain list; no scores, so no explain bars.
+async function showFullText(scope, results, words, page) {
+  results.replaceChildren(h("p", { class: "muted" }, "Searching…"));
+  try {
+    const answer = await get(`/memories${query({ ...scopeParams(scope), text: words, page, page_size: PAGE_SIZE })}`);
+    const pages = Math.max(1, Math.ceil(answer.count / PAGE_SIZE));
+    const list = h("ol", { class: "memories", "aria-label": "Full-text results, newest first" });
+    for (const item of answer.results) list.append(memoryCard(item));
+    const nav = h(
+      "nav",
+      { class: "pager", "aria-label": "Result pages" },
+      h("button", { type: "button", class: "ghost", disabled: page <= 1, onclick: () => showFullText(scope, results, words, page - 1) }, "Previous"),
+      h("span", {}, `Page ${page} of ${pages} · ${answer.count} containing “${words}”`),
+      h("button", { type: "button", class: "ghost", disabled: page >= pages, onclick: () => showFullText(scope, results, words, page + 1) }, "Next"),
+    );
+    results.replaceChildren(
+      h("h2", {}, `${answer.count} memor${answer.count === 1 ? "y contains" : "ies contain"} “${words}”`),
+      answer.results.length ? list : h("p", { class: "muted" }, "No memory contains these words."),
+      nav,
+      h("button", { type: "button", class: "ghost", onclick: () => showList(scope, results, 1) }, "Back to the list"),
+    );
+  } catch (error) {
+    results.replaceChildren(errorBox(error));
+  }
+}
+
+function modeToggle() {
+  const option = (value, label, checked) =>
+    h("label", { class: "check" }, h("input", { type: "radio", name: "mode", value, checked }), ` ${label}`);
+  return h(
+    "fieldset",
+    { class: "mode" },
+    h("legend", {}, "Search mode"),
+    option("hybrid", "Hybrid (meaning, keywords, entities; ranked, with explain)", true),
+    option("fulltext", "Full text (memories containing every word, newest first)", false),
+  );
+}
+
 function searchForm(scope, results) {
   const q = h("input", { name: "q", type: "search", required: true, placeholder: "What does the agent remember about…" });
   const form = h(
     "form",
     { class: "card", role: "search", "aria-label": "Search memories" },
     h("div", { class: "row" }, field("Search", q), h("button", { type: "submit" }, "Search")),
+    modeToggle(),
     h(
       "details",
       {},
-      h("summary", {}, "Filters"),
+      h("summary", {}, "Filters (hybrid search)"),
       h(
         "div",
         { class: "grid4" },
@@ -98,6 +138,10 @@ function searchForm(scope, results) {
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
+    if (form.mode.value === "fulltext") {
+      busy(form, () => showFullText(scope, results, q.value.trim(), 1));
+      return;
+    }
     busy(form, async () => {
       results.replaceChildren(h("p", { class: "muted" }, "Searching…"));
       try {
