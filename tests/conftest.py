@@ -18,6 +18,16 @@ pytest_plugins = ["memorist.testing.fixtures"]
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile``: the longest files first, one long file per worker (tests/scheduling.py)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from .scheduling import make_scheduler
+
+    return make_scheduler(config, log)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _cheap_passwords(cheap_password_hashing: None) -> None:
     """In-process apps hash passwords cheaply (see memorist.testing.fixtures.cheap_password_hashing)."""
