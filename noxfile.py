@@ -78,18 +78,30 @@ def soak(session: nox.Session) -> None:
 
 
 @nox.session(python=False)
-def old_clients(session: nox.Session) -> None:
-    """Released platform clients of older lines (mem0ai 0.1.118, 1.0.11; npm mem0ai 2.1.38) against a real server.
+def old_clients_env(session: nox.Session) -> None:
+    """Build the older platform clients' environments (mem0ai 0.1.118, 1.0.11; npm mem0ai 2.1.38).
 
-    Runs in the current environment (the one with Memorist installed, e.g. CI's ``.venv``); each
-    release is pip-installed into its own directory under ``.nox/old_clients`` and driven from its
-    own interpreter with only that release on the path; the npm client is npm-installed there and run by
-    Node (tests/test_old_clients.py). A minute or two.
+    One directory per release under ``.nox/old_clients`` (``MEMORIST_OLD_CLIENTS_DIR`` overrides),
+    each kept once built: pip-installed with ``--target`` by the interpreter running nox (CI:
+    ``.venv/bin/python``), the npm client with ``npm install``. ``.ci/run`` runs this before pytest,
+    so ``tests/test_old_clients.py`` spends no test time installing (tests/oldclients/envs.py).
     """
-    import os
     import sys
 
-    target = os.path.abspath(os.path.join(".nox", "old_clients"))
+    session.run(sys.executable, "tests/oldclients/envs.py", *session.posargs)
+
+
+@nox.session(python=False)
+def old_clients(session: nox.Session) -> None:
+    """Released platform clients of older lines against the app: builds their environments, then runs the test.
+
+    Runs in the current environment (the one with Memorist installed, e.g. CI's ``.venv``); each
+    release is driven from its own interpreter with only that release on the path, the npm client by
+    Node (tests/test_old_clients.py).
+    """
+    import sys
+
+    session.run(sys.executable, "tests/oldclients/envs.py")
     session.run(
         sys.executable,  # the interpreter running nox (CI: .venv/bin/python), not whatever is on PATH
         "-m",
@@ -97,5 +109,5 @@ def old_clients(session: nox.Session) -> None:
         "tests/test_old_clients.py",
         "-q",
         *session.posargs,
-        env={"MEMORIST_OLD_CLIENTS_DIR": target, "HF_HUB_OFFLINE": "1"},
+        env={"HF_HUB_OFFLINE": "1"},
     )

@@ -18,6 +18,16 @@ pytest_plugins = ["memorist.testing.fixtures"]
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadfile``: the longest files first, one long file per worker (tests/scheduling.py)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from .scheduling import make_scheduler
+
+    return make_scheduler(config, log)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _cheap_passwords(cheap_password_hashing: None) -> None:
     """In-process apps hash passwords cheaply (see memorist.testing.fixtures.cheap_password_hashing)."""
@@ -30,6 +40,45 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         if key.startswith("MEMORIST_"):
             monkeypatch.delenv(key)
     yield
+
+
+@pytest.fixture(autouse=True)
+def _close_leftover_kernels(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Close every kernel this test (or its function-scoped fixtures) built and left open.
+
+    Why: ``create_app(settings, plugins)`` builds a kernel the caller never sees, and a kernel
+    runs threads -- the configuration watcher, queue workers, two webhook delivery threads polling
+    the database every second. Left open they outlived their test and its temporary directory, so
+    a worker process accumulated dozens of them (42 webhook threads after three security files),
+    polling deleted databases and logging the failures: later files ran several times slower for
+    CPU that no test used. Kernels of module- and session-scoped fixtures are built before this
+    fixture starts (pytest sets up wider scopes first), so they live as long as their scope.
+    """
+    from memorist.kernel import Kernel
+
+    built: list[Kernel] = []
+    closed: set[int] = set()
+    build = Kernel.build.__func__  # type: ignore[attr-defined]
+    close = Kernel.close
+
+    def tracked_build(cls: type[Kernel], *args: Any, **kwargs: Any) -> Kernel:
+        kernel = build(cls, *args, **kwargs)
+        built.append(kernel)
+        return kernel
+
+    def tracked_close(self: Kernel) -> None:
+        closed.add(id(self))
+        close(self)
+
+    monkeypatch.setattr(Kernel, "build", classmethod(tracked_build))
+    monkeypatch.setattr(Kernel, "close", tracked_close)
+    yield
+    for kernel in built:
+        if id(kernel) not in closed:
+            try:
+                close(kernel)
+            except Exception:  # noqa: BLE001 - a test may have broken its system on purpose; nothing to keep
+                pass
 
 
 def fast_settings(data_dir: Path, **extra: Any) -> dict[str, Any]:

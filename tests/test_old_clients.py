@@ -1,14 +1,17 @@
-"""Released platform clients of older lines, unchanged, against a real Memorist server.
+"""Released platform clients of older lines, unchanged, against the whole app on a real socket.
 
 ``mem0ai`` 0.1.118 (the 0.1.x line: ``POST /v1/memories/``, ``GET /v1/memories/``,
 ``/v1/memories/search/``, ``/v2/memories/search/``) and 1.0.11 (the 1.x line: ``POST /v2/memories/``,
-``/v2/memories/search/``) are installed with ``pip --target`` into their own directories
-(``--no-deps``: their few dependencies -- httpx, requests, pydantic, posthog -- are this
-environment's) and each runs in its own interpreter with only its release on the path.
-``nox -s old_clients`` runs this module; the directory is kept in ``MEMORIST_OLD_CLIENTS_DIR``
-(default: a pytest temp dir) so reruns do not download again. The JavaScript client from npm
-(``mem0ai`` 2.1.38, the last line on the v1/v2 routes; later ones call v3) is installed there
-with ``npm install --ignore-scripts`` and driven by ``node`` the same way.
+``/v2/memories/search/``) each run in their own interpreter with only their release on the path;
+the JavaScript client from npm (``mem0ai`` 2.1.38, the last line on the v1/v2 routes; later ones call
+v3) is driven by ``node`` the same way. They are separate processes speaking HTTP, so the app listens
+on a loopback port (``AppServer.listen()``: the app ``memorist serve`` builds, served from a thread);
+gunicorn itself is not what these tests are about.
+
+Their environments are built before pytest, by ``nox -s old_clients_env`` (``.ci/run`` runs it;
+``tests/oldclients/envs.py``), one directory per release under ``.nox/old_clients`` (or
+``MEMORIST_OLD_CLIENTS_DIR``). Without them the tests are skipped with that command as the reason
+-- except in CI (``CI`` set), where a missing environment is a failure.
 """
 
 from __future__ import annotations
@@ -22,47 +25,52 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memorist.testing.server import ADMIN, Server
+from memorist.testing.inprocess import AppServer
+from memorist.testing.server import ADMIN
 
-pytestmark = pytest.mark.slow
+from .oldclients import envs
 
-RELEASES = ("0.1.118", "1.0.11")
-#: The npm client's last line before v3 (it calls /v1/memories/, /v2/memories/ and their search routes).
-NPM_RELEASE = "2.1.38"
+pytestmark = pytest.mark.slow  # client processes on a real socket
+
+RELEASES = envs.RELEASES
+NPM_RELEASE = envs.NPM_RELEASE
 DRIVER = Path(__file__).parent / "oldclients" / "drive.py"
 NPM_DRIVER = Path(__file__).parent / "oldclients" / "drive.cjs"
 
 
 @pytest.fixture(scope="module")
-def installs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = Path(os.environ.get("MEMORIST_OLD_CLIENTS_DIR") or tmp_path_factory.mktemp("oldclients"))
-    for release in RELEASES:
-        target = root / release
-        if (target / "mem0" / "client" / "main.py").exists():
-            continue
-        pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target)]
-        done = subprocess.run([*pip, f"mem0ai=={release}"], capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, f"installing mem0ai=={release} failed:\n{done.stderr}"
-    npm = root / f"npm-{NPM_RELEASE}"
-    if not (npm / "node_modules" / "mem0ai" / "package.json").exists():
-        npm.mkdir(parents=True, exist_ok=True)
-        (npm / "package.json").write_text('{"name": "old-clients", "version": "1.0.0", "private": true}')
-        command = ["npm", "install", "--silent", "--no-audit", "--no-fund", "--ignore-scripts", "--omit=optional"]
-        done = subprocess.run([*command, f"mem0ai@{NPM_RELEASE}"], cwd=npm, capture_output=True, text=True, timeout=600)
-        assert done.returncode == 0, f"npm install mem0ai@{NPM_RELEASE} failed:\n{done.stderr}"
+def installs() -> Path:
+    """The clients' environments, built by ``nox -s old_clients_env`` (never here: see the module doc)."""
+    root = envs.root()
+    absent = envs.missing(root)
+    if absent:
+        message = (
+            f"old platform clients not installed in {root} ({', '.join(absent)}): "
+            "run `nox -s old_clients_env` (or `python tests/oldclients/envs.py`) first"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(message + " -- in CI this is a failure, not a skip", pytrace=False)
+        pytest.skip(message)
     return root
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    srv = Server(tmp_path_factory.mktemp("oldclients-server") / "data").start()
-    yield srv
-    srv.stop()
+class Served:
+    """The app in process, on a loopback socket: what the client processes connect to."""
+
+    def __init__(self, app: AppServer, url: str) -> None:
+        self.app = app
+        self.url = url
 
 
 @pytest.fixture(scope="module")
-def key(server: Server) -> str:
-    resp = server.post(
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    with AppServer(tmp_path_factory.mktemp("oldclients-server") / "data") as app:
+        yield Served(app, app.listen())
+
+
+@pytest.fixture(scope="module")
+def key(server: Served) -> str:
+    resp = server.app.post(
         "/api/v1/admin/bootstrap/",
         headers=ADMIN,
         json={"org_name": "Acme", "project_name": "Web", "email": "old@acme.test", "role": "OWNER"},
@@ -72,7 +80,7 @@ def key(server: Server) -> str:
 
 
 def drive(
-    installs: Path, server: Server, key: str, release: str, user: str, tmp_path: Path, *project: str
+    installs: Path, server: Served, key: str, release: str, user: str, tmp_path: Path, *project: str
 ) -> dict[str, Any]:
     env = {
         **{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
@@ -92,7 +100,7 @@ def drive(
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def drive_npm(installs: Path, server: Server, key: str, user: str) -> dict[str, Any]:
+def drive_npm(installs: Path, server: Served, key: str, user: str) -> dict[str, Any]:
     modules = installs / f"npm-{NPM_RELEASE}" / "node_modules"
     env = {**os.environ, "MEM0_TELEMETRY": "false", "NO_PROXY": "127.0.0.1,localhost"}
     command = ["node", str(NPM_DRIVER), str(modules), server.url, key, user]
@@ -102,7 +110,7 @@ def drive_npm(installs: Path, server: Server, key: str, user: str) -> dict[str, 
 
 
 @pytest.mark.parametrize("release", [*RELEASES, f"npm-{NPM_RELEASE}"])
-def test_released_client_memory_calls(installs: Path, server: Server, key: str, release: str, tmp_path: Path) -> None:
+def test_released_client_memory_calls(installs: Path, server: Served, key: str, release: str, tmp_path: Path) -> None:
     user = f"user-{release}"
     if release.startswith("npm-"):
         report = drive_npm(installs, server, key, user)
@@ -129,12 +137,12 @@ def test_released_client_memory_calls(installs: Path, server: Server, key: str, 
 
 @pytest.mark.parametrize("release", RELEASES)
 def test_released_client_constructed_for_another_project_of_its_user(
-    installs: Path, server: Server, key: str, release: str, tmp_path: Path
+    installs: Path, server: Served, key: str, release: str, tmp_path: Path
 ) -> None:
     """The key reaches every project of its user: the client sends ``org_id``/``project_id`` with each call."""
     auth = {"Authorization": f"Token {key}"}
-    home = server.get("/v1/ping/", headers=auth, timeout=10).json()
-    created = server.post(
+    home = server.app.get("/v1/ping/", headers=auth, timeout=10).json()
+    created = server.app.post(
         f"/api/v1/orgs/organizations/{home['org_id']}/projects/", headers=auth, json={"name": f"second {release}"}
     )
     assert created.status_code == 201, created.text
@@ -148,6 +156,6 @@ def test_released_client_constructed_for_another_project_of_its_user(
     }
     assert [m["memory"] for m in report["get_all_after_delete"]] == ["My bike is green."]
     # The memories are in the second project, not in the key's home project.
-    inside = server.post("/v3/memories/", headers=auth, json={"filters": {"user_id": user}, "project_id": second})
+    inside = server.app.post("/v3/memories/", headers=auth, json={"filters": {"user_id": user}, "project_id": second})
     assert [m["memory"] for m in inside.json()["results"]] == ["My bike is green."]
-    assert server.post("/v3/memories/", headers=auth, json={"filters": {"user_id": user}}).json()["count"] == 0
+    assert server.app.post("/v3/memories/", headers=auth, json={"filters": {"user_id": user}}).json()["count"] == 0
