@@ -67,7 +67,7 @@ class Journal:
         #: Decoded rows by sequence number (rows only ever appear, then go at a drain).
         self._cache: dict[int, Pending] = {}
         self._drain_lock = threading.Lock()
-        self._lock_path = path.with_suffix(".lock")
+        self._lock_path = path.resolve().with_suffix(".lock")  # a later chdir must not move it
 
     def close(self) -> None:
         with self._lock:
