@@ -211,9 +211,7 @@ class EventStore:
     ) -> Event:
         """One new event row: queued (``PENDING``, no start yet) or born finished (``SUCCEEDED``)."""
         row = self._row(org_id, project_id, payload, event_type, status=status, attempts=attempts, results=results)
-        with self._db.begin() as conn:
-            conn.execute(insert(events).values(**row))
-        return Event.from_row(row)
+        return self._insert_rows([row])[0]
 
     def _row(
         self,
