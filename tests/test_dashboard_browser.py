@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 import requests
 from memorist.testing.server import ADMIN, Server, bearer
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from . import browser as pw
 from .browser import NetworkGuard, axe_violations
@@ -266,6 +266,32 @@ def test_api_key_create_copy_use_and_revoke(page: Page, server: Server, network_
     expect(page.get_by_text("No keys yet.")).to_be_visible()
     resp = requests.get(f"{server.url}/memories?user_id=alice", headers={"X-API-Key": key}, timeout=10)
     assert resp.status_code == 401
+    network_guard.assert_no_script_errors()
+
+
+def test_a_screen_still_loading_never_paints_over_the_one_the_user_moved_to(
+    page: Page, server: Server, network_guard: NetworkGuard
+) -> None:
+    # The memories screen waits for GET /entities; hold that answer, go to the request log meanwhile,
+    # then let it through: the request log must stay (it used to be painted over by "Memories").
+    held: list[Route] = []
+    page.route(re.compile(r"/entities(\?|$)"), lambda route: held.append(route))
+    sign_in(page, server)
+    page.wait_for_function("() => location.hash === '#/memories'")
+    deadline = time.monotonic() + 10
+    while not held and time.monotonic() < deadline:
+        page.wait_for_timeout(50)  # lets Playwright dispatch the route handler
+    assert held, "the memories screen never asked for /entities"
+    page.get_by_role("link", name="Request log").click()
+    page.wait_for_timeout(300)  # the click lands while the memories screen still waits for its data
+    for route in held:
+        route.continue_()  # a loopback request: the network guard has nothing to stop
+    page.unroute(re.compile(r"/entities(\?|$)"))
+    expect(page.get_by_role("heading", level=1)).to_have_text("Request log")
+    expect(page.get_by_role("table").locator("caption")).to_have_text(re.compile(r"^\d+ requests, newest first$"))
+    page.wait_for_timeout(300)
+    expect(page.get_by_role("heading", level=1)).to_have_text("Request log")
+    assert page.evaluate("location.hash") == "#/requests"
     network_guard.assert_no_script_errors()
 
 

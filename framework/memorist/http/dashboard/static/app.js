@@ -84,7 +84,20 @@ window.addEventListener("memorist:session-expired", (event) => {
   signOut(`Your session expired (${event.detail || "token expired"}); sign in again.`, { revoke: false });
 });
 
-async function route() {
+// Screens load their data before they paint, so two routes in flight could paint out of order: a
+// link clicked while the first screen was still loading would be painted over by it when its data
+// arrived. Routes therefore run one at a time, in order, and a route superseded while it waited
+// for its turn is skipped: the screen shown is always the one the address names.
+let routeSeq = 0;
+let routing = Promise.resolve();
+function route() {
+  const seq = ++routeSeq;
+  const run = routing.then(() => (seq === routeSeq ? paintRoute() : undefined));
+  routing = run.catch(() => {});
+  return run;
+}
+
+async function paintRoute() {
   const [first, ...rest] = location.hash.replace(/^#\/?/, "").split("/");
   const name = (first || "memories").toLowerCase();
   const arg = rest.length ? decodeURIComponent(rest.join("/")) : undefined;
