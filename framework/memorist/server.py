@@ -13,6 +13,7 @@ from typing import Any
 from gunicorn.app.base import BaseApplication
 
 from . import server_worker
+from .malloc_arenas import limit_malloc_arenas
 from .settings import Settings
 
 WORKER_CLASS = "memorist.server_worker.MemoristThreadWorker"
@@ -49,4 +50,6 @@ class MemoristGunicorn(BaseApplication):  # type: ignore[misc]
 
 
 def run_gunicorn(settings: Settings) -> None:
+    # Before gunicorn forks its workers and before any thread starts: every arena obeys the cap.
+    limit_malloc_arenas(settings.server.malloc_arena_max)
     MemoristGunicorn(settings).run()

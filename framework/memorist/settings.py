@@ -66,6 +66,10 @@ class ServerSettings(BaseModel):
     io_timeout: float = Field(30.0, gt=0, le=3600)
     #: Longest request line (method, path and query) in bytes; past it: 414 (JSON).
     limit_request_line: int = Field(8190, ge=256, le=8190)
+    #: glibc malloc arenas per process (see :mod:`memorist.malloc_arenas`): few arenas keep a
+    #: worker's memory flat under a stream of adds. 0 keeps glibc's default (8 per core);
+    #: ``MALLOC_ARENA_MAX`` in the environment wins over this.
+    malloc_arena_max: int = Field(2, ge=0, le=64)
 
 
 class DatabaseSettings(BaseModel):
