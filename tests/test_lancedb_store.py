@@ -284,7 +284,7 @@ def test_a_write_burst_is_optimized_once_writes_pause(tmp_path: Path) -> None:
     assert _version_count(store) == 1
     store.upsert([make_record("r9", "one more")], random_vectors(1, DIM, 9))
     store.close()  # a pending timer does not outlive the store
-    assert store._idle_timer is None
+    assert not store._maintenance.scheduled
 
 
 def test_changing_fts_options_rebuilds_the_index(tmp_path: Path) -> None:

@@ -6,22 +6,9 @@ memory text. Filters compile to SQL bounds (:mod:`.sql`); whatever SQL cannot
 decide exactly is settled by :func:`memorist.filters.evaluate` in Python, so
 every method returns exactly what the reference semantics accept.
 
-Freshness: LanceDB searches rows not yet covered by an index (FTS, scalar or
-vector) by scanning them, so a row is searchable the moment ``upsert``
-returns. To keep that scan small, every ``optimize_every`` writes the store
-runs ``Table.optimize()``, which folds new rows into the indexes
-incrementally, compacts the small files each write leaves, and prunes old
-versions; so does a write burst that stops short of that count, once writes
-have been quiet for ``optimize_idle_seconds``.
-
-Why prune versions within seconds: every write commits a table version, and
-with ``read_consistency_interval=0`` each read looks for the latest one by
-listing the version directory. With an hour's versions kept (about 3,000
-after ingesting one LoCoMo conversation set) that listing added 6 ms to every
-query; a reader needs an old version only for the milliseconds its query runs.
-After the idle optimize, one more pass ``keep_versions_seconds`` later prunes
-the versions that were still too young, so a store that has gone quiet reads
-as fast as a freshly compacted one.
+Freshness: a row is searchable the moment ``upsert`` returns (LanceDB scans rows
+its indexes do not cover yet); :mod:`.maintenance` keeps that scan small and the
+version list short.
 
 Concurrency: the connection re-reads the table version on every read
 (``read_consistency_interval=0``), so other processes' commits are seen
@@ -33,8 +20,6 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
@@ -49,21 +34,22 @@ from memorist.plugin_api import (
     Filter,
     MemoryRecord,
     ProviderContext,
-    ProviderOptions,
     StoreHit,
     StoreMatch,
     VectorStore,
     evaluate,
 )
-from pydantic import Field
 
 from .journal import Journal
+from .maintenance import TableMaintenance
+from .options import LanceDBVectorStoreOptions
+from .order import StoredOrder
 from .planner import FilterPlanner
 from .queries import QueryBuilder, keyword_query, vector_query
 from .results import Scores, best, bm25, hits_of, matches_of, similarities
 from .schema import PACKED, RECORD_COLUMNS, VECTOR, from_arrow, to_arrow, vectors_of
 from .sql import FALSE, TRUE, Bounds, compile_filter, quote
-from .table import FtsSettings, build_vector_index, ensure_indexes, open_table, prewarm_indexes, retry
+from .table import FtsSettings, ensure_indexes, open_table, prewarm_indexes, retry
 from .writebehind import WriteBehind, overlay_get, overlay_hits, overlay_list
 
 # lancedb itself is imported only when a store is built: importing it starts an event-loop
@@ -75,8 +61,6 @@ T = TypeVar("T")
 P = ParamSpec("P")
 R = TypeVar("R")
 
-#: Scopes whose stored order (see ``sequence``) is kept, least recently used dropped first.
-_SEQUENCE_CACHE = 256
 #: Ids per ``id IN (...)`` clause: keeps SQL text bounded for huge batches.
 _ID_CHUNK = 500
 #: What a lean search reads per hit (see ``StoreMatch``): not the text, metadata or scope.
@@ -93,54 +77,6 @@ def _drains(method: Callable[Concatenate[LanceDBVectorStore, P], R]) -> Callable
 
     drained.__name__, drained.__doc__ = method.__name__, method.__doc__
     return drained
-
-
-class LanceDBVectorStoreOptions(ProviderOptions):
-    #: Database directory; default ``<data_dir>/lancedb``.
-    path: str | None = None
-    table: str = Field("memories", pattern=r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
-    #: Tokenizer of the full-text index (changing these rebuilds the index on startup).
-    fts_language: str = "English"
-    fts_stem: bool = True
-    fts_remove_stop_words: bool = True
-    #: Run ``optimize`` (index refresh, compaction, pruning) after this many writes; 0 = never.
-    optimize_every: int = Field(20, ge=0)
-    #: Also optimize once writes have paused this long (0 = only every ``optimize_every``;
-    #: ``optimize_every: 0`` turns both off).
-    optimize_idle_seconds: float = Field(5.0, ge=0)
-    #: Old table versions are deleted once older than this (other processes read the latest).
-    keep_versions_seconds: float = Field(10.0, ge=1.0)
-    #: BTree indexes on ``id`` and ``user_id`` (faster gets, upserts and per-user filters).
-    scalar_indexes: bool = True
-    #: Approximate vector index built once the table has ``vector_index_min_rows`` rows;
-    #: "none" keeps search exact.
-    vector_index: Literal["none", "ivf_pq", "ivf_hnsw_sq"] = "none"
-    vector_index_min_rows: int = Field(100_000, ge=1_000)
-    nprobes: int = Field(20, ge=1)
-    #: Re-rank ``k * refine_factor`` ANN candidates with exact cosine, so scores stay
-    #: exact (quantized indexes alone report distorted distances) ...
-    refine_factor: int = Field(5, ge=1)
-    #: ... but no more than this many rows (never fewer than ``k``): a deep search (the
-    #: engine asks for 100+ candidates) already holds the true neighbours, and re-reading
-    #: five times its rows would double its cost.
-    refine_max_rows: int = Field(300, ge=1)
-    #: Apply a scope filter after the search, not before, when it keeps at least this
-    #: fraction of the table (see ``memorist_lancedb.planner``); above 1 = always before.
-    postfilter_min_fraction: float = Field(0.5, gt=0.0)
-    #: Load the indexes into memory in the background on open: otherwise LanceDB reads
-    #: each ANN partition on its first use, and a fresh process's first searches at 1M
-    #: rows take hundreds of milliseconds (the vector index loads in ~1.4 s).
-    prewarm_indexes: bool = True
-    #: Attempts after a commit conflict with another process.
-    commit_retries: int = Field(5, ge=0)
-    #: Acknowledge upserts once they are in a durable journal beside the table (a SQLite
-    #: WAL file) and move them into the table in batches (see ``memorist_lancedb.writebehind``);
-    #: false: every upsert commits a table version before returning.
-    write_behind: bool = True
-    #: Flush the journal into the table once this many rows are pending ...
-    flush_rows: int = Field(256, ge=1)
-    #: ... or this long after the first pending row was written.
-    flush_delay_seconds: float = Field(0.5, ge=0.0)
 
 
 class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
@@ -160,11 +96,8 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         self._write_lock = threading.Lock()
         #: Per thread: whether table access may skip draining the journal (see ``_t``).
         self._local = threading.local()
-        self._writes = 0
-        self._last_write = 0.0
-        self._idle_timer: threading.Timer | None = None
-        self._sequence_lock = threading.Lock()
-        self._sequences: OrderedDict[tuple[str, int | None], tuple[int, list[str] | None]] = OrderedDict()
+        self._maintenance = TableMaintenance(options, self._write_lock, lambda: self._table)
+        self._order = StoredOrder()
         self._planner = FilterPlanner(options.postfilter_min_fraction)
         import lancedb
 
@@ -184,10 +117,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         if options.write_behind:
             journal = Journal(self._path / f"{options.table}.journal.sqlite", self._dimension)
             self._behind = WriteBehind(journal, self._merge, options.flush_rows, options.flush_delay_seconds)
-        if options.optimize_every and options.optimize_idle_seconds > 0:
-            # Versions left by a previous process's last writes are pruned soon after opening.
-            with self._write_lock:
-                self._arm_idle_timer(options.optimize_idle_seconds)
+        self._maintenance.opened()
 
     def close(self) -> None:
         """Drain the journal, drop the table and connection handles; the files stay for the next open."""
@@ -195,9 +125,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             self._behind.close()
             self._behind = None
         with self._write_lock:
-            if self._idle_timer is not None:
-                self._idle_timer.cancel()
-                self._idle_timer = None
+            self._maintenance.cancel()
             self._table = None
             self._db = None
 
@@ -270,80 +198,21 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             self._behind.journal.clear()
         self._write(lambda: self._t().delete(TRUE))
         self._planner.forget()
-        self._optimize()
+        self._maintenance.optimize()
 
     def _write(self, operation: Callable[[], T]) -> T:
         """Run a commit under the process-wide write lock, with conflict retries."""
         with self._write_lock, self._as_is():
             result = retry(operation, self.options.commit_retries)
-            self._writes += 1
-            self._last_write = time.monotonic()
-            due = self.options.optimize_every and self._writes >= self.options.optimize_every
-            idle = self.options.optimize_every and self.options.optimize_idle_seconds > 0
-            if not due and idle and self._idle_timer is None:
-                self._arm_idle_timer(self.options.optimize_idle_seconds)
+            due = self._maintenance.wrote()
         if due:
-            self._optimize()
+            self._maintenance.optimize()
         return result
-
-    def _arm_idle_timer(self, delay: float) -> None:
-        timer = threading.Timer(delay, self._optimize_if_idle)
-        timer.daemon = True
-        self._idle_timer = timer
-        timer.start()
-
-    def _optimize_if_idle(self) -> None:
-        """Timer callback: optimize once writes have been quiet long enough, else wait the rest.
-
-        With nothing written since the last optimize, only versions that were too young
-        to prune then are left: prune them and stop.
-        """
-        with self._write_lock:
-            self._idle_timer = None
-            table = self._table
-            if table is None:
-                return
-            if self._writes == 0:
-                self._prune_versions(table)
-                return
-            quiet = time.monotonic() - self._last_write
-            if quiet < self.options.optimize_idle_seconds:
-                self._arm_idle_timer(self.options.optimize_idle_seconds - quiet)
-                return
-        self._optimize()
-        with self._write_lock:
-            if self._table is not None and self._writes == 0 and self._idle_timer is None:
-                self._arm_idle_timer(self.options.keep_versions_seconds + 1.0)
-
-    def _prune_versions(self, table: Any) -> None:
-        try:
-            # ``optimize`` rather than ``cleanup_old_versions``, which needs the separate pylance package;
-            # with nothing new to compact or index it only prunes.
-            table.optimize(cleanup_older_than=timedelta(seconds=self.options.keep_versions_seconds))
-        except Exception:
-            log.warning("lancedb version cleanup failed; will retry later", exc_info=True)
 
     @_drains
     def optimize(self) -> None:
         """Fold new rows into the indexes, compact files and prune old versions now."""
-        self._optimize()
-
-    def _optimize(self) -> None:
-        """Maintenance; a failure (e.g. losing a race to another writer) waits for next time."""
-        with self._write_lock:
-            if self._table is None:  # closed while an idle optimize was due
-                return
-            self._writes = 0
-            table = self._table
-            try:
-                table.optimize(cleanup_older_than=timedelta(seconds=self.options.keep_versions_seconds))
-            except Exception:
-                log.warning("lancedb optimize failed; will retry later", exc_info=True)
-            try:
-                options = self.options
-                build_vector_index(table, options.vector_index, options.vector_index_min_rows)
-            except Exception:
-                log.warning("lancedb vector index build failed; search stays exact", exc_info=True)
+        self._maintenance.optimize()
 
     # -- reads -----------------------------------------------------------------------------
 
@@ -530,35 +399,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             return []
         if not bounds.exact:
             return super().sequence(where, limit)
-        # Cached per table version: search asks for its scope's order on every query, and
-        # reading it costs ~9 ms per 1,000 rows while any write moves the version on.
-        version = self._t().version
-        key = (bounds.upper, limit)
-        with self._sequence_lock:
-            cached = self._sequences.get(key)
-            if cached is not None and cached[0] == version:
-                self._sequences.move_to_end(key)
-                return cached[1]
-        # Three scalar columns only: no text, metadata or vectors leave the table.
-        columns = ["id", "created_at", "updated_at"]
-        query = self._t().search().select(columns).limit(None if limit is None else limit + 1)
-        if bounds.upper != TRUE:
-            query = query.where(bounds.upper)
-        table = query.to_arrow()
-        ids: list[str] | None = None
-        if limit is None or table.num_rows <= limit:
-            keys = zip(
-                table.column("created_at").to_pylist(),
-                table.column("updated_at").to_pylist(),
-                table.column("id").to_pylist(),
-                strict=True,
-            )
-            ids = [record_id for _, _, record_id in sorted(keys)]
-        with self._sequence_lock:
-            self._sequences[key] = (version, ids)
-            while len(self._sequences) > _SEQUENCE_CACHE:
-                self._sequences.popitem(last=False)
-        return ids
+        return self._order.ids(self._t(), bounds.upper, limit)
 
     @_drains
     def snapshot(self, where: Filter, limit: int) -> tuple[list[MemoryRecord], np.ndarray] | None:
