@@ -127,6 +127,18 @@ def test_plugin_migrations_run_with_their_own_version_table(tmp_path: Path) -> N
     db.dispose()
 
 
+def test_plugin_migrations_under_a_path_with_a_space_and_a_comma(tmp_path: Path) -> None:
+    """Alembic's legacy splitting of ``version_locations`` cut such a path in pieces."""
+    import shutil
+
+    versions = tmp_path / "My Plugins, v2" / "migrations"
+    shutil.copytree(memorist_webhooks.MIGRATIONS, versions)
+    db = Database(f"sqlite:///{tmp_path / 'spaced.db'}")
+    db.upgrade([("webhooks", versions)])
+    assert {"webhooks", "webhook_deliveries", "alembic_version_webhooks"} <= _tables(db)
+    db.dispose()
+
+
 def test_a_database_at_revision_0003_from_before_the_move_still_migrates(tmp_path: Path) -> None:
     """Revision 0003 used to create the webhooks tables; such a database keeps them and their rows."""
     db = Database(f"sqlite:///{tmp_path / 'old.db'}")

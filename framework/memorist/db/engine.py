@@ -32,6 +32,9 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 def _config(conn: Connection, name: str | None = None, versions: Path | None = None) -> Config:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
+    # One path per option, split on os.pathsep: the legacy default splits on spaces and
+    # commas, which breaks a plugin installed under a directory with a space in its name.
+    config.set_main_option("path_separator", "os")
     if versions is not None:
         config.set_main_option("version_locations", str(versions))
     config.attributes["connection"] = conn
