@@ -324,3 +324,51 @@ def test_an_engines_own_adds_are_written_through_without_a_reload(pair: tuple[Me
     remember(off, "Another engine's otter")  # not this process's write: the next search reloads
     assert "otter" in on.search("otter", user_id="u1", top_k=1, threshold=0)[0].record.text
     assert index.loads == loads + 1
+
+
+def test_id_and_hash_lookups_accept_exactly_what_evaluate_accepts() -> None:
+    """An add's ``hash in (...)`` and the queue's ``id nin (...)`` are answered from the
+    snapshot's dicts, never evaluated row by row: the rows must be those ``evaluate`` keeps,
+    on a loaded snapshot and on one extended by this process's own adds."""
+    from memorist.engine.scope_snapshot import Snapshot
+    from memorist.filters import And, Condition, evaluate
+    from memorist.records import MemoryRecord, normalized_hash, utcnow
+
+    def record(i: int, text: str) -> MemoryRecord:
+        now = utcnow()
+        return MemoryRecord(
+            id=f"m{i}",
+            text=text,
+            hash=normalized_hash(text),
+            user_id="u1",
+            observed_at=now,
+            created_at=now,
+            updated_at=now,
+        )
+
+    texts = ["Bees on the roof", "bees on the roof", "A cat named Luna", "Dune", "Dune", "Sweden"]
+    loaded = [record(i, t) for i, t in enumerate(texts[:4])]
+    added = [record(i + 4, t) for i, t in enumerate(texts[4:])]
+    pinned = Pinned("default", "default", "user_id", "u1")
+    first = Snapshot.build(pinned, (0, 1), loaded, np.eye(4, 8, dtype=np.float32))
+    grown = first.extended((0, 2), added, np.eye(2, 8, k=4, dtype=np.float32))
+    hashes = {r.hash for r in loaded + added}
+    cases = [
+        Condition("hash", "in", (normalized_hash("Dune"), "nothing")),
+        Condition("hash", "in", tuple(hashes)),
+        Condition("hash", "eq", normalized_hash("bees on the roof")),
+        Condition("hash", "nin", (normalized_hash("Sweden"),)),
+        Condition("id", "in", ("m1", "m5", "m9")),
+        Condition("id", "nin", ("m0", "m4")),
+        Condition("id", "eq", "m3"),
+        Condition("id", "in", ()),
+        And((pinned.filter(), Condition("hash", "in", (normalized_hash("A cat named Luna"),)))),
+    ]
+    for snapshot in (first, grown):
+        for where in cases:
+            expected = [evaluate(where, r) for r in snapshot.records]
+            assert snapshot.accepted(where).tolist() == expected, where
+    assert grown.accepted(Condition("hash", "in", (normalized_hash("Dune"),))).tolist() == [
+        False, False, False, True, True, False
+    ]  # fmt: skip
+    assert first.by_hash[normalized_hash("Dune")] == [3]  # extending copied, never changed, the older snapshot

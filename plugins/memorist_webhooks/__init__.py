@@ -18,7 +18,7 @@ gets it from ``database_ready``, and the memory hooks find it there.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -78,13 +78,21 @@ def binding(context: PluginContext | None = None) -> Binding | None:
     return found if isinstance(found, Binding) else None
 
 
-def _enqueue(context: PluginContext | None, event_type: str, memory: MemoryRecord, prev: MemoryRecord | None) -> None:
+def _enqueue(
+    context: PluginContext | None, event_types: Sequence[str], memory: MemoryRecord, prev: MemoryRecord | None
+) -> None:
+    """Queue ``memory``'s events for the project's webhooks that asked for them (one lookup
+    of the project's webhooks for all of the events)."""
     current = binding(context)
     if current is None:
-        log.debug("webhooks: no database bound for this engine; %s not sent", event_type)
+        log.debug("webhooks: no database bound for this engine; %s not sent", ", ".join(event_types))
         return
-    hooks = current.store.subscribed(memory.project_id, event_type)
-    if hooks and current.queue.enqueue(hooks, event_type, memory, prev):
+    active = current.store.active(memory.project_id)
+    queued = False
+    for event_type in event_types:
+        hooks = [hook for hook in active if event_type in hook.event_types]
+        queued = bool(hooks and current.queue.enqueue(hooks, event_type, memory, prev)) or queued
+    if queued:
         current.dispatcher.ensure_started()
         current.dispatcher.wake()
 
@@ -127,19 +135,17 @@ def configure_app(app: falcon.App[falcon.Request, falcon.Response], context: Plu
 
 @hookimpl
 def memory_added(memory: MemoryRecord, context: PluginContext | None) -> None:
-    _enqueue(context, MEMORY_ADD, memory, None)
-    if memory.categories:
-        _enqueue(context, MEMORY_CATEGORIZE, memory, None)
+    _enqueue(context, (MEMORY_ADD, MEMORY_CATEGORIZE) if memory.categories else (MEMORY_ADD,), memory, None)
 
 
 @hookimpl
 def memory_updated(memory: MemoryRecord, previous: MemoryRecord, context: PluginContext | None) -> None:
-    _enqueue(context, MEMORY_UPDATE, memory, previous)
+    _enqueue(context, (MEMORY_UPDATE,), memory, previous)
 
 
 @hookimpl
 def memory_deleted(memory: MemoryRecord, context: PluginContext | None) -> None:
-    _enqueue(context, MEMORY_DELETE, memory, None)
+    _enqueue(context, (MEMORY_DELETE,), memory, None)
 
 
 @hookimpl

@@ -183,7 +183,11 @@ class WebhookStore:
             return bool(conn.execute(delete(webhooks).where(webhooks.c.id == webhook_id)).rowcount)
 
     def subscribed(self, project_id: str, event_type: str) -> list[Webhook]:
-        """Active webhooks of the project that asked for ``event_type``.
+        """Active webhooks of the project that asked for ``event_type``."""
+        return [hook for hook in self.active(project_id) if event_type in hook.event_types]
+
+    def active(self, project_id: str) -> list[Webhook]:
+        """Active webhooks of the project, whatever events they asked for.
 
         Every stored memory asks this, and almost no project has a webhook: the answer
         per project is kept until the table changes. What tells a change, made by any
@@ -208,4 +212,4 @@ class WebhookStore:
                 with self._cache_lock:
                     if self._stamp == stamp:
                         self._active[project_id] = active
-        return [hook for hook in active if event_type in hook.event_types]
+        return active

@@ -102,12 +102,10 @@ class EntityGraph:
         return linked
 
     def _resolve_or_create(self, conn: Connection, key: str, mention: EntityMention) -> str:
+        """The entity of a mention whose alias :meth:`link` did not find in this transaction:
+        a variant of a known proper noun, else a new entity (a concurrent writer's alias for
+        the same name surfaces as an IntegrityError, and that entity is used)."""
         norm = normalize(mention.text)
-        found = conn.execute(
-            select(entity_aliases.c.entity_id).where(entity_aliases.c.scope_key == key, entity_aliases.c.norm == norm)
-        ).scalar()
-        if found:
-            return str(found)
         if mention.kind == "proper_noun":
             for entity_id, name in conn.execute(
                 select(entities.c.id, entities.c.name).where(

@@ -71,6 +71,9 @@ class Snapshot:
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: The scope's entity-graph partition, loaded on first use (same generation).
     graph: ScopeGraph | None = None
+    #: Rows by normalized-text hash: an add's duplicate lookup (``hash in (...)``) is then a
+    #: few dict reads instead of evaluating the filter on every record of the scope.
+    by_hash: dict[str | None, list[int]] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -92,6 +95,7 @@ class Snapshot:
             [records[i].id for i in stored],
             {r.id: i for i, r in enumerate(records)},
             expires,
+            by_hash=_rows_by_hash(records, 0, {}),
         )
 
     def __len__(self) -> int:
@@ -117,6 +121,7 @@ class Snapshot:
             [r.id for r in sorted(every, key=_stored_key)],
             rows,
             np.concatenate([self.expires, expires]),
+            by_hash=_rows_by_hash(records, len(self.records), {h: list(r) for h, r in self.by_hash.items()}),
         )
 
     def accepted(self, where: Filter | None) -> np.ndarray:
@@ -137,10 +142,22 @@ class Snapshot:
             return accepted
         if isinstance(item, And):
             return self.accepted(item)
-        if isinstance(item, Condition) and item.field == "id" and item.op == "in":
-            mask = np.zeros(len(self.records), dtype=bool)
-            mask[[self.rows[i] for i in item.value if i in self.rows]] = True
-            return mask
+        if isinstance(item, Condition) and item.field in ("id", "hash") and item.op in ("in", "nin", "eq"):
+            # Each add asks for other ids and hashes: looked up, never evaluated row by row
+            # nor cached. Both fields are strings on every record, so membership is exactly
+            # what ``evaluate`` decides.
+            values = (item.value,) if item.op == "eq" else item.value
+            try:
+                if item.field == "id":
+                    hits = [self.rows[v] for v in values if v in self.rows]
+                else:
+                    hits = [row for v in values for row in self.by_hash.get(v, ())]
+            except TypeError:  # an unhashable value (never from parse_filter): evaluated below
+                pass
+            else:
+                mask = np.zeros(len(self.records), dtype=bool)
+                mask[hits] = True
+                return ~mask if item.op == "nin" else mask
         try:
             hash(item)
         except TypeError:  # a value that cannot key the cache (never from parse_filter)
@@ -156,6 +173,14 @@ class Snapshot:
             while len(self.masks) > _MASKS:
                 self.masks.popitem(last=False)
         return mask
+
+
+def _rows_by_hash(
+    records: Sequence[MemoryRecord], first: int, into: dict[str | None, list[int]]
+) -> dict[str | None, list[int]]:
+    for row, record in enumerate(records, start=first):
+        into.setdefault(record.hash, []).append(row)
+    return into
 
 
 def _stored_key(record: MemoryRecord) -> tuple[datetime, datetime, str]:
