@@ -372,3 +372,9 @@ def test_id_and_hash_lookups_accept_exactly_what_evaluate_accepts() -> None:
         False, False, False, True, True, False
     ]  # fmt: skip
     assert first.by_hash[normalized_hash("Dune")] == [3]  # extending copied, never changed, the older snapshot
+    # A filter another search cached on the older snapshot carries over, extended to the new rows.
+    dune = Condition("text", "eq", "Dune")
+    assert first.accepted(dune).tolist() == [False, False, False, True]
+    third = first.extended((0, 3), added, np.eye(2, 8, k=4, dtype=np.float32))
+    assert dune in third.masks
+    assert third.accepted(dune).tolist() == [False, False, False, True, True, False]

@@ -122,6 +122,17 @@ class Snapshot:
             rows,
             np.concatenate([self.expires, expires]),
             by_hash=_rows_by_hash(records, len(self.records), {h: list(r) for h, r in self.by_hash.items()}),
+            # The filters this scope's searches and adds keep asking (its scope conditions,
+            # a search's filter) carry over, evaluated on the new records only.
+            masks=self._extended_masks(records),
+        )
+
+    def _extended_masks(self, records: list[MemoryRecord]) -> OrderedDict[Filter, np.ndarray]:
+        with self.lock:
+            cached = list(self.masks.items())
+        return OrderedDict(
+            (item, np.concatenate([mask, np.array([evaluate(item, r) for r in records], dtype=bool)]))
+            for item, mask in cached
         )
 
     def accepted(self, where: Filter | None) -> np.ndarray:
