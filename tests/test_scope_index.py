@@ -4,6 +4,7 @@ coherent with writes made by any engine on the same data, bounded in memory."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -371,7 +372,15 @@ def test_id_and_hash_lookups_accept_exactly_what_evaluate_accepts() -> None:
     assert grown.accepted(Condition("hash", "in", (normalized_hash("Dune"),))).tolist() == [
         False, False, False, True, True, False
     ]  # fmt: skip
-    assert first.by_hash[normalized_hash("Dune")] == [3]  # extending copied, never changed, the older snapshot
+    assert first.by_hash[normalized_hash("Dune")] == (3,)  # extending copied, never changed, the older snapshot
+    # The stored order (created, updated, id): a newer add goes at the end, an older one (an add
+    # with a past ``timestamp``) into its place.
+    older = record(9, "From last year").model_copy(update={"created_at": loaded[0].created_at - timedelta(days=365)})
+    for snapshot in (grown, grown.extended((0, 4), [older], np.eye(1, 8, dtype=np.float32))):
+        assert snapshot.order == [
+            r.id for r in sorted(snapshot.records, key=lambda r: (r.created_at, r.updated_at, r.id))
+        ]
+    assert grown.extended((0, 4), [older], np.eye(1, 8, dtype=np.float32)).order[0] == "m9"
     # A filter another search cached on the older snapshot carries over, extended to the new rows.
     dune = Condition("text", "eq", "Dune")
     assert first.accepted(dune).tolist() == [False, False, False, True]

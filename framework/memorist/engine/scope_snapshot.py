@@ -73,7 +73,7 @@ class Snapshot:
     graph: ScopeGraph | None = None
     #: Rows by normalized-text hash: an add's duplicate lookup (``hash in (...)``) is then a
     #: few dict reads instead of evaluating the filter on every record of the scope.
-    by_hash: dict[str | None, list[int]] = field(default_factory=dict)
+    by_hash: dict[str | None, tuple[int, ...]] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -117,15 +117,26 @@ class Snapshot:
             every,
             np.concatenate([self.vectors, matrix]),
             self.postings.extended([r.text for r in records]),
-            # Timsort merges the appended run in linear time.
-            [r.id for r in sorted(every, key=_stored_key)],
+            self._order_with(records),
             rows,
             np.concatenate([self.expires, expires]),
-            by_hash=_rows_by_hash(records, len(self.records), {h: list(r) for h, r in self.by_hash.items()}),
+            # A shallow copy (tuples are shared): an add into a large scope copies no lists.
+            by_hash=_rows_by_hash(records, len(self.records), dict(self.by_hash)),
             # The filters this scope's searches and adds keep asking (its scope conditions,
             # a search's filter) carry over, evaluated on the new records only.
             masks=self._extended_masks(records),
         )
+
+    def _order_with(self, records: list[MemoryRecord]) -> list[str]:
+        """The stored order with ``records`` added. A new add is usually the newest memory:
+        then its ids go at the end with no sort over the whole scope."""
+        fresh = sorted(records, key=_stored_key)
+        if not fresh:
+            return self.order
+        if not self.order or _stored_key(self.records[self.rows[self.order[-1]]]) < _stored_key(fresh[0]):
+            return self.order + [r.id for r in fresh]
+        # Timsort merges the appended run in linear time.
+        return [r.id for r in sorted(self.records + records, key=_stored_key)]
 
     def _extended_masks(self, records: list[MemoryRecord]) -> OrderedDict[Filter, np.ndarray]:
         with self.lock:
@@ -187,10 +198,10 @@ class Snapshot:
 
 
 def _rows_by_hash(
-    records: Sequence[MemoryRecord], first: int, into: dict[str | None, list[int]]
-) -> dict[str | None, list[int]]:
+    records: Sequence[MemoryRecord], first: int, into: dict[str | None, tuple[int, ...]]
+) -> dict[str | None, tuple[int, ...]]:
     for row, record in enumerate(records, start=first):
-        into.setdefault(record.hash, []).append(row)
+        into[record.hash] = (*into.get(record.hash, ()), row)
     return into
 
 
