@@ -387,3 +387,68 @@ def test_id_and_hash_lookups_accept_exactly_what_evaluate_accepts() -> None:
     third = first.extended((0, 3), added, np.eye(2, 8, k=4, dtype=np.float32))
     assert dune in third.masks
     assert third.accepted(dune).tolist() == [False, False, False, True, True, False]
+
+
+def _graph_state(graph: Any) -> tuple[Any, ...]:
+    return (
+        graph.aliases,
+        graph.names,
+        sorted(graph.proper),
+        {e: sorted(m) for e, m in graph.links.items()},
+        graph.total,
+    )
+
+
+def test_a_graph_grown_by_own_adds_equals_the_partition_read_again(pair: tuple[Memory, Memory]) -> None:
+    """Write-through adds extend the snapshot's entity graph from their own links (new
+    entities, an alias of a known one, a rename) instead of reading the whole partition."""
+    from memorist.engine.scope_graph import ScopeGraph
+
+    on, off = pair
+    fill(on, rounds=1)
+    warm(on)
+    index = on.scope_index
+    assert index is not None
+    pinned = Pinned("default", "default", "user_id", "u1")
+    snapshot = index.get(pinned)
+    assert snapshot is not None and index.graph(snapshot) is not None
+    loads = index.loads
+    remember(on, "Melanie Smith adopted a walrus named Wally")  # a rename of Melanie, new entities
+    remember(on, "Mel and Wally swam to Sweden")  # an alias of a known one, two known
+    grown = index.get(pinned)
+    assert grown is not None and grown.graph is None and grown.graph_base is not None
+    assert index.loads == loads  # written through, not reloaded
+    graph = index.graph(grown)
+    assert _graph_state(graph) == _graph_state(ScopeGraph.load(on.db, pinned.key))
+    for query in ["What did Mel adopt?", "Wally", "Melanie Smith in Sweden", *QUERIES]:
+        assert_same(ranked(on, query), ranked(off, query))
+
+
+def test_a_graph_read_after_the_adds_committed_is_not_counted_twice(pair: tuple[Memory, Memory]) -> None:
+    """A search may load the older snapshot's graph between an add's commit and its
+    write-through: the grown graph then already holds that add's links."""
+    from memorist.engine.scope_graph import ScopeGraph
+
+    on, _ = pair
+    fill(on, rounds=1)
+    warm(on)
+    index = on.scope_index
+    assert index is not None
+    pinned = Pinned("default", "default", "user_id", "u1")
+    before = index.get(pinned)
+    assert before is not None
+    before.graph = None  # as if no search had read it yet ...
+    real_added = index.added
+
+    def late_search_then_added(*args: Any, **kwargs: Any) -> None:
+        index.graph(before)  # ... and one reads it after the commit, before the write-through
+        real_added(*args, **kwargs)
+
+    index.added = late_search_then_added  # type: ignore[method-assign]
+    try:
+        remember(on, "Caroline and Melanie visited Sweden together")
+    finally:
+        index.added = real_added  # type: ignore[method-assign]
+    grown = index.get(pinned)
+    assert grown is not None and grown is not before
+    assert _graph_state(index.graph(grown)) == _graph_state(ScopeGraph.load(on.db, pinned.key))

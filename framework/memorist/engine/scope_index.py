@@ -91,7 +91,13 @@ class ScopeIndex:
         it is at least as new as that generation: a write since makes the next search reload."""
         with snapshot.lock:
             if snapshot.graph is None:
-                snapshot.graph = ScopeGraph.load(self._generations.db, snapshot.pinned.key)
+                db = self._generations.db
+                if snapshot.graph_base is not None:  # grown by this process's adds: read only theirs
+                    base, added = snapshot.graph_base
+                    snapshot.graph = base.with_memories(db, added)
+                else:
+                    snapshot.graph = ScopeGraph.load(db, snapshot.pinned.key)
+                snapshot.graph_base = None
             return snapshot.graph
 
     def current(self, pinned: Pinned) -> ScopeView | None:

@@ -71,6 +71,10 @@ class Snapshot:
     lock: threading.Lock = field(default_factory=threading.Lock)
     #: The scope's entity-graph partition, loaded on first use (same generation).
     graph: ScopeGraph | None = None
+    #: For a snapshot extended by this process's adds: the graph of the snapshot it grew
+    #: from and the memories added since, so its graph is that one plus their links
+    #: (:meth:`ScopeGraph.with_memories`) rather than a whole partition read again.
+    graph_base: tuple[ScopeGraph, tuple[str, ...]] | None = None
     #: Rows by normalized-text hash: an add's duplicate lookup (``hash in (...)``) is then a
     #: few dict reads instead of evaluating the filter on every record of the scope.
     by_hash: dict[str | None, tuple[int, ...]] = field(default_factory=dict)
@@ -125,7 +129,17 @@ class Snapshot:
             # The filters this scope's searches and adds keep asking (its scope conditions,
             # a search's filter) carry over, evaluated on the new records only.
             masks=self._extended_masks(records),
+            graph_base=self._graph_base_with(records),
         )
+
+    def _graph_base_with(self, records: list[MemoryRecord]) -> tuple[ScopeGraph, tuple[str, ...]] | None:
+        with self.lock:
+            graph, base = self.graph, self.graph_base
+        if graph is not None:
+            return graph, tuple(r.id for r in records)
+        if base is not None:  # extended again before any search read its graph
+            return base[0], (*base[1], *(r.id for r in records))
+        return None
 
     def _order_with(self, records: list[MemoryRecord]) -> list[str]:
         """The stored order with ``records`` added. A new add is usually the newest memory:
