@@ -146,6 +146,24 @@ def test_search_stages_on_a_fresh_locomo_store(tmp_path: Path, adds: str) -> Non
     assert "critical path" in result.stdout
 
 
+def test_agent_loop_takes_each_add_in_place(tmp_path: Path) -> None:
+    """Adds and searches alternating on one user: no search after this process's own add
+    reloads the scope (the snapshot and its graph grow in place)."""
+    data = tmp_path / "locomo"
+    write_conversation(data)
+    out = tmp_path / "loop.json"
+    result = run(
+        "agent_loop.py", "--data", str(data), "--conversation", "conv-tiny", "--load", "8", "--rounds", "4",
+        "--json", str(out),
+    )  # fmt: skip
+    figures = json.loads(out.read_text())
+    assert figures["rounds"] == 4 and figures["loaded"] == 8
+    assert 0 < figures["search_p50_ms"] <= figures["search_p95_ms"]
+    assert 0 < figures["add_p50_ms"] <= figures["add_p95_ms"]
+    assert figures["scope_loads"] == 0 and figures["graph_loads"] == 0
+    assert f"search p50 {figures['search_p50_ms']} ms" in result.stdout
+
+
 @pytest.mark.slow  # starts real `memorist serve` nodes (gunicorn master and two workers), twice
 def test_footprint_reports_worker_and_node_memory(tmp_path: Path) -> None:
     out = tmp_path / "footprint.json"

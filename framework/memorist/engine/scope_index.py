@@ -70,6 +70,8 @@ class ScopeIndex:
         self._seen: OrderedDict[str, None] = OrderedDict()
         #: Loads since start (benchmarks and tests read it).
         self.loads = 0
+        #: Whole graph partitions read (a snapshot grown by this process's adds reads only theirs).
+        self.graph_loads = 0
 
     @property
     def rows(self) -> int:
@@ -97,6 +99,7 @@ class ScopeIndex:
                     snapshot.graph = base.with_memories(db, added)
                 else:
                     snapshot.graph = ScopeGraph.load(db, snapshot.pinned.key)
+                    self.graph_loads += 1
                 snapshot.graph_base = None
             return snapshot.graph
 
