@@ -178,7 +178,11 @@ class Snapshot:
             return accepted
         if isinstance(item, And):
             return self.accepted(item)
-        if isinstance(item, Condition) and item.field in ("id", "hash") and item.op in ("in", "nin", "eq"):
+        if (
+            isinstance(item, Condition)
+            and item.field in ("id", "hash")
+            and (item.op == "eq" or (item.op in ("in", "nin") and isinstance(item.value, tuple | list)))
+        ):
             # Each add asks for other ids and hashes: looked up, never evaluated row by row
             # nor cached. Both fields are strings on every record, so membership is exactly
             # what ``evaluate`` decides.
