@@ -67,7 +67,7 @@ def test_serve_applies_the_setting_before_gunicorn_starts(monkeypatch: pytest.Mo
     from memorist import server
     from memorist.settings import Settings
 
-    seen: list[int | None] = []
+    seen: list[int] = []
     monkeypatch.setattr(server, "limit_malloc_arenas", seen.append)
     monkeypatch.setattr(server.MemoristGunicorn, "run", lambda self: seen.append(-1))
     server.run_gunicorn(Settings.model_validate({"server": {"malloc_arena_max": 4}}))

@@ -399,19 +399,26 @@ def _graph_state(graph: Any) -> tuple[Any, ...]:
     )
 
 
+def _held_scope(memory: Memory) -> tuple[Any, Pinned, Any]:
+    """``u1``'s scope filled, searched and held in memory: the index, its pin and snapshot."""
+    fill(memory, rounds=1)
+    warm(memory)
+    index = memory.scope_index
+    assert index is not None
+    pinned = Pinned("default", "default", "user_id", "u1")
+    snapshot = index.get(pinned)
+    assert snapshot is not None
+    return index, pinned, snapshot
+
+
 def test_a_graph_grown_by_own_adds_equals_the_partition_read_again(pair: tuple[Memory, Memory]) -> None:
     """Write-through adds extend the snapshot's entity graph from their own links (new
     entities, an alias of a known one, a rename) instead of reading the whole partition."""
     from memorist.engine.scope_graph import ScopeGraph
 
     on, off = pair
-    fill(on, rounds=1)
-    warm(on)
-    index = on.scope_index
-    assert index is not None
-    pinned = Pinned("default", "default", "user_id", "u1")
-    snapshot = index.get(pinned)
-    assert snapshot is not None and index.graph(snapshot) is not None
+    index, pinned, snapshot = _held_scope(on)
+    assert index.graph(snapshot) is not None
     loads = index.loads
     remember(on, "Melanie Smith adopted a walrus named Wally")  # a rename of Melanie, new entities
     remember(on, "Mel and Wally swam to Sweden")  # an alias of a known one, two known
@@ -430,13 +437,7 @@ def test_a_graph_read_after_the_adds_committed_is_not_counted_twice(pair: tuple[
     from memorist.engine.scope_graph import ScopeGraph
 
     on, _ = pair
-    fill(on, rounds=1)
-    warm(on)
-    index = on.scope_index
-    assert index is not None
-    pinned = Pinned("default", "default", "user_id", "u1")
-    before = index.get(pinned)
-    assert before is not None
+    index, pinned, before = _held_scope(on)
     before.graph = None  # as if no search had read it yet ...
     real_added = index.added
 

@@ -28,10 +28,10 @@ log = logging.getLogger(__name__)
 _M_ARENA_MAX = -8
 
 
-def limit_malloc_arenas(arenas: int | None) -> bool:
+def limit_malloc_arenas(arenas: int) -> bool:
     """Cap this process's malloc arenas at ``arenas`` (children forked later inherit it).
 
-    Returns whether the cap was applied: False for ``None``/0 (glibc's default kept),
+    Returns whether the cap was applied: False for 0 (glibc's default kept),
     when ``MALLOC_ARENA_MAX`` is in the environment, or off glibc.
     """
     if not arenas or os.environ.get("MALLOC_ARENA_MAX"):
