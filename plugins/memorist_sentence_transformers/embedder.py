@@ -47,6 +47,10 @@ class SentenceTransformerEmbedderOptions(ProviderOptions):
     document_prefix: str = ""
     #: Inference threads (torch or ONNX Runtime); None keeps the runtime's default.
     threads: int | None = Field(None, ge=1)
+    #: ONNX Runtime: the inference threads spin-wait between operators while an embedding
+    #: runs (never between embeddings). Faster single embeddings; false leaves the CPU to
+    #: other work during an embedding (many workers per core).
+    spin: bool = True
     #: "onnx": ONNX Runtime over a graph exported once and cached; "torch": PyTorch.
     backend: Literal["onnx", "torch"] = "onnx"
     #: Where exported ONNX graphs are cached; default ``$MEMORIST_MODEL_CACHE`` or
@@ -74,7 +78,7 @@ class SentenceTransformerEmbedder(Embedder[SentenceTransformerEmbedderOptions]):
         cache = Path(options.onnx_cache_dir) if options.onnx_cache_dir else default_cache_dir()
         if options.backend == "onnx":
             try:  # the fast path: a graph exported earlier, no torch
-                self._onnx = OnnxSentenceEncoder.from_cache(path, cache, options.threads)
+                self._onnx = OnnxSentenceEncoder.from_cache(path, cache, options.threads, options.spin)
             except CacheMiss:
                 pass
             except Exception as exc:  # a damaged cache file, onnxruntime missing: export or PyTorch still work
@@ -83,7 +87,7 @@ class SentenceTransformerEmbedder(Embedder[SentenceTransformerEmbedderOptions]):
             self._model = self._load_torch(path, options)
             if options.backend == "onnx":
                 try:
-                    self._onnx = OnnxSentenceEncoder.export(self._model, path, cache, options.threads)
+                    self._onnx = OnnxSentenceEncoder.export(self._model, path, cache, options.threads, options.spin)
                     self._model = None  # ONNX Runtime does the work from now on
                 except Exception as exc:  # an exotic model, or onnxruntime missing: PyTorch still works
                     log.warning("embedder: ONNX Runtime unavailable for '%s' (%s); using PyTorch", options.model, exc)
