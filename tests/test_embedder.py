@@ -71,7 +71,7 @@ def test_without_onnx_runtime_the_embedder_falls_back_to_torch(
 
 
 def test_spinning_threads_are_a_setting_that_changes_no_vector(tmp_path: Path) -> None:
-    spinning, resting = make(tmp_path), make(tmp_path, spin=False)
+    spinning, resting = make(tmp_path, spin=True), make(tmp_path)
     assert spinning._onnx is not None and resting._onnx is not None
     assert spinning._onnx.spins and not resting._onnx.spins  # as ONNX Runtime holds the session's options
     np.testing.assert_allclose(spinning.embed(TEXTS), resting.embed(TEXTS), atol=1e-6)

@@ -48,9 +48,9 @@ class SentenceTransformerEmbedderOptions(ProviderOptions):
     #: Inference threads (torch or ONNX Runtime); None keeps the runtime's default.
     threads: int | None = Field(None, ge=1)
     #: ONNX Runtime: the inference threads spin-wait between operators while an embedding
-    #: runs (never between embeddings). Faster single embeddings; false leaves the CPU to
-    #: other work during an embedding (many workers per core).
-    spin: bool = True
+    #: runs. A lone embedding is faster; with other threads busy beside it (the store's, the
+    #: server's), searches and adds measured no faster or slower, so it is off by default.
+    spin: bool = False
     #: "onnx": ONNX Runtime over a graph exported once and cached; "torch": PyTorch.
     backend: Literal["onnx", "torch"] = "onnx"
     #: Where exported ONNX graphs are cached; default ``$MEMORIST_MODEL_CACHE`` or

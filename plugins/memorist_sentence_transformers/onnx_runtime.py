@@ -59,7 +59,7 @@ class OnnxSentenceEncoder:
     nor sentence-transformers: that is most of a cold start's time.
     """
 
-    def __init__(self, model_path: str, graph: Path, threads: int | None, spin: bool = True) -> None:
+    def __init__(self, model_path: str, graph: Path, threads: int | None, spin: bool = False) -> None:
         import onnxruntime
         from tokenizers import Tokenizer
 
@@ -69,10 +69,10 @@ class OnnxSentenceEncoder:
             options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         # Spinning: the intra-op threads wait for the next operator by spinning instead of
-        # sleeping. A MiniLM run is ~100 short operators, and waking a sleeping thread for each
-        # cost a short query 5.4 ms against 3.7 ms spinning (2 cores). ONNX Runtime spins only
-        # while a run is under way (a worker idle between requests uses no CPU); off, the
-        # threads leave the CPU to whatever runs beside an embedding.
+        # sleeping. Alone, a short query embeds in 3.7 ms spinning against 5.4 ms sleeping (2
+        # cores); but whole searches and adds, where LanceDB's, the server's or another
+        # library's threads run beside the embedding, were no faster and sometimes slower
+        # (benchmarks/versus_mem0.py: search p50 13.6 ms spinning, 9.8 ms not). Off by default.
         options.add_session_config_entry(_SPINNING, "1" if spin else "0")
         self._session = onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
         self._inputs = [i.name for i in self._session.get_inputs()]
@@ -93,7 +93,7 @@ class OnnxSentenceEncoder:
 
     @classmethod
     def from_cache(
-        cls, model_path: str, cache_dir: Path, threads: int | None, spin: bool = True
+        cls, model_path: str, cache_dir: Path, threads: int | None, spin: bool = False
     ) -> OnnxSentenceEncoder:
         """The encoder over a graph exported earlier; :class:`CacheMiss` when there is none."""
         root = Path(model_path)
@@ -107,7 +107,7 @@ class OnnxSentenceEncoder:
 
     @classmethod
     def export(
-        cls, model: Any, model_path: str, cache_dir: Path, threads: int | None, spin: bool = True
+        cls, model: Any, model_path: str, cache_dir: Path, threads: int | None, spin: bool = False
     ) -> OnnxSentenceEncoder:
         """Export a loaded ``SentenceTransformer`` once (torch does this), then run it like a cached one."""
         probe = model.tokenizer(["probe"], return_tensors="np")
