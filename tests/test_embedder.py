@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from memorist.providers import ProviderContext
 from memorist_sentence_transformers.embedder import SentenceTransformerEmbedder
+from pydantic import ValidationError
 
 TEXTS = [
     "What did Caroline research after the support group meeting?",
@@ -75,3 +76,37 @@ def test_spinning_threads_are_a_setting_that_changes_no_vector(tmp_path: Path) -
     assert spinning._onnx is not None and resting._onnx is not None
     assert spinning._onnx.spins and not resting._onnx.spins  # as ONNX Runtime holds the session's options
     np.testing.assert_allclose(spinning.embed(TEXTS), resting.embed(TEXTS), atol=1e-6)
+
+
+def test_int8_runs_a_cached_quantized_copy_whose_vectors_still_retrieve(tmp_path: Path) -> None:
+    full = make(tmp_path)
+    int8 = make(tmp_path, quantize="int8")
+    assert int8.describe().endswith("(onnx, int8)") and full.describe().endswith("(onnx)")
+    assert int8._onnx is not None and int8._onnx.graph.name.endswith("-int8.onnx")
+    assert int8.dimension == full.dimension == 384
+    exact, approximate = full.embed(TEXTS), int8.embed(TEXTS)
+    np.testing.assert_allclose(np.linalg.norm(approximate, axis=1), 1.0, atol=1e-5)
+    cosines = (exact * approximate).sum(axis=1)
+    assert np.abs(exact - approximate).max() > 1e-3  # really another graph...
+    assert cosines.min() > 0.85 and cosines.mean() > 0.93  # ...giving nearly the same directions ("ok": 0.87)
+    documents = [
+        "Caroline went to an LGBTQ support group and researched adoption agencies.",
+        "Melanie painted a sunrise over the lake last summer.",
+        "The family went camping in the mountains and roasted marshmallows.",
+    ]
+    queries = ["Which agencies did Caroline look into?", "What did Melanie paint?", "Where did they go camping?"]
+    ranked = int8.embed(queries, "query") @ int8.embed(documents).T
+    assert list(ranked.argmax(axis=1)) == [0, 1, 2]
+    # Made once: a second embedder reuses the quantized file.
+    stamp = int8._onnx.graph.stat().st_mtime_ns
+    again = make(tmp_path, quantize="int8")
+    assert again._onnx is not None and again._onnx.graph == int8._onnx.graph
+    assert int8._onnx.graph.stat().st_mtime_ns == stamp
+    assert len(list((tmp_path / "onnx").glob("*.onnx"))) == 2 and not list((tmp_path / "onnx").glob("*.tmp"))
+
+
+def test_int8_needs_the_onnx_backend() -> None:
+    with pytest.raises(ValidationError, match="backend 'onnx'"):
+        SentenceTransformerEmbedder.Options.model_validate({"quantize": "int8", "backend": "torch"})
+    with pytest.raises(ValidationError, match="quantize"):
+        SentenceTransformerEmbedder.Options.model_validate({"quantize": "int4"})
