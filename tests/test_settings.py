@@ -104,7 +104,7 @@ def test_values_from_a_secrets_directory(tmp_path: Path, monkeypatch: pytest.Mon
     assert load_settings().data_dir == tmp_path / "from-secret"
 
 
-@pytest.mark.parametrize("name", ["default", "openai", "ollama"])
+@pytest.mark.parametrize("name", ["default", "fast", "openai", "ollama"])
 def test_shipped_configs_validate(name: str) -> None:
     result = subprocess.run(
         [
