@@ -15,7 +15,8 @@ top k, averaged over questions.
   the packaged MiniLM through mem0's ``huggingface`` embedder, local on-disk
   Qdrant, a dummy LLM that is never called (counted, and its port refused);
 - Memorist: ``memorist.Engine`` with the default configuration (heuristic
-  extractor, the same MiniLM on ONNX Runtime, LanceDB + SQLite) in a fresh data dir.
+  extractor, the same MiniLM on ONNX Runtime, LanceDB + SQLite) in a fresh data dir,
+  or ``--memorist-config FILE`` (e.g. ``configs/fast.yaml``, the int8 embedding).
 
 Ingest goes conversation by conversation, and by default the system that goes
 first alternates (mem0 first on the 1st, 3rd, ... conversation). Then the
@@ -116,7 +117,7 @@ def table(figures: dict[str, Any]) -> str:
         "| | ingest | search p50 | search p95 | recall@10 | recall@50 |",
         "|---|---|---|---|---|---|",
         row(f"mem0 OSS {figures['mem0']['version']} (infer=False, local Qdrant)", figures["mem0"]),
-        row("Memorist, default config (in-process)", figures["memorist"]),
+        row(f"Memorist, {figures['memorist']['config']} config (in-process)", figures["memorist"]),
         f"| Memorist ÷ mem0 (speed-up ×; recall ratio) | {r['ingest']}× | {r['search_p50']}× | {r['search_p95']}× "
         f"| {r['recall@10']} | {r['recall@50']} |",
     ]
@@ -140,6 +141,11 @@ def main(argv: list[str] | None = None) -> int:
         "--mem0-speaker-prefix",
         action="store_true",
         help='mem0 stores "Speaker: text" (its infer=False keeps the name out of the text otherwise)',
+    )
+    parser.add_argument(
+        "--memorist-config",
+        type=Path,
+        help="Memorist's YAML config, in process and over HTTP (default: the built-in embedded default)",
     )
     parser.add_argument("--workdir", type=Path, help="where both systems store (default: a fresh temporary dir)")
     parser.add_argument("--json", type=Path, help="write the figures to this file")
@@ -168,9 +174,11 @@ def main(argv: list[str] | None = None) -> int:
         mem0 = Mem0Side(workdir, args.mem0_torch_threads)
         init = {"mem0": time.perf_counter() - began}
         from memorist import Engine
+        from memorist.settings import load_settings
 
         began = time.perf_counter()
-        memorist = Engine.from_config({"data_dir": str(workdir / "memorist")})
+        where = {"data_dir": str(workdir / "memorist")}
+        memorist = Engine.from_config(load_settings(args.memorist_config, where) if args.memorist_config else where)
         init["memorist"] = time.perf_counter() - began
 
         def memorist_add(text: str, speaker: str, user: str, dia_id: str, when: str) -> None:
@@ -250,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
                 "memories": sum(memorist.list(user_id=user, page_size=1).total for user, _ in conversations),
                 "init_seconds": round(init["memorist"], 2),
                 "version": importlib.metadata.version("memorist"),
+                "config": args.memorist_config.stem if args.memorist_config else "default",
                 "components": memorist.components.describe(),
             },
         }
@@ -259,7 +268,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.http_queries:
             from scenarios.versus.http import measure_http
 
-            figures["memorist_http"] = measure_http(workdir / "memorist", questions, TOP_K, args.http_queries)
+            figures["memorist_http"] = measure_http(
+                workdir / "memorist", questions, TOP_K, args.http_queries, config=args.memorist_config
+            )
         figures["network"] = {"refused": guard.refused, "loopback_connections": guard.loopback}
     figures["load_average"] = {"before": load_before, "after": os.getloadavg()}
 

@@ -104,6 +104,7 @@ def test_versus_mem0_smallest_run(tmp_path: Path) -> None:
         assert f["recall"]["@10"] <= f["recall"]["@50"]
         assert 0 < f["memories"] <= len(TURNS)
     assert figures["mem0"]["llm_calls"] == 0 and figures["mem0"]["infer"] is False
+    assert figures["memorist"]["config"] == "default"
     assert figures["network"]["refused"] == []
     assert set(figures["ratios"]) == {"ingest", "search_p50", "search_p95", "recall@10", "recall@50"}
     table = result.stdout

@@ -22,7 +22,12 @@ from memorist.testing.server import code_path
 
 
 def measure_http(
-    data_dir: Path, questions: Sequence[tuple[str, str, set[str]]], top_k: int, count: int, warmup: int = 3
+    data_dir: Path,
+    questions: Sequence[tuple[str, str, set[str]]],
+    top_k: int,
+    count: int,
+    warmup: int = 3,
+    config: Path | None = None,
 ) -> dict[str, Any]:
     """p50/p95 of ``count`` sequential ``POST /search`` (``threshold`` 0) and the recall@10/@top_k they give."""
     admin_key = secrets.token_hex(16)
@@ -37,7 +42,7 @@ def measure_http(
             "PYTHONPATH": code_path(),
         }
     )
-    server = ServeProcess(env, workers=1, log_path=data_dir.parent / "memorist-serve.log", cwd=ROOT)
+    server = ServeProcess(env, workers=1, log_path=data_dir.parent / "memorist-serve.log", cwd=ROOT, config=config)
     latencies: list[float] = []
     recalls: dict[int, list[float]] = {10: [], top_k: []}
     try:

@@ -94,8 +94,11 @@ class ServeProcess:
         workers: int = 2,
         log_path: Path,
         cwd: Path | None = None,
+        config: Path | None = None,
     ) -> None:
         self.env = dict(env)
+        #: ``serve --config`` (a YAML file or a shipped config's name); None: settings from ``env`` alone.
+        self.config = config
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.workers = workers
@@ -117,6 +120,7 @@ class ServeProcess:
                     str(self.port),
                     "--workers",
                     str(self.workers),
+                    *(["--config", str(self.config)] if self.config is not None else []),
                 ],
                 env=self.env,
                 stdout=log,
