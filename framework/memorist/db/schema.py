@@ -262,3 +262,14 @@ scope_generations = Table(
     Column("scope_key", String(512), primary_key=True),
     Column("generation", Integer, nullable=False),
 )
+
+#: The memories an add put in a scope, under the generation it bumped the scope to: a
+#: process whose snapshot of the scope is a few adds behind reads just those instead of
+#: reloading the scope (``memorist.engine.scope_index``). Only recent generations are kept.
+scope_additions = Table(
+    "scope_additions",
+    metadata,
+    Column("scope_key", String(512), primary_key=True),
+    Column("generation", Integer, primary_key=True),
+    Column("memory_ids", Text, nullable=False),
+)

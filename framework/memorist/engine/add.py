@@ -285,7 +285,7 @@ class AddPipeline:
         for record in records:
             self._graph.link(record, self._c.entity_extractor.extract(record.text), conn)
         # The vectors are written: searches may now see them.
-        return self._generations.bump(conn, records) if self._generations is not None else {}
+        return self._generations.bump_added(conn, records) if self._generations is not None else {}
 
     def written(self, records: list[MemoryRecord], vectors: np.ndarray, bumped: dict[str, int]) -> None:
         """After the commit: this process's cached snapshots of the scopes take the new records."""

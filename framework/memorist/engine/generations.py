@@ -16,17 +16,18 @@ scope, including those written before this table existed and so without a row).
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from ..db import Database
-from ..db.schema import scope_generations
+from ..db.schema import scope_additions, scope_generations
 from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord
 
 #: The row a reset bumps; every scope's generation includes it.
@@ -36,6 +37,12 @@ _READ_SQL = f"SELECT scope_key, generation FROM {scope_generations.name} WHERE s
 
 #: (generation of the scope's row, generation of the ``*`` row); (0, 0) before any write.
 Generation = tuple[int, int]
+
+#: Generations of additions kept per scope: a snapshot further behind reloads in full.
+ADDITIONS_KEPT = 64
+#: Older additions of a scope are deleted when its generation reaches a multiple of this
+#: (one delete per this many adds, not one per add).
+_PRUNE_EVERY = 32
 
 
 def generation_key(org_id: str, project_id: str, field: str, value: str) -> str:
@@ -110,6 +117,52 @@ class ScopeGenerations:
             )
         ).all()
         return {str(k): int(g) for k, g in rows}
+
+    def bump_added(self, conn: Connection, records: Iterable[MemoryRecord]) -> dict[str, int]:
+        """``bump`` for an add: also notes, under each scope's new generation, the memories the
+        scope gained, so that another process's snapshot can take just those (:meth:`additions`)."""
+        records = list(records)
+        bumped = self.bump(conn, records)
+        gained: dict[str, list[str]] = {}
+        for record in records:
+            for key in record_keys([record]):
+                gained.setdefault(key, []).append(record.id)
+        if not gained:
+            return bumped
+        conn.execute(
+            scope_additions.insert(),
+            [{"scope_key": k, "generation": bumped[k], "memory_ids": json.dumps(ids)} for k, ids in gained.items()],
+        )
+        for key in gained:
+            if bumped[key] % _PRUNE_EVERY == 0:
+                conn.execute(
+                    delete(scope_additions).where(
+                        scope_additions.c.scope_key == key,
+                        scope_additions.c.generation <= bumped[key] - ADDITIONS_KEPT,
+                    )
+                )
+        return bumped
+
+    def additions(self, key: str, after: int, upto: int) -> list[str] | None:
+        """Ids of the memories the scope gained from generation ``after`` (exclusive) to ``upto``,
+        oldest add first; None when a generation between is not an add's (an update, a delete,
+        a purge) or no longer kept: then only a reload tells the scope's state."""
+        if not 0 <= after < upto <= after + ADDITIONS_KEPT:
+            return None
+        query = (
+            select(scope_additions.c.generation, scope_additions.c.memory_ids)
+            .where(
+                scope_additions.c.scope_key == key,
+                scope_additions.c.generation > after,
+                scope_additions.c.generation <= upto,
+            )
+            .order_by(scope_additions.c.generation)
+        )
+        with self.db.connect() as conn:
+            rows = conn.execute(query).all()
+        if len(rows) != upto - after:
+            return None
+        return [memory_id for _, ids in rows for memory_id in json.loads(ids)]
 
     def bump_keys(self, conn: Connection, keys: Iterable[str]) -> None:
         for key in sorted(keys):  # a fixed order: concurrent writers never deadlock on PostgreSQL

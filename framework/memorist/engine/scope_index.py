@@ -15,7 +15,10 @@ clock, on a vector of expiry times).
 Coherence: every write bumps its scopes' generations in the relational database
 once the store shows it (:mod:`.generations`); a search reads its scope's
 generation (one point query) before using a snapshot and reloads on a mismatch.
-Every process and node therefore sees every acknowledged write at once.
+Every process and node therefore sees every acknowledged write at once. When
+every write since the snapshot was an add (the common case: an agent's loop
+served by several workers), the snapshot *catches up* instead: it takes just the
+added memories, named by the adds' log (``scope_additions``), from the store.
 
 Memory stays bounded: scopes are kept least recently used first within
 ``scope_index_rows`` rows in total; a scope above ``scope_index_max_rows``, a
@@ -34,6 +37,7 @@ import numpy as np
 from sqlalchemy import select
 
 from ..db.schema import scope_counts
+from ..filters import And, Condition
 from ..providers import VectorStore
 from ..records import MemoryRecord
 from .counts import ENTITY_TYPES
@@ -72,6 +76,8 @@ class ScopeIndex:
         self.loads = 0
         #: Whole graph partitions read (a snapshot grown by this process's adds reads only theirs).
         self.graph_loads = 0
+        #: Snapshots brought up to date with other processes' adds alone (no reload).
+        self.catch_ups = 0
 
     @property
     def rows(self) -> int:
@@ -104,15 +110,24 @@ class ScopeIndex:
             return snapshot.graph
 
     def current(self, pinned: Pinned) -> ScopeView | None:
-        """The scope's cached snapshot if no process wrote to it since it was loaded; never
-        loads (an add's duplicate lookups use a scope search already holds, no more)."""
+        """The scope's cached snapshot if no process wrote to it since it was loaded, or caught
+        up with other processes' adds; never loads (an add's duplicate lookups use a scope
+        search already holds, no more)."""
         with self._lock:
             if pinned.key not in self._scopes:
                 return None
         generation = self._generations.read(pinned.key)
         with self._lock:
             snapshot = self._scopes.get(pinned.key)
-            return ScopeView(snapshot) if snapshot is not None and snapshot.generation == generation else None
+        if snapshot is None:
+            return None
+        if snapshot.generation == generation:
+            return ScopeView(snapshot)
+        caught = self._caught_up(snapshot, generation)
+        if caught is None:
+            return None
+        self._install(pinned.key, snapshot, caught)
+        return ScopeView(caught)
 
     def get(self, pinned: Pinned) -> Snapshot | None:
         """The scope's current snapshot, loading it if needed: on its first search when it is
@@ -131,6 +146,11 @@ class ScopeIndex:
             if self._too_large.get(key) == generation:
                 return None
             first = snapshot is None and key not in self._seen
+        if snapshot is not None:
+            caught = self._caught_up(snapshot, generation)
+            if caught is not None:
+                self._install(key, snapshot, caught)
+                return caught
         if first and self._size(pinned) > EAGER_ROWS:
             with self._lock:
                 self._seen[key] = None
@@ -157,6 +177,38 @@ class ScopeIndex:
             self._evict()
         return snapshot
 
+    def _install(self, key: str, old: Snapshot, new: Snapshot) -> None:
+        """Cache ``new`` in place of ``old``, unless the scope was reloaded or dropped meanwhile."""
+        with self._lock:
+            if self._scopes.get(key) is old:
+                self._drop(key)
+                self._scopes[key] = new
+                self._rows += len(new)
+                self._evict()
+
+    def _caught_up(self, snapshot: Snapshot, generation: Generation) -> Snapshot | None:
+        """``snapshot`` with the memories other processes added since it was loaded, when every
+        write to the scope since then was an add still in the log; else None (reload).
+
+        One small log read and one store read by id, instead of reading the whole scope again
+        (and its graph partition: the grown snapshot's graph reads only the new memories' links).
+        Read after the generation, the store holds every memory the log names up to it.
+        """
+        (had, everything), (now, now_everything) = snapshot.generation, generation
+        if everything != now_everything or now <= had:
+            return None
+        ids = self._generations.additions(snapshot.pinned.key, had, now)
+        if not ids or any(i in snapshot.rows for i in ids) or len(snapshot) + len(ids) > self._max_scope_rows:
+            return None
+        where = And((snapshot.pinned.filter(), Condition("id", "in", tuple(ids))))
+        loaded = self._store.snapshot(where, len(ids))
+        if loaded is None or len(loaded[0]) != len(set(ids)):
+            return None
+        records, vectors = loaded
+        with self._lock:
+            self.catch_ups += 1
+        return snapshot.extended(generation, records, vectors)
+
     def _size(self, pinned: Pinned) -> int:
         """The scope's memory count as the relational side keeps it (0 when it has no row)."""
         entity_type = ENTITY_TYPES[pinned.field]
@@ -179,7 +231,8 @@ class ScopeIndex:
     def added(self, records: Sequence[MemoryRecord], vectors: np.ndarray, bumped: dict[str, int]) -> None:
         """This process stored ``records`` and bumped their scopes to ``bumped`` (committed):
         a cached scope that saw no other write in between takes them in place (write-through),
-        so the next search needs no reload; any other cached scope of theirs is dropped."""
+        so the next search needs no reload. One that did is left stale for the next search to
+        catch up or reload; one that would hold a duplicate id or grow past its cap is dropped."""
         everything = bumped.get(EVERYTHING, 0)
         by_scope: dict[str, list[int]] = {}
         for i, record in enumerate(records):
@@ -192,23 +245,14 @@ class ScopeIndex:
                 continue
             generation = (bumped.get(key, 0), everything)
             fresh = [records[i] for i in picked]
-            ours = snapshot.generation == (generation[0] - 1, everything)
-            if (
-                not ours
-                or any(r.id in snapshot.rows for r in fresh)
-                or len(snapshot) + len(fresh) > self._max_scope_rows
-            ):
+            if snapshot.generation != (generation[0] - 1, everything):
+                continue  # another write came first: the next search catches up through the log, or reloads
+            if any(r.id in snapshot.rows for r in fresh) or len(snapshot) + len(fresh) > self._max_scope_rows:
                 with self._lock:
                     if self._scopes.get(key) is snapshot:
                         self._drop(key, seen=True)
                 continue
-            grown = snapshot.extended(generation, fresh, np.asarray(vectors)[picked])
-            with self._lock:
-                if self._scopes.get(key) is snapshot:  # not reloaded meanwhile
-                    self._drop(key)
-                    self._scopes[key] = grown
-                    self._rows += len(grown)
-                    self._evict()
+            self._install(key, snapshot, snapshot.extended(generation, fresh, np.asarray(vectors)[picked]))
 
     def dropped(self, records: Sequence[MemoryRecord]) -> None:
         """This process changed or deleted ``records``: their cached scopes reload when next searched
@@ -237,4 +281,10 @@ def describe(index: ScopeIndex | None) -> dict[str, Any]:
     """What the index holds (for benchmarks)."""
     if index is None:
         return {"enabled": False}
-    return {"enabled": True, "scopes": len(index.cached()), "rows": index.rows, "loads": index.loads}
+    return {
+        "enabled": True,
+        "scopes": len(index.cached()),
+        "rows": index.rows,
+        "loads": index.loads,
+        "catch_ups": index.catch_ups,
+    }

@@ -106,8 +106,9 @@ class Snapshot:
         return len(self.records)
 
     def extended(self, generation: Generation, records: list[MemoryRecord], vectors: np.ndarray) -> Snapshot:
-        """A new snapshot with ``records`` (new ids) appended: this process's own add, applied
-        without reloading the scope. Built beside this one, which searches may be reading."""
+        """A new snapshot with ``records`` (new ids) appended: this process's own add, or other
+        processes' adds read by id, applied without reloading the scope. Built beside this
+        one, which searches may be reading."""
         matrix = np.asarray(vectors, dtype=np.float32).reshape(len(records), -1)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         matrix = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
