@@ -165,6 +165,22 @@ def test_agent_loop_takes_each_add_in_place(tmp_path: Path) -> None:
     assert f"search p50 {figures['search_p50_ms']} ms" in result.stdout
 
 
+def test_agent_loop_with_adds_from_another_engine_catches_up_without_reloads(tmp_path: Path) -> None:
+    """Every search follows another process's add: the snapshot and its graph take the added
+    memories through the additions log, never reloading."""
+    data = tmp_path / "locomo"
+    write_conversation(data)
+    out = tmp_path / "loop.json"
+    result = run(
+        "agent_loop.py", "--data", str(data), "--conversation", "conv-tiny", "--load", "8", "--rounds", "4",
+        "--writer", "other", "--json", str(out),
+    )  # fmt: skip
+    figures = json.loads(out.read_text())
+    assert figures["writer"] == "other" and figures["rounds"] == 4
+    assert (figures["scope_loads"], figures["graph_loads"], figures["catch_ups"]) == (0, 0, 4)
+    assert "catch-ups 4 (adds by another engine)" in result.stdout
+
+
 @pytest.mark.slow  # starts real `memorist serve` nodes (gunicorn master and two workers), twice
 def test_footprint_reports_worker_and_node_memory(tmp_path: Path) -> None:
     out = tmp_path / "footprint.json"
