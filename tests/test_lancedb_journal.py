@@ -257,3 +257,38 @@ def test_many_vector_searches_in_one_query_answer_as_one_search_each(tmp_path: P
         abs(a.score - b.score) < 1e-5 for x, y in zip(together, alone, strict=True) for a, b in zip(x, y, strict=True)
     )
     store.close()
+
+
+def test_a_snapshot_overlays_the_journal_without_draining_it(tmp_path: Path) -> None:
+    """A scope snapshot (what search's in-memory index loads) sees pending rows, newest
+    version first, with their vectors, and leaves them in the journal; rows asked for by id
+    that are all pending are answered from the journal alone."""
+    from memorist.filters import And, Condition
+
+    store = open_store(tmp_path, flush_delay_seconds=NEVER)
+    vectors = random_vectors(4, DIM)
+    store.upsert(
+        [make_record("a", "old a", user_id="u"), make_record("b", "b", user_id="u"), make_record("z", user_id="x")],
+        vectors[:3],
+    )
+    store.optimize()  # drains: a, b and z are in the table
+    store.upsert([make_record("a", "new a", user_id="u"), make_record("c", "c", user_id="u")], vectors[[3, 0]])
+    store.upsert([make_record("b", "b moved", user_id="x")], vectors[[1]])  # leaves u's scope
+    user_u = parse_filter({"user_id": "u"})
+    loaded = store.snapshot(user_u, 10)
+    assert loaded is not None
+    records, matrix = loaded
+    by_id = {r.id: (r, matrix[i]) for i, r in enumerate(records)}
+    assert sorted(by_id) == ["a", "c"]
+    assert by_id["a"][0].text == "new a"
+    np.testing.assert_allclose(by_id["a"][1], vectors[3], atol=1e-6)
+    np.testing.assert_allclose(by_id["c"][1], vectors[0], atol=1e-6)
+    assert store.snapshot(user_u, 1) is None  # two rows: past the limit
+    assert journal_of(store).has_pending() and table_ids(store) == ["a", "b", "z"]
+    table_read = store._snapshot
+    store._snapshot = lambda *args: pytest.fail("read the table for rows that are all pending")  # type: ignore[method-assign]
+    recent = store.snapshot(And((user_u, Condition("id", "in", ("c",)))), 1)
+    store._snapshot = table_read  # type: ignore[method-assign]
+    assert recent is not None and [r.id for r in recent[0]] == ["c"]
+    assert journal_of(store).has_pending()  # still pending: nothing was drained for either read
+    store.close()

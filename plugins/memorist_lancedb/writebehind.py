@@ -151,3 +151,32 @@ def overlay_hits(
         )
     hits.sort(key=lambda h: (-h.score, h.record.id))
     return hits[:k]
+
+
+def overlay_snapshot(
+    pending: dict[str, Pending],
+    where: Filter,
+    limit: int,
+    table_snapshot: Callable[[int], tuple[list[MemoryRecord], np.ndarray] | None],
+) -> tuple[list[MemoryRecord], np.ndarray] | None:
+    """``snapshot`` over table and journal: the table's rows ``where`` accepts that the
+    journal does not shadow, then the pending rows it accepts; None past ``limit``.
+
+    ``table_snapshot(n)``: the table's rows (None past ``n``); asking for as many more as
+    there are pending ids covers the table rows the journal shadows.
+    """
+    table = table_snapshot(limit + len(pending))
+    if table is None:
+        return None
+    records, vectors = table
+    keep = [i for i, r in enumerate(records) if r.id not in pending]
+    fresh = [p for p in pending.values() if evaluate(where, p.record)]
+    if len(keep) + len(fresh) > limit:
+        return None
+    dimension = vectors.shape[1] if vectors.ndim == 2 and vectors.shape[1] else None
+    rows = [records[i] for i in keep] + [p.record for p in fresh]
+    parts = [np.asarray(vectors, dtype=np.float32)[keep]] if keep else []
+    parts += [np.asarray(p.vector, dtype=np.float32).reshape(1, -1) for p in fresh]
+    if not parts:
+        return rows, np.zeros((0, dimension or 0), dtype=np.float32)
+    return rows, np.concatenate(parts)
