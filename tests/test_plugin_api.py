@@ -198,3 +198,17 @@ def test_one_slot_table_describes_the_five_provider_kinds() -> None:
     assert list(Providers.model_fields) == list(SLOT_NAMES) and CONFIGURABLE[:-1] == SLOT_NAMES
     order = [slot.kind for slot in build_order()]
     assert all(order.index(dep) < order.index(slot.kind) for slot in SLOTS for dep in slot.depends_on)
+
+
+def test_a_relative_path_option_lives_in_the_data_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What POST /configure's policy checks (a path inside the data directory) is where a
+    provider puts it, whatever the process's working directory."""
+    from memorist.plugin_api import ProviderContext
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    context = ProviderContext(data_dir=tmp_path / "data")
+    assert context.path("lance2") == tmp_path / "data" / "lance2"
+    assert context.path("stores/a") == tmp_path / "data" / "stores" / "a"
+    assert context.path(tmp_path / "elsewhere") == tmp_path / "elsewhere"
+    assert context.path("~/cache") == tmp_path / "home" / "cache"

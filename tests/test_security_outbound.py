@@ -151,6 +151,10 @@ def test_operator_allow_list_admits_a_local_provider(tmp_path: Path) -> None:
         "/configure", headers=ADMIN_HEADERS, json={"vector_store": {"options": {"path": "lance2"}}}
     )
     assert inside.status_code == 200, inside.text
+    # A relative store path is where the policy checked it: in the data directory, not the
+    # server's working directory.
+    assert (tmp_path / "data" / "lance2").is_dir()
+    assert not (Path.cwd() / "lance2").exists()
 
 
 def test_configure_key_file_inside_an_allowed_directory(tmp_path: Path) -> None:

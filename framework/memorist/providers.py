@@ -9,6 +9,7 @@ configuration makes instances (see :mod:`memorist.registry`).
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -64,6 +65,13 @@ class ProviderContext:
     language_model: LanguageModel | None = None
     database_url: str | None = None
     extras: dict[str, object] = field(default_factory=dict)
+
+    def path(self, option: str | os.PathLike[str]) -> Path:
+        """A path option as ``POST /configure``'s policy reads it: ``~`` expanded, and a
+        relative path under ``data_dir`` (never under the process's working directory,
+        which differs between ``memorist serve``, a worker and a test)."""
+        path = Path(option).expanduser()
+        return path if path.is_absolute() else Path(self.data_dir) / path
 
 
 class Provider(ABC, Generic[OptionsT]):

@@ -93,7 +93,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         if context.dimension is None:
             raise ConfigurationError("vector_store 'lancedb' needs the embedder's dimension")
         self._dimension = int(context.dimension)
-        self._path = Path(options.path) if options.path else Path(context.data_dir) / "lancedb"
+        self._path = context.path(options.path) if options.path else Path(context.data_dir) / "lancedb"
         self._path.mkdir(parents=True, exist_ok=True)
         self._write_lock = threading.Lock()
         #: Per thread: whether table access may skip draining the journal (see ``_t``).

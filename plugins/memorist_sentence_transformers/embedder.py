@@ -19,7 +19,6 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 import numpy as np
@@ -86,7 +85,7 @@ class SentenceTransformerEmbedder(Embedder[SentenceTransformerEmbedderOptions]):
         self._lock = threading.Lock()
         self._model: Any = None
         self._onnx: OnnxSentenceEncoder | None = None
-        cache = Path(options.onnx_cache_dir) if options.onnx_cache_dir else default_cache_dir()
+        cache = context.path(options.onnx_cache_dir) if options.onnx_cache_dir else default_cache_dir()
         tuning = SessionTuning(options.threads, options.spin, options.quantize == "int8")
         if options.backend == "onnx":
             try:  # the fast path: a graph exported earlier, no torch
