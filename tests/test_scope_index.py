@@ -526,3 +526,32 @@ def test_a_snapshot_too_far_behind_reloads_and_the_log_stays_short(pair: tuple[M
     with on.db.connect() as conn:
         kept = conn.execute(select(func.count()).select_from(scope_additions)).scalar()
     assert 0 < kept <= ADDITIONS_KEPT + _PRUNE_EVERY
+
+
+def test_a_batch_bumps_its_scope_once_and_lands_in_one_step_everywhere(pair: tuple[Memory, Memory]) -> None:
+    """``add_many`` commits its requests' rows in one transaction with one generation per
+    scope: the adding engine's snapshot takes the whole batch in place, another engine's
+    catches up with all of it at once, and both rank as the store path does."""
+    on, off = pair
+    fill(on, rounds=1)
+    warm(on)
+    reader = engine(on.settings.data_dir)
+    try:
+        warm(reader)
+        writer_index, reader_index = on.scope_index, reader.scope_index
+        assert writer_index is not None and reader_index is not None
+        key = Pinned("default", "default", "user_id", "u1").key
+        before = on.generations.read(key)
+        loads = (writer_index.loads, reader_index.loads)
+        texts = ["A heron nests by the canal", "The canal froze in January", "Skating on the frozen canal"]
+        stored = on.add_many([on.add_request(t, user_id="u1", infer=False) for t in texts])
+        assert [len(s.stored) for s in stored] == [1, 1, 1]
+        assert on.generations.read(key) == (before[0] + 1, before[1])  # one bump for the batch
+        for query in ["frozen canal", "heron", *QUERIES]:
+            expected = ranked(off, query)
+            assert_same(ranked(on, query), expected)
+            assert_same(ranked(reader, query), expected)
+        assert (writer_index.loads, reader_index.loads) == loads
+        assert (writer_index.catch_ups, reader_index.catch_ups) == (0, 1)
+    finally:
+        reader.close()

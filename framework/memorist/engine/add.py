@@ -195,12 +195,11 @@ class AddPipeline:
             prepared.append(one)
         if batch.records:
             self._c.vector_store.upsert(batch.records, np.stack([batch.vector(i) for i in range(len(batch.records))]))
-            bumped = []
+            stored = [(request, one) for request, one in zip(requests, prepared, strict=True) if one.records]
             with self._db.begin() as conn:
-                for request, one in zip(requests, prepared, strict=True):
-                    bumped.append(self.commit(request, one.records, conn) if one.records else {})
-            for one, generations in zip(prepared, bumped, strict=True):  # in order: each bump follows the last
-                self.written(one.records, one.vectors, generations)
+                bumped = self._commit_rows([(request, one.records) for request, one in stored], conn)
+            records = [r for _, one in stored for r in one.records]
+            self.written(records, np.concatenate([one.vectors for _, one in stored]), bumped)
         return [one.outcome for one in prepared]
 
     def _read_store(
@@ -278,8 +277,17 @@ class AddPipeline:
     def commit(self, request: AddRequest, records: list[MemoryRecord], conn: Connection) -> dict[str, int]:
         """History, entity counts and graph links of stored records, in the caller's transaction;
         returns the scope generations it bumped (for :meth:`written`, once it commits)."""
+        return self._commit_rows([(request, records)], conn)
+
+    def _commit_rows(self, stored: Sequence[tuple[AddRequest, list[MemoryRecord]]], conn: Connection) -> dict[str, int]:
+        """:meth:`commit` for one add or a batch: the history rows in one insert, the entity
+        counts in one adjustment and one generation bump per scope for the whole batch (the
+        additions log names all its memories), so a batch costs a few statements more than
+        one add, plus each new memory's graph links."""
+        records = [r for _, rs in stored for r in rs]
         self._history.record(
-            [HistoryLog.row("ADD", r, actor=request.actor, role=r.attributed_to) for r in records], conn
+            [HistoryLog.row("ADD", r, actor=request.actor, role=r.attributed_to) for request, rs in stored for r in rs],
+            conn,
         )
         self._counts.adjust(conn, records, +1)
         for record in records:
