@@ -478,10 +478,7 @@ def test_a_snapshot_catches_up_with_another_engines_adds_as_a_reload_would(
     rank, score and explain exactly as a freshly loaded snapshot does (and, unfiltered, as
     the store path does), with no reload of the scope or of its graph partition."""
     on, off = pair
-    fill(on, rounds=1)
-    warm(on)
-    index = on.scope_index
-    assert index is not None
+    index, _, _ = _held_scope(on)
     loads, graph_loads = index.loads, index.graph_loads
     remember(off, "My sister Beatrice moved to Oslo in March")
     remember(off, "Beatrice adopted a husky named Storm", timestamp="2023-05-01T09:00:00Z")  # the oldest memory
@@ -514,10 +511,7 @@ def test_a_snapshot_too_far_behind_reloads_and_the_log_stays_short(pair: tuple[M
     from sqlalchemy import func, select
 
     on, off = pair
-    fill(on, rounds=1)
-    warm(on)
-    index = on.scope_index
-    assert index is not None
+    index, _, _ = _held_scope(on)
     loads = index.loads
     for i in range(ADDITIONS_KEPT + 1):
         remember(off, f"Reading log entry {i}: chapter {i} of a long book")
@@ -533,14 +527,13 @@ def test_a_batch_bumps_its_scope_once_and_lands_in_one_step_everywhere(pair: tup
     scope: the adding engine's snapshot takes the whole batch in place, another engine's
     catches up with all of it at once, and both rank as the store path does."""
     on, off = pair
-    fill(on, rounds=1)
-    warm(on)
+    writer_index, pinned, _ = _held_scope(on)
     reader = engine(on.settings.data_dir)
     try:
         warm(reader)
-        writer_index, reader_index = on.scope_index, reader.scope_index
-        assert writer_index is not None and reader_index is not None
-        key = Pinned("default", "default", "user_id", "u1").key
+        reader_index = reader.scope_index
+        assert reader_index is not None
+        key = pinned.key
         before = on.generations.read(key)
         loads = (writer_index.loads, reader_index.loads)
         texts = ["A heron nests by the canal", "The canal froze in January", "Skating on the frozen canal"]

@@ -173,10 +173,6 @@ def overlay_snapshot(
     fresh = [p for p in pending.values() if evaluate(where, p.record)]
     if len(keep) + len(fresh) > limit:
         return None
-    dimension = vectors.shape[1] if vectors.ndim == 2 and vectors.shape[1] else None
+    kept = np.asarray(vectors, dtype=np.float32)[np.array(keep, dtype=int)]  # (0, dimension) when empty
     rows = [records[i] for i in keep] + [p.record for p in fresh]
-    parts = [np.asarray(vectors, dtype=np.float32)[keep]] if keep else []
-    parts += [np.asarray(p.vector, dtype=np.float32).reshape(1, -1) for p in fresh]
-    if not parts:
-        return rows, np.zeros((0, dimension or 0), dtype=np.float32)
-    return rows, np.concatenate(parts)
+    return rows, np.concatenate([kept, *(np.asarray(p.vector, dtype=np.float32).reshape(1, -1) for p in fresh)])

@@ -51,9 +51,9 @@ class SentenceTransformerEmbedderOptions(ProviderOptions):
     #: server's), searches and adds measured no faster or slower, so it is off by default.
     spin: bool = False
     #: "int8": ONNX Runtime runs a copy of the graph with int8 weights, about twice as fast
-    #: (LoCoMo: ingest 76 -> 140 turns/s, search p50 9.4 -> 5.0 ms) for a small loss of
-    #: recall (@50 0.905 -> 0.894). The vectors differ from the float model's (~0.97 cosine):
-    #: choose it for a new store, not for one filled at the other precision.
+    #: for a small loss of recall (LoCoMo @50 0.894 against 0.905; docs/benchmarks.md). The
+    #: vectors differ from the float model's (~0.97 cosine): choose it for a new store, not
+    #: for one filled at the other precision.
     quantize: Literal["none", "int8"] = "none"
     #: "onnx": ONNX Runtime over a graph exported once and cached; "torch": PyTorch.
     backend: Literal["onnx", "torch"] = "onnx"
