@@ -49,6 +49,34 @@ def test_onnx_vectors_match_torch_for_batches_and_single_queries(
     assert onnx.embed([]).shape == (0, 384)
 
 
+def _operators(graph: Path) -> set[str]:
+    import onnx
+
+    return {node.op_type for node in onnx.load(str(graph)).graph.node}
+
+
+def test_the_cached_graph_runs_fused_attention_kernels(
+    tmp_path: Path, torch_embedder: SentenceTransformerEmbedder
+) -> None:
+    onnx = make(tmp_path)
+    assert onnx._onnx is not None
+    # One Attention kernel per layer instead of the exported matmul/softmax/reshape chains.
+    assert {"Attention", "SkipLayerNormalization", "EmbedLayerNormalization"} <= _operators(onnx._onnx.graph)
+    np.testing.assert_allclose(onnx.embed(TEXTS), torch_embedder.embed(TEXTS), atol=1e-5)
+
+
+def test_a_fusion_that_changes_the_vectors_is_not_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, torch_embedder: SentenceTransformerEmbedder
+) -> None:
+    from memorist_sentence_transformers import fusion
+
+    monkeypatch.setattr(fusion, "TOLERANCE", -1.0)  # any difference at all, even none, is too much
+    plain = make(tmp_path)
+    assert plain._onnx is not None and "Attention" not in _operators(plain._onnx.graph)
+    assert {p.suffix for p in (tmp_path / "onnx").iterdir()} == {".onnx"}  # no temporary left behind
+    np.testing.assert_allclose(plain.embed(TEXTS), torch_embedder.embed(TEXTS), atol=1e-5)
+
+
 def test_export_is_cached_and_reused(tmp_path: Path) -> None:
     make(tmp_path)
     exported = list((tmp_path / "onnx").glob("*.onnx"))

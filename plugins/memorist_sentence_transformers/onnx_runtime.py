@@ -31,11 +31,15 @@ from typing import Any
 
 import numpy as np
 
+from .fusion import fuse_transformer
+
 log = logging.getLogger(__name__)
 
 #: Inputs BERT-style tokenizers produce; the exported graph takes those the tokenizer emits.
 _INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
 _OPSET = 17
+#: Part of the cache key: bumped when the exported file's form changes (2: fused kernels).
+_GRAPH_FORMAT = "2"
 _SPINNING = "session.intra_op.allow_spinning"
 
 
@@ -186,13 +190,13 @@ def _special_token(root: Path, name: str) -> str | None:
 
 
 def _cache_key(model_path: str, inputs: Sequence[str]) -> str:
-    """Changes when the weights, the exporter (torch) or the graph's inputs change.
+    """Changes when the weights, the exporter (torch), the graph's inputs or its form change.
 
     torch's version is read from the package metadata: computing the key must not import it.
     """
     root = Path(model_path)
     weights = sorted(root.glob("*.safetensors")) + sorted(root.glob("*.bin")) if root.is_dir() else []
-    parts = [str(root.resolve()) if root.exists() else model_path, _torch_version(), ",".join(inputs)]
+    parts = [str(root.resolve()) if root.exists() else model_path, _torch_version(), ",".join(inputs), _GRAPH_FORMAT]
     parts += [f"{w.name}:{w.stat().st_size}:{w.stat().st_mtime_ns}" for w in weights]
     digest = hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
     return f"{root.name or 'model'}-{digest}"
@@ -215,6 +219,7 @@ def _quantized(graph: Path) -> Path:
     target = graph.with_name(f"{graph.stem}-int8.onnx")
     if target.exists():
         return target
+    import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     fd, tmp = tempfile.mkstemp(prefix=target.stem, suffix=".tmp", dir=target.parent)
@@ -223,7 +228,16 @@ def _quantized(graph: Path) -> Path:
     level = quiet.level
     quiet.setLevel(logging.ERROR)
     try:
-        quantize_dynamic(graph, tmp, weight_type=QuantType.QInt8)
+        # The matrix products and fused attention only: the embedding lookup stays float. The
+        # fused kernels are outside the standard domain, so shape inference cannot type
+        # their outputs: they are float.
+        quantize_dynamic(
+            graph,
+            tmp,
+            weight_type=QuantType.QInt8,
+            op_types_to_quantize=["MatMul", "Attention"],
+            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+        )
         os.replace(tmp, target)
         log.info("quantized %s to int8 at %s", graph.stem, target)
     finally:
@@ -234,7 +248,36 @@ def _quantized(graph: Path) -> Path:
 
 
 def _export(model: Any, inputs: Sequence[str], path: Path) -> None:
-    """Export the full encode pipeline to ``path`` (atomically)."""
+    """Export the full encode pipeline to ``path`` (atomically), fused where that is exact."""
+    sample = model.tokenizer(
+        ["an example sentence to trace", "a second one", "and a third, longer than the others, to pad the rest"],
+        padding=True,
+        return_tensors="np",
+    )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    plain, fused = (_temporary(path, suffix) for suffix in (".plain.tmp", ".fused.tmp"))
+    try:
+        _export_plain(model, inputs, plain)
+        probe = {name: np.asarray(sample[name], dtype=np.int64) for name in inputs}
+        config = getattr(getattr(model[0], "auto_model", None), "config", None) if len(model) else None
+        heads, hidden = (int(getattr(config, key, 0) or 0) for key in ("num_attention_heads", "hidden_size"))
+        chosen = fused if fuse_transformer(plain, fused, probe, heads, hidden) else plain
+        os.replace(chosen, path)
+        log.info("exported %s to ONNX at %s (%s)", path.stem, path, "fused" if chosen is fused else "unfused")
+    finally:
+        for leftover in (plain, fused):
+            leftover.unlink(missing_ok=True)
+
+
+def _temporary(path: Path, suffix: str) -> Path:
+    fd, name = tempfile.mkstemp(prefix=path.stem, suffix=suffix, dir=path.parent)
+    os.close(fd)
+    return Path(name)
+
+
+def _export_plain(model: Any, inputs: Sequence[str], target: Path) -> None:
+    """``torch.onnx.export`` of tokens -> normalized sentence embedding, attention in its eager form
+    (the form :func:`fuse_transformer` recognizes; the vectors are the same)."""
     import torch
 
     class Pipeline(torch.nn.Module):
@@ -249,9 +292,8 @@ def _export(model: Any, inputs: Sequence[str], path: Path) -> None:
     sample = model.tokenizer(["an example sentence to trace", "a second one"], padding=True, return_tensors="pt")
     args = tuple(sample[name] for name in inputs)
     axes = {name: {0: "batch", 1: "tokens"} for name in inputs} | {"embedding": {0: "batch"}}
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.stem, suffix=".tmp", dir=path.parent)
-    os.close(fd)
+    transformer = getattr(model[0], "auto_model", None) if len(model) else None
+    restore = _use_eager_attention(transformer)
     try:
         module = Pipeline(model).eval()
         with torch.inference_mode(False), torch.no_grad(), warnings.catch_warnings():
@@ -259,15 +301,26 @@ def _export(model: Any, inputs: Sequence[str], path: Path) -> None:
             torch.onnx.export(
                 module,
                 args,
-                tmp,
+                str(target),
                 input_names=list(inputs),
                 output_names=["embedding"],
                 dynamic_axes=axes,
                 opset_version=_OPSET,
                 dynamo=False,
             )
-        os.replace(tmp, path)
-        log.info("exported %s to ONNX at %s", path.stem, path)
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        if restore is not None and transformer is not None:
+            transformer.set_attn_implementation(restore)
+
+
+def _use_eager_attention(transformer: Any) -> str | None:
+    """Switch a Hugging Face model to eager attention; the implementation to restore, or None."""
+    switch = getattr(transformer, "set_attn_implementation", None)
+    current = getattr(getattr(transformer, "config", None), "_attn_implementation", None)
+    if switch is None or not isinstance(current, str) or current == "eager":
+        return None
+    try:
+        switch("eager")
+    except Exception:  # a model without an eager implementation: export what it has
+        return None
+    return current
