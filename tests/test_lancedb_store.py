@@ -607,3 +607,39 @@ def test_opening_prewarms_every_index_in_the_background(tmp_path: Path, monkeypa
     unwarmed = open_store(tmp_path, optimize_every=0, prewarm_indexes=False)
     time.sleep(0.3)
     assert warmed == [] and unwarmed.count() == 5
+
+
+def test_a_scope_scan_crosses_to_lancedbs_event_loop_once_and_reads_what_the_builder_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A scope's first search scans its rows; the synchronous query builder would cross to
+    LanceDB's event-loop thread six times for it, the store's scan once."""
+    from lancedb.background_loop import LOOP
+    from memorist_lancedb.queries import scan
+
+    store = open_store(tmp_path)
+    records = [make_record(f"m{i}", f"memory number {i}", user_id="u1" if i % 3 else "u2") for i in range(30)]
+    store.upsert(records, random_vectors(30, DIM, seed=7))
+    crossings = 0
+    run = LOOP.run
+
+    def counted(coroutine: Any) -> Any:
+        nonlocal crossings
+        crossings += 1
+        return run(coroutine)
+
+    monkeypatch.setattr(LOOP, "run", counted)
+    loaded = store.snapshot(parse_filter({"user_id": "u1"}), 100)
+    assert crossings == 1
+    assert loaded is not None and sorted(r.id for r in loaded[0]) == sorted(r.id for r in records if r.user_id == "u1")
+    monkeypatch.setattr(LOOP, "run", run)
+
+    table = store._t()
+    for where, limit in (("user_id = 'u2'", None), ("user_id = 'u1'", 5), (None, None)):
+        builder = table.search().select(["id", "text"]).limit(limit)
+        expected = (builder.where(where) if where else builder).to_arrow()
+        got = scan(table, ["id", "text"], where, limit)
+        assert got.schema == expected.schema and got.num_rows == expected.num_rows
+        if limit is None:
+            assert sorted(got.column("id").to_pylist()) == sorted(expected.column("id").to_pylist())
+    store.close()

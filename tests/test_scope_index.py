@@ -3,6 +3,7 @@ coherent with writes made by any engine on the same data, bounded in memory."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -548,3 +549,42 @@ def test_a_batch_bumps_its_scope_once_and_lands_in_one_step_everywhere(pair: tup
         assert (writer_index.catch_ups, reader_index.catch_ups) == (0, 1)
     finally:
         reader.close()
+
+
+def _embeds_during_the_load(memory: Memory) -> list[bool]:
+    """Make the store's scope loads wait (10 s at most) for a query embedding to begin; the
+    list says, per load, whether one did."""
+    embedder, store = memory.components.embedder, memory.components.vector_store
+    embedding = threading.Event()
+    waited: list[bool] = []
+    embed, snapshot = embedder.embed, store.snapshot
+
+    def embed_query(texts: Any, purpose: Any = "document") -> Any:
+        if purpose == "query":
+            embedding.set()
+        return embed(texts, purpose)
+
+    def load(where: Any, limit: int) -> Any:
+        waited.append(embedding.wait(10))  # never set if the embedding waits for this load
+        return snapshot(where, limit)
+
+    embedder.embed, store.snapshot = embed_query, load  # type: ignore[method-assign]
+    return waited
+
+
+def test_a_scopes_first_search_embeds_the_query_while_the_scope_loads(tmp_path: Path) -> None:
+    """The query's embedding needs nothing from the scope, so a search that loads the scope
+    embeds meanwhile; it ranks as the next search, on the scope now held, does (queries
+    with and without a focused form: names common in the scope)."""
+    writer = engine(tmp_path)
+    fill(writer)
+    writer.close()
+    for query in QUERIES:
+        memory = engine(tmp_path)
+        waited = _embeds_during_the_load(memory)
+        first = ranked(memory, query)
+        assert waited == [True], query
+        assert_same(ranked(memory, query), first)
+        index = memory.scope_index
+        assert index is not None and index.loads == 1
+        memory.close()

@@ -47,7 +47,7 @@ from .maintenance import TableMaintenance
 from .options import LanceDBVectorStoreOptions
 from .order import StoredOrder
 from .planner import FilterPlanner
-from .queries import QueryBuilder, keyword_query, vector_query
+from .queries import QueryBuilder, keyword_query, scan, vector_query
 from .results import Scores, best, bm25, hits_of, matches_of, similarities
 from .schema import PACKED, RECORD_COLUMNS, VECTOR, from_arrow, to_arrow, vectors_of
 from .sql import FALSE, TRUE, Bounds, compile_filter, quote
@@ -229,8 +229,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         unique = list(dict.fromkeys(ids))
         out: list[MemoryRecord] = []
         for chunk in _chunks(unique, _ID_CHUNK):
-            query = self._t().search().where(_id_in(chunk)).select(self._columns).limit(None)
-            out.extend(from_arrow(query.to_arrow()))
+            out.extend(from_arrow(scan(self._t(), self._columns, _id_in(chunk), None)))
         return out
 
     @_drains
@@ -422,10 +421,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         if bounds.upper == FALSE:
             return [], np.zeros((0, self._dimension), dtype=np.float32)
         # One scan with the vectors: ``limit + 1`` rows tell "too many" without counting first.
-        query = self._t().search().select([*self._columns, VECTOR]).limit(limit + 1)
-        if bounds.upper != TRUE:
-            query = query.where(bounds.upper)
-        table = query.to_arrow()
+        table = scan(self._t(), [*self._columns, VECTOR], None if bounds.upper == TRUE else bounds.upper, limit + 1)
         if table.num_rows > limit:
             return None
         records = from_arrow(table)

@@ -88,6 +88,12 @@ class ScopeIndex:
         with self._lock:
             return list(self._scopes)
 
+    def holds(self, pinned: Pinned) -> bool:
+        """Whether a snapshot of the scope is cached, current or not (a hint: a search that
+        finds none will load one, and can do other work meanwhile)."""
+        with self._lock:
+            return pinned.key in self._scopes
+
     def view(self, pinned: Pinned) -> ScopeView | None:
         """The scope as of now (reloaded if any process wrote to it since it was loaded);
         None when it is too large or the store cannot load it."""

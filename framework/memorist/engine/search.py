@@ -120,6 +120,13 @@ class HybridSearch:
         project = f"{org_id}/{project_id}"
         context_weight = self._s.context_weight
         pinned = self._pinned(where, org_id, project_id)
+        # A scope's first search loads its snapshot (~10 ms: a store scan, decoding, postings);
+        # the query's embedding needs nothing from it, and both wait mostly outside the GIL.
+        early = (
+            self._pool.submit(self._c.embedder.embed, [query], "query")
+            if self.index is not None and pinned is not None and not self.index.holds(pinned)
+            else None
+        )
         view = self.index.view(pinned) if self.index is not None and pinned is not None else None
         source: Any = view if view is not None else self._c.vector_store
         wants_order = pinned is not None and context_weight > 0 and self._s.context_max_memories > 0
@@ -148,7 +155,12 @@ class HybridSearch:
         aliased = subject_alias(query, equality_values(where, "user_id"))
         # One embedder call for the query and its focused and aliased forms.
         texts = [query, *([focused] if focused != query else []), *([aliased] if aliased else [])]
-        embedded = self._c.embedder.embed(texts, "query")
+        if early is not None:
+            embedded = early.result()
+            if len(texts) > 1:
+                embedded = np.vstack([embedded, self._c.embedder.embed(texts[1:], "query")])
+        else:
+            embedded = self._c.embedder.embed(texts, "query")
         query_vector = embedded[0]
         for extra in embedded[1:]:
             # Mean with the focused (or aliased) query: the focus without losing what the names add.
