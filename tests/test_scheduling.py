@@ -27,8 +27,9 @@ def test_per_test_files_share_no_module_state() -> None:
 
 def test_units_and_costs() -> None:
     assert scope_of("tests/test_crash.py::test_kill9_mid_way_loses_nothing_on_sqlite") == "tests/test_crash.py"
-    retention = "tests/retention/test_retention.py::test_python_api"
-    assert scope_of(retention) == retention
-    assert cost(retention) == COST[retention] >= LONG
+    alone = "tests/test_multinode.py::test_kill9_mid_way_loses_nothing_on_postgres"
+    assert scope_of(alone) == alone
+    assert cost(alone) == COST[alone]
+    assert cost("tests/test_docker.py") == max(COST.values()) >= LONG
     assert cost("tests/test_fuzz_schema.py::test_not_listed_alone") == COST["tests/test_fuzz_schema.py"]
     assert cost("tests/test_brand_new.py") == DEFAULT_COST < LONG
