@@ -51,8 +51,8 @@ class SentenceTransformerEmbedderOptions(ProviderOptions):
     #: server's), searches and adds measured no faster or slower, so it is off by default.
     spin: bool = False
     #: "int8": ONNX Runtime runs a copy of the graph with int8 weights, about twice as fast
-    #: for a small loss of recall (LoCoMo @50 0.894 against 0.905; docs/benchmarks.md). The
-    #: vectors differ from the float model's (~0.97 cosine): choose it for a new store, not
+    #: for a small loss of recall (LoCoMo @50 0.897 against 0.905; docs/benchmarks.md). The
+    #: vectors differ from the float model's (~0.95 cosine on LoCoMo turns): choose it for a new store, not
     #: for one filled at the other precision.
     quantize: Literal["none", "int8"] = "none"
     #: "onnx": ONNX Runtime over a graph exported once and cached; "torch": PyTorch.
