@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -201,3 +202,16 @@ def test_footprint_reports_worker_and_node_memory(tmp_path: Path) -> None:
         )
         assert step["label"] in result.stdout
     assert set(figures["growth_per_1000_requests_mb"]) == {"worker_rss", "node_rss", "node_pss"}
+
+
+def test_embedding_graphs_compares_the_plain_and_the_fused_export(tmp_path: Path) -> None:
+    data = tmp_path / "locomo"
+    write_conversation(data)
+    result = run("embedding_graphs.py", "--data", str(data), "--turns", "12", "--questions", "5", "--rounds", "1")
+    lines = result.stdout.splitlines()
+    plain, fused = (int(n) for n in re.findall(r"plain (\d+), fused (\d+)", lines[0])[0])
+    assert fused < plain / 4  # the fused kernels replace most of the exported graph
+    assert float(re.findall(r"turns: (\S+)", lines[1])[0]) < 1e-4  # and give the same vectors
+    assert sum("one turn at a time (12)" in line for line in lines) == 1
+    assert sum("one question at a time (5)" in line for line in lines) == 1
+    assert sum(line.count("texts/s") == 2 for line in lines) == 2
