@@ -78,19 +78,26 @@ def scan(table: Any, columns: Sequence[str], where: str | None, limit: int | Non
     search spends scanning the user's rows. The table's asynchronous form runs the same
     query in one crossing. Where a LanceDB release lacks either, the builder does it.
     """
-    inner = getattr(table, "_table", None)
-    try:
-        from lancedb.background_loop import LOOP
-        from lancedb.table import AsyncTable
-    except ImportError:  # pragma: no cover - a LanceDB without them
-        inner = None
-    if isinstance(inner, AsyncTable):
+    asynchronous = _asynchronous_form(table)
+    if asynchronous is not None:
+        inner, loop = asynchronous
         query = inner.query().select(list(columns))
         if where is not None:
             query = query.where(where)
         if limit is not None:
             query = query.limit(limit)
-        result: pa.Table = LOOP.run(query.to_arrow())  # type: ignore[no-untyped-call]
+        result: pa.Table = loop.run(query.to_arrow())
         return result
     builder = table.search().select(list(columns)).limit(limit)
     return builder.where(where).to_arrow() if where is not None else builder.to_arrow()
+
+
+def _asynchronous_form(table: Any) -> tuple[Any, Any] | None:
+    """The table's ``AsyncTable`` and LanceDB's event loop, or None where this release has not both."""
+    try:
+        from lancedb.background_loop import LOOP
+        from lancedb.table import AsyncTable
+    except ImportError:  # pragma: no cover - a LanceDB without them
+        return None
+    inner = getattr(table, "_table", None)
+    return (inner, LOOP) if isinstance(inner, AsyncTable) else None

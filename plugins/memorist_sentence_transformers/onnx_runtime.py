@@ -270,6 +270,7 @@ def _export(model: Any, inputs: Sequence[str], path: Path) -> None:
 
 
 def _temporary(path: Path, suffix: str) -> Path:
+    """An empty file beside ``path`` (same filesystem, so the final rename is atomic)."""
     fd, name = tempfile.mkstemp(prefix=path.stem, suffix=suffix, dir=path.parent)
     os.close(fd)
     return Path(name)
