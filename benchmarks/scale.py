@@ -255,6 +255,11 @@ def main(argv: list[str] | None = None) -> int:
                     if keep:
                         saved.write({**loaded, "database_url": spec["database_url"]})
                 spec["truth"] = loaded.pop("truth")
+                if spec["truth"] is not None and len(spec["truth"]) < len(queries):
+                    raise SystemExit(
+                        f"{saved.path}: the kept store's exact answers cover {len(spec['truth'])} queries; "
+                        f"reuse it with --queries {len(spec['truth'])} or fewer, or load it again without --reuse"
+                    )
                 print(
                     f"{store} {size}: loaded in {loaded['load_s']} s ({loaded['rows_per_s']} rows/s in upsert), "
                     f"{'optimize' if store == 'lancedb' else 'HNSW build'} {loaded['finish_s']} s",

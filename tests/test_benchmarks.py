@@ -215,3 +215,23 @@ def test_embedding_graphs_compares_the_plain_and_the_fused_export(tmp_path: Path
     assert sum("one turn at a time (12)" in line for line in lines) == 1
     assert sum("one question at a time (5)" in line for line in lines) == 1
     assert sum(line.count("texts/s") == 2 for line in lines) == 2
+
+
+def test_scale_keeps_a_store_and_says_when_a_reuse_asks_for_more_queries_than_it_kept(tmp_path: Path) -> None:
+    """A kept store holds the exact answers of the queries it was loaded with; a reuse asking
+    more used to end in an IndexError deep in a child process."""
+    common = ("--sizes", "300", "--stores", "lancedb", "--index", "none", "--embedder", "hashing")
+    common += ("--http-queries", "0", "--warmup", "0", "--ingest-adds", "0", "--workdir", str(tmp_path))
+    out = tmp_path / "kept.json"
+    run("scale.py", *common, "--queries", "5", "--keep", "--json", str(out))
+    assert [(r["store"], r["size"]) for r in json.loads(out.read_text())["results"]] == [("lancedb", 300)]
+    again = run("scale.py", *common, "--queries", "5", "--reuse")
+    assert "reusing the store loaded by an earlier run" in again.stdout
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORIST_")}
+    env.update(HF_HUB_OFFLINE="1", PYTHONPATH=os.pathsep.join(sys.path))
+    more = subprocess.run(
+        [sys.executable, str(BENCH / "scale.py"), *common, "--queries", "8", "--reuse"],
+        env=env, capture_output=True, text=True, timeout=240, cwd=ROOT,
+    )  # fmt: skip
+    assert more.returncode != 0
+    assert "exact answers cover 5 queries; reuse it with --queries 5 or fewer" in more.stderr
