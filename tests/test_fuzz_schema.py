@@ -24,7 +24,8 @@ routes, a platform OWNER key for ``platformToken`` routes). The CLI rather than
 ``request.node._nodeid``, which pytest 9.2 no longer has.
 
 Excluded: ``POST /reset`` (it only wipes everything; its authorization is in
-test_auth_matrix.py), the ``/users/{user_id}`` writes and ``/auth/logout`` (see ``EXCLUDED_NAMES``).
+test_auth_matrix.py), the ``/users/{user_id}`` writes, ``/auth/logout`` and the platform project DELETE
+(see ``EXCLUDED_NAMES``).
 Checks left out, on purpose: ``positive_data_acceptance``
 (cross-field rules such as "one of user_id/agent_id/run_id/app_id", or the
 password policy, are documented 400s a JSON schema cannot express) and
@@ -74,13 +75,17 @@ CHECKS = (
 EXCLUDED_PATHS = ("/reset", "/auth/logout")
 #: Calls that end the run's own principals: schemathesis reuses the ids it saw in ``GET /users`` and
 #: would delete or disable the platform key's owner mid-run, and ``POST /auth/logout`` signs out the
-#: admin session every jwt route is fuzzed with. Their answers and rules are tested in
-#: test_auth_matrix.py and test_security_accounts.py.
+#: admin session every jwt route is fuzzed with. It also reuses the org and project ids it saw, and
+#: with the OWNER key it is fuzzed with, deleting the run's own project (a CI run did, depending on
+#: how its two threads interleaved) leaves the real-answers test below without a tenant. Their
+#: answers and rules are tested in test_auth_matrix.py, test_security_accounts.py and
+#: test_platform_projects.py.
 EXCLUDED_NAMES = (
     "DELETE /users/{user_id}",
     "PATCH /users/{user_id}",
     "POST /users/{user_id}/password",
     "POST /auth/logout",
+    "DELETE /api/v1/orgs/organizations/{org_id}/projects/{project_id}/",
 )
 ORG, PROJECT = "fuzzorg", "fuzzproj"
 
