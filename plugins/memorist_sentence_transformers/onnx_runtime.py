@@ -259,7 +259,7 @@ def _export(model: Any, inputs: Sequence[str], path: Path) -> None:
     try:
         _export_plain(model, inputs, plain)
         probe = {name: np.asarray(sample[name], dtype=np.int64) for name in inputs}
-        config = getattr(getattr(model[0], "auto_model", None), "config", None) if len(model) else None
+        config = getattr(_transformer(model), "config", None)
         heads, hidden = (int(getattr(config, key, 0) or 0) for key in ("num_attention_heads", "hidden_size"))
         chosen = fused if fuse_transformer(plain, fused, probe, heads, hidden) else plain
         os.replace(chosen, path)
@@ -293,7 +293,7 @@ def _export_plain(model: Any, inputs: Sequence[str], target: Path) -> None:
     sample = model.tokenizer(["an example sentence to trace", "a second one"], padding=True, return_tensors="pt")
     args = tuple(sample[name] for name in inputs)
     axes = {name: {0: "batch", 1: "tokens"} for name in inputs} | {"embedding": {0: "batch"}}
-    transformer = getattr(model[0], "auto_model", None) if len(model) else None
+    transformer = _transformer(model)
     restore = _use_eager_attention(transformer)
     try:
         module = Pipeline(model).eval()
@@ -312,6 +312,11 @@ def _export_plain(model: Any, inputs: Sequence[str], target: Path) -> None:
     finally:
         if restore is not None and transformer is not None:
             transformer.set_attn_implementation(restore)
+
+
+def _transformer(model: Any) -> Any:
+    """The Hugging Face model inside a ``SentenceTransformer`` (its first module's), or None."""
+    return getattr(model[0], "auto_model", None) if len(model) else None
 
 
 def _use_eager_attention(transformer: Any) -> str | None:

@@ -88,11 +88,11 @@ class ScopeIndex:
         with self._lock:
             return list(self._scopes)
 
-    def holds(self, pinned: Pinned) -> bool:
-        """Whether a snapshot of the scope is cached, current or not (a hint: a search that
-        finds none will load one, and can do other work meanwhile)."""
+    def will_load(self, pinned: Pinned) -> bool:
+        """Whether a search of the scope is about to load it: no snapshot cached, and the scope
+        not found too large to cache (a hint: that search can do other work meanwhile)."""
         with self._lock:
-            return pinned.key in self._scopes
+            return pinned.key not in self._scopes and pinned.key not in self._too_large
 
     def view(self, pinned: Pinned) -> ScopeView | None:
         """The scope as of now (reloaded if any process wrote to it since it was loaded);

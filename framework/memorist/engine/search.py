@@ -122,9 +122,10 @@ class HybridSearch:
         pinned = self._pinned(where, org_id, project_id)
         # A scope's first search loads its snapshot (~10 ms: a store scan, decoding, postings);
         # the query's embedding needs nothing from it, and both wait mostly outside the GIL.
+        # (Only then: otherwise one embedder call for all the query's forms is cheaper.)
         early = (
             self._pool.submit(self._c.embedder.embed, [query], "query")
-            if self.index is not None and pinned is not None and not self.index.holds(pinned)
+            if self.index is not None and pinned is not None and self.index.will_load(pinned)
             else None
         )
         view = self.index.view(pinned) if self.index is not None and pinned is not None else None
