@@ -105,10 +105,11 @@ def test_the_install_steps_in_a_fresh_venv(tmp_path: Path) -> None:
         k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV") and not k.startswith("MEMORIST_")
     }
     env["HF_HUB_OFFLINE"] = "1"
-    # pip's byte-compilation of every installed module (torch, transformers, scipy...: tens of
-    # thousands of files) is an install-time cache, not part of what this checks, and a large share
-    # of the install's CPU. Modules the checks below import are compiled when they are imported.
-    env["PIP_NO_COMPILE"] = "1"
+    # pip's byte-compilation of every installed module (torch, transformers, scipy...: ~13,500
+    # files) is an install-time cache, not part of what this checks, and half of the install's CPU.
+    # Modules the checks below import are compiled when they are imported. pip reads the variable
+    # of a ``--no-X`` switch as the value of ``--X``: "0" is ``--no-compile`` ("1" compiles).
+    env["PIP_NO_COMPILE"] = "0"
     done = subprocess.run(
         ["bash", "-c", dockerfile_runs()[0]], cwd=repo, env=env, capture_output=True, text=True, timeout=1500
     )

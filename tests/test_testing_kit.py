@@ -198,12 +198,19 @@ def run_plugin_tests(installed: tuple[Path, Path], *args: str, **env: str) -> su
     )
 
 
+#: The contract's two filter sweeps (one test per case of ``FILTER_CASES``, ~140 tests) run one case
+#: each here: TinyStore is LanceDB, whose own contract run (tests/test_lancedb_store.py) sweeps every
+#: case; what this run proves is the kit working from an installed package, parametrized tests included.
+ONE_CASE_PER_SWEEP = "not reference_semantics or reference_semantics[eq] or reference_semantics[in]"
+
+
 def test_an_installed_plugin_runs_the_kit_and_passes(installed: tuple[Path, Path]) -> None:
-    done = run_plugin_tests(installed)
+    done = run_plugin_tests(installed, "-k", ONE_CASE_PER_SWEEP)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     summary = done.stdout.strip().splitlines()[-1]
     passed = int(summary.split(" passed")[0].split()[-1])
-    assert passed >= 40 and "failed" not in summary, summary  # the whole contract, plus the plugin's own two
+    # the contract (its sweeps one case each, four tests), plus the plugin's own two
+    assert passed >= 50 and "failed" not in summary and "deselected" in summary, summary
 
 
 def test_the_contract_fails_a_wrong_store(installed: tuple[Path, Path]) -> None:
