@@ -454,3 +454,41 @@ def test_context_lifts_the_turn_stored_next_to_a_relevant_one(memory: Memory) ->
     # Same words, neither about the puppy: only the neighbour of the relevant turn is lifted.
     assert by_id[reply.id].details["context"] > by_id[twin.id].details["context"]
     assert by_id[reply.id].score > by_id[twin.id].score
+
+
+def test_one_add_naming_several_new_people_reads_the_scopes_names_once(memory: Memory) -> None:
+    """Every unknown proper noun of an add is matched against the scope's known ones: read once per
+    add (a memory naming three new people read them three times), yet a name that extends one the
+    same add created ("Melanie Smith" after "Melanie") still joins it, as across adds."""
+    from memorist.engine.entities import scope_key
+    from memorist.records import MemoryRecord, Scope
+    from sqlalchemy import event, text
+
+    say(memory, "I baked bread with Gertrude on Sunday.")
+    now = datetime.now(UTC)
+    record = MemoryRecord(
+        id="m-names", text="-", hash="-", user_id="u1", observed_at=now, created_at=now, updated_at=now
+    )
+    mentions = [_mention("Melanie"), _mention("Oscar"), _mention("Melanie Smith"), _mention("Gert"), _mention("Priya")]
+    reads: list[str] = []
+
+    def count(conn, cursor, statement, params, context, executemany):  # type: ignore[no-untyped-def]
+        if statement.lstrip().upper().startswith("SELECT") and "proper_noun" in str(params) + statement:
+            reads.append(statement)
+
+    engine = memory.db.engine
+    event.listen(engine, "before_cursor_execute", count)
+    try:
+        with memory.db.begin() as conn:
+            linked = memory.graph.link(record, mentions, conn)
+    finally:
+        event.remove(engine, "before_cursor_execute", count)
+    assert len(reads) == 1
+    key = scope_key(Scope(user_id="u1"))
+    gertrude = memory.graph.match([_mention("Gertrude")], [key])[0].entity_id
+    melanie = memory.graph.match([_mention("Melanie")], [key])[0].entity_id
+    assert memory.graph.match([_mention("Melanie Smith")], [key])[0].entity_id == melanie
+    assert len(linked) == 4 and gertrude in linked and melanie in linked  # Melanie, Oscar, Gertrude, Priya
+    with memory.db.connect() as conn:
+        names = {str(i): str(n) for i, n in conn.execute(text("SELECT id, name FROM entities"))}
+    assert names[melanie] == "Melanie Smith"

@@ -89,9 +89,14 @@ class EntityGraph:
             )
             known = {str(norm): str(entity_id) for norm, entity_id in rows}
         linked: list[str] = []
+        proper_nouns: list[tuple[str, str]] | None = None  # read once, on the first unknown proper noun
         for mention in mentions:
             norm = normalize(mention.text)
-            entity_id = known.get(norm) or self._resolve_or_create(conn, key, mention)
+            entity_id = known.get(norm)
+            if entity_id is None:
+                if mention.kind == "proper_noun" and proper_nouns is None:
+                    proper_nouns = self._proper_nouns(conn, key)
+                entity_id = self._resolve_or_create(conn, key, mention, proper_nouns or [])
             known[norm] = entity_id
             if entity_id not in linked:
                 linked.append(entity_id)
@@ -101,17 +106,32 @@ class EntityGraph:
             )
         return linked
 
-    def _resolve_or_create(self, conn: Connection, key: str, mention: EntityMention) -> str:
+    @staticmethod
+    def _proper_nouns(conn: Connection, key: str) -> list[tuple[str, str]]:
+        """The scope's proper-noun entities as ``(id, name)``, for :meth:`link` to match variants against.
+
+        Why once per add: every unknown proper noun is compared with all of them, and a
+        memory naming three new people read the scope's list three times.
+        """
+        query = select(entities.c.id, entities.c.name).where(
+            entities.c.scope_key == key, entities.c.kind == "proper_noun"
+        )
+        return [(str(entity_id), str(name)) for entity_id, name in conn.execute(query)]
+
+    def _resolve_or_create(
+        self, conn: Connection, key: str, mention: EntityMention, proper_nouns: list[tuple[str, str]]
+    ) -> str:
         """The entity of a mention whose alias :meth:`link` did not find in this transaction:
         a variant of a known proper noun, else a new entity (a concurrent writer's alias for
-        the same name surfaces as an IntegrityError, and that entity is used)."""
+        the same name surfaces as an IntegrityError, and that entity is used).
+
+        ``proper_nouns`` is the scope's list as :meth:`link` read it; it is kept current
+        (a new proper noun is appended, a longer name replaces the one it extends), so a
+        later mention of the same add matches what the database now holds.
+        """
         norm = normalize(mention.text)
         if mention.kind == "proper_noun":
-            for entity_id, name in conn.execute(
-                select(entities.c.id, entities.c.name).where(
-                    entities.c.scope_key == key, entities.c.kind == "proper_noun"
-                )
-            ):
+            for position, (entity_id, name) in enumerate(proper_nouns):
                 if _variant_of(mention.text, name):
                     self._add_alias(conn, key, norm, entity_id)
                     if mention.text.startswith(f"{name} "):  # "Melanie Smith" over "Melanie"
@@ -120,7 +140,8 @@ class EntityGraph:
                             .where(entities.c.id == entity_id)
                             .values(name=mention.text[:255], updated_at=utcnow())
                         )
-                    return str(entity_id)
+                        proper_nouns[position] = (entity_id, mention.text[:255])
+                    return entity_id
         entity_id = str(uuid.uuid4())
         now = utcnow()
         try:
@@ -144,6 +165,8 @@ class EntityGraph:
                 )
             ).scalar_one()
             return str(existing)
+        if mention.kind == "proper_noun":
+            proper_nouns.append((entity_id, mention.text[:255]))
         return entity_id
 
     @staticmethod
