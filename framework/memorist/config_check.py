@@ -25,17 +25,10 @@ from typing import Any, Literal
 import pydantic
 from pydantic import BaseModel
 
+from .config_files import BARE_ENV, parse_config_file, resolve_config_path
 from .errors import ConfigurationError, MemoristError
 from .registry import format_validation_error
-from .settings import (
-    BARE_ENV,
-    CONFIG_ENV,
-    SECRETS_DIR_ENV,
-    Settings,
-    build_settings,
-    parse_config_file,
-    resolve_config_path,
-)
+from .settings import CONFIG_ENV, SECRETS_DIR_ENV, Settings, build_settings
 
 ENV_PREFIX = "MEMORIST_"
 #: ``MEMORIST_*`` variables read outside ``Settings`` (plugin selection, caches, plugins' own policies).

@@ -29,9 +29,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from .config_files import BARE_ENV
 from .errors import ConfigurationError, ValidationError
 from .outbound import OutboundGuard
-from .settings import BARE_ENV, Settings
+from .settings import Settings
 
 PROVIDER_SLOTS = ("language_model", "embedder", "vector_store", "reranker", "entity_extractor")
 #: Never a provider key source, whatever the allow-list says.

@@ -19,13 +19,14 @@ from typing import Any
 from sqlalchemy import insert, select, update
 
 from . import configure_policy
+from .config_files import deep_merge
 from .db import Database
 from .db.schema import kv
 from .engine.memory import HasHooks, Memory
 from .errors import ValidationError
 from .records import utcnow
 from .registry import ProviderRegistry
-from .settings import Settings, deep_merge, load_settings, plugin_sections
+from .settings import Settings, load_settings, plugin_sections
 from .slots import SLOT_NAMES
 
 log = logging.getLogger("memorist.runtime")

@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from .settings import Settings, deep_merge, load_settings, plugin_sections
+from .config_files import deep_merge
+from .settings import Settings, load_settings, plugin_sections
 
 OVERRIDES_KEY = "runtime_overrides"  # the key http.runtime.Runtime stores them under
 
