@@ -110,6 +110,9 @@ def test_the_install_steps_in_a_fresh_venv(tmp_path: Path) -> None:
     # Modules the checks below import are compiled when they are imported. pip reads the variable
     # of a ``--no-X`` switch as the value of ``--X``: "0" is ``--no-compile`` ("1" compiles).
     env["PIP_NO_COMPILE"] = "0"
+    # ...and the checks below share one cache of what they compile (a host's
+    # PYTHONDONTWRITEBYTECODE would have each of them recompile torch and the rest).
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     done = subprocess.run(
         ["bash", "-c", dockerfile_runs()[0]], cwd=repo, env=env, capture_output=True, text=True, timeout=1500
     )
