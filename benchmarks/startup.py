@@ -2,8 +2,8 @@
 
 Each figure is the median of ``--runs`` fresh processes after one warm-up (the warm-up
 exports the ONNX graph once, as the first start on a machine does). The stages that
-dominate are timed alone too (``import lancedb``, importing the facade, torch), so a
-missed target names what prevents it. The machine's load average is recorded beside the
+dominate are timed alone too (``import lancedb``, plain and as the store imports it, importing
+the facade, torch), so a missed target names what prevents it. The machine's load average is recorded beside the
 figures: on a shared machine they are only indicative.
 
     python benchmarks/startup.py --runs 5 --json startup.json
@@ -91,6 +91,12 @@ MEASUREMENTS = {
     "python_alone": lambda cwd: timed(python("pass"), cwd),
     "import_facade": lambda cwd: timed(python("import memorist.facade"), cwd),
     "import_lancedb": lambda cwd: timed(python("import lancedb"), cwd),
+    # the store's way (after the plugin, LanceDB's REST namespace client deferred: see
+    # memorist_lancedb.deferred_client) against the plain import after the plugin
+    "import_plugin_then_lancedb": lambda cwd: timed(python("import memorist_lancedb, lancedb"), cwd),
+    "import_plugin_then_lancedb_as_the_store_does": lambda cwd: timed(
+        python("import memorist_lancedb.deferred_client as d; d.defer_namespace_client(); import lancedb"), cwd
+    ),
     "import_torch": lambda cwd: timed(python("import torch"), cwd),
     "memory_imports_torch": lambda cwd: float(
         subprocess.run(

@@ -412,6 +412,38 @@ def test_importing_the_plugin_does_not_start_lancedb() -> None:
     assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 0
 
 
+OPEN_WRITE_SEARCH_THEN_ASK_FOR_THE_REST_CLIENT = """
+import sys
+from pathlib import Path
+import numpy as np
+from memorist.plugin_api import ProviderContext
+from memorist.testing.vector_store import make_record
+from memorist_lancedb import LanceDBVectorStore
+
+store = LanceDBVectorStore(LanceDBVectorStore.Options(), ProviderContext(data_dir=Path(sys.argv[1]), dimension=4))
+store.upsert([make_record("a", "Ada lives in Lisbon", user_id="u")], np.eye(1, 4, dtype="float32"))
+assert [h.record.id for h in store.search_vector(np.eye(1, 4, dtype="float32")[0], 5, None)] == ["a"]
+assert [h.record.id for h in store.search_keyword("Lisbon", 5, None)] == ["a"]
+store.close()
+loaded = sorted(m for m in sys.modules if m.startswith("lance_namespace_urllib3_client.api"))
+assert not loaded, loaded
+from lance_namespace_urllib3_client import ApiClient, TableApi  # whoever needs the client still gets it
+import lance_namespace_urllib3_client as client
+assert TableApi.__module__ == "lance_namespace_urllib3_client.api.table_api" and client.ApiClient is ApiClient
+"""
+
+
+def test_opening_the_store_leaves_lancedbs_rest_client_unloaded_until_asked_for(tmp_path: Path) -> None:
+    """The REST namespace client LanceDB imports eagerly (half of ``import lancedb``) waits for a user."""
+    done = subprocess.run(
+        [sys.executable, "-c", OPEN_WRITE_SEARCH_THEN_ASK_FOR_THE_REST_CLIENT, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
 def test_one_batch_naming_an_id_twice_keeps_the_last(tmp_path: Path) -> None:
     store = open_store(tmp_path)
     store.upsert([make_record("a", "first"), make_record("a", "second")], random_vectors(2, DIM))

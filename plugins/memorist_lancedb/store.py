@@ -42,6 +42,7 @@ from memorist.plugin_api import (
     evaluate,
 )
 
+from .deferred_client import defer_namespace_client
 from .journal import Journal
 from .maintenance import TableMaintenance
 from .options import LanceDBVectorStoreOptions
@@ -101,6 +102,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         self._maintenance = TableMaintenance(options, self._write_lock, lambda: self._table)
         self._order = StoredOrder()
         self._planner = FilterPlanner(options.postfilter_min_fraction)
+        defer_namespace_client()  # before LanceDB's first import: see deferred_client
         import lancedb
 
         self._db: Any = lancedb.connect(str(self._path), read_consistency_interval=timedelta(0))
