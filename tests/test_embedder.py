@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import shutil
 import sys
 from pathlib import Path
 
@@ -37,10 +38,19 @@ def torch_embedder(tmp_path_factory: pytest.TempPathFactory) -> SentenceTransfor
     return make(tmp_path_factory.mktemp("torch"), backend="torch")
 
 
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory whose ``onnx`` cache holds the float export, made once for the tests that
+    only use it (the export's own tests, caching and the fusion check, make theirs)."""
+    directory = tmp_path_factory.mktemp("exported")
+    make(directory)
+    return directory
+
+
 def test_onnx_vectors_match_torch_for_batches_and_single_queries(
-    tmp_path: Path, torch_embedder: SentenceTransformerEmbedder
+    exported: Path, torch_embedder: SentenceTransformerEmbedder
 ) -> None:
-    onnx = make(tmp_path)
+    onnx = make(exported)
     assert onnx.describe().endswith("(onnx)") and torch_embedder.describe().endswith("(torch)")
     # The cached graph runs fused kernels: one Attention per layer instead of the exported
     # matmul/softmax/reshape chains (and the vectors below are still torch's).
@@ -55,7 +65,7 @@ def test_onnx_vectors_match_torch_for_batches_and_single_queries(
         np.testing.assert_allclose(got, expected, atol=1e-5)
         np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
     # Small batches give the same vectors as one big one (padding does not leak into the mean).
-    np.testing.assert_allclose(make(tmp_path, batch_size=1).embed(TEXTS), batched, atol=1e-5)
+    np.testing.assert_allclose(make(exported, batch_size=1).embed(TEXTS), batched, atol=1e-5)
     assert onnx.embed([]).shape == (0, 384)
 
 
@@ -93,14 +103,15 @@ def test_without_onnx_runtime_the_embedder_falls_back_to_torch(
     assert embedder.embed(["still works"]).shape == (1, 384)
 
 
-def test_spinning_threads_are_a_setting_that_changes_no_vector(tmp_path: Path) -> None:
-    spinning, resting = make(tmp_path, spin=True), make(tmp_path)
+def test_spinning_threads_are_a_setting_that_changes_no_vector(exported: Path) -> None:
+    spinning, resting = make(exported, spin=True), make(exported)
     assert spinning._onnx is not None and resting._onnx is not None
     assert spinning._onnx.spins and not resting._onnx.spins  # as ONNX Runtime holds the session's options
     np.testing.assert_allclose(spinning.embed(TEXTS), resting.embed(TEXTS), atol=1e-6)
 
 
-def test_int8_runs_a_cached_quantized_copy_whose_vectors_still_retrieve(tmp_path: Path) -> None:
+def test_int8_runs_a_cached_quantized_copy_whose_vectors_still_retrieve(tmp_path: Path, exported: Path) -> None:
+    shutil.copytree(exported / "onnx", tmp_path / "onnx")  # the float graph it quantizes, as a cache holds it
     full = make(tmp_path)
     int8 = make(tmp_path, quantize="int8")
     assert int8.describe().endswith("(onnx, int8)") and full.describe().endswith("(onnx)")
