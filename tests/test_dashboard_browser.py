@@ -1,6 +1,8 @@
-"""The dashboard in a real headless Chromium (Playwright on Debian's ``chromium``) against ``memorist serve``.
+"""The dashboard in a real headless Chromium (Playwright on Debian's ``chromium``) against the app.
 
-One server for the module (gunicorn, hashing embedder, a JWT secret, one-minute access tokens);
+One server for the module (the app as a ``memorist serve`` worker builds it, on a loopback socket
+from this process: the page is the subject here, not gunicorn; hashing embedder, a JWT secret,
+one-minute access tokens);
 each test gets a fresh browser context (its own sessionStorage), signs in through the page and
 ends by asserting that no request left 127.0.0.1. axe-core checks each screen it visits.
 """
@@ -14,7 +16,8 @@ from collections.abc import Iterator
 import jwt
 import pytest
 import requests
-from memorist.testing.server import ADMIN, JWT_SECRET, Server, bearer
+from memorist.testing.inprocess import AppServer
+from memorist.testing.server import ADMIN, JWT_SECRET, bearer
 from playwright.sync_api import Page, Route, expect
 
 from . import browser as pw
@@ -38,9 +41,9 @@ TOKENS_JS = "({a: sessionStorage.getItem('memorist.access'), r: sessionStorage.g
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
     env = {"MEMORIST_AUTH__ACCESS_TOKEN_MINUTES": "1", "MEMORIST_AUTH__LOGIN_ATTEMPTS": "1000"}
-    srv = Server(tmp_path_factory.mktemp("dashboard") / "data", env=env, workers=1).start()
+    srv = AppServer(tmp_path_factory.mktemp("dashboard") / "data", env=env).start().listening()
     yield srv
     srv.stop()
 
@@ -50,7 +53,7 @@ def no_serious_a11y(page: Page, where: str) -> None:
     assert not violations, f"axe-core on {where}:\n" + "\n".join(violations)
 
 
-def sign_in(page: Page, server: Server, email: str = EMAIL, password: str = PASSWORD) -> None:
+def sign_in(page: Page, server: AppServer, email: str = EMAIL, password: str = PASSWORD) -> None:
     page.goto(f"{server.url}/dashboard")
     expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
     page.get_by_label("Email").fill(email)
@@ -59,7 +62,7 @@ def sign_in(page: Page, server: Server, email: str = EMAIL, password: str = PASS
     expect(page.get_by_role("navigation", name="Main")).to_be_visible()
 
 
-def api_token(server: Server) -> str:
+def api_token(server: AppServer) -> str:
     resp = server.post("/auth/login", json={"email": EMAIL, "password": PASSWORD})
     assert resp.status_code == 200, resp.text
     return str(resp.json()["access_token"])
@@ -68,7 +71,7 @@ def api_token(server: Server) -> str:
 # The tests run in file order: the first one creates the admin through the page.
 
 
-def test_first_run_setup_creates_the_admin(page: Page, server: Server, network_guard: NetworkGuard) -> None:
+def test_first_run_setup_creates_the_admin(page: Page, server: AppServer, network_guard: NetworkGuard) -> None:
     page.goto(f"{server.url}/")  # a browser asking for / lands on the dashboard
     assert page.url == f"{server.url}/dashboard"
     expect(page.get_by_role("heading", name="Welcome to Memorist")).to_be_visible()
@@ -85,7 +88,7 @@ def test_first_run_setup_creates_the_admin(page: Page, server: Server, network_g
 
 
 def test_sign_in_rejects_a_wrong_password_then_signs_in_and_out(
-    page: Page, server: Server, network_guard: NetworkGuard
+    page: Page, server: AppServer, network_guard: NetworkGuard
 ) -> None:
     page.goto(f"{server.url}/dashboard")
     expect(page.get_by_role("heading", name="Sign in")).to_be_visible()
@@ -110,7 +113,7 @@ def test_sign_in_rejects_a_wrong_password_then_signs_in_and_out(
 
 
 def test_add_search_explain_edit_delete_a_memory_with_its_history(
-    page: Page, server: Server, network_guard: NetworkGuard
+    page: Page, server: AppServer, network_guard: NetworkGuard
 ) -> None:
     sign_in(page, server)
     page.get_by_text("Add a memory by hand").click()
@@ -202,7 +205,7 @@ def test_add_search_explain_edit_delete_a_memory_with_its_history(
     network_guard.assert_no_script_errors(EXPECTED_HTTP_ERRORS)
 
 
-def test_entities_counts_graph_and_cascade_delete(page: Page, server: Server, network_guard: NetworkGuard) -> None:
+def test_entities_counts_graph_and_cascade_delete(page: Page, server: AppServer, network_guard: NetworkGuard) -> None:
     token = api_token(server)
     for text, agent, run in [
         ("Bob plays chess on Sundays", "coach", "r1"),
@@ -239,7 +242,7 @@ def test_entities_counts_graph_and_cascade_delete(page: Page, server: Server, ne
     network_guard.assert_no_script_errors()
 
 
-def test_api_key_create_copy_use_and_revoke(page: Page, server: Server, network_guard: NetworkGuard) -> None:
+def test_api_key_create_copy_use_and_revoke(page: Page, server: AppServer, network_guard: NetworkGuard) -> None:
     sign_in(page, server)
     page.get_by_role("link", name="API keys").click()
     expect(page.get_by_text("No keys yet.")).to_be_visible()
@@ -271,7 +274,7 @@ def test_api_key_create_copy_use_and_revoke(page: Page, server: Server, network_
 
 
 def test_a_screen_still_loading_never_paints_over_the_one_the_user_moved_to(
-    page: Page, server: Server, network_guard: NetworkGuard
+    page: Page, server: AppServer, network_guard: NetworkGuard
 ) -> None:
     # The memories screen waits for GET /entities; hold that answer, go to the request log meanwhile,
     # then let it through: the request log must stay (it used to be painted over by "Memories").
@@ -296,7 +299,7 @@ def test_a_screen_still_loading_never_paints_over_the_one_the_user_moved_to(
     network_guard.assert_no_script_errors()
 
 
-def test_request_log_filters_and_refreshes_itself(page: Page, server: Server, network_guard: NetworkGuard) -> None:
+def test_request_log_filters_and_refreshes_itself(page: Page, server: AppServer, network_guard: NetworkGuard) -> None:
     sign_in(page, server)
     page.get_by_role("link", name="Request log").click()
     table = page.get_by_role("table")
@@ -323,7 +326,7 @@ def test_request_log_filters_and_refreshes_itself(page: Page, server: Server, ne
 
 
 def test_configuration_change_and_the_servers_validation_error_beside_the_field(
-    page: Page, server: Server, network_guard: NetworkGuard
+    page: Page, server: AppServer, network_guard: NetworkGuard
 ) -> None:
     sign_in(page, server)
     page.get_by_role("link", name="Configuration").click()
@@ -357,7 +360,7 @@ def test_configuration_change_and_the_servers_validation_error_beside_the_field(
 
 
 def test_users_admin_create_role_disable_password_delete(
-    page: Page, server: Server, network_guard: NetworkGuard
+    page: Page, server: AppServer, network_guard: NetworkGuard
 ) -> None:
     sign_in(page, server)
     page.get_by_role("link", name="Users").click()
@@ -402,7 +405,7 @@ def test_users_admin_create_role_disable_password_delete(
     network_guard.assert_no_script_errors()
 
 
-def test_change_password_signs_out_everywhere(page: Page, server: Server, network_guard: NetworkGuard) -> None:
+def test_change_password_signs_out_everywhere(page: Page, server: AppServer, network_guard: NetworkGuard) -> None:
     sign_in(page, server)
     page.get_by_role("link", name="Account").click()
     form = page.get_by_role("form", name="Change password")
@@ -428,7 +431,9 @@ def test_change_password_signs_out_everywhere(page: Page, server: Server, networ
     network_guard.assert_no_script_errors(EXPECTED_HTTP_ERRORS)
 
 
-def test_dark_mode_follows_the_system_and_the_toggle(page: Page, server: Server, network_guard: NetworkGuard) -> None:
+def test_dark_mode_follows_the_system_and_the_toggle(
+    page: Page, server: AppServer, network_guard: NetworkGuard
+) -> None:
     page.emulate_media(color_scheme="dark")
     sign_in(page, server)
     html = page.locator("html")
@@ -448,7 +453,7 @@ def test_dark_mode_follows_the_system_and_the_toggle(page: Page, server: Server,
     network_guard.assert_no_script_errors()
 
 
-def test_narrow_screen_has_no_horizontal_scroll(page: Page, server: Server, network_guard: NetworkGuard) -> None:
+def test_narrow_screen_has_no_horizontal_scroll(page: Page, server: AppServer, network_guard: NetworkGuard) -> None:
     page.set_viewport_size({"width": 390, "height": 844})
     sign_in(page, server)
     for screen_link in ("Memories", "Entities", "Request log", "Configuration", "Users"):
@@ -461,7 +466,7 @@ def test_narrow_screen_has_no_horizontal_scroll(page: Page, server: Server, netw
 
 
 def test_expired_access_token_is_renewed_then_a_revoked_login_ends_the_session(
-    page: Page, server: Server, network_guard: NetworkGuard
+    page: Page, server: AppServer, network_guard: NetworkGuard
 ) -> None:
     """The page's access token is swapped for an expired copy (the same claims, ``exp`` in the past,
     signed with the server's secret) instead of waiting a real minute for it to lapse."""
@@ -496,8 +501,6 @@ def test_missing_jwt_secret_gets_a_screen_with_the_fix(
 ) -> None:
     """``memorist serve`` generates a secret on first run; an app built another way (e.g. gunicorn on
     ``memorist.wsgi``) without ``JWT_SECRET`` answers 500 on its auth routes: the page explains it."""
-    from memorist.testing.inprocess import AppServer
-
     with AppServer(tmp_path_factory.mktemp("no-secret") / "data", env={"JWT_SECRET": None}) as app:
         url = app.listen()
         body = {"name": "A", "email": "a@example.com", "password": "long enough"}
@@ -510,7 +513,7 @@ def test_missing_jwt_secret_gets_a_screen_with_the_fix(
 
 
 def test_keyboard_only_sign_in_navigation_and_a_cancelled_delete(
-    page: Page, server: Server, network_guard: NetworkGuard
+    page: Page, server: AppServer, network_guard: NetworkGuard
 ) -> None:
     token = api_token(server)
     body = {"messages": [{"role": "user", "content": "Dana keeps bees"}], "user_id": "dana", "infer": False}
@@ -544,7 +547,7 @@ def test_keyboard_only_sign_in_navigation_and_a_cancelled_delete(
 def test_auth_disabled_server_opens_without_sign_in(
     page: Page, tmp_path_factory: pytest.TempPathFactory, network_guard: NetworkGuard
 ) -> None:
-    srv = Server(tmp_path_factory.mktemp("open") / "data", env={"AUTH_DISABLED": "true"}, workers=1).start()
+    srv = AppServer(tmp_path_factory.mktemp("open") / "data", env={"AUTH_DISABLED": "true"}).start().listening()
     try:
         body = {"messages": [{"role": "user", "content": "Eli sails on weekends"}], "user_id": "eli", "infer": False}
         assert srv.post("/memories", json=body).status_code == 200
@@ -563,7 +566,7 @@ def test_auth_disabled_server_opens_without_sign_in(
 
 
 def test_page_helpers_keep_secrets_and_count_shared_memories(
-    page: Page, server: Server, network_guard: NetworkGuard
+    page: Page, server: AppServer, network_guard: NetworkGuard
 ) -> None:
     """The pure helpers, run in the page as its modules: redacted secrets are never sent back, errors
     find their field by the longest matching path, and co-occurrence counts each memory once."""

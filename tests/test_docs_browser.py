@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 import requests
-from memorist.testing.server import Server, bearer
+from memorist.testing.inprocess import AppServer
+from memorist.testing.server import bearer
 from playwright.sync_api import Page, Request, expect
 
 from . import browser as pw
@@ -58,15 +59,16 @@ OPERATIONS_JS = """
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """The real `memorist serve` (gunicorn), with the hashing test embedder so no model loads."""
-    srv = Server(tmp_path_factory.mktemp("docs-server") / "data", workers=1).start()
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
+    """The app as a `memorist serve` worker builds it, on a loopback socket from this process (the page
+    is the subject, not gunicorn), with the hashing test embedder so no model loads."""
+    srv = AppServer(tmp_path_factory.mktemp("docs-server") / "data").start().listening()
     yield srv
     srv.stop()
 
 
 @pytest.fixture(scope="module")
-def credentials(server: Server) -> dict[str, str]:
+def credentials(server: AppServer) -> dict[str, str]:
     """A first admin's access token and an API key of theirs, made through the API itself."""
     body = {"name": "Docs Tester", "email": "docs@example.com", "password": "correct horse 42"}
     resp = server.post("/auth/register", json=body)
@@ -100,7 +102,7 @@ def test_chromium_is_installed() -> None:
 
 
 def test_docs_renders_every_route_with_no_network(
-    page: Page, server: Server, network_guard: NetworkGuard, tmp_path: Path
+    page: Page, server: AppServer, network_guard: NetworkGuard, tmp_path: Path
 ) -> None:
     """Swagger UI loads from the server's own assets, reads /openapi.json and lists each operation."""
     try:
@@ -120,7 +122,7 @@ def test_docs_renders_every_route_with_no_network(
     assert served, "the explorer's assets did not come from this server"
 
 
-def test_authorize_dialog_offers_bearer_token_and_api_key(page: Page, server: Server) -> None:
+def test_authorize_dialog_offers_bearer_token_and_api_key(page: Page, server: AppServer) -> None:
     """The Authorize dialog has an input for each way in: a Bearer JWT and an X-API-Key key."""
     open_docs(page, f"{server.url}/docs")
     page.locator("button.btn.authorize").click()
@@ -137,7 +139,7 @@ def test_authorize_dialog_offers_bearer_token_and_api_key(page: Page, server: Se
 )
 def test_authorize_then_try_it_out_calls_the_api(
     page: Page,
-    server: Server,
+    server: AppServer,
     credentials: dict[str, str],
     network_guard: NetworkGuard,
     scheme: str,

@@ -162,6 +162,16 @@ class AppServer:
             threading.Thread(target=self._http.serve_forever, name="memorist-test-http", daemon=True).start()
         return f"http://127.0.0.1:{self._http.server_port}"
 
+    def listening(self) -> AppServer:
+        """:meth:`listen`, and :attr:`url` becomes the socket's address (call after :meth:`start`).
+
+        For a browser test: the page and the test's own calls then name one server,
+        as with a real ``memorist serve``; the test's calls still reach the app in process.
+        """
+        self.url = self.listen()
+        self.session.mount(self.url, WSGIAdapter(self))
+        return self
+
     def __enter__(self) -> AppServer:
         return self.start()
 
