@@ -1,7 +1,8 @@
 """The Memorist test kit: what the project's own tests use, published for plugin authors.
 
 - :mod:`memorist.testing.vector_store`: the contract every ``VectorStore``
-  must meet (subclass ``VectorStoreContract`` and provide two fixtures);
+  must meet (subclass ``VectorStoreContract`` and provide two fixtures), with the
+  records and filter cases it uses in :mod:`memorist.testing.contract_data`;
 - :mod:`memorist.testing.hashing`: a deterministic embedder that loads instantly;
 - :mod:`memorist.testing.inprocess`: the whole app in process behind real
   HTTP client objects (``AppServer``);
