@@ -8,13 +8,14 @@ import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.pool import NullPool, QueuePool
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _ADVISORY_LOCK_ID = 7_311_042  # arbitrary, constant: "memorist migrations"
@@ -30,6 +31,8 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def _config(conn: Connection, name: str | None = None, versions: Path | None = None) -> Config:
+    from alembic.config import Config  # Alembic (and Mako, Pygments) load for a migration only
+
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
     # One path per option, split on os.pathsep: the legacy default splits on spaces and
@@ -97,6 +100,8 @@ class Database:
         A plugin's revisions (``register_migrations``) keep their own version table,
         ``alembic_version_<name>``, so the kernel's history never names a plugin revision.
         """
+        from alembic import command
+
         with self._migration_lock() as conn:
             command.upgrade(_config(conn), "head")
             for name, versions in plugins:
