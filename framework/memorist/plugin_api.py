@@ -6,8 +6,10 @@ receive (settings, database, engine), and the helpers route-adding plugins use.
 Built-in plugins import nothing else from ``memorist`` (a test checks it), so
 what they can do, a third-party plugin can do too.
 
-The HTTP helpers (``operation``, ``access``, ``Access``) are loaded on first use:
-a process that never serves HTTP (``memorist worker``) never imports the web layer.
+Every name but ``hookimpl`` is imported on first use: loading a plugin to read
+its hooks (``memorist --help`` lists plugin commands) imports only what the plugin
+itself uses at import, and a process that never serves HTTP (``memorist worker``)
+never imports the web layer.
 
 A minimal plugin::
 
@@ -26,65 +28,125 @@ A minimal plugin::
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
-from .context import PluginContext
-from .db import Database
-from .errors import (
-    CapabilityError,
-    ConfigurationError,
-    DimensionMismatchError,
-    InvalidFilterError,
-    MemoristError,
-    NotFoundError,
-    ProviderError,
-    ValidationError,
-)
-from .filters import DATE_FIELDS, And, Condition, Filter, Not, Or, evaluate, is_metadata_field, parse_filter
 from .hookspecs import hookimpl
-from .models import resolve_model_path
-from .outbound import OutboundGuard, OutboundRefused, guarded_transport, pinned_connection
-from .providers import (
-    PROVIDER_KINDS,
-    Embedder,
-    EntityExtractor,
-    LanguageModel,
-    ModelT,
-    Provider,
-    ProviderContext,
-    ProviderOptions,
-    Reranker,
-    VectorStore,
-    account_for_messages,
-)
-from .records import (
-    ChatMessage,
-    EntityMention,
-    ExtractedFact,
-    Extraction,
-    ExtractionRequest,
-    MemoryRecord,
-    Message,
-    Scope,
-    SkippedInput,
-    StoreHit,
-    StoreMatch,
-    as_utc,
-    utcnow,
-)
-from .settings import LimitsSettings
-from .tenancy import ProjectError, Tenancy
 
 if TYPE_CHECKING:
+    from .context import PluginContext
+    from .db import Database
+    from .errors import (
+        CapabilityError,
+        ConfigurationError,
+        DimensionMismatchError,
+        InvalidFilterError,
+        MemoristError,
+        NotFoundError,
+        ProviderError,
+        ValidationError,
+    )
+    from .filters import DATE_FIELDS, And, Condition, Filter, Not, Or, evaluate, is_metadata_field, parse_filter
     from .http.operations import operation
     from .http.platform.access import Access, access
+    from .models import resolve_model_path
+    from .outbound import OutboundGuard, OutboundRefused, guarded_transport, pinned_connection
+    from .providers import (
+        PROVIDER_KINDS,
+        Embedder,
+        EntityExtractor,
+        LanguageModel,
+        ModelT,
+        Provider,
+        ProviderContext,
+        ProviderOptions,
+        Reranker,
+        VectorStore,
+        account_for_messages,
+    )
+    from .records import (
+        ChatMessage,
+        EntityMention,
+        ExtractedFact,
+        Extraction,
+        ExtractionRequest,
+        MemoryRecord,
+        Message,
+        Scope,
+        SkippedInput,
+        StoreHit,
+        StoreMatch,
+        as_utc,
+        utcnow,
+    )
+    from .settings import LimitsSettings
+    from .tenancy import ProjectError, Tenancy
 
 __version__: str
-_LAZY_HTTP = {
-    "operation": ("memorist.http.operations", "operation"),
-    "access": ("memorist.http.platform.access", "access"),
-    "Access": ("memorist.http.platform.access", "Access"),
+
+#: The module each name comes from, imported on first use (``__getattr__``): loading a plugin
+#: to read its hooks (``memorist --help`` loads every plugin to list their commands) then
+#: imports none of the engine, the database layer or the web layer, only what the plugin uses.
+_HOMES: dict[str, tuple[str, ...]] = {
+    "memorist.context": ("PluginContext",),
+    "memorist.db": ("Database",),
+    "memorist.errors": (
+        "CapabilityError",
+        "ConfigurationError",
+        "DimensionMismatchError",
+        "InvalidFilterError",
+        "MemoristError",
+        "NotFoundError",
+        "ProviderError",
+        "ValidationError",
+    ),
+    "memorist.filters": (
+        "DATE_FIELDS",
+        "And",
+        "Condition",
+        "Filter",
+        "Not",
+        "Or",
+        "evaluate",
+        "is_metadata_field",
+        "parse_filter",
+    ),
+    "memorist.http.operations": ("operation",),
+    "memorist.http.platform.access": ("Access", "access"),
+    "memorist.models": ("resolve_model_path",),
+    "memorist.outbound": ("OutboundGuard", "OutboundRefused", "guarded_transport", "pinned_connection"),
+    "memorist.providers": (
+        "PROVIDER_KINDS",
+        "Embedder",
+        "EntityExtractor",
+        "LanguageModel",
+        "ModelT",
+        "Provider",
+        "ProviderContext",
+        "ProviderOptions",
+        "Reranker",
+        "VectorStore",
+        "account_for_messages",
+    ),
+    "memorist.records": (
+        "ChatMessage",
+        "EntityMention",
+        "ExtractedFact",
+        "Extraction",
+        "ExtractionRequest",
+        "MemoryRecord",
+        "Message",
+        "Scope",
+        "SkippedInput",
+        "StoreHit",
+        "StoreMatch",
+        "as_utc",
+        "utcnow",
+    ),
+    "memorist.settings": ("LimitsSettings",),
+    "memorist.tenancy": ("ProjectError", "Tenancy"),
 }
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "DATE_FIELDS",
@@ -151,9 +213,8 @@ def __getattr__(name: str) -> Any:
         from . import __version__ as version
 
         return version
-    if name in _LAZY_HTTP:
-        import importlib
-
-        module, attribute = _LAZY_HTTP[name]
-        return getattr(importlib.import_module(module), attribute)
+    if name in _HOME_OF:
+        value = getattr(importlib.import_module(_HOME_OF[name]), name)
+        globals()[name] = value  # once imported, a plain module attribute
+        return value
     raise AttributeError(f"module 'memorist.plugin_api' has no attribute {name!r}")

@@ -6,13 +6,35 @@ plugin; the kernel never imports it by name.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from memorist.plugin_api import EntityExtractor, hookimpl
+from memorist.plugin_api import hookimpl
 
-from .rules import RuleEntityExtractor
+if TYPE_CHECKING:
+    from memorist.plugin_api import EntityExtractor
+
+    from .rules import RuleEntityExtractor
+
+#: Provider classes and their modules, imported when a hook registers them (or on first
+#: attribute access): loading the plugin to read its hooks imports none of them.
+_PROVIDERS = {"RuleEntityExtractor": ".rules"}
+
+
+__all__ = ["RuleEntityExtractor"]
 
 
 @hookimpl
 def register_entity_extractors(register: Callable[[type[EntityExtractor]], None]) -> None:
-    register(RuleEntityExtractor)
+    register(_provider("RuleEntityExtractor"))
+
+
+def _provider(name: str) -> Any:
+    return getattr(importlib.import_module(_PROVIDERS[name], __name__), name)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PROVIDERS:
+        return _provider(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

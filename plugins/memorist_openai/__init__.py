@@ -9,21 +9,40 @@ extra); building a provider does, and says how to install it if missing.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from memorist.plugin_api import Embedder, LanguageModel, hookimpl
+from memorist.plugin_api import hookimpl
 
-from .embedder import OpenAIEmbedder
-from .language_model import OpenAILanguageModel
+if TYPE_CHECKING:
+    from memorist.plugin_api import Embedder, LanguageModel
+
+    from .embedder import OpenAIEmbedder
+    from .language_model import OpenAILanguageModel
+
+#: Provider classes and their modules, imported when a hook registers them (or on first
+#: attribute access): loading the plugin to read its hooks imports none of them.
+_PROVIDERS = {"OpenAIEmbedder": ".embedder", "OpenAILanguageModel": ".language_model"}
 
 __all__ = ["OpenAIEmbedder", "OpenAILanguageModel"]
 
 
 @hookimpl
 def register_language_models(register: Callable[[type[LanguageModel]], None]) -> None:
-    register(OpenAILanguageModel)
+    register(_provider("OpenAILanguageModel"))
 
 
 @hookimpl
 def register_embedders(register: Callable[[type[Embedder]], None]) -> None:
-    register(OpenAIEmbedder)
+    register(_provider("OpenAIEmbedder"))
+
+
+def _provider(name: str) -> Any:
+    return getattr(importlib.import_module(_PROVIDERS[name], __name__), name)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _PROVIDERS:
+        return _provider(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,17 +23,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memorist.plugin_api import Database, MemoryRecord, OutboundGuard, PluginContext, Tenancy, hookimpl
+from memorist.plugin_api import hookimpl
 from pydantic import BaseModel
 
 from .config import DeliveryPolicy, WebhooksSettings, env_allow
-from .deliveries import DeliveryQueue
-from .dispatcher import Dispatcher
 from .signing import SIGNATURE_HEADER, TIMESTAMP_HEADER, sign, verify
-from .store import MEMORY_ADD, MEMORY_CATEGORIZE, MEMORY_DELETE, MEMORY_UPDATE, WebhookStore
 
 if TYPE_CHECKING:
+    # Imported where used: loading the plugin to read its hooks (``memorist --help``) then
+    # imports neither the database layer nor the delivery machinery.
     import falcon
+    from memorist.plugin_api import Database, MemoryRecord, OutboundGuard, PluginContext
+
+    from .deliveries import DeliveryQueue
+    from .dispatcher import Dispatcher
+    from .store import WebhookStore
 
 __all__ = ["SIGNATURE_HEADER", "TIMESTAMP_HEADER", "Binding", "bind", "binding", "sign", "verify"]
 
@@ -58,6 +62,12 @@ def bind(db: Database, policy: DeliveryPolicy | None = None, guard: OutboundGuar
     ``guard`` decides which hosts deliveries may reach (the kernel's
     ``security.outbound_allow``; without it, ``MEMORIST_SECURITY__OUTBOUND_ALLOW``).
     """
+    from memorist.plugin_api import OutboundGuard
+
+    from .deliveries import DeliveryQueue
+    from .dispatcher import Dispatcher
+    from .store import WebhookStore
+
     store = WebhookStore(db)
     queue = DeliveryQueue(db, policy or DeliveryPolicy.from_settings())
     found = Binding(db, store, queue, Dispatcher(queue, store, guard or OutboundGuard(env_allow())))
@@ -109,6 +119,8 @@ def register_migrations(register: Callable[[str, Path], None]) -> None:
 
 @hookimpl
 def database_ready(context: PluginContext) -> None:
+    from memorist.plugin_api import OutboundGuard
+
     section = context.plugin_settings.get(NAME)
     policy = DeliveryPolicy.from_settings(section if isinstance(section, WebhooksSettings) else None)
     # The settings (file + environment) decide which internal hosts deliveries may reach.
@@ -119,6 +131,8 @@ def database_ready(context: PluginContext) -> None:
 
 @hookimpl
 def configure_app(app: falcon.App[falcon.Request, falcon.Response], context: PluginContext) -> None:
+    from memorist.plugin_api import OutboundGuard, Tenancy
+
     from .routes import OneWebhook, ProjectWebhooks  # the web layer only where HTTP is served
 
     current = binding(context)
@@ -135,16 +149,22 @@ def configure_app(app: falcon.App[falcon.Request, falcon.Response], context: Plu
 
 @hookimpl
 def memory_added(memory: MemoryRecord, context: PluginContext | None) -> None:
+    from .store import MEMORY_ADD, MEMORY_CATEGORIZE
+
     _enqueue(context, (MEMORY_ADD, MEMORY_CATEGORIZE) if memory.categories else (MEMORY_ADD,), memory, None)
 
 
 @hookimpl
 def memory_updated(memory: MemoryRecord, previous: MemoryRecord, context: PluginContext | None) -> None:
+    from .store import MEMORY_UPDATE
+
     _enqueue(context, (MEMORY_UPDATE,), memory, previous)
 
 
 @hookimpl
 def memory_deleted(memory: MemoryRecord, context: PluginContext | None) -> None:
+    from .store import MEMORY_DELETE
+
     _enqueue(context, (MEMORY_DELETE,), memory, None)
 
 
