@@ -212,3 +212,33 @@ def test_a_relative_path_option_lives_in_the_data_directory(tmp_path: Path, monk
     assert context.path("stores/a") == tmp_path / "data" / "stores" / "a"
     assert context.path(tmp_path / "elsewhere") == tmp_path / "elsewhere"
     assert context.path("~/cache") == tmp_path / "home" / "cache"
+
+
+def test_every_published_name_resolves_to_its_home_and_nothing_else_does() -> None:
+    """The plugin API imports its names on first use: each one named in ``__all__`` must still
+    resolve, to the very object of the module it comes from, and a typo must fail as usual."""
+    import importlib
+
+    import memorist.plugin_api as api
+
+    for home, names in api._HOMES.items():
+        module = importlib.import_module(home)
+        for name in names:
+            assert getattr(api, name) is getattr(module, name), name
+    assert set(api.__all__) == set(api._HOME_OF) | {"hookimpl", "LazyExports", "__version__"}
+    with pytest.raises(AttributeError, match="Vectorstore"):
+        api.Vectorstore  # noqa: B018
+
+
+def test_a_plugins_lazy_exports_load_on_registration_and_on_attribute_access() -> None:
+    import memorist_lancedb
+    from memorist.plugin_api import LazyExports, VectorStore
+
+    exports = LazyExports("memorist_lancedb", {"LanceDBVectorStore": ".store"})
+    assert issubclass(exports.load("LanceDBVectorStore"), VectorStore)
+    assert memorist_lancedb.LanceDBVectorStore is exports.load("LanceDBVectorStore")
+    with pytest.raises(AttributeError, match="'memorist_lancedb' has no attribute 'Nope'"):
+        memorist_lancedb.Nope  # noqa: B018
+    registered: list[type[VectorStore]] = []
+    memorist_lancedb.register_vector_stores(registered.append)
+    assert registered == [memorist_lancedb.LanceDBVectorStore]

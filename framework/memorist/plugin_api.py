@@ -29,6 +29,7 @@ A minimal plugin::
 from __future__ import annotations
 
 import importlib
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .hookspecs import hookimpl
@@ -148,6 +149,43 @@ _HOMES: dict[str, tuple[str, ...]] = {
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
+
+class LazyExports:
+    """Names a plugin package exports from its own submodules, each imported on first use.
+
+    Why: every ``memorist`` process loads every plugin (``memorist --help`` to list
+    their commands, the gunicorn master before it forks), so a plugin whose package
+    imports its providers at the top makes all of them pay for its model library or
+    database driver. With this, the package registers ``_exports.load("Name")`` from its
+    hook and keeps ``from the_plugin import Name`` working through a module
+    ``__getattr__`` (PEP 562)::
+
+        _exports = LazyExports(__name__, {"MyStore": ".store"})
+
+        @hookimpl
+        def register_vector_stores(register):
+            register(_exports.load("MyStore"))
+
+        def __getattr__(name):
+            return _exports.attribute(name)
+    """
+
+    def __init__(self, package: str, homes: Mapping[str, str]) -> None:
+        self.package = package
+        #: Exported name -> the (relative) module that defines it.
+        self.homes = dict(homes)
+
+    def load(self, name: str) -> Any:
+        """The exported object ``name``, importing its module if needed."""
+        return getattr(importlib.import_module(self.homes[name], self.package), name)
+
+    def attribute(self, name: str) -> Any:
+        """:meth:`load` for a module ``__getattr__``: an unknown name is an ``AttributeError``."""
+        if name in self.homes:
+            return self.load(name)
+        raise AttributeError(f"module {self.package!r} has no attribute {name!r}")
+
+
 __all__ = [
     "DATE_FIELDS",
     "PROVIDER_KINDS",
@@ -168,6 +206,7 @@ __all__ = [
     "Filter",
     "InvalidFilterError",
     "LanguageModel",
+    "LazyExports",
     "LimitsSettings",
     "MemoristError",
     "MemoryRecord",

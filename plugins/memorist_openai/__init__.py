@@ -9,11 +9,10 @@ extra); building a provider does, and says how to install it if missing.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from memorist.plugin_api import hookimpl
+from memorist.plugin_api import LazyExports, hookimpl
 
 if TYPE_CHECKING:
     from memorist.plugin_api import Embedder, LanguageModel
@@ -21,28 +20,22 @@ if TYPE_CHECKING:
     from .embedder import OpenAIEmbedder
     from .language_model import OpenAILanguageModel
 
-#: Provider classes and their modules, imported when a hook registers them (or on first
-#: attribute access): loading the plugin to read its hooks imports none of them.
-_PROVIDERS = {"OpenAIEmbedder": ".embedder", "OpenAILanguageModel": ".language_model"}
+#: The provider classes, imported when a hook registers them (or on first attribute access):
+#: loading the plugin to read its hooks imports none of them.
+_exports = LazyExports(__name__, {"OpenAIEmbedder": ".embedder", "OpenAILanguageModel": ".language_model"})
 
 __all__ = ["OpenAIEmbedder", "OpenAILanguageModel"]
 
 
 @hookimpl
 def register_language_models(register: Callable[[type[LanguageModel]], None]) -> None:
-    register(_provider("OpenAILanguageModel"))
+    register(_exports.load("OpenAILanguageModel"))
 
 
 @hookimpl
 def register_embedders(register: Callable[[type[Embedder]], None]) -> None:
-    register(_provider("OpenAIEmbedder"))
-
-
-def _provider(name: str) -> Any:
-    return getattr(importlib.import_module(_PROVIDERS[name], __name__), name)
+    register(_exports.load("OpenAIEmbedder"))
 
 
 def __getattr__(name: str) -> Any:
-    if name in _PROVIDERS:
-        return _provider(name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _exports.attribute(name)

@@ -10,34 +10,27 @@ lists the provider) even where the ``postgres`` extra is not installed.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from memorist.plugin_api import hookimpl
+from memorist.plugin_api import LazyExports, hookimpl
 
 if TYPE_CHECKING:
     from memorist.plugin_api import VectorStore
 
     from .store import PgVectorStore
 
-#: Provider classes and their modules, imported when a hook registers them (or on first
-#: attribute access): loading the plugin to read its hooks imports none of them.
-_PROVIDERS = {"PgVectorStore": ".store"}
+#: The provider classes, imported when a hook registers them (or on first attribute access):
+#: loading the plugin to read its hooks imports none of them.
+_exports = LazyExports(__name__, {"PgVectorStore": ".store"})
 
 __all__ = ["PgVectorStore"]
 
 
 @hookimpl
 def register_vector_stores(register: Callable[[type[VectorStore]], None]) -> None:
-    register(_provider("PgVectorStore"))
-
-
-def _provider(name: str) -> Any:
-    return getattr(importlib.import_module(_PROVIDERS[name], __name__), name)
+    register(_exports.load("PgVectorStore"))
 
 
 def __getattr__(name: str) -> Any:
-    if name in _PROVIDERS:
-        return _provider(name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _exports.attribute(name)
