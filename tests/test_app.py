@@ -115,6 +115,7 @@ def test_memorist_serve_runs_gunicorn_answering_health(tmp_path: Path) -> None:
         output = process.communicate(timeout=60)[0].decode()
     assert process.returncode == 0, output
     assert "Booting worker" in output
+    assert "Control socket" not in output  # gunicorn's per-user control socket stays off
 
 
 @pytest.mark.slow

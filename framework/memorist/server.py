@@ -39,6 +39,10 @@ class MemoristGunicorn(BaseApplication):  # type: ignore[misc]
             "preload_app": False,
             "accesslog": None,
             "proc_name": "memorist",
+            # gunicorn 27's control interface (``gunicornc``) is unused here, and its socket is one
+            # path per user (~/.gunicorn/gunicorn.ctl): two nodes on one host took it from each
+            # other, and a container user without a writable home could not create it.
+            "control_socket_disable": True,
         }
         for key, value in options.items():
             self.cfg.set(key, value)
