@@ -492,3 +492,20 @@ def test_one_add_naming_several_new_people_reads_the_scopes_names_once(memory: M
     with memory.db.connect() as conn:
         names = {str(i): str(n) for i, n in conn.execute(text("SELECT id, name FROM entities"))}
     assert names[melanie] == "Melanie Smith"
+
+
+def test_in_a_scope_with_no_names_yet_a_longer_name_joins_the_one_the_same_add_created(memory: Memory) -> None:
+    """The first names of a scope: "Melanie Smith" after "Melanie" in one add is one person, as across adds."""
+    from memorist.engine.entities import scope_key
+    from memorist.records import MemoryRecord, Scope
+
+    now = datetime.now(UTC)
+    record = MemoryRecord(
+        id="m-first", text="-", hash="-", user_id="fresh", observed_at=now, created_at=now, updated_at=now
+    )
+    with memory.db.begin() as conn:
+        linked = memory.graph.link(record, [_mention("Melanie"), _mention("Melanie Smith")], conn)
+    key = scope_key(Scope(user_id="fresh"))
+    melanie = memory.graph.match([_mention("Melanie")], [key])[0].entity_id
+    assert linked == [melanie]
+    assert memory.graph.match([_mention("Melanie Smith")], [key])[0].entity_id == melanie

@@ -96,7 +96,10 @@ class EntityGraph:
             if entity_id is None:
                 if mention.kind == "proper_noun" and proper_nouns is None:
                     proper_nouns = self._proper_nouns(conn, key)
-                entity_id = self._resolve_or_create(conn, key, mention, proper_nouns or [])
+                # The list itself, even empty: a name created now must be seen by the next mention.
+                entity_id = self._resolve_or_create(
+                    conn, key, mention, proper_nouns if proper_nouns is not None else []
+                )
             known[norm] = entity_id
             if entity_id not in linked:
                 linked.append(entity_id)
