@@ -22,7 +22,6 @@ import importlib
 import importlib.util
 import sys
 import threading
-from types import ModuleType
 from typing import Any
 
 #: The generated client whose package ``__init__`` imports every API class.
@@ -56,8 +55,3 @@ def defer_namespace_client() -> None:
 
         package.__getattr__ = complete  # type: ignore[method-assign]
         sys.modules[CLIENT_PACKAGE] = package
-
-
-def is_deferred(module: ModuleType) -> bool:
-    """Whether ``module``'s ``__init__`` has not run yet (for tests and diagnostics)."""
-    return "__getattr__" in module.__dict__
