@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from memorist.testing import free_port, percentile
+from memorist.testing.pg import EXTERNAL_URL_ENV, PostgresCluster, libpq_url
 
 NAME, VERSION = "memorist_tinystore", "0.0.1"
 #: The wheel's metadata: a distribution with one entry point in the ``memorist`` group.
@@ -247,3 +248,16 @@ def test_percentile_refuses_nonsense() -> None:
         percentile([], 0.5)
     with pytest.raises(ValueError):
         percentile([1.0], 95)
+
+
+def test_the_shared_test_server_acknowledges_commits_without_flushing(pg_cluster: PostgresCluster) -> None:
+    """The kit's own test server skips WAL flushes: the pgvector contract suite spent a third of
+    its time waiting for the disk. (A ``TEST_POSTGRES_URL`` server keeps its own settings.)"""
+    import psycopg
+
+    if os.environ.get(EXTERNAL_URL_ENV):
+        pytest.skip("an external server keeps its own settings")
+
+    with psycopg.connect(libpq_url(pg_cluster.base_url)) as conn:
+        settings = {name: conn.execute(f"SHOW {name}").fetchone()[0] for name in ("fsync", "synchronous_commit")}
+    assert settings == {"fsync": "off", "synchronous_commit": "off"}

@@ -125,6 +125,21 @@ class PostgresCluster:
         """The server's ``postgres`` database (a SQLAlchemy URL, psycopg 3 driver)."""
         return self.url("postgres")
 
+    def skip_flushes(self) -> None:
+        """Let the server acknowledge commits without waiting for the disk (``fsync``,
+        ``synchronous_commit`` and ``full_page_writes`` off, reloaded without a restart).
+
+        Why: a test database is thrown away and the server is never killed under it, so
+        flushing the WAL at every commit buys nothing there, and the contract suite's
+        hundreds of small tables and transactions spent most of their time waiting for it.
+        A server this is called on loses recent commits if *it* crashes: the shared test
+        server calls it; benchmarks, which measure what a deployment sees, do not.
+        """
+        with self._admin() as conn:
+            for setting in ("fsync", "synchronous_commit", "full_page_writes"):
+                conn.execute(f"ALTER SYSTEM SET {setting} = off")
+            conn.execute("SELECT pg_reload_conf()")
+
     def stop_server(self, mode: str = "fast") -> None:
         """Stop the bundled server (``pg_ctl stop -m mode``) to simulate an outage; see :meth:`start_server`.
 
@@ -202,4 +217,6 @@ def shared_cluster() -> PostgresCluster:
         if _shared is None:
             _shared = PostgresCluster.start()
             atexit.register(_shared.stop)
+            if os.environ.get(EXTERNAL_URL_ENV) is None:  # someone else's server keeps its settings
+                _shared.skip_flushes()
         return _shared
