@@ -111,6 +111,8 @@ def new_secret() -> str:
 
 #: Projects whose active webhooks :meth:`WebhookStore.subscribed` keeps between table changes.
 _CACHED_PROJECTS = 4096
+#: What tells a change of the table (see :meth:`WebhookStore.active`); built once, as every add asks.
+_CHANGE_STAMP = select(func.count(), func.max(webhooks.c.updated_at))
 
 
 class WebhookStore:
@@ -196,7 +198,7 @@ class WebhookStore:
         table answers without another query.
         """
         with self._db.connect() as conn:
-            count, latest = conn.execute(select(func.count(), func.max(webhooks.c.updated_at))).one()
+            count, latest = conn.execute(_CHANGE_STAMP).one()
             if not count:
                 return []
             stamp = (int(count), str(latest))

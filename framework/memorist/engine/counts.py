@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import and_, delete, insert, select, update
+from sqlalchemy import and_, bindparam, delete, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
@@ -20,6 +20,20 @@ from ..db.schema import scope_counts
 from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord, as_utc, utcnow
 
 ENTITY_TYPES = {"user_id": "user", "agent_id": "agent", "run_id": "run", "app_id": "app"}
+
+# Built once: every add runs these, and building a statement costs more than SQLite running it.
+_KEY = and_(
+    scope_counts.c.org_id == bindparam("p_org"),
+    scope_counts.c.project_id == bindparam("p_project"),
+    scope_counts.c.entity_type == bindparam("p_kind"),
+    scope_counts.c.entity_id == bindparam("p_value"),
+)
+_BUMP = (
+    update(scope_counts)
+    .where(_KEY)
+    .values(total=scope_counts.c.total + bindparam("p_change"), updated_at=bindparam("p_now"))
+)
+_CREATE = insert(scope_counts)
 
 
 @dataclass(frozen=True)
@@ -45,30 +59,22 @@ class ScopeCounts:
                     changes[(record.org_id, record.project_id, ENTITY_TYPES[field], value)] += delta
         now = utcnow()
         for (org, project, kind, value), change in sorted(changes.items()):
-            key = and_(
-                scope_counts.c.org_id == org,
-                scope_counts.c.project_id == project,
-                scope_counts.c.entity_type == kind,
-                scope_counts.c.entity_id == value,
-            )
-            bump = update(scope_counts).where(key).values(total=scope_counts.c.total + change, updated_at=now)
-            if conn.execute(bump).rowcount:
+            bump = {
+                "p_org": org,
+                "p_project": project,
+                "p_kind": kind,
+                "p_value": value,
+                "p_change": change,
+                "p_now": now,
+            }
+            if conn.execute(_BUMP, bump).rowcount:
                 continue
+            row = {"org_id": org, "project_id": project, "entity_type": kind, "entity_id": value}
             try:
                 with conn.begin_nested():
-                    conn.execute(
-                        insert(scope_counts).values(
-                            org_id=org,
-                            project_id=project,
-                            entity_type=kind,
-                            entity_id=value,
-                            total=max(change, 0),
-                            created_at=now,
-                            updated_at=now,
-                        )
-                    )
+                    conn.execute(_CREATE, {**row, "total": max(change, 0), "created_at": now, "updated_at": now})
             except IntegrityError:  # created concurrently: apply the change to it
-                conn.execute(bump)
+                conn.execute(_BUMP, bump)
         if delta < 0:
             conn.execute(delete(scope_counts).where(scope_counts.c.total <= 0))
 

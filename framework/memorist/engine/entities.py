@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import bindparam, delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
@@ -29,6 +29,26 @@ _SPACE = re.compile(r"\s+")
 _LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+", re.I)
 FUZZY_RATIO = 92
 MIN_PREFIX = 3
+
+# The statements of linking, built once: every add runs several, and building a statement
+# costs more than SQLite running it.
+_KNOWN_ALIASES = select(entity_aliases.c.norm, entity_aliases.c.entity_id).where(
+    entity_aliases.c.scope_key == bindparam("p_key"), entity_aliases.c.norm.in_(bindparam("p_norms", expanding=True))
+)
+_ALIAS_OF = select(entity_aliases.c.entity_id).where(
+    entity_aliases.c.scope_key == bindparam("p_key"), entity_aliases.c.norm == bindparam("p_norm")
+)
+_PROPER_NOUNS = select(entities.c.id, entities.c.name).where(
+    entities.c.scope_key == bindparam("p_key"), entities.c.kind == "proper_noun"
+)
+_RENAME = (
+    update(entities)
+    .where(entities.c.id == bindparam("p_id"))
+    .values(name=bindparam("p_name"), updated_at=bindparam("p_now"))
+)
+_CREATE_ENTITY = insert(entities)
+_CREATE_ALIAS = insert(entity_aliases)
+_LINK = insert(entity_links)
 
 
 def normalize(surface: str) -> str:
@@ -82,11 +102,7 @@ class EntityGraph:
         norms = list(dict.fromkeys(normalize(m.text) for m in mentions))
         known: dict[str, str] = {}
         if norms:
-            rows = conn.execute(
-                select(entity_aliases.c.norm, entity_aliases.c.entity_id).where(
-                    entity_aliases.c.scope_key == key, entity_aliases.c.norm.in_(norms)
-                )
-            )
+            rows = conn.execute(_KNOWN_ALIASES, {"p_key": key, "p_norms": norms})
             known = {str(norm): str(entity_id) for norm, entity_id in rows}
         linked: list[str] = []
         proper_nouns: list[tuple[str, str]] | None = None  # read once, on the first unknown proper noun
@@ -104,9 +120,7 @@ class EntityGraph:
             if entity_id not in linked:
                 linked.append(entity_id)
         if linked:
-            conn.execute(
-                insert(entity_links), [{"entity_id": e, "memory_id": memory.id, "scope_key": key} for e in linked]
-            )
+            conn.execute(_LINK, [{"entity_id": e, "memory_id": memory.id, "scope_key": key} for e in linked])
         return linked
 
     @staticmethod
@@ -116,10 +130,7 @@ class EntityGraph:
         Why once per add: every unknown proper noun is compared with all of them, and a
         memory naming three new people read the scope's list three times.
         """
-        query = select(entities.c.id, entities.c.name).where(
-            entities.c.scope_key == key, entities.c.kind == "proper_noun"
-        )
-        return [(str(entity_id), str(name)) for entity_id, name in conn.execute(query)]
+        return [(str(entity_id), str(name)) for entity_id, name in conn.execute(_PROPER_NOUNS, {"p_key": key})]
 
     def _resolve_or_create(
         self, conn: Connection, key: str, mention: EntityMention, proper_nouns: list[tuple[str, str]]
@@ -138,35 +149,18 @@ class EntityGraph:
                 if _variant_of(mention.text, name):
                     self._add_alias(conn, key, norm, entity_id)
                     if mention.text.startswith(f"{name} "):  # "Melanie Smith" over "Melanie"
-                        conn.execute(
-                            update(entities)
-                            .where(entities.c.id == entity_id)
-                            .values(name=mention.text[:255], updated_at=utcnow())
-                        )
+                        conn.execute(_RENAME, {"p_id": entity_id, "p_name": mention.text[:255], "p_now": utcnow()})
                         proper_nouns[position] = (entity_id, mention.text[:255])
                     return entity_id
         entity_id = str(uuid.uuid4())
         now = utcnow()
         try:
             with conn.begin_nested():
-                conn.execute(
-                    insert(entities).values(
-                        id=entity_id,
-                        scope_key=key,
-                        name=mention.text[:255],
-                        norm=norm,
-                        kind=mention.kind,
-                        created_at=now,
-                        updated_at=now,
-                    )
-                )
-                conn.execute(insert(entity_aliases).values(scope_key=key, norm=norm, entity_id=entity_id))
+                entity = {"id": entity_id, "scope_key": key, "name": mention.text[:255], "norm": norm}
+                conn.execute(_CREATE_ENTITY, {**entity, "kind": mention.kind, "created_at": now, "updated_at": now})
+                conn.execute(_CREATE_ALIAS, {"scope_key": key, "norm": norm, "entity_id": entity_id})
         except IntegrityError:  # another writer created it first
-            existing = conn.execute(
-                select(entity_aliases.c.entity_id).where(
-                    entity_aliases.c.scope_key == key, entity_aliases.c.norm == norm
-                )
-            ).scalar_one()
+            existing = conn.execute(_ALIAS_OF, {"p_key": key, "p_norm": norm}).scalar_one()
             return str(existing)
         if mention.kind == "proper_noun":
             proper_nouns.append((entity_id, mention.text[:255]))
@@ -176,7 +170,7 @@ class EntityGraph:
     def _add_alias(conn: Connection, key: str, norm: str, entity_id: str) -> None:
         try:
             with conn.begin_nested():
-                conn.execute(insert(entity_aliases).values(scope_key=key, norm=norm, entity_id=entity_id))
+                conn.execute(_CREATE_ALIAS, {"scope_key": key, "norm": norm, "entity_id": entity_id})
         except IntegrityError:
             pass
 

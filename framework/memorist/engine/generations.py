@@ -22,7 +22,7 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
@@ -34,6 +34,18 @@ from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord
 EVERYTHING = "*"
 
 _READ_SQL = f"SELECT scope_key, generation FROM {scope_generations.name} WHERE scope_key IN (?, ?)"
+
+# Built once: every add runs them, and building a statement costs more than SQLite running it.
+_BUMP = (
+    update(scope_generations)
+    .where(scope_generations.c.scope_key == bindparam("p_key"))
+    .values(generation=scope_generations.c.generation + 1)
+)
+_CREATE = scope_generations.insert()
+_READ_MANY = select(scope_generations.c.scope_key, scope_generations.c.generation).where(
+    scope_generations.c.scope_key.in_(bindparam("p_keys", expanding=True))
+)
+_NOTE_ADDITIONS = scope_additions.insert()
 
 #: (generation of the scope's row, generation of the ``*`` row); (0, 0) before any write.
 Generation = tuple[int, int]
@@ -73,11 +85,8 @@ class ScopeGenerations:
         if self.db.is_sqlite:
             rows = self._sqlite_read(key)
         else:
-            query = select(scope_generations.c.scope_key, scope_generations.c.generation).where(
-                scope_generations.c.scope_key.in_((key, EVERYTHING))
-            )
             with self.db.connect() as conn:
-                rows = [(k, g) for k, g in conn.execute(query).all()]
+                rows = [(k, g) for k, g in conn.execute(_READ_MANY, {"p_keys": [key, EVERYTHING]}).all()]
         found = {str(k): int(g) for k, g in rows}
         return found.get(key, 0), found.get(EVERYTHING, 0)
 
@@ -111,11 +120,7 @@ class ScopeGenerations:
         self.bump_keys(conn, keys)
         if not keys:
             return {}
-        rows = conn.execute(
-            select(scope_generations.c.scope_key, scope_generations.c.generation).where(
-                scope_generations.c.scope_key.in_(sorted({*keys, EVERYTHING}))
-            )
-        ).all()
+        rows = conn.execute(_READ_MANY, {"p_keys": sorted({*keys, EVERYTHING})}).all()
         return {str(k): int(g) for k, g in rows}
 
     def bump_added(self, conn: Connection, records: Iterable[MemoryRecord]) -> dict[str, int]:
@@ -130,7 +135,7 @@ class ScopeGenerations:
         if not gained:
             return bumped
         conn.execute(
-            scope_additions.insert(),
+            _NOTE_ADDITIONS,
             [{"scope_key": k, "generation": bumped[k], "memory_ids": json.dumps(ids)} for k, ids in gained.items()],
         )
         for key in gained:
@@ -166,15 +171,13 @@ class ScopeGenerations:
 
     def bump_keys(self, conn: Connection, keys: Iterable[str]) -> None:
         for key in sorted(keys):  # a fixed order: concurrent writers never deadlock on PostgreSQL
-            row = scope_generations.c.scope_key == key
-            bump = update(scope_generations).where(row).values(generation=scope_generations.c.generation + 1)
-            if conn.execute(bump).rowcount:
+            if conn.execute(_BUMP, {"p_key": key}).rowcount:
                 continue
             try:
                 with conn.begin_nested():
-                    conn.execute(scope_generations.insert().values(scope_key=key, generation=1))
+                    conn.execute(_CREATE, {"scope_key": key, "generation": 1})
             except IntegrityError:  # created concurrently: bump that row
-                conn.execute(bump)
+                conn.execute(_BUMP, {"p_key": key})
 
     def bump_now(self, records: Iterable[MemoryRecord]) -> None:
         """``bump`` in a transaction of its own (after a delete: the rows are gone from the store)."""

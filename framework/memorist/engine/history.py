@@ -13,6 +13,9 @@ from ..db import Database
 from ..db.schema import history
 from ..records import MemoryRecord, as_utc, utcnow
 
+#: Built once (every add writes history rows; building a statement costs more than running it).
+_INSERT = insert(history)
+
 
 class HistoryLog:
     """Append-only log of memory events in the relational database."""
@@ -47,10 +50,10 @@ class HistoryLog:
         if not rows:
             return
         if conn is not None:
-            conn.execute(insert(history), list(rows))
+            conn.execute(_INSERT, list(rows))
             return
         with self._db.begin() as c:
-            c.execute(insert(history), list(rows))
+            c.execute(_INSERT, list(rows))
 
     def for_memory(self, memory_id: str) -> list[dict[str, Any]]:
         """Events of one memory, oldest first."""
