@@ -99,3 +99,27 @@ def crash_and_recover(tmp_path: Path, env: dict[str, str]) -> None:
 
 def test_kill9_mid_way_loses_nothing_on_sqlite(tmp_path: Path) -> None:
     crash_and_recover(tmp_path, {})
+
+
+def test_a_clean_stop_moves_acknowledged_adds_from_the_journal_into_the_table(tmp_path: Path) -> None:
+    """SIGTERM: each worker closes its engine after its last request, so the LanceDB store's
+    write-behind journal is drained into the table, not left for the next open to replay
+    (the flush delay here is an hour: only the close can have moved the row)."""
+    import lancedb
+
+    env = {"MEMORIST_VECTOR_STORE__OPTIONS__FLUSH_DELAY_SECONDS": "3600", "MEMORIST_QUEUE__WORKERS": "1"}
+    server = Server(tmp_path / "data", env=env, workers=1).start()
+    try:
+        added = server.post(
+            "/memories",
+            headers=ADMIN,
+            json={"messages": [{"role": "user", "content": "I moved to Lisbon in May."}], "user_id": "ada"},
+        )
+        assert added.status_code == 200, added.text
+        assert added.json()["results"], added.text
+    finally:
+        server.stop()
+    assert server.process is not None and server.process.returncode == 0, server.output()
+    assert "Worker closed its engine" in server.output()
+    table = lancedb.connect(str(tmp_path / "data" / "lancedb")).open_table("memories")
+    assert table.count_rows() == 1

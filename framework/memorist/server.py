@@ -4,17 +4,26 @@ The app is built in each worker after fork (no preload): providers hold
 threads, file handles and model weights that must not be shared across a fork.
 The worker class is :class:`memorist.server_worker.MemoristThreadWorker`
 (threads, bounded reads of slow clients, JSON for gunicorn's own errors).
+A worker that stops (SIGTERM, a restart, ``max_requests``) closes its kernel once
+its last request is answered: queue threads stop, the vector store moves what it
+acknowledged into its table (LanceDB's write-behind journal is drained), the
+database closes. Nothing depends on it: a worker killed instead loses no
+acknowledged write (the journal is replayed at the next open); a clean stop just
+leaves nothing to replay.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gunicorn.app.base import BaseApplication
 
 from . import server_worker
 from .malloc_arenas import limit_malloc_arenas
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from .kernel import Kernel
 
 WORKER_CLASS = "memorist.server_worker.MemoristThreadWorker"
 
@@ -43,14 +52,32 @@ class MemoristGunicorn(BaseApplication):  # type: ignore[misc]
             # path per user (~/.gunicorn/gunicorn.ctl): two nodes on one host took it from each
             # other, and a container user without a writable home could not create it.
             "control_socket_disable": True,
+            "worker_exit": close_worker_kernel,
         }
         for key, value in options.items():
             self.cfg.set(key, value)
 
     def load(self) -> Any:
         from .http import create_app
+        from .kernel import Kernel
 
-        return create_app(self._settings)
+        #: This worker's system, closed by :func:`close_worker_kernel` when the worker stops.
+        self.kernel: Kernel = Kernel.build(self._settings)
+        return create_app(self.kernel)
+
+
+def close_worker_kernel(server: Any, worker: Any) -> None:
+    """gunicorn's ``worker_exit`` hook: close the kernel of a worker that has stopped serving.
+
+    gunicorn calls it in the worker process after the worker's loop ends (its requests
+    answered, or the graceful timeout spent), and in the master for a worker that was
+    already gone; there the application was never loaded and nothing happens.
+    """
+    kernel: Kernel | None = getattr(worker.app, "kernel", None)
+    if kernel is None:
+        return
+    kernel.close()
+    server.log.info("Worker closed its engine (pid: %s)", worker.pid)  # gunicorn's log, beside its own lines
 
 
 def run_gunicorn(settings: Settings) -> None:
