@@ -551,16 +551,16 @@ def test_a_batch_bumps_its_scope_once_and_lands_in_one_step_everywhere(pair: tup
         reader.close()
 
 
-def _embeds_during_the_load(memory: Memory) -> list[bool]:
-    """Make the store's scope loads wait (10 s at most) for a query embedding to begin; the
-    list says, per load, whether one did."""
+def _embeds_during_the_load(memory: Memory, embedding_for: str = "query") -> list[bool]:
+    """Make the store's scope loads wait (10 s at most) for an embedding (of a query, or of an
+    add's ``"document"``) to begin; the list says, per load, whether one did."""
     embedder, store = memory.components.embedder, memory.components.vector_store
     embedding = threading.Event()
     waited: list[bool] = []
     embed, snapshot = embedder.embed, store.snapshot
 
     def embed_query(texts: Any, purpose: Any = "document") -> Any:
-        if purpose == "query":
+        if purpose == embedding_for:
             embedding.set()
         return embed(texts, purpose)
 
@@ -588,3 +588,40 @@ def test_a_scopes_first_search_embeds_the_query_while_the_scope_loads(tmp_path: 
         index = memory.scope_index
         assert index is not None and index.loads == 1
         memory.close()
+
+
+def test_a_scopes_first_add_embeds_its_facts_while_the_scope_loads(tmp_path: Path) -> None:
+    """The first add to a scope the engine holds no snapshot of embeds its facts while the scope
+    loads for the duplicate lookups (a search does the same with its query); it decides what the
+    store path decides: a repeated fact merged, a paraphrase merged, a new fact stored. An add to
+    a scope already held loads nothing."""
+    facts = [
+        "The pottery class on Saturday was so much fun (round 0)",  # stored by fill: same text
+        "The pottery class on Saturday was so much fun! (round 0)",  # a paraphrase of it
+        "Caroline's brother is moving to Oslo next spring",  # new
+    ]
+
+    def outcome(memory: Memory) -> tuple[list[str], list[tuple[str, str, str]]]:
+        added = memory.add_outcome(
+            [{"role": "user", "content": fact, "name": "Caroline"} for fact in facts], user_id="u1", infer=False
+        )
+        return [r.text for r in added.stored], [(m.text, m.matched_memory or "", m.reason) for m in added.merged]
+
+    expected_dir, cold_dir = tmp_path / "store-path", tmp_path / "cold"
+    for data_dir in (expected_dir, cold_dir):
+        writer = engine(data_dir)
+        fill(writer)
+        writer.close()
+    reference = engine(expected_dir, scope_index=False)
+    expected = outcome(reference)
+    reference.close()
+    assert expected[0] == [facts[2]] and [reason for _, _, reason in expected[1]] == ["same_text", "paraphrase"]
+
+    cold = engine(cold_dir)
+    waited = _embeds_during_the_load(cold, "document")
+    assert outcome(cold) == expected
+    assert waited == [True]
+    again = cold.add_outcome("Caroline's brother plays the cello", user_id="u1", infer=False)
+    assert [r.text for r in again.stored] == ["Caroline's brother plays the cello"]
+    assert waited == [True]  # the scope was held: no second load
+    cold.close()

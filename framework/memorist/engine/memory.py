@@ -166,6 +166,7 @@ class Memory:
     def retire(self, successor: Memory | None = None) -> None:
         """Release what this engine holds, except providers a ``successor`` engine shares."""
         self._searcher.close()
+        self.adder.close()
         if self._searcher.index is not None:
             self._searcher.index.forget()
         self.components.close(keep=successor.components if successor else None)
