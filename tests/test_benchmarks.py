@@ -235,3 +235,18 @@ def test_scale_keeps_a_store_and_says_when_a_reuse_asks_for_more_queries_than_it
     )  # fmt: skip
     assert more.returncode != 0
     assert "exact answers cover 5 queries; reuse it with --queries 5 or fewer" in more.stderr
+
+
+def test_ingest_stages_times_each_stage_of_an_add_and_spreads_adds_over_users(tmp_path: Path) -> None:
+    """benchmarks/ingest_stages.py: the stage table, single adds then add_many; with ``--spread``
+    the turns go to many users and the scope loads are a stage of their own."""
+    data = tmp_path / "locomo"
+    write_conversation(data)
+    plain = run("ingest_stages.py", "--data", str(data), "--turns", "8", "--batch", "4").stdout
+    assert re.search(r"^single: +[\d.]+ turns/s \(8 turns, \d+ memories", plain, re.M), plain
+    assert re.search(r"^add_many: +[\d.]+ turns/s \(8 turns", plain, re.M), plain
+    for stage in ("extract", "embed", "relational", "other"):
+        assert re.search(rf"^  {stage} +-?[\d.]+ ms/add$", plain, re.M), (stage, plain)
+    spread = run("ingest_stages.py", "--data", str(data), "--turns", "8", "--spread", "4").stdout
+    assert re.search(r"^  scope load +[\d.]+ ms/add$", spread, re.M), spread
+    assert "add_many" not in spread
