@@ -625,3 +625,35 @@ def test_a_scopes_first_add_embeds_its_facts_while_the_scope_loads(tmp_path: Pat
     assert [r.text for r in again.stored] == ["Caroline's brother plays the cello"]
     assert waited == [True]  # the scope was held: no second load
     cold.close()
+
+
+def test_a_batch_over_scopes_not_held_is_embedded_while_they_load(tmp_path: Path) -> None:
+    """``add_many`` over users whose scopes the engine does not hold embeds the batch while it
+    loads them (a bulk import over many users loads a scope per user); the outcomes are those of
+    one add after another."""
+    writer = engine(tmp_path)
+    fill(writer, "u1", rounds=1)
+    fill(writer, "u2", rounds=1)
+    writer.close()
+    memory = engine(tmp_path)
+    embedder, store = memory.components.embedder, memory.components.vector_store
+    loading = threading.Event()
+    saw_a_load: list[bool] = []
+    embed, snapshot = embedder.embed, store.snapshot
+
+    def embed_documents(texts: Any, purpose: Any = "document") -> Any:
+        if purpose == "document":
+            saw_a_load.append(loading.wait(10))  # never set if the loads wait for the embedding
+        return embed(texts, purpose)
+
+    def load(where: Any, limit: int) -> Any:
+        loading.set()
+        return snapshot(where, limit)
+
+    embedder.embed, store.snapshot = embed_documents, load  # type: ignore[method-assign]
+    texts = {"u1": "I love hiking in the mountains with my dog Max (round 0)", "u2": "Caroline learned to surf"}
+    requests = [memory.add_request(text, user_id=user, infer=False) for user, text in texts.items()]
+    outcomes = memory.add_many(requests)
+    assert saw_a_load == [True]
+    assert [(len(o.stored), [m.reason for m in o.merged]) for o in outcomes] == [(0, ["same_text"]), (1, [])]
+    memory.close()

@@ -186,11 +186,13 @@ class AddPipeline:
             extracted.append((observed_at, extraction))
             texts.update((f.text, None) for f in self._batch_unique(extraction.facts)[0])
         ordered = list(texts)
-        matrix = np.asarray(self._c.embedder.embed(ordered, "document")) if ordered else np.zeros((0, 0))
+        # Embedded on a helper thread while the store is read (a batch over many users loads
+        # many scopes; both wait mostly outside the GIL); the lookups wait for it.
+        embedding = self._embed_aside(ordered)
         row = {text: i for i, text in enumerate(ordered)}
 
         def vectors_of(wanted: list[str]) -> np.ndarray:
-            picked: np.ndarray = matrix[np.array([row[t] for t in wanted], dtype=int)]
+            picked: np.ndarray = embedding()[np.array([row[t] for t in wanted], dtype=int)]
             return picked
 
         batch = BatchStored()
@@ -227,16 +229,19 @@ class AddPipeline:
                 hashes[normalized_hash(fact.text)] = None
                 texts[fact.text] = None
         store = self._c.vector_store
+        # First every scope's snapshot (loads) and same-text lookup, which need no vectors...
+        read = []
         for scope, hashes, texts in scopes.values():
             where = exact_scope(scope)
             same = And((where, Condition("hash", "in", tuple(hashes))))
-            ordered = list(texts)
             view = self._view(scope)
+            stored = view.list(same, len(hashes)) if view is not None else store.list(same, 0, len(hashes))
+            read.append((scope, where, view, stored, list(texts)))
+        # ...then the nearest memories of each fact, once the batch is embedded.
+        for scope, where, view, stored, ordered in read:
             if view is not None:  # the scope is in memory: no store query at all
-                stored = view.list(same, len(hashes))
                 nearest = [view.search_vector(v, NEAR_CANDIDATES, where) for v in vectors_of(ordered)]
             else:
-                stored = store.list(same, 0, len(hashes))
                 nearest = store.search_vectors(vectors_of(ordered), NEAR_CANDIDATES, where)
             batch.remember_store(scope, stored, ordered, nearest)
 
@@ -249,6 +254,17 @@ class AddPipeline:
         observed_at = request.observed_at or utcnow()
         extraction = self._extraction(request, observed_at)
         return self._decide(request, observed_at, extraction, self._early_embedding(request, extraction))
+
+    def _embed_aside(self, texts: list[str]) -> Callable[[], np.ndarray]:
+        """The document vectors of ``texts``, embedded on a helper thread; call to wait for them."""
+        if not texts:
+            return lambda: np.zeros((0, 0), dtype=np.float32)
+        try:
+            ahead = self._helpers.submit(self._c.embedder.embed, texts, "document")
+        except RuntimeError:  # closed: an engine retired after a reconfiguration finishes its last adds
+            matrix = np.asarray(self._c.embedder.embed(texts, "document"))
+            return lambda: matrix
+        return lambda: np.asarray(ahead.result())
 
     def _early_embedding(self, request: AddRequest, extraction: Extraction) -> Callable[[list[str]], np.ndarray]:
         """How :meth:`_decide` embeds this add's fresh facts.
@@ -270,14 +286,11 @@ class AddPipeline:
         texts = [fact.text for fact in self._batch_unique(extraction.facts)[0]]
         if not texts:
             return plain
-        try:
-            ahead = self._helpers.submit(plain, texts)
-        except RuntimeError:  # closed: an engine retired after a reconfiguration finishes its last adds
-            return plain
+        embedding = self._embed_aside(texts)
         row = {text: i for i, text in enumerate(texts)}
 
         def embedded(wanted: list[str]) -> np.ndarray:
-            picked: np.ndarray = ahead.result()[np.array([row[text] for text in wanted], dtype=int)]
+            picked: np.ndarray = embedding()[np.array([row[text] for text in wanted], dtype=int)]
             return picked
 
         return embedded
