@@ -21,13 +21,15 @@ into another fresh directory. Prints turns/s for both, and ms per add per stage.
 
 Adds spread over many users of a large store (the first add to a scope loads it):
 
-    cp -r /data/scale/lancedb-100000 /tmp/store     # a store kept by scale.py (users u0, u1...)
-    python benchmarks/ingest_stages.py --data-dir /tmp/store --spread 1000 --turns 400
+    cp -r /data/scale/lancedb-100000 /tmp/one; cp -r /data/scale/lancedb-100000 /tmp/bulk
+    python benchmarks/ingest_stages.py --data-dir /tmp/one --bulk-data-dir /tmp/bulk --spread 1000 --turns 400
 
-``--data-dir`` adds into that data directory (it is modified: pass a copy) instead of
-fresh ones, and ``--spread N`` sends each turn to one of the users ``u0`` to ``u{N-1}``
-(seeded) instead of its conversation's; ``scope load`` is then a stage of its own (the
-scope index loading a scope it does not hold) and ``add_many`` is skipped. Such an add
+``--data-dir`` adds one at a time into that data directory and ``--bulk-data-dir``
+through ``add_many`` into that one (both are modified: pass copies; with ``--data-dir``
+alone ``add_many`` is skipped). ``--spread N`` sends each turn to one of the users ``u0``
+to ``u{N-1}`` (seeded, the same user for a turn in both runs) instead of its
+conversation's; ``scope load`` is then a stage of its own (the scope index loading a
+scope it does not hold). Such an add
 embeds its facts while its scope loads, so those two stages overlap and ``other`` (the
 wall time no stage accounts for) can come out below zero.
 The background flusher of the LanceDB store runs beside the adds (its cost shows
@@ -94,9 +96,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=300)
     parser.add_argument("--batch", type=int, default=128, help="requests per add_many call")
     parser.add_argument("--data-dir", type=Path, help="add into this data directory (modified: pass a copy)")
+    parser.add_argument("--bulk-data-dir", type=Path, help="add_many into this data directory (modified: a copy)")
     parser.add_argument("--spread", type=int, default=0, help="send each turn to one of N users u0..u{N-1}")
     args = parser.parse_args(argv)
-    spread = random.Random(7)
+    spread = [random.Random(7)]
     from dateutil import parser as date_parser
 
     selected = turns(args.data, args.turns)
@@ -108,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         messages = [{"role": "user", "content": turn_text(turn), "name": turn["speaker"]}]
         moment = date_parser.parse(when, fuzzy=True) if when else None
         if args.spread:
-            user = f"u{spread.randrange(args.spread)}"
+            user = f"u{spread[0].randrange(args.spread)}"
         return messages, {"user_id": user, "metadata": {"dia_id": turn["dia_id"]}, "timestamp": moment}
 
     memory = engine(args.config, args.data_dir)
@@ -139,17 +142,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {label:<13} {seconds * 1000 / count:6.2f} ms/add")
     accounted = sum(spent.values())
     print(f"  {'other':<13} {(single - accounted) * 1000 / count:6.2f} ms/add")
-    if args.data_dir is not None or args.spread:
-        return 0  # add_many into another copy of a kept store is not what this measures
+    if args.data_dir is not None and args.bulk_data_dir is None:
+        return 0  # the first run changed that store: add_many needs a copy of its own
 
-    memory = engine(args.config)
+    memory = engine(args.config, args.bulk_data_dir)
     memory.add("warm up the embedder and the store", user_id="warm-up")
+    held = memory.components.vector_store.count(None)
+    spread[0] = random.Random(7)  # each turn to the user it went to above
     requests = [memory.add_request(m, **k) for m, k in (request_args(*t) for t in selected)]
     began = time.perf_counter()
     for start in range(0, count, args.batch):
         memory.add_many(requests[start : start + args.batch])
     bulk = time.perf_counter() - began
-    stored_bulk = memory.components.vector_store.count(None) - 1
+    stored_bulk = memory.components.vector_store.count(None) - held
     memory.close()
     print(f"add_many: {count / bulk:7.1f} turns/s ({count} turns, {stored_bulk} memories, batches of {args.batch})")
     print(f"ratio add_many / single: {single / bulk:.2f}x (same run)")

@@ -249,4 +249,6 @@ def test_ingest_stages_times_each_stage_of_an_add_and_spreads_adds_over_users(tm
         assert re.search(rf"^  {stage} +-?[\d.]+ ms/add$", plain, re.M), (stage, plain)
     spread = run("ingest_stages.py", "--data", str(data), "--turns", "8", "--spread", "4").stdout
     assert re.search(r"^  scope load +[\d.]+ ms/add$", spread, re.M), spread
-    assert "add_many" not in spread
+    single = re.search(r"^single: .*, (\d+) memories", spread, re.M)
+    bulk = re.search(r"^add_many: .*, (\d+) memories", spread, re.M)
+    assert single and bulk and single.group(1) == bulk.group(1), spread  # the same adds, the same users
