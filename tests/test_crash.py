@@ -123,3 +123,49 @@ def test_a_clean_stop_moves_acknowledged_adds_from_the_journal_into_the_table(tm
     assert "Worker closed its engine" in server.output()
     table = lancedb.connect(str(tmp_path / "data" / "lancedb")).open_table("memories")
     assert table.count_rows() == 1
+
+
+def test_memorist_worker_processes_the_queue_and_a_clean_stop_drains_its_journal(tmp_path: Path) -> None:
+    """``memorist worker`` (the queue without HTTP) takes an event another process queued, and on
+    SIGTERM closes its kernel: the stored memory is in the LanceDB table, not left in the journal
+    (an hour's flush delay: only the close can have moved it)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    import lancedb
+    from memorist.db import Database
+    from memorist.events import SUCCEEDED, EventStore
+    from memorist.testing.server import test_environment
+
+    data = tmp_path / "data"
+    env = test_environment(
+        data, {"MEMORIST_VECTOR_STORE__OPTIONS__FLUSH_DELAY_SECONDS": "3600", "MEMORIST_QUEUE__POLL_SECONDS": "0.05"}
+    )
+    data.mkdir(parents=True)
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "memorist.cli", "worker", "--threads", "1"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert worker.stdout is not None
+        assert worker.stdout.readline().startswith("memorist worker: 1 threads"), "the worker did not start"
+        db = Database(f"sqlite:///{(data / 'memorist.db').resolve()}")
+        events = EventStore(db, lease_seconds=30.0, max_attempts=3, backoff_seconds=0.0, max_pending=100)
+        messages = [{"role": "user", "content": "I moved to Lisbon in May.", "name": "Ada"}]
+        event = events.submit("default", "default", {"messages": messages, "user_id": "ada"})
+        deadline = time.monotonic() + 60
+        while events.get(event.id).status != SUCCEEDED and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert events.get(event.id).status == SUCCEEDED
+        db.dispose()
+    finally:
+        os.kill(worker.pid, signal.SIGTERM)
+        output = worker.communicate(timeout=60)[0]
+    assert worker.returncode == 0, output
+    assert lancedb.connect(str(data / "lancedb")).open_table("memories").count_rows() == 1
+    assert "memorist worker: stopped" in output

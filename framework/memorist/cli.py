@@ -191,8 +191,12 @@ def worker(config: str | None, threads: int | None) -> None:
     signal.signal(signal.SIGTERM, lambda *_: add_worker.stop())
     signal.signal(signal.SIGINT, lambda *_: add_worker.stop())
     click.echo(f"memorist worker: {count} threads on {settings.database_url.split('@')[-1]}")
-    add_worker.start()
-    add_worker.wait()
+    try:
+        add_worker.start()
+        add_worker.wait()
+    finally:  # stopped: the vector store moves what it acknowledged out of its journal, the database closes
+        kernel.close()
+        click.echo("memorist worker: stopped")
 
 
 @cli.group()
