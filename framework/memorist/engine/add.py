@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -38,21 +37,20 @@ from ..records import (
     normalized_hash,
     utcnow,
 )
+from .add_embedding import FactEmbedder
 from .batch import BatchStored, scope_key
 from .counts import ScopeCounts
 from .dedup import same_fact
 from .entities import EntityGraph
 from .generations import ScopeGenerations
 from .history import HistoryLog
-from .outcome import AddOutcome, Merged, Skipped
+from .outcome import AddOutcome, merged_with, skipped_input
 from .scope import exact_scope
 from .scope_index import Pinned, ScopeIndex, ScopeView
 
 MAX_TEXT = 20_000
 #: Stored neighbours a new fact is compared with (the nearest may differ in a value).
 NEAR_CANDIDATES = 5
-#: Longest skipped text an add answer echoes.
-SKIPPED_TEXT = 300
 
 
 @dataclass
@@ -92,22 +90,6 @@ class _Twin:
     first: int
     reason: str
     similarity: float
-
-
-def _merged(fact: ExtractedFact, matched_id: str, matched_text: str, reason: str, similarity: float) -> Merged:
-    return Merged(fact.text, matched_id, reason, fact.source_message, matched_text, min(1.0, float(similarity)))
-
-
-def _skipped(skipped: SkippedInput, messages: Sequence[Message]) -> Skipped:
-    """The engine's record of a skip: the dropped part, or the whole message when the
-    extractor named none."""
-    text = skipped.text
-    if text is None and 0 <= skipped.message < len(messages):
-        text = messages[skipped.message].content
-    text = text or ""
-    if len(text) > SKIPPED_TEXT:  # a long system prompt is named, not echoed whole
-        text = text[: SKIPPED_TEXT - 1].rstrip() + "…"
-    return Skipped(text, skipped.reason, skipped.message)
 
 
 def coerce_categories(raw: Any) -> dict[str, str]:
@@ -152,12 +134,12 @@ class AddPipeline:
         self._graph = graph
         self._history = history
         self._near_duplicate = near_duplicate
-        #: Embeds an add's facts while its scope's snapshot loads (:meth:`_early_embedding`).
-        self._helpers = ThreadPoolExecutor(max_workers=4, thread_name_prefix="memorist-add")
+        #: Embeds an add's facts, beside the scope loads when there are any (:mod:`.add_embedding`).
+        self._embedding = FactEmbedder(components, index)
 
     def close(self) -> None:
-        """Stop the helper threads (the engine is being replaced or closed)."""
-        self._helpers.shutdown(wait=False)
+        """Stop the embedding's helper threads (the engine is being replaced or closed)."""
+        self._embedding.close()
 
     def run(self, request: AddRequest) -> AddOutcome:
         """Extract, store and record in one call (the synchronous add)."""
@@ -188,7 +170,7 @@ class AddPipeline:
         ordered = list(texts)
         # Embedded on a helper thread while the store is read (a batch over many users loads
         # many scopes; both wait mostly outside the GIL); the lookups wait for it.
-        embedding = self._embed_aside(ordered)
+        embedding = self._embedding.aside(ordered)
         row = {text: i for i, text in enumerate(ordered)}
 
         def vectors_of(wanted: list[str]) -> np.ndarray:
@@ -253,47 +235,9 @@ class AddPipeline:
         """
         observed_at = request.observed_at or utcnow()
         extraction = self._extraction(request, observed_at)
-        return self._decide(request, observed_at, extraction, self._early_embedding(request, extraction))
-
-    def _embed_aside(self, texts: list[str]) -> Callable[[], np.ndarray]:
-        """The document vectors of ``texts``, embedded on a helper thread; call to wait for them."""
-        if not texts:
-            return lambda: np.zeros((0, 0), dtype=np.float32)
-        try:
-            ahead = self._helpers.submit(self._c.embedder.embed, texts, "document")
-        except RuntimeError:  # closed: an engine retired after a reconfiguration finishes its last adds
-            matrix = np.asarray(self._c.embedder.embed(texts, "document"))
-            return lambda: matrix
-        return lambda: np.asarray(ahead.result())
-
-    def _early_embedding(self, request: AddRequest, extraction: Extraction) -> Callable[[list[str]], np.ndarray]:
-        """How :meth:`_decide` embeds this add's fresh facts.
-
-        Why early: the first add to a scope this process holds no snapshot of loads one for
-        the duplicate lookups (one store query over the scope: ~9 ms on a 100k-memory LanceDB
-        store), and only then embedded the facts the lookup left. Both wait mostly outside the
-        GIL, so for such an add every distinct fact is embedded on a helper thread while the
-        scope loads, as a search embeds its query (a fact found already stored was embedded for
-        nothing, once per scope and process). Otherwise the facts are embedded after the lookup.
-        """
-
-        def plain(texts: list[str]) -> np.ndarray:
-            return np.asarray(self._c.embedder.embed(texts, "document"))
-
-        pinned = self._pinned(request.scope)
-        if self._index is None or pinned is None or not self._index.will_load(pinned):
-            return plain
-        texts = [fact.text for fact in self._batch_unique(extraction.facts)[0]]
-        if not texts:
-            return plain
-        embedding = self._embed_aside(texts)
-        row = {text: i for i, text in enumerate(texts)}
-
-        def embedded(wanted: list[str]) -> np.ndarray:
-            picked: np.ndarray = embedding()[np.array([row[text] for text in wanted], dtype=int)]
-            return picked
-
-        return embedded
+        facts = [fact.text for fact in self._batch_unique(extraction.facts)[0]]
+        embed = self._embedding.for_add(self._pinned(request.scope), facts)
+        return self._decide(request, observed_at, extraction, embed)
 
     def _decide(
         self,
@@ -304,7 +248,7 @@ class AddPipeline:
         batch: BatchStored | None = None,
     ) -> PreparedAdd:
         """The duplicate rule over extracted facts (``batch``: a batched add's earlier records)."""
-        outcome = AddOutcome([], skipped=[_skipped(s, request.messages) for s in extraction.skipped])
+        outcome = AddOutcome([], skipped=[skipped_input(s, request.messages) for s in extraction.skipped])
         facts, twins = self._batch_unique(extraction.facts)
         # Each distinct fact of the batch ends up as (id, text) of the memory that holds it.
         holder: dict[int, tuple[str, str]] = {}
@@ -319,7 +263,7 @@ class AddPipeline:
             records.append(record)
         for twin in twins:
             matched_id, matched_text = holder[twin.first]
-            outcome.merged.append(_merged(twin.fact, matched_id, matched_text, twin.reason, twin.similarity))
+            outcome.merged.append(merged_with(twin.fact, matched_id, matched_text, twin.reason, twin.similarity))
         outcome.stored = records
         outcome.merged.sort(key=lambda m: (m.source_message is None, m.source_message or 0))
         rows = [fresh.index(i) for i in keep]
@@ -433,7 +377,7 @@ class AddPipeline:
                 fresh.append(index)
                 continue
             holder[index] = (match.id, match.text)
-            outcome.merged.append(_merged(fact, match.id, match.text, "same_text", 1.0))
+            outcome.merged.append(merged_with(fact, match.id, match.text, "same_text", 1.0))
         return fresh
 
     def _not_paraphrases(
@@ -473,7 +417,7 @@ class AddPipeline:
             hit = next((h for h in hits if same_fact(fact.text, h.record.text, h.score, threshold)), None)
             if hit is not None:
                 holder[index] = (hit.record.id, hit.record.text)
-                outcome.merged.append(_merged(fact, hit.record.id, hit.record.text, "paraphrase", hit.score))
+                outcome.merged.append(merged_with(fact, hit.record.id, hit.record.text, "paraphrase", hit.score))
                 continue
             earlier = next(
                 (

@@ -9,9 +9,13 @@ shows them (see :mod:`memorist.operations.results`), and the rules are in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..records import MemoryRecord
+from ..records import ExtractedFact, MemoryRecord, Message, SkippedInput
+
+#: Longest skipped text an add answer echoes.
+SKIPPED_TEXT = 300
 
 
 @dataclass(frozen=True)
@@ -48,3 +52,20 @@ class AddOutcome:
     stored: list[MemoryRecord]
     merged: list[Merged] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+
+
+def merged_with(fact: ExtractedFact, matched_id: str, matched_text: str, reason: str, similarity: float) -> Merged:
+    """A fact merged with a stored memory (or an earlier fact of the same add)."""
+    return Merged(fact.text, matched_id, reason, fact.source_message, matched_text, min(1.0, float(similarity)))
+
+
+def skipped_input(skipped: SkippedInput, messages: Sequence[Message]) -> Skipped:
+    """The engine's record of a skip: the dropped part, or the whole message when the
+    extractor named none."""
+    text = skipped.text
+    if text is None and 0 <= skipped.message < len(messages):
+        text = messages[skipped.message].content
+    text = text or ""
+    if len(text) > SKIPPED_TEXT:  # a long system prompt is named, not echoed whole
+        text = text[: SKIPPED_TEXT - 1].rstrip() + "…"
+    return Skipped(text, skipped.reason, skipped.message)
