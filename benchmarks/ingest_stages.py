@@ -99,7 +99,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bulk-data-dir", type=Path, help="add_many into this data directory (modified: a copy)")
     parser.add_argument("--spread", type=int, default=0, help="send each turn to one of N users u0..u{N-1}")
     args = parser.parse_args(argv)
-    spread = [random.Random(7)]
     from dateutil import parser as date_parser
 
     selected = turns(args.data, args.turns)
@@ -107,11 +106,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no LoCoMo files in {args.data}", file=sys.stderr)
         return 2
 
-    def request_args(user: str, turn: dict[str, Any], when: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    def request_args(
+        user: str, turn: dict[str, Any], when: str, users: random.Random | None
+    ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        """One add's arguments; with ``users`` (``--spread``), the turn goes to a user it picks."""
         messages = [{"role": "user", "content": turn_text(turn), "name": turn["speaker"]}]
         moment = date_parser.parse(when, fuzzy=True) if when else None
-        if args.spread:
-            user = f"u{spread[0].randrange(args.spread)}"
+        if users is not None:
+            user = f"u{users.randrange(args.spread)}"
         return messages, {"user_id": user, "metadata": {"dia_id": turn["dia_id"]}, "timestamp": moment}
 
     memory = engine(args.config, args.data_dir)
@@ -127,9 +129,10 @@ def main(argv: list[str] | None = None) -> int:
     wrap(adder, "commit", "relational", spent)
     wrap(memory, "emit", "hooks", spent)
     held = memory.components.vector_store.count(None)  # the warm-up's, and a kept store's memories
+    users = random.Random(7) if args.spread else None
     began = time.perf_counter()
     for user, turn, when in selected:
-        messages, kwargs = request_args(user, turn, when)
+        messages, kwargs = request_args(user, turn, when, users)
         memory.add(messages, **kwargs)
     single = time.perf_counter() - began
     stored = memory.components.vector_store.count(None) - held
@@ -148,8 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     memory = engine(args.config, args.bulk_data_dir)
     memory.add("warm up the embedder and the store", user_id="warm-up")
     held = memory.components.vector_store.count(None)
-    spread[0] = random.Random(7)  # each turn to the user it went to above
-    requests = [memory.add_request(m, **k) for m, k in (request_args(*t) for t in selected)]
+    users = random.Random(7) if args.spread else None  # each turn to the user it went to above
+    requests = [memory.add_request(m, **k) for m, k in (request_args(*t, users) for t in selected)]
     began = time.perf_counter()
     for start in range(0, count, args.batch):
         memory.add_many(requests[start : start + args.batch])

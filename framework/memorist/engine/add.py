@@ -235,8 +235,11 @@ class AddPipeline:
         """
         observed_at = request.observed_at or utcnow()
         extraction = self._extraction(request, observed_at)
-        facts = [fact.text for fact in self._batch_unique(extraction.facts)[0]]
-        embed = self._embedding.for_add(self._pinned(request.scope), facts)
+        # The distinct facts' texts only for an add whose scope is about to load (no extra work on
+        # the hot path of an add to a scope already held).
+        embed = self._embedding.for_add(
+            self._pinned(request.scope), lambda: [fact.text for fact in self._batch_unique(extraction.facts)[0]]
+        )
         return self._decide(request, observed_at, extraction, embed)
 
     def _decide(

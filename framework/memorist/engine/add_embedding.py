@@ -50,11 +50,15 @@ class FactEmbedder:
             return lambda: matrix
         return ahead.result
 
-    def for_add(self, pinned: Pinned | None, facts: list[str]) -> Embed:
-        """How one add embeds the fresh ones among its distinct ``facts``: all of them at once on
-        a helper thread when its scope is about to load (a fact found already stored was then
-        embedded for nothing, once per scope and process), else only those, when asked."""
-        if self._index is None or pinned is None or not facts or not self._index.will_load(pinned):
+    def for_add(self, pinned: Pinned | None, distinct_facts: Callable[[], list[str]]) -> Embed:
+        """How one add embeds the fresh ones among its distinct facts (the texts ``distinct_facts``
+        returns, asked for only here): all of them at once on a helper thread when its scope is
+        about to load (a fact found already stored was then embedded for nothing, once per scope
+        and process), else only the fresh ones, when asked."""
+        if self._index is None or pinned is None or not self._index.will_load(pinned):
+            return self.now
+        facts = distinct_facts()
+        if not facts:
             return self.now
         embedding = self.aside(facts)
         row = {text: i for i, text in enumerate(facts)}
