@@ -44,7 +44,12 @@ class Memory(Engine):
         """Open (and migrate) the database as every process does, then build the providers."""
         plugins = plugins or load_plugins()
         context = open_context(settings, plugins)
-        memory = cls.build(settings, context.registry, context.db, plugins, context=context)
+        try:
+            memory = cls.build(settings, context.registry, context.db, plugins, context=context)
+        except BaseException:  # e.g. a store of another embedder's vectors: release the database
+            context.close()
+            context.db.dispose()
+            raise
         assert isinstance(memory, cls)
         context.engine_ref = lambda: memory
         return memory

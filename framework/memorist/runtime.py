@@ -22,6 +22,7 @@ from . import configure_policy
 from .config_files import deep_merge
 from .db import Database
 from .db.schema import kv
+from .engine import vector_space
 from .engine.memory import HasHooks, Memory
 from .errors import ValidationError
 from .records import utcnow
@@ -101,8 +102,15 @@ class Runtime:
                     overrides[slot] = {**overrides[slot], "options": {}}
             settings = self.merged(overrides)
             # Raises 400/409 before anything is swapped or stored.
-            memory = self._build(settings, self._memory)
+            memory = self._build(settings, self._memory, settle_vector_space=False)
             configure_policy.verify_built(memory, patch, self._memory)
+            # Last of the checks: it may record the new embedder's space, which only an
+            # engine that is about to serve may do.
+            try:
+                vector_space.settle(self._db, memory.components.embedder, memory.components.vector_store)
+            except Exception:
+                memory.retire(successor=self._memory)
+                raise
             self._version = self._store(overrides)
             self._overrides = overrides
             self._swap(memory)
@@ -143,8 +151,16 @@ class Runtime:
                 log.exception("could not apply configuration changed by another process")
 
     # -- internals -----------------------------------------------------------------------
-    def _build(self, settings: Settings, previous: Memory | None) -> Memory:
-        return Memory.build(settings, self._registry, self._db, self._plugins, previous, context=self._context)
+    def _build(self, settings: Settings, previous: Memory | None, *, settle_vector_space: bool = True) -> Memory:
+        return Memory.build(
+            settings,
+            self._registry,
+            self._db,
+            self._plugins,
+            previous,
+            context=self._context,
+            settle_vector_space=settle_vector_space,
+        )
 
     def _swap(self, memory: Memory) -> None:
         old, self._memory = self._memory, memory

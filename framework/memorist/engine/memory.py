@@ -32,6 +32,7 @@ from ..records import (
 )
 from ..registry import ProviderRegistry
 from ..settings import Settings
+from . import vector_space
 from .add import AddPipeline, AddRequest, coerce_categories
 from .calibration import calibrate_hits, uncalibrate
 from .counts import ScopeCounts
@@ -146,16 +147,26 @@ class Memory:
         previous: Memory | None = None,
         *,
         context: Any = None,
+        settle_vector_space: bool = True,
     ) -> Memory:
         """Build the providers of ``settings`` over an open, migrated database.
 
         ``previous`` lends its unchanged providers to the new engine (reconfiguration).
         Opening the database and loading plugins is the kernel's job
         (:mod:`memorist.kernel`); ``memorist.Memory.from_config`` does both for the Python API.
+        The embedder must make vectors in the space the store's vectors are in
+        (:mod:`.vector_space`); ``settle_vector_space=False`` leaves that to the caller, which
+        must then call :func:`.vector_space.settle` before the engine serves.
         """
         components = build_components(
             settings, registry, (previous.settings, previous.components) if previous else None
         )
+        if settle_vector_space:
+            try:
+                vector_space.settle(db, components.embedder, components.vector_store)
+            except Exception:
+                components.close(keep=previous.components if previous else None)
+                raise
         return cls(settings, components, db, plugins, context=context)
 
     def close(self) -> None:

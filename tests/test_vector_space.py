@@ -1,0 +1,120 @@
+"""A store remembers which embedder's vectors it holds: another model of the same dimension
+is refused (it would make every search compare unrelated vectors), the same model under
+another name (its int8 copy) is not, and an empty store takes any embedder."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from memorist import Engine
+from memorist.db.schema import kv
+from memorist.engine import vector_space
+from memorist.engine.vector_space import VectorSpaceMismatchError
+from memorist.plugins import load_plugins
+from memorist.testing.inprocess import AppServer
+from memorist.testing.server import ADMIN
+from sqlalchemy import select
+
+from .conftest import fast_settings
+from .plugins import hashing
+
+MINILM = {"provider": "sentence-transformers"}
+HASHING_384 = {"provider": "hashing", "options": {"dimension": 384}}
+
+
+def memory(data: Path, embedder: dict[str, Any]) -> Engine:
+    return Engine.from_config(fast_settings(data, embedder=embedder), plugins=load_plugins({}, extra=[hashing]))
+
+
+def recorded_label(engine: Engine) -> str:
+    db = engine.db
+    with db.connect() as conn:
+        value = conn.execute(select(kv.c.value).where(kv.c.key == vector_space.KEY)).scalar()
+    assert isinstance(value, dict)
+    return str(value["label"])
+
+
+def test_another_model_of_the_same_dimension_is_refused_and_the_store_is_untouched(tmp_path: Path) -> None:
+    first = memory(tmp_path, MINILM)
+    first.add("My name is Ada and I live in Lisbon.", user_id="ada")
+    first.close()
+
+    with pytest.raises(VectorSpaceMismatchError) as refused:
+        memory(tmp_path, HASHING_384)
+    message = str(refused.value)
+    assert "sentence-transformers:all-MiniLM-L6-v2" in message and "'hashing'" in message
+    assert refused.value.status == 409
+
+    again = memory(tmp_path, MINILM)  # the refusal changed nothing
+    assert recorded_label(again).startswith("sentence-transformers:all-MiniLM-L6-v2")
+    hits = again.search("Where does Ada live?", user_id="ada")
+    assert hits and "Lisbon" in hits[0].record.text
+    again.close()
+
+
+def test_the_int8_copy_of_the_model_is_the_same_space(tmp_path: Path) -> None:
+    first = memory(tmp_path, MINILM)
+    first.add("I adopted a beagle called Pixel last spring.", user_id="bo")
+    first.close()
+    quantized = memory(tmp_path, {**MINILM, "options": {"quantize": "int8"}})
+    hits = quantized.search("What kind of dog do I have?", user_id="bo")
+    assert hits and "beagle" in hits[0].record.text
+    # The store's record still names the model that made its vectors.
+    assert recorded_label(quantized) == "sentence-transformers:all-MiniLM-L6-v2 (onnx)"
+    quantized.close()
+
+
+def test_an_empty_store_takes_another_embedder(tmp_path: Path) -> None:
+    memory(tmp_path, HASHING_384).close()  # recorded, but no memory was ever added
+    switched = memory(tmp_path, MINILM)
+    assert recorded_label(switched).startswith("sentence-transformers:")
+    switched.add("I work as a nurse in Porto.", user_id="cy")
+    switched.close()
+    with pytest.raises(VectorSpaceMismatchError):
+        memory(tmp_path, HASHING_384)
+
+
+def test_two_processes_recording_at_once_check_against_the_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = memory(tmp_path, HASHING_384)
+    first.add("I play the cello on Sundays.", user_id="di")
+    first.close()
+    # The second process read no record, then lost the race to insert one: it must compare
+    # with the record the first wrote, not give up.
+    reads = iter([None])
+    real_read = vector_space._read
+    monkeypatch.setattr(vector_space, "_read", lambda db: next(reads, None) or real_read(db))
+    with pytest.raises(VectorSpaceMismatchError):
+        memory(tmp_path, MINILM)
+
+
+@pytest.fixture
+def served_minilm(tmp_path: Path) -> Iterator[AppServer]:
+    with AppServer(tmp_path / "data", {"MEMORIST_EMBEDDER__PROVIDER": MINILM["provider"]}) as server:
+        yield server
+
+
+def test_configure_refuses_a_model_switch_over_memories_until_reset(served_minilm: AppServer) -> None:
+    server = served_minilm
+    add = {"messages": [{"role": "user", "content": "I am allergic to peanuts."}], "user_id": "ed", "infer": False}
+    assert server.post("/memories", headers=ADMIN, json=add).status_code in (200, 201)
+
+    switch = server.post("/configure", headers=ADMIN, json={"embedder": HASHING_384})
+    assert switch.status_code == 409, switch.text
+    detail = switch.json()["detail"]
+    assert "sentence-transformers:all-MiniLM-L6-v2" in detail and "another space" in detail and "POST /reset" in detail
+    # The running engine and its memories are as they were.
+    assert server.get("/configure", headers=ADMIN).json()["embedder"]["provider"] == MINILM["provider"]
+    found = server.post("/search", headers=ADMIN, json={"query": "What am I allergic to?", "user_id": "ed"}).json()
+    assert [hit["memory"] for hit in found["results"]] == ["I am allergic to peanuts."]
+
+    assert server.post("/reset", headers=ADMIN).status_code == 200
+    switched = server.post("/configure", headers=ADMIN, json={"embedder": HASHING_384})
+    assert switched.status_code == 200, switched.text
+    assert server.post("/memories", headers=ADMIN, json=add).status_code in (200, 201)
+    found = server.post("/search", headers=ADMIN, json={"query": "peanuts", "user_id": "ed"}).json()
+    assert [hit["memory"] for hit in found["results"]] == ["I am allergic to peanuts."]
