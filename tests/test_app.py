@@ -12,7 +12,7 @@ from pathlib import Path
 import falcon.testing
 import pytest
 import requests
-from memorist import __version__
+from memorist import Engine, __version__
 from memorist.http import create_app
 from memorist.plugins import load_plugins
 from memorist.settings import load_settings
@@ -119,14 +119,23 @@ def test_memorist_serve_runs_gunicorn_answering_health(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_store_of_another_dimension_stops_serve_with_a_message(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("dimension", "refusal"),
+    [(8, "holds 8-dimensional vectors"), (384, "holds vectors made by 'hashing' (384 dimensions)")],
+    ids=["another-dimension", "another-model"],
+)
+def test_a_store_of_another_embedder_stops_serve_with_one_line(tmp_path: Path, dimension: int, refusal: str) -> None:
+    """A store filled by another embedder (of another dimension, or of the same dimension:
+    hashing-384 against the default MiniLM) stops ``memorist serve`` with the reason in one
+    line, without a traceback from each worker."""
     data = tmp_path / "data"
     env = {**os.environ, "MEMORIST_DATA_DIR": str(data)}
-    plugins = load_plugins({}, extra=[hashing])
-    create_app(
-        load_settings(None, fast_settings(data, embedder={"provider": "hashing", "options": {"dimension": 8}})),
-        plugins,
+    filled = Engine.from_config(
+        fast_settings(data, embedder={"provider": "hashing", "options": {"dimension": dimension}}),
+        plugins=load_plugins({}, extra=[hashing]),
     )
+    filled.add("I keep bees on the roof.", user_id="fay")
+    filled.close()
     process = subprocess.run(
         [sys.executable, "-m", "memorist.cli", "serve", "--port", str(free_port())],
         env=env,
@@ -134,5 +143,7 @@ def test_store_of_another_dimension_stops_serve_with_a_message(tmp_path: Path) -
         text=True,
         timeout=180,
     )
+    output = process.stdout + process.stderr
     assert process.returncode != 0
-    assert "8-dimensional" in process.stdout + process.stderr
+    assert refusal in output, output
+    assert "Traceback" not in output and "App failed to load" in output, output

@@ -14,9 +14,12 @@ leaves nothing to replay.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
+import click
 from gunicorn.app.base import BaseApplication
+from gunicorn.errors import AppImportError, HaltServer
 
 from . import server_worker
 from .malloc_arenas import limit_malloc_arenas
@@ -58,11 +61,18 @@ class MemoristGunicorn(BaseApplication):  # type: ignore[misc]
             self.cfg.set(key, value)
 
     def load(self) -> Any:
+        from .errors import MemoristError
         from .http import create_app
         from .kernel import Kernel
 
-        #: This worker's system, closed by :func:`close_worker_kernel` when the worker stops.
-        self.kernel: Kernel = Kernel.build(self._settings)
+        try:
+            #: This worker's system, closed by :func:`close_worker_kernel` when the worker stops.
+            self.kernel: Kernel = Kernel.build(self._settings)
+        except MemoristError as exc:
+            # A configuration the data refuses (a store of another dimension or another
+            # embedder's vectors): gunicorn prints this one line and stops ("App failed to
+            # load") instead of a traceback from every worker.
+            raise AppImportError(str(exc)) from exc
         return create_app(self.kernel)
 
 
@@ -83,4 +93,10 @@ def close_worker_kernel(server: Any, worker: Any) -> None:
 def run_gunicorn(settings: Settings) -> None:
     # Before gunicorn forks its workers and before any thread starts: every arena obeys the cap.
     limit_malloc_arenas(settings.server.malloc_arena_max)
-    MemoristGunicorn(settings).run()
+    try:
+        MemoristGunicorn(settings).run()
+    except HaltServer as halt:
+        # Every worker failing to load at once (a store the configuration cannot use): gunicorn's
+        # halt reaps the second failure while stopping and raises again. The reason, not a traceback.
+        click.echo(f"memorist serve: stopped: {halt.reason}", err=True)
+        sys.exit(halt.exit_status)
