@@ -118,3 +118,21 @@ def test_configure_refuses_a_model_switch_over_memories_until_reset(served_minil
     assert server.post("/memories", headers=ADMIN, json=add).status_code in (200, 201)
     found = server.post("/search", headers=ADMIN, json={"query": "peanuts", "user_id": "ed"}).json()
     assert [hit["memory"] for hit in found["results"]] == ["I am allergic to peanuts."]
+
+
+def test_memorist_worker_on_a_store_of_another_model_stops_with_the_reason(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+    from memorist.cli import cli
+
+    filled = memory(tmp_path, MINILM)
+    filled.add("I teach chemistry at a high school.", user_id="gus")
+    filled.close()
+    env = {
+        "MEMORIST_PLUGIN_MODULES": "memorist.testing.hashing",
+        "MEMORIST_EMBEDDER__PROVIDER": "hashing",
+        "MEMORIST_EMBEDDER__OPTIONS__DIMENSION": "384",
+    }
+    result = CliRunner().invoke(cli, ["worker", "--data-dir", str(tmp_path)], env=env)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert result.output.startswith("error: embedder: the store holds vectors made by 'sentence-transformers:")

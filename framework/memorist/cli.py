@@ -57,6 +57,16 @@ class MemoristGroup(click.Group):
         except MemoristError as exc:
             fail(exc)
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """Any command's :class:`MemoristError` (a store of another embedder's vectors met by
+        ``memorist worker``, a bad import file...) ends it with the reason, not a traceback."""
+        from .errors import MemoristError
+
+        try:
+            return super().invoke(ctx)
+        except MemoristError as exc:
+            fail(exc)
+
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         command = super().get_command(ctx, cmd_name) or self._lazy(cmd_name)
         if command is None:
