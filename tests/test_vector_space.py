@@ -136,3 +136,25 @@ def test_memorist_worker_on_a_store_of_another_model_stops_with_the_reason(tmp_p
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output
     assert result.output.startswith("error: embedder: the store holds vectors made by 'sentence-transformers:")
+
+
+def test_configure_refuses_a_store_switch_that_would_hide_the_memories(tmp_path: Path) -> None:
+    add = {"messages": [{"role": "user", "content": "I am allergic to peanuts."}], "user_id": "ed", "infer": False}
+    other_table = {"vector_store": {"provider": "lancedb", "options": {"table": "other"}}}
+    with AppServer(tmp_path / "data") as server:
+        assert server.post("/memories", headers=ADMIN, json=add).status_code in (200, 201)
+        switch = server.post("/configure", headers=ADMIN, json=other_table)
+        assert switch.status_code == 409, switch.text
+        assert "the memories are in the current store" in switch.json()["detail"]
+        listed = server.get("/memories", headers=ADMIN, params={"user_id": "ed"}).json()
+        assert [m["memory"] for m in listed["results"]] == ["I am allergic to peanuts."]
+
+        # A store that already holds memories (filled by another process) may be switched to.
+        filled = Engine.from_config(
+            fast_settings(tmp_path / "data", **other_table), plugins=load_plugins({}, extra=[hashing])
+        )
+        filled.add("I keep bees on the roof.", user_id="ed", infer=False)
+        filled.close()
+        assert server.post("/configure", headers=ADMIN, json=other_table).status_code == 200
+        listed = server.get("/memories", headers=ADMIN, params={"user_id": "ed"}).json()
+        assert [m["memory"] for m in listed["results"]] == ["I keep bees on the roof."]

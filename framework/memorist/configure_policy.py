@@ -30,7 +30,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .config_files import BARE_ENV
-from .errors import ConfigurationError, ValidationError
+from .errors import ConfigurationError, MemoristError, ValidationError
 from .outbound import OutboundGuard
 from .settings import Settings
 
@@ -141,11 +141,20 @@ def _check_url(field: str, value: Any, guard: OutboundGuard) -> None:
     guard.check(value, field)
 
 
+class StoreSwitchError(MemoristError):
+    """A switch of vector store that would hide the memories stored in the current one."""
+
+    status = 409
+
+
 def verify_built(memory: Any, patch: Mapping[str, Any], previous: Any = None) -> None:
     """Load what a changed slot would otherwise only load on first use; a failure is a 400 now.
+    Refuse a store switch that would hide stored memories (409).
 
     On failure the new engine's own providers are closed (those shared with ``previous`` stay).
     """
+    if "vector_store" in patch and previous is not None:
+        _keep_memories_reachable(memory, previous)
     if "reranker" not in patch:
         return
     ready = getattr(memory.components.reranker, "ensure_ready", None)
@@ -173,3 +182,21 @@ def guarded(base: Settings) -> Settings:
         update={"guard_providers": True, "provider_trusted_hosts": [*base.security.provider_trusted_hosts, *hosts]}
     )
     return base.model_copy(update={"security": security})
+
+
+def _keep_memories_reachable(memory: Any, previous: Any) -> None:
+    """Memorist does not move memories between vector stores, and the relational side (history,
+    entities, per-user counts) keeps describing the old store's memories. So another store
+    (another provider, table or path) that holds no memory, while the current one holds some,
+    would answer every list and search empty as if they were lost: refused. A store that
+    already holds memories (switching back) and a switch over an empty store are allowed."""
+    new, old = memory.components.vector_store, previous.components.vector_store
+    if new is old or not old.list(None, offset=0, limit=1) or new.list(None, offset=0, limit=1):
+        return
+    memory.retire(successor=previous)
+    current = previous.settings.vector_store
+    raise StoreSwitchError(
+        f"vector_store: the memories are in the current store ({current.provider}, options "
+        f"{dict(current.options) or '{}'}) and the new one holds none; Memorist does not move memories "
+        "between stores, so they would all seem lost. Keep the current store, or empty it first (POST /reset)."
+    )
