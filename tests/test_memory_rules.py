@@ -14,7 +14,7 @@ from typing import ClassVar
 import pytest
 from memorist.api import Memory
 from memorist.engine.dedup import value_tokens, values_agree
-from memorist.engine.search import subject_alias
+from memorist.engine.search import subject_alias, without_subject
 from memorist.hookspecs import hookimpl
 from memorist.plugins import load_plugins
 from memorist.providers import LanguageModel, ProviderContext
@@ -233,6 +233,46 @@ def test_a_language_model_without_reasons_still_reports_skips(tmp_path: Path) ->
 )
 def test_a_user_id_named_in_a_query_is_searched_as_the_user(query: str, alias: str | None) -> None:
     assert subject_alias(query, ["alice"]) == alias
+
+
+@pytest.mark.parametrize(
+    ("query", "keywords"),
+    [
+        ("What sport does Alice play?", "What sport does play?"),
+        ("Where is alice's office?", "Where is office?"),
+        ("Who is Alice?", "Who is Alice?"),  # nothing left to search for: the query as it was
+        ("What does malice mean?", "What does malice mean?"),
+    ],
+)
+def test_the_keyword_search_leaves_out_the_user_id_a_query_names(query: str, keywords: str) -> None:
+    assert without_subject(query, ["alice"]) == keywords
+
+
+def test_a_question_naming_the_user_finds_what_was_asked_not_the_memory_of_her_name(tmp_path: Path) -> None:
+    """With ``user_id="ada"`` the memories say "the user"; only one says "Ada". Her name in a
+    question used to rank that memory first (by BM25 and the entity graph) for "What sport
+    does Ada play?". The default embedder: the ranking is what a first user sees."""
+    mem = Memory.from_config({"data_dir": str(tmp_path)})
+    try:
+        for fact in (
+            "I'm vegan.",
+            "My name is Ada and I live in Lisbon.",
+            "My sister Bea works at Google.",
+            "I play tennis every Sunday.",
+            "My dog is called Pixel.",
+        ):
+            mem.add(fact, user_id="ada")
+        for question, answer in (
+            ("What sport does Ada play?", "tennis"),
+            ("What does Ada eat?", "vegan"),
+            ("What is Ada's dog called?", "Pixel"),
+            ("Where does Ada's sister work?", "Google"),
+            ("Where does Ada live?", "Lisbon"),
+        ):
+            hits = mem.search(question, user_id="ada", top_k=3)
+            assert answer in hits[0].record.text, (question, [h.record.text for h in hits])
+    finally:
+        mem.close()
 
 
 def test_the_newest_version_of_a_changed_fact_is_found_first(memory: Memory) -> None:

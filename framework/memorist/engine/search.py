@@ -7,14 +7,18 @@ query). Every candidate then gets every signal:
 - ``semantic``: cosine similarity to the query, clipped to [0, 1];
 - ``keyword``: BM25, divided by the best BM25 of the query (at least
   ``KEYWORD_FLOOR``, so weak keyword matches stay weak);
-
-Before retrieval the query is *focused*: entities so common in the scope that
-they carry no information (the user's own name) are removed for keyword
-search, and the query vector is the mean of the full and focused queries.
 - ``entity``: 1 - prod(1 - w) over the query entities the memory is linked to,
   each weighted by its rarity in the scope (see :mod:`.entities`);
 - ``temporal``: closeness of the memory's observation time to a period the
   query names.
+
+Before retrieval the query is *focused*: entities so common in the scope that
+they carry no information (the user's own name) are removed for keyword
+search, and the query vector is the mean of the full and focused queries.
+A query that names the searched ``user_id`` ("What does Ada eat?" in ada's
+memories) asks about "the user" every memory is written about: the id is not
+searched as a keyword, and the query vector is also the mean with the query
+saying "the user" (see :func:`subject_alias`).
 
 ``score = base + temporal_weight * temporal * (1 - base)`` where ``base`` is the
 weighted mean of the first three; it never leaves [0, 1].
@@ -143,7 +147,13 @@ class HybridSearch:
             matches = graph.match(mentions)
         else:
             matches = self._graph.match(mentions, keys, project) if mentions else []
+        user_ids = equality_values(where, "user_id")
+        aliased = subject_alias(query, user_ids)
         focused = focus_query(query, mentions, matches) if self._s.focus_queries else query
+        if aliased is not None:
+            # The query names the searched user, whom every memory is about as "the user": as a
+            # keyword her name would lift the one memory that states it above what was asked.
+            focused = without_subject(focused, user_ids)
         keyword_future = (
             self._pool.submit(self._c.vector_store.match_keyword, focused, pool, where) if view is None else None
         )
@@ -153,7 +163,6 @@ class HybridSearch:
             links = graph.memories_of([m.entity_id for m in matches])
         elif matches:
             links_future = self._pool.submit(self._entity_links, matches, pool)
-        aliased = subject_alias(query, equality_values(where, "user_id"))
         # One embedder call for the query and its focused and aliased forms.
         texts = [query, *([focused] if focused != query else []), *([aliased] if aliased else [])]
         if early is not None:
@@ -392,11 +401,29 @@ def subject_alias(query: str, user_ids: Sequence[str]) -> str | None:
     "What does alice like?" in alice's memories means "What does the user like?".
     None when the query does not name the id (nothing to add).
     """
-    for user_id in user_ids:
-        pattern = re.compile(rf"(?<![\w-]){re.escape(user_id)}(?:'s|’s)?(?![\w-])", re.I)
-        if len(user_id) >= 2 and pattern.search(query):
+    for pattern in _subject_patterns(user_ids):
+        if pattern.search(query):
             return pattern.sub(lambda m: "the user's" if m.group(0)[-2:] in ("'s", "’s") else "the user", query)
     return None
+
+
+def without_subject(query: str, user_ids: Sequence[str]) -> str:
+    """``query`` without the searched ``user_id`` it names, for the keyword retriever (the
+    memories say "the user", rarely the id); unchanged if too little would be left."""
+    out = query
+    for pattern in _subject_patterns(user_ids):
+        out = pattern.sub(" ", out)
+    out = re.sub(r"\s+", " ", out).strip()
+    return out if len(_CONTENT.findall(out)) >= 2 else query
+
+
+def _subject_patterns(user_ids: Sequence[str]) -> list[re.Pattern[str]]:
+    """The searched ids as a query writes them: whole words, possessive too, any case."""
+    return [
+        re.compile(rf"(?<![\w-]){re.escape(user_id)}(?:'s|’s)?(?![\w-])", re.I)
+        for user_id in user_ids
+        if len(user_id) >= 2
+    ]
 
 
 def _clip(value: float) -> float:
