@@ -150,3 +150,62 @@ def test_the_speaker_is_named_once_then_they() -> None:
         == "Jon has been dancing since they were a kid. Their studio opens soon, wish them luck!"
     )
     assert standalone("The stories were inspiring!", "Ana") == "Ana: The stories were inspiring!"
+
+
+# -- corrections: "make that $4000" restates the fact it corrects ------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "correction", "restated", "rest"),
+    [
+        (
+            "I don't eat meat, and my budget is about $3000.",
+            "Actually, make that $4000, my partner is joining.",
+            "I don't eat meat, and my budget is about $4000.",
+            "My partner is joining.",
+        ),
+        ("We'll be 4 people at 7pm.", "Sorry, make it 5.", "We'll be 5 people at 7pm.", None),  # not the 7 of 7pm
+        ("We'll be 4 people at 7pm.", "Make it 8pm.", "We'll be 4 people at 8pm.", None),
+        ("My dentist is on Monday at 9:30.", "Actually I meant Tuesday.", "My dentist is on Tuesday at 9:30.", None),
+        ("Her birthday is on February 28th.", "No, make that March 3rd.", "Her birthday is on March 3rd.", None),
+        ("Rent is $1,200 per month.", "Make that $1,500 per month.", "Rent is $1,500 per month.", None),
+        ("We'll be 5 at dinner.", "Make it 6 because Tom is coming.", "We'll be 6 at dinner.", "Tom is coming."),
+    ],
+)
+def test_a_correction_restates_the_earlier_value_of_its_kind(
+    said: str, correction: str, restated: str, rest: str | None
+) -> None:
+    from memorist_heuristic.corrections import Restated, restate
+
+    assert restate(correction, ["I live in Oslo.", said]) == Restated(restated, rest)
+
+
+@pytest.mark.parametrize(
+    ("said", "sentence"),
+    [
+        ("I have a dog.", "Make that 2."),  # no earlier number: kept as said
+        ("My budget is $3000.", "Make that Tuesday."),  # a weekday corrects no amount
+        ("My budget is $3000.", "I want to make that trip in May."),  # not a correction
+    ],
+)
+def test_what_corrects_nothing_earlier_is_not_restated(said: str, sentence: str) -> None:
+    from memorist_heuristic.corrections import restate
+
+    assert restate(sentence, [said]) is None
+
+
+def test_a_correction_in_one_add_becomes_a_memory_worded_as_the_fact_it_corrects(
+    extractor: HeuristicExtractor,
+) -> None:
+    texts = extract(
+        extractor,
+        Message(role="user", content="I don't eat meat, and my budget is about $3000."),
+        Message(role="assistant", content="The hotel I found costs $200 a night."),
+        Message(role="user", content="Actually, make that $4000, my partner is joining."),
+    )
+    assert texts == [
+        "The user doesn't eat meat, and their budget is about $3000.",
+        "The hotel the assistant found costs $200 a night.",
+        "The user doesn't eat meat, and their budget is about $4000.",  # the user's value, not the hotel's
+        "The user's partner is joining.",
+    ]

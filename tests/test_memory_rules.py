@@ -301,3 +301,32 @@ def test_versions_differ_only_in_values() -> None:
     assert version_key("Caroline lives in Paris.") != version_key("Melanie lives in Paris.")
     assert version_key("The user likes tea.") != version_key("The user likes coffee.")
     assert version_key("Caroline: Hi") is None
+
+
+def test_a_value_corrected_later_in_the_same_add_is_found_first(tmp_path: Path) -> None:
+    """ "Actually, make that $4000" used to be stored as said: no search for the budget found
+    it, and the old $3000 ranked first. The default embedder: what a first user sees."""
+    mem = Memory.from_config({"data_dir": str(tmp_path)})
+    try:
+        outcome = mem.add_outcome(
+            [
+                {"role": "user", "content": "I'm planning a trip to Japan in April."},
+                {"role": "assistant", "content": "Cherry blossoms peak in early April in Tokyo."},
+                {"role": "user", "content": "I don't eat meat, and my budget is about $3000."},
+                {"role": "user", "content": "Actually, make that $4000, my partner is joining."},
+            ],
+            user_id="sam",
+        )
+        assert "The user doesn't eat meat, and their budget is about $4000." in [r.text for r in outcome.stored]
+        for question, first in (
+            ("What is Sam's budget?", "$4000"),
+            ("How much can I spend on the trip?", "$4000"),
+            ("Who is coming with me?", "partner"),
+        ):
+            hits = mem.search(question, user_id="sam", top_k=3)
+            assert first in hits[0].record.text, (question, [h.record.text for h in hits])
+        # ADD-only: the old value is still there, below the new one.
+        texts = [h.record.text for h in mem.search("What is Sam's budget?", user_id="sam", top_k=5)]
+        assert texts.index("The user doesn't eat meat, and their budget is about $3000.") > 0
+    finally:
+        mem.close()

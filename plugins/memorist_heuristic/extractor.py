@@ -29,6 +29,7 @@ from memorist.plugin_api import (
 from pydantic import Field
 
 from .categories import categorize, excluded, exclusion_patterns
+from .corrections import restate
 from .dates import resolve_relative_dates
 from .rewrite import speaker_label, standalone
 from .segment import classified_sentences
@@ -59,19 +60,29 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
         patterns = exclusion_patterns(request.excludes)
         facts: list[ExtractedFact] = []
         skipped: list[SkippedInput] = []
+        #: Each speaker's kept sentences so far, as said: what a correction may restate.
+        said: dict[str, list[str]] = {}
         for index, message in enumerate(request.messages):
             if message.role == "tool" or (message.role == "system" and not self.options.include_system):
                 continue  # reported by account_for_messages
             speaker = speaker_label(message.name, message.role)
+            earlier = said.setdefault(speaker, [])
             kept: list[str] = []
+            restated: list[str] = []
             for sentence, reason in classified_sentences(message.content):
                 if reason is None and excluded(sentence, patterns):
                     reason = "excluded"
-                if reason is None:
-                    kept.append(sentence)
-                else:
+                if reason is not None:
                     skipped.append(SkippedInput(message=index, reason=reason, text=sentence))
-            for chunk in self._chunks(kept):
+                    continue
+                correction = restate(sentence, earlier)
+                if correction is None:
+                    kept.append(sentence)
+                else:  # a memory of its own, worded as the fact it corrects (see corrections)
+                    restated.append(correction.sentence)
+                    kept.extend([correction.rest] if correction.rest else [])
+                earlier.append(correction.sentence if correction else sentence)
+            for chunk in [*restated, *self._chunks(kept)]:
                 text = standalone(resolve_relative_dates(chunk, request.observed_at), speaker)
                 facts.append(
                     ExtractedFact(

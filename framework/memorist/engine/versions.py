@@ -6,7 +6,8 @@ number?", and their scores differ only by embedding noise; the reader should
 meet the current value first. Two hits are versions of one fact when their
 texts are equal once the value-bearing tokens (numbers, and capitalized words
 not starting a sentence) are masked; among the positions such a group holds in the ranking, its members are
-placed newest first (observation time, then creation time) and take the scores
+placed newest first (observation time, then creation time, then the message of
+the add they came from) and take the scores
 of those positions, so the list stays sorted by score. Nothing else moves.
 """
 
@@ -55,7 +56,14 @@ def newest_versions_first(hits: list[SearchHit]) -> list[SearchHit]:
             continue
         members = sorted(
             (hits[p] for p in positions),
-            key=lambda h: (h.record.observed_at, h.record.created_at, h.record.id),
+            # Within one add (same times) the later message is the later statement
+            # ("...$3000." then "Actually, make that $4000"): then the id only breaks ties.
+            key=lambda h: (
+                h.record.observed_at,
+                h.record.created_at,
+                -1 if h.record.source_message is None else h.record.source_message,
+                h.record.id,
+            ),
             reverse=True,
         )
         for position, member in zip(positions, members, strict=True):
