@@ -177,7 +177,7 @@ def test_a_correction_restates_the_earlier_value_of_its_kind(
 ) -> None:
     from memorist_heuristic.corrections import Restated, restate
 
-    assert restate(correction, ["I live in Oslo.", said]) == Restated(restated, rest)
+    assert restate(correction, ["I live in Oslo.", said]) == Restated(restated, rest, source=1)
 
 
 @pytest.mark.parametrize(
@@ -209,3 +209,35 @@ def test_a_correction_in_one_add_becomes_a_memory_worded_as_the_fact_it_corrects
         "The user doesn't eat meat, and their budget is about $4000.",  # the user's value, not the hotel's
         "The user's partner is joining.",
     ]
+
+
+def test_a_correction_in_its_own_add_restates_the_scopes_recent_memory(extractor: HeuristicExtractor) -> None:
+    from memorist.records import RecentMemory
+
+    just_before = RecentMemory(
+        text="The user's budget for the trip is about $3000.", attributed_to="user", observed_at=MONDAY
+    )
+    assistant = RecentMemory(text="The hotel costs $200 a night.", attributed_to="assistant", observed_at=MONDAY)
+    request = ExtractionRequest(
+        messages=[Message(role="user", content="Actually, make that $4000, my partner is joining.")],
+        observed_at=MONDAY,
+        recent=[just_before, assistant],
+    )
+    assert extractor.recent_wanted(request) > 0
+    assert [f.text for f in extractor.extract(request)] == [
+        "The user's budget for the trip is about $4000.",  # stored text, value replaced; not the assistant's
+        "The user's partner is joining.",
+    ]
+    # A week-old value is not what "make that" refers to: the sentence is kept as said.
+    old = just_before.model_copy(update={"observed_at": datetime(2023, 5, 1, tzinfo=UTC)})
+    stale = request.model_copy(update={"recent": [old]})
+    assert [f.text for f in extractor.extract(stale)] == ["Actually, make that $4000, the user's partner is joining."]
+
+
+def test_only_an_add_holding_a_correction_asks_for_recent_memories(extractor: HeuristicExtractor) -> None:
+    def wanted(content: str) -> int:
+        request = ExtractionRequest(messages=[Message(role="user", content=content)], observed_at=MONDAY)
+        return extractor.recent_wanted(request)
+
+    assert wanted("Sorry, make it 8pm.") > 0 and wanted("Oops, I meant Tuesday.") > 0
+    assert wanted("I can make it to the party.") == wanted("I like tea.") == 0

@@ -330,3 +330,36 @@ def test_a_value_corrected_later_in_the_same_add_is_found_first(tmp_path: Path) 
         assert texts.index("The user doesn't eat meat, and their budget is about $3000.") > 0
     finally:
         mem.close()
+
+
+def test_a_correction_sent_in_its_own_add_is_found_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The usual agent loop adds each exchange on its own: the correction's add reads the
+    scope's latest memories (and only such an add does)."""
+    from memorist.engine import add as add_module
+
+    reads: list[int] = []
+    real = add_module.recent_memories
+    monkeypatch.setattr(add_module, "recent_memories", lambda *a: reads.append(1) or real(*a))
+    mem = Memory.from_config({"data_dir": str(tmp_path)})
+    try:
+        mem.add(
+            [
+                {"role": "user", "content": "My budget for the trip is about $3000."},
+                {"role": "assistant", "content": "Got it, I'll plan around that."},
+            ],
+            user_id="sam",
+        )
+        assert reads == []  # an add without a correction reads nothing more
+        stored = mem.add("Actually, make that $4000, my partner is joining.", user_id="sam")
+        assert reads == [1]
+        assert [r.text for r in stored] == [
+            "The user's budget for the trip is about $4000.",
+            "The user's partner is joining.",
+        ]
+        hits = mem.search("What is Sam's budget?", user_id="sam", top_k=3)
+        assert [h.record.text for h in hits[:2]] == [
+            "The user's budget for the trip is about $4000.",
+            "The user's budget for the trip is about $3000.",
+        ]
+    finally:
+        mem.close()

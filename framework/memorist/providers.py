@@ -111,6 +111,13 @@ class LanguageModel(Provider[OptionsT]):
     def extract(self, request: ExtractionRequest) -> list[ExtractedFact]:
         """Facts worth remembering from ``request.messages``; ADD-only, never edits."""
 
+    def recent_wanted(self, request: ExtractionRequest) -> int:
+        """How many of the scope's latest memories extracting ``request`` needs in
+        ``request.recent``: a message may refer to one ("Actually, make that $4000").
+        0, the default, reads nothing, so an add pays for that read only when its
+        messages call for it."""
+        return 0
+
     def extract_detailed(self, request: ExtractionRequest) -> Extraction:
         """``extract`` plus what was not kept and why (nothing is dropped silently).
 

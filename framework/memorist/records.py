@@ -200,6 +200,15 @@ class Extraction(BaseModel):
     skipped: list[SkippedInput] = Field(default_factory=list)
 
 
+class RecentMemory(BaseModel):
+    """One of the scope's latest memories, as an extractor may need it to resolve a reference."""
+
+    text: str
+    attributed_to: str | None = None
+    speaker: str | None = None
+    observed_at: datetime | None = None
+
+
 class ExtractionRequest(BaseModel):
     """Everything an extractor may use to turn messages into memories."""
 
@@ -212,6 +221,9 @@ class ExtractionRequest(BaseModel):
     categories: dict[str, str] = Field(default_factory=dict)
     #: Keep memories in the input's language rather than translating.
     multilingual: bool = False
+    #: The scope's latest memories, oldest first, when the language model asked for them
+    #: (:meth:`~memorist.providers.LanguageModel.recent_wanted`); otherwise empty.
+    recent: list[RecentMemory] = Field(default_factory=list)
 
 
 class EntityMention(BaseModel):

@@ -9,13 +9,18 @@ common spoken forms: "make that / make it X", "change that / change it to X",
 
 X is a value of a kind that can be told apart: an amount of money, a clock
 time, a weekday, a month (with its day), or a plain number. The correction
-restates the latest earlier sentence *of the same speaker in the same add* that
+restates the latest earlier sentence *of the same speaker* that
 holds a value of that kind, with that value replaced ("My budget is about
 $4000."), and keeps what follows the value as a sentence of its own ("My
 partner is joining."). The restated sentence is a memory of its own, worded as
 the original, so search ranks the two as versions of one fact, the newer one
 first (:mod:`memorist.engine.versions`). ADD-only still holds: the old memory
 stays. With no earlier value of that kind, the sentence is kept as it was said.
+
+A correction sent in an add of its own refers to a fact an earlier add stored:
+the extractor then asks for the scope's latest memories
+(``LanguageModel.recent_wanted``) and resolves against them too, oldest first,
+before the add's own sentences.
 """
 
 from __future__ import annotations
@@ -48,12 +53,23 @@ _JOINER = r"(?:and|because|since|so)\b"
 _CLAUSE_AFTER = re.compile(rf"^\s*(?:[,;:\-–—]|{_JOINER})[\s,;:]*(?:{_JOINER}\s*)?", re.I)
 
 
+#: Anywhere in a message: whether an add must read the scope's latest memories for it.
+_ANY_CORRECTION = re.compile(rf"\b(?:make (?:that|it)|change (?:that|it) to|i meant)\s+(?:{_VALUE})", re.I)
+
+
 @dataclass(frozen=True)
 class Restated:
-    """A correction resolved: the corrected sentence, and what the correction said besides."""
+    """A correction resolved: the corrected sentence, what the correction said besides, and
+    which of the earlier sentences it restates."""
 
     sentence: str
     rest: str | None
+    source: int = -1
+
+
+def may_correct(text: str) -> bool:
+    """Whether ``text`` holds a correction this module may resolve (a cheap first look)."""
+    return _ANY_CORRECTION.search(text) is not None
 
 
 def kind_of(value: str) -> str | None:
@@ -74,7 +90,8 @@ def restate(sentence: str, earlier: list[str]) -> Restated | None:
     kind = kind_of(value)
     if kind is None:
         return None
-    for before in reversed(earlier):
+    for source in range(len(earlier) - 1, -1, -1):
+        before = earlier[source]
         found = _values(before, kind)
         if not found:
             continue
@@ -82,7 +99,7 @@ def restate(sentence: str, earlier: list[str]) -> Restated | None:
         corrected = before[:start] + value + before[end:]
         clause = _CLAUSE_AFTER.match(match.group("rest"))
         rest = match.group("rest")[clause.end() :].strip() if clause else ""
-        return Restated(corrected, _sentence(rest) if re.search(r"[A-Za-z]{2}", rest) else None)
+        return Restated(corrected, _sentence(rest) if re.search(r"[A-Za-z]{2}", rest) else None, source)
     return None
 
 

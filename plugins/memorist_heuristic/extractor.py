@@ -14,6 +14,7 @@ implied, or resolve "you" to the other speaker.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import ClassVar
 
 from memorist.plugin_api import (
@@ -29,10 +30,15 @@ from memorist.plugin_api import (
 from pydantic import Field
 
 from .categories import categorize, excluded, exclusion_patterns
-from .corrections import restate
+from .corrections import may_correct, restate
 from .dates import resolve_relative_dates
 from .rewrite import speaker_label, standalone
 from .segment import classified_sentences
+
+#: How many of the scope's latest memories a correction is resolved against, and how old
+#: (observed before the correction) they may be.
+RECENT_FOR_CORRECTIONS = 20
+RECENT_WINDOW = timedelta(hours=1)
 
 
 class HeuristicExtractorOptions(ProviderOptions):
@@ -55,13 +61,26 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
     def extract(self, request: ExtractionRequest) -> list[ExtractedFact]:
         return self.extract_detailed(request).facts
 
+    def recent_wanted(self, request: ExtractionRequest) -> int:
+        """The scope's latest memories, only for an add that holds a correction ("make that
+        $4000") an earlier add's fact may be what it corrects."""
+        return RECENT_FOR_CORRECTIONS if any(may_correct(m.content) for m in request.messages) else 0
+
     def extract_detailed(self, request: ExtractionRequest) -> Extraction:
         """Facts, and every sentence or message not kept with the reason (see ``segment``)."""
         patterns = exclusion_patterns(request.excludes)
         facts: list[ExtractedFact] = []
         skipped: list[SkippedInput] = []
-        #: Each speaker's kept sentences so far, as said: what a correction may restate.
+        #: Each speaker's sentences so far, oldest first, and which of them are stored memories
+        #: (already standalone): what a correction may restate (see ``corrections``).
         said: dict[str, list[str]] = {}
+        stored: set[tuple[str, int]] = set()
+        for memory in request.recent:
+            if memory.observed_at is not None and request.observed_at - memory.observed_at > RECENT_WINDOW:
+                continue  # a correction refers to what was just said, not to last week's value
+            speaker = speaker_label(memory.speaker, memory.attributed_to or "user")
+            stored.add((speaker, len(said.setdefault(speaker, []))))
+            said[speaker].append(memory.text)
         for index, message in enumerate(request.messages):
             if message.role == "tool" or (message.role == "system" and not self.options.include_system):
                 continue  # reported by account_for_messages
@@ -69,6 +88,7 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
             earlier = said.setdefault(speaker, [])
             kept: list[str] = []
             restated: list[str] = []
+            standalone_facts: list[str] = []
             for sentence, reason in classified_sentences(message.content):
                 if reason is None and excluded(sentence, patterns):
                     reason = "excluded"
@@ -79,11 +99,18 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                 if correction is None:
                     kept.append(sentence)
                 else:  # a memory of its own, worded as the fact it corrects (see corrections)
-                    restated.append(correction.sentence)
+                    from_memory = (speaker, correction.source) in stored
+                    (standalone_facts if from_memory else restated).append(correction.sentence)
                     kept.extend([correction.rest] if correction.rest else [])
+                    if from_memory:
+                        stored.add((speaker, len(earlier)))
                 earlier.append(correction.sentence if correction else sentence)
-            for chunk in [*restated, *self._chunks(kept)]:
-                text = standalone(resolve_relative_dates(chunk, request.observed_at), speaker)
+            chunks = [
+                *standalone_facts,
+                *(standalone(resolve_relative_dates(c, request.observed_at), speaker) for c in restated),
+                *(standalone(resolve_relative_dates(c, request.observed_at), speaker) for c in self._chunks(kept)),
+            ]
+            for text in chunks:
                 facts.append(
                     ExtractedFact(
                         text=text,

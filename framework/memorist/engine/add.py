@@ -45,6 +45,7 @@ from .entities import EntityGraph
 from .generations import ScopeGenerations
 from .history import HistoryLog
 from .outcome import AddOutcome, merged_with, skipped_input
+from .recent import recent_memories
 from .scope import exact_scope
 from .scope_index import Pinned, ScopeIndex, ScopeView
 
@@ -324,6 +325,9 @@ class AddPipeline:
             categories=request.categories,
             multilingual=request.multilingual,
         )
+        wanted = self._c.language_model.recent_wanted(extraction)
+        if wanted > 0:
+            extraction.recent = recent_memories(self._c.vector_store, request.scope, wanted)
         return self._c.language_model.extract_detailed(extraction)
 
     @staticmethod
