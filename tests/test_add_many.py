@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from memorist.api import Memory
 from memorist.engine import memory as engine_memory
-from memorist.engine.add import AddRequest
+from memorist.engine.add_request import AddRequest
 from memorist.engine.outcome import AddOutcome
 from memorist.settings import load_settings
 

@@ -335,11 +335,11 @@ def test_a_value_corrected_later_in_the_same_add_is_found_first(tmp_path: Path) 
 def test_a_correction_sent_in_its_own_add_is_found_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The usual agent loop adds each exchange on its own: the correction's add reads the
     scope's latest memories (and only such an add does)."""
-    from memorist.engine import add as add_module
+    from memorist.engine import add_request
 
     reads: list[int] = []
-    real = add_module.recent_memories
-    monkeypatch.setattr(add_module, "recent_memories", lambda *a: reads.append(1) or real(*a))
+    real = add_request.recent_memories
+    monkeypatch.setattr(add_request, "recent_memories", lambda *a: reads.append(1) or real(*a))
     mem = Memory.from_config({"data_dir": str(tmp_path)})
     try:
         mem.add(

@@ -15,10 +15,9 @@ why, per input message).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 import numpy as np
 from sqlalchemy.engine import Connection
@@ -29,15 +28,13 @@ from ..filters import And, Condition, Filter
 from ..records import (
     ExtractedFact,
     Extraction,
-    ExtractionRequest,
     MemoryRecord,
-    Message,
     Scope,
-    SkippedInput,
     normalized_hash,
     utcnow,
 )
 from .add_embedding import FactEmbedder
+from .add_request import MAX_TEXT, AddRequest, extract
 from .batch import BatchStored, scope_key
 from .counts import ScopeCounts
 from .dedup import same_fact
@@ -45,33 +42,11 @@ from .entities import EntityGraph
 from .generations import ScopeGenerations
 from .history import HistoryLog
 from .outcome import AddOutcome, merged_with, skipped_input
-from .recent import recent_memories
 from .scope import exact_scope
 from .scope_index import Pinned, ScopeIndex, ScopeView
 
-MAX_TEXT = 20_000
 #: Stored neighbours a new fact is compared with (the nearest may differ in a value).
 NEAR_CANDIDATES = 5
-
-
-@dataclass
-class AddRequest:
-    """Everything one add may carry (from the Python API or either HTTP surface)."""
-
-    messages: list[Message]
-    scope: Scope
-    metadata: dict[str, Any] = field(default_factory=dict)
-    observed_at: datetime | None = None
-    expires_at: datetime | None = None
-    infer: bool = True
-    custom_instructions: str | None = None
-    includes: str | None = None
-    excludes: str | None = None
-    categories: dict[str, str] = field(default_factory=dict)
-    multilingual: bool = False
-    actor: str | None = None
-    #: Fixed ids make a retried add idempotent (the durable queue sets them).
-    id_seed: str | None = None
 
 
 @dataclass
@@ -91,21 +66,6 @@ class _Twin:
     first: int
     reason: str
     similarity: float
-
-
-def coerce_categories(raw: Any) -> dict[str, str]:
-    """Custom categories as ``{name: description}`` from a dict or a list of one-key dicts/strings."""
-    if not raw:
-        return {}
-    if isinstance(raw, Mapping):
-        return {str(k): str(v or "") for k, v in raw.items()}
-    out: dict[str, str] = {}
-    for item in raw:
-        if isinstance(item, Mapping):
-            out.update({str(k): str(v or "") for k, v in item.items()})
-        else:
-            out[str(item)] = ""
-    return out
 
 
 def memory_id(request: AddRequest, text_hash: str) -> str:
@@ -301,34 +261,7 @@ class AddPipeline:
             self._index.added(records, vectors, bumped)
 
     def _extraction(self, request: AddRequest, observed_at: datetime) -> Extraction:
-        if not request.infer:
-            facts: list[ExtractedFact] = []
-            skipped: list[SkippedInput] = []
-            for i, m in enumerate(request.messages):
-                if m.role in ("system", "tool"):
-                    skipped.append(SkippedInput(message=i, reason=f"{m.role}_message"))
-                elif not m.content.strip():
-                    skipped.append(SkippedInput(message=i, reason="empty"))
-                else:
-                    facts.append(
-                        ExtractedFact(
-                            text=m.content.strip()[:MAX_TEXT], source_message=i, attributed_to=m.role, speaker=m.name
-                        )
-                    )
-            return Extraction(facts=facts, skipped=skipped)
-        extraction = ExtractionRequest(
-            messages=request.messages,
-            observed_at=observed_at,
-            custom_instructions=request.custom_instructions,
-            includes=request.includes,
-            excludes=request.excludes,
-            categories=request.categories,
-            multilingual=request.multilingual,
-        )
-        wanted = self._c.language_model.recent_wanted(extraction)
-        if wanted > 0:
-            extraction.recent = recent_memories(self._c.vector_store, request.scope, wanted)
-        return self._c.language_model.extract_detailed(extraction)
+        return extract(request, observed_at, self._c.language_model, self._c.vector_store)
 
     @staticmethod
     def _batch_unique(proposed: Sequence[ExtractedFact]) -> tuple[list[ExtractedFact], list[_Twin]]:

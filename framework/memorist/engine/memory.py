@@ -33,7 +33,8 @@ from ..records import (
 from ..registry import ProviderRegistry
 from ..settings import Settings
 from . import vector_space
-from .add import AddPipeline, AddRequest, coerce_categories
+from .add import AddPipeline
+from .add_request import AddRequest, coerce_categories
 from .calibration import calibrate_hits, uncalibrate
 from .counts import ScopeCounts
 from .entities import EntityGraph

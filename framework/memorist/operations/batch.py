@@ -24,7 +24,7 @@ from typing import Any
 import pydantic
 
 from ..admission import QUEUE, RUN_NOW, admit, measure
-from ..engine.add import AddRequest
+from ..engine.add_request import AddRequest
 from ..engine.memory import Memory
 from ..engine.scope import require_entity
 from ..errors import InputTooLarge, MemoristError, ValidationError
