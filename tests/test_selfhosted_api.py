@@ -335,6 +335,19 @@ def test_configure_rejects_unknown_providers_and_other_dimensions(server: Server
     assert server.get("/memories", params={"user_id": "dim"}, headers=ADMIN).json()["count"] == 1
 
 
+def test_configure_to_another_provider_drops_the_deployments_options_for_the_old_one(tmp_path: Path) -> None:
+    """The deployment's environment gives the hashing embedder ``dimension: 384``; switching to
+    another embedder at runtime used to keep that option and answer 400 "unknown option"."""
+    with Server(tmp_path / "data", env={"MEMORIST_EMBEDDER__OPTIONS__DIMENSION": "384"}) as srv:
+        switched = srv.post("/configure", headers=ADMIN, json={"embedder": {"provider": "sentence-transformers"}})
+        assert switched.status_code == 200, switched.text
+        assert switched.json()["embedder"] == {"provider": "sentence-transformers", "options": {}}
+        back = srv.post("/configure", headers=ADMIN, json={"embedder": {"provider": "hashing"}})
+        assert back.status_code == 200, back.text
+        embedder = back.json()["embedder"]  # the deployment's option again, as its environment gave it
+        assert embedder["provider"] == "hashing" and int(embedder["options"]["dimension"]) == 384
+
+
 def test_entities_list_and_cascade_delete(server: Server) -> None:
     server.post(
         "/memories",

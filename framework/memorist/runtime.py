@@ -80,9 +80,17 @@ class Runtime:
         return dict(self._overrides)
 
     def merged(self, overrides: Mapping[str, Any]) -> Settings:
+        """The deployment's settings (file, environment) with ``overrides`` on top. A slot the
+        overrides move to another provider keeps none of the deployment's options for the
+        old one (``dimension: 384`` of a hashing embedder is no option of another embedder)."""
         if not overrides:
             return self._base
-        return load_settings(None, deep_merge(self._base.model_dump(), overrides), sections=plugin_sections(self._base))
+        base = self._base.model_dump()
+        for slot in SLOT_NAMES:
+            chosen = overrides.get(slot, {}).get("provider") if isinstance(overrides.get(slot), Mapping) else None
+            if chosen and chosen != base[slot]["provider"]:
+                base[slot] = {**base[slot], "options": {}}
+        return load_settings(None, deep_merge(base, overrides), sections=plugin_sections(self._base))
 
     def configure(self, patch: Mapping[str, Any]) -> Settings:
         """Deep-merge ``patch`` into the overrides, build and swap the engine, persist."""
