@@ -40,6 +40,8 @@ from .records import as_utc, utcnow
 PENDING, RUNNING, SUCCEEDED, FAILED = "PENDING", "RUNNING", "SUCCEEDED", "FAILED"
 #: The error of an event whose every attempt ended with an expired lease (no exception to show).
 EXHAUSTED_ERROR = "processing did not finish: every attempt stopped before completing (worker stopped or timed out)"
+#: The error of a queued add cancelled because all memories of its entity were deleted meanwhile.
+CANCELLED_ERROR = "cancelled: the memories of this add's user/agent/run/app were deleted before it was processed"
 
 
 class QueueFull(MemoristError):
@@ -399,6 +401,24 @@ class EventStore:
         with self._db.begin() as conn:
             conn.execute(update(events).where(events.c.id == event.id, events.c.lease_owner == owner).values(**values))
         return FAILED if final else PENDING
+
+    def cancel_queued(self, org_id: str, project_id: str, ids: dict[str, str]) -> int:
+        """FAILED (:data:`CANCELLED_ERROR`) for the entity's adds still PENDING: its memories are
+        being deleted, and an add accepted before must not bring one back. One already RUNNING
+        finishes (a one-add window). Returns how many were cancelled."""
+        now = utcnow()
+        waiting = and_(events.c.org_id == org_id, events.c.project_id == project_id, events.c.status == PENDING)
+        with self._db.begin() as conn:
+            rows = conn.execute(select(events.c.id, events.c.payload).where(waiting)).all()
+            doomed = [row.id for row in rows if all((row.payload or {}).get(f) == v for f, v in ids.items())]
+            if not doomed:
+                return 0
+            conn.execute(
+                update(events)
+                .where(events.c.id.in_(doomed), events.c.status == PENDING)
+                .values(status=FAILED, error=CANCELLED_ERROR, finished_at=now, updated_at=now)
+            )
+        return len(doomed)
 
     def prune(self, older_than: timedelta) -> int:
         """Delete finished events (their stored payloads and results) older than ``older_than``."""

@@ -277,8 +277,11 @@ class Operations:
         return len(memory_ids)
 
     def delete_all(self, caller: Caller, ids: EntityIds) -> int:
-        """Every memory of an entity (never capped); the scope rule applies."""
+        """Every memory of an entity (never capped); the scope rule applies. Its adds still
+        queued go first (FAILED, cancelled), so none brings a memory back afterwards."""
         require_entity(ids.all())
+        if self._events is not None and ids.present():
+            self._events.cancel_queued(caller.org_id, caller.project_id, ids.present())
         return self.engine.delete_all(
             user_id=ids.user_id,
             agent_id=ids.agent_id,
