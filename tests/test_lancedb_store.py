@@ -476,6 +476,31 @@ def test_commit_conflicts_are_retried_other_errors_are_not() -> None:
     assert len(calls) == 1
 
 
+def test_maintenance_losing_a_commit_race_logs_one_line_other_failures_a_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Every worker of a server runs its own maintenance; two optimizing at once is expected,
+    and a traceback in the server's log for it read as an unhandled error."""
+    from memorist_lancedb.maintenance import TableMaintenance
+    from memorist_lancedb.options import LanceDBVectorStoreOptions
+
+    failure: list[Exception] = []
+
+    class Table:
+        def optimize(self, **_: Any) -> None:
+            raise failure[0]
+
+    maintenance = TableMaintenance(LanceDBVectorStoreOptions(vector_index="none"), threading.Lock(), Table)
+    conflict = "lance error: Retryable commit conflict for version 11: preempted by concurrent transaction CreateIndex"
+    for error, with_traceback in ((RuntimeError(conflict), False), (OSError("disk full"), True)):
+        failure[:] = [error]
+        caplog.clear()
+        with caplog.at_level("INFO", logger="memorist_lancedb"):
+            maintenance.optimize()
+            maintenance._prune_versions(Table())
+        assert [r.exc_info is not None for r in caplog.records] == [with_traceback, with_traceback], caplog.text
+
+
 # -- search strategy: postfilter, lean matches, exact mode ------------------------------------
 
 

@@ -26,7 +26,7 @@ from datetime import timedelta
 from typing import Any
 
 from .options import LanceDBVectorStoreOptions
-from .table import build_vector_index
+from .table import build_vector_index, is_conflict
 
 log = logging.getLogger(__name__)
 
@@ -82,8 +82,8 @@ class TableMaintenance:
             self._writes = 0
             try:
                 table.optimize(cleanup_older_than=timedelta(seconds=self._options.keep_versions_seconds))
-            except Exception:
-                log.warning("lancedb optimize failed; will retry later", exc_info=True)
+            except Exception as exc:
+                _retry_later("optimize", exc)
             try:
                 build_vector_index(table, self._options.vector_index, self._options.vector_index_min_rows)
             except Exception:
@@ -129,5 +129,15 @@ class TableMaintenance:
             # ``optimize`` rather than ``cleanup_old_versions``, which needs the separate pylance package;
             # with nothing new to compact or index it only prunes.
             table.optimize(cleanup_older_than=timedelta(seconds=self._options.keep_versions_seconds))
-        except Exception:
-            log.warning("lancedb version cleanup failed; will retry later", exc_info=True)
+        except Exception as exc:
+            _retry_later("version cleanup", exc)
+
+
+def _retry_later(what: str, exc: Exception) -> None:
+    """Log a maintenance step that failed; the next idle period tries again. Losing a commit
+    race to another process's maintenance (every worker of a server runs its own) is expected
+    and gets one line; anything else keeps its traceback."""
+    if is_conflict(exc):
+        log.info("lancedb %s lost a commit race to another process; will retry later", what)
+    else:
+        log.warning("lancedb %s failed; will retry later", what, exc_info=True)
