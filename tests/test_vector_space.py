@@ -158,3 +158,25 @@ def test_configure_refuses_a_store_switch_that_would_hide_the_memories(tmp_path:
         assert server.post("/configure", headers=ADMIN, json=other_table).status_code == 200
         listed = server.get("/memories", headers=ADMIN, params={"user_id": "ed"}).json()
         assert [m["memory"] for m in listed["results"]] == ["I keep bees on the roof."]
+
+
+def test_a_node_of_a_postgresql_fleet_with_another_model_does_not_start(tmp_path: Path, pg_fresh_url: str) -> None:
+    """The record lives in the shared database (a JSON value on PostgreSQL): a second node
+    configured with another model of the same dimension is refused, one with the same model starts."""
+
+    def node(name: str, embedder: dict[str, Any]) -> Engine:
+        settings = fast_settings(
+            tmp_path / name, embedder=embedder, database={"url": pg_fresh_url}, vector_store={"provider": "pgvector"}
+        )
+        return Engine.from_config(settings, plugins=load_plugins({}, extra=[hashing]))
+
+    first = node("a", MINILM)
+    try:
+        first.add("I keep bees on the roof.", user_id="fay")
+        with pytest.raises(VectorSpaceMismatchError):
+            node("b", HASHING_384)
+        same = node("c", MINILM)
+        assert "bees" in same.search("What insects do I keep?", user_id="fay")[0].record.text
+        same.close()
+    finally:
+        first.close()
