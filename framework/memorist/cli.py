@@ -145,11 +145,7 @@ def serve(config: str | None, host: str | None, port: int | None, workers: int |
     if server_settings is None and (problem := bind_problem(settings.server.host, settings.server.port)):
         fail(problem)
 
-    try:
-        settings, note = with_jwt_secret(settings)
-    except MemoristError as exc:
-        fail(exc)
-        return
+    settings, note = with_jwt_secret(settings)  # a MemoristError: one line (MemoristGroup.invoke)
     if note:
         click.echo(f"memorist: {note}", err=True)
     run_gunicorn(settings)
@@ -167,15 +163,10 @@ def init(config: str | None, email: str, password: str | None, label: str) -> No
     The key alone goes to standard output, so `KEY=$(memorist init)` captures it;
     what happened goes to standard error. Run it again for another key.
     """
-    from .errors import MemoristError
     from .first_run import init_admin
 
     settings, _ = writable_settings(config)
-    try:
-        result = init_admin(settings, email, password, label)
-    except MemoristError as exc:
-        fail(exc)
-        return
+    result = init_admin(settings, email, password, label)
     if result.created_account:
         shown = f" with password {result.password}" if result.password else ""
         click.echo(f"created the admin account {result.email}{shown} and an API key", err=True)
@@ -233,16 +224,11 @@ def list_plugins(as_json: bool) -> None:
     """List loaded plugins with their version and the hooks they implement."""
     import json
 
-    from .errors import MemoristError
     from .plugins import load_plugins
     from .registry import ProviderRegistry
 
-    try:
-        plugins = load_plugins()
-        registry = ProviderRegistry.from_plugins(plugins)
-    except MemoristError as exc:
-        fail(exc)
-        return
+    plugins = load_plugins()
+    registry = ProviderRegistry.from_plugins(plugins)
     infos = plugins.info()
     if as_json:
         click.echo(json.dumps([info.__dict__ for info in infos], indent=2))

@@ -77,10 +77,7 @@ def local_sink(
     from .operations.results import ADDED_SELFHOSTED
 
     settings, plugins = writable_settings(config)
-    try:
-        engine = Engine.from_settings(settings, plugins)
-    except MemoristError as exc:
-        fail(exc)
+    engine = Engine.from_settings(settings, plugins)
     ops = Operations(lambda: engine)
     caller = Caller(actor="memorist import")
 

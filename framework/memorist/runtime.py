@@ -87,8 +87,8 @@ class Runtime:
             return self._base
         base = self._base.model_dump()
         for slot in SLOT_NAMES:
-            chosen = overrides.get(slot, {}).get("provider") if isinstance(overrides.get(slot), Mapping) else None
-            if chosen and chosen != base[slot]["provider"]:
+            patch = overrides.get(slot)
+            if isinstance(patch, Mapping) and patch.get("provider") not in (None, base[slot]["provider"]):
                 base[slot] = {**base[slot], "options": {}}
         return load_settings(None, deep_merge(base, overrides), sections=plugin_sections(self._base))
 

@@ -71,21 +71,22 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
         patterns = exclusion_patterns(request.excludes)
         facts: list[ExtractedFact] = []
         skipped: list[SkippedInput] = []
-        #: Each speaker's sentences so far, oldest first, and which of them are stored memories
-        #: (already standalone): what a correction may restate (see ``corrections``).
+        #: Each speaker's sentences so far, oldest first: what a correction may restate (see
+        #: ``corrections``). ``stored`` marks those that are memories already (standalone text).
         said: dict[str, list[str]] = {}
-        stored: set[tuple[str, int]] = set()
+        stored: dict[str, list[bool]] = {}
         for memory in request.recent:
             if memory.observed_at is not None and request.observed_at - memory.observed_at > RECENT_WINDOW:
                 continue  # a correction refers to what was just said, not to last week's value
             speaker = speaker_label(memory.speaker, memory.attributed_to or "user")
-            stored.add((speaker, len(said.setdefault(speaker, []))))
-            said[speaker].append(memory.text)
+            said.setdefault(speaker, []).append(memory.text)
+            stored.setdefault(speaker, []).append(True)
         for index, message in enumerate(request.messages):
             if message.role == "tool" or (message.role == "system" and not self.options.include_system):
                 continue  # reported by account_for_messages
             speaker = speaker_label(message.name, message.role)
             earlier = said.setdefault(speaker, [])
+            from_memories = stored.setdefault(speaker, [])
             kept: list[str] = []
             restated: list[str] = []
             standalone_facts: list[str] = []
@@ -96,15 +97,14 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                     skipped.append(SkippedInput(message=index, reason=reason, text=sentence))
                     continue
                 correction = restate(sentence, earlier)
+                from_memory = correction is not None and from_memories[correction.source]
                 if correction is None:
                     kept.append(sentence)
                 else:  # a memory of its own, worded as the fact it corrects (see corrections)
-                    from_memory = (speaker, correction.source) in stored
                     (standalone_facts if from_memory else restated).append(correction.sentence)
                     kept.extend([correction.rest] if correction.rest else [])
-                    if from_memory:
-                        stored.add((speaker, len(earlier)))
                 earlier.append(correction.sentence if correction else sentence)
+                from_memories.append(from_memory)
             chunks = [
                 *standalone_facts,
                 *(standalone(resolve_relative_dates(c, request.observed_at), speaker) for c in restated),
