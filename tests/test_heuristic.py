@@ -169,6 +169,9 @@ def test_the_speaker_is_named_once_then_they() -> None:
         ("My dentist is on Monday at 9:30.", "Actually I meant Tuesday.", "My dentist is on Tuesday at 9:30.", None),
         ("Her birthday is on February 28th.", "No, make that March 3rd.", "Her birthday is on March 3rd.", None),
         ("Rent is $1,200 per month.", "Make that $1,500 per month.", "Rent is $1,500 per month.", None),
+        ("My phone number is 555-1234.", "Actually, make that 555-0000.", "My phone number is 555-0000.", None),
+        ("A table for 4 people on 3/14.", "Make it 5.", "A table for 5 people on 3/14.", None),  # not the date
+        ("A table for 4 people on 3/14.", "I meant 3/15.", "A table for 4 people on 3/15.", None),
         ("We'll be 5 at dinner.", "Make it 6 because Tom is coming.", "We'll be 6 at dinner.", "Tom is coming."),
     ],
 )

@@ -8,7 +8,8 @@ common spoken forms: "make that / make it X", "change that / change it to X",
 "I meant X", after an optional "actually", "sorry", "oops", "wait" or "no".
 
 X is a value of a kind that can be told apart: an amount of money, a clock
-time, a weekday, a month (with its day), or a plain number. The correction
+time, a weekday, a month (with its day), a numeric date ("3/14"), a code of
+digits and hyphens (a phone number), or a plain number. The correction
 restates the latest earlier sentence *of the same speaker* that
 holds a value of that kind, with that value replaced ("My budget is about
 $4000."), and keeps what follows the value as a sentence of its own ("My
@@ -38,9 +39,13 @@ KINDS: dict[str, str] = {
     "time": r"\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}",
     "weekday": rf"(?:{_WEEKDAYS})s?\b",
     "month": rf"(?:{_MONTHS})(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?\b",
-    "number": rf"{_NUMBER}(?![\d.,]*\d)",
+    # Whole tokens only: "555-0000" must not become "555", and a head count ("make it 5")
+    # must not replace a date or a phone number. "60k" is none of these.
+    "date": r"\d{1,2}/\d{1,2}(?:/\d{2,4})?(?![\w\-/])",
+    "code": r"\d+(?:-\d+)+(?![\w\-/])",
+    "number": rf"{_NUMBER}(?![\w\-/]|[.,]\d)",
 }
-_KIND_PATTERNS = {kind: re.compile(rf"(?<![\w$€£.,]){pattern}", re.I) for kind, pattern in KINDS.items()}
+_KIND_PATTERNS = {kind: re.compile(rf"(?<![\w$€£.,\-/]){pattern}", re.I) for kind, pattern in KINDS.items()}
 _VALUE = "|".join(f"(?:{pattern})" for pattern in KINDS.values())
 _CORRECTION = re.compile(
     r"^\s*(?:(?:actually|sorry|oops|wait|no|correction|scratch that)\s*[,:!.\-–—]?\s*)*"
