@@ -5,7 +5,9 @@ from __future__ import annotations
 import logging
 import shutil
 import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -143,3 +145,27 @@ def test_int8_needs_the_onnx_backend() -> None:
         SentenceTransformerEmbedder.Options.model_validate({"quantize": "int8", "backend": "torch"})
     with pytest.raises(ValidationError, match="quantize"):
         SentenceTransformerEmbedder.Options.model_validate({"quantize": "int4"})
+
+
+def test_a_call_is_cut_into_batches_of_similar_token_counts(exported: Path) -> None:
+    """Texts of 2 to 60 tokens in one call: every batch pads little, and each text still gets
+    the vector it gets alone."""
+    from memorist_sentence_transformers import onnx_runtime
+
+    onnx = make(exported, batch_size=4)
+    assert onnx._onnx is not None
+    texts = [" ".join(["word"] * n) for n in (50, 1, 9, 10, 48, 2, 11, 52, 1, 47, 10, 3)]
+    widths: list[tuple[int, int]] = []  # (padded tokens, real tokens) of each run
+    real_run = onnx._onnx._run
+
+    def counting_run(encodings: Sequence[Any]) -> np.ndarray:
+        widths.append((len(encodings) * max(len(e.ids) for e in encodings), sum(len(e.ids) for e in encodings)))
+        return real_run(encodings)
+
+    onnx._onnx._run = counting_run  # type: ignore[method-assign]
+    together = onnx.embed(texts)
+    assert all(padded <= onnx_runtime.LENGTH_SLACK * real for padded, real in widths)
+    assert len(widths) <= 6  # [1, 1, 2, 3], [9, 10, 10, 11], [47, 48, 50, 52]: 3 batches (+ slack)
+    onnx._onnx._run = real_run  # type: ignore[method-assign]
+    alone = np.vstack([onnx.embed([text]) for text in texts])
+    np.testing.assert_allclose(together, alone, atol=1e-5)
