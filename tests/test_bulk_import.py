@@ -141,6 +141,35 @@ def test_jsonl_lines_and_stdin(tmp_path: Path) -> None:
     assert piped.exit_code == 0 and "1 memories stored" in piped.stdout, piped.output
 
 
+@pytest.mark.parametrize("batch_size", [10, 2])
+def test_a_correction_on_a_later_line_resolves_as_in_one_add_after_another(tmp_path: Path, batch_size: int) -> None:
+    """A chat imported one turn per line: "Actually, make that $4000" restates the budget two
+    lines up, in the same batch (10) or the batch before (2), as the same adds one after
+    another do; another user's budget between them is left alone."""
+    lines = [
+        {"messages": "I don't eat meat, and my budget is about $3000.", "user_id": "sam"},
+        {"messages": "My budget is $50 a week.", "user_id": "lee"},
+        {"messages": "Actually, make that $4000, my partner is joining.", "user_id": "sam"},
+    ]
+    path = tmp_path / "chat.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    result = run("--data-dir", str(tmp_path / "bulk"), "--batch-size", str(batch_size), str(path))
+    assert result.exit_code == 0, result.output
+    memory = engine(tmp_path / "one")
+    try:
+        for line in lines:
+            memory.add(line["messages"], user_id=line["user_id"])
+    finally:
+        memory.close()
+    for user in ("sam", "lee"):
+        assert [t for t, _, _ in stored(tmp_path / "bulk", user)] == [t for t, _, _ in stored(tmp_path / "one", user)]
+    assert [t for t, _, _ in stored(tmp_path / "bulk", "sam")] == [
+        "The user doesn't eat meat, and their budget is about $3000.",
+        "The user doesn't eat meat, and their budget is about $4000.",
+        "The user's partner is joining.",
+    ]
+
+
 def test_a_bad_line_stops_with_its_line_number_and_nothing_is_stored(tmp_path: Path) -> None:
     path = tmp_path / "mixed.jsonl"
     good = json.dumps({"text": "I play chess on Sundays.", "user_id": "bad-line", "infer": False})

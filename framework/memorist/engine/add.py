@@ -29,12 +29,13 @@ from ..records import (
     ExtractedFact,
     Extraction,
     MemoryRecord,
+    RecentMemory,
     Scope,
     normalized_hash,
     utcnow,
 )
 from .add_embedding import FactEmbedder
-from .add_request import MAX_TEXT, AddRequest, extract
+from .add_request import MAX_TEXT, AddRequest, as_recent, extract
 from .batch import BatchStored, scope_key
 from .counts import ScopeCounts
 from .dedup import same_fact
@@ -123,9 +124,13 @@ class AddPipeline:
         """
         extracted = []
         texts: dict[str, None] = {}
+        # Each scope's facts proposed so far, the newest memories a later request may refer to.
+        proposed: dict[tuple[tuple[str, str | None], ...], list[RecentMemory]] = {}
         for request in requests:
             observed_at = request.observed_at or utcnow()
-            extraction = self._extraction(request, observed_at)
+            earlier = proposed.setdefault(scope_key(request.scope), [])
+            extraction = self._extraction(request, observed_at, earlier)
+            earlier.extend(as_recent(extraction, observed_at))
             extracted.append((observed_at, extraction))
             texts.update((f.text, None) for f in self._batch_unique(extraction.facts)[0])
         ordered = list(texts)
@@ -260,8 +265,10 @@ class AddPipeline:
         if self._index is not None and records:
             self._index.added(records, vectors, bumped)
 
-    def _extraction(self, request: AddRequest, observed_at: datetime) -> Extraction:
-        return extract(request, observed_at, self._c.language_model, self._c.vector_store)
+    def _extraction(
+        self, request: AddRequest, observed_at: datetime, earlier: Sequence[RecentMemory] = ()
+    ) -> Extraction:
+        return extract(request, observed_at, self._c.language_model, self._c.vector_store, earlier)
 
     @staticmethod
     def _batch_unique(proposed: Sequence[ExtractedFact]) -> tuple[list[ExtractedFact], list[_Twin]]:

@@ -8,13 +8,13 @@ latest memories for a message that corrects one (:mod:`.recent`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from ..providers import LanguageModel, VectorStore
-from ..records import ExtractedFact, Extraction, ExtractionRequest, Message, Scope, SkippedInput
+from ..records import ExtractedFact, Extraction, ExtractionRequest, Message, RecentMemory, Scope, SkippedInput
 from .recent import recent_memories
 
 #: Longest memory text; longer facts are cut.
@@ -56,8 +56,20 @@ def coerce_categories(raw: Any) -> dict[str, str]:
     return out
 
 
-def extract(request: AddRequest, observed_at: datetime, model: LanguageModel, store: VectorStore) -> Extraction:
-    """The facts ``request`` proposes, and what it did not keep with the reason."""
+def extract(
+    request: AddRequest,
+    observed_at: datetime,
+    model: LanguageModel,
+    store: VectorStore,
+    earlier: Sequence[RecentMemory] = (),
+) -> Extraction:
+    """The facts ``request`` proposes, and what it did not keep with the reason.
+
+    ``earlier``: facts of the same scope that a batch (``add_many``) proposed before this
+    request and has not written yet. To an extractor asking for recent memories they are
+    the newest ones, as they would be had each add of the batch run alone: "Actually, make
+    that $4000" one line after "my budget is about $3000" of the same import resolves.
+    """
     if not request.infer:
         return _verbatim(request.messages)
     extraction = ExtractionRequest(
@@ -71,7 +83,7 @@ def extract(request: AddRequest, observed_at: datetime, model: LanguageModel, st
     )
     wanted = model.recent_wanted(extraction)
     if wanted > 0:
-        extraction.recent = recent_memories(store, request.scope, wanted)
+        extraction.recent = [*recent_memories(store, request.scope, wanted), *earlier][-wanted:]
     return model.extract_detailed(extraction)
 
 
@@ -89,3 +101,11 @@ def _verbatim(messages: list[Message]) -> Extraction:
                 ExtractedFact(text=m.content.strip()[:MAX_TEXT], source_message=i, attributed_to=m.role, speaker=m.name)
             )
     return Extraction(facts=facts, skipped=skipped)
+
+
+def as_recent(extraction: Extraction, observed_at: datetime) -> list[RecentMemory]:
+    """An extraction's facts as the recent memories a later add of the same batch may need."""
+    return [
+        RecentMemory(text=f.text, attributed_to=f.attributed_to, speaker=f.speaker, observed_at=observed_at)
+        for f in extraction.facts
+    ]
