@@ -113,3 +113,32 @@ def test_a_failing_request_stores_nothing_of_its_chunk(memory: Memory, monkeypat
     with pytest.raises(RuntimeError, match="extractor down"):
         memory.add_many([good, bad])
     assert memory.list(user_id="failing").total == 0
+
+
+def test_a_batch_ranks_its_own_records_as_one_search_over_them_would() -> None:
+    """The nearest of a batch's earlier records: the best k by cosine, ties by id, whatever
+    how many of the scope's records the batch holds (only the best become hits)."""
+    import numpy as np
+    from memorist.engine.batch import BatchStored
+    from memorist.records import MemoryRecord, Scope, utcnow
+
+    now = utcnow()
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(40, 8)).astype(np.float32)
+    vectors[[5, 17, 30]] = vectors[9]  # a four-way tie
+    records = [
+        MemoryRecord(
+            id=f"m{i:02d}", text=str(i), hash=str(i), user_id="u", observed_at=now, created_at=now, updated_at=now
+        )
+        for i in range(40)
+    ]
+    batch = BatchStored()
+    batch.add(records, vectors)
+    for query in (vectors[9] + 0.01, rng.normal(size=8).astype(np.float32)):
+        for k in (1, 2, 3, 5, 40, 60):
+            unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+            cosine = unit @ (query / np.linalg.norm(query))
+            expected = sorted(range(40), key=lambda i: (-float(cosine[i]), records[i].id))[:k]
+            got = batch.nearest([], query, k, Scope(user_id="u"))
+            assert [h.record.id for h in got] == [records[i].id for i in expected]
+    assert batch.nearest([], vectors[0], 3, Scope(user_id="other")) == []

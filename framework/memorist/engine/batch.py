@@ -85,6 +85,10 @@ class BatchStored:
         with np.errstate(divide="ignore", invalid="ignore"):
             cosine = np.where(norms > 0, (matrix @ query) / norms, 0.0)
         scores = np.clip(np.nan_to_num(cosine, nan=0.0), -1.0, 1.0)
+        if len(chosen) > k:  # only records that can be among the best k become hits (ties kept)
+            kth = np.partition(scores, len(chosen) - k)[len(chosen) - k]
+            keep = np.flatnonzero(scores >= kth)
+            chosen, scores = [chosen[i] for i in keep], scores[keep]
         hits = list(stored)
         hits.extend(
             StoreHit.model_construct(record=self.records[i], score=float(s), vector=None)
