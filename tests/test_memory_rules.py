@@ -14,11 +14,12 @@ from typing import ClassVar
 import pytest
 from memorist.api import Memory
 from memorist.engine.dedup import value_tokens, values_agree
+from memorist.engine.hits import SearchHit
 from memorist.engine.search import subject_alias, without_subject
 from memorist.hookspecs import hookimpl
 from memorist.plugins import load_plugins
 from memorist.providers import LanguageModel, ProviderContext
-from memorist.records import ExtractedFact, ExtractionRequest, Message
+from memorist.records import ExtractedFact, ExtractionRequest, MemoryRecord, Message
 from memorist_heuristic.extractor import HeuristicExtractor
 from memorist_heuristic.rewrite import standalone
 from memorist_heuristic.segment import skip_reason
@@ -361,5 +362,116 @@ def test_a_correction_sent_in_its_own_add_is_found_first(tmp_path: Path, monkeyp
             "The user's budget for the trip is about $4000.",
             "The user's budget for the trip is about $3000.",
         ]
+    finally:
+        mem.close()
+
+
+def _hits(*texts_days_speakers: tuple[str, int, str | None]) -> list[SearchHit]:
+    """Search hits in the given order, scored 0.9, 0.8, ..., observed on day N of May 2024."""
+    hits = []
+    for rank, (text, day, speaker) in enumerate(texts_days_speakers):
+        when = datetime(2024, 5, day, tzinfo=UTC)
+        record = MemoryRecord(
+            id=f"m{rank}",
+            text=text,
+            hash=text,
+            user_id="u",
+            speaker=speaker,
+            observed_at=when,
+            created_at=when,
+            updated_at=when,
+        )
+        hits.append(SearchHit(record, 0.9 - rank / 10))
+    return hits
+
+
+@pytest.mark.parametrize(
+    ("query", "hits", "expected"),
+    [
+        (  # "anymore" changes the fact it shares a word with, both about what was asked
+            "What food do I like?",
+            [
+                ("The user's favourite food is ramen.", 1, None),
+                ("The user is a nurse.", 2, None),
+                ("The user doesn't like ramen anymore, they prefer pho now.", 3, None),
+            ],
+            [2, 0, 1],
+        ),
+        (  # a rescheduling said by the user changes what the assistant said
+            "When is my dentist appointment?",
+            [
+                ("The assistant: Your dentist appointment is on Friday at 3pm.", 1, None),
+                ("The user: Oh wait, the appointment moved to Monday.", 2, None),
+            ],
+            [1, 0],
+        ),
+        (  # the change is older than the fact: nothing moves
+            "What food do I like?",
+            [("The user's favourite food is ramen.", 5, None), ("The user doesn't like ramen anymore.", 3, None)],
+            [0, 1],
+        ),
+        (  # a name is no topic: Emma's diet says nothing of where she lives
+            "Where does Emma live?",
+            [("The user's sister Emma lives in Paris.", 1, None), ("Emma doesn't eat meat anymore.", 2, None)],
+            [0, 1],
+        ),
+        (  # the question is about neither
+            "What is my job?",
+            [
+                ("The user works as a nurse.", 1, None),
+                ("The user's favourite food is ramen.", 1, None),
+                ("The user doesn't like ramen anymore.", 3, None),
+            ],
+            [0, 1, 2],
+        ),
+        (  # two people of a conversation: one's change is not the other's
+            "Does Caroline like painting?",
+            [
+                ("Caroline loves painting landscapes.", 1, "Caroline"),
+                ("Melanie doesn't have time for painting anymore.", 2, "Melanie"),
+            ],
+            [0, 1],
+        ),
+        (  # "any more art" asks for more, it changes nothing
+            "Has Melanie made art?",
+            [("Melanie made art with her kids.", 1, None), ("Have you made any more art lately?", 2, None)],
+            [0, 1],
+        ),
+    ],
+)
+def test_a_stated_change_is_placed_above_the_older_fact_it_changes(
+    query: str, hits: list[tuple[str, int, str | None]], expected: list[int]
+) -> None:
+    from memorist.engine.versions import current_first
+
+    given = _hits(*hits)
+    ranked = current_first(given, query)
+    assert [h.record.id for h in ranked] == [f"m{i}" for i in expected]
+    assert [h.score for h in ranked] == [h.score for h in given]  # positions keep their scores
+
+
+def test_a_change_said_in_other_words_is_found_first(tmp_path: Path) -> None:
+    """A first user's session (the default embedder): a dentist appointment moved, a taste
+    changed. The newer statements used to rank below the facts they change."""
+    mem = Memory.from_config({"data_dir": str(tmp_path)})
+    try:
+        mem.add(
+            [
+                {"role": "user", "content": "Can you remind me about my dentist appointment?"},
+                {"role": "assistant", "content": "Sure, your dentist appointment is on Friday at 3pm."},
+            ],
+            user_id="max",
+        )
+        mem.add("My favourite food is ramen.", user_id="max")
+        mem.add("I have two cats, Pixel and Byte.", user_id="max")
+        mem.add("Oh wait, the appointment moved to Monday.", user_id="max")
+        mem.add("I don't like ramen anymore, I prefer pho now.", user_id="max")
+        for question, first in (
+            ("When is my dentist appointment?", "Monday"),
+            ("What food do I like?", "pho"),
+            ("What are my cats called?", "Pixel"),
+        ):
+            hits = mem.search(question, user_id="max", top_k=3)
+            assert first in hits[0].record.text, (question, [h.record.text for h in hits])
     finally:
         mem.close()

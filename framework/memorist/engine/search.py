@@ -52,7 +52,7 @@ from .hits import SearchHit
 from .scope import equality_values
 from .scope_index import Pinned, ScopeIndex
 from .temporal import query_period, temporal_score
-from .versions import newest_versions_first
+from .versions import current_first
 
 KEYWORD_FLOOR = 8.0
 MAX_TOP_K = 1000
@@ -224,11 +224,12 @@ class HybridSearch:
         ranked = [c for c in ranked if c.score >= threshold] if threshold > 0 else ranked
         if rerank and ranked:
             return self._rerank(source, query, ranked, top_k, explain)
-        return newest_versions_first(
+        return current_first(
             [
                 SearchHit(record, c.score, c.details() if explain else None)
                 for c, record in self._records(source, ranked, top_k)
-            ]
+            ],
+            query,
         )
 
     @staticmethod

@@ -8,7 +8,18 @@ texts are equal once the value-bearing tokens (numbers, and capitalized words
 not starting a sentence) are masked; among the positions such a group holds in the ranking, its members are
 placed newest first (observation time, then creation time, then the message of
 the add they came from) and take the scores
-of those positions, so the list stays sorted by score. Nothing else moves.
+of those positions, so the list stays sorted by score.
+
+A change is often said in other words than the fact it changes: "I don't like
+ramen anymore, I prefer pho now" after "My favourite food is ramen", or "the
+appointment moved to Monday" after "your dentist appointment is on Friday". A
+hit with a sentence saying it changes something (:data:`CHANGE`: "anymore",
+"no longer", "rescheduled", "moved to Monday"...) is placed just above the
+highest older hit that shares a common word with that sentence, when both share
+one with the query (:func:`current_first`); the hits between move down one
+place, and each position keeps its score. Names are not topics ("Emma doesn't
+eat meat anymore" changes nothing of where Emma lives), and statements of two
+named speakers (a conversation's two people) never supersede each other.
 """
 
 from __future__ import annotations
@@ -18,12 +29,26 @@ from collections import defaultdict
 from dataclasses import replace
 from functools import lru_cache
 
+from ..records import MemoryRecord
 from .hits import SearchHit
+from .keywords import terms
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d[\d,.:/\-]*\d|\d|\S")
 _SENTENCE_END = frozenset('.!?:;"“(')
 #: Fewer unmasked words than this and two texts are too generic to call versions of one fact.
 MIN_WORDS = 3
+#: Words by which a statement says it replaces an earlier one. Not "now", "instead" or "moved
+#: to <a place>": in LoCoMo's conversations (a history, whose questions ask about the earlier
+#: statement as often as the later) they mark no change as often as one; with "now" at a
+#: clause's end 89 of 760 questions had hits moved, and recall@10 fell 0.7691 -> 0.7685.
+CHANGE = re.compile(
+    r"\b(?:anymore|any more(?=\s*(?:[.,;:!?)]|$))|no longer|rescheduled|postponed|switched to|changed to"
+    r"|moved to (?:(?:next |this )?(?:mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow|next week|\d))\b",
+    re.IGNORECASE,
+)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+#: Who a memory is about, in every memory: never the topic two memories share.
+_SUBJECTS = frozenset({"user", "assistant"})
 
 
 @lru_cache(maxsize=65_536)  # a scope's memories come back search after search: tokenize each once
@@ -69,3 +94,63 @@ def newest_versions_first(hits: list[SearchHit]) -> list[SearchHit]:
         for position, member in zip(positions, members, strict=True):
             out[position] = replace(member, score=hits[position].score)
     return out
+
+
+def current_first(hits: list[SearchHit], query: str = "") -> list[SearchHit]:
+    """``hits`` with versions of one fact newest first, then each stated change above the
+    older hit it changes (see the module's description)."""
+    ordered = newest_versions_first(hits)
+    out = list(ordered)
+    asked = _topic(query)
+    for j in range(1, len(out)):
+        later = out[j].record
+        if not CHANGE.search(later.text):
+            continue
+        for i in range(j):
+            if _supersedes(later, out[i].record, asked):
+                out.insert(i, out.pop(j))
+                break
+    return [replace(hit, score=ordered[position].score) for position, hit in enumerate(out)]
+
+
+def _supersedes(later: MemoryRecord, earlier: MemoryRecord, asked: frozenset[str]) -> bool:
+    """Whether ``later``, a statement of change, is newer than ``earlier`` and on its topic,
+    both about what was ``asked`` (the query's terms)."""
+    if later.speaker and earlier.speaker and later.speaker.casefold() != earlier.speaker.casefold():
+        return False
+    if _when(later) <= _when(earlier):
+        return False
+    names = _topic(later.speaker or "") | _topic(earlier.speaker or "")
+    new, old = _change_topic(later.text) - names, _topic(earlier.text) - names
+    return bool(new & old) and bool(new & asked) and bool(old & asked)
+
+
+def _when(record: MemoryRecord) -> tuple[object, ...]:
+    """A memory's place in time (within one add: the message it came from)."""
+    return (
+        record.observed_at,
+        record.created_at,
+        -1 if record.source_message is None else record.source_message,
+    )
+
+
+@lru_cache(maxsize=65_536)
+def _change_topic(text: str) -> frozenset[str]:
+    """The terms of the sentences of ``text`` that say something changed: a long memory's
+    "anymore" is about its own sentence, not about everything the memory mentions."""
+    sentences = _SENTENCE.split(text)
+    return frozenset().union(*(_topic(s) for s in sentences if CHANGE.search(s)))
+
+
+@lru_cache(maxsize=65_536)
+def _topic(text: str) -> frozenset[str]:
+    """The indexed terms of ``text``'s common words: not the subject's ("user", "assistant"),
+    nor names (capitalized words not starting a sentence). "Emma doesn't eat meat anymore"
+    says nothing new of where Emma lives."""
+    words = []
+    previous = "."
+    for token in _TOKEN.findall(text):
+        if not (token[0].isupper() and previous not in _SENTENCE_END):
+            words.append(token)
+        previous = token
+    return frozenset(terms(" ".join(words))) - _SUBJECTS
