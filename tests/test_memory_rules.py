@@ -432,6 +432,16 @@ def _hits(*texts_days_speakers: tuple[str, int, str | None]) -> list[SearchHit]:
             ],
             [0, 1],
         ),
+        (  # "now" ending a clause says the employer changed...
+            "Where does the user work?",
+            [("The user works at Google.", 1, None), ("The user works at Microsoft now.", 2, None)],
+            [1, 0],
+        ),
+        (  # ..."now" starting one does not
+            "Where does the user work?",
+            [("The user works at Google.", 1, None), ("Now that the user works, they cycle a lot.", 2, None)],
+            [0, 1],
+        ),
         (  # "any more art" asks for more, it changes nothing
             "Has Melanie made art?",
             [("Melanie made art with her kids.", 1, None), ("Have you made any more art lately?", 2, None)],

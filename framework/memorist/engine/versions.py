@@ -14,7 +14,7 @@ A change is often said in other words than the fact it changes: "I don't like
 ramen anymore, I prefer pho now" after "My favourite food is ramen", or "the
 appointment moved to Monday" after "your dentist appointment is on Friday". A
 hit with a sentence saying it changes something (:data:`CHANGE`: "anymore",
-"no longer", "rescheduled", "moved to Monday"...) is placed just above the
+"no longer", "now", "again", "rescheduled", "moved to Monday"...) is placed just above the
 highest older hit that shares a common word with that sentence, when both share
 one with the query (:func:`current_first`); the hits between move down one
 place, and each position keeps its score. Names are not topics ("Emma doesn't
@@ -37,12 +37,14 @@ _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d[\d,.:/\-]*\d|\d|\S")
 _SENTENCE_END = frozenset('.!?:;"“(')
 #: Fewer unmasked words than this and two texts are too generic to call versions of one fact.
 MIN_WORDS = 3
-#: Words by which a statement says it replaces an earlier one. Not "now", "instead" or "moved
-#: to <a place>": in LoCoMo's conversations (a history, whose questions ask about the earlier
-#: statement as often as the later) they mark no change as often as one; with "now" at a
-#: clause's end 89 of 760 questions had hits moved, and recall@10 fell 0.7691 -> 0.7685.
+#: Words by which a statement says it replaces an earlier one ("now" and "again" only ending a
+#: clause: "works at Microsoft now", not "now that..."). Not "instead" or "moved to <a place>",
+#: which in LoCoMo's conversations mark no change as often as one. LoCoMo is a history whose
+#: questions ask about the earlier statement as often as the later: with this list 92 of its
+#: 760 questions get a hit moved, recall@10 0.7691 -> 0.7685 and @50 unchanged, while the
+#: retention suite's changed facts come newest first in 16 of 18 cases instead of 11.
 CHANGE = re.compile(
-    r"\b(?:anymore|any more(?=\s*(?:[.,;:!?)]|$))|no longer|rescheduled|postponed|switched to|changed to"
+    r"\b(?:anymore|(?:any more|now|again)(?=\s*(?:[.,;:!?)]|$))|no longer|rescheduled|postponed|switched to|changed to"
     r"|moved to (?:(?:next |this )?(?:mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow|next week|\d))\b",
     re.IGNORECASE,
 )
