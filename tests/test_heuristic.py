@@ -85,6 +85,25 @@ def test_memories_stand_alone_with_speaker_and_date(extractor: HeuristicExtracto
     assert texts == ["Jon is moving to their new flat in Oslo next week (the week of 15 May 2023)."]
 
 
+@pytest.mark.parametrize(
+    ("said", "remembered"),
+    [
+        ("Hi, I'm Max. I work as a nurse in Leeds.", "The user is Max. They work as a nurse in Leeds."),
+        ("Oh wait, the appointment moved to Monday.", "The user: The appointment moved to Monday."),
+        ("Hello there, my cat is called Tom.", "The user's cat is called Tom."),
+        ("Well, I moved to Porto in 2021.", "The user moved to Porto in 2021."),
+        # acknowledgements answer the other person, and openers count only opening a message
+        ("No, I don't eat meat.", "No, the user doesn't eat meat."),
+        ("I like tea. Well, I love it.", "The user likes tea. Well, they love it."),
+        ("Great news: I got the job!", "Great news: the user got the job!"),
+    ],
+)
+def test_a_message_opening_with_a_greeting_is_remembered_without_it(
+    extractor: HeuristicExtractor, said: str, remembered: str
+) -> None:
+    assert extract(extractor, Message(role="user", content=said)) == [remembered]
+
+
 def test_speaker_without_a_name_is_named_by_role(extractor: HeuristicExtractor) -> None:
     texts = extract(
         extractor,

@@ -33,7 +33,7 @@ from .categories import categorize, excluded, exclusion_patterns
 from .corrections import may_correct, restate
 from .dates import resolve_relative_dates
 from .rewrite import speaker_label, standalone
-from .segment import classified_sentences
+from .segment import classified_sentences, without_opener
 
 #: How many of the scope's latest memories a correction is resolved against, and how old
 #: (observed before the correction) they may be.
@@ -90,12 +90,13 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
             kept: list[str] = []
             restated: list[str] = []
             standalone_facts: list[str] = []
-            for sentence, reason in classified_sentences(message.content):
+            for position, (sentence, reason) in enumerate(classified_sentences(message.content)):
                 if reason is None and excluded(sentence, patterns):
                     reason = "excluded"
                 if reason is not None:
                     skipped.append(SkippedInput(message=index, reason=reason, text=sentence))
                     continue
+                sentence = without_opener(sentence) if position == 0 else sentence
                 correction = restate(sentence, earlier)
                 from_memory = correction is not None and from_memories[correction.source]
                 if correction is None:

