@@ -104,14 +104,18 @@ def current_first(hits: list[SearchHit], query: str = "") -> list[SearchHit]:
     ordered = newest_versions_first(hits)
     out = list(ordered)
     asked = _topic(query)
+    moved = False
     for j in range(1, len(out)):
         later = out[j].record
-        if not CHANGE.search(later.text):
+        if not _change_topic(later.text):  # cached: a scope's memories come back search after search
             continue
         for i in range(j):
             if _supersedes(later, out[i].record, asked):
                 out.insert(i, out.pop(j))
+                moved = True
                 break
+    if not moved:
+        return ordered
     return [replace(hit, score=ordered[position].score) for position, hit in enumerate(out)]
 
 
