@@ -145,11 +145,13 @@ class OnnxSentenceEncoder:
         the padding costs as much as real tokens (attention more). Conversation turns
         range from a few tokens to a hundred, so batches in arrival order, or even sorted
         by characters in fixed groups of ``batch_size``, spent a third of the time on
-        padding: 128 LoCoMo turns per call embedded at ~142 texts/s, against ~190 with
-        batches cut by token count (``benchmarks/ingest_stages.py``). Each text's vector
-        depends only on its own tokens (padding is masked), so the grouping changes no
-        output beyond float rounding.
+        padding: 128 LoCoMo turns per call embedded at ~142 texts/s, against ~185-210 with
+        batches cut by token count (docs/benchmarks.md, "batches cut by token count").
+        Each text's vector depends only on its own tokens (padding is masked), so the
+        grouping changes no output beyond float rounding.
         """
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
         with self._lock:
             encodings = self._tokenizer.encode_batch(list(texts))
         batches = _length_batches([len(e.ids) for e in encodings], batch_size)
