@@ -437,6 +437,15 @@ def _hits(*texts_days_speakers: tuple[str, int, str | None]) -> list[SearchHit]:
             [("The user works at Google.", 1, None), ("The user works at Microsoft now.", 2, None)],
             [1, 0],
         ),
+        (  # a weekly lesson moved to another day
+            "When are my cello lessons?",
+            [
+                ("The user just started learning the cello.", 1, None),
+                ("The user: Lessons are on Tuesdays at 6pm.", 2, None),
+                ("The user: Lessons moved to Thursdays.", 3, None),
+            ],
+            [0, 2, 1],
+        ),
         (  # ..."now" starting one does not
             "Where does the user work?",
             [("The user works at Google.", 1, None), ("Now that the user works, they cycle a lot.", 2, None)],

@@ -45,7 +45,7 @@ MIN_WORDS = 3
 #: retention suite's changed facts come newest first in 16 of 18 cases instead of 11.
 CHANGE = re.compile(
     r"\b(?:anymore|(?:any more|now|again)(?=\s*(?:[.,;:!?)]|$))|no longer|rescheduled|postponed|switched to|changed to"
-    r"|moved to (?:(?:next |this )?(?:mon|tues|wednes|thurs|fri|satur|sun)day|tomorrow|next week|\d))\b",
+    r"|moved to (?:(?:next |this )?(?:mon|tues|wednes|thurs|fri|satur|sun)days?|tomorrow|next week|(?:the )?\d))\b",
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
