@@ -494,3 +494,37 @@ def test_a_change_said_in_other_words_is_found_first(tmp_path: Path) -> None:
             assert first in hits[0].record.text, (question, [h.record.text for h in hits])
     finally:
         mem.close()
+
+
+@pytest.mark.parametrize(
+    ("hits", "expected"),
+    [
+        ([("The user's favorite color is green.", 1, None), ("The user's favorite color is blue.", 3, None)], [1, 0]),
+        ([("The user's favorite color is green.", 1, None), ("The user's favorite food is pho.", 3, None)], [0, 1]),
+        (
+            [
+                ("The user's favorite color is green.", 1, None),
+                ("The user likes tea.", 2, None),
+                ("The user's favorite color is red.", 3, None),
+                ("The user's favorite color is blue.", 4, None),
+            ],
+            [3, 1, 2, 0],
+        ),
+        (  # a long memory differing in one word is another statement, not a new value
+            [
+                ("Caroline went to the beach with her kids last summer and loved the green water.", 1, None),
+                ("Caroline went to the beach with her kids last summer and loved the blue water.", 3, None),
+            ],
+            [0, 1],
+        ),
+    ],
+)
+def test_short_facts_differing_in_one_word_are_versions_newest_first(
+    hits: list[tuple[str, int, str | None]], expected: list[int]
+) -> None:
+    from memorist.engine.versions import newest_versions_first
+
+    given = _hits(*hits)
+    ranked = newest_versions_first(given)
+    assert [h.record.id for h in ranked] == [f"m{i}" for i in expected]
+    assert [h.score for h in ranked] == [h.score for h in given]
