@@ -217,6 +217,23 @@ def test_embedding_graphs_compares_the_plain_and_the_fused_export(tmp_path: Path
     assert sum(line.count("texts/s") == 2 for line in lines) == 2
 
 
+def test_embedding_batches_compares_the_ways_texts_are_fed(tmp_path: Path) -> None:
+    data = tmp_path / "locomo"
+    write_conversation(data)
+    result = run("embedding_batches.py", "--data", str(data), "--turns", "8", "--call", "4", "--rounds", "1")
+    lines = result.stdout.splitlines()
+    header = r"\d+ turns, tokens p10 \d+ median \d+ p90 \d+ max \d+; calls of 4, batch_size 32$"
+    assert re.match(header, lines[0]), lines
+    rates = {line.split("  ", 1)[1].rsplit(" ", 2)[0].strip(): float(line.split()[-2]) for line in lines[1:]}
+    assert set(rates) == {
+        "one per call",
+        "calls, batches cut by token count",
+        "calls, fixed batches (before)",
+        "one text repeated (no padding)",
+    }
+    assert all(value > 0 for value in rates.values())
+
+
 def test_scale_keeps_a_store_and_says_when_a_reuse_asks_for_more_queries_than_it_kept(tmp_path: Path) -> None:
     """A kept store holds the exact answers of the queries it was loaded with; a reuse asking
     more used to end in an IndexError deep in a child process."""
