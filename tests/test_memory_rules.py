@@ -501,6 +501,7 @@ def test_a_change_said_in_other_words_is_found_first(tmp_path: Path) -> None:
     [
         ([("The user's favorite color is green.", 1, None), ("The user's favorite color is blue.", 3, None)], [1, 0]),
         ([("The user's favorite color is green.", 1, None), ("The user's favorite food is pho.", 3, None)], [0, 1]),
+        ([("Melanie: She chews every shoe.", 1, None), ("Melanie: He chews every shoe.", 3, None)], [0, 1]),
         (
             [
                 ("The user's favorite color is green.", 1, None),

@@ -32,7 +32,7 @@ from functools import lru_cache
 
 from ..records import MemoryRecord
 from .hits import SearchHit
-from .keywords import terms
+from .keywords import STOP_WORDS, terms
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d[\d,.:/\-]*\d|\d|\S")
 _SENTENCE_END = frozenset('.!?:;"“(')
@@ -40,9 +40,9 @@ _SENTENCE_END = frozenset('.!?:;"“(')
 MIN_WORDS = 3
 #: Facts of at most this many tokens are versions of one another when one word differs.
 ONE_WORD_MAX_TOKENS = 12
-#: Words that are the frame of a fact, never the value that changed: "the user's X is Y"
-#: and "the user's X is not Y" are both about X.
-_FRAME = frozenset({"the", "user", "user's", "assistant", "assistant's", "they", "their", "is", "are", "a", "an"})
+#: Words that are the frame of a fact, never the value that changed: the subject, and the
+#: stop words ("She chews shoes." and "He chews shoes." are two facts, not two versions).
+_FRAME = STOP_WORDS | {"user", "user's", "assistant", "assistant's"}
 #: Words by which a statement says it replaces an earlier one ("now" and "again" only ending a
 #: clause: "works at Microsoft now", not "now that..."). Not "instead" or "moved to <a place>",
 #: which in LoCoMo's conversations mark no change as often as one. LoCoMo is a history whose
