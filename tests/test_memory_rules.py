@@ -15,7 +15,7 @@ import pytest
 from memorist.api import Memory
 from memorist.engine.dedup import value_tokens, values_agree
 from memorist.engine.hits import SearchHit
-from memorist.engine.search import subject_alias, without_subject
+from memorist.engine.query_forms import subject_alias, without_subject
 from memorist.hookspecs import hookimpl
 from memorist.plugins import load_plugins
 from memorist.providers import LanguageModel, ProviderContext

@@ -35,8 +35,6 @@ without another query). Ties break by id, so the ranking is deterministic.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -45,10 +43,11 @@ import numpy as np
 
 from ..components import Components
 from ..filters import And, Condition, Filter
-from ..records import ENTITY_SCOPE_FIELDS, EntityMention, MemoryRecord, Scope, StoreMatch
+from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord, Scope, StoreMatch
 from ..settings import EngineSettings
 from .entities import EntityGraph, EntityMatch, scope_key
 from .hits import SearchHit
+from .query_forms import first_person_alias, focus_query, subject_alias, without_subject
 from .scope import equality_values
 from .scope_index import Pinned, ScopeIndex
 from .temporal import query_period, temporal_score
@@ -59,8 +58,6 @@ MAX_TOP_K = 1000
 #: Entities at least this specific (see :class:`EntityMatch`) pull in linked memories
 #: that neither retriever found; common ones (a speaker's own name) only boost.
 EXPANSION_MIN_WEIGHT = 0.3
-#: Entities below this weight are too common in the scope to search by (see focus_query).
-COMMON_ENTITY_WEIGHT = 0.35
 
 
 @dataclass
@@ -149,6 +146,9 @@ class HybridSearch:
             matches = self._graph.match(mentions, keys, project) if mentions else []
         user_ids = equality_values(where, "user_id")
         aliased = subject_alias(query, user_ids)
+        if user_ids:
+            # A question in the first person asks about the user the search is pinned to.
+            aliased = first_person_alias(aliased or query) or aliased
         focused = focus_query(query, mentions, matches) if self._s.focus_queries else query
         if aliased is not None:
             # The query names the searched user, whom every memory is about as "the user": as a
@@ -369,62 +369,6 @@ class HybridSearch:
                 details["reranked_score"] = round(float(score), 6)
             hits.append(SearchHit(record, max(0.0, min(1.0, float(score))), details))
         return hits
-
-
-_CONTENT = re.compile(r"[A-Za-z0-9]{3,}")
-
-
-def focus_query(query: str, mentions: Sequence[EntityMention], matches: Sequence[EntityMatch]) -> str:
-    """The query without entities so common in the scope that they carry no information.
-
-    In one user's memories the user's own name (or a frequent companion's)
-    appears almost everywhere; left in the query it pulls short memories that
-    merely name them above the ones about what was asked. Like IDF for
-    entities: names whose graph weight is below ``COMMON_ENTITY_WEIGHT`` are
-    dropped, unless that would leave too little to search for.
-    """
-    common = [m.name.casefold() for m in matches if m.weight < COMMON_ENTITY_WEIGHT]
-    if not common:
-        return query
-    focused = query
-    for mention in mentions:
-        surface = mention.text.casefold()
-        if mention.kind == "proper_noun" and any(n == surface or n.startswith(surface) for n in common):
-            focused = re.sub(rf"\b{re.escape(mention.text)}(?:'s|’s)?\b", " ", focused)
-    focused = re.sub(r"\s+", " ", focused).strip()
-    return focused if len(_CONTENT.findall(focused)) >= 2 else query
-
-
-def subject_alias(query: str, user_ids: Sequence[str]) -> str | None:
-    """The query with the searched ``user_id`` written as "the user", when the query names it.
-
-    Extraction writes an unnamed speaker as "the user" (ids are often opaque), so
-    "What does alice like?" in alice's memories means "What does the user like?".
-    None when the query does not name the id (nothing to add).
-    """
-    for pattern in _subject_patterns(user_ids):
-        if pattern.search(query):
-            return pattern.sub(lambda m: "the user's" if m.group(0)[-2:] in ("'s", "’s") else "the user", query)
-    return None
-
-
-def without_subject(query: str, user_ids: Sequence[str]) -> str:
-    """``query`` without the searched ``user_id`` it names, for the keyword retriever (the
-    memories say "the user", rarely the id); unchanged if too little would be left."""
-    out = query
-    for pattern in _subject_patterns(user_ids):
-        out = pattern.sub(" ", out)
-    out = re.sub(r"\s+", " ", out).strip()
-    return out if len(_CONTENT.findall(out)) >= 2 else query
-
-
-def _subject_patterns(user_ids: Sequence[str]) -> list[re.Pattern[str]]:
-    """The searched ids as a query writes them: whole words, possessive too, any case."""
-    return [
-        re.compile(rf"(?<![\w-]){re.escape(user_id)}(?:'s|’s)?(?![\w-])", re.I)
-        for user_id in user_ids
-        if len(user_id) >= 2
-    ]
 
 
 def _clip(value: float) -> float:
