@@ -112,7 +112,7 @@ def test_speaker_without_a_name_is_named_by_role(extractor: HeuristicExtractor) 
     )
     assert texts == [
         "The user prefers window seats.",
-        "The assistant booked you a window seat on flight LH 123.",
+        "The assistant booked the user a window seat on flight LH 123.",
     ]
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from memorist.api import Memory
-from memorist.engine.query_forms import first_person_alias
+from memorist.engine.query_forms import third_person_alias
 
 
 @pytest.mark.parametrize(
@@ -25,10 +25,15 @@ from memorist.engine.query_forms import first_person_alias
         ("Which cities do we want to see?", None),  # "we" is not only the user
         ("Is it mine?", "Is it the user's?"),
         ("Myanmar or Imola?", None),
+        # What the user asks the assistant did: the memories say "the assistant".
+        ("What did you recommend?", "What did the assistant recommend?"),
+        ("What was your advice about my knee?", "What was the assistant's advice about the user's knee?"),
+        ("Which restaurant have you booked?", "Which restaurant has the assistant booked?"),
+        ("Can you remind me of my budget?", "Can you remind the user of the user's budget?"),  # a request
     ],
 )
 def test_a_question_in_the_first_person_is_also_asked_about_the_user(query: str, alias: str | None) -> None:
-    assert first_person_alias(query) == alias
+    assert third_person_alias(query) == alias
 
 
 FACTS = (

@@ -9,7 +9,7 @@ so a memory keeps the context of its sentences).
 
 What it cannot do (a language model can): follow free-form custom
 instructions or inclusion prompts, translate, infer facts that are only
-implied, or resolve "you" to the other speaker.
+implied, or resolve "you" between named people (see ``addressee`` for the rest).
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from memorist.plugin_api import (
 )
 from pydantic import Field
 
+from .addressee import Addressee, addressed, addressee
 from .categories import categorize, excluded, exclusion_patterns
 from .corrections import may_correct, restate
 from .dates import resolve_relative_dates
@@ -106,11 +107,13 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                     kept.extend([correction.rest] if correction.rest else [])
                 earlier.append(correction.sentence if correction else sentence)
                 from_memories.append(from_memory)
-            chunks = [
-                *standalone_facts,
-                *(standalone(resolve_relative_dates(c, request.observed_at), speaker) for c in restated),
-                *(standalone(resolve_relative_dates(c, request.observed_at), speaker) for c in self._chunks(kept)),
-            ]
+            listener = addressee(request.messages, index)
+
+            def written(chunk: str, listener: Addressee | None = listener, speaker: str = speaker) -> str:
+                chunk = resolve_relative_dates(chunk, request.observed_at)
+                return standalone(addressed(chunk, listener) if listener else chunk, speaker)
+
+            chunks = [*standalone_facts, *map(written, restated), *map(written, self._chunks(kept))]
             for text in chunks:
                 facts.append(
                     ExtractedFact(

@@ -67,12 +67,12 @@ def speaker_label(name: str | None, role: str) -> str:
 _ABBREVIATION_BEFORE = re.compile(r"\b(?:i\.e|e\.g|etc|vs|approx|incl)\.\s*$", re.I)
 
 
-def _at_sentence_start(text: str, position: int) -> bool:
+def at_sentence_start(text: str, position: int) -> bool:
     before = text[max(0, position - 8) : position]
     return _SENTENCE_END.search(before[-3:]) is not None and not _ABBREVIATION_BEFORE.search(before)
 
 
-def _capitalized(text: str) -> str:
+def capitalized(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
@@ -96,8 +96,8 @@ def third_person(text: str, speaker: str) -> str:
             if verb is not None and (conjugated := conjugate(verb.group(2))) is not None:
                 replacement = f"{replacement}{verb.group(1)} {conjugated}"
                 end = verb.end()
-        if _at_sentence_start(text, match.start()):
-            replacement = _capitalized(replacement)
+        if at_sentence_start(text, match.start()):
+            replacement = capitalized(replacement)
         named = True
         out.append(text[last : match.start()])
         out.append(replacement)
@@ -114,5 +114,5 @@ def standalone(text: str, speaker: str) -> str:
     """``text`` in the third person, prefixed with the speaker when it does not name them."""
     rewritten = third_person(text, speaker)
     if not mentions(rewritten, speaker):
-        rewritten = f"{_capitalized(speaker)}: {rewritten}"
+        rewritten = f"{capitalized(speaker)}: {rewritten}"
     return rewritten

@@ -24,7 +24,8 @@ _LINE_BREAK = re.compile(r"\s*\n+\s*")
 _GREETING = re.compile(
     r"^(hey+|hi+|hello|yo|hiya|howdy|good (morning|afternoon|evening|night)|bye|goodbye|"
     r"see (you|ya)( later| soon)?|take care|talk (to you )?(later|soon)|cheers|"
-    r"thanks?( you)?( so much| a lot)?|thx|ty|welcome|congrats|congratulations|"
+    r"thanks?( you)?( so much| a lot)?|thx|ty|(you['’]re |you are )?(very |so |most )?welcome|anytime|"
+    r"congrats|congratulations|"
     r"good to (see|hear from) you|nice to (meet|see) you|long time no see|"
     r"wow+|whoa+|omg|oh+|ah+|aw+|ooh+|yay+|haha+|hehe+|lol|lmao|ha|hmm+|um+|uh+|"
     r"ok(ay)?|sure|yes|yeah|yep|yup|no|nope|nah|right|indeed|totally|absolutely|definitely|"

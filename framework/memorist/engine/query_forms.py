@@ -99,24 +99,50 @@ _FIRST_PERSON: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\bmy\b|\bmine\b", re.I), "the user's"),
     (re.compile(r"\bme\b|\bmyself\b", re.I), "the user"),
 ]
-_ANY_FIRST_PERSON = re.compile("|".join(f"(?:{pattern.pattern})" for pattern, _ in _FIRST_PERSON), re.I)
+#: What the user asks the assistant did ("What did you recommend?", "your advice"): the
+#: memories say "the assistant". A request ("Can you remind me...?") is not rewritten.
+_SECOND_PERSON: list[tuple[re.Pattern[str], str]] = [
+    (re.compile(r"\bdid you\b", re.I), "did the assistant"),
+    (re.compile(r"\bhave you\b", re.I), "has the assistant"),
+    (
+        re.compile(
+            r"\byou(?=\s+(?:told|said|recommended|suggested|mentioned|gave|showed|reminded|sent|promised|explained|"
+            r"booked|found|advised|proposed|picked|chose|planned|shared|taught|offered|warned)\b)",
+            re.I,
+        ),
+        "the assistant",
+    ),
+    (
+        re.compile(
+            r"\byour(?=\s+(?:advice|suggestions?|recommendations?|ideas?|tips?|reminders?|plan|answer|summary|notes?)\b)",
+            re.I,
+        ),
+        "the assistant's",
+    ),
+]
+_FORMS = _FIRST_PERSON + _SECOND_PERSON
+_ANY_FORM = re.compile("|".join(f"(?:{pattern.pattern})" for pattern, _ in _FORMS), re.I)
 
 
-def first_person_alias(query: str) -> str | None:
-    """``query`` about "the user" where it speaks in the first person; None when it does not.
+def third_person_alias(query: str) -> str | None:
+    """``query`` as the memories would say it, where it speaks in the first or second
+    person; None when it does not.
 
     "What do I do for work?" -> "What does the user do for work?", "Where is my
-    passport?" -> "Where is the user's passport?". The statement forms ("I am",
-    "I have") keep their place ("the user is"); a verb after a bare "I" keeps its
-    form ("things I love" -> "things the user love"), which the embedding does not
+    passport?" -> "Where is the user's passport?", "What did you recommend?" ->
+    "What did the assistant recommend?". The statement forms ("I am", "I have")
+    keep their place ("the user is"); a verb after a bare "I" keeps its form
+    ("things I love" -> "things the user love"), which the embedding does not
     mind. Only for a search pinned to a user: in an agent's memories "I" may be
     the agent.
     """
 
     def third_person(match: re.Match[str]) -> str:
         surface = match.group(0)
-        for pattern, replacement in _FIRST_PERSON:
-            if pattern.fullmatch(surface):
+        for pattern, replacement in _FORMS:
+            # Matched in place: a form's lookahead reads past its surface.
+            here = pattern.match(match.string, match.start())
+            if here is not None and here.end() == match.end():
                 return (
                     replacement[:1].upper() + replacement[1:]
                     if surface[:1].isupper() and match.start() == 0
@@ -124,5 +150,5 @@ def first_person_alias(query: str) -> str | None:
                 )
         return surface  # pragma: no cover - the alternation only matches listed forms
 
-    aliased = _ANY_FIRST_PERSON.sub(third_person, query)
+    aliased = _ANY_FORM.sub(third_person, query)
     return aliased if aliased != query else None

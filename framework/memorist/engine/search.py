@@ -47,7 +47,7 @@ from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord, Scope, StoreMatch
 from ..settings import EngineSettings
 from .entities import EntityGraph, EntityMatch, scope_key
 from .hits import SearchHit
-from .query_forms import first_person_alias, focus_query, subject_alias, without_subject
+from .query_forms import focus_query, subject_alias, third_person_alias, without_subject
 from .scope import equality_values
 from .scope_index import Pinned, ScopeIndex
 from .temporal import query_period, temporal_score
@@ -148,7 +148,7 @@ class HybridSearch:
         aliased = subject_alias(query, user_ids)
         if user_ids:
             # A question in the first person asks about the user the search is pinned to.
-            aliased = first_person_alias(aliased or query) or aliased
+            aliased = third_person_alias(aliased or query) or aliased
         focused = focus_query(query, mentions, matches) if self._s.focus_queries else query
         if aliased is not None:
             # The query names the searched user, whom every memory is about as "the user": as a
