@@ -17,6 +17,12 @@ PENDING, RUNNING, SUCCEEDED, FAILED = "PENDING", "RUNNING", "SUCCEEDED", "FAILED
 EXHAUSTED_ERROR = "processing did not finish: every attempt stopped before completing (worker stopped or timed out)"
 #: The error of a queued add cancelled because all memories of its entity were deleted meanwhile.
 CANCELLED_ERROR = "cancelled: the memories of this add's user/agent/run/app were deleted before it was processed"
+#: The error of an add that was running when all memories of its entity were deleted: what it
+#: had written is removed, so it brings nothing back after the delete.
+CANCELLED_RUNNING_ERROR = (
+    "cancelled: the memories of this add's user/agent/run/app were deleted while it was being processed; "
+    "nothing it extracted was kept"
+)
 
 
 class QueueFull(MemoristError):
@@ -45,6 +51,8 @@ class Event:
     updated_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+    #: A delete of the add's entity asked its worker to stop (it was running then).
+    cancel_requested: bool = False
 
     @classmethod
     def from_row(cls, row: Any) -> Event:
@@ -63,6 +71,7 @@ class Event:
             updated_at=as_utc(row["updated_at"]),
             started_at=as_utc(row["started_at"]),
             finished_at=as_utc(row["finished_at"]),
+            cancel_requested=bool(row["cancel_requested"]),
         )
 
     @property

@@ -2,7 +2,9 @@
 
 The worker claims events and hands each to the operations layer
 (:func:`memorist.operations.run_add_event`), which makes processing idempotent
-(see :mod:`memorist.operations.queued`). It never imports the HTTP layer.
+(see :mod:`memorist.operations.queued`). It never imports the HTTP layer. An add
+whose entity's memories are deleted while it runs is stopped by the same module:
+it writes nothing, or removes what it wrote, and ends FAILED as cancelled.
 
 While an event is processed, a heartbeat renews its lease every third of the
 lease, so a long add (a large input, a slow language model) is not taken over

@@ -192,6 +192,8 @@ events = Table(
     Column("updated_at", DateTime(timezone=True), nullable=False),
     Column("started_at", DateTime(timezone=True)),
     Column("finished_at", DateTime(timezone=True)),
+    # 1 once a delete of the add's entity asked its running worker to stop (see EventStore.cancel_queued).
+    Column("cancel_requested", Integer, nullable=False, server_default="0"),
     Index("ix_events_status_available_at", "status", "available_at"),
     Index("ix_events_org_id_project_id_created_at", "org_id", "project_id", "created_at"),
 )

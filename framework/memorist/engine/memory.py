@@ -425,16 +425,44 @@ class Memory:
         org_id: str = DEFAULT_ORG,
         project_id: str = DEFAULT_PROJECT,
         actor: str | None = None,
+        unfinished: Sequence[str] = (),
     ) -> int:
-        """Delete every memory matching the identifiers/filters; never capped. Returns the count."""
+        """Delete every memory matching the identifiers/filters; never capped. Returns the count.
+
+        ``unfinished``: ids that queued adds stopped by this delete noted before writing
+        (:meth:`memorist.events.EventStore.cancel_queued`). Their vectors may be in the store
+        with no relational row, since those adds never commit: they are removed from the store
+        only (:meth:`drop_unrecorded`), never as stored memories, whose delete would take them
+        off entity counts they were never added to.
+        """
         ids = dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id)
         require_entity(ids, filters=filters, filters_allowed=True)
         where = visible(self._where(filters, ids), org_id, project_id, show_expired=True)
+        if unfinished:
+            where = conjoin(where, Condition("id", "nin", tuple(unfinished)))
         deleted = 0
         while batch := self.components.vector_store.list(where, 0, DELETE_BATCH):
             self._delete_records(batch, actor)
             deleted += len(batch)
+        self.drop_unrecorded(unfinished)
         return deleted
+
+    def drop_unrecorded(self, memory_ids: Sequence[str]) -> int:
+        """Remove vectors an unfinished queued add wrote before its relational rows, which never
+        committed (the add was cancelled or is being redone): from the store only, as no history
+        row, count or entity link records them. Searches stop seeing them as after any delete
+        (the scope generations are bumped after the store delete). Returns how many were there."""
+        if not memory_ids:
+            return 0
+        store = self.components.vector_store
+        records = store.get(list(memory_ids))
+        if not records:
+            return 0
+        store.delete([r.id for r in records])
+        self.generations.bump_now(records)
+        if self._searcher.index is not None:
+            self._searcher.index.dropped(records)
+        return len(records)
 
     def purge_project(self, org_id: str, project_id: str, actor: str | None = None) -> int:
         """Delete every memory of a project (expired ones too), then its history, entities and counts."""

@@ -277,11 +277,17 @@ class Operations:
         return len(memory_ids)
 
     def delete_all(self, caller: Caller, ids: EntityIds) -> int:
-        """Every memory of an entity (never capped); the scope rule applies. Its adds still
-        queued go first (FAILED, cancelled), so none brings a memory back afterwards."""
+        """Every memory of an entity (never capped); the scope rule applies.
+
+        The entity's adds accepted before are stopped first, so none brings a memory back
+        afterwards: queued ones are cancelled, running ones are told to stop and their
+        workers remove what they wrote (:meth:`memorist.events.EventStore.cancel_queued`).
+        What those adds may already have written, uncommitted, goes from the store only.
+        """
         require_entity(ids.all())
+        unfinished: tuple[str, ...] = ()
         if self._events is not None and ids.present():
-            self._events.cancel_queued(caller.org_id, caller.project_id, ids.present())
+            unfinished = self._events.cancel_queued(caller.org_id, caller.project_id, ids.present()).unfinished_ids
         return self.engine.delete_all(
             user_id=ids.user_id,
             agent_id=ids.agent_id,
@@ -290,6 +296,7 @@ class Operations:
             org_id=caller.org_id,
             project_id=caller.project_id,
             actor=caller.actor,
+            unfinished=unfinished,
         )
 
     def delete_entity(self, caller: Caller, entity_type: str, entity_id: str) -> int:
