@@ -269,3 +269,16 @@ def test_ingest_stages_times_each_stage_of_an_add_and_spreads_adds_over_users(tm
     single = re.search(r"^single: .*, (\d+) memories", spread, re.M)
     bulk = re.search(r"^add_many: .*, (\d+) memories", spread, re.M)
     assert single and bulk and single.group(1) == bulk.group(1), spread  # the same adds, the same users
+
+
+def test_first_users_ranks_the_answer_in_small_scopes(tmp_path: Path) -> None:
+    out = tmp_path / "first.json"
+    result = run("first_users.py", "--json", str(out))
+    names = ["first users", "retention, about the user", "retention, first person"]
+    for line, name in zip(result.stdout.splitlines(), names, strict=True):
+        assert re.match(rf"{name}: \d+ questions, MRR [01]\.\d{{4}}, ranked first [01]\.\d{{3}}$", line), line
+    figures = json.loads(out.read_text())
+    assert list(figures) == names
+    for figure in figures.values():
+        assert figure["questions"] > 20 and 0 < figure["mrr"] <= 1
+        assert all(position != 1 for _, _, position in figure["missed"])

@@ -7,7 +7,7 @@ quoted. So ``"tea" AND (morning`` searches ``tea | morn`` and nothing in a
 query can change the shape of the search.
 
 Why BM25 and not only ``ts_rank_cd``: the engine divides keyword scores by
-the best one, floored at ``KEYWORD_FLOOR`` (8.0), a value calibrated on BM25;
+the best one, floored at ``KEYWORD_FLOOR`` (6.5), a value calibrated on BM25;
 ``ts_rank_cd`` yields about 0.1 per matching term, which would flatten the
 keyword signal to nothing, and it ignores how rare a term is. The BM25 here
 takes term frequencies from the tsvector positions, document frequencies

@@ -53,7 +53,11 @@ from .scope_index import Pinned, ScopeIndex
 from .temporal import query_period, temporal_score
 from .versions import current_first
 
-KEYWORD_FLOOR = 8.0
+#: The least "best BM25" a query's keyword scores are divided by (raw BM25 units). Set on the
+#: statistics the scores are made with: one scope (a conversation of a few hundred memories,
+#: where the IDF of a term in one memory is ~5), not a whole table (~7.4 at 2,538 memories,
+#: where 8.0 was set). docs/benchmarks.md, "Round 5, ninth session", has the sweep.
+KEYWORD_FLOOR = 6.5
 MAX_TOP_K = 1000
 #: Entities at least this specific (see :class:`EntityMatch`) pull in linked memories
 #: that neither retriever found; common ones (a speaker's own name) only boost.
