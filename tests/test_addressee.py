@@ -1,4 +1,5 @@
-"""Who "you" is: an assistant's "you" is the user, a user's reported "you" the assistant."""
+"""Who "you" is (an assistant's "you" is the user, a user's reported "you" the assistant), and
+what an assistant's reply answers."""
 
 from __future__ import annotations
 
@@ -81,6 +82,37 @@ def test_between_named_people_you_stays_as_said(tmp_path: Path) -> None:
 @pytest.mark.parametrize("said", ["You're welcome!", "You are very welcome.", "Anytime!"])
 def test_a_reply_to_thanks_is_not_a_memory(tmp_path: Path, said: str) -> None:
     assert extract(tmp_path, Message(role="assistant", content=said)) == []
+
+
+def test_a_reply_opens_with_the_question_it_answers(tmp_path: Path) -> None:
+    facts = extract(
+        tmp_path,
+        Message(role="user", content="Can you recommend a novel about trees?"),
+        Message(role="assistant", content="I recommend The Overstory."),
+    )
+    assert facts == ['The user asked "Can you recommend a novel about trees?" The assistant recommends The Overstory.']
+    facts = extract(
+        tmp_path,
+        Message(role="user", content="What should I cook tonight? I have leeks and potatoes."),
+        Message(role="assistant", content="Leek and potato soup would be perfect."),
+    )
+    assert facts == [
+        "The user has leeks and potatoes.",
+        'The user asked "What should I cook tonight?" The assistant answered: Leek and potato soup would be perfect.',
+    ]
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        Message(role="user", content="I have leeks and potatoes."),  # no question
+        Message(role="assistant", content="Do you have leeks?"),  # not the user's
+        Message(role="user", content="Can you " + "really, " * 30 + "tell me what goes with leeks?"),  # too long
+    ],
+)
+def test_a_reply_opens_with_no_question_but_the_users_just_before(tmp_path: Path, before: Message) -> None:
+    facts = extract(tmp_path, before, Message(role="assistant", content="Leek and potato soup would be perfect."))
+    assert facts[-1] == "The assistant: Leek and potato soup would be perfect."
 
 
 def test_what_the_assistant_said_is_found_when_asked_about_you(tmp_path: Path) -> None:

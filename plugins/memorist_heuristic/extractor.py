@@ -22,6 +22,7 @@ from memorist.plugin_api import (
     Extraction,
     ExtractionRequest,
     LanguageModel,
+    Message,
     ProviderContext,
     ProviderOptions,
     SkippedInput,
@@ -33,9 +34,11 @@ from .addressee import Addressee, addressed, addressee
 from .categories import categorize, excluded, exclusion_patterns
 from .corrections import may_correct, restate
 from .dates import resolve_relative_dates
-from .rewrite import speaker_label, standalone
+from .rewrite import capitalized, speaker_label, standalone
 from .segment import classified_sentences, without_opener
 
+#: The longest question a reply's memory opens with (see :func:`answered`).
+MAX_QUESTION_CHARS = 160
 #: How many of the scope's latest memories a correction is resolved against, and how old
 #: (observed before the correction) they may be.
 RECENT_FOR_CORRECTIONS = 20
@@ -82,6 +85,8 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
             speaker = speaker_label(memory.speaker, memory.attributed_to or "user")
             said.setdefault(speaker, []).append(memory.text)
             stored.setdefault(speaker, []).append(True)
+        #: A message's last sentence skipped as a question: what the reply after it answers.
+        questions: dict[int, str] = {}
         for index, message in enumerate(request.messages):
             if message.role == "tool" or (message.role == "system" and not self.options.include_system):
                 continue  # reported by account_for_messages
@@ -96,6 +101,8 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                     reason = "excluded"
                 if reason is not None:
                     skipped.append(SkippedInput(message=index, reason=reason, text=sentence))
+                    if reason == "question":
+                        questions[index] = sentence
                     continue
                 sentence = without_opener(sentence) if position == 0 else sentence
                 correction = restate(sentence, earlier)
@@ -114,6 +121,12 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                 return standalone(addressed(chunk, listener) if listener else chunk, speaker)
 
             chunks = [*standalone_facts, *map(written, restated), *map(written, self._chunks(kept))]
+            if chunks and (question := answered(request.messages, index, questions)):
+                label = f"{capitalized(speaker)}: "  # standalone's prefix, when the reply names no one
+                reply = (
+                    f"{label[:-2]} answered: {chunks[0][len(label) :]}" if chunks[0].startswith(label) else chunks[0]
+                )
+                chunks[0] = f"{question} {reply}"
             for text in chunks:
                 facts.append(
                     ExtractedFact(
@@ -138,3 +151,17 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
         if current:
             chunks.append(current)
         return chunks
+
+
+def answered(messages: list[Message], index: int, questions: dict[int, str]) -> str | None:
+    """What an assistant's reply answers, as its memory opens with it: 'The user asked "Can you
+    recommend a novel about trees?"'. A question is no memory of its own, but without it "I
+    recommend The Overstory" holds no "novel" or "trees" for a later "Which book did you
+    recommend?" to find. Only the user's message just before, and a question short enough not
+    to outweigh the answer."""
+    if messages[index].role != "assistant" or index == 0 or messages[index - 1].role != "user":
+        return None
+    question = questions.get(index - 1)
+    if question is None or len(question) > MAX_QUESTION_CHARS:
+        return None
+    return f'{capitalized(speaker_label(messages[index - 1].name, "user"))} asked "{question}"'
