@@ -35,6 +35,7 @@ def extract(tmp_path: Path, *messages: Message) -> list[str]:
             "The assistant recommends The Overstory. The user might also enjoy Braiding Sweetgrass.",
         ),
         ("I booked a table for you at Nopi.", "The assistant booked a table for the user at Nopi."),
+        ("I hope you enjoy my pick.", "The assistant hopes the user enjoys the assistant's pick."),
     ],
 )
 def test_an_assistants_you_is_the_user(tmp_path: Path, said: str, memory: str) -> None:
@@ -53,7 +54,8 @@ def test_an_assistants_you_is_the_name_the_user_gave(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("said", "memory"),
     [
-        ("You told me to try yoga, and I started.", "The assistant told the user to try yoga, and they started."),
+        # Named every time once the assistant is in the sentence too: "they" could be either.
+        ("You told me to try yoga, and I started.", "The assistant told the user to try yoga, and the user started."),
         (
             "Your advice about stretching helped my knee.",
             "The assistant's advice about stretching helped the user's knee.",

@@ -45,10 +45,15 @@ _EVERY_FORM: list[tuple[re.Pattern[str], str]] = [
 ]
 _ANY_FORM = re.compile("|".join(f"(?:{p.pattern})" for p, _ in _EVERY_FORM), re.I)
 _BARE_YOU = re.compile(r"you", re.I)
-#: A bare "you" after these (or at a sentence or clause start) is a subject, so the verb after
-#: it agrees with the listener ("If you like it" -> "If the user likes it"); elsewhere it is an
-#: object ("remind you to") and the next word is left alone.
-_SUBJECT_BEFORE = re.compile(r"(?:^|[.!?,;:]\s*|\b(?:and|but|or|so|because|if|when|that|since|while|then)\s+)$", re.I)
+#: A bare "you" at a sentence or clause start, or after a verb that opens a clause ("I hope
+#: you enjoy it"), is a subject, so the verb after it agrees with the listener ("If you like
+#: it" -> "If the user likes it"); elsewhere it is an object ("remind you to") and the next
+#: word is left alone.
+_SUBJECT_BEFORE = re.compile(
+    r"(?:^|[.!?,;:]\s*|\b(?:and|but|or|so|because|if|when|that|since|while|then|hope|think|believe|guess|bet|sure|"
+    r"glad|suppose|expect|trust|imagine)\s+)$",
+    re.I,
+)
 _NEXT_WORD = re.compile(rf"(\s+)([A-Za-z]+(?:{_APOS}t)?)\b")
 #: What a user reports the assistant did: the only "you" of a user's message that is rewritten.
 _REPORTED = re.compile(

@@ -118,7 +118,9 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
 
             def written(chunk: str, listener: Addressee | None = listener, speaker: str = speaker) -> str:
                 chunk = resolve_relative_dates(chunk, request.observed_at)
-                return standalone(addressed(chunk, listener) if listener else chunk, speaker)
+                if listener is None:
+                    return standalone(chunk, speaker)
+                return standalone(addressed(chunk, listener), speaker, others=(listener.label,))
 
             chunks = [*standalone_facts, *map(written, restated), *map(written, self._chunks(kept))]
             if chunks and (question := answered(request.messages, index, questions)):

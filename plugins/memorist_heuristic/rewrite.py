@@ -76,8 +76,10 @@ def capitalized(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def third_person(text: str, speaker: str) -> str:
-    """First-person pronouns replaced: the first by the speaker's name, later ones by they/their."""
+def third_person(text: str, speaker: str, *, name_every_time: bool = False) -> str:
+    """First-person pronouns replaced: the first by the speaker's name, later ones by they/their
+    (every one by the name with ``name_every_time``: when the text names someone else too,
+    "they" could mean either)."""
     named = False
     out: list[str] = []
     last = 0
@@ -87,11 +89,15 @@ def third_person(text: str, speaker: str) -> str:
         end = match.end()
         for pattern, first, later in _FORMS:
             if pattern.fullmatch(surface):
-                replacement = later if named else first.format(name=speaker)
+                replacement = later if named and not name_every_time else first.format(name=speaker)
                 break
         else:  # pragma: no cover - the alternation only matches listed forms
             replacement = surface
-        if not named and _BARE_I.fullmatch(surface) and not _NO_AGREEMENT_BEFORE.search(text[: match.start()]):
+        if (
+            (not named or name_every_time)
+            and _BARE_I.fullmatch(surface)
+            and not _NO_AGREEMENT_BEFORE.search(text[: match.start()])
+        ):
             verb = _VERB_AFTER.match(text, end)
             if verb is not None and (conjugated := conjugate(verb.group(2))) is not None:
                 replacement = f"{replacement}{verb.group(1)} {conjugated}"
@@ -110,9 +116,12 @@ def mentions(text: str, speaker: str) -> bool:
     return re.search(rf"\b{re.escape(speaker)}\b", text, re.I) is not None
 
 
-def standalone(text: str, speaker: str) -> str:
-    """``text`` in the third person, prefixed with the speaker when it does not name them."""
-    rewritten = third_person(text, speaker)
+def standalone(text: str, speaker: str, *, others: tuple[str, ...] = ()) -> str:
+    """``text`` in the third person, prefixed with the speaker when it does not name them.
+    ``others``: who else the text may name ("the assistant" once its "you" is written out); when
+    it does, the speaker is named every time rather than "they"."""
+    crowded = any(mentions(text, other) for other in others)
+    rewritten = third_person(text, speaker, name_every_time=crowded)
     if not mentions(rewritten, speaker):
         rewritten = f"{capitalized(speaker)}: {rewritten}"
     return rewritten
