@@ -100,7 +100,19 @@ def test_a_reply_opens_with_the_question_it_answers(tmp_path: Path) -> None:
     )
     assert facts == [
         "The user has leeks and potatoes.",
-        'The user asked "What should I cook tonight?" The assistant answered: Leek and potato soup would be perfect.',
+        'The user asked "What should I cook tonight?" The assistant replied: Leek and potato soup would be perfect.',
+    ]
+
+
+def test_a_users_reply_opens_with_the_assistants_question(tmp_path: Path) -> None:
+    facts = extract(
+        tmp_path,
+        Message(role="assistant", content="I can help with that. Do you have a budget in mind?"),
+        Message(role="user", content="Around 20 lakh rupees."),
+    )
+    assert facts == [
+        "The assistant can help with that.",
+        'The assistant asked "Do you have a budget in mind?" The user replied: Around 20 lakh rupees.',
     ]
 
 
@@ -108,11 +120,11 @@ def test_a_reply_opens_with_the_question_it_answers(tmp_path: Path) -> None:
     "before",
     [
         Message(role="user", content="I have leeks and potatoes."),  # no question
-        Message(role="assistant", content="Do you have leeks?"),  # not the user's
+        Message(role="assistant", content="Do you have leeks?"),  # the reply's own party
         Message(role="user", content="Can you " + "really, " * 30 + "tell me what goes with leeks?"),  # too long
     ],
 )
-def test_a_reply_opens_with_no_question_but_the_users_just_before(tmp_path: Path, before: Message) -> None:
+def test_a_reply_opens_with_no_question_but_the_other_partys_just_before(tmp_path: Path, before: Message) -> None:
     facts = extract(tmp_path, before, Message(role="assistant", content="Leek and potato soup would be perfect."))
     assert facts[-1] == "The assistant: Leek and potato soup would be perfect."
 

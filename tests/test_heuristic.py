@@ -95,7 +95,13 @@ def test_memories_stand_alone_with_speaker_and_date(extractor: HeuristicExtracto
         # acknowledgements answer the other person, and openers count only opening a message
         ("No, I don't eat meat.", "No, the user doesn't eat meat."),
         ("I like tea. Well, I love it.", "The user likes tea. Well, they love it."),
-        ("Great news: I got the job!", "Great news: the user got the job!"),
+        # announcements carry nothing of what follows; nor does a link to what was said before
+        ("Great news: I got the job!", "The user got the job!"),
+        ("Big news! I got engaged to Priya.", "The user got engaged to Priya."),
+        ("Guess what, Priya wants a beach ceremony.", "The user: Priya wants a beach ceremony."),
+        ("Oh and I need to book a venue.", "The user needs to book a venue."),
+        ("Also my budget is about $3000.", "The user's budget is about $3000."),
+        ("Andrew and I went hiking.", "Andrew and the user went hiking."),
     ],
 )
 def test_a_message_opening_with_a_greeting_is_remembered_without_it(

@@ -451,6 +451,18 @@ def _hits(*texts_days_speakers: tuple[str, int, str | None]) -> list[SearchHit]:
             [("The user works at Google.", 1, None), ("Now that the user works, they cycle a lot.", 2, None)],
             [0, 1],
         ),
+        (  # a "now" far less relevant than the fact it shares a word with answers something else
+            "What is my work email address?",
+            [
+                ("The user's work email is alice@example.org.", 1, None),
+                ("The user's phone number is 555-9876.", 2, None),
+                ("The user works at Google.", 3, None),
+                ("The user's name is Alice Moreau.", 4, None),
+                ("The user's forum name is skyfox42.", 5, None),
+                ("The user moved to Lisbon. They work as a data analyst now.", 6, None),
+            ],
+            [0, 1, 5, 2, 3, 4],  # above the job it changes, not above the email
+        ),
         (  # "any more art" asks for more, it changes nothing
             "Has Melanie made art?",
             [("Melanie made art with her kids.", 1, None), ("Have you made any more art lately?", 2, None)],

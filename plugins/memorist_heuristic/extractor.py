@@ -125,9 +125,7 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
             chunks = [*standalone_facts, *map(written, restated), *map(written, self._chunks(kept))]
             if chunks and (question := answered(request.messages, index, questions)):
                 label = f"{capitalized(speaker)}: "  # standalone's prefix, when the reply names no one
-                reply = (
-                    f"{label[:-2]} answered: {chunks[0][len(label) :]}" if chunks[0].startswith(label) else chunks[0]
-                )
+                reply = f"{label[:-2]} replied: {chunks[0][len(label) :]}" if chunks[0].startswith(label) else chunks[0]
                 chunks[0] = f"{question} {reply}"
             for text in chunks:
                 facts.append(
@@ -156,14 +154,19 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
 
 
 def answered(messages: list[Message], index: int, questions: dict[int, str]) -> str | None:
-    """What an assistant's reply answers, as its memory opens with it: 'The user asked "Can you
-    recommend a novel about trees?"'. A question is no memory of its own, but without it "I
-    recommend The Overstory" holds no "novel" or "trees" for a later "Which book did you
-    recommend?" to find. Only the user's message just before, and a question short enough not
-    to outweigh the answer."""
-    if messages[index].role != "assistant" or index == 0 or messages[index - 1].role != "user":
+    """What a reply answers, as its memory opens with it: 'The user asked "Can you recommend a
+    novel about trees?"', 'The assistant asked "Do you have a budget in mind?"'. A question is
+    no memory of its own, but without it "I recommend The Overstory" holds no "novel" or "trees"
+    for a later "Which book did you recommend?" to find, and "Around 20 lakh rupees." says
+    nothing of a budget. Only the other party's message just before (user and assistant), and
+    a question short enough not to outweigh the answer."""
+    parties = ("user", "assistant")
+    if index == 0 or messages[index].role not in parties:
+        return None
+    before = messages[index - 1]
+    if before.role not in parties or before.role == messages[index].role:
         return None
     question = questions.get(index - 1)
     if question is None or len(question) > MAX_QUESTION_CHARS:
         return None
-    return f'{capitalized(speaker_label(messages[index - 1].name, "user"))} asked "{question}"'
+    return f'{capitalized(speaker_label(before.name, before.role))} asked "{question}"'

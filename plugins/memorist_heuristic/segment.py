@@ -25,6 +25,7 @@ _GREETING = re.compile(
     r"^(hey+|hi+|hello|yo|hiya|howdy|good (morning|afternoon|evening|night)|bye|goodbye|"
     r"see (you|ya)( later| soon)?|take care|talk (to you )?(later|soon)|cheers|"
     r"thanks?( you)?( so much| a lot)?|thx|ty|(you['’]re |you are )?(very |so |most )?welcome|anytime|"
+    r"(big|good|great|exciting|some) news|guess what|you know what|fun fact|"
     r"congrats|congratulations|"
     r"good to (see|hear from) you|nice to (meet|see) you|long time no see|"
     r"wow+|whoa+|omg|oh+|ah+|aw+|ooh+|yay+|haha+|hehe+|lol|lmao|ha|hmm+|um+|uh+|"
@@ -44,7 +45,10 @@ _GREETING = re.compile(
 #: A greeting or a hesitation set off by punctuation at a sentence's start ("Hi, ", "Oh wait, ").
 _OPENER = re.compile(
     r"^(?:(?:hey+|hi+|hello|hiya|howdy|good (?:morning|afternoon|evening))(?: there)?|(?:oh+ )?wait|well|anyway"
-    r"|btw|by the way|(?:ok(?:ay)? )?so)\s*[,!.:;—–~-]+\s*",
+    r"|btw|by the way|(?:ok(?:ay)? )?so|guess what|you know what|(?:big|good|great|exciting) news|fun fact)"
+    r"\s*[,!.:;—–~-]+\s*"
+    # "Oh and I need...", "Also my budget...": a link to what was said before, then the speaker.
+    r"|^(?:oh+,?\s+)?(?:and|also|plus)\s+(?=(?:i|my|i['’]m|i['’]ve|i['’]ll|i['’]d)\b)",
     re.IGNORECASE,
 )
 #: A vocative name closing an exclamation ("..., Caroline!").

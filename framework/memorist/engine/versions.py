@@ -36,6 +36,12 @@ from .keywords import STOP_WORDS, terms
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d[\d,.:/\-]*\d|\d|\S")
 _SENTENCE_END = frozenset('.!?:;"“(')
+#: A stated change moves above an older hit only when it scores at least this share of it: both
+#: must answer the query. "They work as a data analyst now." (0.26) is no newer version of "The
+#: user's work email is alice@example.org." (0.75) for "What is my work email address?",
+#: though both say "work"; a real change scores close to what it changes (0.52 against 0.80
+#: for a rescheduled appointment).
+MIN_SCORE_SHARE = 0.5
 #: Fewer unmasked words than this and two texts are too generic to call versions of one fact.
 MIN_WORDS = 3
 #: Facts of at most this many tokens are versions of one another when one word differs.
@@ -150,7 +156,7 @@ def current_first(hits: list[SearchHit], query: str = "") -> list[SearchHit]:
         if not _change_topic(later.text):  # cached: a scope's memories come back search after search
             continue
         for i in range(j):
-            if _supersedes(later, out[i].record, asked):
+            if out[j].score >= MIN_SCORE_SHARE * out[i].score and _supersedes(later, out[i].record, asked):
                 out.insert(i, out.pop(j))
                 moved = True
                 break
