@@ -102,6 +102,10 @@ def test_memories_stand_alone_with_speaker_and_date(extractor: HeuristicExtracto
         ("Oh and I need to book a venue.", "The user needs to book a venue."),
         ("Also my budget is about $3000.", "The user's budget is about $3000."),
         ("Andrew and I went hiking.", "Andrew and the user went hiking."),
+        # an aside closing any sentence, but not a title
+        ("I like tea. I prefer window seats btw", "The user likes tea. They prefer window seats"),
+        ("I moved to Leeds, by the way.", "The user moved to Leeds."),
+        ("I just finished By the Way.", "The user just finished By the Way."),
     ],
 )
 def test_a_message_opening_with_a_greeting_is_remembered_without_it(

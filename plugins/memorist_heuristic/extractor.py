@@ -35,7 +35,7 @@ from .categories import categorize, excluded, exclusion_patterns
 from .corrections import may_correct, restate
 from .dates import resolve_relative_dates
 from .rewrite import capitalized, speaker_label, standalone
-from .segment import classified_sentences, without_opener
+from .segment import classified_sentences, without_closer, without_opener
 
 #: The longest question a reply's memory opens with (see :func:`answered`).
 MAX_QUESTION_CHARS = 160
@@ -104,7 +104,7 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                     if reason == "question":
                         questions[index] = sentence
                     continue
-                sentence = without_opener(sentence) if position == 0 else sentence
+                sentence = without_closer(without_opener(sentence) if position == 0 else sentence)
                 correction = restate(sentence, earlier)
                 from_memory = correction is not None and from_memories[correction.source]
                 if correction is None:

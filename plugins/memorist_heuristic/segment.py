@@ -115,6 +115,17 @@ def _strip_greetings(sentence: str) -> tuple[str, str]:
     return original[: len(original) - len(rest)], rest
 
 
+#: An aside closing a sentence ("I prefer window seats btw"): how it was said, like an opener.
+#: Case matters: "I finished By the Way." ends with a title.
+_CLOSER = re.compile(r"[\s,;—–-]+(?:btw|BTW|Btw|by the way|fyi|FYI|just so you know)(?=[\s.!?…]*$)")
+
+
+def without_closer(sentence: str) -> str:
+    """``sentence`` without a closing "btw", "by the way", "fyi" (any sentence of a message:
+    unlike an opening "Well,", a closing "btw" never answers anything)."""
+    return _CLOSER.sub("", sentence)
+
+
 def without_opener(sentence: str) -> str:
     """A message's first sentence without the greeting or hesitation it opens with ("Hi,
     I'm Max." is remembered as "I'm Max.", "Oh wait, the appointment moved to Monday." as
