@@ -18,7 +18,8 @@ naming the field:
   set at runtime at all.
 
 After the new engine is built, :func:`verify_built` loads what would otherwise
-fail only at first use (a reranker model that is not available offline).
+fail only at first use (a reranker model that is not available offline) and
+refuses a store switch that would hide the stored memories.
 """
 
 from __future__ import annotations
@@ -151,7 +152,9 @@ def verify_built(memory: Any, patch: Mapping[str, Any], previous: Any = None) ->
     """Load what a changed slot would otherwise only load on first use; a failure is a 400 now.
     Refuse a store switch that would hide stored memories (409).
 
-    On failure the new engine's own providers are closed (those shared with ``previous`` stay).
+    When this raises, the caller abandons ``memory`` (:meth:`Memory.abandon`): what building
+    its own vector store created is removed and its own providers are closed, whichever
+    check refused it.
     """
     if "vector_store" in patch and previous is not None:
         _keep_memories_reachable(memory, previous)
@@ -163,7 +166,6 @@ def verify_built(memory: Any, patch: Mapping[str, Any], previous: Any = None) ->
     try:
         ready()
     except Exception as exc:
-        memory.retire(successor=previous)
         if isinstance(exc, ConfigurationError):
             raise
         raise ConfigurationError(f"reranker: cannot be loaded: {type(exc).__name__}") from None
@@ -189,11 +191,12 @@ def _keep_memories_reachable(memory: Any, previous: Any) -> None:
     entities, per-user counts) keeps describing the old store's memories. So another store
     (another provider, table or path) that holds no memory, while the current one holds some,
     would answer every list and search empty as if they were lost: refused. A store that
-    already holds memories (switching back) and a switch over an empty store are allowed."""
+    already holds memories (switching back) and a switch over an empty store are allowed.
+    The refusal leaves no trace: abandoning the new engine removes the empty table (and
+    directory) that building its store created."""
     new, old = memory.components.vector_store, previous.components.vector_store
     if new is old or not old.list(None, offset=0, limit=1) or new.list(None, offset=0, limit=1):
         return
-    memory.retire(successor=previous)
     current = previous.settings.vector_store
     raise StoreSwitchError(
         f"vector_store: the memories are in the current store ({current.provider}, options "

@@ -25,22 +25,24 @@ A delete of every memory of an entity (:meth:`EventStore.cancel_queued`) stops
 every add of that entity accepted before it: a queued one is cancelled outright,
 a running one is flagged (``cancel_requested``) and its worker's next conditional
 write -- noting the ids it is about to write, or committing -- is refused, so it
-writes nothing, or removes what it wrote and never commits it.
+writes nothing, or removes what it wrote and never commits it. That protocol lives
+in :mod:`.event_cancellation`.
 """
 
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, delete, func, insert, or_, select, update
 from sqlalchemy.engine import Connection
 
+from . import event_cancellation
 from .db import Database
 from .db.schema import events
 from .errors import NotFoundError
+from .event_cancellation import Cancellation, held, may_proceed
 from .event_records import (  # re-exported: readers import them from here
     CANCELLED_ERROR,
     CANCELLED_RUNNING_ERROR,
@@ -67,29 +69,6 @@ __all__ = [
     "EventStore",
     "QueueFull",
 ]
-
-
-@dataclass(frozen=True)
-class Cancellation:
-    """What :meth:`EventStore.cancel_queued` stopped of one entity's adds."""
-
-    #: Queued adds ended FAILED at once.
-    queued: int
-    #: Running adds asked to stop (their workers end them FAILED).
-    running: int
-    #: Memory ids those adds noted before writing: vectors that may be in the store although
-    #: no relational row (history, count, entity link) records them, since no such add committed.
-    unfinished_ids: tuple[str, ...]
-
-
-def _held(event: Event, owner: str) -> Any:
-    """The event is still running under ``owner``'s lease."""
-    return and_(events.c.id == event.id, events.c.lease_owner == owner, events.c.status == RUNNING)
-
-
-def _may_proceed(event: Event, owner: str) -> Any:
-    """Held, and no delete of the add's entity has asked it to stop: what every write of a worker requires."""
-    return and_(_held(event, owner), events.c.cancel_requested == 0)
 
 
 class EventStore:
@@ -342,7 +321,7 @@ class EventStore:
         with self._db.begin() as conn:
             return bool(
                 conn.execute(
-                    update(events).where(_held(event, owner)).values(lease_expires_at=now + self._lease, updated_at=now)
+                    update(events).where(held(event, owner)).values(lease_expires_at=now + self._lease, updated_at=now)
                 ).rowcount
             )
 
@@ -353,7 +332,7 @@ class EventStore:
             return bool(
                 conn.execute(
                     update(events)
-                    .where(_may_proceed(event, owner))
+                    .where(may_proceed(event, owner))
                     .values(planned_ids=memory_ids, lease_expires_at=utcnow() + self._lease, updated_at=utcnow())
                 ).rowcount
             )
@@ -366,7 +345,7 @@ class EventStore:
         return bool(
             conn.execute(
                 update(events)
-                .where(_may_proceed(event, owner))
+                .where(may_proceed(event, owner))
                 .values(
                     status=SUCCEEDED,
                     results=results,
@@ -400,74 +379,18 @@ class EventStore:
         return FAILED if final else PENDING
 
     def cancel_requested(self, event: Event, owner: str, conn: Connection | None = None) -> bool:
-        """Whether ``owner`` still holds ``event`` and a delete of its entity asked it to stop: why
-        :meth:`plan` or :meth:`succeed` refused, when it was not a lost lease. ``conn``: read in the
-        caller's transaction (the one :meth:`succeed` ran in)."""
-        query = select(events.c.id).where(_held(event, owner), events.c.cancel_requested == 1)
-        if conn is not None:
-            return conn.execute(query).first() is not None
-        with self._db.connect() as own:
-            return own.execute(query).first() is not None
+        """Why :meth:`plan` or :meth:`succeed` refused, when it was not a lost lease
+        (:func:`.event_cancellation.cancel_requested`)."""
+        return event_cancellation.cancel_requested(self._db, event, owner, conn)
 
     def end_cancelled(self, event: Event, owner: str) -> bool:
-        """FAILED (:data:`CANCELLED_RUNNING_ERROR`) for a running add stopped by a delete of its
-        entity, once its worker removed what it wrote; False if the lease was lost meanwhile."""
-        now = utcnow()
-        with self._db.begin() as conn:
-            return bool(
-                conn.execute(
-                    update(events)
-                    .where(_held(event, owner))
-                    .values(
-                        status=FAILED,
-                        error=CANCELLED_RUNNING_ERROR,
-                        lease_owner=None,
-                        lease_expires_at=None,
-                        finished_at=now,
-                        updated_at=now,
-                    )
-                ).rowcount
-            )
+        """End a running add a delete stopped (:func:`.event_cancellation.end_cancelled`)."""
+        return event_cancellation.end_cancelled(self._db, event, owner)
 
     def cancel_queued(self, org_id: str, project_id: str, ids: dict[str, str]) -> Cancellation:
-        """Stop every add of the entity ``ids`` names accepted so far: its memories are being
-        deleted, and no add accepted before the delete may bring one back.
-
-        A PENDING add is FAILED at once (:data:`CANCELLED_ERROR`). A RUNNING one cannot be
-        stopped from here, so it is flagged (``cancel_requested``): its worker's next write
-        (:meth:`plan` before writing vectors, :meth:`succeed` committing) is refused, and the
-        worker removes what it wrote and ends it FAILED (:data:`CANCELLED_RUNNING_ERROR`).
-
-        The candidates are read first and each update requires the status it expects, so an
-        add claimed (PENDING to RUNNING) or failed back to PENDING in between is caught by the
-        other. The noted ids are read last, in the same transaction: a worker's ``plan`` waits
-        for it and is then refused, so no stopped add writes ids the caller was not given.
-        """
-        now = utcnow()
-        waiting_or_running = and_(
-            events.c.org_id == org_id, events.c.project_id == project_id, events.c.status.in_((PENDING, RUNNING))
-        )
-        with self._db.begin() as conn:
-            rows = conn.execute(select(events.c.id, events.c.payload).where(waiting_or_running)).all()
-            doomed = [row.id for row in rows if all((row.payload or {}).get(f) == v for f, v in ids.items())]
-            if not doomed:
-                return Cancellation(queued=0, running=0, unfinished_ids=())
-            queued = conn.execute(
-                update(events)
-                .where(events.c.id.in_(doomed), events.c.status == PENDING)
-                .values(status=FAILED, error=CANCELLED_ERROR, finished_at=now, updated_at=now)
-            ).rowcount
-            running = conn.execute(
-                update(events)
-                .where(events.c.id.in_(doomed), events.c.status == RUNNING)
-                .values(cancel_requested=1, updated_at=now)
-            ).rowcount
-            # Not a SUCCEEDED one (finished between the read and the updates): its ids are stored memories.
-            noted = conn.execute(
-                select(events.c.planned_ids).where(events.c.id.in_(doomed), events.c.status != SUCCEEDED)
-            ).scalars()
-            planned = sorted({memory_id for memory_ids in noted for memory_id in memory_ids or ()})
-        return Cancellation(queued=int(queued or 0), running=int(running or 0), unfinished_ids=tuple(planned))
+        """Stop every add of the entity ``ids`` names accepted so far: queued ones at once, running
+        ones at their next write (:func:`.event_cancellation.cancel_queued`)."""
+        return event_cancellation.cancel_queued(self._db, org_id, project_id, ids)
 
     def prune(self, older_than: timedelta) -> int:
         """Delete finished events (their stored payloads and results) older than ``older_than``."""

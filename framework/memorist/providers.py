@@ -278,6 +278,14 @@ class VectorStore(Provider[OptionsT]):
     def reset(self) -> None:
         """Delete everything, keeping the store usable."""
 
+    def discard_created(self) -> None:  # noqa: B027 - optional: a store that creates nothing has nothing to undo
+        """Remove what building this store created (its table, files, directory) while that
+        still holds no record; never what existed before the build. Called on a store that
+        will never serve (a ``POST /configure`` refused after building it, e.g. a switch
+        that would hide the stored memories), so a refused request leaves storage as it
+        found it. ``close`` is called after it and must still be safe. The default keeps
+        everything: a store that creates nothing, or cannot tell, has nothing to undo."""
+
 
 class Reranker(Provider[OptionsT]):
     """Reorders search candidates; scores it returns stay in [0, 1]."""

@@ -111,13 +111,14 @@ class Runtime:
             settings = self.merged(overrides)
             # Raises 400/409 before anything is swapped or stored.
             memory = self._build(settings, self._memory, settle_vector_space=False)
-            configure_policy.verify_built(memory, patch, self._memory)
-            # Last of the checks: it may record the new embedder's space, which only an
-            # engine that is about to serve may do.
             try:
+                configure_policy.verify_built(memory, patch, self._memory)
+                # Last of the checks: it may record the new embedder's space, which only an
+                # engine that is about to serve may do.
                 vector_space.settle(self._db, memory.components.embedder, memory.components.vector_store)
             except Exception:
-                memory.retire(successor=self._memory)
+                # A refused engine leaves nothing behind: not even the empty table its store made.
+                memory.abandon(self._memory)
                 raise
             self._version = self._store(overrides)
             self._overrides = overrides

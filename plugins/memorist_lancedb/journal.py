@@ -73,6 +73,12 @@ class Journal:
         with self._lock:
             self._conn.close()
 
+    @property
+    def files(self) -> tuple[Path, ...]:
+        """Every file this journal may leave beside the table: the database, SQLite's WAL and
+        shared-memory files, and the flush lock."""
+        return (self.path, *(self.path.with_name(self.path.name + s) for s in ("-wal", "-shm")), self._lock_path)
+
     # -- writes ----------------------------------------------------------------------------
 
     def append(self, records: Sequence[MemoryRecord], vectors: np.ndarray) -> int:

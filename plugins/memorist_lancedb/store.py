@@ -42,6 +42,7 @@ from memorist.plugin_api import (
     evaluate,
 )
 
+from .created import Created, first_missing
 from .deferred_client import defer_namespace_client
 from .journal import Journal
 from .maintenance import TableMaintenance
@@ -95,6 +96,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             raise ConfigurationError("vector_store 'lancedb' needs the embedder's dimension")
         self._dimension = int(context.dimension)
         self._path = context.path(options.path) if options.path else Path(context.data_dir) / "lancedb"
+        made_directory = first_missing(self._path)
         self._path.mkdir(parents=True, exist_ok=True)
         self._write_lock = threading.Lock()
         #: Per thread: whether table access may skip draining the journal (see ``_t``).
@@ -106,7 +108,8 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         import lancedb
 
         self._db: Any = lancedb.connect(str(self._path), read_consistency_interval=timedelta(0))
-        self._table: Any = open_table(self._db, options.table, self._path, self._dimension)
+        self._table: Any
+        self._table, made_table = open_table(self._db, options.table, self._path, self._dimension)
         # What reads select to rebuild records: the packed column where the table has one
         # (with ``id``: a scan that selects only columns its filter does not use fails to plan).
         self._packed = PACKED in self._table.schema.names
@@ -120,9 +123,15 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
                 target=prewarm_indexes, args=(self._table,), name="memorist-lancedb-prewarm", daemon=True
             ).start()
         self._behind: WriteBehind | None = None
+        made_files: tuple[Path, ...] = ()
         if options.write_behind:
-            journal = Journal(self._path / f"{options.table}.journal.sqlite", self._dimension)
+            journal_path = self._path / f"{options.table}.journal.sqlite"
+            made_journal = not journal_path.exists()
+            journal = Journal(journal_path, self._dimension)
+            made_files = journal.files if made_journal else ()
             self._behind = WriteBehind(journal, self._merge, options.flush_rows, options.flush_delay_seconds)
+        #: What this opening created, for ``discard_created``.
+        self._created = Created(self._path, made_directory, options.table if made_table else None, made_files)
         self._maintenance.opened()
 
     def close(self) -> None:
@@ -134,6 +143,15 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             self._maintenance.cancel()
             self._table = None
             self._db = None
+
+    def discard_created(self) -> None:
+        """Close, then remove the table, journal and directories this opening created (see
+        :mod:`.created`); a journal or table holding rows keeps everything."""
+        db = self._db
+        pending = self._behind is not None and self._behind.journal.has_pending()
+        self.close()
+        if db is not None and not pending:
+            self._created.remove(db)
 
     # -- writes ----------------------------------------------------------------------------
 

@@ -38,13 +38,20 @@ class FtsSettings:
     remove_stop_words: bool = True
 
 
-def open_table(db: Any, name: str, path: Path, dimension: int) -> Any:
-    """Open (creating if absent) table ``name``; refuse one of another dimension or layout."""
+def open_table(db: Any, name: str, path: Path, dimension: int) -> tuple[Any, bool]:
+    """Open (creating if absent) table ``name``; refuse one of another dimension or layout.
+
+    Also answers whether this call created the table (see :mod:`.created`). A table another
+    process created at the same moment may be counted as created here too: whoever removes
+    a created table checks that it holds no row first.
+    """
+    created = False
     try:
         table = db.open_table(name)
     except ValueError:  # not found
         try:
             table = db.create_table(name, schema=table_schema(dimension), exist_ok=True)
+            created = True
         except ValueError:  # another process created it first, with another schema
             table = db.open_table(name)
     schema = table.schema
@@ -60,7 +67,7 @@ def open_table(db: Any, name: str, path: Path, dimension: int) -> Any:
             f"vector store at {path} (table '{name}') lacks columns "
             f"{', '.join(missing)}; it was written by another program or version"
         )
-    return table
+    return table, created
 
 
 def ensure_indexes(table: Any, fts: FtsSettings, scalar: bool, retries: int) -> None:

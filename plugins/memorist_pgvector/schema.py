@@ -107,13 +107,14 @@ def create_statements(table: str, dimension: int, text_config: str, m: int, ef_c
     return statements
 
 
-def ensure_table(cur: Any, table: str, dimension: int, text_config: str, m: int, ef: int) -> None:
+def ensure_table(cur: Any, table: str, dimension: int, text_config: str, m: int, ef: int) -> bool:
     """Create the extension, table and indexes if missing; refuse another dimension or layout.
+    True when this call created the table (:func:`drop_if_empty` may take it back).
 
     Runs inside the caller's transaction, serialized across processes by an
     advisory lock so two workers starting together never race on the catalog.
     """
-    cur.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LOCK_NAMESPACE, table))
+    _lock_ddl(cur, table)
     cur.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'")
     if cur.fetchone() is None:
         try:
@@ -128,7 +129,7 @@ def ensure_table(cur: Any, table: str, dimension: int, text_config: str, m: int,
     if stored is None:
         for statement in create_statements(table, dimension, text_config, m, ef):
             cur.execute(statement)
-        return
+        return True
     if stored != dimension:
         held = f"{stored}-dimensional vectors" if stored > 0 else "no vector column"
         raise DimensionMismatchError(
@@ -141,6 +142,30 @@ def ensure_table(cur: Any, table: str, dimension: int, text_config: str, m: int,
             f"vector store table '{table}' lacks columns {', '.join(missing)}; "
             "it was written by another program or version"
         )
+    return False
+
+
+def drop_if_empty(cur: Any, table: str) -> bool:
+    """Drop ``table`` (its indexes go with it) unless it holds a row; True when it is gone.
+
+    For a store that never served (a refused ``POST /configure``) to take back the table its
+    opening created. Under the DDL lock, with the table locked against writers until the
+    transaction ends, so a row written by another process is never dropped.
+    """
+    _lock_ddl(cur, table)
+    if stored_dimension(cur, table) is None:
+        return True
+    cur.execute(f"LOCK TABLE {quote_ident(table)} IN ACCESS EXCLUSIVE MODE")
+    cur.execute(f"SELECT EXISTS (SELECT 1 FROM {quote_ident(table)})")
+    if cur.fetchone()[0]:
+        return False
+    cur.execute(f"DROP TABLE {quote_ident(table)}")
+    return True
+
+
+def _lock_ddl(cur: Any, table: str) -> None:
+    """The transaction-scoped advisory lock that serializes DDL on ``table`` across processes."""
+    cur.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_LOCK_NAMESPACE, table))
 
 
 def stored_dimension(cur: Any, table: str) -> int | None:

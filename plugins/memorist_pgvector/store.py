@@ -21,7 +21,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Literal, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 from memorist.plugin_api import (
@@ -30,12 +30,10 @@ from memorist.plugin_api import (
     Filter,
     MemoryRecord,
     ProviderContext,
-    ProviderOptions,
     StoreHit,
     VectorStore,
     evaluate,
 )
-from pydantic import Field, model_validator
 
 from .keyword import (
     SHORTLIST_FACTOR,
@@ -49,8 +47,9 @@ from .keyword import (
     ts_rank_select,
     tsquery_text,
 )
+from .options import PgVectorStoreOptions, resolve_url
 from .pool import ConnectionPool
-from .schema import RECORD_COLUMNS, VECTOR, ensure_table, from_row, quote_ident, to_params
+from .schema import RECORD_COLUMNS, VECTOR, drop_if_empty, ensure_table, from_row, quote_ident, to_params
 from .sql import FALSE, Bounds, Sql, compile_filter
 
 log = logging.getLogger(__name__)
@@ -60,45 +59,6 @@ T = TypeVar("T")
 _COLUMNS = ", ".join(RECORD_COLUMNS)
 _M_COLUMNS = ", ".join(f"m.{c}" for c in RECORD_COLUMNS)
 _ORDER = 'created_at DESC, id COLLATE "C"'
-
-
-def resolve_url(url: str | None, context: ProviderContext) -> str:
-    """The store's database: its ``url`` option, else the kernel's (``context.database_url``).
-
-    The kernel hands over its database URL after every settings source (file,
-    environment, runtime overrides) was applied; the store never reads the
-    environment itself.
-    """
-    found = url or context.database_url
-    if not found:
-        raise ConfigurationError("vector_store 'pgvector' needs a PostgreSQL URL: set its 'url' option or database.url")
-    return found
-
-
-class PgVectorStoreOptions(ProviderOptions):
-    #: SQLAlchemy-style URL (``postgresql+psycopg://user@host/db``); default: database.url.
-    url: str | None = None
-    table: str = Field("memories", pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,39}$")
-    #: Text-search configuration of the keyword index (fixed when the table is created).
-    text_search_config: str = Field("english", pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
-    keyword_ranking: Literal["bm25", "ts_rank_cd"] = "bm25"
-    #: HNSW build parameters (used when the index is created).
-    hnsw_m: int = Field(16, ge=2, le=100)
-    hnsw_ef_construction: int = Field(64, ge=4, le=1000)
-    #: Candidate list size of an HNSW search (raised to k for larger k, up to 1000).
-    ef_search: int = Field(40, ge=1, le=1000)
-    #: pgvector >= 0.8 keeps scanning the index until a filtered search has k rows.
-    iterative_scan: Literal["off", "relaxed_order", "strict_order"] = "relaxed_order"
-    pool_size: int = Field(5, ge=1, le=100)
-    max_overflow: int = Field(5, ge=0, le=100)
-    #: Attempts after a deadlock or serialization failure.
-    retries: int = Field(3, ge=0, le=20)
-
-    @model_validator(mode="after")
-    def _ef_covers_m(self) -> PgVectorStoreOptions:
-        if self.hnsw_ef_construction < 2 * self.hnsw_m:
-            raise ValueError("hnsw_ef_construction must be at least twice hnsw_m")
-        return self
 
 
 class PgVectorStore(VectorStore[PgVectorStoreOptions]):
@@ -121,7 +81,8 @@ class PgVectorStore(VectorStore[PgVectorStoreOptions]):
         self._frequencies = DocumentFrequencies()
         try:
             with self._pool.transaction() as conn, conn.cursor() as cur:
-                ensure_table(
+                #: Whether this opening created the table (``discard_created`` takes it back).
+                self._created_table = ensure_table(
                     cur,
                     options.table,
                     self._dimension,
@@ -140,6 +101,12 @@ class PgVectorStore(VectorStore[PgVectorStoreOptions]):
         if self._pool is not None:
             self._pool.dispose()
             self._pool = None
+
+    def discard_created(self) -> None:
+        """Drop the table this opening created while it holds no row (see ``VectorStore``);
+        the ``vector`` extension an opening may have created stays: other tables may use it."""
+        if self._created_table and self._pool is not None:
+            self._run(lambda cur: drop_if_empty(cur, self.options.table))
 
     # -- plumbing ---------------------------------------------------------------------------
 

@@ -1,9 +1,11 @@
 """What one add carries, and the extraction it asks of the language model.
 
 Kept apart from the pipeline (:mod:`.add`), which decides and writes: this part
-only turns an add's messages into proposed facts (verbatim with ``infer=False``)
-and gives the language model what it asked for to do so, such as the scope's
-latest memories for a message that corrects one (:mod:`.recent`).
+only validates an add's arguments into an :class:`AddRequest`
+(:func:`build_add_request`, which ``Memory.add_request`` is), turns its messages
+into proposed facts (verbatim with ``infer=False``) and gives the language model
+what it asked for to do so, such as the scope's latest memories for a message
+that corrects one (:mod:`.recent`).
 """
 
 from __future__ import annotations
@@ -13,9 +15,23 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import pydantic
+
+from ..errors import ValidationError
 from ..providers import LanguageModel, VectorStore
-from ..records import ExtractedFact, Extraction, ExtractionRequest, Message, RecentMemory, Scope, SkippedInput
+from ..records import (
+    DEFAULT_ORG,
+    DEFAULT_PROJECT,
+    ExtractedFact,
+    Extraction,
+    ExtractionRequest,
+    Message,
+    RecentMemory,
+    Scope,
+    SkippedInput,
+)
 from .recent import recent_memories
+from .scope import parse_moment, require_entity
 
 #: Longest memory text; longer facts are cut.
 MAX_TEXT = 20_000
@@ -54,6 +70,77 @@ def coerce_categories(raw: Any) -> dict[str, str]:
         else:
             out[str(item)] = ""
     return out
+
+
+def coerce_messages(messages: str | Mapping[str, Any] | Sequence[Any]) -> list[Message]:
+    """Messages from a string, one dict, or a list of dicts/strings."""
+    if isinstance(messages, str):
+        return [Message(role="user", content=messages)]
+    if isinstance(messages, Mapping):
+        return [Message.model_validate(messages)]
+    out = []
+    for i, item in enumerate(messages):
+        if isinstance(item, str):
+            out.append(Message(role="user", content=item))
+        elif isinstance(item, Message):
+            out.append(item)
+        elif isinstance(item, Mapping):
+            if not isinstance(item.get("content"), str):
+                raise ValidationError(f"messages[{i}].content: a string is required")
+            out.append(Message.model_validate(item))
+        else:
+            raise ValidationError(f"messages[{i}]: expected an object with role and content")
+    if not out:
+        raise ValidationError("messages: at least one message is required")
+    return out
+
+
+def build_add_request(
+    messages: str | Mapping[str, Any] | Sequence[Any],
+    *,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    run_id: str | None = None,
+    app_id: str | None = None,
+    org_id: str = DEFAULT_ORG,
+    project_id: str = DEFAULT_PROJECT,
+    metadata: Mapping[str, Any] | None = None,
+    timestamp: Any = None,
+    expiration_date: Any = None,
+    infer: bool = True,
+    custom_instructions: str | None = None,
+    includes: str | None = None,
+    excludes: str | None = None,
+    custom_categories: Any = None,
+    multilingual: bool = False,
+    actor: str | None = None,
+    id_seed: str | None = None,
+    enable_graph: bool | None = None,
+) -> AddRequest:
+    """A validated add; the durable queue stores these arguments and rebuilds it in a worker."""
+    try:
+        scope = Scope(
+            org_id=org_id, project_id=project_id, user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id
+        )
+    except pydantic.ValidationError as exc:
+        first = exc.errors()[0]
+        raise ValidationError(f"{first['loc'][0]}: {first['msg']}") from None
+    require_entity(scope.entity_ids())
+    return AddRequest(
+        messages=coerce_messages(messages),
+        scope=scope,
+        metadata=dict(metadata or {}),
+        observed_at=parse_moment(timestamp, "timestamp"),
+        expires_at=parse_moment(expiration_date, "expiration_date", end_of_day=True),
+        infer=infer,
+        custom_instructions=custom_instructions,
+        includes=includes,
+        excludes=excludes,
+        categories=coerce_categories(custom_categories),
+        multilingual=multilingual,
+        actor=actor,
+        id_seed=id_seed,
+    )
 
 
 def extract(

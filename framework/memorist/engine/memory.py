@@ -13,7 +13,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import pydantic
 from sqlalchemy.engine import Connection
 
 from ..components import Components, build_components
@@ -25,8 +24,6 @@ from ..records import (
     DEFAULT_PROJECT,
     ENTITY_SCOPE_FIELDS,
     MemoryRecord,
-    Message,
-    Scope,
     normalized_hash,
     utcnow,
 )
@@ -34,24 +31,21 @@ from ..registry import ProviderRegistry
 from ..settings import Settings
 from . import vector_space
 from .add import AddPipeline
-from .add_request import AddRequest, coerce_categories
+from .add_request import AddRequest, build_add_request
 from .calibration import calibrate_hits, uncalibrate
+from .changes import MemoryChanges
 from .counts import ScopeCounts
 from .entities import EntityGraph
 from .generations import ScopeGenerations
 from .history import HistoryLog
 from .hits import SearchHit
 from .outcome import AddOutcome
-from .purge import project_scope_keys, purge_memories, purge_rows
 from .scope import parse_moment, require_entity, visible
 from .scope_index import ScopeIndex
 from .search import MAX_TOP_K, HybridSearch
 
 log = logging.getLogger("memorist.engine")
 MAX_PAGE_SIZE = 1000
-#: Alias usable inside ``Memory``, whose ``list`` method shadows the builtin there.
-Records = list[MemoryRecord]
-DELETE_BATCH = 500
 #: Requests per batch of ``Memory.add_many``: one embedder call, vector write and transaction each.
 ADD_MANY_CHUNK = 128
 
@@ -67,29 +61,6 @@ class HasHooks(Protocol):
 class Page:
     records: list[MemoryRecord]
     total: int
-
-
-def coerce_messages(messages: str | Mapping[str, Any] | Sequence[Any]) -> list[Message]:
-    """Messages from a string, one dict, or a list of dicts/strings."""
-    if isinstance(messages, str):
-        return [Message(role="user", content=messages)]
-    if isinstance(messages, Mapping):
-        return [Message.model_validate(messages)]
-    out = []
-    for i, item in enumerate(messages):
-        if isinstance(item, str):
-            out.append(Message(role="user", content=item))
-        elif isinstance(item, Message):
-            out.append(item)
-        elif isinstance(item, Mapping):
-            if not isinstance(item.get("content"), str):
-                raise ValidationError(f"messages[{i}].content: a string is required")
-            out.append(Message.model_validate(item))
-        else:
-            raise ValidationError(f"messages[{i}]: expected an object with role and content")
-    if not out:
-        raise ValidationError("messages: at least one message is required")
-    return out
 
 
 def conjoin_optional(*filters: Filter | None) -> Filter | None:
@@ -136,6 +107,10 @@ class Memory:
             index=index,
         )
         self._searcher = HybridSearch(components, self.graph, engine, index)
+        #: Updates and deletes, kept coherent across the store and the relational rows.
+        self._changes = MemoryChanges(
+            components, db, self.graph, self.history_log, self.counts, self.generations, index, self.emit
+        )
 
     # -- construction --------------------------------------------------------------
     @classmethod
@@ -182,6 +157,16 @@ class Memory:
         if self._searcher.index is not None:
             self._searcher.index.forget()
         self.components.close(keep=successor.components if successor else None)
+
+    def abandon(self, previous: Memory | None) -> None:
+        """Retire an engine that never served (a refused ``POST /configure``), leaving storage
+        as the request found it: a vector store of its own first removes what building it
+        created (an empty table, a new directory), then everything ``previous`` does not
+        share is closed."""
+        store = self.components.vector_store
+        if previous is None or store is not previous.components.vector_store:
+            store.discard_created()
+        self.retire(successor=previous)
 
     # -- add -----------------------------------------------------------------------
     def add(self, messages: str | Mapping[str, Any] | Sequence[Any], **kwargs: Any) -> list[MemoryRecord]:
@@ -249,53 +234,8 @@ class Memory:
             self.emit("memory_added", memory=record)
         return outcome
 
-    def add_request(
-        self,
-        messages: str | Mapping[str, Any] | Sequence[Any],
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        app_id: str | None = None,
-        org_id: str = DEFAULT_ORG,
-        project_id: str = DEFAULT_PROJECT,
-        metadata: Mapping[str, Any] | None = None,
-        timestamp: Any = None,
-        expiration_date: Any = None,
-        infer: bool = True,
-        custom_instructions: str | None = None,
-        includes: str | None = None,
-        excludes: str | None = None,
-        custom_categories: Any = None,
-        multilingual: bool = False,
-        actor: str | None = None,
-        id_seed: str | None = None,
-        enable_graph: bool | None = None,
-    ) -> AddRequest:
-        """A validated add; the durable queue stores these arguments and rebuilds it in a worker."""
-        try:
-            scope = Scope(
-                org_id=org_id, project_id=project_id, user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id
-            )
-        except pydantic.ValidationError as exc:
-            first = exc.errors()[0]
-            raise ValidationError(f"{first['loc'][0]}: {first['msg']}") from None
-        require_entity(scope.entity_ids())
-        return AddRequest(
-            messages=coerce_messages(messages),
-            scope=scope,
-            metadata=dict(metadata or {}),
-            observed_at=parse_moment(timestamp, "timestamp"),
-            expires_at=parse_moment(expiration_date, "expiration_date", end_of_day=True),
-            infer=infer,
-            custom_instructions=custom_instructions,
-            includes=includes,
-            excludes=excludes,
-            categories=coerce_categories(custom_categories),
-            multilingual=multilingual,
-            actor=actor,
-            id_seed=id_seed,
-        )
+    #: A validated add from ``add``'s keyword arguments (:func:`.add_request.build_add_request`).
+    add_request = staticmethod(build_add_request)
 
     # -- search and read -----------------------------------------------------------------
     def search(
@@ -388,19 +328,7 @@ class Memory:
             changes["expires_at"] = parse_moment(expiration_date, "expiration_date", end_of_day=True)
         if timestamp is not None:
             changes["observed_at"] = parse_moment(timestamp, "timestamp")
-        record = previous.model_copy(update=changes)
-        vector = self.components.embedder.embed([record.text], "document")
-        self.components.vector_store.upsert([record], vector)
-        with self.db.begin() as conn:
-            self.history_log.record([HistoryLog.row("UPDATE", record, previous, actor=actor)], conn)
-            self.generations.bump(conn, [record, previous])
-            if text is not None:
-                self.graph.unlink([record.id], conn)
-                self.graph.link(record, self.components.entity_extractor.extract(record.text), conn)
-        if self._searcher.index is not None:
-            self._searcher.index.dropped([record])
-        self.emit("memory_updated", memory=record, previous=previous)
-        return record
+        return self._changes.rewrite(previous, changes, actor)
 
     def delete(
         self,
@@ -411,7 +339,7 @@ class Memory:
         actor: str | None = None,
     ) -> MemoryRecord:
         record = self.get(memory_id, org_id=org_id, project_id=project_id)
-        self._delete_records([record], actor)
+        self._changes.delete_records([record], actor)
         return record
 
     def delete_all(
@@ -440,48 +368,22 @@ class Memory:
         where = visible(self._where(filters, ids), org_id, project_id, show_expired=True)
         if unfinished:
             where = conjoin(where, Condition("id", "nin", tuple(unfinished)))
-        deleted = 0
-        while batch := self.components.vector_store.list(where, 0, DELETE_BATCH):
-            self._delete_records(batch, actor)
-            deleted += len(batch)
+        deleted = self._changes.delete_matching(where, actor)
         self.drop_unrecorded(unfinished)
         return deleted
 
     def drop_unrecorded(self, memory_ids: Sequence[str]) -> int:
-        """Remove vectors an unfinished queued add wrote before its relational rows, which never
-        committed (the add was cancelled or is being redone): from the store only, as no history
-        row, count or entity link records them. Searches stop seeing them as after any delete
-        (the scope generations are bumped after the store delete). Returns how many were there."""
-        if not memory_ids:
-            return 0
-        store = self.components.vector_store
-        records = store.get(list(memory_ids))
-        if not records:
-            return 0
-        store.delete([r.id for r in records])
-        self.generations.bump_now(records)
-        if self._searcher.index is not None:
-            self._searcher.index.dropped(records)
-        return len(records)
+        """Remove vectors an unfinished queued add wrote before its relational rows (see
+        :meth:`MemoryChanges.drop_unrecorded`); returns how many were there."""
+        return self._changes.drop_unrecorded(memory_ids)
 
     def purge_project(self, org_id: str, project_id: str, actor: str | None = None) -> int:
         """Delete every memory of a project (expired ones too), then its history, entities and counts."""
-        where = visible(None, org_id, project_id, show_expired=True)
-        store = self.components.vector_store
-        deleted = purge_memories(lambda n: store.list(where, 0, n), lambda b: self._delete_records(list(b), actor))
-        purge_rows(self.db, org_id, project_id)
-        with self.db.begin() as conn:
-            self.generations.bump_keys(conn, project_scope_keys(self.db, org_id, project_id))
-        return deleted
+        return self._changes.purge_project(org_id, project_id, actor)
 
     def reset(self) -> None:
         """Delete every memory, entity and history row (all organizations and projects)."""
-        self.components.vector_store.reset()
-        self.graph.clear()
-        self.history_log.clear()
-        self.counts.clear()
-        # Last: a search reloading a scope before this must not keep the old graph either.
-        self.generations.bump_everything()
+        self._changes.reset()
 
     # Defined late: inside the class body the name shadows the builtin for type checkers.
     def list(
@@ -512,21 +414,6 @@ class Memory:
         return Page(store.list(where, (page - 1) * page_size, page_size), store.count(where))
 
     # -- helpers -------------------------------------------------------------------
-    def _delete_records(self, records: Records, actor: str | None) -> None:
-        ids = [r.id for r in records]
-        with self.db.begin() as conn:
-            self.history_log.record([HistoryLog.row("DELETE", r, r, actor=actor) for r in records], conn)
-            self.counts.adjust(conn, records, -1)
-            self.graph.unlink(ids, conn)
-        self.components.vector_store.delete(ids)
-        # After the delete, not with the relational rows: a search that reloads the scope
-        # between the two must not cache the deleted rows under the new generation.
-        self.generations.bump_now(records)
-        if self._searcher.index is not None:
-            self._searcher.index.dropped(records)
-        for record in records:
-            self.emit("memory_deleted", memory=record)
-
     @staticmethod
     def _where(filters: Mapping[str, Any] | None, ids: Mapping[str, str | None]) -> Filter | None:
         parsed = parse_filter(filters) if filters else None

@@ -510,6 +510,27 @@ class VectorStoreContract:
         assert second.search_vector(vectors[2], 1)[0].record.id == records[2].id
         assert {h.record.id for h in second.search_keyword("tea", 5)} == {"a1", "b1"}
 
+    def test_discard_created_keeps_a_store_that_holds_records(self, make_store: Callable[[int], VectorStore]) -> None:
+        """``discard_created`` undoes a refused reconfiguration's opening, but never at the
+        cost of a record: a store written to keeps everything, then closes as usual."""
+        first = make_store(self.dimension)
+        self.load(first, [make_record("a"), make_record("b")])
+        first.discard_created()
+        first.close()
+        again = make_store(self.dimension)
+        assert sorted(r.id for r in again.get(["a", "b"])) == ["a", "b"]
+
+    def test_a_discarded_fresh_store_opens_again_empty_and_usable(
+        self, make_store: Callable[[int], VectorStore]
+    ) -> None:
+        first = make_store(self.dimension)
+        first.discard_created()
+        first.close()
+        again = make_store(self.dimension)
+        assert again.count() == 0
+        self.load(again, [make_record("a")])
+        assert [r.id for r in again.get(["a"])] == ["a"]
+
     def test_reopening_with_another_dimension_fails(self, make_store: Callable[[int], VectorStore]) -> None:
         first = make_store(self.dimension)
         self.load(first, [make_record("a")])
