@@ -44,7 +44,6 @@ _EVERY_FORM: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"(?<!thank )\byou\b", re.I), "{l}"),
 ]
 _ANY_FORM = re.compile("|".join(f"(?:{p.pattern})" for p, _ in _EVERY_FORM), re.I)
-_BARE_YOU = re.compile(r"you", re.I)
 #: A bare "you" at a sentence or clause start, or after a verb that opens a clause ("I hope
 #: you enjoy it"), is a subject, so the verb after it agrees with the listener ("If you like
 #: it" -> "If the user likes it"); elsewhere it is an object ("remind you to") and the next
@@ -105,7 +104,7 @@ def addressed(text: str, listener: Addressee) -> str:
         surface, end = match.group(0), match.end()
         template = next(r for p, r in _EVERY_FORM if p.fullmatch(surface))
         replacement = template.format(l=listener.label)
-        if _BARE_YOU.fullmatch(surface) and _SUBJECT_BEFORE.search(text[: match.start()]):
+        if surface.lower() == "you" and _SUBJECT_BEFORE.search(text[: match.start()]):
             verb = _NEXT_WORD.match(text, end)
             if verb is not None and (conjugated := conjugate(verb.group(2))) is not None:
                 replacement = f"{replacement}{verb.group(1)}{conjugated}"

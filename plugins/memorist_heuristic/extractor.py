@@ -30,7 +30,7 @@ from memorist.plugin_api import (
 )
 from pydantic import Field
 
-from .addressee import Addressee, addressed, addressee
+from .addressee import addressed, addressee
 from .categories import categorize, excluded, exclusion_patterns
 from .corrections import may_correct, restate
 from .dates import resolve_relative_dates
@@ -115,18 +115,17 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                 earlier.append(correction.sentence if correction else sentence)
                 from_memories.append(from_memory)
             listener = addressee(request.messages, index)
-
-            def written(chunk: str, listener: Addressee | None = listener, speaker: str = speaker) -> str:
+            question = answered(request.messages, index, questions)
+            others = (listener.label,) if listener is not None else ()
+            chunks = list(standalone_facts)
+            for chunk in [*restated, *self._chunks(kept)]:
                 chunk = resolve_relative_dates(chunk, request.observed_at)
-                if listener is None:
-                    return standalone(chunk, speaker)
-                return standalone(addressed(chunk, listener), speaker, others=(listener.label,))
-
-            chunks = [*standalone_facts, *map(written, restated), *map(written, self._chunks(kept))]
-            if chunks and (question := answered(request.messages, index, questions)):
-                label = f"{capitalized(speaker)}: "  # standalone's prefix, when the reply names no one
-                reply = f"{label[:-2]} replied: {chunks[0][len(label) :]}" if chunks[0].startswith(label) else chunks[0]
-                chunks[0] = f"{question} {reply}"
+                if listener is not None:
+                    chunk = addressed(chunk, listener)
+                # The first memory of a reply opens with the question it answers.
+                chunks.append(standalone(chunk, speaker, others=others, reply_to=None if chunks else question))
+            if question and standalone_facts:  # worded from a memory: it names its speaker already
+                chunks[0] = f"{question} {chunks[0]}"
             for text in chunks:
                 facts.append(
                     ExtractedFact(

@@ -116,12 +116,14 @@ def mentions(text: str, speaker: str) -> bool:
     return re.search(rf"\b{re.escape(speaker)}\b", text, re.I) is not None
 
 
-def standalone(text: str, speaker: str, *, others: tuple[str, ...] = ()) -> str:
+def standalone(text: str, speaker: str, *, others: tuple[str, ...] = (), reply_to: str | None = None) -> str:
     """``text`` in the third person, prefixed with the speaker when it does not name them.
     ``others``: who else the text may name ("the assistant" once its "you" is written out); when
-    it does, the speaker is named every time rather than "they"."""
+    it does, the speaker is named every time rather than "they". ``reply_to``: the question the
+    text answers ('The user asked "..."'), which it then opens with ("... The assistant
+    replied: ..." when it names no one)."""
     crowded = any(mentions(text, other) for other in others)
     rewritten = third_person(text, speaker, name_every_time=crowded)
     if not mentions(rewritten, speaker):
-        rewritten = f"{capitalized(speaker)}: {rewritten}"
-    return rewritten
+        rewritten = f"{capitalized(speaker)}{' replied' if reply_to else ''}: {rewritten}"
+    return f"{reply_to} {rewritten}" if reply_to else rewritten
