@@ -12,11 +12,12 @@ accepts).
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from memorist.filters import Filter, evaluate
+from memorist.providers import VectorStore
 from memorist.records import MemoryRecord, normalized_hash
 
 T0 = datetime(2024, 3, 1, 12, 0, 0, 123456, tzinfo=UTC)
@@ -287,3 +288,15 @@ NASTY_VALUES = [
 def selected(records: list[MemoryRecord], where: Filter) -> set[str]:
     """Ids of ``records`` that ``where`` accepts (a helper for backend-specific tests)."""
     return {r.id for r in records if evaluate(where, r)}
+
+
+class ContractBase:
+    """What every part of the vector-store contract shares: the vectors' dimension, and
+    writing records with reproducible random vectors."""
+
+    dimension: ClassVar[int] = 8
+
+    def load(self, store: VectorStore, records: list[MemoryRecord], seed: int = 7) -> np.ndarray:
+        vectors = random_vectors(len(records), self.dimension, seed)
+        store.upsert(records, vectors)
+        return vectors

@@ -26,14 +26,14 @@ the reference semantics every store must reproduce exactly. The helpers
 (:func:`make_record`, :func:`unit`, :func:`random_vectors`,
 :func:`filter_dataset`, ``FILTER_CASES``, ``NASTY_VALUES``; they live in
 :mod:`memorist.testing.contract_data`) are public for a backend's own,
-store-specific tests.
+store-specific tests. The contract's filter tests (:class:`FilterContract`) and
+lifecycle tests (:class:`LifecycleContract`) live in modules of their own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 import pytest
@@ -41,12 +41,12 @@ import pytest
 from memorist.errors import DimensionMismatchError
 from memorist.filters import evaluate, parse_filter
 from memorist.providers import VectorStore
-from memorist.records import MemoryRecord
 
 from .contract_data import (
     FILTER_CASES,
     NASTY_VALUES,
     T0,
+    ContractBase,
     filter_dataset,
     make_record,
     newest_first,
@@ -54,11 +54,16 @@ from .contract_data import (
     selected,
     unit,
 )
+from .filter_contract import FilterContract
+from .lifecycle_contract import LifecycleContract
 
 __all__ = [
     "FILTER_CASES",
     "NASTY_VALUES",
     "T0",
+    "ContractBase",
+    "FilterContract",
+    "LifecycleContract",
     "VectorStoreContract",
     "filter_dataset",
     "make_record",
@@ -69,17 +74,12 @@ __all__ = [
 ]
 
 
-class VectorStoreContract:
-    """Contract tests every :class:`VectorStore` must pass (see module docstring)."""
-
-    dimension: ClassVar[int] = 8
+class VectorStoreContract(FilterContract, LifecycleContract):
+    """Contract tests every :class:`VectorStore` must pass (see module docstring): writes,
+    reads and searches here; filter semantics and the store's life across openings in the
+    two bases."""
 
     # fixtures the subclass provides: ``store`` and ``make_store``
-
-    def load(self, store: VectorStore, records: list[MemoryRecord], seed: int = 7) -> np.ndarray:
-        vectors = random_vectors(len(records), self.dimension, seed)
-        store.upsert(records, vectors)
-        return vectors
 
     # -- round trip and writes ---------------------------------------------------------------
 
@@ -422,122 +422,3 @@ class VectorStoreContract:
         if gone.record is None:
             assert gone.id not in fetched
         assert all(fetched[m.id] == next(r for r in records if r.id == m.id) for m in matches if m.id != gone.id)
-
-    # -- filters -----------------------------------------------------------------------------
-
-    @pytest.mark.parametrize(("case", "raw"), FILTER_CASES, ids=[c for c, _ in FILTER_CASES])
-    def test_filter_matches_reference_semantics(self, store: VectorStore, case: str, raw: dict[str, Any]) -> None:
-        records = filter_dataset()
-        vectors = self.load(store, records)
-        where = parse_filter(raw)
-        expected = {r.id for r in records if evaluate(where, r)}
-        assert 0 < len(expected) < len(records), f"case {case} must be selective to be a test"
-        assert store.count(where) == len(expected)
-        listed = store.list(where, limit=1000)
-        assert [r.id for r in listed] == newest_first([r for r in records if r.id in expected])
-        hits = store.search_vector(vectors[0], len(records), where)
-        assert {h.record.id for h in hits} == expected
-        page = store.list(where, offset=1, limit=2)
-        assert [r.id for r in page] == newest_first([r for r in records if r.id in expected])[1:3]
-
-    @pytest.mark.parametrize(("case", "raw"), FILTER_CASES, ids=[c for c, _ in FILTER_CASES])
-    def test_delete_where_matches_reference_semantics(self, store: VectorStore, case: str, raw: dict[str, Any]) -> None:
-        records = filter_dataset()
-        self.load(store, records)
-        where = parse_filter(raw)
-        expected = {r.id for r in records if evaluate(where, r)}
-        assert store.delete_where(where) == len(expected)
-        assert {r.id for r in store.list(limit=1000)} == {r.id for r in records} - expected
-
-    def test_keyword_search_respects_every_filter_kind(self, store: VectorStore) -> None:
-        records = filter_dataset()
-        self.load(store, records)
-        mentions_tea = {"a1", "b1"}
-        checked = 0
-        for _, raw in FILTER_CASES:
-            where = parse_filter(raw)
-            expected = {r.id for r in records if r.id in mentions_tea and evaluate(where, r)}
-            assert {h.record.id for h in store.search_keyword("tea", 10, where)} == expected
-            checked += bool(expected) and expected != mentions_tea
-        assert checked > 5
-
-    @pytest.mark.parametrize("value", NASTY_VALUES)
-    def test_sql_metacharacters_in_values_are_literal(self, store: VectorStore, value: str) -> None:
-        records = [
-            make_record("nasty", user_id=value, categories=[value], metadata={"v": value}, speaker=value),
-            make_record("plain", user_id="plain", categories=["plain"], metadata={"v": "plain"}),
-            make_record("other", user_id="o", categories=["x"], metadata={"v": "x"}),
-        ]
-        self.load(store, records)
-        for raw in (
-            {"user_id": value},
-            {"categories": value},
-            {"metadata.v": value},
-            {"speaker": {"contains": value}},
-            {"user_id": {"in": [value, "zzz"]}},
-            {"categories": {"icontains": value}},
-            {"metadata.v": {"contains": value}},
-        ):
-            where = parse_filter(raw)
-            assert [r.id for r in store.list(where)] == ["nasty"], raw
-            assert store.count(parse_filter({"NOT": raw})) == 2, raw
-        assert store.count(parse_filter({"user_id": {"ne": value}})) == 2
-        assert store.count() == 3  # nothing was injected or dropped
-
-    def test_like_wildcards_are_not_wildcards(self, store: VectorStore) -> None:
-        self.load(
-            store,
-            [
-                make_record("pct", user_id="100%", speaker="a_b"),
-                make_record("any", user_id="1000", speaker="axb"),
-            ],
-        )
-        assert [r.id for r in store.list(parse_filter({"user_id": {"contains": "0%"}}))] == ["pct"]
-        assert [r.id for r in store.list(parse_filter({"speaker": {"contains": "_"}}))] == ["pct"]
-        assert [r.id for r in store.list(parse_filter({"speaker": {"icontains": "A_B"}}))] == ["pct"]
-        assert store.list(parse_filter({"user_id": "%"})) == []
-
-    # -- persistence and dimensions ----------------------------------------------------------
-
-    def test_data_persists_across_reopen(self, make_store: Callable[[int], VectorStore]) -> None:
-        records = filter_dataset()
-        first = make_store(self.dimension)
-        vectors = self.load(first, records)
-        first.close()
-        second = make_store(self.dimension)
-        assert second.count() == len(records)
-        assert {r.id: r for r in second.get([r.id for r in records])} == {r.id: r for r in records}
-        assert second.search_vector(vectors[2], 1)[0].record.id == records[2].id
-        assert {h.record.id for h in second.search_keyword("tea", 5)} == {"a1", "b1"}
-
-    def test_discard_created_keeps_a_store_that_holds_records(self, make_store: Callable[[int], VectorStore]) -> None:
-        """``discard_created`` undoes a refused reconfiguration's opening, but never at the
-        cost of a record: a store written to keeps everything, then closes as usual."""
-        first = make_store(self.dimension)
-        self.load(first, [make_record("a"), make_record("b")])
-        first.discard_created()
-        first.close()
-        again = make_store(self.dimension)
-        assert sorted(r.id for r in again.get(["a", "b"])) == ["a", "b"]
-
-    def test_a_discarded_fresh_store_opens_again_empty_and_usable(
-        self, make_store: Callable[[int], VectorStore]
-    ) -> None:
-        first = make_store(self.dimension)
-        first.discard_created()
-        first.close()
-        again = make_store(self.dimension)
-        assert again.count() == 0
-        self.load(again, [make_record("a")])
-        assert [r.id for r in again.get(["a"])] == ["a"]
-
-    def test_reopening_with_another_dimension_fails(self, make_store: Callable[[int], VectorStore]) -> None:
-        first = make_store(self.dimension)
-        self.load(first, [make_record("a")])
-        first.close()
-        with pytest.raises(DimensionMismatchError) as raised:
-            make_store(self.dimension * 2)
-        message = str(raised.value)
-        assert str(self.dimension) in message and str(self.dimension * 2) in message
-        again = make_store(self.dimension)
-        assert again.count() == 1
