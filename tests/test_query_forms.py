@@ -25,6 +25,14 @@ from memorist.engine.query_forms import third_person_alias
         ("Which cities do we want to see?", None),  # "we" is not only the user
         ("Is it mine?", "Is it the user's?"),
         ("Myanmar or Imola?", None),
+        # A capital "I" that ends a name is its roman numeral, not the speaker.
+        ("When did World War I end?", None),
+        ("Did I read about World War I?", "Did the user read about World War I?"),
+        ("Do I have Type I diabetes?", "Does the user have Type I diabetes?"),
+        ("Was King Charles I beheaded?", None),
+        ("In March I moved where?", "In March the user moved where?"),  # a month is no name
+        ("What did Caroline and I cook?", "What did Caroline and the user cook?"),
+        ("Books I read in May", "Books the user read in May"),
         # What the user asks the assistant did: the memories say "the assistant".
         ("What did you recommend?", "What did the assistant recommend?"),
         ("What was your advice about my knee?", "What was the assistant's advice about the user's knee?"),

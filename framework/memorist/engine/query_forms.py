@@ -122,6 +122,20 @@ _SECOND_PERSON: list[tuple[re.Pattern[str], str]] = [
 ]
 _FORMS = _FIRST_PERSON + _SECOND_PERSON
 _ANY_FORM = re.compile("|".join(f"(?:{pattern.pattern})" for pattern, _ in _FORMS), re.I)
+#: Capitalized words that number what follows them with a roman numeral ("Type I diabetes").
+_NUMBERING_WORD = re.compile(
+    r"\b(?:Type|Phase|Part|Chapter|Volume|Vol|Act|Stage|Level|Class|Grade|Season|Episode|Book|Round|Article|"
+    r"Section|Category|War|Division|League|Tier|Schedule)\s+$"
+)
+#: Capitalized words that open a sentence or a time rather than a name ("In March I moved").
+_NOT_A_NAME = (
+    r"(?:In|On|At|By|For|From|Since|After|Before|Until|When|While|Last|This|Next|Every|And|But|Or|So|If|Then|"
+    r"Did|Do|Does|What|Where|Which|Who|How|Why|Can|Could|Should|Would|Will|Have|Has|Am|Was|Were|Is|Are|"
+    r"January|February|March|April|May|June|July|August|September|October|November|December|"
+    r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b"
+)
+#: Two capitalized words of a name just before the "I": "King Charles I", "Final Fantasy I".
+_NAME_OF_TWO = re.compile(rf"(?<![\w'’])(?!{_NOT_A_NAME})[A-Z][\w'’-]*\s+(?!{_NOT_A_NAME})[A-Z][\w'’-]*\s+$")
 
 
 def third_person_alias(query: str) -> str | None:
@@ -139,6 +153,8 @@ def third_person_alias(query: str) -> str | None:
 
     def third_person(match: re.Match[str]) -> str:
         surface = match.group(0)
+        if surface == "I" and _is_a_numeral(match.string[: match.start()]):
+            return surface
         for pattern, replacement in _FORMS:
             # Matched in place: a form's lookahead reads past its surface.
             here = pattern.match(match.string, match.start())
@@ -152,3 +168,9 @@ def third_person_alias(query: str) -> str | None:
 
     aliased = _ANY_FORM.sub(third_person, query)
     return aliased if aliased != query else None
+
+
+def _is_a_numeral(before: str) -> bool:
+    """Whether a capital "I" after ``before`` is the roman numeral ending a name ("World War
+    I", "King Charles I", "Type I"), which a speaker's "I" never is."""
+    return _NUMBERING_WORD.search(before) is not None or _NAME_OF_TWO.search(before) is not None
