@@ -234,6 +234,19 @@ def test_embedding_batches_compares_the_ways_texts_are_fed(tmp_path: Path) -> No
     assert all(value > 0 for value in rates.values())
 
 
+def test_embedding_precision_compares_float_and_both_int8_copies(tmp_path: Path) -> None:
+    """The per-channel int8 copy that ``quantize: int8`` runs is nearer the float vectors than
+    the one-scale-per-matrix copy it replaced."""
+    data = tmp_path / "locomo"
+    write_conversation(data)
+    result = run("embedding_precision.py", "--data", str(data), "--turns", "12", "--single", "4", "--rounds", "1")
+    rows = {line[:28].strip(): [float(x) for x in line[28:].split()] for line in result.stdout.splitlines()[2:]}
+    assert set(rows) == {"float", "int8, one scale per matrix", "int8, per channel"}, result.stdout
+    assert max(rows["float"][:2]) < 1e-5
+    assert 0 < rows["int8, per channel"][0] < rows["int8, one scale per matrix"][0]
+    assert all(len(row) == 4 and min(row[2:]) > 0 for row in rows.values())
+
+
 def test_scale_keeps_a_store_and_says_when_a_reuse_asks_for_more_queries_than_it_kept(tmp_path: Path) -> None:
     """A kept store holds the exact answers of the queries it was loaded with; a reuse asking
     more used to end in an IndexError deep in a child process."""

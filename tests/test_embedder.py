@@ -117,13 +117,15 @@ def test_int8_runs_a_cached_quantized_copy_whose_vectors_still_retrieve(tmp_path
     full = make(tmp_path)
     int8 = make(tmp_path, quantize="int8")
     assert int8.describe().endswith("(onnx, int8)") and full.describe().endswith("(onnx)")
-    assert int8._onnx is not None and int8._onnx.graph.name.endswith("-int8.onnx")
+    assert int8._onnx is not None and int8._onnx.graph.name.endswith("-int8pc.onnx")
     assert int8.dimension == full.dimension == 384
     exact, approximate = full.embed(TEXTS), int8.embed(TEXTS)
     np.testing.assert_allclose(np.linalg.norm(approximate, axis=1), 1.0, atol=1e-5)
     cosines = (exact * approximate).sum(axis=1)
     assert np.abs(exact - approximate).max() > 1e-3  # really another graph...
-    assert cosines.min() > 0.85 and cosines.mean() > 0.93  # ...giving nearly the same directions ("ok": 0.87)
+    # ...giving nearly the same directions: each weight matrix is scaled per output channel
+    # (0.97-0.99 here); one scale per matrix gave 0.87 for "ok" and a mean of ~0.95.
+    assert cosines.min() > 0.95 and cosines.mean() > 0.98
     documents = [
         "Caroline went to an LGBTQ support group and researched adoption agencies.",
         "Melanie painted a sunrise over the lake last summer.",
