@@ -79,14 +79,20 @@ def test_a_fusion_that_changes_the_vectors_is_not_kept(
     monkeypatch.setattr(fusion, "TOLERANCE", -1.0)  # any difference at all, even none, is too much
     plain = make(tmp_path)
     assert plain._onnx is not None and "Attention" not in _operators(plain._onnx.graph)
-    assert {p.suffix for p in (tmp_path / "onnx").iterdir()} == {".onnx"}  # no temporary left behind
+    assert not list((tmp_path / "onnx").glob("*.tmp"))  # no temporary left behind
     np.testing.assert_allclose(plain.embed(TEXTS), torch_embedder.embed(TEXTS), atol=1e-5)
 
 
 def test_export_is_cached_and_reused(tmp_path: Path) -> None:
+    # A graph another install exported, whose model directory has since been deleted.
+    cache = tmp_path / "onnx"
+    cache.mkdir()
+    (cache / "model-0123456789abcdef.onnx").write_bytes(b"an old export")
+    (cache / "model-0123456789abcdef.source.json").write_text('{"model_path": "/gone/venv/model", "weights": []}')
     make(tmp_path)
     exported = list((tmp_path / "onnx").glob("*.onnx"))
-    assert len(exported) == 1 and not list((tmp_path / "onnx").glob("*.tmp"))
+    assert len(exported) == 1 and not list((tmp_path / "onnx").glob("*.tmp"))  # the stale one pruned
+    assert exported[0].with_name(f"{exported[0].stem}.source.json").exists()
     stamp = exported[0].stat().st_mtime_ns
     again = make(tmp_path)
     assert again.describe().endswith("(onnx)")

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from . import graph_cache
 from .fusion import fuse_transformer
 
 log = logging.getLogger(__name__)
@@ -126,6 +127,7 @@ class OnnxSentenceEncoder:
         for inputs in (_INPUT_NAMES, _INPUT_NAMES[:2]):
             graph = cache_dir / f"{_cache_key(model_path, inputs)}.onnx"
             if graph.exists():
+                graph_cache.mark_used(graph, model_path)
                 return cls(model_path, graph, tuning)
         raise CacheMiss(f"{model_path}: not exported yet")
 
@@ -137,6 +139,10 @@ class OnnxSentenceEncoder:
         graph = cache_dir / f"{_cache_key(model_path, inputs)}.onnx"
         if not graph.exists():
             _export(model, inputs, graph)
+            graph_cache.record_source(graph, model_path)
+            graph_cache.prune(cache_dir, keep=graph)
+        else:
+            graph_cache.mark_used(graph, model_path)
         return cls(model_path, graph, tuning)
 
     def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
@@ -228,9 +234,8 @@ def _cache_key(model_path: str, inputs: Sequence[str]) -> str:
     torch's version is read from the package metadata: computing the key must not import it.
     """
     root = Path(model_path)
-    weights = sorted(root.glob("*.safetensors")) + sorted(root.glob("*.bin")) if root.is_dir() else []
     parts = [str(root.resolve()) if root.exists() else model_path, _torch_version(), ",".join(inputs), _GRAPH_FORMAT]
-    parts += [f"{w.name}:{w.stat().st_size}:{w.stat().st_mtime_ns}" for w in weights]
+    parts += graph_cache.weights_signature(root)
     digest = hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
     return f"{root.name or 'model'}-{digest}"
 
@@ -277,6 +282,7 @@ def _quantized(graph: Path) -> Path:
         )
         os.replace(tmp, target)
         log.info("quantized %s to int8 at %s", graph.stem, target)
+        graph_cache.prune(graph.parent, keep=graph)
     finally:
         quiet.setLevel(level)
         if os.path.exists(tmp):
