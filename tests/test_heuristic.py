@@ -106,6 +106,26 @@ def test_memories_stand_alone_with_speaker_and_date(extractor: HeuristicExtracto
         ("I like tea. I prefer window seats btw", "The user likes tea. They prefer window seats"),
         ("I moved to Leeds, by the way.", "The user moved to Leeds."),
         ("I just finished By the Way.", "The user just finished By the Way."),
+        # hesitations and discourse markers
+        ("Actually I moved from Berlin to Munich.", "The user moved from Berlin to Munich."),
+        ("So, um, I think I might learn Japanese.", "The user thinks they might learn Japanese."),
+        ("Oh and by the way, my wife is called Sara.", "The user's wife is called Sara."),
+        ("Honestly, the best pizza is in Naples.", "The user: The best pizza is in Naples."),
+        # a request to remember states the fact; a request to be reminded is what the user wants
+        ("Remember that I'm vegetarian.", "The user is vegetarian."),
+        ("Please remember my wife's birthday is June 5.", "The user's wife's birthday is June 5."),
+        ("Can you remember that my son's name is Leo?", "The user's son's name is Leo."),
+        ("Note: I prefer aisle seats.", "The user prefers aisle seats."),
+        ("Oh, and keep in mind that I hate cilantro.", "The user hates cilantro."),
+        ("Just so you know, I'm lactose intolerant.", "The user is lactose intolerant."),
+        ("FYI my flight leaves at 6am.", "The user's flight leaves at 6am."),
+        ("Remind me to renew my passport.", "The user wants to be reminded to renew their passport."),
+        ("Could you remind me about the dentist?", "The user wants to be reminded about the dentist."),
+        ("Remember the milk.", "The user: Remember the milk."),  # an errand, not a fact to strip
+        # one of two joined people is named ("they" would read as both)
+        ("My husband and I are going to Portugal.", "The user's husband and the user are going to Portugal."),
+        ("She invited my brother and me to dinner.", "She invited the user's brother and the user to dinner."),
+        ("I study law and I watch films.", "The user studies law and they watch films."),
     ],
 )
 def test_a_message_opening_with_a_greeting_is_remembered_without_it(
@@ -263,7 +283,7 @@ def test_a_correction_in_its_own_add_restates_the_scopes_recent_memory(extractor
     # A week-old value is not what "make that" refers to: the sentence is kept as said.
     old = just_before.model_copy(update={"observed_at": datetime(2023, 5, 1, tzinfo=UTC)})
     stale = request.model_copy(update={"recent": [old]})
-    assert [f.text for f in extractor.extract(stale)] == ["Actually, make that $4000, the user's partner is joining."]
+    assert [f.text for f in extractor.extract(stale)] == ["Make that $4000, the user's partner is joining."]
 
 
 def test_only_an_add_holding_a_correction_asks_for_recent_memories(extractor: HeuristicExtractor) -> None:
@@ -273,3 +293,45 @@ def test_only_an_add_holding_a_correction_asks_for_recent_memories(extractor: He
 
     assert wanted("Sorry, make it 8pm.") > 0 and wanted("Oops, I meant Tuesday.") > 0
     assert wanted("I can make it to the party.") == wanted("I like tea.") == 0
+
+
+@pytest.mark.parametrize(
+    ("question", "reply", "remembered"),
+    [
+        ("How old are you?", "27", 'The assistant asked "How old are you?" The user replied: 27'),
+        ("Where do you live?", "Tokyo.", 'The assistant asked "Where do you live?" The user replied: Tokyo.'),
+        ("Do you have any pets?", "No.", 'The assistant asked "Do you have any pets?" The user replied: No.'),
+        (
+            "Shall I book the 7pm table?",
+            "Yeah, sure!",
+            'The assistant asked "Shall I book the 7pm table?" The user replied: Yeah, sure!',
+        ),
+        (
+            "Do you have any pets?",
+            "No. But I want a cat.",
+            'The assistant asked "Do you have any pets?" No. But the user wants a cat.',
+        ),
+    ],
+)
+def test_a_short_reply_to_a_question_is_the_fact(
+    extractor: HeuristicExtractor, question: str, reply: str, remembered: str
+) -> None:
+    """ "27" alone is nothing; answering "How old are you?" it is the user's age."""
+    said = extract(extractor, Message(role="assistant", content=question), Message(role="user", content=reply))
+    assert said == [remembered]
+
+
+@pytest.mark.parametrize("reply", ["haha", "Wow!", "Thanks!"])
+def test_a_laugh_or_thanks_after_a_question_answers_nothing(extractor: HeuristicExtractor, reply: str) -> None:
+    said = Message(role="assistant", content="Shall I book the 7pm table?")
+    assert extract(extractor, said, Message(role="user", content=reply)) == []
+    assert extract(extractor, Message(role="user", content="27")) == []  # and no question: no answer
+
+
+def test_an_assistants_acknowledgement_is_not_remembered(extractor: HeuristicExtractor) -> None:
+    said = extract(
+        extractor,
+        Message(role="user", content="I love sushi."),
+        Message(role="assistant", content="Got it, you love sushi. Noted! I'll suggest sushi places."),
+    )
+    assert said == ["The user loves sushi.", "The user loves sushi. The assistant will suggest sushi places."]

@@ -35,7 +35,14 @@ from .categories import categorize, excluded, exclusion_patterns
 from .corrections import may_correct, restate
 from .dates import resolve_relative_dates
 from .rewrite import capitalized, speaker_label, standalone
-from .segment import classified_sentences, without_closer, without_opener
+from .segment import (
+    as_statement,
+    classified_sentences,
+    is_short_answer,
+    without_acknowledgement,
+    without_closer,
+    without_opener,
+)
 
 #: The longest question a reply's memory opens with (see :func:`answered`).
 MAX_QUESTION_CHARS = 160
@@ -96,7 +103,10 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
             kept: list[str] = []
             restated: list[str] = []
             standalone_facts: list[str] = []
+            question = answered(request.messages, index, questions)
             for position, (sentence, reason) in enumerate(classified_sentences(message.content)):
+                if reason == "filler" and position == 0 and question is not None and is_short_answer(sentence):
+                    reason = None  # "How old are you?" "27": the reply is the fact
                 if reason is None and excluded(sentence, patterns):
                     reason = "excluded"
                 if reason is not None:
@@ -104,7 +114,10 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                     if reason == "question":
                         questions[index] = sentence
                     continue
-                sentence = without_closer(without_opener(sentence) if position == 0 else sentence)
+                if position == 0:
+                    sentence = as_statement(without_opener(sentence))  # "Oh, and remember that I..."
+                    sentence = without_acknowledgement(sentence) if message.role == "assistant" else sentence
+                sentence = without_closer(sentence)
                 correction = restate(sentence, earlier)
                 from_memory = correction is not None and from_memories[correction.source]
                 if correction is None:
@@ -115,7 +128,6 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                 earlier.append(correction.sentence if correction else sentence)
                 from_memories.append(from_memory)
             listener = addressee(request.messages, index)
-            question = answered(request.messages, index, questions)
             others = (listener.label,) if listener is not None else ()
             chunks = list(standalone_facts)
             for chunk in [*restated, *self._chunks(kept)]:

@@ -55,6 +55,13 @@ _NO_AGREEMENT_BEFORE = re.compile(
     re.I,
 )
 _SENTENCE_END = re.compile(r"(?:^|[.!?]\s*|\n\s*|[\"“(]\s*)$")
+#: "my husband and I", "her and me": one of two joined people is named, not "they", which
+#: would read as both ("the user's husband and they are going"). An "I" is joined only in a
+#: subject of a few words opening its sentence, with no "I" of its own ("I study law and I
+#: watch films" joins clauses).
+_JOINED_ME = re.compile(r"\b(?:and|or|nor)\s+$", re.I)
+_JOINED_I = re.compile(r"(?:^|[.!?;:]\s+)(?:(?![Ii]\s)[\w'’()-]+\s+){1,6}(?:and|or|nor)\s+$")
+_BARE_ME = re.compile(r"(?<![\w'’])me\b")
 
 
 def speaker_label(name: str | None, role: str) -> str:
@@ -89,7 +96,11 @@ def third_person(text: str, speaker: str, *, name_every_time: bool = False) -> s
         end = match.end()
         for pattern, first, later in _FORMS:
             if pattern.fullmatch(surface):
-                replacement = later if named and not name_every_time else first.format(name=speaker)
+                before = text[: match.start()]
+                joined = (_BARE_I.fullmatch(surface) and _JOINED_I.search(before)) or (
+                    _BARE_ME.fullmatch(surface) and _JOINED_ME.search(before)
+                )
+                replacement = later if named and not name_every_time and not joined else first.format(name=speaker)
                 break
         else:  # pragma: no cover - the alternation only matches listed forms
             replacement = surface

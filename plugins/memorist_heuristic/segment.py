@@ -45,10 +45,14 @@ _GREETING = re.compile(
 #: A greeting or a hesitation set off by punctuation at a sentence's start ("Hi, ", "Oh wait, ").
 _OPENER = re.compile(
     r"^(?:(?:hey+|hi+|hello|hiya|howdy|good (?:morning|afternoon|evening))(?: there)?|(?:oh+ )?wait|well|anyway"
-    r"|btw|by the way|(?:ok(?:ay)? )?so|guess what|you know what|(?:big|good|great|exciting) news|fun fact)"
+    r"|(?:oh+,?\s+)?(?:and\s+|also,?\s+)?(?:btw|by the way)|(?:ok(?:ay)? )?so|guess what|you know what"
+    r"|(?:big|good|great|exciting) news|fun fact|actually|honestly|basically|um+|uh+m*|erm*|hmm+)"
     r"\s*[,!.:;—–~-]+\s*"
-    # "Oh and I need...", "Also my budget...": a link to what was said before, then the speaker.
-    r"|^(?:oh+,?\s+)?(?:and|also|plus)\s+(?=(?:i|my|i['’]m|i['’]ve|i['’]ll|i['’]d)\b)",
+    # "Oh and I need...", "Also my budget...", "Um I think...": a link to what was said before,
+    # or a hesitation, then the speaker. A sentence's opening "actually" always is one.
+    r"|^(?:oh+,?\s+)?(?:and|also|plus|honestly|basically|um+|uh+m*)\s+"
+    r"(?=(?:i|my|i['’]m|i['’]ve|i['’]ll|i['’]d|please|remember|remind|note|keep in mind|don['’]t forget)\b)"
+    r"|^actually\s+(?=\w)",
     re.IGNORECASE,
 )
 #: A vocative name closing an exclamation ("..., Caroline!").
@@ -145,6 +149,60 @@ def without_opener(sentence: str) -> str:
     return rest[0].upper() + rest[1:]
 
 
+#: How an assistant acknowledges what it was told before restating it ("Got it, you are 27.").
+_ACKNOWLEDGEMENT = re.compile(
+    r"^(?:got it|noted|understood|sure( thing)?|certainly|of course|absolutely|great|perfect|ok(?:ay)?|alright|"
+    r"all right|sounds good|i see|good to know|thanks for (?:sharing|letting me know|telling me)(?: that)?)"
+    r"\s*[,!.:;—–~-]+\s*",
+    re.IGNORECASE,
+)
+
+
+def without_acknowledgement(sentence: str) -> str:
+    """An assistant's first sentence without its acknowledgement ("Got it, you are 27 years
+    old." is remembered as "You are 27 years old."): the assistant's own "Got it" says nothing,
+    unlike a person's "Yeah, ..." answering what the other said (see :func:`without_opener`)."""
+    rest = _ACKNOWLEDGEMENT.sub("", sentence.strip(), count=1)
+    return sentence if not rest or rest == sentence.strip() else rest[0].upper() + rest[1:]
+
+
+_FIRST_PERSON_NEXT = r"(?=(?:i|my|me|i['’]m|i['’]ve|i['’]ll|i['’]d|we|our)\b)"
+#: Asking the assistant to remember: "Remember that I'm vegetarian.", "Note: I prefer aisle
+#: seats.", "Can you remember that my son is Leo?", "FYI my flight leaves at 6am.". The fact
+#: is what follows; the request only says it is one.
+_MEMORY_REQUEST = re.compile(
+    r"^(?:(?:(?:can|could|will|would) you\s+)?(?:please\s+)?(?:remember|note(?: down)?|don['’]t forget|do not forget|"
+    r"keep in mind|bear in mind|never forget)(?:\s*:\s*|\s+that\s+|\s+" + _FIRST_PERSON_NEXT + r")"
+    r"|(?:fyi|just so you know|for your information|for the record|heads up|note to self)"
+    r"(?:\s*[,:!—–-]+\s*|\s+(?:that\s+)?" + _FIRST_PERSON_NEXT + r"))",
+    re.I,
+)
+#: Asking to be reminded: "Remind me to call mom" is remembered as "I want to be reminded to
+#: call mom" (then "The user wants to be reminded to call mom").
+_REMINDER = re.compile(
+    r"^(?:(?:can|could|will|would) you\s+)?(?:please\s+)?(?:remind me|don['’]t let me forget)\s+"
+    r"(?=to\b|that\b|about\b|of\b)",
+    re.I,
+)
+
+
+def as_statement(sentence: str) -> str:
+    """``sentence`` without a request to remember what it states: "Remember that I'm
+    vegetarian." -> "I'm vegetarian.", "Can you note that my son is Leo?" -> "My son is
+    Leo.", "Remind me to call mom" -> "I want to be reminded to call mom". Other sentences
+    are returned as they are."""
+    stripped = sentence.strip()
+    request = _REMINDER.match(stripped) or _MEMORY_REQUEST.match(stripped)
+    if request is None or request.end() >= len(stripped):
+        return sentence
+    rest = stripped[request.end() :]
+    if request.re is _REMINDER:
+        rest = f"I want to be reminded {rest}"
+    if stripped.split()[0].lower() in ("can", "could", "will", "would"):
+        rest = re.sub(r"\?+([\"')\]]*)$", r".\1", rest)  # what was asked is stated now
+    return rest[0].upper() + rest[1:]
+
+
 def skip_reason(sentence: str) -> str | None:
     """Why ``sentence`` is not worth remembering (``greeting``, ``thanks``, ``filler``,
     ``question``), or None when it states something."""
@@ -162,6 +220,22 @@ def skip_reason(sentence: str) -> str | None:
     return empty
 
 
+#: A reply that answers a yes/no question ("No.", "Yeah, sure!") though it is filler alone.
+_YES_NO = re.compile(
+    r"\b(?:yes|yeah|yep|yup|no|nope|nah|sure|of course|definitely|absolutely|not really|correct|exactly|"
+    r"ok(?:ay)?)\b",
+    re.I,
+)
+
+
+def is_short_answer(sentence: str) -> bool:
+    """Whether ``sentence``, dropped as filler on its own, answers a question asked just
+    before it: "27", "Tokyo.", "No.", "Yeah, sure!" ("How old are you?" "27"). A laugh or an
+    exclamation ("haha", "wow!") answers nothing."""
+    prefix, rest = _strip_greetings(sentence)
+    return bool(content_words(rest)) or _YES_NO.search(prefix) is not None
+
+
 def is_filler(sentence: str) -> bool:
     """Greetings, thanks, acknowledgements and exclamations with no content."""
     reason = skip_reason(sentence)
@@ -175,7 +249,7 @@ def is_bare_question(sentence: str) -> bool:
 
 def classified_sentences(text: str) -> list[tuple[str, str | None]]:
     """Every sentence of ``text`` with the reason it is dropped (None: kept), in order."""
-    return [(s, skip_reason(s)) for s in split_sentences(text)]
+    return [(s, skip_reason(s)) for s in map(as_statement, split_sentences(text))]
 
 
 def informative_sentences(text: str) -> list[str]:
