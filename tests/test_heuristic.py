@@ -326,6 +326,9 @@ def test_a_laugh_or_thanks_after_a_question_answers_nothing(extractor: Heuristic
     said = Message(role="assistant", content="Shall I book the 7pm table?")
     assert extract(extractor, said, Message(role="user", content=reply)) == []
     assert extract(extractor, Message(role="user", content="27")) == []  # and no question: no answer
+    # an assistant's "Sure!" says nothing about the user
+    asked = Message(role="user", content="Can you help me plan meals?")
+    assert extract(extractor, asked, Message(role="assistant", content="Sure!")) == []
 
 
 def test_an_assistants_acknowledgement_is_not_remembered(extractor: HeuristicExtractor) -> None:

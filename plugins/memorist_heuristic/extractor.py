@@ -104,9 +104,12 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
             restated: list[str] = []
             standalone_facts: list[str] = []
             question = answered(request.messages, index, questions)
+            # "How old are you?" "27": the user's reply is the fact. (An assistant's "Sure!"
+            # to "Can you help me plan meals?" says nothing about the user.)
+            answers = question is not None and message.role == "user"
             for position, (sentence, reason) in enumerate(classified_sentences(message.content)):
-                if reason == "filler" and position == 0 and question is not None and is_short_answer(sentence):
-                    reason = None  # "How old are you?" "27": the reply is the fact
+                if reason == "filler" and position == 0 and answers and is_short_answer(sentence):
+                    reason = None
                 if reason is None and excluded(sentence, patterns):
                     reason = "excluded"
                 if reason is not None:
