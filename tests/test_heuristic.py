@@ -126,6 +126,8 @@ def test_memories_stand_alone_with_speaker_and_date(extractor: HeuristicExtracto
         ("My husband and I are going to Portugal.", "The user's husband and the user are going to Portugal."),
         ("She invited my brother and me to dinner.", "She invited the user's brother and the user to dinner."),
         ("I study law and I watch films.", "The user studies law and they watch films."),
+        ("My name is Ada and I live in Lisbon.", "The user's name is Ada and they live in Lisbon."),
+        ("Yesterday my dad and I went fishing.", "Yesterday (7 May 2023) the user's dad and the user went fishing."),
     ],
 )
 def test_a_message_opening_with_a_greeting_is_remembered_without_it(

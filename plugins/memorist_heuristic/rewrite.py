@@ -56,11 +56,14 @@ _NO_AGREEMENT_BEFORE = re.compile(
 )
 _SENTENCE_END = re.compile(r"(?:^|[.!?]\s*|\n\s*|[\"“(]\s*)$")
 #: "my husband and I", "her and me": one of two joined people is named, not "they", which
-#: would read as both ("the user's husband and they are going"). An "I" is joined only in a
-#: subject of a few words opening its sentence, with no "I" of its own ("I study law and I
-#: watch films" joins clauses).
+#: would read as both ("the user's husband and they are going"). An "I" is joined only to
+#: "my" and a word or two opening its sentence ("Yesterday my dad and I"); "My name is Ada
+#: and I live in Lisbon" joins clauses and keeps "they".
 _JOINED_ME = re.compile(r"\b(?:and|or|nor)\s+$", re.I)
-_JOINED_I = re.compile(r"(?:^|[.!?;:]\s+)(?:(?![Ii]\s)[\w'’()-]+\s+){1,6}(?:and|or|nor)\s+$")
+_JOINED_I = re.compile(
+    r"(?:^|[.!?;:]\s+)(?:[A-Z][\w'’-]*(?:\s+\([^)]*\))?,?\s+)?(?:my|our)\s+[\w'’-]+(?:\s+[\w'’-]+)?\s+(?:and|or)\s+$",
+    re.I,
+)
 _BARE_ME = re.compile(r"(?<![\w'’])me\b")
 
 
