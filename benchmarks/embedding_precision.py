@@ -27,6 +27,7 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
+from embedding_batches import rate  # noqa: E402
 from ingest_stages import engine, turns  # noqa: E402
 from locomo import DEFAULT_DATA, turn_text  # noqa: E402
 
@@ -63,13 +65,6 @@ def lone_p50_ms(encoder: Any, texts: list[str]) -> float:
         encoder.encode([text], 1)
         spent.append(time.perf_counter() - began)
     return statistics.median(spent) * 1000
-
-
-def batched_rate(encoder: Any, texts: list[str], batch_size: int) -> float:
-    began = time.perf_counter()
-    for start in range(0, len(texts), 128):
-        encoder.encode(texts[start : start + 128], batch_size)
-    return len(texts) / (time.perf_counter() - began)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,14 +101,14 @@ def main(argv: list[str] | None = None) -> int:
         for _ in range(args.rounds):
             for label, encoder in encoders.items():
                 lone[label].append(lone_p50_ms(encoder, said[: args.single]))
-                batched[label].append(batched_rate(encoder, said, batch_size))
+                batched[label].append(rate(partial(encoder.encode, batch_size=batch_size), said, 128))
         print(f"{len(said)} LoCoMo turns, {args.rounds} rounds; a lone turn p50 per round, calls of 128 per round")
         print(f"{'graph':<28} {'1-cos mean':>10} {'1-cos max':>10}  {'lone turn (ms)':<22} batched (texts/s)")
         for label, encoder in encoders.items():
             gap = 1.0 - np.sum(exact * encoder.encode(said, batch_size), axis=1)
             ms = " ".join(f"{x:.2f}" for x in lone[label])
-            rate = " ".join(f"{x:.0f}" for x in batched[label])
-            print(f"{label:<28} {gap.mean():10.5f} {gap.max():10.5f}  {ms:<22} {rate}")
+            rates = " ".join(f"{x:.0f}" for x in batched[label])
+            print(f"{label:<28} {gap.mean():10.5f} {gap.max():10.5f}  {ms:<22} {rates}")
     default.close()
     fast.close()
     return 0
