@@ -118,6 +118,12 @@ class LanguageModel(Provider[OptionsT]):
         messages call for it."""
         return 0
 
+    def question_wanted(self, request: ExtractionRequest) -> bool:
+        """Whether extracting ``request`` needs ``request.asked``, the question the
+        conversation's previous add ended on: its first message may be the answer ("How
+        old are you?" ... "27"). False, the default, reads nothing."""
+        return False
+
     def extract_detailed(self, request: ExtractionRequest) -> Extraction:
         """``extract`` plus what was not kept and why (nothing is dropped silently).
 

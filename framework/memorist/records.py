@@ -198,6 +198,9 @@ class Extraction(BaseModel):
 
     facts: list[ExtractedFact] = Field(default_factory=list)
     skipped: list[SkippedInput] = Field(default_factory=list)
+    #: The question the request's last message ends on, still waiting for its answer: the
+    #: next add of the conversation may answer it (see ``ExtractionRequest.asked``).
+    open_question: Message | None = None
 
 
 class RecentMemory(BaseModel):
@@ -224,6 +227,10 @@ class ExtractionRequest(BaseModel):
     #: The scope's latest memories, oldest first, when the language model asked for them
     #: (:meth:`~memorist.providers.LanguageModel.recent_wanted`); otherwise empty.
     recent: list[RecentMemory] = Field(default_factory=list)
+    #: The question the conversation's previous add ended on, while still open (nothing
+    #: stored since, within the hour), when the language model asked for it
+    #: (:meth:`~memorist.providers.LanguageModel.question_wanted`); otherwise None.
+    asked: Message | None = None
 
 
 class EntityMention(BaseModel):

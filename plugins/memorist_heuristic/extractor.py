@@ -39,6 +39,8 @@ from .segment import (
     as_statement,
     classified_sentences,
     is_short_answer,
+    skip_reason,
+    split_sentences,
     without_acknowledgement,
     without_closer,
     without_opener,
@@ -77,6 +79,15 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
         $4000") an earlier add's fact may be what it corrects."""
         return RECENT_FOR_CORRECTIONS if any(may_correct(m.content) for m in request.messages) else 0
 
+    def question_wanted(self, request: ExtractionRequest) -> bool:
+        """The question the previous add ended on, only for an add that opens with a user's
+        reply that is nothing without one ("27", "Vegetarian.", "No.")."""
+        if not request.messages or request.messages[0].role != "user":
+            return False
+        sentences = split_sentences(request.messages[0].content)
+        first = as_statement(sentences[0]) if sentences else ""
+        return bool(first) and skip_reason(first) == "filler" and is_short_answer(first)
+
     def extract_detailed(self, request: ExtractionRequest) -> Extraction:
         """Facts, and every sentence or message not kept with the reason (see ``segment``)."""
         patterns = exclusion_patterns(request.excludes)
@@ -94,6 +105,9 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
             stored.setdefault(speaker, []).append(True)
         #: A message's last sentence skipped as a question: what the reply after it answers.
         questions: dict[int, str] = {}
+        #: A message's last sentence when it is a question: the last message's may be answered
+        #: by the conversation's next add (``Extraction.open_question``).
+        ending_questions: dict[int, str] = {}
         for index, message in enumerate(request.messages):
             if message.role == "tool" or (message.role == "system" and not self.options.include_system):
                 continue  # reported by account_for_messages
@@ -103,11 +117,14 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
             kept: list[str] = []
             restated: list[str] = []
             standalone_facts: list[str] = []
-            question = answered(request.messages, index, questions)
+            question = answered(request.messages, index, questions, request.asked)
             # "How old are you?" "27": the user's reply is the fact. (An assistant's "Sure!"
             # to "Can you help me plan meals?" says nothing about the user.)
             answers = question is not None and message.role == "user"
-            for position, (sentence, reason) in enumerate(classified_sentences(message.content)):
+            classified = classified_sentences(message.content)
+            if classified and classified[-1][1] == "question":
+                ending_questions[index] = classified[-1][0]
+            for position, (sentence, reason) in enumerate(classified):
                 if reason == "filler" and position == 0 and answers and is_short_answer(sentence):
                     reason = None
                 if reason is None and excluded(sentence, patterns):
@@ -151,7 +168,11 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                         speaker=message.name,
                     )
                 )
-        return Extraction(facts=facts, skipped=account_for_messages(request, facts, skipped))
+        return Extraction(
+            facts=facts,
+            skipped=account_for_messages(request, facts, skipped),
+            open_question=open_question(request.messages, ending_questions),
+        )
 
     def _chunks(self, sentences: list[str]) -> list[str]:
         chunks: list[str] = []
@@ -167,20 +188,37 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
         return chunks
 
 
-def answered(messages: list[Message], index: int, questions: dict[int, str]) -> str | None:
+def answered(
+    messages: list[Message], index: int, questions: dict[int, str], asked: Message | None = None
+) -> str | None:
     """What a reply answers, as its memory opens with it: 'The user asked "Can you recommend a
     novel about trees?"', 'The assistant asked "Do you have a budget in mind?"'. A question is
     no memory of its own, but without it "I recommend The Overstory" holds no "novel" or "trees"
     for a later "Which book did you recommend?" to find, and "Around 20 lakh rupees." says
     nothing of a budget. Only the other party's message just before (user and assistant), and
-    a question short enough not to outweigh the answer."""
+    a question short enough not to outweigh the answer. For the first message, that is
+    ``asked``: the question the conversation's previous add ended on, if it was read."""
     parties = ("user", "assistant")
-    if index == 0 or messages[index].role not in parties:
+    if messages[index].role not in parties:
         return None
-    before = messages[index - 1]
-    if before.role not in parties or before.role == messages[index].role:
+    if index == 0:
+        before, question = asked, asked.content if asked is not None else None
+    else:
+        before, question = messages[index - 1], questions.get(index - 1)
+    if before is None or before.role not in parties or before.role == messages[index].role:
         return None
-    question = questions.get(index - 1)
     if question is None or len(question) > MAX_QUESTION_CHARS:
         return None
     return f'{capitalized(speaker_label(before.name, before.role))} asked "{question}"'
+
+
+def open_question(messages: list[Message], ending_questions: dict[int, str]) -> Message | None:
+    """The question the last message ends on, which the conversation's next add may answer:
+    an assistant's (a user's short reply is what :meth:`HeuristicExtractor.question_wanted`
+    reads it for; between named people, as in LoCoMo, nothing is kept)."""
+    if not messages or messages[-1].role != "assistant":
+        return None
+    question = ending_questions.get(len(messages) - 1)
+    if question is None or len(question) > MAX_QUESTION_CHARS:
+        return None
+    return Message(role=messages[-1].role, content=question, name=messages[-1].name)

@@ -265,6 +265,21 @@ scope_generations = Table(
     Column("generation", Integer, nullable=False),
 )
 
+#: The question a conversation's last add ended on, which the next add may answer
+#: (``memorist.engine.open_questions``); open while the scope's generation (and the ``*``
+#: row's) are still those noted here.
+open_questions = Table(
+    "open_questions",
+    metadata,
+    Column("scope_key", String(512), primary_key=True),
+    Column("role", String(16), nullable=False),
+    Column("name", String(255)),
+    Column("question", Text, nullable=False),
+    Column("generation", Integer, nullable=False),
+    Column("everything", Integer, nullable=False),
+    Column("asked_at", DateTime(timezone=True), nullable=False),
+)
+
 #: The memories an add put in a scope, under the generation it bumped the scope to: a
 #: process whose snapshot of the scope is a few adds behind reads just those instead of
 #: reloading the scope (``memorist.engine.scope_index``). Only recent generations are kept.

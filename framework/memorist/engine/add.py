@@ -29,6 +29,7 @@ from ..records import (
     ExtractedFact,
     Extraction,
     MemoryRecord,
+    Message,
     RecentMemory,
     Scope,
     normalized_hash,
@@ -42,6 +43,7 @@ from .dedup import same_fact
 from .entities import EntityGraph
 from .generations import ScopeGenerations
 from .history import HistoryLog
+from .open_questions import OpenQuestions, asked_reader, conversation_key, left_open
 from .outcome import AddOutcome, merged_with, skipped_input
 from .scope import exact_scope
 from .scope_index import Pinned, ScopeIndex, ScopeView
@@ -57,6 +59,8 @@ class PreparedAdd:
     records: list[MemoryRecord]
     vectors: np.ndarray
     outcome: AddOutcome
+    #: The question the add's last message ended on (:mod:`.open_questions`).
+    open_question: Message | None = None
 
 
 @dataclass
@@ -98,6 +102,8 @@ class AddPipeline:
         self._near_duplicate = near_duplicate
         #: Embeds an add's facts, beside the scope loads when there are any (:mod:`.add_embedding`).
         self._embedding = FactEmbedder(components, index)
+        #: Each conversation's open question (needs the generations to tell when it closed).
+        self.questions = OpenQuestions(db, generations) if generations is not None else None
 
     def close(self) -> None:
         """Stop the embedding's helper threads (the engine is being replaced or closed)."""
@@ -106,12 +112,19 @@ class AddPipeline:
     def run(self, request: AddRequest) -> AddOutcome:
         """Extract, store and record in one call (the synchronous add)."""
         prepared = self.prepare(request)
+        bumped: dict[str, int] = {}
         if prepared.records:
             self._c.vector_store.upsert(prepared.records, prepared.vectors)
             with self._db.begin() as conn:
                 bumped = self.commit(request, prepared.records, conn)
             self.written(prepared.records, prepared.vectors, bumped)
+        self.note_question(request, prepared.open_question, bumped)
         return prepared.outcome
+
+    def note_question(self, request: AddRequest, question: Message | None, bumped: dict[str, int]) -> None:
+        """After an add's writes: keep the question it ended on for the conversation's next add."""
+        if self.questions is not None and question is not None:
+            self.questions.note(request.scope, question, bumped)
 
     def run_many(self, requests: Sequence[AddRequest]) -> list[AddOutcome]:
         """Many adds with the outcomes of one add after another, at batch cost.
@@ -126,11 +139,14 @@ class AddPipeline:
         texts: dict[str, None] = {}
         # Each scope's facts proposed so far, the newest memories a later request may refer to.
         proposed: dict[tuple[tuple[str, str | None], ...], list[RecentMemory]] = {}
+        # Each conversation's question as the batch leaves it (None: answered or closed).
+        asked: dict[str, Message | None] = {}
         for request in requests:
             observed_at = request.observed_at or utcnow()
             earlier = proposed.setdefault(scope_key(request.scope), [])
-            extraction = self._extraction(request, observed_at, earlier)
+            extraction = self._extraction(request, observed_at, earlier, asked)
             earlier.extend(as_recent(extraction, observed_at))
+            left_open(asked, request.scope, extraction)
             extracted.append((observed_at, extraction))
             texts.update((f.text, None) for f in self._batch_unique(extraction.facts)[0])
         ordered = list(texts)
@@ -157,6 +173,11 @@ class AddPipeline:
                 bumped = self._commit_rows([(request, one.records) for request, one in stored], conn)
             records = [r for _, one in stored for r in one.records]
             self.written(records, np.concatenate([one.vectors for _, one in stored]), bumped)
+        else:
+            bumped = {}
+        for request in reversed(requests):  # each conversation's question as its last request left it
+            if (conversation := conversation_key(request.scope)) in asked:
+                self.note_question(request, asked.pop(conversation), bumped)
         return [one.outcome for one in prepared]
 
     def _read_store(
@@ -206,7 +227,9 @@ class AddPipeline:
         embed = self._embedding.for_add(
             self._pinned(request.scope), lambda: [fact.text for fact in self._batch_unique(extraction.facts)[0]]
         )
-        return self._decide(request, observed_at, extraction, embed)
+        prepared = self._decide(request, observed_at, extraction, embed)
+        prepared.open_question = extraction.open_question
+        return prepared
 
     def _decide(
         self,
@@ -266,9 +289,15 @@ class AddPipeline:
             self._index.added(records, vectors, bumped)
 
     def _extraction(
-        self, request: AddRequest, observed_at: datetime, earlier: Sequence[RecentMemory] = ()
+        self,
+        request: AddRequest,
+        observed_at: datetime,
+        earlier: Sequence[RecentMemory] = (),
+        batch_asked: dict[str, Message | None] | None = None,
     ) -> Extraction:
-        return extract(request, observed_at, self._c.language_model, self._c.vector_store, earlier)
+        """The request's extraction; ``batch_asked``: see :func:`.open_questions.asked_reader`."""
+        asked = asked_reader(self.questions, request.scope, batch_asked)
+        return extract(request, observed_at, self._c.language_model, self._c.vector_store, earlier, asked)
 
     @staticmethod
     def _batch_unique(proposed: Sequence[ExtractedFact]) -> tuple[list[ExtractedFact], list[_Twin]]:

@@ -10,7 +10,7 @@ that corrects one (:mod:`.recent`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -149,6 +149,7 @@ def extract(
     model: LanguageModel,
     store: VectorStore,
     earlier: Sequence[RecentMemory] = (),
+    asked: Callable[[], Message | None] | None = None,
 ) -> Extraction:
     """The facts ``request`` proposes, and what it did not keep with the reason.
 
@@ -156,6 +157,7 @@ def extract(
     request and has not written yet. To an extractor asking for recent memories they are
     the newest ones, as they would be had each add of the batch run alone: "Actually, make
     that $4000" one line after "my budget is about $3000" of the same import resolves.
+    ``asked``: reads the conversation's open question, called only when the model wants it.
     """
     if not request.infer:
         return _verbatim(request.messages)
@@ -171,6 +173,8 @@ def extract(
     wanted = model.recent_wanted(extraction)
     if wanted > 0:
         extraction.recent = [*recent_memories(store, request.scope, wanted), *earlier][-wanted:]
+    if asked is not None and model.question_wanted(extraction):
+        extraction.asked = asked()
     return model.extract_detailed(extraction)
 
 

@@ -21,8 +21,9 @@ from ..filters import Filter
 from ..records import MemoryRecord
 from .counts import ScopeCounts
 from .entities import EntityGraph
-from .generations import ScopeGenerations
+from .generations import ScopeGenerations, record_keys
 from .history import HistoryLog
+from .open_questions import OpenQuestions
 from .purge import project_scope_keys, purge_memories, purge_rows
 from .scope import visible
 from .scope_index import ScopeIndex
@@ -56,6 +57,8 @@ class MemoryChanges:
         self.generations = generations
         self.index = index
         self.emit = emit
+        #: Conversations' open questions: they go with the memories (their text may hold the user's).
+        self.questions = OpenQuestions(db, generations)
 
     def rewrite(self, previous: MemoryRecord, changes: dict[str, Any], actor: str | None) -> MemoryRecord:
         """Store ``previous`` with ``changes`` applied (re-embedded; its entity links redone when its
@@ -93,6 +96,7 @@ class MemoryChanges:
         # After the delete, not with the relational rows: a search that reloads the scope
         # between the two must not cache the deleted rows under the new generation.
         self.generations.bump_now(records)
+        self.questions.forget(record_keys(records))
         if self.index is not None:
             self.index.dropped(records)
         for record in records:
@@ -121,6 +125,7 @@ class MemoryChanges:
         store = self.components.vector_store
         deleted = purge_memories(lambda n: store.list(where, 0, n), lambda b: self.delete_records(list(b), actor))
         purge_rows(self.db, org_id, project_id)
+        self.questions.forget_project(org_id, project_id)
         with self.db.begin() as conn:
             self.generations.bump_keys(conn, project_scope_keys(self.db, org_id, project_id))
         return deleted
@@ -131,5 +136,6 @@ class MemoryChanges:
         self.graph.clear()
         self.history_log.clear()
         self.counts.clear()
+        self.questions.clear()
         # Last: a search reloading a scope before this must not keep the old graph either.
         self.generations.bump_everything()

@@ -36,7 +36,7 @@ from .calibration import calibrate_hits, uncalibrate
 from .changes import MemoryChanges
 from .counts import ScopeCounts
 from .entities import EntityGraph
-from .generations import ScopeGenerations
+from .generations import ScopeGenerations, generation_key
 from .history import HistoryLog
 from .hits import SearchHit
 from .outcome import AddOutcome
@@ -230,6 +230,7 @@ class Memory:
             bumped = self.adder.commit(request, records, conn)
             commit(conn, outcome)
         self.adder.written(records, prepared.vectors, bumped)
+        self.adder.note_question(request, prepared.open_question, bumped)
         for record in records:
             self.emit("memory_added", memory=record)
         return outcome
@@ -370,6 +371,10 @@ class Memory:
             where = conjoin(where, Condition("id", "nin", tuple(unfinished)))
         deleted = self._changes.delete_matching(where, actor)
         self.drop_unrecorded(unfinished)
+        # The entity's open question too, though it had no memory to delete.
+        self._changes.questions.forget(
+            generation_key(org_id, project_id, field, value) for field, value in ids.items() if value is not None
+        )
         return deleted
 
     def drop_unrecorded(self, memory_ids: Sequence[str]) -> int:
