@@ -66,6 +66,17 @@ def test_a_reply_in_the_next_add_answers_the_question_the_last_one_ended_on(tmp_
         other.close()
 
 
+def test_a_reply_with_no_subject_of_its_own_opens_with_the_question(memory: Memory) -> None:
+    memory.add(ASKING, user_id="dee")
+    assert reply(memory, "Vegetarian, and no nuts please.") == [
+        'The assistant asked "Do you have any dietary restrictions?" The user replied: Vegetarian, and no nuts please.'
+    ]
+    memory.add(ASKING, user_id="dee")
+    # a statement that stands alone is not read as the answer (and closes the question)
+    assert reply(memory, "I started a new job at the library.") == ["The user started a new job at the library."]
+    assert not is_open(memory)
+
+
 def test_a_question_closes_once_something_else_is_stored_or_an_hour_passes(memory: Memory) -> None:
     memory.add(ASKING, user_id="dee")
     assert is_open(memory)

@@ -38,6 +38,7 @@ from .rewrite import capitalized, speaker_label, standalone
 from .segment import (
     as_statement,
     classified_sentences,
+    is_fragment,
     is_short_answer,
     skip_reason,
     split_sentences,
@@ -81,12 +82,13 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
 
     def question_wanted(self, request: ExtractionRequest) -> bool:
         """The question the previous add ended on, only for an add that opens with a user's
-        reply that is nothing without one ("27", "Vegetarian.", "No.")."""
+        reply that means little without one ("27", "No.", "Vegetarian, and no nuts please.")."""
         if not request.messages or request.messages[0].role != "user":
             return False
         sentences = split_sentences(request.messages[0].content)
         first = as_statement(sentences[0]) if sentences else ""
-        return bool(first) and skip_reason(first) == "filler" and is_short_answer(first)
+        reason = skip_reason(first) if first else "empty"
+        return (reason == "filler" and is_short_answer(first)) or (reason is None and is_fragment(first))
 
     def extract_detailed(self, request: ExtractionRequest) -> Extraction:
         """Facts, and every sentence or message not kept with the reason (see ``segment``)."""

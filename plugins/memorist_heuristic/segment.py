@@ -236,6 +236,21 @@ def is_short_answer(sentence: str) -> bool:
     return bool(content_words(rest)) or _YES_NO.search(prefix) is not None
 
 
+#: The most words a reply without a subject of its own ("Vegetarian, and no nuts please.")
+#: has for it to be read as an answer to the question before it.
+FRAGMENT_WORDS = 8
+
+
+def is_fragment(sentence: str) -> bool:
+    """A short sentence with no first-person subject and no question: "Vegetarian, and no
+    nuts please.", "Two, maybe three." It means something only as an answer."""
+    return (
+        len(_WORD.findall(sentence)) <= FRAGMENT_WORDS
+        and not _FIRST_PERSON.search(sentence)
+        and not sentence.rstrip(" \"')").endswith("?")
+    )
+
+
 def is_filler(sentence: str) -> bool:
     """Greetings, thanks, acknowledgements and exclamations with no content."""
     reason = skip_reason(sentence)
