@@ -521,3 +521,29 @@ def test_plugin_imports_without_openai_installed() -> None:
         "assert memorist_openai.OpenAILanguageModel.name == 'openai'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_the_previous_adds_question_goes_in_as_context_and_an_ending_question_is_left_open(
+    server: FakeOpenAI, tmp_path: Path
+) -> None:
+    """Clients add each exchange as it happens: "27" opens the add after the assistant's
+    "How old are you?". The model sees that question as context, never as message 0."""
+    llm = make_llm(server, tmp_path)
+    reply = Message(role="user", content="27")
+    request = _request(messages=[reply, Message(role="assistant", content="Great! And where do you live?")])
+    assert llm.question_wanted(request)
+    assert not llm.question_wanted(_request(messages=[Message(role="assistant", content="Hello!")]))
+    request.asked = Message(role="assistant", content="How old are you?")
+    server.script_chat(json.dumps({"memories": [{"text": "The user is 27 years old.", "source_message": 0}]}))
+    extraction = llm.extract_detailed(request)
+    (body,) = server.chat_requests
+    user = body["messages"][1]["content"]
+    assert '{"role": "assistant", "content": "How old are you?"}' in user
+    assert user.index("How old are you?") < user.index('"message": 0')  # before, and not numbered
+    assert [f.text for f in extraction.facts] == ["The user is 27 years old."]
+    assert extraction.open_question == Message(role="assistant", content="And where do you live?")
+    # no question asked: no context line; a statement or a user's question leaves nothing open
+    server.script_chat(json.dumps({"memories": []}))
+    plain = llm.extract_detailed(_request(messages=[Message(role="user", content="Should I get a dog?")]))
+    assert "Just before this conversation" not in server.chat_requests[1]["messages"][1]["content"]
+    assert plain.open_question is None

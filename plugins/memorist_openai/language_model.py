@@ -23,6 +23,7 @@ from memorist.plugin_api import (
     Extraction,
     ExtractionRequest,
     LanguageModel,
+    Message,
     ModelT,
     ProviderContext,
     SkippedInput,
@@ -170,9 +171,15 @@ class OpenAILanguageModel(LanguageModel[OpenAILanguageModelOptions]):
         """ADD-only facts from both speakers, mapped onto the kernel's ``ExtractedFact``."""
         return self.extract_detailed(request).facts
 
+    def question_wanted(self, request: ExtractionRequest) -> bool:
+        """The question the previous add ended on, for any add that opens with the user's
+        message: a point read beside a model call, and the model judges what it answers."""
+        return bool(request.messages) and request.messages[0].role == "user"
+
     def extract_detailed(self, request: ExtractionRequest) -> Extraction:
         """Facts, and the skips the model reports (with its reasons) plus every message
-        it neither cited nor reported (``no_fact``, or the system/tool/empty kinds)."""
+        it neither cited nor reported (``no_fact``, or the system/tool/empty kinds); and the
+        assistant's question the last message ends on, left open for the next add."""
         if not any(m.content.strip() for m in request.messages if m.role in ("user", "assistant")):
             return Extraction(skipped=account_for_messages(request, [], []))
         categories = request.categories or DEFAULT_CATEGORIES
@@ -183,7 +190,11 @@ class OpenAILanguageModel(LanguageModel[OpenAILanguageModelOptions]):
             for s in reply.skipped
             if 0 <= s.message < len(request.messages)
         ]
-        return Extraction(facts=facts, skipped=account_for_messages(request, facts, reported))
+        return Extraction(
+            facts=facts,
+            skipped=account_for_messages(request, facts, reported),
+            open_question=ending_question(request.messages),
+        )
 
     @staticmethod
     def _to_facts(
@@ -220,6 +231,22 @@ class OpenAILanguageModel(LanguageModel[OpenAILanguageModelOptions]):
                 )
             )
         return facts
+
+
+#: The last sentence of a message when it is a question (up to 160 characters, as the
+#: heuristic extractor keeps).
+_LAST_QUESTION = re.compile(r"([^.!?\n]{1,159}\?)[\s\"')\]]*$")
+
+
+def ending_question(messages: Sequence[Message]) -> Message | None:
+    """The question an assistant's last message ends on ("Great! How many people are you
+    cooking for?"), which the conversation's next add may answer."""
+    if not messages or messages[-1].role != "assistant":
+        return None
+    found = _LAST_QUESTION.search(messages[-1].content.strip())
+    if found is None:
+        return None
+    return Message(role="assistant", content=found.group(1).strip(), name=messages[-1].name)
 
 
 def _with_schema_note(messages: Sequence[ChatMessage], schema: type[pydantic.BaseModel]) -> list[ChatMessage]:
