@@ -7,6 +7,7 @@ filler; as the answer it is the user's diet.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -16,7 +17,7 @@ from memorist import Engine as Memory
 from memorist.db.schema import open_questions
 from memorist.plugins import load_plugins
 from memorist.records import DEFAULT_ORG, DEFAULT_PROJECT, Scope, utcnow
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select, text, update
 
 from .conftest import fast_settings
 from .plugins import hashing
@@ -136,3 +137,17 @@ def test_deleting_a_users_memories_or_a_reset_removes_their_open_questions(memor
     memory.add(ASKING, user_id="dee")
     memory.reset()
     assert open_rows(memory) == 0
+
+
+def test_an_add_whose_question_cannot_be_kept_still_answers_what_it_stored(
+    memory: Memory, caplog: pytest.LogCaptureFixture
+) -> None:
+    with memory.db.begin() as conn:
+        conn.execute(text("DROP TABLE open_questions"))  # a database that refuses the write
+    with caplog.at_level(logging.WARNING):
+        stored = memory.add(
+            [{"role": "user", "content": "I love hiking."}, {"role": "assistant", "content": "Where do you hike?"}],
+            user_id="dee",
+        )
+    assert [r.text for r in stored] == ["The user loves hiking."]
+    assert "could not keep the open question" in caplog.text

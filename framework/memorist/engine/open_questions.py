@@ -21,16 +21,20 @@ the question's text may hold what the user said.
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from ..db import Database
 from ..db.schema import open_questions
 from ..records import Extraction, Message, Scope, utcnow
 from .generations import Generation, ScopeGenerations, generation_key
+
+log = logging.getLogger(__name__)
 
 #: An open question older than this answers nothing: the reply is to something else.
 MAX_AGE = timedelta(hours=1)
@@ -74,10 +78,20 @@ class OpenQuestions:
 
     def note(self, scope: Scope, question: Message | None, bumped: dict[str, int]) -> None:
         """After an add: keep ``question`` (the add's open question) as the conversation's.
-        ``bumped``: the generations the add's transaction wrote, if it stored anything."""
+        ``bumped``: the generations the add's transaction wrote, if it stored anything.
+
+        Best effort: the add is stored and acknowledged already; a failure here only loses
+        the question (logged), never the add's answer.
+        """
         key = conversation_key(scope)
         if question is None or key is None:
             return
+        try:
+            self._note(key, question, bumped)
+        except (SQLAlchemyError, sqlite3.Error) as error:
+            log.warning("could not keep the open question of %s: %s", key, error)
+
+    def _note(self, key: str, question: Message, bumped: dict[str, int]) -> None:
         generation: Generation = (bumped[key], bumped.get("*", 0)) if key in bumped else self._generations.read(key)
         values = {
             "role": question.role,
