@@ -17,6 +17,8 @@ from memorist import Engine as Memory
 from memorist.db.schema import open_questions
 from memorist.plugins import load_plugins
 from memorist.records import DEFAULT_ORG, DEFAULT_PROJECT, Scope, utcnow
+from memorist.testing.inprocess import AppServer
+from memorist.testing.server import ADMIN
 from sqlalchemy import func, select, text, update
 
 from .conftest import fast_settings
@@ -151,3 +153,23 @@ def test_an_add_whose_question_cannot_be_kept_still_answers_what_it_stored(
         )
     assert [r.text for r in stored] == ["The user loves hiking."]
     assert "could not keep the open question" in caplog.text
+
+
+def test_through_the_rest_api_each_exchange_added_as_it_happens(tmp_path: Path) -> None:
+    """The door a chat client uses: POST /memories once per exchange, then /search."""
+    server = AppServer(tmp_path / "data").start()
+    try:
+
+        def add(messages: list[dict[str, str]]) -> dict:
+            resp = server.post("/memories", headers=ADMIN, json={"messages": messages, "user_id": "dee"})
+            assert resp.status_code == 200, resp.text
+            return dict(resp.json())
+
+        asked = add(ASKING)
+        assert asked["results"] == [] and [s["reason"] for s in asked["skipped"]] == ["question", "filler", "question"]
+        answered = add([{"role": "user", "content": "Vegetarian."}])
+        assert [r["memory"] for r in answered["results"]] == [ANSWER]
+        found = server.post("/search", headers=ADMIN, json={"query": "dietary restrictions", "user_id": "dee"}).json()
+        assert found["results"][0]["memory"] == ANSWER
+    finally:
+        server.stop()

@@ -107,9 +107,9 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
             stored.setdefault(speaker, []).append(True)
         #: A message's last sentence skipped as a question: what the reply after it answers.
         questions: dict[int, str] = {}
-        #: A message's last sentence when it is a question: the last message's may be answered
-        #: by the conversation's next add (``Extraction.open_question``).
-        ending_questions: dict[int, str] = {}
+        #: The last message's last sentence when it is a question: the conversation's next
+        #: add may answer it (``Extraction.open_question``).
+        ending_question: str | None = None
         for index, message in enumerate(request.messages):
             if message.role == "tool" or (message.role == "system" and not self.options.include_system):
                 continue  # reported by account_for_messages
@@ -124,8 +124,8 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
             # to "Can you help me plan meals?" says nothing about the user.)
             answers = question is not None and message.role == "user"
             classified = classified_sentences(message.content)
-            if classified and classified[-1][1] == "question":
-                ending_questions[index] = classified[-1][0]
+            if index == len(request.messages) - 1 and classified and classified[-1][1] == "question":
+                ending_question = classified[-1][0]
             for position, (sentence, reason) in enumerate(classified):
                 if reason == "filler" and position == 0 and answers and is_short_answer(sentence):
                     reason = None
@@ -173,7 +173,7 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
         return Extraction(
             facts=facts,
             skipped=account_for_messages(request, facts, skipped),
-            open_question=open_question(request.messages, ending_questions),
+            open_question=open_question(request.messages, ending_question),
         )
 
     def _chunks(self, sentences: list[str]) -> list[str]:
@@ -214,13 +214,12 @@ def answered(
     return f'{capitalized(speaker_label(before.name, before.role))} asked "{question}"'
 
 
-def open_question(messages: list[Message], ending_questions: dict[int, str]) -> Message | None:
+def open_question(messages: list[Message], question: str | None) -> Message | None:
     """The question the last message ends on, which the conversation's next add may answer:
     an assistant's (a user's short reply is what :meth:`HeuristicExtractor.question_wanted`
     reads it for; between named people, as in LoCoMo, nothing is kept)."""
     if not messages or messages[-1].role != "assistant":
         return None
-    question = ending_questions.get(len(messages) - 1)
     if question is None or len(question) > MAX_QUESTION_CHARS:
         return None
     return Message(role=messages[-1].role, content=question, name=messages[-1].name)

@@ -73,7 +73,7 @@ def prune(cache_dir: Path, keep: Path, now: float | None = None) -> list[Path]:
     for graph in sorted(cache_dir.glob("*.onnx")):
         if _is_derived(graph):
             base = graph.with_name(graph.name.split("-int8", 1)[0] + ".onnx")
-            if not base.exists() or (base == keep and graph.name in _superseded(keep)):
+            if not base.exists() or graph.name == f"{keep.stem}-int8.onnx":  # one scale per matrix: superseded
                 doomed.append(graph)
         elif graph != keep and _stale(graph, now):
             doomed += [graph, *_derived(graph), _sidecar(graph)]
@@ -128,8 +128,3 @@ def _derived(graph: Path) -> list[Path]:
 
 def _is_derived(graph: Path) -> bool:
     return "-int8" in graph.stem
-
-
-def _superseded(graph: Path) -> set[str]:
-    """Names of ``graph``'s quantized copies no version of this code makes any more."""
-    return {f"{graph.stem}-int8.onnx"}

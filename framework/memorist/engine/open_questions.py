@@ -67,10 +67,11 @@ class OpenQuestions:
             row = conn.execute(select(open_questions).where(open_questions.c.scope_key == key)).mappings().first()
         if row is None:
             return None
+        now = now or utcnow()
         asked_at = row["asked_at"]
         if asked_at.tzinfo is None:  # SQLite returns naive datetimes
-            asked_at = asked_at.replace(tzinfo=(now or utcnow()).tzinfo)
-        if (now or utcnow()) - asked_at > MAX_AGE:
+            asked_at = asked_at.replace(tzinfo=now.tzinfo)
+        if now - asked_at > MAX_AGE:
             return None
         if self._generations.read(key) != (row["generation"], row["everything"]):
             return None  # something was stored, deleted or reset since
