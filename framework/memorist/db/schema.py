@@ -42,6 +42,22 @@ history = Table(
     Index("ix_memory_history_memory_id_created_at", "memory_id", "created_at"),
 )
 
+#: Which memory replaced which: an add that stores a changed fact ("...555-9876 now") links the
+#: new memory (``superseded_by``) to the older one it replaces (``memory_id``), at the newer
+#: fact's observation time. A row goes when either memory is deleted: the older one is current
+#: again unless the delete took it too (``delete_linked``). See ``memorist.engine.supersession``.
+memory_supersessions = Table(
+    "memory_supersessions",
+    metadata,
+    Column("memory_id", String(64), primary_key=True),
+    Column("superseded_by", String(64), primary_key=True),
+    Column("org_id", String(64), nullable=False),
+    Column("project_id", String(64), nullable=False),
+    Column("superseded_at", DateTime(timezone=True), nullable=False),
+    Index("ix_memory_supersessions_superseded_by", "superseded_by"),
+    Index("ix_memory_supersessions_org_id_project_id", "org_id", "project_id"),
+)
+
 #: One entity per (scope, canonical name); ``scope_key`` is org/project/user-level.
 entities = Table(
     "entities",

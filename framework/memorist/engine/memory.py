@@ -43,6 +43,7 @@ from .outcome import AddOutcome
 from .scope import parse_moment, require_entity, visible
 from .scope_index import ScopeIndex
 from .search import MAX_TOP_K, HybridSearch
+from .supersession import Links, SupersessionLog, with_supersession
 
 log = logging.getLogger("memorist.engine")
 MAX_PAGE_SIZE = 1000
@@ -227,7 +228,7 @@ class Memory:
             plan([r.id for r in records])
             store.upsert(records, prepared.vectors)
         with self.db.begin() as conn:
-            bumped = self.adder.commit(request, records, conn)
+            bumped = self.adder.commit(request, records, conn, prepared.supersessions)
             commit(conn, outcome)
         self.adder.written(records, prepared.vectors, bumped)
         self.adder.note_question(request, prepared.open_question, bumped)
@@ -257,8 +258,14 @@ class Memory:
         show_expired: bool = False,
         enable_graph: bool | None = None,
         where: Filter | None = None,
+        latest_only: bool = False,
+        as_of: Any = None,
     ) -> list[SearchHit]:
-        """Hybrid search; ``enable_graph`` is accepted and ignored (the graph is always on)."""
+        """Hybrid search; ``enable_graph`` is accepted and ignored (the graph is always on).
+
+        ``latest_only``: memories a newer one superseded are left out (:mod:`.supersession`).
+        ``as_of`` (a date-time): only memories observed by then, each version as current then
+        (with ``latest_only``: the versions current at that moment)."""
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query: a non-empty string is required")
         if not 1 <= int(top_k) <= MAX_TOP_K:
@@ -268,6 +275,12 @@ class Memory:
         where = conjoin_optional(
             where, self._where(filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id))
         )
+        moment = parse_moment(as_of, "as_of")
+        if moment is not None:
+            where = conjoin_optional(where, Condition("observed_at", "lte", moment))
+        wanted = int(top_k)
+        if latest_only:  # superseded hits are dropped after ranking: ask for more, keep ``top_k``
+            top_k = min(MAX_TOP_K, wanted * 3 + 10)
         # Scores are calibrated here, at the engine's search entry, so every door agrees; the
         # caller's threshold is on the calibrated scale, the search compares raw scores.
         calibrated = self.settings.engine.calibrate_scores
@@ -281,7 +294,19 @@ class Memory:
             rerank=rerank,
             explain=explain,
         )
+        if latest_only:
+            gone = self.supersessions.superseded([h.record.id for h in hits], moment)
+            hits = [h for h in hits if h.record.id not in gone][:wanted]
         return calibrate_hits(hits, reranked=rerank) if calibrated else hits
+
+    @property
+    def supersessions(self) -> SupersessionLog:
+        """Which memory replaced which (:mod:`.supersession`)."""
+        return self.adder.supersessions
+
+    def links(self, memory_ids: Sequence[str]) -> dict[str, Links]:
+        """Each memory's ``linked_memory_ids`` / ``superseded_by`` / ``superseded_at``."""
+        return self.supersessions.links(memory_ids)
 
     def get(self, memory_id: str, *, org_id: str = DEFAULT_ORG, project_id: str = DEFAULT_PROJECT) -> MemoryRecord:
         found = self.components.vector_store.get([memory_id])
@@ -296,7 +321,7 @@ class Memory:
         rows = [r for r in rows if r["org_id"] == org_id and r["project_id"] == project_id]
         if not rows:
             raise NotFoundError(f"memory '{memory_id}' not found")
-        return rows
+        return with_supersession(rows, self.links([memory_id])[memory_id])
 
     # -- explicit changes (never done by extraction) -----------------------------------
     @property
@@ -338,9 +363,18 @@ class Memory:
         org_id: str = DEFAULT_ORG,
         project_id: str = DEFAULT_PROJECT,
         actor: str | None = None,
+        delete_linked: bool = False,
     ) -> MemoryRecord:
+        """Delete one memory; ``delete_linked``: the older memories it superseded too, transitively
+        (each with its history kept, as any delete keeps it)."""
         record = self.get(memory_id, org_id=org_id, project_id=project_id)
-        self._changes.delete_records([record], actor)
+        records = [record]
+        if delete_linked:
+            chain = self.supersessions.chain(record.id)
+            records += [
+                r for r in self.components.vector_store.get(chain) if (r.org_id, r.project_id) == (org_id, project_id)
+            ]
+        self._changes.delete_records(records, actor)
         return record
 
     def delete_all(
@@ -405,8 +439,11 @@ class Memory:
         page_size: int = 100,
         show_expired: bool = False,
         where: Filter | None = None,
+        latest_only: bool = False,
+        as_of: Any = None,
     ) -> Page:
-        """One page of memories, newest first, with the total count."""
+        """One page of memories, newest first, with the total count (``latest_only`` and
+        ``as_of`` as for :meth:`search`)."""
         if page < 1:
             raise ValidationError("page: must be 1 or more")
         if not 1 <= page_size <= MAX_PAGE_SIZE:
@@ -414,6 +451,11 @@ class Memory:
         where = conjoin_optional(
             where, self._where(filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id))
         )
+        moment = parse_moment(as_of, "as_of")
+        if moment is not None:
+            where = conjoin_optional(where, Condition("observed_at", "lte", moment))
+        if latest_only and (gone := self.supersessions.superseded_in(org_id, project_id, moment)):
+            where = conjoin_optional(where, Condition("id", "nin", tuple(sorted(gone))))
         where = visible(where, org_id, project_id, show_expired)
         store = self.components.vector_store
         return Page(store.list(where, (page - 1) * page_size, page_size), store.count(where))

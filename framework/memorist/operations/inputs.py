@@ -104,6 +104,10 @@ class SearchInput:
     explain: bool = False
     show_expired: bool = False
     scoped: bool = True
+    #: Leave out memories a newer one superseded.
+    latest_only: bool = False
+    #: Answer as of this date-time (memories observed by then; versions current then).
+    as_of: Any = None
 
 
 @dataclass
@@ -117,6 +121,8 @@ class ListInput:
     page_size: int = 100
     show_expired: bool = False
     scoped: bool = True
+    latest_only: bool = False
+    as_of: Any = None
 
 
 @dataclass
