@@ -31,11 +31,16 @@ from typing import Any
 import yaml
 
 from ..records import MemoryRecord
-from .keywords import STOP_WORDS
+from .keywords import STOP_WORDS, terms
 from .versions import version_key
 
 LEXICON = Path(__file__).with_name("lexicon") / "supersession.en.yaml"
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*|\d[\d,.:/\-]*\d|\d", re.UNICODE)
+#: Values whose shape names their attribute in any language: an e-mail address, a phone number.
+VALUE_KINDS = (
+    ("email", re.compile(r"[\w.+\-]+@[\w\-]+\.[\w.\-]+")),
+    ("phone", re.compile(r"(?<![\w.])\+?\d[\d \-().]{5,}\d(?![\w.]?\d)")),
+)
 #: Longest facts read for the "X is V" shape: a long memory differs in more than one value.
 COPULA_MAX_TOKENS = 14
 
@@ -49,6 +54,7 @@ class Lexicon:
     change: tuple[tuple[str, ...], ...]
     copulas: frozenset[str]
     speaker: frozenset[str]
+    others: frozenset[str]
 
     @classmethod
     def load(cls, path: Path = LEXICON) -> Lexicon:
@@ -60,6 +66,7 @@ class Lexicon:
             tuple(tuple(p.casefold().split()) for p in raw["change"]),
             frozenset(w.casefold() for w in raw["copulas"]),
             frozenset(w.casefold() for w in raw["speaker"]),
+            frozenset(w.casefold() for w in raw.get("others", ())),
         )
 
 
@@ -104,18 +111,14 @@ def read(text: str) -> Reading:
     words = [t.casefold() for t in tokens]
     # Names: capitalized words past the first; never a topic ("Emma" changes nothing of "Lisbon").
     names = {w for t, w in zip(tokens[1:], words[1:], strict=True) if t[0].isupper()}
-    attributes = frozenset(lex.attributes[_base(w)] for w in words if _base(w) in lex.attributes)
+    attributes = frozenset([lex.attributes[_base(w)] for w in words if _base(w) in lex.attributes] + _value_kinds(text))
     change_words = {w for phrase in lex.change for w in phrase}
-    topic = frozenset(
+    kept = [
         _base(w)
         for w in words
-        if w[0].isalpha()
-        and w not in STOP_WORDS
-        and _base(w) not in lex.speaker
-        and w not in change_words
-        and w not in names
-        and len(w) > 2
-    )
+        if w[0].isalpha() and _base(w) not in lex.speaker and w not in change_words and w not in names
+    ]
+    topic = frozenset(terms(" ".join(kept)))
     return Reading(
         _subjects(words, lex),
         attributes,
@@ -138,8 +141,9 @@ def _subjects(words: list[str], lex: Lexicon) -> frozenset[str]:
     out: set[str] = set()
     if first in lex.speaker or first in lex.attributes or any(first == p[0] for p in lex.change):
         out.add("user")
-        owned = _base(rest[1]) if len(rest) > 1 and rest[0] != first else None
-        if owned is not None and owned not in lex.attributes and owned not in STOP_WORDS and owned.isalpha():
+        owner = rest[0] != first  # a possessive: "the user's <owned> ..."
+        owned = next((_base(w) for w in rest[1:4] if _base(w) not in lex.attributes and w.isalpha()), None)
+        if owner and owned in lex.others:
             out = {owned}
     else:
         out.add(first)
@@ -186,3 +190,13 @@ def supersedes(newer: MemoryRecord, older: MemoryRecord) -> bool:
     if new.change and new.topic & old.topic:
         return True
     return bool(new.shapes & old.shapes)
+
+
+def _value_kinds(text: str) -> list[str]:
+    """The attributes ``text``'s values name by their shape; a phone number needs seven digits
+    or more (not "1200 euros", nor "2026")."""
+    return [
+        kind
+        for kind, shape in VALUE_KINDS
+        if any(kind != "phone" or sum(c.isdigit() for c in found) >= 7 for found in shape.findall(text))
+    ]
