@@ -259,3 +259,29 @@ def test_mcp_tools_take_latest_only_and_delete_linked(memory: Memory) -> None:
             assert (await call("list_memories"))["total"] == 0
 
     asyncio.run(main())
+
+
+def test_mem0_client_project_decay_turns_decay_on_for_its_searches(server: Server, client: Any) -> None:
+    """Decay per project (``client.project.update(decay=True)``): shown in ``explain``, off again
+    with ``decay=False`` (the scores are then those of a search that never decayed)."""
+    old = int(time.time()) - 3 * 365 * 86_400
+    client.add([{"role": "user", "content": "I took a hiking trip in the mountains."}], user_id="hal", timestamp=old)
+    client.add([{"role": "user", "content": "I went on a hiking trip."}], user_id="hal", infer=False)
+    deadline = time.monotonic() + 60
+    while len(client.get_all(filters={"user_id": "hal"})["results"]) < 2:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+    def search() -> list[dict[str, Any]]:
+        return client.search("hiking trip mountains", filters={"user_id": "hal"}, explain=True, threshold=0.0)[
+            "results"
+        ]
+
+    before = search()
+    assert all("decay" not in hit["score_details"] for hit in before)
+    client.project.update(decay=True)
+    decaying = search()
+    factors = {hit["memory"]: hit["score_details"]["decay"] for hit in decaying}
+    assert min(factors.values()) < 0.4 < 1.0 < max(factors.values())
+    client.project.update(decay=False)
+    assert [(h["id"], h["score"]) for h in search()] == [(h["id"], h["score"]) for h in before]

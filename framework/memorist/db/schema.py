@@ -39,6 +39,8 @@ history = Table(
     Column("actor", String(255)),
     Column("role", String(32)),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    #: ADD: the message the memory was extracted from (a memory is one fact of it).
+    Column("input", Text),
     Index("ix_memory_history_memory_id_created_at", "memory_id", "created_at"),
 )
 
@@ -56,6 +58,16 @@ memory_supersessions = Table(
     Column("superseded_at", DateTime(timezone=True), nullable=False),
     Index("ix_memory_supersessions_superseded_by", "superseded_by"),
     Index("ix_memory_supersessions_org_id_project_id", "org_id", "project_id"),
+)
+
+#: How often, and when last, a search with decay on returned each memory
+#: (``memorist.engine.decay``); only decay reads it, only searches with decay on write it.
+memory_usage = Table(
+    "memory_usage",
+    metadata,
+    Column("memory_id", String(64), primary_key=True),
+    Column("retrievals", Integer, nullable=False),
+    Column("last_retrieved_at", DateTime(timezone=True), nullable=False),
 )
 
 #: One entity per (scope, canonical name); ``scope_key`` is org/project/user-level.

@@ -78,6 +78,14 @@ class _Twin:
     similarity: float
 
 
+def source_text(request: AddRequest, record: MemoryRecord) -> str | None:
+    """The message a memory was extracted from, as its ADD history row keeps it."""
+    index = record.source_message
+    if index is None or not 0 <= index < len(request.messages):
+        return None
+    return request.messages[index].content
+
+
 def memory_id(request: AddRequest, text_hash: str) -> str:
     """The id a queued add gives a fact: derived from the event and the fact, so a redo matches."""
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"{request.id_seed}/{text_hash}"))
@@ -293,7 +301,11 @@ class AddPipeline:
         one add, plus each new memory's graph links."""
         records = [r for _, rs in stored for r in rs]
         self._history.record(
-            [HistoryLog.row("ADD", r, actor=request.actor, role=r.attributed_to) for request, rs in stored for r in rs],
+            [
+                HistoryLog.row("ADD", r, actor=request.actor, role=r.attributed_to, input=source_text(request, r))
+                for request, rs in stored
+                for r in rs
+            ],
             conn,
         )
         self._counts.adjust(conn, records, +1)

@@ -20,6 +20,7 @@ from ..db import Database
 from ..filters import Filter
 from ..records import MemoryRecord
 from .counts import ScopeCounts
+from .decay import MemoryUsage
 from .entities import EntityGraph
 from .generations import ScopeGenerations, record_keys
 from .history import HistoryLog
@@ -60,6 +61,7 @@ class MemoryChanges:
         self.emit = emit
         #: Which memory replaced which: a deleted memory's rows go with it.
         self.supersessions = SupersessionLog(db)
+        self.usage = MemoryUsage(db)
         #: Conversations' open questions: they go with the memories (their text may hold the user's).
         self.questions = OpenQuestions(db, generations)
 
@@ -96,6 +98,7 @@ class MemoryChanges:
             self.counts.adjust(conn, records, -1)
             self.graph.unlink(ids, conn)
             self.supersessions.forget(ids, conn)
+            self.usage.forget(ids, conn)
         self.components.vector_store.delete(ids)
         # After the delete, not with the relational rows: a search that reloads the scope
         # between the two must not cache the deleted rows under the new generation.
@@ -142,5 +145,6 @@ class MemoryChanges:
         self.counts.clear()
         self.questions.clear()
         self.supersessions.clear()
+        self.usage.clear()
         # Last: a search reloading a scope before this must not keep the old graph either.
         self.generations.bump_everything()

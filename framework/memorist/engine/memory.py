@@ -35,6 +35,7 @@ from .add_request import AddRequest, build_add_request
 from .calibration import calibrate_hits, uncalibrate
 from .changes import MemoryChanges
 from .counts import ScopeCounts
+from .decay import decayed
 from .entities import EntityGraph
 from .generations import ScopeGenerations, generation_key
 from .history import HistoryLog
@@ -260,12 +261,14 @@ class Memory:
         where: Filter | None = None,
         latest_only: bool = False,
         as_of: Any = None,
+        decay: bool | None = None,
     ) -> list[SearchHit]:
         """Hybrid search; ``enable_graph`` is accepted and ignored (the graph is always on).
 
         ``latest_only``: memories a newer one superseded are left out (:mod:`.supersession`).
         ``as_of`` (a date-time): only memories observed by then, each version as current then
-        (with ``latest_only``: the versions current at that moment)."""
+        (with ``latest_only``: the versions current at that moment). ``decay``: older, rarely
+        retrieved memories rank lower (:mod:`.decay`; None: the ``engine.decay`` setting)."""
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query: a non-empty string is required")
         if not 1 <= int(top_k) <= MAX_TOP_K:
@@ -279,24 +282,38 @@ class Memory:
         if moment is not None:
             where = conjoin_optional(where, Condition("observed_at", "lte", moment))
         wanted = int(top_k)
-        if latest_only:  # superseded hits are dropped after ranking: ask for more, keep ``top_k``
+        decaying = self.settings.engine.decay if decay is None else decay
+        if latest_only or decaying:  # hits dropped or reordered after ranking: ask for more, keep ``top_k``
             top_k = min(MAX_TOP_K, wanted * 3 + 10)
         # Scores are calibrated here, at the engine's search entry, so every door agrees; the
         # caller's threshold is on the calibrated scale, the search compares raw scores.
         calibrated = self.settings.engine.calibrate_scores
+        raw_threshold = uncalibrate(float(threshold)) if calibrated else float(threshold)
         hits = self._searcher.search(
             query,
             visible(where, org_id, project_id, show_expired),
             org_id=org_id,
             project_id=project_id,
             top_k=int(top_k),
-            threshold=uncalibrate(float(threshold)) if calibrated else float(threshold),
+            threshold=raw_threshold,
             rerank=rerank,
             explain=explain,
         )
         if latest_only:
             gone = self.supersessions.superseded([h.record.id for h in hits], moment)
-            hits = [h for h in hits if h.record.id not in gone][:wanted]
+            hits = [h for h in hits if h.record.id not in gone]
+        if decaying:
+            usage = self._changes.usage
+            hits = decayed(
+                hits,
+                query,
+                usage.read([h.record.id for h in hits]),
+                threshold=raw_threshold,
+                half_life_days=self.settings.engine.decay_half_life_days,
+                explain=explain,
+            )[:wanted]
+            usage.count([h.record.id for h in hits], utcnow())
+        hits = hits[:wanted]
         return calibrate_hits(hits, reranked=rerank) if calibrated else hits
 
     @property

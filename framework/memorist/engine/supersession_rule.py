@@ -172,6 +172,13 @@ def _shapes(text: str, words: list[str], lex: Lexicon) -> frozenset[str]:
     return frozenset({key, *open_one})
 
 
+def states_attribute(text: str) -> bool:
+    """Whether ``text`` names an attribute a person holds one value of at a time (where they
+    live, their phone number, ...): a fact a later one may replace, which an extractor keeps
+    as a memory of its own so the replacement takes nothing else with it."""
+    return bool(read(text).attributes)
+
+
 def supersedes(newer: MemoryRecord, older: MemoryRecord) -> bool:
     """Whether storing ``newer`` makes ``older`` a past version (see the module's description)."""
     if newer.id == older.id or newer.hash == older.hash:

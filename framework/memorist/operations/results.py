@@ -161,6 +161,7 @@ def history_entry(row: dict[str, Any]) -> dict[str, Any]:
         "actor": row["actor"],
         "role": row["role"],
         "created_at": iso(row["created_at"]),
+        "input": row.get("input"),
         "linked_memory_ids": row.get("linked_memory_ids", []),
         "superseded_by": row.get("superseded_by"),
     }
@@ -174,7 +175,7 @@ def history_entry_v1(row: dict[str, Any]) -> dict[str, Any]:
         "event": row["event"],
         "old_memory": row["old_memory"],
         "new_memory": row["new_memory"],
-        "input": None,
+        "input": row.get("input"),
         "metadata": row["new_metadata"],
         "actor": row["actor"],
         "created_at": iso(row["created_at"]),

@@ -173,6 +173,7 @@ class Operations:
             where=request.where,
             latest_only=request.latest_only,
             as_of=request.as_of,
+            decay=request.decay,
         )
 
     def list_memories(self, caller: Caller, request: ListInput) -> Page:

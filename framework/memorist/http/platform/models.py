@@ -352,7 +352,7 @@ class HistoryEntryV1(BaseModel):
     event: str
     old_memory: str | None
     new_memory: str | None
-    input: str | None = Field(description="Always null: the input of an add is not kept")
+    input: str | None = Field(description="ADD: the message the memory was extracted from (else null)")
     metadata: dict[str, Any] | None
     actor: str | None
     created_at: str | None

@@ -204,6 +204,7 @@ class HistoryEntry(BaseModel):
     actor: str | None
     role: str | None
     created_at: str
+    input: str | None = Field(default=None, description="ADD: the message the memory was extracted from")
     linked_memory_ids: list[str] = Field(default_factory=list, description="ADD: the memories this add superseded")
     superseded_by: str | None = Field(default=None, description="SUPERSEDED: the memory that replaced this one")
 
