@@ -269,6 +269,7 @@ class Memory:
         show_expired: bool = False,
         latest_only: bool = False,
         as_of: Any = None,
+        reference_date: Any = None,
         **ignored: Any,
     ) -> dict[str, Any]:
         """Hybrid search: ``{"results": [memory + "score"]}``, best first (``top_k`` default 20, as mem0).
@@ -291,6 +292,7 @@ class Memory:
             show_expired=show_expired,
             latest_only=latest_only,
             as_of=as_of,
+            reference_date=reference_date,
         )
         return {"results": [hit_dict(hit) for hit in self.operations.search(self._caller, request)]}
 

@@ -35,12 +35,12 @@ from .add_request import AddRequest, build_add_request
 from .calibration import calibrate_hits, uncalibrate
 from .changes import MemoryChanges
 from .counts import ScopeCounts
-from .decay import decayed
 from .entities import EntityGraph
 from .generations import ScopeGenerations, generation_key
 from .history import HistoryLog
 from .hits import SearchHit
 from .outcome import AddOutcome
+from .over_time import TimeOptions
 from .scope import parse_moment, require_entity, visible
 from .scope_index import ScopeIndex
 from .search import MAX_TOP_K, HybridSearch
@@ -262,13 +262,16 @@ class Memory:
         latest_only: bool = False,
         as_of: Any = None,
         decay: bool | None = None,
+        reference_date: Any = None,
     ) -> list[SearchHit]:
         """Hybrid search; ``enable_graph`` is accepted and ignored (the graph is always on).
 
         ``latest_only``: memories a newer one superseded are left out (:mod:`.supersession`).
         ``as_of`` (a date-time): only memories observed by then, each version as current then
         (with ``latest_only``: the versions current at that moment). ``decay``: older, rarely
-        retrieved memories rank lower (:mod:`.decay`; None: the ``engine.decay`` setting)."""
+        retrieved memories rank lower (:mod:`.decay`; None: the ``engine.decay`` setting).
+        ``reference_date``: relative time in the query ("last week") means relative to this
+        date (:mod:`.relative_time`)."""
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query: a non-empty string is required")
         if not 1 <= int(top_k) <= MAX_TOP_K:
@@ -278,13 +281,14 @@ class Memory:
         where = conjoin_optional(
             where, self._where(filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id))
         )
-        moment = parse_moment(as_of, "as_of")
-        if moment is not None:
-            where = conjoin_optional(where, Condition("observed_at", "lte", moment))
-        wanted = int(top_k)
-        decaying = self.settings.engine.decay if decay is None else decay
-        if latest_only or decaying:  # hits dropped or reordered after ranking: ask for more, keep ``top_k``
-            top_k = min(MAX_TOP_K, wanted * 3 + 10)
+        engine = self.settings.engine
+        options = TimeOptions.parse(
+            as_of=as_of,
+            reference_date=reference_date,
+            latest_only=latest_only,
+            decay=engine.decay if decay is None else decay,
+        )
+        where, query = options.where(where), options.query(query)
         # Scores are calibrated here, at the engine's search entry, so every door agrees; the
         # caller's threshold is on the calibrated scale, the search compares raw scores.
         calibrated = self.settings.engine.calibrate_scores
@@ -294,26 +298,21 @@ class Memory:
             visible(where, org_id, project_id, show_expired),
             org_id=org_id,
             project_id=project_id,
-            top_k=int(top_k),
+            top_k=options.pool(int(top_k), MAX_TOP_K),
             threshold=raw_threshold,
             rerank=rerank,
             explain=explain,
         )
-        if latest_only:
-            gone = self.supersessions.superseded([h.record.id for h in hits], moment)
-            hits = [h for h in hits if h.record.id not in gone]
-        if decaying:
-            usage = self._changes.usage
-            hits = decayed(
-                hits,
-                query,
-                usage.read([h.record.id for h in hits]),
-                threshold=raw_threshold,
-                half_life_days=self.settings.engine.decay_half_life_days,
-                explain=explain,
-            )[:wanted]
-            usage.count([h.record.id for h in hits], utcnow())
-        hits = hits[:wanted]
+        hits = options.after_ranking(
+            hits,
+            query,
+            int(top_k),
+            supersessions=self.supersessions,
+            usage=self._changes.usage,
+            threshold=raw_threshold,
+            half_life_days=engine.decay_half_life_days,
+            explain=explain,
+        )
         return calibrate_hits(hits, reranked=rerank) if calibrated else hits
 
     @property
@@ -468,10 +467,9 @@ class Memory:
         where = conjoin_optional(
             where, self._where(filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id))
         )
-        moment = parse_moment(as_of, "as_of")
-        if moment is not None:
-            where = conjoin_optional(where, Condition("observed_at", "lte", moment))
-        if latest_only and (gone := self.supersessions.superseded_in(org_id, project_id, moment)):
+        options = TimeOptions.parse(as_of=as_of, latest_only=latest_only)
+        where = options.where(where)
+        if latest_only and (gone := self.supersessions.superseded_in(org_id, project_id, options.as_of)):
             where = conjoin_optional(where, Condition("id", "nin", tuple(sorted(gone))))
         where = visible(where, org_id, project_id, show_expired)
         store = self.components.vector_store

@@ -108,6 +108,8 @@ class SearchInput:
     latest_only: bool = False
     #: Answer as of this date-time (memories observed by then; versions current then).
     as_of: Any = None
+    #: Anchors relative time in the query ("last week") at this date.
+    reference_date: Any = None
     #: Memory decay (None: the server's ``engine.decay``; a platform project passes its own).
     decay: bool | None = None
 

@@ -174,6 +174,7 @@ class Operations:
             latest_only=request.latest_only,
             as_of=request.as_of,
             decay=request.decay,
+            reference_date=request.reference_date,
         )
 
     def list_memories(self, caller: Caller, request: ListInput) -> Page:

@@ -152,6 +152,7 @@ class SearchV3:
             scoped=False,  # the key's project is the scope; identifiers are optional filters
             latest_only=body.latest_only,
             as_of=body.as_of,
+            reference_date=body.reference_date,
             # The project's ``decay`` setting; off, the server's ``engine.decay`` (off by default).
             decay=self._tenancy.project(who.org_id, who.project_id).settings.get("decay") or None,
         )

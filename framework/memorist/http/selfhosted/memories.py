@@ -201,6 +201,7 @@ class Search:
             show_expired=body.show_expired,
             latest_only=body.latest_only,
             as_of=body.as_of,
+            reference_date=body.reference_date,
         )
         resp.media = {"results": [search_result(h) for h in self._ops.search(caller(req), request)]}
 
