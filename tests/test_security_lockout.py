@@ -24,8 +24,9 @@ def test_wrong_keys_from_one_address_do_not_refuse_valid_credentials_from_it(tmp
     bob = make_user(c, "bob@example.com")
     key = c.simulate_post("/api-keys", json={"label": "bob"}, headers=bearer(bob["access_token"])).json["key"]
     codes = [
-        c.simulate_get("/memories", params={"user_id": "u"}, headers={"X-API-Key": f"svcsk_wrong{i}"}, remote_addr=PROXY)
-        .status_code
+        c.simulate_get(
+            "/memories", params={"user_id": "u"}, headers={"X-API-Key": f"svcsk_wrong{i}"}, remote_addr=PROXY
+        ).status_code
         for i in range(61)
     ]
     assert codes[:60] == [401] * 60 and codes[60] == 429  # the guesser is still throttled
@@ -58,7 +59,9 @@ def test_failed_logins_with_random_emails_do_not_refuse_the_admins_password(tmp_
     assert codes[:100] == [401] * 100 and set(codes[100:]) == {429}
     ok = c.simulate_post("/auth/login", json={"email": "ada@example.com", "password": PASSWORD}, remote_addr=PROXY)
     assert ok.status_code == 200, ok.text
-    wrong = c.simulate_post("/auth/login", json={"email": "ada@example.com", "password": "nope-nope"}, remote_addr=PROXY)
+    wrong = c.simulate_post(
+        "/auth/login", json={"email": "ada@example.com", "password": "nope-nope"}, remote_addr=PROXY
+    )
     assert wrong.status_code == 429 and wrong.headers["Retry-After"]
 
 

@@ -68,6 +68,10 @@ class ServerSettings(BaseModel):
     #: worker's memory flat under a stream of adds. 0 keeps glibc's default (8 per core);
     #: ``MALLOC_ARENA_MAX`` in the environment wins over this.
     malloc_arena_max: int = Field(2, ge=0, le=64)
+    #: With ``AUTH_DISABLED=true``, the ``Host`` names requests may carry besides IP addresses,
+    #: ``localhost`` (and ``*.localhost``) and ``host``; ``*.example.com`` allows its subdomains.
+    #: Other names answer 403, so a web page cannot reach an open server through DNS rebinding.
+    allowed_hosts: list[str] = Field(default_factory=list)
 
 
 class DatabaseSettings(BaseModel):

@@ -115,6 +115,7 @@ class Register:
         response=m.Tokens,
         status=201,
         errors=(403, 409, 422, 429, 500),
+        credentials=True,
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.Register) -> None:
         user = self._auth.users.register_first(body.name, body.email, body.password)
@@ -278,11 +279,19 @@ class Users:
         response=m.UserOut,
         status=201,
         errors=(401, 403, 409, 422),
+        credentials=True,
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.CreateUser) -> None:
         resp.media = self._auth.users.create(body.name, body.email, body.password, role=body.role).public()
         resp.status = falcon.HTTP_201
 
-    @operation("List accounts (admin only)", auth="admin", tags=TAGS, response=list[m.UserOut], errors=(401, 403))
+    @operation(
+        "List accounts (admin only)",
+        auth="admin",
+        tags=TAGS,
+        response=list[m.UserOut],
+        errors=(401, 403),
+        credentials=True,
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = [u.public() for u in self._auth.users.list()]
