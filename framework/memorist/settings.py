@@ -173,6 +173,11 @@ class SecuritySettings(BaseModel):
     #: Hosts provider clients may reach although internal: filled at startup from the base
     #: URLs in the file and environment (the deployer's own, e.g. a local Ollama).
     provider_trusted_hosts: list[str] = Field(default_factory=list)
+    #: Origins (``https://host[:port]``) provider clients may send the deployment's API key to
+    #: (from the environment or a key file). At startup the origins of the file's and the
+    #: environment's base URLs and https://api.openai.com are added; a base URL set through
+    #: ``POST /configure`` elsewhere gets no key (see :mod:`memorist.provider_keys`).
+    provider_key_origins: list[str] = Field(default_factory=list)
 
 
 class RequestLogSettings(BaseModel):
