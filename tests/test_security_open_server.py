@@ -143,3 +143,13 @@ def test_open_server_neither_lists_nor_mints_platform_keys(tmp_path: Path) -> No
     assert [u["email"] for u in secured.simulate_get("/users", headers=ADMIN_HEADERS).json] == ["bob@example.com"]
     # Memories stay open, as AUTH_DISABLED promises.
     assert c.simulate_post("/memories", json=PLANT).status_code == 200
+
+
+def test_docs_and_dashboard_forbid_framing(tmp_path: Path) -> None:
+    c = client(tmp_path / "data")
+    for path in ("/docs", "/dashboard", "/docs/static/swagger-ui-bundle.js"):
+        resp = c.simulate_get(path)
+        assert resp.status_code == 200, path
+        assert resp.headers["X-Frame-Options"] == "DENY", path
+        assert "frame-ancestors 'none'" in resp.headers["Content-Security-Policy"], path
+    assert "persistAuthorization: false" in c.simulate_get("/docs").text
