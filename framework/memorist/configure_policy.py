@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 from .config_files import BARE_ENV
 from .errors import ConfigurationError, MemoristError, ValidationError
 from .outbound import OutboundGuard
-from .provider_keys import KeyOrigins, destination, key_source, origin_of, startup_origins
+from .provider_keys import DEFAULT_KEY_ENV, KeyOrigins, destination, key_source, origin_of, startup_origins
 from .settings import Settings
 
 PROVIDER_SLOTS = ("language_model", "embedder", "vector_store", "reranker", "entity_extractor")
@@ -154,9 +154,10 @@ def check_key_destinations(patch: Mapping[str, Any], settings: Settings) -> None
     for slot in PROVIDER_SLOTS:
         if slot not in patch:
             continue
-        options = getattr(settings, slot).options
+        section = getattr(settings, slot)
+        options = section.options
         url = destination(options)
-        source = key_source(options)
+        source = key_source(options, default_env=DEFAULT_KEY_ENV if section.provider == "openai" else None)
         if source is None or allowed.allows(url):
             continue
         shown = origin_of(url) or url

@@ -48,14 +48,20 @@ def destination(options: Mapping[str, Any], environ: Mapping[str, str] | None = 
     return str(url)
 
 
-def key_source(options: Mapping[str, Any], environ: Mapping[str, str] | None = None) -> str | None:
-    """What real key a client with ``options`` would send (a file, a set variable), or None."""
+def key_source(
+    options: Mapping[str, Any], environ: Mapping[str, str] | None = None, default_env: str | None = DEFAULT_KEY_ENV
+) -> str | None:
+    """What real key a client with ``options`` would send (a file, a set variable), or None.
+
+    ``default_env``: the variable read when the options name none (the ``openai``
+    provider's ``OPENAI_API_KEY``; None for providers without such a default).
+    """
     env = os.environ if environ is None else environ
     for name, value in options.items():
         if str(name).lower().endswith("_file") and isinstance(value, str) and value.strip():
             return f"the key file {name}"
     named = [v for k, v in options.items() if str(k).lower().endswith("_env") and isinstance(v, str) and v]
-    for variable in named or [DEFAULT_KEY_ENV]:
+    for variable in named or ([default_env] if default_env else []):
         if (env.get(variable) or "").strip():
             return variable
     return None
