@@ -32,6 +32,13 @@ def test_wrong_keys_from_one_address_do_not_refuse_valid_credentials_from_it(tmp
     assert codes[:60] == [401] * 60 and codes[60] == 429  # the guesser is still throttled
     assert c.simulate_get("/memories", headers={"X-API-Key": "svcsk_again"}, remote_addr=PROXY).status_code == 429
 
+    platform = c.simulate_post(
+        "/api/v1/admin/bootstrap/",
+        headers=ADMIN_HEADERS,
+        json={"org_name": "Acme", "project_name": "Web", "email": "owner@acme.example"},
+    ).json["key"]
+    ping = c.simulate_get("/v1/ping/", headers={"Authorization": f"Token {platform}"}, remote_addr=PROXY)
+    assert ping.status_code == 200, ping.text
     for valid in ({"X-API-Key": key}, ADMIN_HEADERS, bearer(bob["access_token"])):
         resp = c.simulate_get("/memories", params={"user_id": "u"}, headers=valid, remote_addr=PROXY)
         assert resp.status_code == 200, (valid, resp.status_code, resp.text)
