@@ -285,3 +285,36 @@ def test_mem0_client_project_decay_turns_decay_on_for_its_searches(server: Serve
     assert min(factors.values()) < 0.4 < 1.0 < max(factors.values())
     client.project.update(decay=False)
     assert [(h["id"], h["score"]) for h in search()] == [(h["id"], h["score"]) for h in before]
+
+
+def _record(text: str, day: int) -> Any:
+    from datetime import UTC, datetime
+
+    from memorist.records import MemoryRecord, normalized_hash
+
+    moment = datetime(2026, 3, day, tzinfo=UTC)
+    return MemoryRecord(
+        id=f"m{day}", text=text, hash=normalized_hash(text), observed_at=moment, created_at=moment, updated_at=moment
+    )
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "replaces"),
+    [
+        ("The user's phone number is 555-1234.", "The user changed their number, it's 555-9876 now.", True),
+        ("The user is a junior lawyer at Baker McKenzie.", "The user was promoted to associate.", True),
+        ("The user is 34 years old.", "The user turned 35 today.", True),
+        ("The user has a dog.", "The user also has a cat.", False),
+        ("The user's sister lives in Berlin.", "The user lives in Lisbon.", False),
+        ("The user visited Paris in May.", "The user visited Rome in June.", False),
+        # A value's shape names its attribute in any language; other words stay apart.
+        ("Mi número de teléfono es 612 345 678.", "Mi nuevo número es 699 888 777.", True),
+        ("Meine E-Mail ist anna@example.de.", "Meine neue E-Mail ist anna@posteo.de.", True),
+        ("Ich habe einen Hund.", "Ich habe auch eine Katze.", False),
+    ],
+)
+def test_the_supersession_rule(older: str, newer: str, replaces: bool) -> None:
+    from memorist.engine.supersession_rule import supersedes
+
+    assert supersedes(_record(newer, 6), _record(older, 2)) is replaces
+    assert not supersedes(_record(older, 2), _record(newer, 6))  # never an older over a newer

@@ -55,6 +55,7 @@ class Lexicon:
     copulas: frozenset[str]
     speaker: frozenset[str]
     others: frozenset[str]
+    frames: tuple[tuple[str, re.Pattern[str]], ...] = ()
 
     @classmethod
     def load(cls, path: Path = LEXICON) -> Lexicon:
@@ -67,6 +68,11 @@ class Lexicon:
             frozenset(w.casefold() for w in raw["copulas"]),
             frozenset(w.casefold() for w in raw["speaker"]),
             frozenset(w.casefold() for w in raw.get("others", ())),
+            tuple(
+                (name, re.compile(pattern, re.IGNORECASE))
+                for name, patterns in raw.get("frames", {}).items()
+                for pattern in patterns
+            ),
         )
 
 
@@ -111,7 +117,11 @@ def read(text: str) -> Reading:
     words = [t.casefold() for t in tokens]
     # Names: capitalized words past the first; never a topic ("Emma" changes nothing of "Lisbon").
     names = {w for t, w in zip(tokens[1:], words[1:], strict=True) if t[0].isupper()}
-    attributes = frozenset([lex.attributes[_base(w)] for w in words if _base(w) in lex.attributes] + _value_kinds(text))
+    attributes = frozenset(
+        [lex.attributes[_base(w)] for w in words if _base(w) in lex.attributes]
+        + _value_kinds(text)
+        + [name for name, frame in lex.frames if frame.search(text)]
+    )
     change_words = {w for phrase in lex.change for w in phrase}
     kept = [
         _base(w)
