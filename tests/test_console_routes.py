@@ -66,7 +66,9 @@ def test_every_sort_pages_through_all_memories_in_its_order(client: falcon.testi
 
 def test_updated_at_order_follows_the_last_edit(client: falcon.testing.TestClient) -> None:
     oldest = page(client, sort="created_at")["results"][0]
-    resp = client.simulate_put(f"/memories/{oldest['id']}", json={"text": "My sister Maria lives in Porto now."}, headers=ADMIN_KEY)
+    resp = client.simulate_put(
+        f"/memories/{oldest['id']}", json={"text": "My sister Maria lives in Porto now."}, headers=ADMIN_KEY
+    )
     assert resp.status_code == 200, resp.text
     assert texts(page(client, sort="-updated_at"))[0] == "My sister Maria lives in Porto now."
 
@@ -74,7 +76,10 @@ def test_updated_at_order_follows_the_last_edit(client: falcon.testing.TestClien
 def test_filters_by_dates_metadata_key_and_text_together(client: falcon.testing.TestClient) -> None:
     spring = page(client, created_from="2026-02-01T00:00:00Z", created_to="2026-04-30T23:59:59Z")
     assert spring["count"] == 3 and all(("Google" in t or "Kaffee" in t or "chess" in t) for t in texts(spring))
-    assert texts(page(client, metadata_key="topic")) == ["Maria works at Google in Porto.", "My sister Maria lives in Porto."]
+    assert texts(page(client, metadata_key="topic")) == [
+        "Maria works at Google in Porto.",
+        "My sister Maria lives in Porto.",
+    ]
     assert page(client, metadata_key="topic", text="google")["count"] == 1
     assert page(client, category="no-such-category")["count"] == 0
     bad = client.simulate_get("/memories", params={"user_id": "alice", "metadata_key": "a b"}, headers=ADMIN_KEY)
@@ -96,7 +101,9 @@ def test_graph_links_the_entities_of_a_users_memories(client: falcon.testing.Tes
     assert both["count"] == 2 and sorted(r["id"] for r in both["results"]) == sorted(edge["memory_ids"])
     assert page(client, entity=maria)["count"] == 3
     assert page(client, entity="no-such-entity")["count"] == 0
-    too_many = client.simulate_get("/memories", params={"user_id": "alice", "entity": ",".join("abcdefghi")}, headers=ADMIN_KEY)
+    too_many = client.simulate_get(
+        "/memories", params={"user_id": "alice", "entity": ",".join("abcdefghi")}, headers=ADMIN_KEY
+    )
     assert too_many.status_code == 400 and "at most 8" in too_many.text
     assert client.simulate_get("/graph", headers=ADMIN_KEY).status_code == 400  # an identifier is required
     other = client.simulate_get("/graph", params={"user_id": "nobody"}, headers=ADMIN_KEY).json

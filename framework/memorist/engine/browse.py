@@ -164,9 +164,7 @@ class EntityBrowser:
                 if not found:
                     return []
         if found is not None and len(found) > MAX_ENTITY_MEMORIES:
-            raise ValidationError(
-                f"entity: more than {MAX_ENTITY_MEMORIES} memories mention it; add another filter"
-            )
+            raise ValidationError(f"entity: more than {MAX_ENTITY_MEMORIES} memories mention it; add another filter")
         return sorted(found or ())
 
     def of_memory(self, memory_id: str) -> list[dict[str, str]]:
