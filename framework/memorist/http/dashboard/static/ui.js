@@ -22,6 +22,14 @@ function append(el, children) {
   }
 }
 
+/** Replace an element's children; unlike ``replaceChildren``, a null or false child is left out
+ * (``replaceChildren(null)`` would show the word "null"). */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
 const SVG = "http://www.w3.org/2000/svg";
 export function s(tag, attrs = {}, ...children) {
   const el = document.createElementNS(SVG, tag);
