@@ -130,7 +130,7 @@ def test_add_search_explain_edit_delete_a_memory_with_its_history(
     expect(form.locator(".add-result")).to_contain_text("Maria")
     # The picker now has alice, with her count; the list shows both, newest first.
     expect(page.get_by_label("Whose memories")).to_contain_text("alice (2)")
-    items = page.get_by_role("list", name="Memories, newest first").get_by_role("listitem")
+    items = page.locator("table.memtable tbody tr")
     expect(items).to_have_count(2)
     expect(items.first).to_contain_text("Maria")
     expect(page.get_by_text("Page 1 of 1 · 2 memories")).to_be_visible()
@@ -164,14 +164,18 @@ def test_add_search_explain_edit_delete_a_memory_with_its_history(
     page.get_by_role("searchbox", name="Search").fill("allergic to peanuts")
 
     # Filters go to the server: a category no memory has leaves nothing.
-    page.get_by_text("Filters").click()
+    page.get_by_text("Filters (hybrid search)").click()
     page.get_by_label("Categories").fill("no-such-category")
     page.get_by_role("search").get_by_role("button", name="Search").click()
     expect(page.get_by_text("Nothing matched.")).to_be_visible()
 
-    first_link = page.get_by_role("link", name=re.compile("allergic to peanuts"))
-    page.get_by_role("button", name="Back to the list").click()
-    first_link.click()
+    page.get_by_role("button", name="Close the results").click()
+    expect(page.get_by_role("list", name="Search results")).to_have_count(0)
+    page.locator("table.memtable").get_by_role("button", name=re.compile("allergic to peanuts")).click()
+    pane = page.get_by_role("complementary", name="Selected memory")
+    expect(pane.get_by_role("list", name="History, oldest first").get_by_role("listitem").first).to_contain_text("ADD")
+    expect(pane.locator("dl.facts")).to_contain_text("alice")
+    pane.get_by_role("link", name="Open to edit").click()
     expect(page.get_by_role("heading", name="Memory", exact=True)).to_be_visible()
     memory_id = page.url.rsplit("/", 1)[1]
     edit = page.get_by_role("form", name="Edit memory")

@@ -197,7 +197,7 @@ export function memoryTable(scope, entities, initial = {}) {
   filters.replaceChildren(filterForm(view, entities, setView));
   pane.id = "memory-pane";
   const element = h("section", { class: "browse", "aria-labelledby": "browse-h" },
-    h("h2", { id: "browse-h" }, "All memories"),
+    h("h2", { id: "browse-h" }, "Browse: sort, filter, select"),
     filters,
     h("div", { class: "split" }, body, pane));
   return { element, reload: load, setView, view };

@@ -94,7 +94,7 @@ async function showFullText(scope, results, words, page) {
       h("span", {}, `Page ${page} of ${pages} · ${answer.count} containing “${words}”`),
       h("button", { type: "button", class: "ghost", disabled: page >= pages, onclick: () => showFullText(scope, results, words, page + 1) }, "Next"),
     );
-    results.replaceChildren(
+    fill(results,
       h("h2", {}, `${answer.count} memor${answer.count === 1 ? "y contains" : "ies contain"} “${words}”`),
       answer.results.length ? list : h("p", { class: "muted" }, "No memory contains these words."),
       nav,
@@ -162,7 +162,7 @@ function searchForm(scope, results) {
         const list = h("ol", { class: "memories", "aria-label": "Search results" });
         const reasons = rankReasons(answer.results);
         answer.results.forEach((item, i) => list.append(memoryCard(item, renderExplain(item, reasons[i]))));
-        results.replaceChildren(
+        fill(results,
           h("h2", {}, `${answer.results.length} result${answer.results.length === 1 ? "" : "s"} for “${q.value}”`),
           answer.results.length ? list : h("p", { class: "muted" }, "Nothing matched."),
           closeButton(results),

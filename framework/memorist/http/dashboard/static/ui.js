@@ -44,7 +44,7 @@ export function s(tag, attrs = {}, ...children) {
 export function screen(title, ...content) {
   const main = document.getElementById("main");
   const heading = h("h1", { tabindex: "-1" }, title);
-  main.replaceChildren(heading, ...content.flat());
+  fill(main, heading, content);
   document.title = `${title} · Memorist`;
   heading.focus({ preventScroll: true });
   return main;
