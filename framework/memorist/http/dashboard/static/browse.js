@@ -87,7 +87,8 @@ function filterForm(view, entities, apply) {
 function headerCell(key, label, view, sortBy) {
   if (!key) return h("th", { scope: "col" }, label);
   const state = view.sort === key ? "ascending" : view.sort === `-${key}` ? "descending" : "none";
-  const next = state === "descending" ? key : `-${key}`;
+  // Text starts A to Z, dates newest first; a second click turns the order around.
+  const next = state === "none" ? (key === "memory" ? key : `-${key}`) : state === "descending" ? key : `-${key}`;
   const arrow = state === "ascending" ? " ▲" : state === "descending" ? " ▼" : "";
   return h("th", { scope: "col", "aria-sort": state },
     h("button", { type: "button", class: "sort", onclick: () => sortBy(next),

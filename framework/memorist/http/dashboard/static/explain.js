@@ -1,6 +1,8 @@
 // The explain breakdown of one search hit: the signals as labelled bars (each 0..1), then how the
 // final score was made from them (raw fused score, the age-and-use decay, calibration, the
-// reranker), and, when a hit ranks above one with a higher raw score, a sentence saying why.
+// reranker), and, when a hit ranks above one with a higher raw score, a sentence saying why
+// (the reranker, the decay that weighs age and use, or facts over time: a newer version of a
+// fact, or a stated change, goes above the older hit; the engine marks it as ``reordered``).
 import { h } from "./ui.js";
 
 export const SIGNALS = [
@@ -19,7 +21,7 @@ export function components(item) {
   const d = item.score_details || {};
   const raw = num(d.raw_score) ?? num(d.score) ?? num(item.score);
   const decay = num(d.decay) ?? 1;
-  return { raw, decay, decayed: raw === undefined ? undefined : raw * decay, reranked: num(d.reranked_score), final: num(item.score) };
+  return { raw, decay, decayed: raw === undefined ? undefined : raw * decay, reranked: num(d.reranked_score), final: num(item.score), reordered: d.reordered };
 }
 
 /**
@@ -38,6 +40,12 @@ export function rankReasons(results) {
     if (j < 0) return null;
     const other = parts[j];
     const lead = `Ranked #${i + 1}, above #${j + 1}, whose raw fused score is higher (${n3(other.raw)} against ${n3(mine.raw)}): `;
+    if (mine.reordered === "newer_version") {
+      return `${lead}this is a newer version of the same fact as a lower-ranked hit, and the current version of a fact goes first (it takes the higher place and its score).`;
+    }
+    if (mine.reordered === "stated_change") {
+      return `${lead}this memory states a change to an older hit on the same topic (“moved”, “no longer”), and a change goes above what it changes (it takes the higher place and its score).`;
+    }
     if (mine.reranked !== undefined && other.reranked !== undefined) {
       return `${lead}the reranker scored this one ${n3(mine.reranked)} and #${j + 1} ${n3(other.reranked)}, and reranked results are ordered by the reranker.`;
     }
