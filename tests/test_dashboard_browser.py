@@ -234,6 +234,8 @@ def test_entities_counts_graph_and_cascade_delete(page: Page, server: AppServer,
     shares = page.get_by_role("table", name="Shares memories with")
     expect(shares.get_by_role("row", name=re.compile("agent:coach"))).to_contain_text("2")
     expect(page.get_by_text("Bob drinks green tea")).to_be_visible()
+    # A short list (no "All N memories" link) used to end with the word "null".
+    expect(page.locator(".entity-detail")).not_to_contain_text("null")
     no_serious_a11y(page, "entity detail with graph")
 
     bob.get_by_role("button", name="Delete user bob").click()

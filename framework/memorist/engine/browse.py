@@ -127,7 +127,7 @@ class EntityBrowser:
             linked: set[str] = set()
             for entity_id, memory_id in conn.execute(
                 select(entity_links.c.entity_id, entity_links.c.memory_id).where(entity_links.c.scope_key == key)
-            ):
+            ).all():
                 linked.add(str(memory_id))
                 by_memory.setdefault(str(memory_id), []).append(str(entity_id))
         wanted = set(ids)

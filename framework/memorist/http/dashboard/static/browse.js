@@ -195,11 +195,20 @@ export function memoryTable(scope, entities, initial = {}) {
     }
   }
 
+  /** The graph entities the entity filter offers (they arrive after the first page). */
+  const setEntities = (list) => {
+    entities = list;
+    const select = filters.querySelector("select[name=entity]");
+    if (!select) return;
+    select.replaceChildren(h("option", { value: "" }, "Any"),
+      entities.map((e) => h("option", { value: e.id, selected: e.id === view.entity }, `${e.name} (${e.memories})`)));
+  };
+
   filters.replaceChildren(filterForm(view, entities, setView));
   pane.id = "memory-pane";
   const element = h("section", { class: "browse", "aria-labelledby": "browse-h" },
     h("h2", { id: "browse-h" }, "Browse: sort, filter, select"),
     filters,
     h("div", { class: "split" }, body, pane));
-  return { element, reload: load, setView, view };
+  return { element, reload: load, setView, setEntities, view };
 }

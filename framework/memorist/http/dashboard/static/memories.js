@@ -268,15 +268,11 @@ export async function memoriesScreen() {
       fill(browse, h("p", { class: "muted" }, "Pick a user, agent, run or app above, or add a first memory."));
       return;
     }
-    let graphEntities = [];
-    try {
-      graphEntities = (await get(`/graph${query(scopeParams(scope))}`)).entities;
-    } catch {
-      // The entity filter is optional: the table works without it.
-    }
-    const table = memoryTable({ params: scopeParams(scope), label: `${scope.type} ${scope.id}` }, graphEntities);
+    const table = memoryTable({ params: scopeParams(scope), label: `${scope.type} ${scope.id}` }, []);
     fill(browse, table.element);
-    await table.reload();
+    // The entity filter's choices come from the graph, read beside the first page (not before it).
+    const graph = get(`/graph${query(scopeParams(scope))}`).then((g) => table.setEntities(g.entities), () => {});
+    await Promise.all([table.reload(), graph]);
   };
   // After an add, the counts change and a new user may exist: refresh the picker, keep the outcome shown.
   const added = async (body) => {

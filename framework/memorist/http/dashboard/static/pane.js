@@ -64,9 +64,9 @@ async function entitiesOf(item, onEntity) {
   try {
     const found = await get(`/memories/${encodeURIComponent(item.id)}/entities`);
     if (!found.length) return h("p", { class: "muted" }, "No entity found in this memory.");
-    return h("ul", { class: "chips", "aria-label": "Entities in this memory" }, found.map((e) =>
-      h("li", {}, h("button", { type: "button", class: "ghost chip", onclick: () => onEntity(e.id),
-        "aria-label": `Show memories mentioning ${e.name}` }, e.name, h("span", { class: "muted small" }, ` ${kindLabel(e.kind)}`)))));
+    return h("ul", { class: "chips", "aria-label": "Entities in this memory (each shows the memories mentioning it)" }, found.map((e) =>
+      h("li", {}, h("button", { type: "button", class: "ghost chip", onclick: () => onEntity(e.id), dataset: { name: e.name },
+        title: `Show the memories mentioning ${e.name}` }, e.name, h("span", { class: "muted small" }, ` ${kindLabel(e.kind)}`)))));
   } catch (error) {
     return errorBox(error);
   }
