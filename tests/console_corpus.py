@@ -34,8 +34,9 @@ TEMPLATES = [
 TOPICS = ["family", "work", "travel", "food", "health"]
 
 
-def corpus(n: int, user_id: str = "maria-user", seed: int = 41) -> list[dict[str, Any]]:
-    """``n`` add bodies (``infer`` off: stored verbatim) for ``POST /memories/batch`` or ``add_many``."""
+def corpus(n: int, user_id: str = "maria-user", seed: int = 41, numbered: bool = True) -> list[dict[str, Any]]:
+    """``n`` add bodies (``infer`` off: stored verbatim) for ``POST /memories/batch`` or ``add_many``;
+    ``numbered``: each text ends with "(note i)", so every text is distinct and a test can find one."""
     rng = random.Random(seed)
     start = datetime(2024, 11, 1, tzinfo=UTC)
     items = []
@@ -43,7 +44,7 @@ def corpus(n: int, user_id: str = "maria-user", seed: int = 41) -> list[dict[str
         text = rng.choice(TEMPLATES).format(p=rng.choice(PEOPLE), c=rng.choice(PLACES), o=rng.choice(ORGS))
         when = start + timedelta(minutes=int(i * 2 * 365 * 24 * 60 / max(n, 1)))
         body: dict[str, Any] = {
-            "messages": [{"role": "user", "content": f"{text} (note {i})"}],
+            "messages": [{"role": "user", "content": f"{text} (note {i})" if numbered else text}],
             "user_id": user_id,
             "infer": False,
             "timestamp": when.isoformat(),
