@@ -56,16 +56,16 @@ def seed(server: Server) -> None:
         answer = server.post("/memories", json=body, headers=headers)
         answer.raise_for_status()
         ids.append(answer.json()["results"][0]["id"])
+    # A few hundred more of alice's memories, so the table pages and the entity graph has hubs.
+    more = corpus(300, "alice", numbered=False)
+    for at in range(0, len(more), 50):
+        server.post("/memories/batch", json={"items": more[at : at + 50]}, headers=headers).raise_for_status()
     server.request(
         "PUT",
         f"/memories/{ids[2]}",
         json={"text": "I am allergic to peanuts, shellfish and kiwi.", "metadata": {"source": "doctor"}},
         headers=headers,
     ).raise_for_status()
-    # A few hundred more of alice's memories, so the table pages and the entity graph has hubs.
-    more = corpus(300, "alice", numbered=False)
-    for at in range(0, len(more), 50):
-        server.post("/memories/batch", json={"items": more[at : at + 50]}, headers=headers).raise_for_status()
     server.post("/api-keys", json={"label": "travel-bot (production)"}, headers=headers).raise_for_status()
     server.post(
         "/auth/users",
@@ -100,8 +100,8 @@ def shoot(page: Page, server: Server, out: Path, theme: str) -> list[Path]:
     page.get_by_role("heading", name="Memories").wait_for()
     page.get_by_label("Whose memories").select_option("user:alice")
     page.locator("table.memtable tbody tr").first.wait_for()
-    page.get_by_role("button", name="Sort by memory, ascending").click()
-    page.locator("th[aria-sort='ascending']").wait_for()
+    page.get_by_role("button", name="Sort by updated, descending").click()  # the edited memory first
+    page.locator("th[aria-sort='descending']").wait_for()
     page.locator("table.memtable").get_by_role("button", name="I am allergic to peanuts, shellfish and kiwi.").click()
     page.get_by_role("complementary").get_by_role("list", name="History, oldest first").wait_for()
     page.locator("#browse-h").evaluate("h => h.scrollIntoView()")
@@ -122,7 +122,7 @@ def shoot(page: Page, server: Server, out: Path, theme: str) -> list[Path]:
     page.locator("ul.edge-memories").wait_for()
     page.locator("#explorer-h").evaluate("h => h.scrollIntoView()")
     save("entities-graph")
-    page.locator("#links-h").evaluate("h => h.scrollIntoView()")
+    page.locator("#edge-h").evaluate("h => h.scrollIntoView()")
     save("entity-links")
     page.get_by_role("link", name="API keys").click()
     page.get_by_label("Label").fill("ci-agent")

@@ -7,6 +7,9 @@ import { kindLabel } from "./pane.js";
 import { errorBox, field, fill, h, s } from "./ui.js";
 
 const DRAWN = 40;
+const DRAWN_EDGES = 80;
+
+const caption = (graph) => `${graph.total_entities} entities in ${graph.linked_memories} memories; the ${Math.min(DRAWN, graph.entities.length)} most linked are drawn, with the ${DRAWN_EDGES} heaviest links and every link of the chosen one.`;
 
 /** Positions on concentric rings, the most linked entity in the middle (deterministic). */
 export function layout(ids, width, height) {
@@ -38,7 +41,9 @@ function drawGraph(graph, chosen, choose) {
   const maxNode = Math.max(1, ...shown.map((e) => e.memories));
   const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, class: "graph entities-graph", role: "img", "aria-labelledby": "egraph-title" },
     s("title", { id: "egraph-title" }, `Entity graph: ${shown.length} most linked entities; the table below lists them all`));
-  for (const edge of graph.edges) {
+  // The heaviest links, and every link of the chosen entity: a readable picture, not a hairball.
+  const drawn = graph.edges.filter((e, i) => i < DRAWN_EDGES || e.source === chosen || e.target === chosen);
+  for (const edge of drawn) {
     if (!pos.has(edge.source) || !pos.has(edge.target)) continue;
     const [x1, y1] = pos.get(edge.source), [x2, y2] = pos.get(edge.target);
     const near = chosen && (edge.source === chosen || edge.target === chosen);
@@ -113,11 +118,11 @@ export async function entityExplorer(scopes, initial) {
       const links = h("div", { class: "links-detail", "aria-live": "polite" });
       const choose = (id) => {
         figure.replaceChildren(drawGraph(graph, id, choose),
-          h("figcaption", { class: "small muted" }, `${graph.total_entities} entities in ${graph.linked_memories} memories; the ${Math.min(DRAWN, graph.entities.length)} most linked are drawn.`));
+          h("figcaption", { class: "small muted" }, caption(graph)));
         linksOf(graph, graph.entities.find((e) => e.id === id), params, links);
       };
       figure.append(drawGraph(graph, null, choose),
-        h("figcaption", { class: "small muted" }, `${graph.total_entities} entities in ${graph.linked_memories} memories; the ${Math.min(DRAWN, graph.entities.length)} most linked are drawn.`));
+        h("figcaption", { class: "small muted" }, caption(graph)));
       const table = h("table", { class: "wide" }, h("caption", {}, "Extracted entities, most linked first"),
         h("thead", {}, h("tr", {}, ["Entity", "Kind", "Memories", "Links"].map((t) => h("th", { scope: "col" }, t)))),
         h("tbody", {}, graph.entities.map((e) => h("tr", { dataset: { entity: e.id } },
