@@ -110,6 +110,6 @@ export async function entitiesScreen() {
           }
         } }, "Delete"))))));
   const explorer = await entityExplorer(entities, currentScope());
-  screen("Entities", explorer, h("h2", {}, "Users, agents, runs and apps"),
+  screen("Entities", explorer,
     entities.length ? table : h("p", { class: "muted" }, "No entities yet: add a memory first."), panel);
 }
