@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from memorist.api import Memory
-from memorist.engine.query_forms import third_person_alias
+from memorist.language.voice import third_person_alias
 
 
 @pytest.mark.parametrize(

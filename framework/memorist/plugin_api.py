@@ -68,6 +68,7 @@ if TYPE_CHECKING:
         script_of,
         shift,
         tokens,
+        user_voice_forms,
     )
     from .models import resolve_model_path
     from .outbound import OutboundGuard, OutboundRefused, guarded_transport, pinned_connection
@@ -152,6 +153,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
         "script_of",
         "shift",
         "tokens",
+        "user_voice_forms",
     ),
     "memorist.http.platform.access": ("Access", "access"),
     "memorist.models": ("resolve_model_path",),
@@ -302,6 +304,7 @@ __all__ = [
     "script_of",
     "shift",
     "tokens",
+    "user_voice_forms",
     "utcnow",
 ]
 

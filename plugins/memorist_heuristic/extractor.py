@@ -14,6 +14,7 @@ implied, or resolve "you" between named people (see ``addressee`` for the rest).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import ClassVar
 
@@ -27,6 +28,8 @@ from memorist.plugin_api import (
     ProviderOptions,
     SkippedInput,
     account_for_messages,
+    language_of,
+    user_voice_forms,
 )
 from pydantic import Field
 
@@ -74,6 +77,10 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
 
     def extract(self, request: ExtractionRequest) -> list[ExtractedFact]:
         return self.extract_detailed(request).facts
+
+    def query_forms(self, query: str, user_ids: Sequence[str] = ()) -> list[str]:
+        """The query about "the user", as this extractor writes memories (see ``rewrite``)."""
+        return user_voice_forms(query, user_ids, language_of(query))
 
     def recent_wanted(self, request: ExtractionRequest) -> int:
         """The scope's latest memories, only for an add that holds a correction ("make that

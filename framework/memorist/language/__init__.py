@@ -21,6 +21,7 @@ from .person import Form, PersonTable, at_sentence_start, capitalized, shift
 from .person import table as person_table
 from .phrases import Phrases, Token, phrases, tokens
 from .scripts import CASELESS, SPACELESS, main_script, pieces, script_of, scripts, words
+from .voice import query_forms as user_voice_forms
 
 __all__ = [
     "CASELESS",
@@ -45,6 +46,7 @@ __all__ = [
     "scripts",
     "shift",
     "tokens",
+    "user_voice_forms",
     "words",
 ]
 
