@@ -63,7 +63,7 @@ def _content(words: list[Token], function_words: frozenset[str]) -> int:
     for word in words:
         if word.word in function_words:
             continue
-        spaceless = sum(script_of(c) in SPACELESS for c in word.word)
+        spaceless = 0 if word.word.isascii() else sum(script_of(c) in SPACELESS for c in word.word)
         count += max(1, spaceless // 2) if spaceless else 1
     return count
 

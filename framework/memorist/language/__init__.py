@@ -85,12 +85,15 @@ def language_of(text: str) -> str:
     Japanese is told from Chinese by its kana; a Latin-script text is the language
     whose function words it uses most (ties, and none at all, go to the default).
     """
-    counts = scripts(text)
-    if not counts:
-        return DEFAULT
-    script = counts.most_common(1)[0][0]
-    if script == "Han" or script in ("Hiragana", "Katakana"):
-        return "ja" if counts.get("Hiragana", 0) + counts.get("Katakana", 0) else "zh"
+    if text.isascii():
+        script = "Latin"  # the common case, without counting letters
+    else:
+        counts = scripts(text)
+        if not counts:
+            return DEFAULT
+        script = counts.most_common(1)[0][0]
+        if script in ("Han", "Hiragana", "Katakana"):
+            return "ja" if counts.get("Hiragana", 0) + counts.get("Katakana", 0) else "zh"
     only, sharing = _by_script()
     if script in only:
         return only[script]

@@ -31,6 +31,8 @@ class Lexicon:
         self.code = code
         self.data = data
         self.scripts: tuple[str, ...] = tuple(data.get("scripts", ()))
+        #: Lists already split, by (kind, path): a rule reads its list on every sentence.
+        self._cache: dict[tuple[str, ...], Any] = {}
 
     def get(self, *path: str) -> Any:
         """The raw entry at ``path`` (None when absent)."""
@@ -43,7 +45,10 @@ class Lexicon:
 
     def words(self, *path: str) -> frozenset[str]:
         """A word list (space-separated; ``|`` separates too) as a set of folded words."""
-        return frozenset(_split(self.get(*path), words=True))
+        key = ("words", *path)
+        if key not in self._cache:
+            self._cache[key] = frozenset(_split(self.get(*path), words=True))
+        return self._cache[key]  # type: ignore[no-any-return]
 
     def ordered_words(self, *path: str) -> tuple[str, ...]:
         """A word list in the file's order (months, weekdays)."""
@@ -52,7 +57,10 @@ class Lexicon:
     def phrases(self, *path: str) -> tuple[str, ...]:
         """A phrase list (``|``-separated), longest first: a matcher tries "good morning"
         before "good"."""
-        return tuple(sorted(set(_split(self.get(*path), words=False)), key=lambda p: (-len(p), p)))
+        key = ("phrases", *path)
+        if key not in self._cache:
+            self._cache[key] = tuple(sorted(set(_split(self.get(*path), words=False)), key=lambda p: (-len(p), p)))
+        return self._cache[key]  # type: ignore[no-any-return]
 
     def rows(self, *path: str) -> list[list[str]]:
         """A table: a list of rows of strings."""

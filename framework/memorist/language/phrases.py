@@ -26,15 +26,21 @@ class Token:
     surface: str
 
 
+@lru_cache(maxsize=4096)
 def tokens(text: str) -> list[Token]:
-    """The words of ``text`` as :class:`Token`, in order."""
-    return [Token(fold(m.group(0)), m.start(), m.end(), m.group(0)) for m in WORD.finditer(text)]
+    """The words of ``text`` as :class:`Token`, in order (cached: each rule of a sentence's
+    filters reads them; callers must not change the list)."""
+    folded = fold(text)
+    if len(folded) != len(text):  # casefold lengthened a letter ("ß" -> "ss"): fold each word
+        return [Token(fold(m.group(0)), m.start(), m.end(), m.group(0)) for m in WORD.finditer(text)]
+    return [Token(folded[m.start() : m.end()], m.start(), m.end(), m.group(0)) for m in WORD.finditer(text)]
 
 
 _REPEATED_LETTER = re.compile(r"(.)\1+")
 _REPEATED_PAIR = re.compile(r"(..)\1+")
 
 
+@lru_cache(maxsize=65_536)
 def squeezed(word: str) -> str:
     """``word`` with stretched letters and repeated pairs squeezed ("heyyy" -> "hey", "hahaha"
     -> "ha"): how an elongated interjection is recognised."""
@@ -46,7 +52,11 @@ class Phrases:
 
     def __init__(self, labelled: dict[str, str], elongated: dict[str, str] | None = None) -> None:
         self._table = {tuple(phrase.split()): label for phrase, label in labelled.items()}
-        self._longest = max((len(k) for k in self._table), default=0)
+        #: first word -> the lengths of the phrases it opens, longest first
+        sizes: dict[str, set[int]] = {}
+        for words in self._table:
+            sizes.setdefault(words[0], set()).add(len(words))
+        self._sizes = {first: sorted(found, reverse=True) for first, found in sizes.items()}
         self._elongated = elongated or {}
 
     def __bool__(self) -> bool:
@@ -54,11 +64,15 @@ class Phrases:
 
     def at(self, words: list[Token], index: int) -> tuple[int, str] | None:
         """``(how many words, label)`` of the longest phrase starting at ``words[index]``."""
-        for size in range(min(self._longest, len(words) - index), 0, -1):
-            label = self._table.get(tuple(w.word for w in words[index : index + size]))
+        if index >= len(words):
+            return None
+        first = words[index].word
+        for size in self._sizes.get(first, ()):
+            key = (first,) if size == 1 else tuple(w.word for w in words[index : index + size])
+            label = self._table.get(key)
             if label is not None:
                 return size, label
-        if index < len(words) and (label := self._elongated.get(squeezed(words[index].word))) is not None:
+        if self._elongated and (label := self._elongated.get(squeezed(first))) is not None:
             return 1, label
         return None
 
