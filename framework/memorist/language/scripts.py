@@ -130,8 +130,15 @@ def runs(token: str) -> list[tuple[str, str | None]]:
 
 def bigrams(run: str) -> list[str]:
     """Overlapping character pairs of a spaceless run ("東京都" -> 東京, 京都); a single
-    character is its own term."""
-    return [run] if len(run) < 2 else [run[i : i + 2] for i in range(len(run) - 1)]
+    character is its own term. A character is a letter with the marks that follow it (a Thai
+    vowel sign belongs to its consonant)."""
+    letters: list[str] = []
+    for char in run:
+        if letters and unicodedata.category(char)[0] == "M":
+            letters[-1] += char
+        else:
+            letters.append(char)
+    return ["".join(letters)] if len(letters) < 2 else [letters[i] + letters[i + 1] for i in range(len(letters) - 1)]
 
 
 def pieces(token: str) -> list[tuple[str, str | None]]:
