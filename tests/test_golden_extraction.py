@@ -15,6 +15,7 @@ import yaml
 from memorist.providers import ProviderContext
 from memorist.records import ExtractionRequest, Message
 from memorist_heuristic.extractor import HeuristicExtractor
+from memorist_heuristic.segment import skip_reason
 
 CORPUS = Path(__file__).parent / "golden" / "extraction.yaml"
 MONDAY = "2023-05-08T13:56:00Z"
@@ -59,3 +60,14 @@ def test_the_corpus_is_large_and_has_no_duplicate_rows() -> None:
     ]
     assert len(keys) >= 250
     assert len(set(keys)) == len(keys)
+
+
+SENTENCES: dict[str, list[str]] = yaml.safe_load((CORPUS.parent / "sentences.yaml").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    ("sentence", "reason"),
+    [(s, None if r == "kept" else r) for r, listed in SENTENCES.items() for s in listed],
+)
+def test_golden_sentence(sentence: str, reason: str | None) -> None:
+    assert skip_reason(sentence) == reason

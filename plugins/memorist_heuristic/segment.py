@@ -31,7 +31,7 @@ _SENTENCE_END = re.compile(_ABBREVIATIONS + r"(?<=[.!?…؟।])[\"')\]]*\s+|(?<
 _LINE_BREAK = re.compile(r"\s*\n+\s*")
 #: Punctuation closing a greeting, an opener or an acknowledgement ("Hi, ", "Got it! ").
 _PUNCTUATION_AFTER = re.compile(r"\s*[,!.:;—–~-]+\s*")
-_QUESTION_MARKS = ("?", "？", "؟", ";")
+_QUESTION_MARKS = ("?", "？", "؟", "\u037e")
 _CLOSER_BEFORE = re.compile(r"[\s,;—–-]+$")
 _CLOSER_AFTER = re.compile(r"[\s.!?…]*$")
 
@@ -227,7 +227,9 @@ def skip_reason(sentence: str) -> str | None:
     first, taken, words = _greeting_prefix(sentence, language)
     empty = {"thanks": "thanks", "greetings": "greeting"}.get(first or "", "filler")
     rest = words[taken:]
-    if not rest or _vocative(rest):
+    if not rest:  # "Guess what?", "Oh?": nothing but a question mark left
+        return "question" if _is_question(sentence) else empty
+    if _vocative(rest, sentence):
         return empty
     rest_text = sentence[rest[0].start :]
     if is_bare_question(rest_text):
@@ -240,10 +242,21 @@ def skip_reason(sentence: str) -> str | None:
     return empty
 
 
-def _vocative(rest: list[Token]) -> bool:
-    """A name alone closing a greeting or an exclamation ("Hey Mel!", "..., Caroline!")."""
+_VOCATIVE_END = re.compile(r"[\s!.,:;)(\-~]*")
+
+
+def _vocative(rest: list[Token], sentence: str) -> bool:
+    """A name alone closing a greeting or an exclamation ("Hey Mel!", "..., Caroline!"); not
+    a question ("Thoughts?")."""
     word = rest[0].surface
-    return len(rest) == 1 and len(word) > 1 and word.isalpha() and word[0].isupper() and word[1:].islower()
+    return (
+        len(rest) == 1
+        and len(word) > 1
+        and word.isalpha()
+        and word[0].isupper()
+        and word[1:].islower()
+        and _VOCATIVE_END.fullmatch(sentence, rest[0].end) is not None
+    )
 
 
 def _first_person(words: list[Token], language: str) -> bool:
@@ -272,9 +285,7 @@ def is_fragment(sentence: str) -> bool:
     nuts please.", "Two, maybe three." It means something only as an answer."""
     words = tokens(sentence)
     return (
-        len(words) <= FRAGMENT_WORDS
-        and not _first_person(words, language_of(sentence))
-        and not sentence.rstrip(" \"')").endswith(_QUESTION_MARKS)
+        len(words) <= FRAGMENT_WORDS and not _first_person(words, language_of(sentence)) and not _is_question(sentence)
     )
 
 
@@ -284,9 +295,15 @@ def is_filler(sentence: str) -> bool:
     return reason is not None and reason != "question"
 
 
+def _is_question(sentence: str) -> bool:
+    """Whether ``sentence`` ends with a question mark (of its language: Greek writes ";")."""
+    end = sentence.rstrip(" \"')")
+    return end.endswith(_QUESTION_MARKS) or end.endswith(tuple(lexicon(language_of(sentence)).words("question_marks")))
+
+
 def is_bare_question(sentence: str) -> bool:
     """A question that states nothing about the speaker (``read`` needs a past marker)."""
-    return sentence.rstrip(" \"')").endswith(_QUESTION_MARKS) and not _states_about_speaker(sentence)
+    return _is_question(sentence) and not _states_about_speaker(sentence)
 
 
 def _states_about_speaker(sentence: str) -> bool:

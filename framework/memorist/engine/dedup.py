@@ -25,7 +25,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d[\d,.:/\-]*\d|\d|[$€£¥%]")
+from ..language import CASELESS, pieces, script_of
+
+_WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’\-])*|\d[\d,.:/\-]*\d|\d|[$€£¥%]")
 _NUMBER = re.compile(r"^\d[\d,.:/\-]*$")
 #: Words whose difference changes the fact. Each maps to a canonical token, so that
 #: paraphrases of one meaning agree ("no longer" and "anymore").
@@ -89,11 +91,19 @@ def value_tokens(text: str) -> ValueTokens:
         if low.endswith("n't"):
             values.add("NOT")
             low = low[:-3]
-        if low in _VALUE_WORDS:
+        if not low.isascii() and _caseless(low):
+            # No capitals tell a name in this script: every word (every character pair of a
+            # script without spaces) counts as a value, so only the same words agree.
+            values.update(piece for piece, _ in pieces(low))
+        elif low in _VALUE_WORDS:
             values.add(_VALUE_WORDS[low])
         elif bare[:1].isupper() and low not in _NOT_NAMES and not shouting:
             names.add(low)  # checked case-blind against the other text's words
     return ValueTokens(frozenset(values), frozenset(names), frozenset(words))
+
+
+def _caseless(word: str) -> bool:
+    return any(script_of(c) in CASELESS for c in word)
 
 
 def values_agree(a: str, b: str) -> bool:

@@ -83,7 +83,8 @@ def language_of(text: str) -> str:
     """The language ``text`` is most likely in (ISO 639-1), :data:`DEFAULT` when unsure.
 
     Japanese is told from Chinese by its kana; a Latin-script text is the language
-    whose function words it uses most (ties, and none at all, go to the default).
+    whose function words it uses most (ties, and none at all, go to the default; another
+    language needs two of its words, or half the text's).
     """
     if text.isascii():
         script = "Latin"  # the common case, without counting letters
@@ -105,6 +106,8 @@ def language_of(text: str) -> str:
     for code in candidates:
         vocabulary = _telling_words(code)
         hits = sum(t in vocabulary for t in tokens)
+        if code != DEFAULT and hits < 2 and 2 * hits < len(tokens):
+            continue  # one telling word in a longer text is a loanword ("go get 'em"), not a language
         if hits > best_hits or (hits == best_hits and code == DEFAULT):
             best, best_hits = code, hits
     return best

@@ -51,7 +51,9 @@ class Phrases:
     """Labelled phrases, matched longest first at a word position."""
 
     def __init__(self, labelled: dict[str, str], elongated: dict[str, str] | None = None) -> None:
-        self._table = {tuple(phrase.split()): label for phrase, label in labelled.items()}
+        # Read with the tokenizer texts are read with ("go get 'em" is go, get, em).
+        self._table = {tuple(fold(w) for w in WORD.findall(phrase)): label for phrase, label in labelled.items()}
+        self._table.pop((), None)
         #: first word -> the lengths of the phrases it opens, longest first
         sizes: dict[str, set[int]] = {}
         for words in self._table:
@@ -67,7 +69,10 @@ class Phrases:
         if index >= len(words):
             return None
         first = words[index].word
+        left = len(words) - index
         for size in self._sizes.get(first, ()):
+            if size > left:
+                continue
             key = (first,) if size == 1 else tuple(w.word for w in words[index : index + size])
             label = self._table.get(key)
             if label is not None:

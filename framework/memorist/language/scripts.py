@@ -64,11 +64,11 @@ def _marks() -> str:
     return "".join(f"{chr(a)}-{chr(b)}" if a != b else re.escape(chr(a)) for a, b in ranges)
 
 
-#: A word: letters, digits and marks of any script; an apostrophe inside keeps it whole
-#: ("don't", "l'école").
+#: A word: letters, digits and marks of any script; an apostrophe or a hyphen inside keeps it
+#: whole ("don't", "l'école", "breath-taking").
 _MARKS = _marks()
 _LETTER = rf"(?:[^\W_]|[{_MARKS}])"
-WORD = re.compile(rf"[^\W_]{_LETTER}*(?:['’]{_LETTER}+)*")
+WORD = re.compile(rf"[^\W_]{_LETTER}*(?:['’\-]{_LETTER}+)*")
 #: A term of the keyword index: word characters and marks (no apostrophes: "don't" is two).
 TERM = re.compile(rf"[^\W_]{_LETTER}*")
 
