@@ -234,7 +234,9 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                 chunks.append(current)
                 current = sentence
             else:
-                current = f"{current} {sentence}" if current else sentence
+                # Scripts without spaces end a sentence with a full-width stop and no space.
+                space = "" if current.endswith(("。", "！", "？")) else " "
+                current = f"{current}{space}{sentence}" if current else sentence
         if current:
             chunks.append(current)
         return chunks
