@@ -70,6 +70,7 @@ class Runtime:
         self._multilingual: tuple[Memory, Memory] | None = None
         self._space_lock = threading.Lock()
         if self._memory.settings.multilingual.enabled:
+            spaces.refuse_default_space_memories(self._memory.settings, self._registry, self._db)
             self.multilingual_memory()
 
     @property

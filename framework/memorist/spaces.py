@@ -29,7 +29,12 @@ from sqlalchemy import select
 
 from .db import Database
 from .db.schema import projects
+from .engine import vector_space
+from .engine.scope import tenant
+from .errors import ConfigurationError
+from .providers import ProviderContext, VectorStore
 from .records import DEFAULT_ORG, DEFAULT_PROJECT
+from .registry import ProviderRegistry
 from .settings import ProviderSettings, Settings
 
 #: The ``kv_settings`` key of the multilingual space's vector-space record.
@@ -45,6 +50,37 @@ def multilingual_settings(settings: Settings) -> Settings:
     options["table"] = f"{options.get('table', 'memories')}{space.table_suffix}"
     store = ProviderSettings(provider=settings.vector_store.provider, options=options)
     return settings.model_copy(update={"embedder": space.embedder, "vector_store": store})
+
+
+def default_space_count(settings: Settings, registry: ProviderRegistry, db: Database) -> int:
+    """Memories of the self-hosted project (``default``/``default``) in the default space's store,
+    read without loading its embedder (only the store is opened, at its recorded dimension)."""
+    recorded = vector_space._read(db)  # noqa: SLF001 - the record says what the store holds
+    if not recorded or not recorded.get("dimension"):
+        return 0
+    slot = settings.vector_store
+    context = ProviderContext(
+        data_dir=settings.data_dir, database_url=settings.database_url, dimension=int(recorded["dimension"])
+    )
+    store = registry.build("vector_store", slot.provider, slot.options, context)
+    try:
+        assert isinstance(store, VectorStore)
+        return store.count(tenant(DEFAULT_ORG, DEFAULT_PROJECT))
+    finally:
+        store.close()
+
+
+def refuse_default_space_memories(settings: Settings, registry: ProviderRegistry, db: Database) -> None:
+    """``multilingual.enabled`` over a self-hosted project whose memories are in the default
+    space would hide them all from searches: refuse, saying what to do."""
+    held = default_space_count(settings, registry, db)
+    if held:
+        raise ConfigurationError(
+            f"multilingual.enabled: the project default/default holds {held} memories embedded in the "
+            "default vector space; searches in the multilingual space would not find them. Move them "
+            "first: `memorist reembed --config <this file> --project default --multilingual on`, "
+            "or set multilingual.enabled: false"
+        )
 
 
 class SpaceDirectory:
