@@ -192,3 +192,30 @@ def test_a_mistake_in_the_multilingual_embedder_is_reported_at_startup(tmp_path:
     bad = {"embedder": {"provider": "multilingual-use", "options": {"thread": 2}}}
     with pytest.raises(ConfigurationError, match=r"multilingual\.embedder\.options\.thread"):
         Memory.from_config(fast_settings(tmp_path, multilingual=bad))
+
+
+def test_reembed_from_table_moves_a_store_to_another_embedder(tmp_path: Path) -> None:
+    """The server's own embedder changed (here to another dimension): the memories of the old
+    table are copied into a new one, embedded by the new model, and the store records it."""
+    old = fast_settings(tmp_path)
+    with Memory.from_config(old) as memory:
+        for fact, _ in FACTS.values():
+            memory.add(fact, user_id="ana", infer=False)
+    new_embedder = {"provider": "hashing", "options": {"dimension": 32}}
+    new = {**old, "embedder": new_embedder, "vector_store": {"provider": "lancedb", "options": {"table": "v2"}}}
+    with pytest.raises(Exception, match="reembed --from-table"):
+        Memory.from_config({**old, "embedder": new_embedder})
+    config = tmp_path / "new.yaml"
+    config.write_text(
+        f"data_dir: {tmp_path}\nembedder:\n  provider: hashing\n  options: {{dimension: 32}}\n"
+        "vector_store:\n  provider: lancedb\n  options: {table: v2}\n"
+    )
+    args = ["reembed", "--config", str(config), "--from-table", "memories", "--batch", "2"]
+    done = CliRunner().invoke(cli, args, env={"MEMORIST_PLUGIN_MODULES": "memorist.testing.hashing"})
+    assert done.exit_code == 0, done.output
+    assert "5 memories of table 'memories'" in done.output
+    with Memory.from_config(new) as memory:
+        assert len(memory.get_all(user_id="ana")["results"]) == 5
+        assert "Berlin" in texts(memory.search("Berlin grünen Tee", user_id="ana", limit=1))[0]
+    again = CliRunner().invoke(cli, args, env={"MEMORIST_PLUGIN_MODULES": "memorist.testing.hashing"})
+    assert again.exit_code == 0 and "nothing to do" in again.output, again.output

@@ -143,6 +143,14 @@ def _copy_table(settings: object, plugins: object, table: str, batch: int) -> No
     embedder: Embedder = registry.build(  # type: ignore[assignment]
         "embedder", settings.embedder.provider, settings.embedder.options, _ctx(settings)
     )
+    if recorded.get("label") == embedder.describe() and recorded.get("dimension") == embedder.dimension:
+        embedder.close()
+        context.close()
+        click.echo(
+            f"reembed: the store's vectors come from {embedder.describe()} already (a finished run); "
+            f"nothing to do. The old table '{table}' can be dropped once you are satisfied."
+        )
+        return
     target: VectorStore = registry.build(  # type: ignore[assignment]
         "vector_store", store_settings.provider, store_settings.options, _ctx(settings, embedder.dimension)
     )

@@ -93,7 +93,8 @@ def settle(db: Database, embedder: Embedder, store: VectorStore, key: str = KEY)
         f"({recorded.get('dimension')} dimensions); '{label}' makes vectors in another space "
         f"(probe similarity {similarity:.2f}), so searches would compare unrelated vectors. "
         f"Keep the embedder '{recorded.get('label')}', or re-embed the stored memories with the new one "
-        "(`memorist reembed --config <this file>`, resumable), or use a new data directory (or database), "
+        "(set a new vector_store.options.table, then `memorist reembed --from-table <the old table>`), "
+        "or use a new data directory (or database) for the new one and add the memories again there, "
         "or empty this store first (POST /reset)."
     )
 
