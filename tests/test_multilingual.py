@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -147,6 +148,17 @@ def test_a_multilingual_project_answers_across_languages(platform: Server) -> No
     assert refused.status_code == 409, refused.text
     assert "memorist reembed --project ml-world --multilingual off" in refused.json()["message"]
     assert platform.get(path, headers=key).json()["multilingual"] is True
+    # A queued add (infer=true, run by a queue worker) lands in the project's space too.
+    body = {"messages": [{"role": "user", "content": "Mein Bruder heißt Jonas und spielt Geige."}], "user_id": "kim"}
+    queued = platform.post("/v3/memories/add/", headers=key, json=body)
+    assert queued.status_code == 200 and queued.json()["status"] == "PENDING", queued.text
+    event = f"/v1/event/{queued.json()['event_id']}/"
+    deadline = time.monotonic() + 60
+    while platform.get(event, headers=key).json()["status"] in ("PENDING", "RUNNING"):
+        assert time.monotonic() < deadline, "the queued add never ran"
+        time.sleep(0.1)
+    assert platform.get(event, headers=key).json()["status"] == "SUCCEEDED"
+    assert any("Geige" in hit for hit in search(platform, key, "Which instrument does the user's brother play?"))
 
 
 def test_the_self_hosted_server_searches_across_languages_with_the_yaml_setting(tmp_path: Path) -> None:
