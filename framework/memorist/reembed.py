@@ -23,6 +23,7 @@ expect searches during the move to miss what is between the two places.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import click
@@ -30,6 +31,8 @@ import click
 from .console import config_option, data_dir_option, writable_settings
 
 if TYPE_CHECKING:
+    from click._termui_impl import ProgressBar
+
     from .engine.memory import Memory
     from .providers import Embedder, ProviderContext, VectorStore
 
@@ -102,7 +105,7 @@ def _move(source: Memory, target: Memory, where: object, batch: int) -> int:
     store: VectorStore = source.components.vector_store
     total = store.count(where)  # type: ignore[arg-type]
     moved = 0
-    with click.progressbar(length=total, label="re-embedding", file=click.get_text_stream("stderr")) as bar:
+    with _progress(total) as bar:
         while True:
             records = store.list(where, offset=0, limit=batch)  # type: ignore[arg-type]
             if not records:
@@ -162,7 +165,7 @@ def _copy_table(settings: object, plugins: object, table: str, batch: int) -> No
     )
     try:
         total, offset, copied = source.count(None), 0, 0
-        with click.progressbar(length=total, label="re-embedding", file=click.get_text_stream("stderr")) as bar:
+        with _progress(total) as bar:
             while True:
                 records = source.list(None, offset=offset, limit=batch)
                 if not records:
@@ -185,6 +188,11 @@ def _copy_table(settings: object, plugins: object, table: str, batch: int) -> No
         for provider in (source, target, embedder):
             provider.close()
         context.close()
+
+
+def _progress(total: int) -> ProgressBar[int]:
+    """A progress bar on standard error (standard output keeps the one-line summary)."""
+    return click.progressbar(length=total, label="re-embedding", file=sys.stderr)
 
 
 def _ctx(settings: object, dimension: int | None = None) -> ProviderContext:
