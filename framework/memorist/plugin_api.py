@@ -37,6 +37,7 @@ from .hookspecs import hookimpl
 if TYPE_CHECKING:
     from .context import PluginContext
     from .db import Database
+    from .engine.supersession_rule import states_attribute
     from .errors import (
         CapabilityError,
         ConfigurationError,
@@ -112,6 +113,7 @@ __version__: str
 _HOMES: dict[str, tuple[str, ...]] = {
     "memorist.context": ("PluginContext",),
     "memorist.db": ("Database",),
+    "memorist.engine.supersession_rule": ("states_attribute",),
     "memorist.errors": (
         "CapabilityError",
         "ConfigurationError",
@@ -303,6 +305,7 @@ __all__ = [
     "resolve_model_path",
     "script_of",
     "shift",
+    "states_attribute",
     "tokens",
     "user_voice_forms",
     "utcnow",
