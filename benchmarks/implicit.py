@@ -128,7 +128,13 @@ class HttpSurfaces:
         from memorist.plugins import load_plugins
         from memorist.settings import load_settings
 
-        overrides = {"data_dir": str(workdir / "http"), "auth": {"disabled": True}, "queue": {"workers": 0}}
+        overrides = {
+            "data_dir": str(workdir / "http"),
+            "auth": {"disabled": True},
+            "queue": {"workers": 0},
+            # The in-process client's Host; an auth-disabled server answers only hosts it lists.
+            "server": {"allowed_hosts": ["falconframework.org"]},
+        }
         self.kernel = Kernel.build(load_settings(None, overrides), load_plugins({}))
         self.client = falcon.testing.TestClient(create_app(self.kernel))
         from memorist.tenancy import Tenancy
