@@ -42,7 +42,7 @@ from .hits import SearchHit
 from .outcome import AddOutcome
 from .scope import parse_moment, require_entity, visible
 from .scope_index import ScopeIndex
-from .search import MAX_TOP_K, HybridSearch
+from .search import MAX_QUERY_CHARS, MAX_TOP_K, HybridSearch
 
 log = logging.getLogger("memorist.engine")
 MAX_PAGE_SIZE = 1000
@@ -261,6 +261,8 @@ class Memory:
         """Hybrid search; ``enable_graph`` is accepted and ignored (the graph is always on)."""
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query: a non-empty string is required")
+        if len(query) > MAX_QUERY_CHARS:
+            raise ValidationError(f"query: {len(query)} characters; the limit is {MAX_QUERY_CHARS} (MAX_QUERY_CHARS)")
         if not 1 <= int(top_k) <= MAX_TOP_K:
             raise ValidationError(f"top_k: must be between 1 and {MAX_TOP_K}")
         if not 0.0 <= float(threshold) <= 1.0:
