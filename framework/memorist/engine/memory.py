@@ -111,6 +111,8 @@ class Memory:
         self._changes = MemoryChanges(
             components, db, self.graph, self.history_log, self.counts, self.generations, index, self.emit
         )
+        # A process killed between an add's vector write and its history rows left an intent behind.
+        self.adder.recover()
 
     # -- construction --------------------------------------------------------------
     @classmethod
@@ -221,15 +223,17 @@ class Memory:
         store = self.components.vector_store
         if discard:
             store.delete(list(discard))
-        prepared = self.adder.prepare(request)
-        records, outcome = prepared.records, prepared.outcome
-        if records:
-            plan([r.id for r in records])
-            store.upsert(records, prepared.vectors)
-        with self.db.begin() as conn:
-            bumped = self.adder.commit(request, records, conn)
-            commit(conn, outcome)
-        self.adder.written(records, prepared.vectors, bumped)
+        observed_at, extraction = self.adder.extracted(request)
+        with self.adder.guard.hold([request.scope]) as held:  # an identical add racing it sees its writes
+            prepared = self.adder.decide(request, observed_at, extraction)
+            records, outcome = prepared.records, prepared.outcome
+            if records:
+                plan([r.id for r in records])
+                store.upsert(records, prepared.vectors)
+            with held.begin() as conn:
+                bumped = self.adder.commit(request, records, conn)
+                commit(conn, outcome)
+            self.adder.written(records, prepared.vectors, bumped)
         self.adder.note_question(request, prepared.open_question, bumped)
         for record in records:
             self.emit("memory_added", memory=record)
