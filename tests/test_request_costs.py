@@ -209,7 +209,7 @@ def test_in_matches_by_set_with_the_list_semantics() -> None:
 # -- the MCP recall prompt (item 12) ------------------------------------------------------------
 
 
-def test_recall_topic_has_the_query_limit(tmp_path: Path) -> None:
+def test_mcp_add_metadata_and_recall_topic_are_bounded(tmp_path: Path) -> None:
     pytest.importorskip("mcp")
     from mcp import Client
     from mcp.shared.exceptions import MCPError
@@ -225,6 +225,8 @@ def test_recall_topic_has_the_query_limit(tmp_path: Path) -> None:
     async def main() -> tuple[str, str]:
         async with Client(server, mode="legacy") as client:
             await client.call_tool("add_memory", {"text": "I prefer aisle seats", "infer": False})
+            heavy = await client.call_tool("add_memory", {"text": "I like tea", "metadata": TOO_BIG})
+            assert heavy.is_error and "MAX_METADATA_BYTES" in heavy.content[0].text  # type: ignore[union-attr]
             ok = await client.get_prompt("recall", {"topic": "aisle seats"})
             try:
                 await client.get_prompt("recall", {"topic": "seat " * (MAX_QUERY_CHARS // 5 + 1)})
