@@ -11,6 +11,7 @@ Each refusal is a 4xx naming the limit, and nothing is stored.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -248,3 +249,25 @@ def test_every_search_door_shares_the_query_limit(app: Any) -> None:
     for path, headers in (("/search", ADMIN), ("/v3/memories/search/", platform), ("/v1/memories/search/", platform)):
         resp = client.simulate_post(path, headers=headers, json={"query": long_query, "user_id": "x"})
         assert resp.status_code in (400, 422), (path, resp.text)
+
+
+def test_an_extraction_that_multiplies_metadata_is_refused_before_any_write(tmp_path: Path) -> None:
+    """One message, 20 KB of metadata: fine before extraction; a model proposing 300 facts from it
+    would store each with the metadata (6 MB): 413 naming the limit, nothing stored."""
+    from .fake_openai import FakeOpenAI
+
+    with FakeOpenAI() as fake:
+        settings = fast_settings(
+            tmp_path, language_model={"provider": "openai", "options": {"base_url": fake.base_url}}
+        )
+        engine = Memory.from_config(settings, plugins=load_plugins({}, extra=[hashing]))
+        try:
+            facts = [{"text": f"Kiwi{i} is a parrot.", "source_message": 0} for i in range(300)]
+            fake.script_chat(json.dumps({"memories": facts}))
+            with pytest.raises(InputTooLarge, match="MAX_ADD_STORED_BYTES"):
+                engine.add("My parrots are Kiwi0 to Kiwi299.", user_id="fx", metadata={"doc": "d" * 20_000})
+            assert engine.list(user_id="fx").records == []
+            fake.script_chat(json.dumps({"memories": facts[:3]}))
+            assert len(engine.add("My parrots are Kiwi0 to Kiwi2.", user_id="fx", metadata={"doc": "d" * 20_000})) == 3
+        finally:
+            engine.close()
