@@ -10,7 +10,8 @@ conditions a store cannot push down.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from datetime import datetime
 from typing import Any, Literal, TypeAlias
 
@@ -45,7 +46,7 @@ class Condition:
     op: Operator
     value: Any = None
     #: ``in``/``nin`` values as a set, so matching a record costs one lookup, not a scan of the list.
-    members: frozenset[Any] | None = field(default=None, init=False, repr=False, compare=False)
+    members: frozenset[Any] | None = dataclass_field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.op in ("in", "nin"):

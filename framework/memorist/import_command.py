@@ -36,7 +36,7 @@ def opened(paths: Sequence[str]) -> Iterator[list[tuple[Path, str]]]:
     """Each file as ``(path, name)``; stdin (``-``) is copied to a temporary file first, so the
     adds can be read twice (checked, then stored) without holding them in memory."""
     with tempfile.TemporaryDirectory(prefix="memorist-import-") as spool:
-        sources = []
+        sources: list[tuple[Path, str]] = []
         for path in paths:
             if path == "-":
                 copy = Path(spool) / f"stdin-{len(sources)}"
