@@ -66,6 +66,7 @@ def main() -> None:
 
     import falcon.testing
     from memorist.http import create_app
+    from memorist.kernel import Kernel
     from memorist.plugins import load_plugins
     from memorist.settings import load_settings
     from memorist.testing import hashing
@@ -78,9 +79,8 @@ def main() -> None:
             "auth": {"admin_api_key": ADMIN_KEY},
             "limits": {"sync_add_chars": 1_000_000},  # answered in the request: its cost is measured here
         }
-        client = falcon.testing.TestClient(
-            create_app(load_settings(None, overrides), load_plugins({}, extra=[hashing]))
-        )
+        kernel = Kernel.build(load_settings(None, overrides), load_plugins({}, extra=[hashing]))
+        client = falcon.testing.TestClient(create_app(kernel))
         headers = {"X-API-Key": ADMIN_KEY}
         seed = [{"role": "user", "content": f"I keep {n} beehives on the roof."} for n in range(5)]
         client.simulate_post("/memories", headers=headers, json={"messages": seed, "user_id": "u", "infer": False})
@@ -113,6 +113,7 @@ def main() -> None:
         )
         long_query = {"query": "beehive " * 190_000, "user_id": "u"}
         timed("query of 1.5 MB", lambda: client.simulate_post("/search", headers=headers, json=long_query))
+        kernel.close()
 
 
 if __name__ == "__main__":
