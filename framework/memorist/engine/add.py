@@ -252,8 +252,9 @@ class AddPipeline:
     def prepare(self, request: AddRequest) -> PreparedAdd:
         """New memories and their vectors, after extraction and the duplicate rule; no writes.
 
-        The durable queue calls the three steps itself so it can note the planned ids
-        before the vector write and commit the relational part with its own status.
+        Writers call :meth:`extracted` and :meth:`decide` themselves, the second under the
+        scope's lock (the durable queue also notes the planned ids before the vector write
+        and commits the relational part with its own status).
         """
         return self.decide(request, *self.extracted(request))
 
