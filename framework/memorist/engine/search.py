@@ -61,6 +61,8 @@ from .versions import current_first
 #: where 8.0 was set). docs/benchmarks.md, "Round 5, ninth session", has the sweep.
 KEYWORD_FLOOR = 6.5
 MAX_TOP_K = 1000
+#: Longest search query, in characters, at every door (REST, platform, MCP tools and prompt, Python).
+MAX_QUERY_CHARS = 10_000
 #: Entities at least this specific (see :class:`EntityMatch`) pull in linked memories
 #: that neither retriever found; common ones (a speaker's own name) only boost.
 EXPANSION_MIN_WEIGHT = 0.3
