@@ -102,6 +102,7 @@ class Kernel:
             engine_for=runtime.memory_for,
             engines=runtime.all_engines,
             spaces=runtime.spaces,
+            prepare=runtime.prepare_multilingual,
         )
         context.runtime, context.events, context.operations = runtime, events, operations
         if watch:

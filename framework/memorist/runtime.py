@@ -94,6 +94,8 @@ class Runtime:
             pair = self._multilingual
             if pair is not None and pair[0] is current:
                 return pair[1]
+            if self._stop.is_set():
+                raise RuntimeError("the runtime is stopped: no engine is built any more")
             previous = pair[1] if pair is not None else None
             memory = Memory.build(
                 spaces.multilingual_settings(current.settings),
@@ -198,13 +200,31 @@ class Runtime:
             return
         self._watcher = threading.Thread(target=self._watch, args=(every,), name="memorist-runtime", daemon=True)
         self._watcher.start()
+        self.prepare_multilingual()
+
+    def prepare_multilingual(self) -> None:
+        """Build the multilingual engine on a thread of its own when a project uses it, so that
+        no request waits for its model to load (a serving process; idempotent)."""
+
+        def build() -> None:
+            try:
+                with self._space_lock:  # stop() takes it too: nothing is built after it
+                    if self._stop.is_set() or not self.spaces.any_multilingual():
+                        return
+                self.multilingual_memory()
+            except Exception:  # the first request of such a project reports it itself
+                if not self._stop.is_set():
+                    log.exception("could not prepare the multilingual engine")
+
+        threading.Thread(target=build, name="memorist-multilingual", daemon=True).start()
 
     def stop(self) -> None:
         self._stop.set()
-        if self._multilingual is not None:
-            self._multilingual[1].retire()
-            self._multilingual[1].generations.close()
-            self._multilingual = None
+        with self._space_lock:  # a multilingual engine being built is finished, then released
+            if self._multilingual is not None:
+                self._multilingual[1].retire()
+                self._multilingual[1].generations.close()
+                self._multilingual = None
         if self._watcher is not None and self._watcher is not threading.current_thread():
             self._watcher.join(5.0)
         self._watcher = None

@@ -114,3 +114,14 @@ class SpaceDirectory:
         """Drop a cached answer (after the project's flag changed in this process)."""
         with self._lock:
             self._cache.pop((org_id, project_id), None)
+
+    def any_multilingual(self) -> bool:
+        """Whether some project lives in the multilingual space (its engine is then worth
+        building before a request needs it)."""
+        if self._settings().multilingual.enabled:
+            return True
+        with self._db.connect() as conn:
+            for (value,) in conn.execute(select(projects.c.settings)):
+                if isinstance(value, dict) and value.get("multilingual"):
+                    return True
+        return False

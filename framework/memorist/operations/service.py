@@ -48,12 +48,15 @@ class Operations:
         engine_for: Callable[[str, str], Memory] | None = None,
         engines: Callable[[], Sequence[Memory]] | None = None,
         spaces: SpaceDirectory | None = None,
+        prepare: Callable[[], None] | None = None,
     ) -> None:
         self._engine = engine
         #: The engine of the vector space a project lives in (``memorist.spaces``); None: one space.
         self._engine_for = engine_for
         self._engines = engines
         self._spaces = spaces
+        #: Starts building the multilingual engine in the background (a project just turned it on).
+        self._prepare = prepare
         self._events = events
         self._limits = limits
         #: Stored exports with quotas and retention; without it (bare test setups) exports are unbounded.
@@ -90,6 +93,8 @@ class Operations:
         """Forget this process's cached space of the caller's project (its flag just changed)."""
         if self._spaces is not None:
             self._spaces.forget(caller.org_id, caller.project_id)
+            if self._prepare is not None and self._spaces.multilingual(caller.org_id, caller.project_id):
+                self._prepare()
 
     @property
     def events(self) -> EventStore:
@@ -318,7 +323,8 @@ class Operations:
 
     def delete(self, caller: Caller, memory_id: str, *, delete_linked: bool = False) -> MemoryRecord:
         """One memory; ``delete_linked``: the older ones it superseded too, transitively."""
-        return self.engine_of(caller).delete(memory_id, **caller.tenant, actor=caller.actor, delete_linked=delete_linked)
+        engine = self.engine_of(caller)
+        return engine.delete(memory_id, **caller.tenant, actor=caller.actor, delete_linked=delete_linked)
 
     def delete_many(self, caller: Caller, memory_ids: Sequence[str]) -> int:
         """Several deletes; every memory must exist before any is deleted (a repeated id counts once)."""
