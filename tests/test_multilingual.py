@@ -231,3 +231,18 @@ def test_reembed_from_table_moves_a_store_to_another_embedder(tmp_path: Path) ->
         assert "Berlin" in texts(memory.search("Berlin grünen Tee", user_id="ana", limit=1))[0]
     again = CliRunner().invoke(cli, args, env={"MEMORIST_PLUGIN_MODULES": "memorist.testing.hashing"})
     assert again.exit_code == 0 and "nothing to do" in again.output, again.output
+
+
+def test_the_multilingual_embedder_maps_one_fact_in_two_languages_together(tmp_path: Path) -> None:
+    from memorist.providers import ProviderContext
+    from memorist_sentence_transformers import MultilingualUseEmbedder
+
+    options = MultilingualUseEmbedder.Options(batch_size=2)
+    embedder = MultilingualUseEmbedder(options, ProviderContext(data_dir=tmp_path))
+    assert embedder.dimension == 512 and embedder.describe() == "multilingual-use:use-multilingual-v3"
+    texts_ = ["I work at a bank in Tokyo.", "私は東京の銀行で働いています。", "My sister is a doctor.", "   "]
+    vectors = embedder.embed(texts_)  # two batches; a blank text embeds too
+    assert vectors.shape == (4, 512) and vectors.dtype.name == "float32"
+    assert embedder.embed([]).shape == (0, 512)
+    same_fact = float(vectors[0] @ vectors[1])
+    assert same_fact > 0.6 and same_fact > float(vectors[1] @ vectors[2]) + 0.3
