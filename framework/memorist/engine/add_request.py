@@ -31,7 +31,7 @@ from ..records import (
     SkippedInput,
 )
 from .recent import recent_memories
-from .scope import parse_moment, require_entity
+from .scope import literal_ids, parse_moment, require_entity
 
 #: Longest memory text; longer facts are cut.
 MAX_TEXT = 20_000
@@ -126,6 +126,7 @@ def build_add_request(
         first = exc.errors()[0]
         raise ValidationError(f"{first['loc'][0]}: {first['msg']}") from None
     require_entity(scope.entity_ids())
+    literal_ids(scope.entity_ids())
     return AddRequest(
         messages=coerce_messages(messages),
         scope=scope,

@@ -40,7 +40,7 @@ from .generations import ScopeGenerations, generation_key
 from .history import HistoryLog
 from .hits import SearchHit
 from .outcome import AddOutcome
-from .scope import parse_moment, require_entity, visible
+from .scope import id_condition, parse_moment, require_entity, visible
 from .scope_index import ScopeIndex
 from .search import MAX_TOP_K, HybridSearch
 
@@ -422,7 +422,7 @@ class Memory:
     @staticmethod
     def _where(filters: Mapping[str, Any] | None, ids: Mapping[str, str | None]) -> Filter | None:
         parsed = parse_filter(filters) if filters else None
-        pinned = [Condition(f, "eq", v) for f, v in ids.items() if v is not None and f in ENTITY_SCOPE_FIELDS]
+        pinned = [id_condition(f, v) for f, v in ids.items() if v is not None and f in ENTITY_SCOPE_FIELDS]
         return conjoin(parsed, *pinned) if (parsed or pinned) else None
 
     def emit(self, hook: str, **kwargs: Any) -> None:

@@ -21,6 +21,23 @@ from ..records import ENTITY_SCOPE_FIELDS, Scope, utcnow
 SCOPE_REQUIRED = "user_id: one of user_id, agent_id, run_id or app_id is required"
 #: The same rule where a filter document may stand in for an identifier.
 SCOPE_OR_FILTERS_REQUIRED = "user_id: one of user_id, agent_id, run_id, app_id or filters is required"
+#: An entity id of ``"*"`` means "every entity of that type" (mem0's wildcard); it is never an id.
+WILDCARD = "*"
+
+
+def literal_ids(ids: Mapping[str, str | None]) -> None:
+    """A 400 when an id an add would store under is the wildcard: ``"*"`` names no one entity."""
+    for field, value in ids.items():
+        if value == WILDCARD:
+            raise ValidationError(
+                f"{field}: '*' is the wildcard (every {field.removesuffix('_id')}), not an identifier; "
+                "a memory is stored under one named entity"
+            )
+
+
+def id_condition(field: str, value: str) -> Condition:
+    """The condition a top-level entity id pins: equality, or existence for the wildcard."""
+    return Condition(field, "exists") if value == WILDCARD else Condition(field, "eq", value)
 
 
 def require_entity(
