@@ -25,6 +25,7 @@ from sqlalchemy.engine import Connection
 from ..components import Components
 from ..db import Database
 from ..filters import And, Condition, Filter
+from ..observability.stages import stage, timed
 from ..records import (
     ExtractedFact,
     Extraction,
@@ -114,9 +115,10 @@ class AddPipeline:
         prepared = self.prepare(request)
         bumped: dict[str, int] = {}
         if prepared.records:
-            self._c.vector_store.upsert(prepared.records, prepared.vectors)
-            with self._db.begin() as conn:
-                bumped = self.commit(request, prepared.records, conn)
+            with stage("add", "write"):
+                self._c.vector_store.upsert(prepared.records, prepared.vectors)
+                with self._db.begin() as conn:
+                    bumped = self.commit(request, prepared.records, conn)
             self.written(prepared.records, prepared.vectors, bumped)
         self.note_question(request, prepared.open_question, bumped)
         return prepared.outcome
@@ -221,13 +223,15 @@ class AddPipeline:
         before the vector write and commit the relational part with its own status.
         """
         observed_at = request.observed_at or utcnow()
-        extraction = self._extraction(request, observed_at)
+        with stage("add", "extract"):
+            extraction = self._extraction(request, observed_at)
         # The distinct facts' texts only for an add whose scope is about to load (no extra work on
         # the hot path of an add to a scope already held).
         embed = self._embedding.for_add(
             self._pinned(request.scope), lambda: [fact.text for fact in self._batch_unique(extraction.facts)[0]]
         )
-        prepared = self._decide(request, observed_at, extraction, embed)
+        with stage("add", "decide"):  # the duplicate rule: store lookups, and the embedding (below)
+            prepared = self._decide(request, observed_at, extraction, timed("add", "embed", embed))
         prepared.open_question = extraction.open_question
         return prepared
 
