@@ -262,3 +262,37 @@ def test_json_logs_carry_the_request_id(tmp_path: Path) -> None:
     entry = lines[0]
     assert entry["request_id"] == "req-json-7" and entry["level"] == "WARNING" and entry["logger"] == "memorist.probe"
     assert entry["items"] == 3 and entry["time"].endswith("+00:00")
+
+
+# -- gunicorn: several workers, one set of figures ----------------------------------------------
+
+
+@pytest.mark.slow
+def test_metrics_sum_every_gunicorn_worker(tmp_path: Path) -> None:
+    """``memorist serve`` with 3 workers: whichever worker answers a scrape, it counts every worker's requests,
+    even those of a worker that was killed since (prometheus-client's multiprocess mode)."""
+    import requests
+    from memorist.testing.server import Server
+
+    srv = Server(tmp_path / "data", workers=3).start()
+    try:
+
+        def fresh(path: str, **kwargs: Any) -> requests.Response:
+            # A new connection each time, so gunicorn hands requests to different workers.
+            return requests.get(
+                srv.url + path, headers={"Connection": "close", **kwargs.pop("headers", {})}, timeout=30
+            )
+
+        for _ in range(30):
+            assert fresh("/health").status_code == 200
+        srv.kill_worker()
+        for _ in range(30):
+            assert fresh("/health").status_code == 200
+        seen = set()
+        for _ in range(8):
+            text = fresh("/metrics", headers=ADMIN).text
+            seen.add(sample(families(text)["memorist_http_requests"], "_total", method="GET", route="/health"))
+    finally:
+        srv.stop()
+    # Each scrape sums the workers' files; the count may only grow by /health probes of the test kit.
+    assert min(seen) >= 60, seen
