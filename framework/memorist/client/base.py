@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 import httpx
@@ -27,9 +28,8 @@ DEFAULT_TIMEOUT = httpx.Timeout(60.0, connect=5.0)
 
 
 def _user_agent() -> str:
-    from .. import __version__
-
-    return f"memorist-client/{__version__}"
+    release = installed_version()
+    return f"memorist-client/{release}"
 
 
 class SyncClient:
@@ -153,3 +153,12 @@ def messages_of(messages: str | Mapping[str, Any] | list[Mapping[str, Any]]) -> 
     if isinstance(messages, Mapping):
         return [dict(messages)]
     return [dict(m) for m in messages]
+
+
+def installed_version() -> str:
+    """Memorist's version (read here, not from ``memorist.__version__``: importing the package
+    root from this module would tie it into the root's lazy imports)."""
+    try:
+        return version("memorist")
+    except PackageNotFoundError:  # a source tree that is not installed
+        return "0.0.0"

@@ -11,6 +11,7 @@ the stages of its add or search are its children.
 from __future__ import annotations
 
 import threading
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from .settings import ObservabilitySettings
@@ -45,16 +46,15 @@ def configure(settings: ObservabilitySettings) -> Any:
             raise ConfigurationError(
                 "observability.traces: 'otlp' needs the OpenTelemetry SDK: pip install 'memorist[otel]'"
             ) from None
-        from .. import __version__
-
-        resource = Resource.create({"service.name": settings.service_name, "service.version": __version__})
+        release = installed_version()
+        resource = Resource.create({"service.name": settings.service_name, "service.version": release})
         provider = TracerProvider(
             resource=resource, sampler=ParentBased(TraceIdRatioBased(settings.trace_sample_ratio))
         )
         exporter = OTLPSpanExporter(endpoint=settings.otlp_endpoint) if settings.otlp_endpoint else OTLPSpanExporter()
         provider.add_span_processor(BatchSpanProcessor(exporter))
         _provider = provider
-        _tracer = provider.get_tracer("memorist", __version__)
+        _tracer = provider.get_tracer("memorist", release)
         return _tracer
 
 
@@ -70,3 +70,12 @@ def shutdown() -> None:
         if _provider is not None:
             _provider.shutdown()
         _tracer = _provider = None
+
+
+def installed_version() -> str:
+    """Memorist's version (read here, not from ``memorist.__version__``: importing the package
+    root from this module would tie it into the root's lazy imports)."""
+    try:
+        return version("memorist")
+    except PackageNotFoundError:  # a source tree that is not installed
+        return "0.0.0"
