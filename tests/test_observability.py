@@ -42,7 +42,11 @@ def sample(family: Any, suffix: str = "", **labels: str) -> float:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[AppServer]:
-    env = {"MEMORIST_OBSERVABILITY__METRICS_TOKEN": METRICS_TOKEN, "MEMORIST_QUEUE__WORKERS": "0"}
+    env = {
+        "MEMORIST_OBSERVABILITY__METRICS_TOKEN": METRICS_TOKEN,
+        "MEMORIST_OBSERVABILITY__METRICS_STATE_SECONDS": "0",  # each scrape reads the stores afresh
+        "MEMORIST_QUEUE__WORKERS": "0",
+    }
     with AppServer(tmp_path_factory.mktemp("observability") / "data", env=env) as srv:
         yield srv
 
@@ -296,3 +300,24 @@ def test_metrics_sum_every_gunicorn_worker(tmp_path: Path) -> None:
         srv.stop()
     # Each scrape sums the workers' files; the count may only grow by /health probes of the test kit.
     assert min(seen) >= 60, seen
+
+
+def test_state_counts_are_reused_for_their_max_age() -> None:
+    """Several scrapers inside ``metrics_state_seconds`` cost the stores one read."""
+    from memorist.observability.metrics import StateCollector, StateSources
+
+    reads: list[str] = []
+
+    def queue() -> dict[str, tuple[int, Any]]:
+        reads.append("queue")
+        return {"PENDING": (len(reads), None)}
+
+    collector = StateCollector(StateSources(queue=queue, memories=lambda: 7, entities=dict), max_age=60)
+    first = {m.name: m for m in collector.collect()}
+    second = {m.name: m for m in collector.collect()}
+    assert reads == ["queue"]
+    assert first["memorist_queue_events"].samples == second["memorist_queue_events"].samples
+    fresh = StateCollector(StateSources(queue=queue, memories=lambda: 7, entities=dict), max_age=0)
+    list(fresh.collect())
+    list(fresh.collect())
+    assert reads == ["queue", "queue", "queue"]

@@ -143,4 +143,5 @@ def add_metrics_route(
     """Serve ``/metrics`` unless ``observability.metrics`` is off."""
     metrics.set_enabled(settings.metrics)
     if settings.metrics:
-        app.add_route("/metrics", MetricsResource(settings, metrics.StateCollector(state_sources(db, runtime))))
+        state = metrics.StateCollector(state_sources(db, runtime), settings.metrics_state_seconds)
+        app.add_route("/metrics", MetricsResource(settings, state))

@@ -23,6 +23,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
@@ -151,13 +152,31 @@ class StateSources:
 
 
 class StateCollector:
-    """Queue depth and age, memories and entities: read from the shared stores when scraped."""
+    """Queue depth and age, memories and entities: read from the shared stores when scraped.
 
-    def __init__(self, sources: StateSources) -> None:
+    The reads are counts over whole tables (on PostgreSQL an exact ``count(*)``), so they
+    are kept for ``max_age`` seconds: several Prometheus replicas scraping every few
+    seconds cost the stores one read per interval, not one per scrape.
+    """
+
+    def __init__(self, sources: StateSources, max_age: float = 5.0) -> None:
         self._sources = sources
+        self._max_age = max_age
+        self._read_at = float("-inf")
+        self._values: tuple[dict[str, tuple[int, datetime | None]], int, dict[str, int]] | None = None
+        self._read_lock = threading.Lock()
+
+    def _read(self) -> tuple[dict[str, tuple[int, datetime | None]], int, dict[str, int]]:
+        with self._read_lock:
+            if self._values is None or time.monotonic() - self._read_at >= self._max_age:
+                self._values = (self._sources.queue(), self._sources.memories(), self._sources.entities())
+                self._read_at = time.monotonic()
+            return self._values
 
     def collect(self) -> Iterator[Any]:
         from prometheus_client.core import GaugeMetricFamily
+
+        queue, memories, entities_by_type = self._read()
 
         depth = GaugeMetricFamily(
             "memorist_queue_events", "Queued adds by status (PENDING, RUNNING)", labels=["status"]
@@ -168,18 +187,16 @@ class StateCollector:
             labels=["status"],
         )
         now = datetime.now().astimezone()
-        for status, (count, oldest) in sorted(self._sources.queue().items()):
+        for status, (count, oldest) in sorted(queue.items()):
             depth.add_metric([status], count)
             age.add_metric([status], max(0.0, (now - oldest).total_seconds()) if oldest is not None else 0.0)
         yield depth
         yield age
-        yield GaugeMetricFamily(
-            "memorist_memories", "Memories in the vector store (every project)", value=self._sources.memories()
-        )
+        yield GaugeMetricFamily("memorist_memories", "Memories in the vector store (every project)", value=memories)
         entities = GaugeMetricFamily(
             "memorist_entities", "Entities with at least one memory, by type (user, agent, run, app)", labels=["type"]
         )
-        for kind, count in sorted(self._sources.entities().items()):
+        for kind, count in sorted(entities_by_type.items()):
             entities.add_metric([kind], count)
         yield entities
 

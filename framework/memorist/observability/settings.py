@@ -24,6 +24,8 @@ class ObservabilitySettings(BaseModel):
     metrics: bool = True
     metrics_auth: Literal["admin", "none"] = "admin"
     metrics_token: SecretStr | None = None
+    #: Seconds a scrape's queue/memory/entity counts are reused (they count whole tables).
+    metrics_state_seconds: float = Field(5.0, ge=0.0, le=3600.0)
     #: ``otlp``: export spans over OTLP/HTTP (needs ``memorist[otel]``); ``none``: no tracing, no import.
     traces: Literal["none", "otlp"] = "none"
     #: Where spans go (``/v1/traces`` of an OpenTelemetry collector); unset: the SDK's own
