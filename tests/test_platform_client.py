@@ -383,6 +383,10 @@ def test_delete_all_filters_query_is_parsed_safely(server: Server, tenant: dict)
     assert _texts(server, tenant["key"], "eve") == ["Eve paints."]  # nothing lost to a refused delete
     ok = server.request("DELETE", "/v1/memories/", headers=auth, params={"filters": '{"user_id": "eve"}'})
     assert ok.status_code == 200 and ok.json()["deleted"] == 1
+    # The AND form the clients' docs show: its ids are the delete's ids.
+    server.post("/v1/memories/", headers=auth, json={"messages": "Eve sculpts.", "user_id": "eve", "infer": False})
+    anded = server.request("DELETE", "/v1/memories/", headers=auth, params={"filters": "{'AND': [{'user_id': 'eve'}]}"})
+    assert anded.status_code == 200 and anded.json()["deleted"] == 1
     assert _texts(server, tenant["key"], "eve") == []
 
 

@@ -40,7 +40,7 @@ from .generations import ScopeGenerations, generation_key
 from .history import HistoryLog
 from .hits import SearchHit
 from .outcome import AddOutcome
-from .scope import id_condition, parse_moment, require_entity, visible
+from .scope import id_condition, parse_moment, require_entity, visible, wildcard_scope
 from .scope_index import ScopeIndex
 from .search import MAX_TOP_K, HybridSearch
 
@@ -358,6 +358,9 @@ class Memory:
     ) -> int:
         """Delete every memory matching the identifiers/filters; never capped. Returns the count.
 
+        ``"*"`` for an id is mem0's wildcard (:func:`.scope.wildcard_scope`): every memory of
+        that entity type; several add up, and concrete ids beside them narrow.
+
         ``unfinished``: ids that queued adds stopped by this delete noted before writing
         (:meth:`memorist.events.EventStore.cancel_queued`). Their vectors may be in the store
         with no relational row, since those adds never commit: they are removed from the store
@@ -366,7 +369,8 @@ class Memory:
         """
         ids = dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id)
         require_entity(ids, filters=filters, filters_allowed=True)
-        where = visible(self._where(filters, ids), org_id, project_id, show_expired=True)
+        ids, wild = wildcard_scope(ids)
+        where = visible(conjoin(self._where(filters, ids), wild), org_id, project_id, show_expired=True)
         if unfinished:
             where = conjoin(where, Condition("id", "nin", tuple(unfinished)))
         deleted = self._changes.delete_matching(where, actor)

@@ -35,6 +35,21 @@ def literal_ids(ids: Mapping[str, str | None]) -> None:
             )
 
 
+def wildcard_scope(ids: Mapping[str, str | None]) -> tuple[dict[str, str | None], Filter | None]:
+    """A delete-all's ids split into the concrete ones and the filter its wildcards stand for.
+
+    mem0's delete-all semantics (its PR #4103): ``user_id="*"`` is every memory that has a
+    user id; several wildcards add up (all four: every memory, since each has at least one
+    id), so they are OR-ed, unlike ``"*"`` in a search filter, where each is a condition.
+    """
+    wild = [f for f, v in ids.items() if v == WILDCARD]
+    concrete = {f: (None if v == WILDCARD else v) for f, v in ids.items()}
+    if not wild:
+        return concrete, None
+    conditions = tuple(Condition(f, "exists") for f in wild)
+    return concrete, conditions[0] if len(conditions) == 1 else Or(conditions)
+
+
 def id_condition(field: str, value: str) -> Condition:
     """The condition a top-level entity id pins: equality, or existence for the wildcard."""
     return Condition(field, "exists") if value == WILDCARD else Condition(field, "eq", value)

@@ -313,12 +313,9 @@ class Operations:
         unfinished: tuple[str, ...] = ()
         if self._events is not None and ids.present():
             unfinished = self._events.cancel_queued(caller.org_id, caller.project_id, ids.present()).unfinished_ids
-        where = [filters] if filters else []
-        if wild:
-            where.append({"OR": [{f: WILDCARD} for f in wild]} if len(wild) > 1 else {wild[0]: WILDCARD})
         return self.engine.delete_all(
-            {"AND": where} if len(where) > 1 else (where[0] if where else None),
-            **concrete,
+            filters,
+            **ids.present(),  # "*" included: the engine's wildcard_scope reads it
             org_id=caller.org_id,
             project_id=caller.project_id,
             actor=caller.actor,

@@ -52,10 +52,25 @@ def split_entity_ids(filters: dict[str, Any]) -> tuple[dict[str, str], dict[str,
     ids: dict[str, str] = {}
     rest: dict[str, Any] = {}
     for key, value in filters.items():
-        if key in m.ENTITY_KEYS and isinstance(value, str):
+        if key == "AND" and isinstance(value, list) and value and all(_plain_id(item) for item in value):
+            # {"AND": [{"user_id": "carol"}, {"run_id": "r1"}]}, as the clients' docs spell it: ids too.
+            for item in value:
+                (field, given), *_ = item.items()
+                if ids.setdefault(field, given) != given:
+                    raise ValidationError(f"filters.AND: {field} is both '{ids[field]}' and '{given}'")
+        elif key in m.ENTITY_KEYS and isinstance(value, str):
             ids[key] = value
         elif key in m.ENTITY_KEYS and value is not None and not isinstance(value, (dict, list)):
             raise ValidationError(f"filters.{key}: must be a string, got {type(value).__name__} {value!r}")
         else:
             rest[str(key)] = value
     return ids, (rest or None)
+
+
+def _plain_id(item: Any) -> bool:
+    """``{"user_id": "carol"}``: one entity id, as a plain string."""
+    return (
+        isinstance(item, dict)
+        and len(item) == 1
+        and all(k in m.ENTITY_KEYS and isinstance(v, str) for k, v in item.items())
+    )
