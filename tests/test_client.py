@@ -94,6 +94,10 @@ def test_selfhosted_memory_lifecycle(admin: MemoristClient) -> None:
     assert missing.value.status == 404 and missing.value.request_id and "not found" in missing.value.detail
     assert admin.delete_all(user_id="ana") == 1
     assert admin.get_all(user_id="ana").count == 0
+    assert admin.health()["status"] == "ok"
+    admin.add("Bea bakes sourdough.", user_id="bea", infer=False)
+    assert any(e.get("id") == "bea" for e in admin.entities())
+    assert admin.delete_entity("user", "bea") == 1
 
 
 def test_selfhosted_errors_are_the_servers(server: AppServer, admin: MemoristClient, user_key: str) -> None:
