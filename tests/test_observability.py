@@ -13,6 +13,7 @@ import io
 import json
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -117,7 +118,6 @@ def test_requests_stages_queue_and_store_sizes_are_exposed(server: AppServer) ->
 
 def test_queue_depth_and_age_count_waiting_adds(server: AppServer) -> None:
     """With no queue worker in this app, a queued add waits: the depth and its age show it."""
-    import time
 
     big = " ".join(["Ich mag lange Spaziergänge am Meer."] * 400)  # past sync_add_chars: queued
     resp = server.post(
@@ -274,7 +274,7 @@ def test_json_logs_carry_the_request_id(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_metrics_sum_every_gunicorn_worker(tmp_path: Path) -> None:
     """``memorist serve`` with 3 workers: whichever worker answers a scrape, it counts every worker's requests,
-    even those of a worker that was killed since (prometheus-client's multiprocess mode)."""
+    even those of workers killed or aborted since (prometheus-client's multiprocess mode)."""
     import requests
     from memorist.testing.server import Server
 
@@ -289,7 +289,20 @@ def test_metrics_sum_every_gunicorn_worker(tmp_path: Path) -> None:
 
         for _ in range(30):
             assert fresh("/health").status_code == 200
-        srv.kill_worker()
+        srv.kill_worker()  # SIGKILL: no exit handlers run
+        for _ in range(30):
+            assert fresh("/health").status_code == 200
+        # SIGABRT (what gunicorn's arbiter sends a stuck worker): the worker exits through Python's
+        # exit handlers, which must leave the shared directory to the others.
+        import os
+        import signal
+
+        aborted = srv.worker_pids()[0]
+        os.kill(aborted, signal.SIGABRT)
+        deadline = time.monotonic() + 60
+        while aborted in srv.worker_pids() or len(srv.worker_pids()) < 3:
+            assert time.monotonic() < deadline, "the aborted worker was not replaced"
+            time.sleep(0.2)
         for _ in range(30):
             assert fresh("/health").status_code == 200
         seen = set()
@@ -299,7 +312,7 @@ def test_metrics_sum_every_gunicorn_worker(tmp_path: Path) -> None:
     finally:
         srv.stop()
     # Each scrape sums the workers' files; the count may only grow by /health probes of the test kit.
-    assert min(seen) >= 60, seen
+    assert min(seen) >= 90, seen
 
 
 def test_state_counts_are_reused_for_their_max_age() -> None:

@@ -19,6 +19,7 @@ is read when the client is imported, and ``memorist serve`` must set it first.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import tempfile
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+log = logging.getLogger("memorist.metrics")
 #: The variable prometheus-client reads for its multiprocess directory.
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 #: Latency buckets (seconds): a search is ~10 ms, an add with a remote model several seconds.
@@ -91,22 +93,43 @@ def families() -> Families:
     return _families
 
 
+def _recording_failed(what: str) -> None:
+    """A figure that could not be recorded (say, the multiprocess directory removed under a
+    running server) is logged once per process; the request or add it measured goes on."""
+    global _failure_logged
+    if not _failure_logged:
+        _failure_logged = True
+        log.exception("metrics: recording %s failed; later failures are not logged", what)
+
+
+_failure_logged = False
+
+
 def observe_request(method: str, route: str, status: str, seconds: float) -> None:
     if not _enabled:
         return
-    f = families()
-    f.requests.labels(method, route, status).inc()
-    f.latency.labels(method, route, status).observe(seconds)
+    try:
+        f = families()
+        f.requests.labels(method, route, status).inc()
+        f.latency.labels(method, route, status).observe(seconds)
+    except Exception:
+        _recording_failed("a request")
 
 
 def observe_stage(operation: str, stage: str, seconds: float) -> None:
     if _enabled:
-        families().stages.labels(operation, stage).observe(seconds)
+        try:
+            families().stages.labels(operation, stage).observe(seconds)
+        except Exception:
+            _recording_failed("a stage")
 
 
 def queue_finished(outcome: str) -> None:
     if _enabled:
-        families().queue_done.labels(outcome).inc()
+        try:
+            families().queue_done.labels(outcome).inc()
+        except Exception:
+            _recording_failed("a queued add")
 
 
 # -- multiprocess mode (gunicorn) ----------------------------------------------------------
@@ -127,7 +150,15 @@ def enable_multiprocess() -> str | None:
     os.environ[MULTIPROC_ENV] = path
     import atexit
 
-    atexit.register(shutil.rmtree, path, True)
+    master = os.getpid()
+
+    def remove() -> None:
+        # Workers are forked with this handler registered; one that exits (a restart, an abort)
+        # must not take the directory the others are still writing to.
+        if os.getpid() == master:
+            shutil.rmtree(path, ignore_errors=True)
+
+    atexit.register(remove)
     return path
 
 
