@@ -256,6 +256,26 @@ class ExportSettings(BaseModel):
 DEFAULT_PROVIDERS: dict[str, Any] = {slot.kind: {"provider": slot.default} for slot in SLOTS}
 
 
+class MultilingualSettings(BaseModel):
+    """Search across languages: the multilingual vector space (see ``memorist.spaces``).
+
+    A project's memories live in one vector space. Projects whose ``multilingual``
+    setting is true (platform API) keep theirs in the multilingual space: vectors of
+    ``embedder`` in the vector store's table named ``<table><table_suffix>``. The
+    self-hosted server, ``Memory()`` and MCP act in one project; ``enabled: true``
+    puts it in the multilingual space. Nothing here is loaded until a project uses it.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: The self-hosted server's project (``default``/``default``) searches across languages.
+    enabled: bool = False
+    #: The embedder of the multilingual space (its weights must be installed: no download).
+    embedder: ProviderSettings = Field(default_factory=lambda: ProviderSettings(provider="multilingual-use"))
+    #: Appended to the vector store's ``table`` option for the multilingual space's table.
+    table_suffix: str = Field("_multilingual", pattern=r"^[A-Za-z0-9_]{1,20}$")
+
+
 def _default_provider(name: str) -> Any:
     return Field(default_factory=lambda: ProviderSettings(provider=name))
 
@@ -286,6 +306,7 @@ class Settings(BaseSettings):
     exports: ExportSettings = Field(default_factory=lambda: ExportSettings())
     security: SecuritySettings = Field(default_factory=lambda: SecuritySettings())
     observability: ObservabilitySettings = Field(default_factory=lambda: ObservabilitySettings())
+    multilingual: MultilingualSettings = Field(default_factory=lambda: MultilingualSettings())
 
     @classmethod
     def settings_customise_sources(
