@@ -110,7 +110,8 @@ def test_dimension_mismatch_message_names_the_path_and_both_sizes(tmp_path: Path
         open_store(tmp_path, 768)
     assert str(raised.value) == (
         f"vector store at {tmp_path / 'lancedb'} holds 384-dimensional vectors; the configured "
-        "embedder produces 768. Use another data directory or re-embed the store."
+        "embedder produces 768. Use another data directory, or re-embed the store: a new "
+        "vector_store.options.table, then `memorist reembed --from-table <this table>`."
     )
 
 

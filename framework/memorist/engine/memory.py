@@ -42,9 +42,9 @@ from .history import HistoryLog
 from .hits import SearchHit
 from .outcome import AddOutcome
 from .over_time import TimeOptions
-from .scope import parse_moment, require_entity, visible
+from .scope import id_condition, parse_moment, require_entity, visible, wildcard_scope
 from .scope_index import ScopeIndex
-from .search import MAX_TOP_K, HybridSearch
+from .search import MAX_QUERY_CHARS, MAX_TOP_K, HybridSearch
 from .supersession import Links, SupersessionLog, with_supersession
 
 log = logging.getLogger("memorist.engine")
@@ -115,6 +115,8 @@ class Memory:
         self._changes = MemoryChanges(
             components, db, self.graph, self.history_log, self.counts, self.generations, index, self.emit
         )
+        # A process killed between an add's vector write and its history rows left an intent behind.
+        self.adder.recover()
 
     # -- construction --------------------------------------------------------------
     @classmethod
@@ -225,15 +227,17 @@ class Memory:
         store = self.components.vector_store
         if discard:
             store.delete(list(discard))
-        prepared = self.adder.prepare(request)
-        records, outcome = prepared.records, prepared.outcome
-        if records:
-            plan([r.id for r in records])
-            store.upsert(records, prepared.vectors)
-        with self.db.begin() as conn:
-            bumped = self.adder.commit(request, records, conn, prepared.supersessions)
-            commit(conn, outcome)
-        self.adder.written(records, prepared.vectors, bumped)
+        observed_at, extraction = self.adder.extracted(request)
+        with self.adder.guard.hold([request.scope]) as held:  # an identical add racing it sees its writes
+            prepared = self.adder.decide(request, observed_at, extraction)
+            records, outcome = prepared.records, prepared.outcome
+            if records:
+                plan([r.id for r in records])
+                store.upsert(records, prepared.vectors)
+            with held.begin() as conn:
+                bumped = self.adder.commit(request, records, conn, prepared.supersessions)
+                commit(conn, outcome)
+            self.adder.written(records, prepared.vectors, bumped)
         self.adder.note_question(request, prepared.open_question, bumped)
         for record in records:
             self.emit("memory_added", memory=record)
@@ -276,6 +280,8 @@ class Memory:
         date (:mod:`.relative_time`)."""
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query: a non-empty string is required")
+        if len(query) > MAX_QUERY_CHARS:
+            raise ValidationError(f"query: {len(query)} characters; the limit is {MAX_QUERY_CHARS} (MAX_QUERY_CHARS)")
         if not 1 <= int(top_k) <= MAX_TOP_K:
             raise ValidationError(f"top_k: must be between 1 and {MAX_TOP_K}")
         if not 0.0 <= float(threshold) <= 1.0:
@@ -410,6 +416,9 @@ class Memory:
     ) -> int:
         """Delete every memory matching the identifiers/filters; never capped. Returns the count.
 
+        ``"*"`` for an id is mem0's wildcard (:func:`.scope.wildcard_scope`): every memory of
+        that entity type; several add up, and concrete ids beside them narrow.
+
         ``unfinished``: ids that queued adds stopped by this delete noted before writing
         (:meth:`memorist.events.EventStore.cancel_queued`). Their vectors may be in the store
         with no relational row, since those adds never commit: they are removed from the store
@@ -418,7 +427,8 @@ class Memory:
         """
         ids = dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id)
         require_entity(ids, filters=filters, filters_allowed=True)
-        where = visible(self._where(filters, ids), org_id, project_id, show_expired=True)
+        ids, wild = wildcard_scope(ids)
+        where = visible(conjoin(self._where(filters, ids), wild), org_id, project_id, show_expired=True)
         if unfinished:
             where = conjoin(where, Condition("id", "nin", tuple(unfinished)))
         deleted = self._changes.delete_matching(where, actor)
@@ -486,7 +496,7 @@ class Memory:
     @staticmethod
     def _where(filters: Mapping[str, Any] | None, ids: Mapping[str, str | None]) -> Filter | None:
         parsed = parse_filter(filters) if filters else None
-        pinned = [Condition(f, "eq", v) for f, v in ids.items() if v is not None and f in ENTITY_SCOPE_FIELDS]
+        pinned = [id_condition(f, v) for f, v in ids.items() if v is not None and f in ENTITY_SCOPE_FIELDS]
         return conjoin(parsed, *pinned) if (parsed or pinned) else None
 
     def emit(self, hook: str, **kwargs: Any) -> None:

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
+from ...engine.search import MAX_QUERY_CHARS
 from ...errors import ValidationError
 
 Identifier = Field(default=None, min_length=1, max_length=255)
@@ -207,7 +208,7 @@ class UpdateMemory(BaseModel):
 class SearchBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    query: str = Field(min_length=1, max_length=10_000)
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     user_id: str | None = Identifier
     agent_id: str | None = Identifier
     run_id: str | None = Identifier
