@@ -110,9 +110,16 @@ class EntityBrowser:
         self._db = db
 
     def graph(
-        self, key: str, *, max_entities: int = 150, max_edges: int = 400, memories_per_edge: int = 20
+        self,
+        key: str,
+        *,
+        max_entities: int = 150,
+        max_edges: int = 400,
+        edges_per_entity: int = 30,
+        memories_per_edge: int = 5,
     ) -> EntityGraphView:
-        """The ``max_entities`` most linked entities of partition ``key`` and the heaviest edges among them."""
+        """The ``max_entities`` most linked entities of partition ``key`` and the edges among them:
+        the ``max_edges`` heaviest, and each entity's ``edges_per_entity`` heaviest."""
         with self._db.connect() as conn:
             counted = conn.execute(
                 select(entities.c.id, entities.c.name, entities.c.kind, func.count(entity_links.c.memory_id))
@@ -140,7 +147,16 @@ class EntityBrowser:
                 held = behind.setdefault(pair, [])
                 if len(held) < memories_per_edge:
                     held.append(memory_id)
-        heaviest = sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:max_edges]
+        ranked_edges = sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))
+        # The heaviest edges overall, and each entity's own heaviest ones: an entity's links stay
+        # listed even where the hubs' edges outweigh all of them.
+        kept = set(pair for pair, _ in ranked_edges[:max_edges])
+        per_entity: Counter[str] = Counter()
+        for pair, _ in ranked_edges:
+            if any(per_entity[e] < edges_per_entity for e in pair):
+                kept.add(pair)
+            per_entity.update(pair)
+        heaviest = [(pair, w) for pair, w in ranked_edges if pair in kept]
         return EntityGraphView(
             entities=[GraphEntity(str(i), str(n), str(k), int(c)) for i, n, k, c in shown],
             edges=[GraphEdge(a, b, w, behind[(a, b)]) for (a, b), w in heaviest],

@@ -418,7 +418,7 @@ class GraphEdgeOut(BaseModel):
     source: str
     target: str
     weight: int = Field(description="How many memories mention both entities")
-    memory_ids: list[str] = Field(description="Up to 20 of them; GET /memories?entity=source,target lists all")
+    memory_ids: list[str] = Field(description="Up to 5 of them; GET /memories?entity=source,target lists all")
 
 
 class EntityGraphOut(BaseModel):
