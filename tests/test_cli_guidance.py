@@ -181,6 +181,39 @@ def test_init_creates_the_admin_once(tmp_path: Path) -> None:
     assert again.stdout.strip() != first.stdout.strip()
 
 
+def test_init_reuses_the_admin_the_dashboard_registered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dashboard's first-run setup registered an admin: ``memorist init`` gives that account a
+    new key (which works) instead of creating ``admin@localhost`` beside it."""
+    from falcon.testing import TestClient
+    from memorist.http.app import create_app
+
+    from tests.conftest import fast_settings
+
+    monkeypatch.setenv("MEMORIST_PLUGIN_MODULES", "tests.plugins.hashing")
+    monkeypatch.setenv("JWT_SECRET", "s" * 40)
+    settings = load_settings(None, fast_settings(tmp_path, queue={"workers": 0}))
+    client = TestClient(create_app(settings))
+    first = {"name": "Maria", "email": "maria@example.org", "password": "correct horse battery"}
+    assert client.simulate_post("/auth/register", json=first).status_code in (200, 201)
+    config = write(tmp_path / "c.yaml", fast_settings(tmp_path))
+    done = invoke("init", "--config", str(config))
+    assert done.exit_code == 0, done.output
+    assert done.stderr.strip() == "added an API key to the existing account maria@example.org"
+    key = done.stdout.strip()
+    me = client.simulate_get("/memories", params={"user_id": "x"}, headers={"X-API-Key": key})
+    assert me.status_code == 200, me.text
+    from memorist.auth.users import UserStore
+    from memorist.db import Database
+
+    db = Database(settings.database_url)
+    try:
+        assert [u.email for u in UserStore(db).list()] == ["maria@example.org"]
+    finally:
+        db.dispose()
+    other = invoke("init", "--config", str(config), "--email", "ops@example.org")
+    assert other.stderr.startswith("created the admin account ops@example.org with password ")
+
+
 def memorist_process(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("MEMORIST_")} | (env or {})
     return subprocess.run(

@@ -149,11 +149,13 @@ def serve(config: str | None, host: str | None, port: int | None, workers: int |
 @cli.command()
 @config_option
 @data_dir_option
-@click.option("--email", default="admin@localhost", show_default=True, help="The admin account's email.")
+@click.option(
+    "--email", help="The account's email (default: the existing admin, else a new admin@localhost)."
+)
 @click.option("--password", help="Password of a new account (default: generated and printed once).")
 @click.option("--label", default="memorist init", show_default=True, help="Label of the new API key.")
-def init(config: str | None, email: str, password: str | None, label: str) -> None:
-    """Create the admin account (unless it exists) and an API key; print the key.
+def init(config: str | None, email: str | None, password: str | None, label: str) -> None:
+    """Create the admin account (unless one exists) and an API key; print the key.
 
     The key alone goes to standard output, so `KEY=$(memorist init)` captures it;
     what happened goes to standard error. Run it again for another key.
