@@ -1,0 +1,142 @@
+"""A model's first use: its ONNX graph assembled from the weights now, fused in the background.
+
+Why: a fresh install has no graph in the cache. Assembling the plain graph
+(:mod:`.bert_graph`) takes about a second, so the first process embeds at once with it;
+fusing it into ONNX Runtime's transformer kernels (:mod:`.fusion`, ~5 s on two busy
+cores, ~15% faster embeddings, the same vectors) would hold ``/health`` back, so it
+runs in a daemon thread that writes the fused graph into the cache for the next start.
+The plain graph is written beside the cache under a temporary name, loaded, and then
+either replaced by the fused graph or, when fusion is refused (an architecture the
+optimizer does not know, vectors that moved), renamed into the cache itself: every later
+start is a cache hit either way.
+
+Processes starting together (gunicorn's workers) each assemble their own plain graph;
+one of them, the holder of a lock file, fuses. A process that ends before its fusion
+does leaves a temporary file, which the cache's pruning removes a day later; the next
+start prepares again.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from . import graph_cache
+from .bert_graph import build_bert_graph
+from .fusion import fuse_transformer
+
+log = logging.getLogger(__name__)
+
+#: A fusion lock older than this is taken to belong to a process that died.
+LOCK_SECONDS = 600
+#: What the announcement says the background step takes (two busy cores; a second on a laptop).
+FUSION_SECONDS = 5
+
+
+def write_plain_graph(model_root: Path, graph: Path, inputs: tuple[str, ...]) -> Path:
+    """Assemble the model's graph and write it beside ``graph`` under a temporary name; that name."""
+    import onnx
+
+    model = build_bert_graph(model_root, inputs)
+    graph.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=graph.stem, suffix=".plain.tmp", dir=graph.parent)
+    os.close(fd)
+    onnx.save(model, name)
+    return Path(name)
+
+
+def fuse_into_cache(plain: Path, graph: Path, model_root: Path, inputs: tuple[str, ...]) -> Path:
+    """Make ``graph`` from ``plain``: its fused form if that gives the same vectors, else ``plain`` itself.
+
+    Consumes ``plain``; returns ``graph``. Safe against another process doing the same at once
+    (every file lands by an atomic rename).
+    """
+    fused = plain.with_name(plain.name.replace(".plain.tmp", ".fused.tmp"))
+    try:
+        heads, hidden = _heads_and_hidden(model_root)
+        if fuse_transformer(plain, fused, _probe(model_root, inputs), heads, hidden):
+            os.replace(fused, graph)
+        else:
+            os.replace(plain, graph)
+        graph_cache.record_source(graph, str(model_root))
+        graph_cache.prune(graph.parent, keep=graph)
+    finally:
+        for leftover in (plain, fused):
+            leftover.unlink(missing_ok=True)
+    return graph
+
+
+def fuse_in_background(
+    plain: Path, graph: Path, model_root: Path, inputs: tuple[str, ...], done: Callable[[], None] | None = None
+) -> threading.Thread | None:
+    """Start :func:`fuse_into_cache` in a daemon thread unless another process holds the lock;
+    the thread, or None (then ``plain`` is removed: the other process writes ``graph``)."""
+    lock = graph.with_name(f"{graph.stem}.lock.tmp")
+    if not _take(lock):
+        plain.unlink(missing_ok=True)
+        return None
+
+    def run() -> None:
+        started = time.monotonic()
+        try:
+            fuse_into_cache(plain, graph, model_root, inputs)
+            seconds = time.monotonic() - started
+            log.info("embedder: %s prepared in %.1f s (used from the next start on)", graph.name, seconds)
+        except Exception as exc:  # noqa: BLE001 - the running process embeds with the plain graph regardless
+            log.warning("embedder: could not prepare %s (%s); the next start tries again", graph.name, exc)
+        finally:
+            lock.unlink(missing_ok=True)
+            if done is not None:
+                done()
+
+    thread = threading.Thread(target=run, name="memorist-graph-fusion", daemon=True)
+    thread.start()
+    return thread
+
+
+def _take(lock: Path) -> bool:
+    for _ in range(2):
+        try:
+            os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
+            return True
+        except FileExistsError:
+            try:
+                if time.time() - lock.stat().st_mtime < LOCK_SECONDS:
+                    return False
+                lock.unlink()  # its process died mid-fusion
+            except FileNotFoundError:
+                continue
+        except OSError:  # a read-only cache: nothing to write into, the plain graph serves
+            return False
+    return False
+
+
+def _heads_and_hidden(model_root: Path) -> tuple[int, int]:
+    import json
+
+    config = json.loads((model_root / "config.json").read_text())
+    return int(config.get("num_attention_heads", 0)), int(config.get("hidden_size", 0))
+
+
+def _probe(model_root: Path, inputs: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """A padded batch of three texts, as the tokenizer makes it: what fusion is checked on."""
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(model_root / "tokenizer.json"))
+    tokenizer.enable_padding()
+    encodings = tokenizer.encode_batch(
+        ["an example sentence to trace", "a second one", "and a third, longer than the others, to pad the rest"]
+    )
+    columns = {
+        "input_ids": [e.ids for e in encodings],
+        "attention_mask": [e.attention_mask for e in encodings],
+        "token_type_ids": [e.type_ids for e in encodings],
+    }
+    return {name: np.asarray(columns[name], dtype=np.int64) for name in inputs}
