@@ -131,6 +131,32 @@ def test_a_first_use_embeds_at_once_and_fuses_for_the_next_start(
     assert sorted(p.suffix for p in (tmp_path / "onnx").iterdir()) == [".json", ".onnx"]
 
 
+def test_a_start_after_an_unfinished_preparation_finds_the_plain_graph_and_fuses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A short-lived first process (a ``Memory()`` script) ends before its background fusion: the
+    next start still finds a graph in the cache (no second assembly) and fuses it."""
+    from memorist_sentence_transformers import bert_graph, graph_preparation
+
+    with monkeypatch.context() as patch:
+        patch.setattr(graph_preparation, "fuse_in_background", lambda *args, **kwargs: None)
+        short_lived = make(tmp_path)
+    assert short_lived._onnx is not None and short_lived._onnx.graph.name.endswith("-plain.onnx")
+    vectors = short_lived.embed(TEXTS)
+
+    def no_second_assembly(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("assembled again")
+
+    monkeypatch.setattr(bert_graph, "build_bert_graph", no_second_assembly)
+    monkeypatch.setattr(graph_preparation, "build_bert_graph", no_second_assembly)
+    later = prepared(make(tmp_path))
+    assert later._onnx is not None and later._onnx.graph == short_lived._onnx.graph
+    np.testing.assert_allclose(later.embed(TEXTS), vectors, atol=1e-6)
+    names = sorted(p.name for p in (tmp_path / "onnx").iterdir())
+    assert len(names) == 2 and not any("-plain" in name for name in names), names
+    assert "Attention" in _operators(make(tmp_path)._onnx.graph)  # type: ignore[union-attr]
+
+
 def test_the_default_model_needs_no_torch(tmp_path: Path) -> None:
     """A lean install (no torch, no sentence-transformers, no transformers) embeds with the packaged
     MiniLM on a fresh cache, and its vectors are sentence-transformers' own (cosine >= 0.9999)."""

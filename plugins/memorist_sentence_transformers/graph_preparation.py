@@ -5,15 +5,15 @@ Why: a fresh install has no graph in the cache. Assembling the plain graph
 fusing it into ONNX Runtime's transformer kernels (:mod:`.fusion`, ~5 s on two busy
 cores, ~15% faster embeddings, the same vectors) would hold ``/health`` back, so it
 runs in a daemon thread that writes the fused graph into the cache for the next start.
-The plain graph is written beside the cache under a temporary name, loaded, and then
-either replaced by the fused graph or, when fusion is refused (an architecture the
-optimizer does not know, vectors that moved), renamed into the cache itself: every later
-start is a cache hit either way.
+The plain graph goes into the cache at once (``<key>-plain.onnx``), so every later start
+is a cache hit even when the first process ended before its fusion did (a ``Memory()``
+script, a CLI command): a start that finds only the plain graph runs it and fuses in the
+background again. The fused graph then lands as ``<key>.onnx`` and the plain one goes;
+when fusion is refused (an architecture the optimizer does not know, vectors that moved)
+the plain graph itself becomes ``<key>.onnx``.
 
-Processes starting together (gunicorn's workers) each assemble their own plain graph;
-one of them, the holder of a lock file, fuses. A process that ends before its fusion
-does leaves a temporary file, which the cache's pruning removes a day later; the next
-start prepares again.
+Processes starting together (gunicorn's workers) may each assemble a plain graph (the
+last rename wins; they are the same bytes); one of them, the holder of a lock file, fuses.
 """
 
 from __future__ import annotations
@@ -40,47 +40,57 @@ LOCK_SECONDS = 600
 FUSION_SECONDS = 5
 
 
+def plain_path(graph: Path) -> Path:
+    """Where the cache keeps ``graph``'s plain (unfused) form until the fused one replaces it."""
+    return graph.with_name(f"{graph.stem}-plain.onnx")
+
+
 def write_plain_graph(model_root: Path, graph: Path, inputs: tuple[str, ...]) -> Path:
-    """Assemble the model's graph and write it beside ``graph`` under a temporary name; that name."""
+    """Assemble the model's graph into the cache as ``graph``'s plain form (atomically); its path."""
     import onnx
 
     model = build_bert_graph(model_root, inputs)
     graph.parent.mkdir(parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix=graph.stem, suffix=".plain.tmp", dir=graph.parent)
     os.close(fd)
-    onnx.save(model, name)
-    return Path(name)
+    try:
+        onnx.save(model, name)
+        os.replace(name, plain_path(graph))
+    finally:
+        Path(name).unlink(missing_ok=True)
+    return plain_path(graph)
 
 
 def fuse_into_cache(plain: Path, graph: Path, model_root: Path, inputs: tuple[str, ...]) -> Path:
     """Make ``graph`` from ``plain``: its fused form if that gives the same vectors, else ``plain`` itself.
 
-    Consumes ``plain``; returns ``graph``. Safe against another process doing the same at once
-    (every file lands by an atomic rename).
+    Returns ``graph``; ``plain`` is gone afterwards. Safe against another process doing the same
+    at once (every file lands by an atomic rename).
     """
-    fused = plain.with_name(plain.name.replace(".plain.tmp", ".fused.tmp"))
+    fd, name = tempfile.mkstemp(prefix=graph.stem, suffix=".fused.tmp", dir=graph.parent)
+    os.close(fd)
+    fused = Path(name)
     try:
         heads, hidden = _heads_and_hidden(model_root)
         if fuse_transformer(plain, fused, _probe(model_root, inputs), heads, hidden):
             os.replace(fused, graph)
+            plain.unlink(missing_ok=True)
         else:
             os.replace(plain, graph)
         graph_cache.record_source(graph, str(model_root))
         graph_cache.prune(graph.parent, keep=graph)
     finally:
-        for leftover in (plain, fused):
-            leftover.unlink(missing_ok=True)
+        fused.unlink(missing_ok=True)
     return graph
 
 
 def fuse_in_background(
     plain: Path, graph: Path, model_root: Path, inputs: tuple[str, ...], done: Callable[[], None] | None = None
 ) -> threading.Thread | None:
-    """Start :func:`fuse_into_cache` in a daemon thread unless another process holds the lock;
-    the thread, or None (then ``plain`` is removed: the other process writes ``graph``)."""
+    """Start :func:`fuse_into_cache` in a daemon thread unless another process holds the lock
+    (it writes ``graph``); the thread, or None."""
     lock = graph.with_name(f"{graph.stem}.lock.tmp")
     if not _take(lock):
-        plain.unlink(missing_ok=True)
         return None
 
     def run() -> None:

@@ -129,7 +129,11 @@ class OnnxSentenceEncoder:
         root = Path(model_path)
         if not (root / "tokenizer.json").is_file():
             raise CacheMiss(f"{model_path}: no tokenizer.json")
-        candidates = [_assembled_graph(model_path, cache_dir)]
+        assembled = _assembled_graph(model_path, cache_dir)
+        plain = graph_preparation.plain_path(assembled)
+        if not assembled.exists() and plain.exists():  # fused in the background by an earlier start, unfinished
+            return cls._from_plain(model_path, plain, assembled, tuning)
+        candidates = [assembled]
         exported = (_cache_key(model_path, inputs) for inputs in (_INPUT_NAMES, _INPUT_NAMES[:2]))
         candidates += [cache_dir / f"{key}.onnx" for key in exported]
         for graph in candidates:
@@ -150,14 +154,6 @@ class OnnxSentenceEncoder:
         graph = _assembled_graph(model_path, cache_dir)
         started = time.monotonic()
         plain = graph_preparation.write_plain_graph(root, graph, _INPUT_NAMES)
-        if tuning.int8:
-            graph_preparation.fuse_into_cache(plain, graph, root, _INPUT_NAMES)
-            return cls(model_path, graph, tuning)
-        try:
-            encoder = cls(model_path, plain, tuning)
-        except BaseException:
-            plain.unlink(missing_ok=True)
-            raise
         log.warning(
             "embedder: first use of %s: assembled its ONNX graph in %.1f s; a fused copy is being made in the "
             "background for later starts (once, ~%d s; embedding works meanwhile) in %s",
@@ -166,6 +162,16 @@ class OnnxSentenceEncoder:
             graph_preparation.FUSION_SECONDS,
             cache_dir,
         )
+        return cls._from_plain(model_path, plain, graph, tuning)
+
+    @classmethod
+    def _from_plain(cls, model_path: str, plain: Path, graph: Path, tuning: SessionTuning) -> OnnxSentenceEncoder:
+        """Run the plain graph while the fused ``graph`` is made in the background (at once for int8)."""
+        root = Path(model_path)
+        if tuning.int8:
+            graph_preparation.fuse_into_cache(plain, graph, root, _INPUT_NAMES)
+            return cls(model_path, graph, tuning)
+        encoder = cls(model_path, plain, tuning)
         encoder.preparing = graph_preparation.fuse_in_background(plain, graph, root, _INPUT_NAMES)
         return encoder
 
