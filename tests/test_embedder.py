@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 from memorist.providers import ProviderContext
+from memorist.testing.embedder import EmbedderContract
 from memorist_sentence_transformers.embedder import SentenceTransformerEmbedder
 from pydantic import ValidationError
 
@@ -284,3 +285,11 @@ def test_a_call_is_cut_into_batches_of_similar_token_counts(exported: Path) -> N
     onnx._onnx._run = real_run  # type: ignore[method-assign]
     alone = np.vstack([onnx.embed([text]) for text in texts])
     np.testing.assert_allclose(together, alone, atol=1e-5)
+
+
+class TestSentenceTransformersMeetsTheEmbedderContract(EmbedderContract):
+    """The built-in embedder against the published contract (its graph from the shared cache)."""
+
+    @pytest.fixture
+    def embedder(self, exported: Path) -> SentenceTransformerEmbedder:
+        return make(exported)

@@ -22,7 +22,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from memorist.providers import ProviderContext
 from memorist.testing import free_port, percentile
+from memorist.testing.embedder import EmbedderContract
+from memorist.testing.hashing import HashingEmbedder
 from memorist.testing.pg import EXTERNAL_URL_ENV, PostgresCluster, libpq_url
 
 NAME, VERSION = "memorist_tinystore", "0.0.1"
@@ -261,3 +264,43 @@ def test_the_shared_test_server_acknowledges_commits_without_flushing(pg_cluster
     with psycopg.connect(libpq_url(pg_cluster.base_url)) as conn:
         settings = {name: conn.execute(f"SHOW {name}").fetchone()[0] for name in ("fsync", "synchronous_commit")}
     assert settings == {"fsync": "off", "synchronous_commit": "off"}
+
+
+class TestHashingEmbedderMeetsTheEmbedderContract(EmbedderContract):
+    """The test kit's own embedder; it hashes words, so the paraphrase check is left out."""
+
+    checks_meaning = False
+
+    @pytest.fixture
+    def embedder(self, tmp_path: Path) -> HashingEmbedder:
+        return HashingEmbedder(HashingEmbedder.Options(dimension=64), ProviderContext(data_dir=tmp_path))
+
+
+def test_the_embedder_contract_catches_what_the_engine_relies_on(tmp_path: Path) -> None:
+    """An embedder whose vectors are not unit length, or depend on their batch, fails the contract."""
+    import numpy as np
+
+    class Unnormalized(HashingEmbedder):
+        name = "unnormalized"
+
+        def embed(self, texts, purpose="document"):  # type: ignore[no-untyped-def]
+            return super().embed(texts, purpose) * 3.0
+
+    class BatchDependent(HashingEmbedder):
+        name = "batch-dependent"
+
+        def embed(self, texts, purpose="document"):  # type: ignore[no-untyped-def]
+            vectors = super().embed(texts, purpose)
+            if len(texts) > 1:  # a padding leak: a batch shifts every vector a little
+                vectors = vectors + 0.01
+                vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            return vectors
+
+    contract = EmbedderContract()
+    context = ProviderContext(data_dir=tmp_path)
+    with pytest.raises(AssertionError):
+        contract.test_vectors_are_float32_unit_rows_in_order(Unnormalized(HashingEmbedder.Options(), context))
+    with pytest.raises(AssertionError):
+        contract.test_a_text_gets_the_same_vector_alone_in_a_batch_and_again(
+            BatchDependent(HashingEmbedder.Options(), context)
+        )
