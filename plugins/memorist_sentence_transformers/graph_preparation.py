@@ -12,14 +12,18 @@ background again. The fused graph then lands as ``<key>.onnx`` and the plain one
 when fusion is refused (an architecture the optimizer does not know, vectors that moved)
 the plain graph itself becomes ``<key>.onnx``.
 
-Processes starting together (gunicorn's workers) may each assemble a plain graph (the
-last rename wins; they are the same bytes); one of them, the holder of a lock file, fuses.
+Processes starting together (gunicorn's workers) assemble once: the holder of a lock
+file assembles while the others wait for its file (two assemblies at once on two cores
+took each twice as long, and ``/health`` waits for the first worker). One of them, the
+holder of another lock, fuses, in a thread at the lowest CPU priority (Linux), so that it
+does not slow the other workers' starts.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import sys
 import tempfile
 import threading
 import time
@@ -43,6 +47,26 @@ FUSION_SECONDS = 5
 def plain_path(graph: Path) -> Path:
     """Where the cache keeps ``graph``'s plain (unfused) form until the fused one replaces it."""
     return graph.with_name(f"{graph.stem}-plain.onnx")
+
+
+def assemble_once(model_root: Path, graph: Path, inputs: tuple[str, ...]) -> tuple[Path, bool]:
+    """``graph``'s plain form in the cache, assembled here or by the process that holds the lock
+    (then waited for), or the fused ``graph`` itself if it appeared meanwhile; and whether this
+    process assembled it."""
+    graph.parent.mkdir(parents=True, exist_ok=True)
+    lock = graph.with_name(f"{graph.stem}.assembly.lock.tmp")
+    deadline = time.monotonic() + LOCK_SECONDS
+    while not _take(lock):
+        for ready in (graph, plain_path(graph)):
+            if ready.exists():
+                return ready, False
+        if time.monotonic() > deadline:
+            break  # a lock left by a process that died: assemble here
+        time.sleep(0.05)
+    try:
+        return write_plain_graph(model_root, graph, inputs), True
+    finally:
+        lock.unlink(missing_ok=True)
 
 
 def write_plain_graph(model_root: Path, graph: Path, inputs: tuple[str, ...]) -> Path:
@@ -94,6 +118,11 @@ def fuse_in_background(
         return None
 
     def run() -> None:
+        if sys.platform == "linux":  # a thread is a task there: only this one (and the threads it starts) yields
+            try:
+                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+            except OSError:
+                pass
         started = time.monotonic()
         try:
             fuse_into_cache(plain, graph, model_root, inputs)

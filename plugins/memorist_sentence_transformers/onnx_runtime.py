@@ -153,7 +153,11 @@ class OnnxSentenceEncoder:
         root = Path(model_path)
         graph = _assembled_graph(model_path, cache_dir)
         started = time.monotonic()
-        plain = graph_preparation.write_plain_graph(root, graph, _INPUT_NAMES)
+        plain, assembled_here = graph_preparation.assemble_once(root, graph, _INPUT_NAMES)
+        if plain == graph:  # another process fused it meanwhile
+            return cls(model_path, graph, tuning)
+        if not assembled_here:  # another worker assembled it and said so
+            return cls._from_plain(model_path, plain, graph, tuning)
         log.warning(
             "embedder: first use of %s: assembled its ONNX graph in %.1f s; a fused copy is being made in the "
             "background for later starts (once, ~%d s; embedding works meanwhile) in %s",
