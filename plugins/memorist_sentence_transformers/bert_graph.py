@@ -111,7 +111,10 @@ class _Builder:
         self.pooling = pooling
         self.normalize = normalize
         self.nodes: list[Any] = []
-        self.initializers: list[Any] = []
+        #: (name, contiguous array): written straight into the model's initializers at the end
+        #: (each ``TensorProto`` built apart and then copied into the graph, then the graph into
+        #: the model, copied the 90 MB of weights four times: ~2 s of a first start).
+        self.initializers: list[tuple[str, np.ndarray]] = []
         self._count = 0
 
     # -- plumbing -----------------------------------------------------------------------
@@ -128,10 +131,9 @@ class _Builder:
         return out
 
     def const(self, value: Any, hint: str, dtype: Any = np.float32) -> str:
-        from onnx import numpy_helper
-
         name = self._name(hint)
-        self.initializers.append(numpy_helper.from_array(np.asarray(value, dtype=dtype), name))
+        # np.require keeps a scalar 0-dimensional (ascontiguousarray would make it shape (1,)).
+        self.initializers.append((name, np.require(np.asarray(value, dtype=dtype), requirements="C")))
         return name
 
     def weight(self, key: str, transpose: bool = False) -> str:
@@ -139,7 +141,7 @@ class _Builder:
             value = self.weights[key]
         except KeyError:
             raise UnsupportedModel(f"weight {key!r} missing") from None
-        value = np.ascontiguousarray(value.T if transpose else value).astype(np.float32)
+        value = np.ascontiguousarray(value.T if transpose else value, dtype=np.float32)
         return self.const(value, key.replace(".", "_"))
 
     def linear(self, x: str, prefix: str) -> str:
@@ -174,9 +176,15 @@ class _Builder:
         self.nodes.append(helper.make_node("Identity", [pooled], ["embedding"], name="embedding"))
         graph_inputs = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "tokens"]) for n in self.inputs]
         output = helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", hidden])
-        graph = helper.make_graph(self.nodes, "sentence_embedding", graph_inputs, [output], self.initializers)
+        graph = helper.make_graph(self.nodes, "sentence_embedding", graph_inputs, [output])
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", _OPSET)], producer_name="memorist")
         model.ir_version = 8
+        for name, array in self.initializers:
+            tensor = model.graph.initializer.add()
+            tensor.name = name
+            tensor.data_type = helper.np_dtype_to_tensor_dtype(array.dtype)
+            tensor.dims.extend(array.shape)
+            tensor.raw_data = array.tobytes()
         return model
 
     def embeddings(self) -> str:
