@@ -56,14 +56,20 @@ def assemble_once(model_root: Path, graph: Path, inputs: tuple[str, ...]) -> tup
     graph.parent.mkdir(parents=True, exist_ok=True)
     lock = graph.with_name(f"{graph.stem}.assembly.lock.tmp")
     deadline = time.monotonic() + LOCK_SECONDS
-    while not _take(lock):
+    while True:
+        # Looked for before the lock is tried: the assembler releases it once its file is in place.
         for ready in (graph, plain_path(graph)):
             if ready.exists():
                 return ready, False
+        if _take(lock):
+            break
         if time.monotonic() > deadline:
             break  # a lock left by a process that died: assemble here
         time.sleep(0.05)
     try:
+        for ready in (graph, plain_path(graph)):  # landed between the look and the lock
+            if ready.exists():
+                return ready, False
         return write_plain_graph(model_root, graph, inputs), True
     finally:
         lock.unlink(missing_ok=True)
