@@ -42,6 +42,9 @@ log = logging.getLogger(__name__)
 LOCK_SECONDS = 600
 #: What the announcement says the background step takes (two busy cores; a second on a laptop).
 FUSION_SECONDS = 5
+#: The fusion waits this long first: a server's other workers are still starting then, and on two
+#: cores a fusion beside them (even at the lowest priority) delayed their first /health.
+FUSION_DELAY_SECONDS = 5.0
 
 
 def plain_path(graph: Path) -> Path:
@@ -124,6 +127,7 @@ def fuse_in_background(
         return None
 
     def run() -> None:
+        time.sleep(FUSION_DELAY_SECONDS)
         if sys.platform == "linux":  # a thread is a task there: only this one (and the threads it starts) yields
             try:
                 os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
