@@ -158,12 +158,16 @@ class OnnxSentenceEncoder:
             return cls(model_path, graph, tuning)
         if not assembled_here:  # another worker assembled it and said so
             return cls._from_plain(model_path, plain, graph, tuning)
+        then = (
+            "fusing and quantizing it to int8 now (once, ~%d s)"
+            if tuning.int8
+            else "a fused copy is being made in the background for later starts (once, ~%d s; embedding works meanwhile)"
+        )
         log.warning(
-            "embedder: first use of %s: assembled its ONNX graph in %.1f s; a fused copy is being made in the "
-            "background for later starts (once, ~%d s; embedding works meanwhile) in %s",
+            "embedder: first use of %s: assembled its ONNX graph in %.1f s; " + then + " in %s",
             label or root.name,
             time.monotonic() - started,
-            graph_preparation.FUSION_SECONDS,
+            graph_preparation.FUSION_SECONDS * (3 if tuning.int8 else 1),
             cache_dir,
         )
         return cls._from_plain(model_path, plain, graph, tuning)
