@@ -161,7 +161,8 @@ class OnnxSentenceEncoder:
         then = (
             "fusing and quantizing it to int8 now (once, ~%d s)"
             if tuning.int8
-            else "a fused copy is being made in the background for later starts (once, ~%d s; embedding works meanwhile)"
+            else "a fused copy is being made in the background for later starts "
+            "(once, ~%d s; embedding works meanwhile)"
         )
         log.warning(
             "embedder: first use of %s: assembled its ONNX graph in %.1f s; " + then + " in %s",
