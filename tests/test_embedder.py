@@ -293,3 +293,26 @@ class TestSentenceTransformersMeetsTheEmbedderContract(EmbedderContract):
     @pytest.fixture
     def embedder(self, exported: Path) -> SentenceTransformerEmbedder:
         return make(exported)
+
+
+def test_a_read_only_graph_cache_still_embeds(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A cache directory that cannot be written (an image's, another user's): the graph is assembled
+    into a private directory for this process, with one warning, instead of waiting for a lock."""
+    import os
+
+    cache = tmp_path / "onnx"
+    cache.mkdir()
+    cache.chmod(0o500)
+    try:
+        if os.access(cache, os.W_OK):  # root ignores the mode: make the directory a file instead
+            cache.chmod(0o700)
+            cache.rmdir()
+            cache.write_text("not a directory")
+        with caplog.at_level(logging.WARNING):
+            embedder = prepared(make(tmp_path))
+        assert embedder.describe().endswith("(onnx)")
+        assert embedder.embed(["still works"]).shape == (1, 384)
+        assert any("not writable" in r.getMessage() for r in caplog.records), caplog.text
+    finally:
+        if cache.is_dir():
+            cache.chmod(0o700)

@@ -123,7 +123,10 @@ def fuse_in_background(
     """Start :func:`fuse_into_cache` in a daemon thread unless another process holds the lock
     (it writes ``graph``); the thread, or None."""
     lock = graph.with_name(f"{graph.stem}.lock.tmp")
-    if not _take(lock):
+    try:
+        if not _take(lock):
+            return None
+    except OSError:  # a cache that cannot be written: the plain graph serves
         return None
 
     def run() -> None:
@@ -151,6 +154,8 @@ def fuse_in_background(
 
 
 def _take(lock: Path) -> bool:
+    """Create ``lock``: True if this process holds it now, False while another holds it. An
+    unwritable directory raises ``OSError`` (waiting for a lock there would wait for nothing)."""
     for _ in range(2):
         try:
             os.close(os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644))
@@ -162,8 +167,6 @@ def _take(lock: Path) -> bool:
                 lock.unlink()  # its process died mid-fusion
             except FileNotFoundError:
                 continue
-        except OSError:  # a read-only cache: nothing to write into, the plain graph serves
-            return False
     return False
 
 

@@ -153,7 +153,13 @@ class OnnxSentenceEncoder:
         root = Path(model_path)
         graph = _assembled_graph(model_path, cache_dir)
         started = time.monotonic()
-        plain, assembled_here = graph_preparation.assemble_once(root, graph, _INPUT_NAMES)
+        try:
+            plain, assembled_here = graph_preparation.assemble_once(root, graph, _INPUT_NAMES)
+        except OSError as exc:  # a read-only cache (an image's): this process's own copy, every start
+            private = Path(tempfile.mkdtemp(prefix="memorist-onnx-"))
+            log.warning("embedder: graph cache %s not writable (%s); using %s this time", cache_dir, exc, private)
+            cache_dir, graph = private, private / graph.name
+            plain, assembled_here = graph_preparation.assemble_once(root, graph, _INPUT_NAMES)
         if plain == graph:  # another process fused it meanwhile
             return cls(model_path, graph, tuning)
         if not assembled_here:  # another worker assembled it and said so
