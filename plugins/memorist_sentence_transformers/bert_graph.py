@@ -68,6 +68,8 @@ def _pipeline(model_root: Path) -> tuple[str, bool]:
     kinds = [str(m.get("type", "")).removeprefix(_MODULE_PREFIX) for m in modules]
     if kinds not in (["Transformer", "Pooling"], ["Transformer", "Pooling", "Normalize"]):
         raise UnsupportedModel(f"{model_root}: modules {kinds} (only Transformer, Pooling[, Normalize])")
+    if str(modules[0].get("path", "")).strip("./"):
+        raise UnsupportedModel(f"{model_root}: the transformer is in {modules[0]['path']!r}, not beside modules.json")
     pooling_config = _read_json(model_root / modules[1].get("path", "1_Pooling") / "config.json")
     modes = [
         k.removeprefix("pooling_mode_").removesuffix("_token").removesuffix("_tokens")
