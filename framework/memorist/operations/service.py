@@ -283,7 +283,10 @@ class Operations:
 
     def delete(self, caller: Caller, memory_id: str, *, delete_linked: bool = False) -> MemoryRecord:
         """One memory; ``delete_linked``: the older ones it superseded too, transitively."""
-        return self.engine.delete(memory_id, **caller.tenant, actor=caller.actor, delete_linked=delete_linked)
+        return self.engine.delete(
+            memory_id, org_id=caller.org_id, project_id=caller.project_id, actor=caller.actor,
+            delete_linked=delete_linked,
+        )
 
     def delete_many(self, caller: Caller, memory_ids: Sequence[str]) -> int:
         """Several deletes; every memory must exist before any is deleted (a repeated id counts once)."""
@@ -292,7 +295,7 @@ class Operations:
             memory.get(memory_id, **caller.tenant)
         for memory_id in memory_ids:
             try:
-                memory.delete(memory_id, **caller.tenant, actor=caller.actor)
+                memory.delete(memory_id, org_id=caller.org_id, project_id=caller.project_id, actor=caller.actor)
             except NotFoundError:
                 pass  # listed twice
         return len(memory_ids)
