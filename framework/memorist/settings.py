@@ -75,6 +75,9 @@ class DatabaseSettings(BaseModel):
 
     #: SQLAlchemy URL; default: SQLite (WAL) at ``<data_dir>/memorist.db``.
     url: str | None = None
+    #: Longest wait for a free pooled connection; past it the request answers 503 with
+    #: ``Retry-After`` (the server is busy), never 500.
+    pool_timeout_seconds: float = Field(10.0, gt=0, le=300)
 
 
 class EngineSettings(BaseModel):
