@@ -428,6 +428,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hostile-metadata-kb", type=int, default=64, help="metadata per metadata-heavy add (KB)")
     parser.add_argument("--hostile-filter-lists", type=int, default=100, help="'in' lists OR-ed in a flood filter")
     parser.add_argument("--hostile-filter-values", type=int, default=200, help="values per 'in' list")
+    parser.add_argument(
+        "--hostile-without",
+        nargs="*",
+        choices=("metadata", "filters", "auth", "configure"),
+        help="leave these hostile clients out (e.g. auth: its throttle refuses everyone else at this address)",
+    )
     parser.add_argument("--hostile-configure-every", type=float, default=2.0, help="seconds between /configure")
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (server log, data)")

@@ -129,8 +129,19 @@ class Hostile:
         return resp
 
     def threads(self) -> list[threading.Thread]:
-        targets = [self.metadata_adds, self.filter_flood, self.auth_flood, self.configure_calls]
-        return [threading.Thread(target=t, name=f"hostile-{t.__name__}", daemon=True) for t in targets]
+        """One thread per hostile client, but those named in ``--hostile-without``."""
+        targets = {
+            "metadata": self.metadata_adds,
+            "filters": self.filter_flood,
+            "auth": self.auth_flood,
+            "configure": self.configure_calls,
+        }
+        left_out = set(self.args.hostile_without or ())
+        return [
+            threading.Thread(target=t, name=f"hostile-{name}", daemon=True)
+            for name, t in targets.items()
+            if name not in left_out
+        ]
 
     def metadata_adds(self) -> None:
         """Verbatim adds of ``--hostile-messages`` messages sharing ``--hostile-metadata-kb`` of metadata."""
