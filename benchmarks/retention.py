@@ -51,7 +51,10 @@ def measure(surface: str, config: Path | None, data_dir: Path) -> Report:
         finally:
             memory.close()
     if surface == "selfhosted":
-        settings = load_settings(config, {**overrides, "auth": {"disabled": True}})
+        # falcon.testing's Host is served by an auth-disabled app only when listed (memorist.http.hosts).
+        settings = load_settings(
+            config, {**overrides, "auth": {"disabled": True}, "server": {"allowed_hosts": ["falconframework.org"]}}
+        )
     kernel = Kernel.build(settings)
     try:
         client = falcon.testing.TestClient(create_app(kernel))

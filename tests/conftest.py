@@ -86,6 +86,8 @@ def fast_settings(data_dir: Path, **extra: Any) -> dict[str, Any]:
     overrides: dict[str, Any] = {
         "data_dir": str(data_dir),
         "embedder": {"provider": "hashing", "options": {"dimension": 64}},
+        # falcon.testing's default Host: served by apps with AUTH_DISABLED=true (see memorist.http.hosts).
+        "server": {"allowed_hosts": ["falconframework.org"]},
     }
     overrides.update(extra)
     return overrides

@@ -82,10 +82,8 @@ def credentials(server: AppServer) -> dict[str, str]:
 def open_docs(page: Page, url: str) -> None:
     """Load the explorer, wait for Swagger UI to render, and fail with its own words if it could not."""
     page.goto(url)
-    page.wait_for_function(
-        f"document.querySelectorAll('.opblock').length > 0 || !!document.querySelector('{PROBLEM_SELECTOR}')",
-        timeout=RENDER_TIMEOUT_MS,
-    )
+    # A locator, not wait_for_function: the page's CSP allows no string evaluation ('unsafe-eval').
+    page.locator(f".opblock, {PROBLEM_SELECTOR}").first.wait_for(timeout=RENDER_TIMEOUT_MS)
     problem = page.locator(PROBLEM_SELECTOR)
     assert problem.count() == 0, f"Swagger UI could not render /openapi.json:\n{problem.first.inner_text()}"
 

@@ -114,7 +114,10 @@ def test_the_responder_receives_the_parsed_body_and_query(tmp_path: Path) -> Non
     assert ok.status_code == 200 and seen == [(Body(name="Ana"), Query(n=3))]
     bad = client.simulate_post("/echo", json={"name": "A"})
     assert bad.status_code == 422 and bad.json["detail"].startswith("name:")
-    assert client.simulate_post("/echo", body="[1]").status_code == 400
+    assert client.simulate_post("/echo", body="[1]", content_type="application/json").status_code == 400
+    # A body not declared JSON is not read (a web page can send text/plain cross-site without a preflight).
+    plain = client.simulate_post("/echo", body='{"name": "Ana"}', content_type="text/plain")
+    assert plain.status_code == 415 and "application/json" in plain.json["detail"]
     assert len(seen) == 1
 
 

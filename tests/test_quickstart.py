@@ -136,8 +136,7 @@ def test_shell_session_through_a_real_server(workdir: Path) -> None:
     log_text = (workdir / "serve.log").read_text()
     assert "Loading weights" not in log_text  # no progress bar in server logs
     first = log_text.splitlines()[0]
-    assert first.startswith("memorist: JWT_SECRET is not set: generated one in memorist-data/jwt_secret"), first
-    assert (workdir / "memorist-data" / "jwt_secret").stat().st_mode & 0o777 == 0o600
+    assert first.startswith("memorist: JWT_SECRET is not set: generated one and stored it in the database"), first
 
 
 def test_python_snippet(workdir: Path) -> None:

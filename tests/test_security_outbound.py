@@ -161,8 +161,19 @@ def test_configure_key_file_inside_an_allowed_directory(tmp_path: Path) -> None:
     keys = tmp_path / "keys"
     keys.mkdir()
     (keys / "openai").write_text("sk-test\n")
-    c = client(tmp_path / "data", security={"configure_key_dirs": [str(keys)], "outbound_allow": ["127.0.0.1"]})
+    # The key file's destination is one the deployer lists (issue 39: keys go only to their own origins).
+    security = {
+        "configure_key_dirs": [str(keys)],
+        "outbound_allow": ["127.0.0.1"],
+        "provider_key_origins": ["http://127.0.0.1:9"],
+    }
+    c = client(tmp_path / "data", security=security)
     options = {"model": "m", "base_url": "http://127.0.0.1:9/v1", "api_key_file": str(keys / "openai")}
+    elsewhere = {**options, "base_url": "http://127.0.0.1:10/v1"}
+    refused = c.simulate_post(
+        "/configure", headers=ADMIN_HEADERS, json={"language_model": {"provider": "openai", "options": elsewhere}}
+    )
+    assert refused.status_code == 400 and "provider_key_origins" in refused.json["detail"]
     ok = c.simulate_post(
         "/configure", headers=ADMIN_HEADERS, json={"language_model": {"provider": "openai", "options": options}}
     )

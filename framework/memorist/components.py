@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from .errors import ConfigurationError, MemoristError
 from .outbound import OutboundGuard
+from .provider_keys import KeyOrigins
 from .providers import (
     PROVIDER_KINDS,
     Embedder,
@@ -99,7 +100,10 @@ def build_components(
         previous[0].database_url,
     )
     guard = provider_guard(settings)
-    extras: dict[str, object] = {"outbound_guard": guard} if guard is not None else {}
+    extras: dict[str, object] = {}
+    if guard is not None:
+        extras["outbound_guard"] = guard
+        extras["provider_key_origins"] = KeyOrigins(settings.security.provider_key_origins)
     providers: dict[str, Provider] = {}
     try:
         for entry in build_order():
@@ -130,7 +134,8 @@ def _context(
 ) -> ProviderContext:
     """What a slot's provider receives: the embedder's dimension, the language model, when it depends on them.
 
-    ``extras`` carries the outbound guard (``security.guard_providers``) to every provider.
+    ``extras`` carries the outbound guard (``security.guard_providers``) and the origins the
+    deployment's API keys may go to (``provider_key_origins``) to every provider.
     """
     embedder = providers.get("embedder") if "embedder" in depends_on else None
     language_model = providers.get("language_model") if "language_model" in depends_on else None

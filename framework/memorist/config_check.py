@@ -216,29 +216,20 @@ def data_dir_problems(data_dir: Path) -> list[str]:
 
 @register_check
 def auth_secret(context: CheckContext) -> Iterator[Problem]:
-    """Authentication on and no JWT secret configured.
+    """Authentication on and no JWT secret configured: a warning saying what ``serve`` will do.
 
-    One process on one data directory is fine (``memorist serve`` generates a secret
-    there and says so); on a shared PostgreSQL database, nodes would each make their
-    own and refuse each other's sessions, so that is an error.
+    ``memorist serve`` generates a secret once and keeps it in the database, so every
+    node over one database uses the same one (see :mod:`memorist.first_run`); the check
+    does not open the database to see whether it already holds one.
     """
     settings = context.settings
     if settings is None or settings.auth.disabled or settings.auth.jwt_secret is not None:
         return
-    from .first_run import SECRET_FILE
-
-    stored = settings.data_dir / SECRET_FILE
-    if not settings.database_url.startswith("sqlite"):
-        yield Problem(
-            "auth: JWT_SECRET is not set and the database is shared: set the same JWT_SECRET on every node "
-            "(or AUTH_DISABLED=true behind your own gateway)"
-        )
-    elif not stored.exists():
-        yield Problem(
-            f"auth: JWT_SECRET is not set; `memorist serve` will generate one in {stored} "
-            "(set JWT_SECRET to choose it)",
-            "warning",
-        )
+    yield Problem(
+        "auth: JWT_SECRET is not set; `memorist serve` will generate one (or reuse the one it generated) "
+        "and keep it in the database, shared by every node using that database (set JWT_SECRET to choose it)",
+        "warning",
+    )
 
 
 @register_check

@@ -15,7 +15,9 @@ naming the field:
 - ``path``, ``*_path`` and ``*_dir`` options stay inside the data directory;
 - ``*url`` options: http(s) URLs must pass the outbound guard (no loopback, private,
   link-local or metadata address unless allow-listed); other URLs (databases) cannot be
-  set at runtime at all.
+  set at runtime at all;
+- the deployment's API keys go only to the origins they were configured for
+  (:func:`check_key_destinations`, :mod:`memorist.provider_keys`).
 
 After the new engine is built, :func:`verify_built` loads what would otherwise
 fail only at first use (a reranker model that is not available offline) and
@@ -33,6 +35,7 @@ from urllib.parse import urlsplit
 from .config_files import BARE_ENV
 from .errors import ConfigurationError, MemoristError, ValidationError
 from .outbound import OutboundGuard
+from .provider_keys import DEFAULT_KEY_ENV, KeyOrigins, destination, key_source, origin_of, startup_origins
 from .settings import Settings
 
 PROVIDER_SLOTS = ("language_model", "embedder", "vector_store", "reranker", "entity_extractor")
@@ -142,6 +145,29 @@ def _check_url(field: str, value: Any, guard: OutboundGuard) -> None:
     guard.check(value, field)
 
 
+def check_key_destinations(patch: Mapping[str, Any], settings: Settings) -> None:
+    """400 when the slots ``patch`` touches would send the deployment's API key to an origin it
+    was not configured for (``settings``: the merged result; see :mod:`memorist.provider_keys`)."""
+    allowed = KeyOrigins(settings.security.provider_key_origins)
+    if not settings.security.guard_providers:
+        return
+    for slot in PROVIDER_SLOTS:
+        if slot not in patch:
+            continue
+        section = getattr(settings, slot)
+        options = section.options
+        url = destination(options)
+        source = key_source(options, default_env=DEFAULT_KEY_ENV if section.provider == "openai" else None)
+        if source is None or allowed.allows(url):
+            continue
+        shown = origin_of(url) or url
+        raise ValidationError(
+            f"{slot}.options.base_url: {shown} would receive the deployment's API key ({source}), which is "
+            f"sent only to the origins it was configured for ({', '.join(sorted(allowed.origins))}); set this "
+            f"base URL in the config file or environment, or list {shown} in security.provider_key_origins"
+        )
+
+
 class StoreSwitchError(MemoristError):
     """A switch of vector store that would hide the memories stored in the current one."""
 
@@ -181,7 +207,11 @@ def guarded(base: Settings) -> Settings:
     urls += [slot.options.get("base_url") for slot in base.provider_slots().values()]
     hosts = sorted({urlsplit(u).hostname or "" for u in urls if isinstance(u, str) and u} - {""})
     security = base.security.model_copy(
-        update={"guard_providers": True, "provider_trusted_hosts": [*base.security.provider_trusted_hosts, *hosts]}
+        update={
+            "guard_providers": True,
+            "provider_trusted_hosts": [*base.security.provider_trusted_hosts, *hosts],
+            "provider_key_origins": startup_origins(urls, base.security.provider_key_origins),
+        }
     )
     return base.model_copy(update={"security": security})
 

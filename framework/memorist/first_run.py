@@ -2,9 +2,13 @@
 
 The REST API's rule stands: an app built without a JWT secret answers 500 on the
 auth routes. ``memorist serve`` therefore gives itself one when none is configured:
-a random secret written once to ``<data_dir>/jwt_secret`` (owner-only), read again
-on every later start on that directory, so sessions survive restarts and no one
-has to find ``JWT_SECRET`` before the first login. A configured secret always wins.
+a random secret kept in the database (``kv_settings``), made once by whichever
+process gets there first and read by every later start. The database is what the
+nodes of a fleet share, so every node over one PostgreSQL signs and checks
+sessions with the same secret: a session made on one node works on the others
+(with a secret per data directory, each node answered 401 to the others' sessions).
+An install from before keeps its ``<data_dir>/jwt_secret`` file's secret: it is
+the candidate stored on first use. A configured secret always wins.
 
 ``memorist init`` creates the admin account (or reuses it) and one API key in one
 step, writing to the same database the server uses; the key is printed once.
@@ -12,60 +16,89 @@ step, writing to the same database the server uses; the key is printed once.
 
 from __future__ import annotations
 
-import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import SecretStr
+from sqlalchemy import insert, select
+from sqlalchemy.exc import IntegrityError
 
 from .errors import ConfigurationError
 from .settings import Settings
 
+#: Where earlier versions kept the generated secret (one per data directory).
 SECRET_FILE = "jwt_secret"
+#: The ``kv_settings`` key of the generated secret.
+SECRET_KEY = "auth.generated_jwt_secret"
 DEFAULT_ADMIN_EMAIL = "admin@localhost"
+MIN_SECRET_CHARS = 32
 
 
-def read_or_create_secret(data_dir: Path) -> tuple[str, bool]:
-    """``(secret, created)``: the secret stored in ``data_dir``, made on first use.
-
-    Created with ``O_EXCL`` and mode 0600, so two processes starting together
-    agree on one value (the loser reads the winner's file).
-    """
-    path = data_dir / SECRET_FILE
+def _legacy_secret(data_dir: Path) -> str | None:
+    """The secret an earlier version wrote to ``<data_dir>/jwt_secret``, if usable."""
     try:
-        data_dir.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            secret = path.read_text(encoding="utf-8").strip()
-            if len(secret) >= 32:
-                return secret, False
+        secret = (data_dir / SECRET_FILE).read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    return secret if len(secret) >= MIN_SECRET_CHARS else None
+
+
+def shared_secret(settings: Settings) -> tuple[str, bool]:
+    """``(secret, created)``: the generated JWT secret stored in the database, made on first use.
+
+    Race-safe: the secret is inserted under its primary key; of processes (or nodes)
+    starting together, one insert wins and the others read the winner's value.
+    """
+    from .db import Database
+    from .db.schema import kv
+    from .records import utcnow
+
+    db = Database(settings.database_url, pool_size=1)
+    try:
+        db.upgrade()
+        query = select(kv.c.value).where(kv.c.key == SECRET_KEY)
+        with db.connect() as conn:
+            found = conn.execute(query).scalar()
+        if found is None:
+            candidate = _legacy_secret(settings.data_dir) or secrets.token_urlsafe(48)
+            try:
+                with db.begin() as conn:
+                    conn.execute(insert(kv).values(key=SECRET_KEY, value={"secret": candidate}, updated_at=utcnow()))
+                return candidate, True
+            except IntegrityError:
+                with db.connect() as conn:
+                    found = conn.execute(query).scalar()
+        secret = str((found or {}).get("secret") or "")
+        if len(secret) < MIN_SECRET_CHARS:
             raise ConfigurationError(
-                f"{path}: holds no usable JWT secret; delete the file (sessions are signed out) or set JWT_SECRET"
-            ) from None
-        secret = secrets.token_urlsafe(48)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(secret + "\n")
-        return secret, True
-    except OSError as exc:
+                f"the database's generated JWT secret ({SECRET_KEY} in kv_settings) is unusable; "
+                "delete that row (sessions are signed out) or set JWT_SECRET"
+            )
+        return secret, False
+    except ConfigurationError:
+        raise
+    except Exception as exc:
         raise ConfigurationError(
-            f"data directory {data_dir}: cannot keep the JWT secret there ({exc.strerror or exc}); "
-            "make it writable, use --data-dir, or set JWT_SECRET"
+            f"cannot keep the generated JWT secret in the database ({type(exc).__name__}: {exc}); set JWT_SECRET"
         ) from None
+    finally:
+        db.dispose()
 
 
 def with_jwt_secret(settings: Settings) -> tuple[Settings, str | None]:
     """``settings`` with a JWT secret when auth is on and none is configured, and a line saying so."""
     if settings.auth.disabled or settings.auth.jwt_secret is not None:
         return settings, None
-    secret, created = read_or_create_secret(settings.data_dir)
+    secret, created = shared_secret(settings)
     auth = settings.auth.model_copy(update={"jwt_secret": SecretStr(secret)})
-    path = settings.data_dir / SECRET_FILE
     if created:
-        note = f"JWT_SECRET is not set: generated one in {path} (kept for later starts; set JWT_SECRET to choose it)"
+        note = (
+            "JWT_SECRET is not set: generated one and stored it in the database, where every node "
+            "using this database finds it (set JWT_SECRET to choose it)"
+        )
     else:
-        note = f"JWT_SECRET is not set: using the one generated earlier in {path}"
+        note = "JWT_SECRET is not set: using the one generated earlier and stored in the database"
     return settings.model_copy(update={"auth": auth}), note
 
 

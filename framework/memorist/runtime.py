@@ -109,6 +109,7 @@ class Runtime:
                 if slot in patch and "provider" in patch[slot] and "options" not in patch[slot]:
                     overrides[slot] = {**overrides[slot], "options": {}}
             settings = self.merged(overrides)
+            configure_policy.check_key_destinations(patch, settings)
             # Raises 400/409 before anything is swapped or stored.
             memory = self._build(settings, self._memory, settle_vector_space=False)
             try:

@@ -68,6 +68,10 @@ class ServerSettings(BaseModel):
     #: worker's memory flat under a stream of adds. 0 keeps glibc's default (8 per core);
     #: ``MALLOC_ARENA_MAX`` in the environment wins over this.
     malloc_arena_max: int = Field(2, ge=0, le=64)
+    #: With ``AUTH_DISABLED=true``, the ``Host`` names requests may carry besides IP addresses,
+    #: ``localhost`` (and ``*.localhost``) and ``host``; ``*.example.com`` allows its subdomains.
+    #: Other names answer 403, so a web page cannot reach an open server through DNS rebinding.
+    allowed_hosts: list[str] = Field(default_factory=list)
 
 
 class DatabaseSettings(BaseModel):
@@ -172,6 +176,11 @@ class SecuritySettings(BaseModel):
     #: Hosts provider clients may reach although internal: filled at startup from the base
     #: URLs in the file and environment (the deployer's own, e.g. a local Ollama).
     provider_trusted_hosts: list[str] = Field(default_factory=list)
+    #: Origins (``https://host[:port]``) provider clients may send the deployment's API key to
+    #: (from the environment or a key file). At startup the origins of the file's and the
+    #: environment's base URLs and https://api.openai.com are added; a base URL set through
+    #: ``POST /configure`` elsewhere gets no key (see :mod:`memorist.provider_keys`).
+    provider_key_origins: list[str] = Field(default_factory=list)
 
 
 class RequestLogSettings(BaseModel):

@@ -36,6 +36,8 @@ R = TypeVar("R")
 #: Key sent to OpenAI-compatible local servers (Ollama, vLLM, llama.cpp, LM
 #: Studio) that need none; the protocol still requires an Authorization header.
 PLACEHOLDER_API_KEY = "not-needed"
+#: Where the official client goes without a base URL (memorist.provider_keys counts it as the key's own).
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 #: Statuses worth another attempt: timeouts, lock conflicts, rate limits and
 #: server faults. Everything else in 4xx (bad request, auth, not found,
@@ -111,17 +113,24 @@ def resolve_api_key(options: ClientOptions, environ: Mapping[str, str] | None = 
     )
 
 
-def build_client(options: ClientOptions, guard: Any = None) -> openai.OpenAI:
+def build_client(options: ClientOptions, guard: Any = None, key_origins: Any = None) -> openai.OpenAI:
     """An official ``openai.OpenAI`` client with its own retries disabled.
 
     ``guard`` (an ``OutboundGuard``, handed over by the server and worker as
     ``context.extras["outbound_guard"]``): every request's host is resolved,
     checked and pinned, so a base URL set through ``/configure`` cannot reach
     internal addresses, not even by DNS rebinding.
+
+    ``key_origins`` (``context.extras["provider_key_origins"]``, a
+    :class:`memorist.provider_keys.KeyOrigins`): the deployment's key is sent only to
+    these origins; any other base URL gets the placeholder key, so a base URL set
+    through ``/configure`` cannot collect the deployment's ``OPENAI_API_KEY``.
     """
     module = _import_openai()
+    target = effective_base_url(options) or DEFAULT_BASE_URL
+    own_origin = key_origins is None or key_origins.allows(target)
     kwargs: dict[str, Any] = {
-        "api_key": resolve_api_key(options),
+        "api_key": resolve_api_key(options) if own_origin else PLACEHOLDER_API_KEY,
         "timeout": options.timeout,
         "max_retries": 0,
     }

@@ -43,7 +43,9 @@ class OpenAIEmbedder(Embedder[OpenAIEmbedderOptions]):
 
     def __init__(self, options: OpenAIEmbedderOptions, context: ProviderContext) -> None:
         super().__init__(options, context)
-        self._client = build_client(options, context.extras.get("outbound_guard"))
+        self._client = build_client(
+            options, context.extras.get("outbound_guard"), context.extras.get("provider_key_origins")
+        )
         self.retry_policy = RetryPolicy(options)
         self._dimension: int | None = options.dimensions
         self._lock = threading.Lock()

@@ -106,7 +106,9 @@ class OpenAILanguageModel(LanguageModel[OpenAILanguageModelOptions]):
     def __init__(self, options: OpenAILanguageModelOptions, context: ProviderContext) -> None:
         super().__init__(options, context)
         # Built now so a missing key is a startup error, not a failed first add.
-        self._client = build_client(options, context.extras.get("outbound_guard"))
+        self._client = build_client(
+            options, context.extras.get("outbound_guard"), context.extras.get("provider_key_origins")
+        )
         self.retry_policy = RetryPolicy(options)
 
     def describe(self) -> str:

@@ -93,7 +93,9 @@ def running(settings: Any) -> Iterator[falcon.testing.TestClient]:
 
 
 def test_selfhosted_api_in_process(tmp_path: Path) -> None:
-    with running(settings_for(tmp_path, auth={"disabled": True})) as client:
+    # falcon.testing's Host, which an auth-disabled app serves only when listed (memorist.http.hosts).
+    open_app = settings_for(tmp_path, auth={"disabled": True}, server={"allowed_hosts": ["falconframework.org"]})
+    with running(open_app) as client:
         assert_targets(run(SelfHostedDoor(client), CASES))
 
 

@@ -1,10 +1,17 @@
 """Throttling of failed credential checks per client address.
 
 A wrong API key, platform token or JWT costs the caller one counted attempt;
-past ``failed_auth_attempts`` per window the address gets 429 before any key is
-looked up. The counters live in the database (shared by every node and worker);
-each process also remembers which addresses it saw blocked, so a blocked
-caller's requests cost no database write at all until the window ends.
+past ``failed_auth_attempts`` per window the address's *failures* answer 429
+instead of 401. The credential is always checked first: a valid key, token or
+session is served whatever its address's count, so one client's wrong guesses
+(or a proxy that makes every client one address) never lock anyone else out.
+What keeps guessing useless is the credentials' entropy (random keys, signed
+tokens; a short admin key is warned about at start), not this counter; the
+counter bounds what a flood of wrong credentials costs the database.
+
+The counters live in the database (shared by every node and worker); each
+process also remembers which addresses it saw over budget, so their further
+failures cost no database write until the window ends.
 """
 
 from __future__ import annotations
@@ -15,8 +22,12 @@ import time
 from .errors import RateLimited
 from .rate_limit import RateLimiter
 
-#: Addresses remembered as blocked per process, at most (oldest dropped first).
+#: Addresses remembered as over budget per process, at most (oldest dropped first).
 _MAX_BLOCKED = 10_000
+
+
+def _refused(retry: int) -> RateLimited:
+    return RateLimited(f"too many failed authentication attempts; retry in {retry} s", retry_after=retry)
 
 
 class FailureThrottle:
@@ -26,20 +37,25 @@ class FailureThrottle:
         self._blocked: dict[str, float] = {}
         self._lock = threading.Lock()
 
-    def check(self, address: str) -> None:
-        """429 when ``address`` is known to be over its budget in this process."""
+    def _known_blocked(self, address: str) -> int | None:
+        """Seconds left when this process already saw ``address`` over budget."""
         with self._lock:
             until = self._blocked.get(address)
             if until is None:
-                return
+                return None
             if until <= time.monotonic():
                 del self._blocked[address]
-                return
-        retry = max(1, int(until - time.monotonic()) + 1)
-        raise RateLimited(f"too many failed authentication attempts; retry in {retry} s", retry_after=retry)
+                return None
+        return max(1, int(until - time.monotonic()) + 1)
 
     def failed(self, address: str) -> None:
-        """Count one failure; raises :class:`RateLimited` (and remembers it) past the budget."""
+        """Count one failed check from ``address``; raises :class:`RateLimited` past the budget.
+
+        Call it only after the credential was checked and found wrong: a valid one never gets here.
+        """
+        retry = self._known_blocked(address)
+        if retry is not None:
+            raise _refused(retry)
         try:
             self._limiter.hit(f"{self._prefix}:{address}")
         except RateLimited as exc:
@@ -47,6 +63,4 @@ class FailureThrottle:
                 if len(self._blocked) >= _MAX_BLOCKED:
                     self._blocked.pop(next(iter(self._blocked)))
                 self._blocked[address] = time.monotonic() + exc.retry_after
-            raise RateLimited(
-                f"too many failed authentication attempts; retry in {exc.retry_after} s", exc.retry_after
-            ) from None
+            raise _refused(exc.retry_after) from None

@@ -30,6 +30,7 @@ from .auth import Authenticator, AuthenticatorMiddleware
 from .dashboard import add_routes as add_dashboard_routes
 from .docs import DocsAsset, DocsPage
 from .health import HealthResource, RootResource
+from .hosts import HostAllowList, OpenServerGuard
 from .middleware import RequestIdMiddleware
 from .openapi import OpenAPIBuilder, OpenAPIResource
 from .operations import LimitsMiddleware
@@ -73,6 +74,8 @@ def create_app(
         LimitsMiddleware(settings.limits),
         AuthenticatorMiddleware(authenticator),
     ]
+    if auth_settings.disabled:  # an open server: no web page may drive it
+        middleware.insert(1, OpenServerGuard(HostAllowList(settings.server.host, settings.server.allowed_hosts)))
     if settings.request_log.enabled:
         middleware.append(RequestLogMiddleware(request_log))
     app = falcon.App(middleware=middleware)

@@ -74,18 +74,19 @@ class Authenticator:
         return client_address(req, self._settings.trusted_proxy_hops)
 
     def require(self, req: falcon.Request, policy: str) -> Principal:
-        """The principal for ``policy``, or 401 (no/invalid credentials) / 403 (not allowed) / 429 (guessing)."""
+        """The principal for ``policy``, or 401 (no/invalid credentials) / 403 (not allowed) / 429 (guessing).
+
+        The credential is checked before any failure count is looked at: a valid one is
+        served whatever its address's count; only a wrong one can answer 429.
+        """
         if policy != "platform" and self._settings.disabled:
             return ANONYMOUS_ADMIN
         presented = bool(req.get_header("Authorization") or req.get_header("X-API-Key"))
-        address = self.address(req)
-        if presented and self._throttle is not None:
-            self._throttle.check(address)
         try:
             principal = self._platform(req) if policy == "platform" else self._resolve(req)
         except AuthenticationError:
             if presented and self._throttle is not None:
-                self._throttle.failed(address)
+                self._throttle.failed(self.address(req))
             raise
         if principal is None:
             raise AuthenticationError(UNAUTHENTICATED)

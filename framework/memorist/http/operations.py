@@ -20,6 +20,7 @@ from typing import Any, Literal
 import falcon
 from pydantic import BaseModel
 
+from ..auth.errors import PermissionDenied
 from ..settings import LimitsSettings
 from ..tenancy import ProjectError
 from . import parsing
@@ -31,6 +32,11 @@ Gate = Callable[[Any, falcon.Request], None]
 #: Looks at the raw JSON before validation (for a 400 a model cannot give): ``check(data)``.
 RawCheck = Callable[[Any], None]
 DEFAULT_LIMITS = LimitsSettings()
+CREDENTIALS_WHILE_DISABLED = (
+    "AUTH_DISABLED=true: this server hands out, lists and changes no credentials or accounts (anyone "
+    "who reaches it is an anonymous admin). Run `memorist admin ...` or `memorist init` on the server, "
+    "or turn authentication on"
+)
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,8 @@ class Operation:
     raw_check: RawCheck | None = None
     #: Project routes answer their validation errors as ``{"message"}`` (the platform spec's shape).
     project_errors: bool = False
+    #: Issues, lists or changes credentials or accounts: refused (403) while AUTH_DISABLED=true.
+    credentials: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -68,6 +76,7 @@ def operation(
     gate: Gate | None = None,
     raw_check: RawCheck | None = None,
     project_errors: bool = False,
+    credentials: bool = False,
 ) -> Callable[[Responder], Responder]:
     """Mark a responder; authentication runs before it, per ``auth``, then parsing.
 
@@ -75,6 +84,11 @@ def operation(
     principal; ``jwt``: a dashboard session (Bearer JWT) only; ``platform``: an
     ``Authorization: Token`` platform key. The responder is called with
     ``body=`` and/or ``query=`` when the operation declares them.
+
+    ``credentials``: the route issues, lists or changes keys, passwords or accounts. With
+    ``AUTH_DISABLED=true`` anyone who reaches the server is an anonymous admin; such a
+    caller must not mint a platform key (the platform surface still checks its keys), set
+    someone's password or read the member list, so these routes answer 403 then.
     """
     op = Operation(
         summary,
@@ -90,6 +104,7 @@ def operation(
         gate,
         raw_check,
         project_errors,
+        credentials,
     )
 
     def wrap(responder: Responder) -> Responder:
@@ -97,6 +112,8 @@ def operation(
         def guarded(self: Any, req: falcon.Request, resp: falcon.Response, **params: Any) -> None:
             if op.auth != "open":
                 req.context.principal = req.context.authenticator.require(req, op.auth)
+            if op.credentials and req.context.authenticator.disabled:
+                raise PermissionDenied(CREDENTIALS_WHILE_DISABLED)
             if op.gate is not None:
                 op.gate(self, req)
             try:

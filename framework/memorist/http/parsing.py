@@ -3,9 +3,10 @@
 Only ``@operation`` (:mod:`.operations`) calls these: a responder receives the
 parsed models, it never reads the request itself.
 
-Malformed JSON, invalid UTF-8, a body past the size limit (413), nesting past
-the depth limit, wrong types and out-of-range values all become 4xx answers
-whose message names the field; nothing reaches the engine unvalidated.
+A body not declared ``application/json`` (415), malformed JSON, invalid UTF-8,
+a body past the size limit (413), nesting past the depth limit, wrong types and
+out-of-range values all become 4xx answers whose message names the field;
+nothing reaches the engine unvalidated.
 """
 
 from __future__ import annotations
@@ -34,6 +35,28 @@ class NotAnObject(RequestError):
 
 class PayloadTooLarge(MemoristError):
     status = 413
+
+
+class UnsupportedMediaType(MemoristError):
+    status = 415
+
+
+#: Media types a JSON body may be declared as (``application/merge-patch+json`` and the like too).
+JSON_MEDIA_TYPE = "application/json"
+
+
+def require_json_media_type(req: falcon.Request) -> None:
+    """415 unless the body is declared ``application/json`` (or a ``+json`` type).
+
+    Why: a web page may send another site a ``text/plain`` POST without asking first (no
+    CORS preflight), but not an ``application/json`` one. Reading a body only when it says
+    it is JSON means a page on another origin cannot make a browser write or wipe memories
+    on a server it can reach (a local one with ``AUTH_DISABLED=true``, say).
+    """
+    media = (req.content_type or "").split(";", 1)[0].strip().lower()
+    if media != JSON_MEDIA_TYPE and not (media.startswith("application/") and media.endswith("+json")):
+        shown = f"'{media[:80]}'" if media else "none"
+        raise UnsupportedMediaType(f"request body: Content-Type must be {JSON_MEDIA_TYPE} (got {shown})")
 
 
 class UnprocessableEntity(MemoristError):
@@ -88,6 +111,7 @@ def read_json(req: falcon.Request, *, max_bytes: int, max_depth: int, required: 
         if required:
             raise RequestError("request body: a JSON object is required")
         return {}
+    require_json_media_type(req)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

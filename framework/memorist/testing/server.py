@@ -78,6 +78,8 @@ def test_environment(data_dir: Path, env: Mapping[str, str | None] | None = None
         # limits have their own tests (which set them lower).
         "MEMORIST_AUTH__FAILED_AUTH_ATTEMPTS": "1000000",
         "MEMORIST_AUTH__LOGIN_ADDRESS_ATTEMPTS": "1000000",
+        # The in-process transport's Host (memorist.testing.inprocess): served with AUTH_DISABLED=true.
+        "MEMORIST_SERVER__ALLOWED_HOSTS": '["memorist.test"]',
         **(env or {}),
     }
     return {key: value for key, value in merged.items() if value is not None}

@@ -35,6 +35,7 @@ class BootstrapResource:
         response=m.BootstrapOut,
         status=201,
         errors=(400, 403, 409, 422),
+        credentials=True,
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.Bootstrap) -> None:
         try:
@@ -58,7 +59,12 @@ class PlatformKeys:
         self._bootstrap = bootstrap
 
     @operation(
-        "Every platform key (without its value)", auth="admin", tags=TAGS, response=m.PlatformKeysOut, errors=(403,)
+        "Every platform key (without its value)",
+        auth="admin",
+        tags=TAGS,
+        response=m.PlatformKeysOut,
+        errors=(403,),
+        credentials=True,
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = {"results": self._bootstrap.list_keys()}
@@ -68,7 +74,14 @@ class PlatformKey:
     def __init__(self, bootstrap: Bootstrap) -> None:
         self._bootstrap = bootstrap
 
-    @operation("Revoke a platform key", auth="admin", tags=TAGS, response=m.PlatformMessage, errors=(403, 404))
+    @operation(
+        "Revoke a platform key",
+        auth="admin",
+        tags=TAGS,
+        response=m.PlatformMessage,
+        errors=(403, 404),
+        credentials=True,
+    )
     def on_delete(self, req: falcon.Request, resp: falcon.Response, key_id: str) -> None:
         if not self._bootstrap.keys.revoke(key_id):
             raise NotFoundError(f"key '{key_id}' not found")

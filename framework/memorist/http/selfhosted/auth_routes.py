@@ -2,9 +2,10 @@
 
 Registration is open only while no account exists; it creates the admin, who
 then creates further accounts with ``POST /auth/users``. Failed logins are
-limited per account and per client address (429 with ``Retry-After``);
-successful logins are not counted, so an attacker's failures cannot make a
-busy address's real logins count against it. Account changes need a dashboard
+limited per account and client address (checked before the password: that
+address may not keep guessing that account) and per client address (looked at
+only after a wrong password, 429 with ``Retry-After``): a correct password is
+never refused because others failed from the same address or on other accounts. Account changes need a dashboard
 session (JWT), not an API key; changing the email or password needs the
 current password.
 """
@@ -114,6 +115,7 @@ class Register:
         response=m.Tokens,
         status=201,
         errors=(403, 409, 422, 429, 500),
+        credentials=True,
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.Register) -> None:
         user = self._auth.users.register_first(body.name, body.email, body.password)
@@ -137,15 +139,18 @@ class Login:
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.Login) -> None:
         # A digest keeps the key within the column for any email the body allows (320 characters).
         account = hashlib.sha256(body.email.strip().lower().encode("utf-8")).hexdigest()[:40]
-        account_key = f"login-account:{account}"
-        address_key = f"login-address:{self._auth.address(req)}"
-        self._auth.address_limiter.check(address_key)
+        address = self._auth.address(req)
+        # The account's budget is per address: guessing one account's password from an address is
+        # refused before the password is read, while the owner signing in from elsewhere is not.
+        account_key = f"login-account:{account}:{address}"
         self._auth.limiter.check(account_key)
         try:
             user = self._auth.users.authenticate(body.email, body.password)
         except AuthenticationError:
-            self._auth.address_limiter.hit(address_key)
             self._auth.limiter.hit(account_key)
+            # The address's budget counts failures only and is looked at only after a failure, so a
+            # correct password is never refused for other accounts' failures from a shared address.
+            self._auth.address_limiter.hit(f"login-address:{address}")
             raise
         resp.media = self._auth.tokens.issue(user.id, version=user.token_version).body()
 
@@ -274,11 +279,19 @@ class Users:
         response=m.UserOut,
         status=201,
         errors=(401, 403, 409, 422),
+        credentials=True,
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.CreateUser) -> None:
         resp.media = self._auth.users.create(body.name, body.email, body.password, role=body.role).public()
         resp.status = falcon.HTTP_201
 
-    @operation("List accounts (admin only)", auth="admin", tags=TAGS, response=list[m.UserOut], errors=(401, 403))
+    @operation(
+        "List accounts (admin only)",
+        auth="admin",
+        tags=TAGS,
+        response=list[m.UserOut],
+        errors=(401, 403),
+        credentials=True,
+    )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = [u.public() for u in self._auth.users.list()]

@@ -74,6 +74,7 @@ class OneApiKey:
         tags=TAGS,
         response=m.Message,
         errors=(401, 404),
+        credentials=True,
     )
     def on_delete(self, req: falcon.Request, resp: falcon.Response, key_id: str) -> None:
         principal = req.context.principal

@@ -32,6 +32,7 @@ class UsersList:
         tags=TAGS,
         response=list[m.AdminUserOut],
         errors=(401, 403),
+        credentials=True,
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         resp.media = [u.admin_view() for u in self._auth.users.list()]
@@ -48,6 +49,7 @@ class OneUser:
         body=m.UserPatch,
         response=m.AdminUserOut,
         errors=(400, 401, 403, 404, 409, 422),
+        credentials=True,
     )
     def on_patch(self, req: falcon.Request, resp: falcon.Response, user_id: str, body: m.UserPatch) -> None:
         if body.role is None and body.disabled is None:
@@ -60,6 +62,7 @@ class OneUser:
         tags=TAGS,
         response=m.Message,
         errors=(401, 403, 404, 409),
+        credentials=True,
     )
     def on_delete(self, req: falcon.Request, resp: falcon.Response, user_id: str) -> None:
         self._auth.users.delete(user_id)
@@ -77,6 +80,7 @@ class UserPassword:
         body=m.PasswordReset,
         response=m.Message,
         errors=(400, 401, 403, 404, 422),
+        credentials=True,
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, user_id: str, body: m.PasswordReset) -> None:
         self._auth.users.get_selfhosted(user_id)
@@ -95,6 +99,7 @@ class UserKeys:
         tags=TAGS,
         response=list[m.KeyOut],
         errors=(401, 403, 404),
+        credentials=True,
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response, user_id: str) -> None:
         try:

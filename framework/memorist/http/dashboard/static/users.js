@@ -24,6 +24,10 @@ function passwordDialog(email) {
 }
 
 export async function usersScreen() {
+  if (state.authDisabled) {
+    screen("Users", h("p", {}, "Accounts are not managed while authentication is disabled on this server; run `memorist admin` on the server, or turn authentication on."));
+    return;
+  }
   const accounts = await get("/users");
   const notes = h("div", { "aria-live": "polite" });
   const act = async (work, message) => {
