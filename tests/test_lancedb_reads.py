@@ -11,6 +11,7 @@ once no read holds them the old files still go.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -150,3 +151,51 @@ def test_a_read_in_another_process_survives_this_ones_pruning(tmp_path: Path) ->
     assert int(rows) == WRITES * ROWS
     assert int(evaluated) == WRITES * ROWS  # read once: kept by its published start, not retried
     store.close()
+
+
+def test_a_read_that_loses_a_file_anyway_is_read_again_and_other_errors_are_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The instant between a prune's plan and the prune is not covered by the guard: a read
+    that loses a file there is run again on the current version; any other error is not."""
+    store = open_store(tmp_path, **OPTIONS)
+    _write(store, 0, 2)
+    real = store._list
+    failures = [RuntimeError("lance error: Not found: lancedb/memories.lance/data/0101.lance, local.rs:273:40")]
+
+    def flaky(*args: Any, **kwargs: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "_list", flaky)
+    assert len(store.list(limit=1000)) == 2 * ROWS
+    failures.append(RuntimeError("lance error: Invalid user input: no such column"))
+    with pytest.raises(RuntimeError, match="no such column"):
+        store.list(limit=1000)
+    store.close()
+
+
+def test_published_reads_of_other_processes_count_only_while_those_processes_live(tmp_path: Path) -> None:
+    from memorist_lancedb.read_guard import ReadGuard
+
+    directory = tmp_path / "memories.reads"
+    guard = ReadGuard(directory)
+    assert guard.oldest() is None
+    directory.mkdir()
+    started = time.time() - 30
+    (directory / str(os.getppid())).write_text(f"{started:24.6f}")  # a live process reading for 30 s
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    (directory / gone.stdout.strip()).write_text(f"{time.time() - 60:24.6f}")  # a process that died mid-read
+    (directory / "12").write_text(f"{0:24.6f}")  # a process with no read running
+    assert guard.oldest() == pytest.approx(started)
+    versions = [{"timestamp": started - 100}, {"timestamp": started - 5}, {"timestamp": time.time()}]
+    # Kept: the version that was the latest when the 30 s read began, and everything after it.
+    assert guard.older_than(versions, 10.0) >= time.time() - (started - 5)
+    (directory / str(os.getppid())).write_text(f"{0:24.6f}")  # that read ended
+    assert guard.older_than(versions, 10.0) == 10.0
+    with guard.reading():
+        assert guard.oldest() is not None and float((directory / str(os.getpid())).read_text()) > 0
+    assert float((directory / str(os.getpid())).read_text()) == 0
+    guard.close()
+    assert not (directory / str(os.getpid())).exists()
