@@ -40,18 +40,22 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 log = logging.getLogger(__name__)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 #: A published read older than this is not honoured (a process that died mid-read and
 #: whose pid came back): no read is protected for longer than any request may run.
 MAX_READ_SECONDS = 900.0
 #: While reads overlap without pause, the published start is refreshed at most this often.
 REFRESH_SECONDS = 1.0
+#: Attempts of a read whose files were pruned under it anyway.
+READ_ATTEMPTS = 3
 #: Width of a published start (fixed, so a rewrite in place leaves no stale tail).
 _WIDTH = 24
 #: Added to a bound computed for a live read: the prune's own clock reading comes a
@@ -63,6 +67,27 @@ def is_pruned_under_read(exc: BaseException) -> bool:
     """Whether ``exc`` is a read that lost a data or index file to a prune (worth a retry)."""
     message = str(exc)
     return "Not found" in message and ("lance error" in message or ".lance" in message or "_indices" in message)
+
+
+def guarded_read(method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[Any, P], R]:
+    """A store method reading the table: registered in the store's ``_read_guard`` while it
+    runs, so no prune removes the version it is on; should a prune remove it anyway (see
+    the module docstring), it runs again on the current version."""
+
+    def guarded(self: Any, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        attempt = 1
+        while True:
+            try:
+                with self._read_guard.reading():
+                    return method(self, *args, **kwargs)
+            except (RuntimeError, OSError, ValueError) as exc:
+                if attempt >= READ_ATTEMPTS or not is_pruned_under_read(exc):
+                    raise
+                log.info("lancedb %s: files pruned under the read; reading the current version", method.__name__)
+                attempt += 1
+
+    guarded.__name__, guarded.__doc__ = method.__name__, method.__doc__
+    return guarded
 
 
 class ReadGuard:

@@ -50,7 +50,8 @@ from .options import LanceDBVectorStoreOptions
 from .order import StoredOrder
 from .planner import FilterPlanner
 from .queries import QueryBuilder, keyword_query, scan, vector_query
-from .read_guard import ReadGuard, is_pruned_under_read
+from .read_guard import ReadGuard
+from .read_guard import guarded_read as _reads
 from .results import Scores, best, bm25, hits_of, matches_of, similarities
 from .schema import PACKED, RECORD_COLUMNS, VECTOR, from_arrow, to_arrow, vectors_of
 from .sql import FALSE, TRUE, Bounds, compile_filter, quote
@@ -70,8 +71,6 @@ R = TypeVar("R")
 _ID_CHUNK = 500
 #: What a lean search reads per hit (see ``StoreMatch``): not the text, metadata or scope.
 _MATCH_COLUMNS = ["id", "observed_at", "_rowid"]
-#: Attempts of a read whose files another process pruned under it (see ``read_guard``).
-_READ_ATTEMPTS = 3
 
 
 def _drains(method: Callable[Concatenate[LanceDBVectorStore, P], R]) -> Callable[Concatenate[LanceDBVectorStore, P], R]:
@@ -84,27 +83,6 @@ def _drains(method: Callable[Concatenate[LanceDBVectorStore, P], R]) -> Callable
 
     drained.__name__, drained.__doc__ = method.__name__, method.__doc__
     return drained
-
-
-def _reads(method: Callable[Concatenate[LanceDBVectorStore, P], R]) -> Callable[Concatenate[LanceDBVectorStore, P], R]:
-    """A read of the table: registered while it runs, so no prune removes the version it is
-    on; should another process prune it anyway (in the instant before the read was
-    published), it runs again on the current version (:mod:`.read_guard`)."""
-
-    def guarded(self: LanceDBVectorStore, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        attempt = 1
-        while True:
-            try:
-                with self._read_guard.reading():
-                    return method(self, *args, **kwargs)
-            except (RuntimeError, OSError, ValueError) as exc:
-                if attempt >= _READ_ATTEMPTS or not is_pruned_under_read(exc):
-                    raise
-                log.info("lancedb %s: files pruned under the read; reading the current version", method.__name__)
-                attempt += 1
-
-    guarded.__name__, guarded.__doc__ = method.__name__, method.__doc__
-    return guarded
 
 
 class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
