@@ -199,3 +199,36 @@ def test_published_reads_of_other_processes_count_only_while_those_processes_liv
     assert float((directory / str(os.getpid())).read_text()) == 0
     guard.close()
     assert not (directory / str(os.getpid())).exists()
+
+
+def test_a_quiet_store_prunes_what_a_long_read_held_once_it_ends(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No write comes after the read: the idle maintenance itself looks again, so the files
+    a read held back do not stay until the store's next write."""
+    options = {**OPTIONS, "optimize_every": 10_000, "optimize_idle_seconds": 0.3}
+    store = open_store(tmp_path, **options)
+    _write(store, 0, 30)
+    inside, release = threading.Event(), threading.Event()
+
+    def slow_evaluate(where: Any, record: Any) -> bool:
+        if not inside.is_set():
+            inside.set()
+            release.wait(60)
+        return evaluate(where, record)
+
+    monkeypatch.setattr(lancedb_store, "evaluate", slow_evaluate)
+    reader = threading.Thread(target=lambda: store.list(parse_filter({"metadata.topic": "tea"}), limit=100_000))
+    reader.start()
+    assert inside.wait(30)
+    _write(store, 30, 5)  # then quiet: the idle optimize compacts, its prune is held back by the read
+    time.sleep(0.3 + 2 * KEEP_SECONDS + 2)
+    held = _data_files(tmp_path)
+    assert held >= 30  # the read's files are still there
+    release.set()
+    reader.join(60)
+    deadline = time.monotonic() + 3 * KEEP_SECONDS + 5
+    while _data_files(tmp_path) >= held / 4 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert _data_files(tmp_path) < held / 4, (held, _data_files(tmp_path))
+    store.close()

@@ -120,7 +120,8 @@ class TableMaintenance:
         """Timer callback: optimize once writes have been quiet long enough, else wait the rest.
 
         With nothing written since the last optimize, only versions that were too young
-        to prune then are left: prune them and stop.
+        to prune then are left: prune them and stop, unless a live read held some back
+        (then look again later, so a quiet store does not keep them until its next write).
         """
         with self._lock:
             self._idle_timer = None
@@ -128,7 +129,8 @@ class TableMaintenance:
             if table is None:
                 return
             if self._writes == 0:
-                self._prune_versions(table)
+                if self._prune_versions(table):
+                    self._arm(self._options.keep_versions_seconds + 1.0)
                 return
             quiet = time.monotonic() - self._last_write
             if quiet < self._options.optimize_idle_seconds:
@@ -139,19 +141,18 @@ class TableMaintenance:
             if self._table() is not None and self._writes == 0 and self._idle_timer is None:
                 self._arm(self._options.keep_versions_seconds + 1.0)
 
-    def _prune_versions(self, table: Any) -> None:
+    def _prune_versions(self, table: Any) -> bool:
+        """Prune what no live read needs; True when a live read held versions back."""
         try:
+            keep = self._options.keep_versions_seconds
+            older_than = self._reads.older_than(table.list_versions(), keep)
             # ``optimize`` rather than ``cleanup_old_versions``, which needs the separate pylance package;
             # with nothing new to compact or index it only prunes.
-            table.optimize(cleanup_older_than=self._cleanup_older_than(table))
+            table.optimize(cleanup_older_than=timedelta(seconds=older_than))
         except Exception as exc:
             _retry_later("version cleanup", exc)
-
-    def _cleanup_older_than(self, table: Any) -> timedelta:
-        """How old a version may be before this optimize prunes it: no version a live read
-        (of any process) or a read starting now may be on (see :mod:`.read_guard`)."""
-        seconds = self._reads.older_than(table.list_versions(), self._options.keep_versions_seconds)
-        return timedelta(seconds=seconds)
+            return False
+        return older_than > keep
 
 
 def _retry_later(what: str, exc: Exception) -> None:
