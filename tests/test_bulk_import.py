@@ -164,8 +164,9 @@ def test_a_correction_on_a_later_line_resolves_as_in_one_add_after_another(tmp_p
     for user in ("sam", "lee"):
         assert [t for t, _, _ in stored(tmp_path / "bulk", user)] == [t for t, _, _ in stored(tmp_path / "one", user)]
     assert [t for t, _, _ in stored(tmp_path / "bulk", "sam")] == [
-        "The user doesn't eat meat, and their budget is about $3000.",
-        "The user doesn't eat meat, and their budget is about $4000.",
+        "The user doesn't eat meat.",  # one memory per fact
+        "The user's budget is about $3000.",
+        "The user's budget is about $4000.",
         "The user's partner is joining.",
     ]
 

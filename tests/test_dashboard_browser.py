@@ -242,6 +242,32 @@ def test_entities_counts_graph_and_cascade_delete(page: Page, server: AppServer,
     network_guard.assert_no_script_errors()
 
 
+def test_memory_page_shows_what_replaced_it_and_what_it_replaces(
+    page: Page, server: AppServer, network_guard: NetworkGuard
+) -> None:
+    token = api_token(server)
+    ids = []
+    for text, when in [("I live in Lisbon.", "2026-03-02T09:00:00Z"), ("I moved to Porto.", "2026-03-06T09:00:00Z")]:
+        body = {"messages": [{"role": "user", "content": text}], "user_id": "zoe", "timestamp": when}
+        added = server.post("/memories", json=body, headers=bearer(token))
+        assert added.status_code == 200, added.text
+        ids.append(added.json()["results"][0]["id"])
+    old, new = ids
+    sign_in(page, server)
+    page.goto(f"{server.url}/dashboard#/memory/{old}")
+    expect(page.get_by_role("heading", name="Memory", exact=True)).to_be_visible()
+    facts = page.locator("dl.facts")
+    expect(facts).to_contain_text("Replaced by")
+    timeline = page.get_by_role("list", name="History, oldest first").get_by_role("listitem")
+    expect(timeline.nth(1)).to_contain_text("SUPERSEDED")
+    no_serious_a11y(page, "replaced memory")
+    facts.get_by_role("link", name=new).click()
+    expect(page.locator("p.lead")).to_have_text("The user moved to Porto.")
+    expect(page.locator("dl.facts")).to_contain_text("Replaces")
+    expect(page.locator("dl.facts").get_by_role("link", name=old)).to_be_visible()
+    network_guard.assert_no_script_errors()
+
+
 def test_api_key_create_copy_use_and_revoke(page: Page, server: AppServer, network_guard: NetworkGuard) -> None:
     sign_in(page, server)
     page.get_by_role("link", name="API keys").click()

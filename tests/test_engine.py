@@ -62,7 +62,8 @@ def test_add_only_a_changed_fact_is_kept_beside_the_old_one(memory: Memory) -> N
     texts = {r.text for r in memory.list(user_id="u1").records}
     assert old[0].text in texts and new[0].text in texts
     assert memory.get(old[0].id).text == old[0].text  # never rewritten by extraction
-    assert [h["event"] for h in memory.history(old[0].id)] == ["ADD"]
+    # Kept, and marked as replaced by the newer fact (docs/memory-rules.md, "Facts over time").
+    assert [h["event"] for h in memory.history(old[0].id)] == ["ADD", "SUPERSEDED"]
 
 
 def test_exact_duplicates_are_not_stored_twice(memory: Memory) -> None:

@@ -76,7 +76,11 @@ def test_the_drift_the_issue_listed_is_gone(document: dict[str, Any]) -> None:
         p for p in member_delete["parameters"] if p["name"] == "email"
     ).items()
     one_memory_delete = paths["/v1/memories/{memory_id}/"]["delete"]
-    assert [p["in"] for p in one_memory_delete["parameters"]] == ["path"]  # it reads no query string
+    # It reads one query parameter, the client's ``delete_linked``.
+    assert [(p["in"], p["name"]) for p in one_memory_delete["parameters"]] == [
+        ("path", "memory_id"),
+        ("query", "delete_linked"),
+    ]
     patch = paths["/api/v1/orgs/organizations/{org_id}/projects/{project_id}/"]["patch"]
     assert patch["requestBody"]["content"]["application/json"]["schema"]["$ref"].endswith("/ProjectPatch")
 

@@ -29,6 +29,7 @@ from typing import Any
 
 from .api import Memory as Engine
 from .engine.hits import SearchHit
+from .engine.supersession import Links
 from .errors import NotFoundError, ValidationError
 from .mem0_config import IGNORED_MEM0_KEYS, translate_config  # noqa: F401 (re-exported)
 from .operations import Operations
@@ -44,9 +45,10 @@ _UNSET: Any = UNSET
 ADD_OPTIONS = ("includes", "excludes", "custom_categories", "multilingual")
 
 
-def memory_dict(record: MemoryRecord) -> dict[str, Any]:
-    """One memory as mem0 answers it: the wire item without the observation time and unset scope ids."""
-    item = memory_item(record)
+def memory_dict(record: MemoryRecord, links: Links | None = None) -> dict[str, Any]:
+    """One memory as mem0 answers it: the wire item without the observation time and unset scope ids
+    (with ``links``: get and get_all, its ``linked_memory_ids`` / ``superseded_by`` / ``superseded_at``)."""
+    item = memory_item(record, links)
     del item["observed_at"]
     for field in ENTITY_SCOPE_FIELDS:
         if item[field] is None:
@@ -222,8 +224,9 @@ class Memory:
         self.operations.update(self._caller, memory_id, request)
         return {"message": "Memory updated successfully!"}
 
-    def delete(self, memory_id: str) -> dict[str, str]:
-        self.operations.delete(self._caller, memory_id)
+    def delete(self, memory_id: str, delete_linked: bool = False) -> dict[str, str]:
+        """One memory; ``delete_linked``: the older memories it superseded too, transitively."""
+        self.operations.delete(self._caller, memory_id, delete_linked=delete_linked)
         return {"message": "Memory deleted successfully!"}
 
     def delete_all(
@@ -264,6 +267,9 @@ class Memory:
         rerank: bool = False,
         explain: bool = False,
         show_expired: bool = False,
+        latest_only: bool = False,
+        as_of: Any = None,
+        reference_date: Any = None,
         **ignored: Any,
     ) -> dict[str, Any]:
         """Hybrid search: ``{"results": [memory + "score"]}``, best first (``top_k`` default 20, as mem0).
@@ -284,13 +290,17 @@ class Memory:
             rerank=rerank,
             explain=explain,
             show_expired=show_expired,
+            latest_only=latest_only,
+            as_of=as_of,
+            reference_date=reference_date,
         )
         return {"results": [hit_dict(hit) for hit in self.operations.search(self._caller, request)]}
 
     def get(self, memory_id: str) -> dict[str, Any] | None:
         """One memory, or ``None`` when there is none with that id (as mem0)."""
         try:
-            return memory_dict(self.operations.get(self._caller, memory_id))
+            record = self.operations.get(self._caller, memory_id)
+            return memory_dict(record, self.operations.links(self._caller, [record])[record.id])
         except NotFoundError:
             return None
 
@@ -305,6 +315,8 @@ class Memory:
         top_k: int | None = None,
         limit: int | None = None,
         show_expired: bool = False,
+        latest_only: bool = False,
+        as_of: Any = None,
         **ignored: Any,
     ) -> dict[str, Any]:
         """Memories of the identifiers, newest first: ``{"results": [...]}`` (``top_k`` default 20, as mem0)."""
@@ -312,10 +324,16 @@ class Memory:
             filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id), "get_all"
         )
         request = ListInput(
-            ids=EntityIds(**ids), filters=parsed, page_size=top_k or limit or 20, show_expired=show_expired
+            ids=EntityIds(**ids),
+            filters=parsed,
+            page_size=top_k or limit or 20,
+            show_expired=show_expired,
+            latest_only=latest_only,
+            as_of=as_of,
         )
         page = self.operations.list_memories(self._caller, request)
-        return {"results": [memory_dict(record) for record in page.records]}
+        links = self.operations.links(self._caller, page.records)
+        return {"results": [memory_dict(record, links[record.id]) for record in page.records]}
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         """Every ADD / UPDATE / DELETE of a memory, oldest first (kept after deletion)."""
@@ -333,6 +351,8 @@ class Memory:
                     "is_deleted": row["event"] == "DELETE",
                     "actor_id": row.get("actor"),
                     "role": row.get("role"),
+                    "linked_memory_ids": row.get("linked_memory_ids", []),
+                    "superseded_by": row.get("superseded_by"),
                 }
             )
         return out
@@ -384,8 +404,8 @@ class AsyncMemory:
     async def update(self, memory_id: str, *args: Any, **kwargs: Any) -> dict[str, str]:
         return await asyncio.to_thread(self.sync.update, memory_id, *args, **kwargs)
 
-    async def delete(self, memory_id: str) -> dict[str, str]:
-        return await asyncio.to_thread(self.sync.delete, memory_id)
+    async def delete(self, memory_id: str, delete_linked: bool = False) -> dict[str, str]:
+        return await asyncio.to_thread(self.sync.delete, memory_id, delete_linked)
 
     async def delete_all(self, **kwargs: Any) -> dict[str, Any]:
         return await asyncio.to_thread(self.sync.delete_all, **kwargs)

@@ -37,6 +37,7 @@ from .hookspecs import hookimpl
 if TYPE_CHECKING:
     from .context import PluginContext
     from .db import Database
+    from .engine.supersession_rule import states_attribute
     from .errors import (
         CapabilityError,
         ConfigurationError,
@@ -92,6 +93,7 @@ __version__: str
 _HOMES: dict[str, tuple[str, ...]] = {
     "memorist.context": ("PluginContext",),
     "memorist.db": ("Database",),
+    "memorist.engine.supersession_rule": ("states_attribute",),
     "memorist.errors": (
         "CapabilityError",
         "ConfigurationError",
@@ -246,6 +248,7 @@ __all__ = [
     "parse_filter",
     "pinned_connection",
     "resolve_model_path",
+    "states_attribute",
     "utcnow",
 ]
 

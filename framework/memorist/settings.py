@@ -123,6 +123,12 @@ class EngineSettings(BaseModel):
     #: Map the fused score onto the scale similarity users expect (exact matches >= 0.7,
     #: unrelated < 0.3; ranking unchanged: see ``memorist.engine.calibration``). False: raw scores.
     calibrate_scores: bool = True
+    #: Memory decay for every search of this server (a platform project's ``decay`` setting
+    #: turns it on for that project): older, rarely retrieved memories rank lower, recently
+    #: used ones higher, within x0.3..x1.5 (see ``memorist.engine.decay``). Off by default.
+    decay: bool = False
+    #: Days after which a memory neither observed nor retrieved since counts half as fresh.
+    decay_half_life_days: float = Field(90.0, gt=0, le=36_500)
 
 
 class AuthSettings(BaseModel):

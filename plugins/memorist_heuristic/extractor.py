@@ -4,8 +4,9 @@ One pass, ADD-only: each message is segmented into sentences; greetings,
 thanks, filler and bare questions are dropped, each with its reason (an add
 reports them as ``skipped``); exclusions are applied; what remains is
 rewritten in the third person with relative dates resolved, and grouped into
-memories of at most ``max_chars`` characters (one per message when it fits,
-so a memory keeps the context of its sentences).
+memories of at most ``max_chars`` characters: one per fact the message states
+(``atomic``: a sentence about the speaker starts a memory, one that leans on it
+stays with it, so a memory keeps the context of its sentences).
 
 What it cannot do (a language model can): follow free-form custom
 instructions or inclusion prompts, translate, infer facts that are only
@@ -31,6 +32,7 @@ from memorist.plugin_api import (
 from pydantic import Field
 
 from .addressee import addressed, addressee
+from .atomic import clauses, fact_groups
 from .categories import categorize, excluded, exclusion_patterns
 from .corrections import may_correct, restate
 from .dates import resolve_relative_dates
@@ -60,6 +62,8 @@ class HeuristicExtractorOptions(ProviderOptions):
     max_chars: int = Field(480, ge=80, le=10_000)
     #: Extract from system messages too (they are usually instructions, not facts).
     include_system: bool = False
+    #: One memory per fact a message states (see ``atomic``); off: one memory per message.
+    one_fact_per_memory: bool = True
 
 
 class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
@@ -140,19 +144,23 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                     sentence = as_statement(without_opener(sentence))  # "Oh, and remember that I..."
                     sentence = without_acknowledgement(sentence) if message.role == "assistant" else sentence
                 sentence = without_closer(sentence)
-                correction = restate(sentence, earlier)
-                from_memory = correction is not None and from_memories[correction.source]
-                if correction is None:
-                    kept.append(sentence)
-                else:  # a memory of its own, worded as the fact it corrects (see corrections)
-                    (standalone_facts if from_memory else restated).append(correction.sentence)
-                    kept.extend([correction.rest] if correction.rest else [])
-                earlier.append(correction.sentence if correction else sentence)
-                from_memories.append(from_memory)
+                # "I don't eat meat, and my budget is $3000.": each clause a fact (see atomic),
+                # before corrections, so "make that $4000" restates the budget alone.
+                for part in clauses(sentence) if self.options.one_fact_per_memory else [sentence]:
+                    correction = restate(part, earlier)
+                    from_memory = correction is not None and from_memories[correction.source]
+                    if correction is None:
+                        kept.append(part)
+                    else:  # a memory of its own, worded as the fact it corrects (see corrections)
+                        (standalone_facts if from_memory else restated).append(correction.sentence)
+                        kept.extend([correction.rest] if correction.rest else [])
+                    earlier.append(correction.sentence if correction else part)
+                    from_memories.append(from_memory)
             listener = addressee(request.messages, index)
             others = (listener.label,) if listener is not None else ()
             chunks = list(standalone_facts)
-            for chunk in [*restated, *self._chunks(kept)]:
+            groups = fact_groups(kept) if self.options.one_fact_per_memory else [kept]
+            for chunk in [*restated, *(c for group in groups for c in self._chunks(group))]:
                 chunk = resolve_relative_dates(chunk, request.observed_at)
                 if listener is not None:
                     chunk = addressed(chunk, listener)

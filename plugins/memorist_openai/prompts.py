@@ -52,7 +52,12 @@ from, and "attributed_to", the role of whoever stated it ("user" or \
 "the assistant", capitalized only at the start of a sentence), what, and when \
 if known, with the verb agreeing ("The user likes tea.", "The user doesn't \
 eat meat.", "Maria gave the user a book."). It must make sense on its own, \
-without the conversation. Split unrelated facts into separate memories.
+without the conversation. One memory per fact: a message stating several \
+facts ("I like tea. My phone number is 555-1234.", "I moved to Porto and I \
+work at Spotify.") gives one memory each, every one naming its subject \
+("The user likes tea.", "The user's phone number is 555-1234."), so a later \
+change replaces only the fact it changes. Keep together only what one fact \
+needs to make sense ("The user adopted a cat named Miso, who is three.").
 3a. Keep every fact a speaker states, however short: "I like tea.", "I am \
 vegetarian.", names, ages, numbers, places, dates, preferences, allergies, \
 negations ("I don't drink coffee."). Keep numbers, dates, amounts and names \

@@ -39,7 +39,35 @@ history = Table(
     Column("actor", String(255)),
     Column("role", String(32)),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    #: ADD: the message the memory was extracted from (a memory is one fact of it).
+    Column("input", Text),
     Index("ix_memory_history_memory_id_created_at", "memory_id", "created_at"),
+)
+
+#: Which memory replaced which: an add that stores a changed fact ("...555-9876 now") links the
+#: new memory (``superseded_by``) to the older one it replaces (``memory_id``), at the newer
+#: fact's observation time. A row goes when either memory is deleted: the older one is current
+#: again unless the delete took it too (``delete_linked``). See ``memorist.engine.supersession``.
+memory_supersessions = Table(
+    "memory_supersessions",
+    metadata,
+    Column("memory_id", String(64), primary_key=True),
+    Column("superseded_by", String(64), primary_key=True),
+    Column("org_id", String(64), nullable=False),
+    Column("project_id", String(64), nullable=False),
+    Column("superseded_at", DateTime(timezone=True), nullable=False),
+    Index("ix_memory_supersessions_superseded_by", "superseded_by"),
+    Index("ix_memory_supersessions_org_id_project_id", "org_id", "project_id"),
+)
+
+#: How often, and when last, a search with decay on returned each memory
+#: (``memorist.engine.decay``); only decay reads it, only searches with decay on write it.
+memory_usage = Table(
+    "memory_usage",
+    metadata,
+    Column("memory_id", String(64), primary_key=True),
+    Column("retrievals", Integer, nullable=False),
+    Column("last_retrieved_at", DateTime(timezone=True), nullable=False),
 )
 
 #: One entity per (scope, canonical name); ``scope_key`` is org/project/user-level.

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 import numpy as np
@@ -32,6 +32,7 @@ from ..records import (
     Message,
     RecentMemory,
     Scope,
+    StoreHit,
     normalized_hash,
     utcnow,
 )
@@ -47,6 +48,8 @@ from .open_questions import OpenQuestions, asked_reader, conversation_key, left_
 from .outcome import AddOutcome, merged_with, skipped_input
 from .scope import exact_scope
 from .scope_index import Pinned, ScopeIndex, ScopeView
+from .supersession import Supersession, SupersessionLog
+from .supersession_rule import supersedes
 
 #: Stored neighbours a new fact is compared with (the nearest may differ in a value).
 NEAR_CANDIDATES = 5
@@ -61,6 +64,8 @@ class PreparedAdd:
     outcome: AddOutcome
     #: The question the add's last message ended on (:mod:`.open_questions`).
     open_question: Message | None = None
+    #: Stored memories the new records replace (:mod:`.supersession`).
+    supersessions: list[Supersession] = field(default_factory=list)
 
 
 @dataclass
@@ -71,6 +76,14 @@ class _Twin:
     first: int
     reason: str
     similarity: float
+
+
+def source_text(request: AddRequest, record: MemoryRecord) -> str | None:
+    """The message a memory was extracted from, as its ADD history row keeps it."""
+    index = record.source_message
+    if index is None or not 0 <= index < len(request.messages):
+        return None
+    return request.messages[index].content
 
 
 def memory_id(request: AddRequest, text_hash: str) -> str:
@@ -99,6 +112,8 @@ class AddPipeline:
         self._db = db
         self._graph = graph
         self._history = history
+        #: Which memory replaced which, written with the add's history rows.
+        self.supersessions = SupersessionLog(db)
         self._near_duplicate = near_duplicate
         #: Embeds an add's facts, beside the scope loads when there are any (:mod:`.add_embedding`).
         self._embedding = FactEmbedder(components, index)
@@ -116,7 +131,7 @@ class AddPipeline:
         if prepared.records:
             self._c.vector_store.upsert(prepared.records, prepared.vectors)
             with self._db.begin() as conn:
-                bumped = self.commit(request, prepared.records, conn)
+                bumped = self.commit(request, prepared.records, conn, prepared.supersessions)
             self.written(prepared.records, prepared.vectors, bumped)
         self.note_question(request, prepared.open_question, bumped)
         return prepared.outcome
@@ -171,6 +186,7 @@ class AddPipeline:
             stored = [(request, one) for request, one in zip(requests, prepared, strict=True) if one.records]
             with self._db.begin() as conn:
                 bumped = self._commit_rows([(request, one.records) for request, one in stored], conn)
+                self.supersessions.record([s for _, one in stored for s in one.supersessions], conn)
             records = [r for _, one in stored for r in one.records]
             self.written(records, np.concatenate([one.vectors for _, one in stored]), bumped)
         else:
@@ -246,13 +262,16 @@ class AddPipeline:
         holder: dict[int, tuple[str, str]] = {}
         fresh = self._not_stored(facts, request, holder, outcome, batch)
         vectors = embed([facts[i].text for i in fresh]) if fresh else None
-        keep = self._not_paraphrases(fresh, facts, vectors, request, holder, outcome, twins, batch)
+        near: dict[int, list[StoreHit]] = {}
+        keep = self._not_paraphrases(fresh, facts, vectors, request, holder, outcome, twins, batch, near)
         now = utcnow()
         records = []
+        replaced: list[Supersession] = []
         for index in keep:
             record = self._record(request, facts[index], observed_at, now)
             holder[index] = (record.id, record.text)
             records.append(record)
+            replaced.extend(Supersession(h.record, record) for h in near.get(index, ()) if supersedes(record, h.record))
         for twin in twins:
             matched_id, matched_text = holder[twin.first]
             outcome.merged.append(merged_with(twin.fact, matched_id, matched_text, twin.reason, twin.similarity))
@@ -260,12 +279,20 @@ class AddPipeline:
         outcome.merged.sort(key=lambda m: (m.source_message is None, m.source_message or 0))
         rows = [fresh.index(i) for i in keep]
         kept_vectors = vectors[np.array(rows, dtype=int)] if vectors is not None and rows else np.zeros((0, 0))
-        return PreparedAdd(records, kept_vectors, outcome)
+        return PreparedAdd(records, kept_vectors, outcome, supersessions=replaced)
 
-    def commit(self, request: AddRequest, records: list[MemoryRecord], conn: Connection) -> dict[str, int]:
-        """History, entity counts and graph links of stored records, in the caller's transaction;
-        returns the scope generations it bumped (for :meth:`written`, once it commits)."""
-        return self._commit_rows([(request, records)], conn)
+    def commit(
+        self,
+        request: AddRequest,
+        records: list[MemoryRecord],
+        conn: Connection,
+        supersessions: Sequence[Supersession] = (),
+    ) -> dict[str, int]:
+        """History, entity counts, graph links and supersessions of stored records, in the caller's
+        transaction; returns the scope generations it bumped (for :meth:`written`, once it commits)."""
+        bumped = self._commit_rows([(request, records)], conn)
+        self.supersessions.record(supersessions, conn)
+        return bumped
 
     def _commit_rows(self, stored: Sequence[tuple[AddRequest, list[MemoryRecord]]], conn: Connection) -> dict[str, int]:
         """:meth:`commit` for one add or a batch: the history rows in one insert, the entity
@@ -274,7 +301,11 @@ class AddPipeline:
         one add, plus each new memory's graph links."""
         records = [r for _, rs in stored for r in rs]
         self._history.record(
-            [HistoryLog.row("ADD", r, actor=request.actor, role=r.attributed_to) for request, rs in stored for r in rs],
+            [
+                HistoryLog.row("ADD", r, actor=request.actor, role=r.attributed_to, input=source_text(request, r))
+                for request, rs in stored
+                for r in rs
+            ],
             conn,
         )
         self._counts.adjust(conn, records, +1)
@@ -366,9 +397,11 @@ class AddPipeline:
         outcome: AddOutcome,
         twins: list[_Twin],
         batch: BatchStored | None = None,
+        near: dict[int, list[StoreHit]] | None = None,
     ) -> list[int]:
         """Indexes of the fresh facts that no stored memory (nor an earlier fact of this add)
-        already says; the others are merged with the memory they paraphrase."""
+        already says; the others are merged with the memory they paraphrase. ``near`` takes
+        each kept fact's nearest stored memories (what it may supersede)."""
         if vectors is None:
             return []
         where: Filter = exact_scope(request.scope)
@@ -407,6 +440,8 @@ class AddPipeline:
                 twins.append(_Twin(fact, earlier[0], "paraphrase", earlier[1]))
                 continue
             keep.append(index)
+            if near is not None:
+                near[index] = list(hits)
         return keep
 
     def _view(self, scope: Scope) -> ScopeView | None:

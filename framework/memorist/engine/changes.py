@@ -20,6 +20,7 @@ from ..db import Database
 from ..filters import Filter
 from ..records import MemoryRecord
 from .counts import ScopeCounts
+from .decay import MemoryUsage
 from .entities import EntityGraph
 from .generations import ScopeGenerations, record_keys
 from .history import HistoryLog
@@ -27,6 +28,7 @@ from .open_questions import OpenQuestions
 from .purge import project_scope_keys, purge_memories, purge_rows
 from .scope import visible
 from .scope_index import ScopeIndex
+from .supersession import SupersessionLog
 
 #: Memories per batch of a delete that matches many (one transaction and store delete each).
 DELETE_BATCH = 500
@@ -57,6 +59,9 @@ class MemoryChanges:
         self.generations = generations
         self.index = index
         self.emit = emit
+        #: Which memory replaced which: a deleted memory's rows go with it.
+        self.supersessions = SupersessionLog(db)
+        self.usage = MemoryUsage(db)
         #: Conversations' open questions: they go with the memories (their text may hold the user's).
         self.questions = OpenQuestions(db, generations)
 
@@ -92,6 +97,8 @@ class MemoryChanges:
             self.history_log.record([HistoryLog.row("DELETE", r, r, actor=actor) for r in records], conn)
             self.counts.adjust(conn, records, -1)
             self.graph.unlink(ids, conn)
+            self.supersessions.forget(ids, conn)
+            self.usage.forget(ids, conn)
         self.components.vector_store.delete(ids)
         # After the delete, not with the relational rows: a search that reloads the scope
         # between the two must not cache the deleted rows under the new generation.
@@ -137,5 +144,7 @@ class MemoryChanges:
         self.history_log.clear()
         self.counts.clear()
         self.questions.clear()
+        self.supersessions.clear()
+        self.usage.clear()
         # Last: a search reloading a scope before this must not keep the old graph either.
         self.generations.bump_everything()

@@ -13,6 +13,9 @@ from ..db import Database
 from ..db.schema import history
 from ..records import MemoryRecord, as_utc, utcnow
 
+#: Longest source message an ADD row keeps: each fact of a message keeps it once, so a long
+#: message split into many memories must not multiply its bytes without bound.
+MAX_INPUT = 4_000
 #: Built once (every add writes history rows; building a statement costs more than running it).
 _INSERT = insert(history)
 
@@ -30,7 +33,11 @@ class HistoryLog:
         previous: MemoryRecord | None = None,
         actor: str | None = None,
         role: str | None = None,
+        input: str | None = None,
     ) -> dict[str, Any]:
+        """A history row; ``input``: an ADD's source message (cut to :data:`MAX_INPUT` characters)."""
+        if input is not None and len(input) > MAX_INPUT:
+            input = input[: MAX_INPUT - 1] + "…"
         return {
             "id": str(uuid.uuid4()),
             "memory_id": memory.id,
@@ -44,6 +51,7 @@ class HistoryLog:
             "actor": actor,
             "role": role,
             "created_at": utcnow(),
+            "input": input,
         }
 
     def record(self, rows: Sequence[dict[str, Any]], conn: Connection | None = None) -> None:

@@ -40,9 +40,11 @@ from .generations import ScopeGenerations, generation_key
 from .history import HistoryLog
 from .hits import SearchHit
 from .outcome import AddOutcome
+from .over_time import TimeOptions
 from .scope import parse_moment, require_entity, visible
 from .scope_index import ScopeIndex
 from .search import MAX_TOP_K, HybridSearch
+from .supersession import Links, SupersessionLog, with_supersession
 
 log = logging.getLogger("memorist.engine")
 MAX_PAGE_SIZE = 1000
@@ -227,7 +229,7 @@ class Memory:
             plan([r.id for r in records])
             store.upsert(records, prepared.vectors)
         with self.db.begin() as conn:
-            bumped = self.adder.commit(request, records, conn)
+            bumped = self.adder.commit(request, records, conn, prepared.supersessions)
             commit(conn, outcome)
         self.adder.written(records, prepared.vectors, bumped)
         self.adder.note_question(request, prepared.open_question, bumped)
@@ -257,8 +259,19 @@ class Memory:
         show_expired: bool = False,
         enable_graph: bool | None = None,
         where: Filter | None = None,
+        latest_only: bool = False,
+        as_of: Any = None,
+        decay: bool | None = None,
+        reference_date: Any = None,
     ) -> list[SearchHit]:
-        """Hybrid search; ``enable_graph`` is accepted and ignored (the graph is always on)."""
+        """Hybrid search; ``enable_graph`` is accepted and ignored (the graph is always on).
+
+        ``latest_only``: memories a newer one superseded are left out (:mod:`.supersession`).
+        ``as_of`` (a date-time): only memories observed by then, each version as current then
+        (with ``latest_only``: the versions current at that moment). ``decay``: older, rarely
+        retrieved memories rank lower (:mod:`.decay`; None: the ``engine.decay`` setting).
+        ``reference_date``: relative time in the query ("last week") means relative to this
+        date (:mod:`.relative_time`)."""
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query: a non-empty string is required")
         if not 1 <= int(top_k) <= MAX_TOP_K:
@@ -268,20 +281,48 @@ class Memory:
         where = conjoin_optional(
             where, self._where(filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id))
         )
+        engine = self.settings.engine
+        options = TimeOptions.parse(
+            as_of=as_of,
+            reference_date=reference_date,
+            latest_only=latest_only,
+            decay=engine.decay if decay is None else decay,
+        )
+        where, query = options.where(where), options.query(query)
         # Scores are calibrated here, at the engine's search entry, so every door agrees; the
         # caller's threshold is on the calibrated scale, the search compares raw scores.
         calibrated = self.settings.engine.calibrate_scores
+        raw_threshold = uncalibrate(float(threshold)) if calibrated else float(threshold)
         hits = self._searcher.search(
             query,
             visible(where, org_id, project_id, show_expired),
             org_id=org_id,
             project_id=project_id,
-            top_k=int(top_k),
-            threshold=uncalibrate(float(threshold)) if calibrated else float(threshold),
+            top_k=options.pool(int(top_k), MAX_TOP_K),
+            threshold=raw_threshold,
             rerank=rerank,
             explain=explain,
         )
+        hits = options.after_ranking(
+            hits,
+            query,
+            int(top_k),
+            supersessions=self.supersessions,
+            usage=self._changes.usage,
+            threshold=raw_threshold,
+            half_life_days=engine.decay_half_life_days,
+            explain=explain,
+        )
         return calibrate_hits(hits, reranked=rerank) if calibrated else hits
+
+    @property
+    def supersessions(self) -> SupersessionLog:
+        """Which memory replaced which (:mod:`.supersession`)."""
+        return self.adder.supersessions
+
+    def links(self, memory_ids: Sequence[str]) -> dict[str, Links]:
+        """Each memory's ``linked_memory_ids`` / ``superseded_by`` / ``superseded_at``."""
+        return self.supersessions.links(memory_ids)
 
     def get(self, memory_id: str, *, org_id: str = DEFAULT_ORG, project_id: str = DEFAULT_PROJECT) -> MemoryRecord:
         found = self.components.vector_store.get([memory_id])
@@ -296,7 +337,7 @@ class Memory:
         rows = [r for r in rows if r["org_id"] == org_id and r["project_id"] == project_id]
         if not rows:
             raise NotFoundError(f"memory '{memory_id}' not found")
-        return rows
+        return with_supersession(rows, self.links([memory_id])[memory_id])
 
     # -- explicit changes (never done by extraction) -----------------------------------
     @property
@@ -338,9 +379,18 @@ class Memory:
         org_id: str = DEFAULT_ORG,
         project_id: str = DEFAULT_PROJECT,
         actor: str | None = None,
+        delete_linked: bool = False,
     ) -> MemoryRecord:
+        """Delete one memory; ``delete_linked``: the older memories it superseded too, transitively
+        (each with its history kept, as any delete keeps it)."""
         record = self.get(memory_id, org_id=org_id, project_id=project_id)
-        self._changes.delete_records([record], actor)
+        records = [record]
+        if delete_linked:
+            chain = self.supersessions.chain(record.id)
+            records += [
+                r for r in self.components.vector_store.get(chain) if (r.org_id, r.project_id) == (org_id, project_id)
+            ]
+        self._changes.delete_records(records, actor)
         return record
 
     def delete_all(
@@ -405,8 +455,11 @@ class Memory:
         page_size: int = 100,
         show_expired: bool = False,
         where: Filter | None = None,
+        latest_only: bool = False,
+        as_of: Any = None,
     ) -> Page:
-        """One page of memories, newest first, with the total count."""
+        """One page of memories, newest first, with the total count (``latest_only`` and
+        ``as_of`` as for :meth:`search`)."""
         if page < 1:
             raise ValidationError("page: must be 1 or more")
         if not 1 <= page_size <= MAX_PAGE_SIZE:
@@ -414,6 +467,10 @@ class Memory:
         where = conjoin_optional(
             where, self._where(filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id))
         )
+        options = TimeOptions.parse(as_of=as_of, latest_only=latest_only)
+        where = options.where(where)
+        if latest_only and (gone := self.supersessions.superseded_in(org_id, project_id, options.as_of)):
+            where = conjoin_optional(where, Condition("id", "nin", tuple(sorted(gone))))
         where = visible(where, org_id, project_id, show_expired)
         store = self.components.vector_store
         return Page(store.list(where, (page - 1) * page_size, page_size), store.count(where))

@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from ..engine.supersession import Links
 from ..errors import NotFoundError, ValidationError
 from ..operations import AddInput, EntityIds, ListInput, Operations, SearchInput, UpdateInput
 from ..operations import Caller as Tenant
@@ -32,8 +33,9 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat(timespec="seconds") if value is not None else None
 
 
-def compact(record: MemoryRecord) -> dict[str, Any]:
-    """A memory as a model needs it: no hashes, no nulls, no empty fields."""
+def compact(record: MemoryRecord, links: Links | None = None) -> dict[str, Any]:
+    """A memory as a model needs it: no hashes, no nulls, no empty fields; with ``links``, the
+    older memories it replaced and what replaced it, when there are any."""
     item: dict[str, Any] = {"id": record.id, "memory": record.text}
     for name in ENTITY_SCOPE_FIELDS:
         if (value := getattr(record, name)) is not None:
@@ -47,6 +49,11 @@ def compact(record: MemoryRecord) -> dict[str, Any]:
         item["updated_at"] = _iso(record.updated_at)
     if record.expires_at is not None:
         item["expiration_date"] = _iso(record.expires_at)
+    if links is not None and links.linked_memory_ids:
+        item["linked_memory_ids"] = list(links.linked_memory_ids)
+    if links is not None and links.superseded_by is not None:
+        item["superseded_by"] = links.superseded_by
+        item["superseded_at"] = _iso(links.superseded_at)
     return item
 
 
@@ -116,11 +123,11 @@ class MemoryAccess:
         change = UpdateInput(text=text, metadata=dict(metadata) if metadata is not None else None, timestamp=timestamp)
         return compact(operations.update(tenant(caller), memory_id, change))
 
-    def delete(self, caller: Caller, memory_id: str) -> dict[str, Any]:
+    def delete(self, caller: Caller, memory_id: str, *, delete_linked: bool = False) -> dict[str, Any]:
         caller.require_write()
         operations = self._operations()
         self._owned(operations, caller, memory_id)
-        record = operations.delete(tenant(caller), memory_id)
+        record = operations.delete(tenant(caller), memory_id, delete_linked=delete_linked)
         return {"deleted": record.id, "memory": record.text}
 
     # -- reads -------------------------------------------------------------------------
@@ -135,6 +142,7 @@ class MemoryAccess:
         threshold: float,
         rerank: bool,
         explain: bool,
+        latest_only: bool = False,
     ) -> dict[str, Any]:
         ids = caller.ids(requested)
         request = SearchInput(
@@ -145,6 +153,7 @@ class MemoryAccess:
             threshold=threshold,
             rerank=rerank,
             explain=explain,
+            latest_only=latest_only,
         )
         hits = self._operations().search(tenant(caller), request)
         results = []
@@ -156,12 +165,22 @@ class MemoryAccess:
             results.append(item)
         return {"results": results, "scope": ids}
 
-    def list(self, caller: Caller, requested: Mapping[str, str | None], *, page: int, page_size: int) -> dict[str, Any]:
+    def list(
+        self,
+        caller: Caller,
+        requested: Mapping[str, str | None],
+        *,
+        page: int,
+        page_size: int,
+        latest_only: bool = False,
+    ) -> dict[str, Any]:
         ids = caller.ids(requested)
-        request = ListInput(ids=EntityIds(**ids), page=page, page_size=page_size)
-        result = self._operations().list_memories(tenant(caller), request)
+        request = ListInput(ids=EntityIds(**ids), page=page, page_size=page_size, latest_only=latest_only)
+        operations = self._operations()
+        result = operations.list_memories(tenant(caller), request)
+        links = operations.links(tenant(caller), result.records)
         return {
-            "results": [compact(r) for r in result.records],
+            "results": [compact(r, links[r.id]) for r in result.records],
             "total": result.total,
             "page": page,
             "page_size": page_size,
@@ -169,7 +188,9 @@ class MemoryAccess:
         }
 
     def get(self, caller: Caller, memory_id: str) -> dict[str, Any]:
-        return compact(self._owned(self._operations(), caller, memory_id))
+        operations = self._operations()
+        record = self._owned(operations, caller, memory_id)
+        return compact(record, operations.links(tenant(caller), [record])[record.id])
 
     def history(self, caller: Caller, memory_id: str) -> dict[str, Any]:
         operations = self._operations()
@@ -185,6 +206,10 @@ class MemoryAccess:
                 event["new_memory"] = row["new_memory"]
             if row["actor"]:
                 event["actor"] = row["actor"]
+            if row.get("linked_memory_ids"):
+                event["linked_memory_ids"] = row["linked_memory_ids"]
+            if row.get("superseded_by"):
+                event["superseded_by"] = row["superseded_by"]
             events.append(event)
         return {"memory_id": memory_id, "events": events}
 

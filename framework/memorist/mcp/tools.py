@@ -206,6 +206,9 @@ def build_server(access: MemoryAccess, caller_of: CallerSource) -> MCPServer:
         ] = 0.1,
         rerank: Annotated[bool, Field(default=False, description="Rerank the results (slower).")] = False,
         explain: Annotated[bool, Field(default=False, description="Include how each score was made.")] = False,
+        latest_only: Annotated[
+            bool, Field(default=False, description="Leave out facts a newer memory replaced (only what is current).")
+        ] = False,
     ) -> dict[str, Any]:
         """Find remembered facts relevant to a question or topic (hybrid semantic + keyword + entity search).
 
@@ -221,6 +224,7 @@ def build_server(access: MemoryAccess, caller_of: CallerSource) -> MCPServer:
                 threshold=threshold,
                 rerank=rerank,
                 explain=explain,
+                latest_only=latest_only,
             )
 
     @server.tool(annotations=read_only)
@@ -232,6 +236,9 @@ def build_server(access: MemoryAccess, caller_of: CallerSource) -> MCPServer:
         app_id: AppId = None,
         page: Annotated[int, Field(default=1, ge=1, le=100_000)] = 1,
         page_size: Annotated[int, Field(default=20, ge=1, le=MAX_PAGE_SIZE)] = 20,
+        latest_only: Annotated[
+            bool, Field(default=False, description="Leave out facts a newer memory replaced (only what is current).")
+        ] = False,
     ) -> dict[str, Any]:
         """List memories newest first, one page at a time (to review everything; prefer search to find something)."""
         with tool_errors():
@@ -240,6 +247,7 @@ def build_server(access: MemoryAccess, caller_of: CallerSource) -> MCPServer:
                 entity_args(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id),
                 page=page,
                 page_size=page_size,
+                latest_only=latest_only,
             )
 
     @server.tool(annotations=read_only)
@@ -265,10 +273,16 @@ def build_server(access: MemoryAccess, caller_of: CallerSource) -> MCPServer:
             return access.update(caller(ctx), memory_id, text=text, metadata=metadata, timestamp=timestamp)
 
     @server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True))
-    def delete_memory(ctx: Context, memory_id: MemoryId) -> dict[str, Any]:
+    def delete_memory(
+        ctx: Context,
+        memory_id: MemoryId,
+        delete_linked: Annotated[
+            bool, Field(default=False, description="Also forget the older versions this memory replaced.")
+        ] = False,
+    ) -> dict[str, Any]:
         """Forget one memory, e.g. when the user asks you to or it is plainly wrong (its history is kept)."""
         with tool_errors():
-            return access.delete(caller(ctx), memory_id)
+            return access.delete(caller(ctx), memory_id, delete_linked=delete_linked)
 
     @server.tool(annotations=read_only)
     def memory_history(ctx: Context, memory_id: MemoryId) -> dict[str, Any]:

@@ -104,6 +104,14 @@ class SearchInput:
     explain: bool = False
     show_expired: bool = False
     scoped: bool = True
+    #: Leave out memories a newer one superseded.
+    latest_only: bool = False
+    #: Answer as of this date-time (memories observed by then; versions current then).
+    as_of: Any = None
+    #: Anchors relative time in the query ("last week") at this date.
+    reference_date: Any = None
+    #: Memory decay (None: the server's ``engine.decay``; a platform project passes its own).
+    decay: bool | None = None
 
 
 @dataclass
@@ -117,6 +125,8 @@ class ListInput:
     page_size: int = 100
     show_expired: bool = False
     scoped: bool = True
+    latest_only: bool = False
+    as_of: Any = None
 
 
 @dataclass

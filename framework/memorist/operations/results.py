@@ -17,6 +17,7 @@ from typing import Any
 from ..engine.counts import EntityCount
 from ..engine.hits import SearchHit
 from ..engine.outcome import AddOutcome, Merged, Skipped
+from ..engine.supersession import Links
 from ..events import Event
 from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord
 
@@ -41,7 +42,10 @@ def iso(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def memory_item(record: MemoryRecord) -> dict[str, Any]:
+def memory_item(record: MemoryRecord, links: Links | None = None) -> dict[str, Any]:
+    """A stored memory on the wire; with ``links`` (get, list), its place among its fact's
+    versions: ``linked_memory_ids`` (the older memories it superseded), ``superseded_by`` and
+    ``superseded_at`` (null while it is current). Search results never carry them."""
     item: dict[str, Any] = {
         "id": record.id,
         "memory": record.text,
@@ -56,6 +60,8 @@ def memory_item(record: MemoryRecord) -> dict[str, Any]:
     }
     for name in ENTITY_SCOPE_FIELDS:
         item[name] = getattr(record, name)
+    if links is not None:
+        item.update(links.wire())
     return item
 
 
@@ -155,6 +161,9 @@ def history_entry(row: dict[str, Any]) -> dict[str, Any]:
         "actor": row["actor"],
         "role": row["role"],
         "created_at": iso(row["created_at"]),
+        "input": row.get("input"),
+        "linked_memory_ids": row.get("linked_memory_ids", []),
+        "superseded_by": row.get("superseded_by"),
     }
 
 
@@ -166,11 +175,13 @@ def history_entry_v1(row: dict[str, Any]) -> dict[str, Any]:
         "event": row["event"],
         "old_memory": row["old_memory"],
         "new_memory": row["new_memory"],
-        "input": None,
+        "input": row.get("input"),
         "metadata": row["new_metadata"],
         "actor": row["actor"],
         "created_at": iso(row["created_at"]),
         "updated_at": iso(row["created_at"]),
+        "linked_memory_ids": row.get("linked_memory_ids", []),
+        "superseded_by": row.get("superseded_by"),
     }
 
 

@@ -22,6 +22,7 @@ from ..engine.counts import EntityCount
 from ..engine.hits import SearchHit
 from ..engine.memory import Memory, Page
 from ..engine.scope import require_entity
+from ..engine.supersession import Links
 from ..errors import NotFoundError, ValidationError
 from ..events import Event, EventStore
 from ..export_store import ExportStore
@@ -30,7 +31,7 @@ from ..settings import LimitsSettings
 from . import batch, extras
 from .caller import Caller
 from .inputs import AddInput, EntityIds, ListInput, SearchInput, UpdateInput
-from .results import AddResult
+from .results import AddResult, memory_item
 
 
 class Operations:
@@ -170,6 +171,10 @@ class Operations:
             explain=request.explain,
             show_expired=request.show_expired,
             where=request.where,
+            latest_only=request.latest_only,
+            as_of=request.as_of,
+            decay=request.decay,
+            reference_date=request.reference_date,
         )
 
     def list_memories(self, caller: Caller, request: ListInput) -> Page:
@@ -188,7 +193,21 @@ class Operations:
             page_size=request.page_size,
             show_expired=request.show_expired,
             where=request.where,
+            latest_only=request.latest_only,
+            as_of=request.as_of,
         )
+
+    def links(self, caller: Caller, records: Sequence[MemoryRecord]) -> dict[str, Links]:
+        """Each of ``records``' place among its fact's versions (records the caller already read)."""
+        return self.engine.links([r.id for r in records])
+
+    def items(self, caller: Caller, records: Sequence[MemoryRecord]) -> list[dict[str, Any]]:
+        """``records`` as get and list show them: each with its supersession links."""
+        links = self.links(caller, records)
+        return [memory_item(r, links[r.id]) for r in records]
+
+    def item(self, caller: Caller, record: MemoryRecord) -> dict[str, Any]:
+        return self.items(caller, [record])[0]
 
     def collect(
         self, caller: Caller, filters: dict[str, Any] | None, *, limit: int, show_expired: bool
@@ -261,8 +280,9 @@ class Operations:
             self.update(caller, memory_id, request)
         return len(changes)
 
-    def delete(self, caller: Caller, memory_id: str) -> MemoryRecord:
-        return self.engine.delete(memory_id, **caller.tenant, actor=caller.actor)
+    def delete(self, caller: Caller, memory_id: str, *, delete_linked: bool = False) -> MemoryRecord:
+        """One memory; ``delete_linked``: the older ones it superseded too, transitively."""
+        return self.engine.delete(memory_id, **caller.tenant, actor=caller.actor, delete_linked=delete_linked)
 
     def delete_many(self, caller: Caller, memory_ids: Sequence[str]) -> int:
         """Several deletes; every memory must exist before any is deleted (a repeated id counts once)."""

@@ -30,7 +30,6 @@ from ...operations import (
     ListInput,
     Operations,
     SearchInput,
-    memory_item,
     pick,
     search_result,
 )
@@ -178,7 +177,7 @@ def _list(
         scoped=False,
     )
     fields = getattr(body, "fields", None)
-    return [pick(memory_item(r), fields) for r in ops.list_memories(who.caller, request).records]
+    return [pick(item, fields) for item in ops.items(who.caller, ops.list_memories(who.caller, request).records)]
 
 
 class MemoriesV1(memories.MemoriesV1):

@@ -24,7 +24,6 @@ from ...operations import (
     UpdateInput,
     entity_row,
     history_entry_v1,
-    memory_item,
     pick,
     search_result,
 )
@@ -151,6 +150,11 @@ class SearchV3:
             explain=body.explain,
             show_expired=body.show_expired,
             scoped=False,  # the key's project is the scope; identifiers are optional filters
+            latest_only=body.latest_only,
+            as_of=body.as_of,
+            reference_date=body.reference_date,
+            # The project's ``decay`` setting; off, the server's ``engine.decay`` (off by default).
+            decay=self._tenancy.project(who.org_id, who.project_id).settings.get("decay") or None,
         )
         hits = self._ops.search(who.caller, request)
         resp.media = {"results": [pick(search_result(h), body.fields) for h in hits]}
@@ -179,6 +183,8 @@ class ListV3:
             page_size=query.page_size,
             show_expired=body.show_expired,
             scoped=False,
+            latest_only=body.latest_only,
+            as_of=body.as_of,
         )
         page = self._ops.list_memories(who.caller, request)
         base = f"{req.prefix}{req.path}"
@@ -191,7 +197,7 @@ class ListV3:
             "count": page.total,
             "next": link(query.page + 1) if more else None,
             "previous": link(query.page - 1) if query.page > 1 else None,
-            "results": [pick(memory_item(r), body.fields) for r in page.records],
+            "results": [pick(item, body.fields) for item in self._ops.items(who.caller, page.records)],
         }
 
 
@@ -202,7 +208,7 @@ class MemoryV1:
     @operation("Get one memory", auth="platform", tags=TAGS, response=m.MemoryItemV1, errors=(403, 404))
     def on_get(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
         who = access(req, self._tenancy)
-        resp.media = memory_item(self._ops.get(who.caller, memory_id))
+        resp.media = self._ops.item(who.caller, self._ops.get(who.caller, memory_id))
 
     @operation(
         "Update text, metadata, timestamp or expiration (null clears it)",
@@ -222,12 +228,19 @@ class MemoryV1:
             expiration_date=body.expiration_date if "expiration_date" in fields else UNSET,
             given=frozenset(fields),
         )
-        resp.media = memory_item(self._ops.update(who.caller, memory_id, request))
+        resp.media = self._ops.item(who.caller, self._ops.update(who.caller, memory_id, request))
 
-    @operation("Delete one memory", auth="platform", tags=TAGS, response=m.PlatformMessage, errors=(403, 404))
-    def on_delete(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
+    @operation(
+        "Delete one memory (``delete_linked``: and the older ones it superseded, transitively)",
+        auth="platform",
+        tags=TAGS,
+        query=m.DeleteOneQuery,
+        response=m.PlatformMessage,
+        errors=(403, 404),
+    )
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, memory_id: str, query: m.DeleteOneQuery) -> None:
         who = access(req, self._tenancy, write=True)
-        self._ops.delete(who.caller, memory_id)
+        self._ops.delete(who.caller, memory_id, delete_linked=query.delete_linked)
         resp.media = {"message": "Memory deleted successfully!"}
 
 

@@ -67,6 +67,13 @@ class SearchV3(PlatformBody):
     show_expired: bool = False
     explain: bool = False
     enable_graph: bool | None = None
+    reference_date: str | int | float | None = Field(
+        default=None, description="Anchors relative time in the query (\"last week\"): a date or Unix seconds"
+    )
+    latest_only: bool = Field(default=False, description="Leave out memories a newer one superseded")
+    as_of: str | int | float | None = Field(
+        default=None, description="Answer as of this date-time: memories observed by then, versions current then"
+    )
 
 
 class ListV3(PlatformBody):
@@ -76,6 +83,10 @@ class ListV3(PlatformBody):
     categories: list[str] | None = None
     show_expired: bool = False
     fields: list[str] | None = None
+    latest_only: bool = Field(default=False, description="Leave out memories a newer one superseded")
+    as_of: str | int | float | None = Field(
+        default=None, description="Answer as of this date-time: memories observed by then, versions current then"
+    )
 
 
 class Paging(BaseModel):
@@ -100,6 +111,14 @@ class DeleteQuery(BaseModel):
     run_id: str | None = None
     app_id: str | None = None
     delete_linked: bool = False
+
+
+class DeleteOneQuery(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    delete_linked: bool = Field(
+        default=False, description="Also delete the older memories this one superseded, transitively"
+    )
 
 
 class BatchItem(BaseModel):
@@ -304,6 +323,10 @@ class MemoryItemV1(BaseModel):
     agent_id: str | None = None
     run_id: str | None = None
     app_id: str | None = None
+    #: On get and list (never on search results): the memory's place among its fact's versions.
+    linked_memory_ids: list[str] | None = Field(default=None, description="Older memories this one superseded")
+    superseded_by: str | None = Field(default=None, description="The memory that superseded this one")
+    superseded_at: str | None = Field(default=None, description="When it was superseded")
 
 
 class SearchHitV3(MemoryItemV1):
@@ -332,11 +355,13 @@ class HistoryEntryV1(BaseModel):
     event: str
     old_memory: str | None
     new_memory: str | None
-    input: str | None = Field(description="Always null: the input of an add is not kept")
+    input: str | None = Field(description="ADD: the message the memory was extracted from (else null)")
     metadata: dict[str, Any] | None
     actor: str | None
     created_at: str | None
     updated_at: str | None
+    linked_memory_ids: list[str] = Field(default_factory=list, description="ADD: the memories this add superseded")
+    superseded_by: str | None = Field(default=None, description="SUPERSEDED: the memory that replaced this one")
 
 
 class EntityV1(BaseModel):

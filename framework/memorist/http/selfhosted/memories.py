@@ -16,7 +16,6 @@ from ...operations import (
     SearchInput,
     UpdateInput,
     history_entry,
-    memory_item,
     search_result,
 )
 from ...settings import LimitsSettings
@@ -94,10 +93,13 @@ class Memories:
             page=query.page,
             page_size=query.page_size,
             show_expired=query.show_expired,
+            latest_only=query.latest_only,
+            as_of=query.as_of,
         )
-        page = self._ops.list_memories(caller(req), request)
+        who = caller(req)
+        page = self._ops.list_memories(who, request)
         resp.media = {
-            "results": [memory_item(r) for r in page.records],
+            "results": self._ops.items(who, page.records),
             "count": page.total,
             "page": query.page,
             "page_size": query.page_size,
@@ -123,7 +125,8 @@ class OneMemory:
 
     @operation("Get one memory", auth="user", tags=TAGS, response=m.MemoryItem, errors=(401, 404))
     def on_get(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
-        resp.media = memory_item(self._ops.get(caller(req), memory_id))
+        who = caller(req)
+        resp.media = self._ops.item(who, self._ops.get(who, memory_id))
 
     @operation(
         "Update a memory's text, metadata or expiration",
@@ -142,11 +145,19 @@ class OneMemory:
             expiration_date=body.expiration_date if "expiration_date" in fields else UNSET,
             given=frozenset(fields & {"metadata", "expiration_date", "timestamp"}),
         )
-        resp.media = memory_item(self._ops.update(caller(req), memory_id, request))
+        who = caller(req)
+        resp.media = self._ops.item(who, self._ops.update(who, memory_id, request))
 
-    @operation("Delete one memory", auth="user", tags=TAGS, response=m.Message, errors=(401, 404))
-    def on_delete(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
-        self._ops.delete(caller(req), memory_id)
+    @operation(
+        "Delete one memory (``delete_linked``: and the older ones it superseded, transitively)",
+        auth="user",
+        tags=TAGS,
+        query=m.DeleteOneQuery,
+        response=m.Message,
+        errors=(400, 401, 404, 422),
+    )
+    def on_delete(self, req: falcon.Request, resp: falcon.Response, memory_id: str, query: m.DeleteOneQuery) -> None:
+        self._ops.delete(caller(req), memory_id, delete_linked=query.delete_linked)
         resp.media = {"message": "memory deleted"}
 
 
@@ -188,6 +199,9 @@ class Search:
             rerank=body.rerank,
             explain=body.explain,
             show_expired=body.show_expired,
+            latest_only=body.latest_only,
+            as_of=body.as_of,
+            reference_date=body.reference_date,
         )
         resp.media = {"results": [search_result(h) for h in self._ops.search(caller(req), request)]}
 

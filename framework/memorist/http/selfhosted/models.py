@@ -86,6 +86,10 @@ class ListQuery(BaseModel):
     page: int = Field(default=1, ge=1, le=1_000_000)
     page_size: int = Field(default=100, ge=1, le=1000)
     show_expired: bool = False
+    latest_only: bool = Field(default=False, description="Leave out memories a newer one superseded")
+    as_of: str | int | float | None = Field(
+        default=None, description="Answer as of this date-time: memories observed by then, versions current then"
+    )
     text: str | None = Field(
         default=None,
         min_length=1,
@@ -112,6 +116,14 @@ class DeleteAllQuery(BaseModel):
     app_id: str | None = Identifier
 
 
+class DeleteOneQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    delete_linked: bool = Field(
+        default=False, description="Also delete the older memories this one superseded, transitively"
+    )
+
+
 class MemoryItem(BaseModel):
     id: str
     memory: str
@@ -126,6 +138,10 @@ class MemoryItem(BaseModel):
     agent_id: str | None
     run_id: str | None
     app_id: str | None
+    #: On get and list (never on search results): the memory's place among its fact's versions.
+    linked_memory_ids: list[str] | None = Field(default=None, description="Older memories this one superseded")
+    superseded_by: str | None = Field(default=None, description="The memory that superseded this one")
+    superseded_at: str | None = Field(default=None, description="When it was superseded")
 
 
 class MemoryPage(BaseModel):
@@ -162,6 +178,13 @@ class SearchBody(BaseModel):
     explain: bool = False
     show_expired: bool = False
     enable_graph: bool | None = None
+    reference_date: str | int | float | None = Field(
+        default=None, description="Anchors relative time in the query (\"last week\"): a date or Unix seconds"
+    )
+    latest_only: bool = Field(default=False, description="Leave out memories a newer one superseded")
+    as_of: str | int | float | None = Field(
+        default=None, description="Answer as of this date-time: memories observed by then, versions current then"
+    )
 
 
 class SearchResult(MemoryItem):
@@ -184,6 +207,9 @@ class HistoryEntry(BaseModel):
     actor: str | None
     role: str | None
     created_at: str
+    input: str | None = Field(default=None, description="ADD: the message the memory was extracted from")
+    linked_memory_ids: list[str] = Field(default_factory=list, description="ADD: the memories this add superseded")
+    superseded_by: str | None = Field(default=None, description="SUPERSEDED: the memory that replaced this one")
 
 
 class Message(BaseModel):

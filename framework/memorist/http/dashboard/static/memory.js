@@ -1,4 +1,5 @@
-// One memory: its text and fields, its history (ADD/UPDATE/DELETE timeline), edit and delete.
+// One memory: its text and fields (what replaced it, what it replaces), its history
+// (ADD/UPDATE/SUPERSEDED/DELETE timeline), edit and delete.
 import { del, get, put } from "./api.js";
 import { SCOPE_FIELD } from "./memories.js";
 import { announce, busy, confirmDialog, errorBox, field, h, screen, when } from "./ui.js";
@@ -17,7 +18,8 @@ function timeline(rows) {
         h("time", { datetime: r.created_at }, when(r.created_at)),
         r.actor ? h("span", { class: "muted" }, ` by ${r.actor}`) : null,
         r.old_memory && r.event !== "ADD" ? h("p", { class: "old" }, h("span", { class: "sr" }, "Before: "), r.old_memory) : null,
-        r.new_memory ? h("p", { class: "new" }, h("span", { class: "sr" }, "After: "), r.new_memory) : null,
+        r.new_memory && r.event !== "SUPERSEDED" ? h("p", { class: "new" }, h("span", { class: "sr" }, "After: "), r.new_memory) : null,
+        r.superseded_by ? h("p", { class: "new" }, "Replaced by ", h("a", { href: `#/memory/${encodeURIComponent(r.superseded_by)}` }, r.superseded_by)) : null,
       ),
     ),
   );
@@ -93,6 +95,14 @@ export async function memoryScreen(id) {
     ["Expires", item.expiration_date ? when(item.expiration_date) : "never"],
     ["Attributed to", item.attributed_to || "—"],
   ];
+  // Facts over time: the newer memory that replaced this one, the older ones it replaces.
+  const link = (other) => h("a", { href: `#/memory/${encodeURIComponent(other)}` }, other);
+  if (item.superseded_by) {
+    facts.push(["Replaced by", h("span", {}, link(item.superseded_by), item.superseded_at ? ` on ${when(item.superseded_at)}` : "")]);
+  }
+  if ((item.linked_memory_ids || []).length) {
+    facts.push(["Replaces", h("span", {}, item.linked_memory_ids.flatMap((other, i) => (i ? [", ", link(other)] : [link(other)])))]);
+  }
   screen(
     "Memory",
     h("p", { class: "lead" }, item.memory),

@@ -1,0 +1,114 @@
+"""Changed facts over separate adds: does ``latest_only`` return exactly what is current?
+
+    python benchmarks/changes.py [--set tune|holdout|all] [--config FILE] [--verbose]
+
+Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
+Python API, one add per statement a day apart, each sequence in its own user's memory
+(the embedded default unless ``--config``: heuristic extractor, all-MiniLM-L6-v2,
+LanceDB, SQLite, in a temporary directory). Prints, per set:
+
+- ``current exact``: among sequences where a fact changes, the share where a
+  ``latest_only`` list holds exactly the memories of the still-current statements;
+- ``additive superseded``: among the facts of sequences where nothing changes
+  ("I have a dog." / "I also have a cat."), the share ``latest_only`` wrongly hides;
+
+then the failures with ``--verbose``. ``tune.yaml`` is the development set;
+``holdout.yaml`` was written with it, before the rule was tuned, and read once at the
+end (76%); ``holdout2.yaml`` was written after that and before the rule changed
+again, and is read only to check those changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(__file__).with_name("changes")
+
+from memorist.api import Memory  # noqa: E402
+from memorist.settings import load_settings  # noqa: E402
+
+START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+
+
+def replay(memory: Memory, user: str, adds: list[str]) -> tuple[dict[str, int], list[str]]:
+    """Each statement added alone; ``{memory id: index of its add}`` and the stored texts."""
+    origin: dict[str, int] = {}
+    for index, text in enumerate(adds):
+        when = (START + timedelta(days=index)).isoformat()
+        for record in memory.add(text, user_id=user, timestamp=when):
+            origin[record.id] = index
+    return origin, [r.text for r in memory.list(user_id=user, page_size=100).records]
+
+
+def measure(memory: Memory, name: str, sequences: list[dict[str, Any]], verbose: bool) -> dict[str, float]:
+    changed = exact = additive_facts = hidden = 0
+    failures: list[str] = []
+    for n, sequence in enumerate(sequences):
+        user = f"{name}-{n}"
+        origin, stored = replay(memory, user, sequence["adds"])
+        latest = memory.list(user_id=user, latest_only=True, page_size=100).records
+        shown = {origin[r.id] for r in latest if r.id in origin}
+        want = set(sequence["current"])
+        if sequence["kind"] == "additive":
+            additive_facts += len(sequence["adds"])
+            missing = set(range(len(sequence["adds"]))) - shown
+            hidden += len(missing)
+            ok = not missing
+        else:
+            changed += 1
+            ok = shown == want and len(latest) == len([i for i in origin.values() if i in want])
+            exact += ok
+        if not ok:
+            failures.append(
+                f"  [{sequence['kind']}] want {sorted(want)}, got {sorted(shown)}\n"
+                + "".join(f"      {i}: {t}\n" for i, t in enumerate(sequence["adds"]))
+                + "      stored: "
+                + " | ".join(stored)
+            )
+    result = {
+        "sequences": len(sequences),
+        "changed": changed,
+        "current_exact": exact / changed if changed else 1.0,
+        "additive_facts": additive_facts,
+        "additive_superseded": hidden / additive_facts if additive_facts else 0.0,
+    }
+    print(
+        f"{name}: {len(sequences)} sequences; current exact {exact}/{changed} = {result['current_exact']:.1%}; "
+        f"additive superseded {hidden}/{additive_facts} = {result['additive_superseded']:.1%}"
+    )
+    if verbose and failures:
+        print("\n".join(failures))
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", choices=("tune", "holdout", "holdout2", "all"), default="tune")
+    parser.add_argument("--config", type=Path, default=None)
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args()
+    names = ("tune", "holdout", "holdout2") if args.set == "all" else (args.set,)
+    with tempfile.TemporaryDirectory() as data_dir:
+        settings = load_settings(args.config, {"data_dir": data_dir, "request_log": {"enabled": False}})
+        memory = Memory.from_settings(settings)
+        try:
+            for name in names:
+                sequences = yaml.safe_load((DATA / f"{name}.yaml").read_text(encoding="utf-8"))
+                measure(memory, name, sequences, args.verbose)
+        finally:
+            memory.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
