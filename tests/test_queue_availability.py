@@ -168,14 +168,20 @@ def test_new_projects_do_not_multiply_an_organizations_queue_budget(tmp_path: Pa
     """
     dep = next(deploy(tmp_path, queue={"workers": 0, "max_pending": 4, "max_pending_per_org": 2}))
     assert [dep.add("web", f"fact number {i}").status_code for i in range(2)] == [200, 200]
-    made = dep.client.simulate_post("/api/v1/orgs/organizations/acme/projects/", headers=dep.keys["web"], json={"name": "Spare"})
+    made = dep.client.simulate_post(
+        "/api/v1/orgs/organizations/acme/projects/", headers=dep.keys["web"], json={"name": "Spare"}
+    )
     assert made.status_code == 201, made.text
     spare = made.json["project_id"]
     for i in range(2):
         refused = dep.client.simulate_post(
             "/v3/memories/add/",
             headers=dep.keys["web"],
-            json={"messages": [{"role": "user", "content": f"spare fact {i}"}], "user_id": "alice", "project_id": spare},
+            json={
+                "messages": [{"role": "user", "content": f"spare fact {i}"}],
+                "user_id": "alice",
+                "project_id": spare,
+            },
         )
         assert refused.status_code == 429, refused.text  # the organization's budget, not a fresh one
         assert "organization" in refused.json["detail"] and refused.headers.get("Retry-After")
