@@ -1,6 +1,7 @@
 """Retrieval benchmark on LoCoMo conversations: evidence recall@k, ingest speed, search latency.
 
-    python benchmarks/locomo.py [--data DIR] [--config FILE] [--k 1,5,10,20,50] [--json OUT]
+    python benchmarks/locomo.py [--data DIR] [--config FILE] [--k 1,5,10,20,50] [--split tune|validate|all]
+                                [--data-dir DIR --reuse] [--json OUT]
 
 Every dialogue turn is one add through the Python API (``user_id`` = the
 conversation file's name, ``metadata={"dia_id": ...}``, ``timestamp`` = its
@@ -10,6 +11,13 @@ Then, for every question of categories 1-4, a search with
 whose ``dia_id`` appears among the top-k memories, averaged over questions.
 Searches use ``threshold=0.0`` so that recall measures ranking, not cut-off.
 The data is read in place (CC BY-NC 4.0) and never copied into the repository.
+
+Tune and validate: retrieval is tuned on :data:`TUNE` (three of the five dev
+conversations) and a change is kept only if :data:`VALIDATE` (the other two) gains
+too. ``--split all`` (the default) runs all five and prints each half beside the
+total; recall by category names LoCoMo's categories (1 multi-hop, 2 temporal,
+3 open-domain, 4 single-hop). ``--data-dir DIR --reuse`` keeps the ingested
+conversations between runs, for experiments that change only the search.
 """
 
 from __future__ import annotations
@@ -34,6 +42,15 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "locomo"
 _SESSION = re.compile(r"^session_(\d+)$")
+#: The conversations retrieval is tuned on, and the ones it is checked on (fixed, by name).
+TUNE = ("conv-26", "conv-30", "conv-41")
+VALIDATE = ("conv-42", "conv-43")
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+
+def split_of(user: str) -> str:
+    """``tune`` or ``validate`` for the dev conversations; any other file counts as ``validate``."""
+    return "tune" if user in TUNE else "validate"
 
 
 def turns_of(conversation: dict[str, Any]) -> list[tuple[dict[str, Any], str]]:
@@ -73,6 +90,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, help="Memorist data directory (default: a fresh temporary one)")
     parser.add_argument("--limit", type=int, help="only the first N conversation files (quick runs)")
     parser.add_argument(
+        "--split",
+        choices=("tune", "validate", "all"),
+        default="all",
+        help=f"tune: {', '.join(TUNE)}; validate: the others; all: both, each reported apart",
+    )
+    parser.add_argument(
         "--reuse",
         action="store_true",
         help="with --data-dir: skip ingesting conversations already stored there (ranking experiments)",
@@ -83,7 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     from memorist.settings import load_settings
 
     ks = sorted({int(k) for k in args.k.split(",")})
-    files = sorted(args.data.glob("*.json"))[: args.limit]
+    files = sorted(args.data.glob("*.json"))
+    if args.split != "all":
+        files = [f for f in files if split_of(f.stem) == args.split]
+    files = files[: args.limit]
     if not files:
         print(f"no LoCoMo files in {args.data}", file=sys.stderr)
         return 2
@@ -113,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     max_k = max(ks)
     recall: dict[int, list[float]] = defaultdict(list)
     by_category: dict[tuple[int, int], list[float]] = defaultdict(list)
+    by_split: dict[tuple[str, int], list[float]] = defaultdict(list)
+    by_split_category: dict[tuple[str, int, int], list[float]] = defaultdict(list)
     latencies: list[float] = []
     for user, qa in questions:
         wanted = evidence_ids(qa.get("evidence", []))
@@ -126,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
             found = len(wanted & set(ranked[:k])) / len(wanted)
             recall[k].append(found)
             by_category[(k, qa["category"])].append(found)
+            by_split[(split_of(user), k)].append(found)
+            by_split_category[(split_of(user), k, qa["category"])].append(found)
 
     stored = memory.components.vector_store.count(None)
     figures: dict[str, Any] = {
@@ -143,11 +173,30 @@ def main(argv: list[str] | None = None) -> int:
             }
             for k in ks
         },
+        "splits": {
+            half: {
+                "recall": {f"@{k}": round(statistics.mean(by_split[(half, k)]), 4) for k in ks},
+                "recall_by_category": {
+                    f"@{k}": {
+                        CATEGORIES[c]: round(statistics.mean(v), 4)
+                        for c in (1, 2, 3, 4)
+                        if (v := by_split_category[(half, k, c)])
+                    }
+                    for k in ks
+                },
+            }
+            for half in ("tune", "validate")
+            if by_split[(half, ks[0])]
+        },
         "components": memory.components.describe(),
     }
     for k in ks:
         per_cat = " ".join(f"cat{c}={v}" for c, v in figures["recall_by_category"][f"@{k}"].items())
         print(f"recall@{k} = {figures['recall'][f'@{k}']:.3f}  ({per_cat})")
+    for half, part in figures["splits"].items():
+        for k in ks:
+            per_cat = " ".join(f"{c}={v}" for c, v in part["recall_by_category"][f"@{k}"].items())
+            print(f"  {half:8s} recall@{k} = {part['recall'][f'@{k}']:.3f}  ({per_cat})")
     print(f"ingest: {figures['ingest_turns_per_s']} turns/s ({turns_total} turns, {stored} memories stored)")
     p50, p95 = figures["search_p50_ms"], figures["search_p95_ms"]
     print(f"search latency: p50 {p50} ms, p95 {p95} ms ({len(latencies)} queries)")

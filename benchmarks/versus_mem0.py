@@ -1,6 +1,7 @@
-"""Memorist and mem0 OSS side by side, one process run, the LoCoMo protocol of ``benchmarks/locomo.py``.
+"""Memorist and mem0 OSS side by side on the LoCoMo protocol of ``benchmarks/locomo.py``.
 
     python benchmarks/versus_mem0.py [--data DIR] [--split dev|all] [--limit N] [--questions N]
+                                     [--mode alone|together] [--only mem0|memorist]
                                      [--order alternate|mem0-first|memorist-first] [--http-queries N] [--json OUT]
 
 Both systems get the same conversations and the same calls: every dialogue
@@ -18,19 +19,33 @@ top k, averaged over questions.
   extractor, the same MiniLM on ONNX Runtime, LanceDB + SQLite) in a fresh data dir,
   or ``--memorist-config FILE`` (e.g. ``configs/fast.yaml``, the int8 embedding).
 
-Ingest goes conversation by conversation, and by default the system that goes
-first alternates (mem0 first on the 1st, 3rd, ... conversation). Then the
-searches are interleaved question by question (who goes first alternates too),
-so both see the same machine at the same moment. Each system gets one untimed
-warm-up add and search first (a user no question asks about). Every outbound
-connection other than loopback is refused and recorded for the whole run; a
-run in which anything tried, or mem0's LLM was called, exits 1.
+Two modes. ``--mode alone`` is the speed reference: each system alone on the
+machine, as shipped, in four fresh processes one after the other (Memorist, mem0,
+mem0, Memorist), each ingesting and searching the same conversations in its own
+data directory (``--only``), mem0's torch with its default threads; a system's
+figures are the best of its two runs (highest ingest rate, lowest p50 and lowest
+p95, each taken apart); recall is deterministic and the same in both. One system
+at a time, so neither starves the other; the host's load still moves the figures,
+so the load average before and after each run is printed beside it.
+
+``--mode together`` (the default) runs both in one process: ingest conversation by
+conversation, the system that goes first alternating (mem0 first on the 1st,
+3rd, ... conversation), then the searches interleaved question by question (who
+goes first alternates too), so both see the same machine at the same moment. It
+is no speed reference: mem0's torch spins one OpenMP thread per core while it
+waits, so beside Memorist at its default threads each starves the other, and
+capping mem0 (``--mem0-torch-threads 1``) while Memorist's ONNX Runtime uses both
+cores flatters Memorist.
+
+Each system gets one untimed warm-up add and search first (a user no question
+asks about). Every outbound connection other than loopback is refused and
+recorded; a run in which anything tried, or mem0's LLM was called, exits 1.
 
 The **dev split** is the five LoCoMo conversations the repository tunes and
 reports on (:data:`DEV_SPLIT`, the files in ``../shared/data/locomo``: 2,760
 turns, 760 questions of categories 1-4); ``--split all`` takes every ``*.json``
-in ``--data`` (e.g. the full ten-conversation release). After the interleaved
-phase, ``--http-queries`` searches of Memorist go over HTTP to a one-worker
+in ``--data`` (e.g. the full ten-conversation release). After the searches,
+``--http-queries`` searches of Memorist go over HTTP to a one-worker
 ``memorist serve`` on the same data (labelled as such; 0 skips it).
 """
 
@@ -107,6 +122,20 @@ def ratios(mem0: dict[str, Any], memorist: dict[str, Any]) -> dict[str, float | 
 
 
 def table(figures: dict[str, Any]) -> str:
+    """The comparison as a Markdown table; a run of one system (``--only``) is one row."""
+    if "ratios" not in figures:
+        name = next(n for n in SYSTEMS if n in figures)
+        f = figures[name]
+        recall = " | ".join(f"{f['recall'][f'@{k}']:.3f}" for k in KS)
+        ingest = f"{f['ingest_turns_per_s']} turns/s"
+        return (
+            "| | ingest | search p50 | search p95 | recall@10 | recall@50 |\n|---|---|---|---|---|---|\n"
+            f"| {name} alone | {ingest} | {f['search_p50_ms']} ms | {f['search_p95_ms']} ms | {recall} |"
+        )
+    return _pair_table(figures)
+
+
+def _pair_table(figures: dict[str, Any]) -> str:
     def row(name: str, f: dict[str, Any]) -> str:
         ingest = f"{f['ingest_turns_per_s']} turns/s" if f.get("ingest_turns_per_s") else "-"
         recall = " | ".join(f"{f['recall'][f'@{k}']:.3f}" for k in KS)
@@ -117,7 +146,7 @@ def table(figures: dict[str, Any]) -> str:
         "| | ingest | search p50 | search p95 | recall@10 | recall@50 |",
         "|---|---|---|---|---|---|",
         row(f"mem0 OSS {figures['mem0']['version']} (infer=False, local Qdrant)", figures["mem0"]),
-        row(f"Memorist, {figures['memorist']['config']} config (in-process)", figures["memorist"]),
+        row(f"Memorist, {figures['memorist']['config']} config (in process)", figures["memorist"]),
         f"| Memorist ÷ mem0 (speed-up ×; recall ratio) | {r['ingest']}× | {r['search_p50']}× | {r['search_p95']}× "
         f"| {r['recall@10']} | {r['recall@50']} |",
     ]
@@ -126,12 +155,98 @@ def table(figures: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def best_of(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One system's figures from its runs: the highest ingest rate, the lowest p50 and p95, each taken apart."""
+    best = dict(runs[0])
+    best["ingest_turns_per_s"] = max(r["ingest_turns_per_s"] for r in runs)
+    best["search_p50_ms"] = min(r["search_p50_ms"] for r in runs)
+    best["search_p95_ms"] = min(r["search_p95_ms"] for r in runs)
+    best["runs"] = [
+        {key: r[key] for key in ("ingest_turns_per_s", "search_p50_ms", "search_p95_ms", "load_average")} for r in runs
+    ]
+    return best
+
+
+def alone(args: argparse.Namespace, argv: list[str]) -> int:
+    """``--mode alone``: each system in its own process, Memorist, mem0, mem0, Memorist; best of two each."""
+    import subprocess
+
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="memorist-versus-alone-"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    passed = [a for a in argv if a != "--mode" and a not in ("alone", "together")]
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in SYSTEMS}
+    for i, name in enumerate(("memorist", "mem0", "mem0", "memorist")):
+        out = workdir / f"run-{i + 1}-{name}.json"
+        command = [sys.executable, __file__, *_without(passed, ("--json", "--workdir"))]
+        command += [
+            "--mode",
+            "together",
+            "--only",
+            name,
+            "--workdir",
+            str(workdir / f"run-{i + 1}"),
+            "--json",
+            str(out),
+        ]
+        if name == "mem0":
+            command += ["--http-queries", "0"]
+        done = subprocess.run(command, check=False)
+        if done.returncode:
+            return done.returncode
+        figures = json.loads(out.read_text())
+        run = {**figures[name], "load_average": figures["load_average"]}
+        runs[name].append(run)
+        print(
+            f"run {i + 1} {name} alone: {run['ingest_turns_per_s']} turns/s, search p50 {run['search_p50_ms']} ms, "
+            f"p95 {run['search_p95_ms']} ms (load average {figures['load_average']['before'][0]:.1f} -> "
+            f"{figures['load_average']['after'][0]:.1f})",
+            flush=True,
+        )
+    combined: dict[str, Any] = {
+        "mode": "alone",
+        "order": ["memorist", "mem0", "mem0", "memorist"],
+        "mem0": best_of(runs["mem0"]),
+        "memorist": best_of(runs["memorist"]),
+    }
+    if http := runs["memorist"][-1].get("http"):
+        combined["memorist_http"] = http
+    combined["ratios"] = ratios(combined["mem0"], combined["memorist"])
+    print(table(combined))
+    if args.json:
+        args.json.write_text(json.dumps(combined, indent=2, default=str) + "\n")
+    return 0
+
+
+def _without(argv: list[str], options: tuple[str, ...]) -> list[str]:
+    """``argv`` less ``options`` and each one's value."""
+    out: list[str] = []
+    skip = False
+    for item in argv:
+        if skip:
+            skip = False
+            continue
+        if item in options:
+            skip = True
+            continue
+        if any(item.startswith(f"{o}=") for o in options):
+            continue
+        out.append(item)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="directory of LoCoMo JSON files")
     parser.add_argument("--split", choices=("dev", "all"), default="dev", help="dev: DEV_SPLIT; all: every file")
     parser.add_argument("--limit", type=int, help="only the first N conversations of the split")
     parser.add_argument("--questions", type=int, help="at most N questions (round-robin over conversations)")
+    parser.add_argument(
+        "--mode",
+        choices=("together", "alone"),
+        default="together",
+        help="alone: each system in its own process, as shipped, best of two (the speed reference)",
+    )
+    parser.add_argument("--only", choices=SYSTEMS, help="run one system (what --mode alone runs in each process)")
     parser.add_argument("--order", choices=("alternate", "mem0-first", "memorist-first"), default="alternate")
     parser.add_argument("--http-queries", type=int, default=100, help="Memorist searches over HTTP (0 skips)")
     parser.add_argument(
@@ -149,12 +264,18 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--workdir", type=Path, help="where both systems store (default: a fresh temporary dir)")
     parser.add_argument("--json", type=Path, help="write the figures to this file")
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
+    if args.mode == "alone":
+        if args.only or args.mem0_torch_threads:
+            parser.error("--mode alone runs both systems as shipped: no --only, no --mem0-torch-threads")
+        return alone(args, argv)
 
     files = select_files(args.data, args.split, args.limit)
     if not files:
         print(f"no LoCoMo files of split {args.split!r} in {args.data}", file=sys.stderr)
         return 2
+    systems = (args.only,) if args.only else SYSTEMS
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="memorist-versus-"))
     workdir.mkdir(parents=True, exist_ok=True)
     conversations = [(f.stem, json.loads(f.read_text())) for f in files]
@@ -170,51 +291,52 @@ def main(argv: list[str] | None = None) -> int:
     load_before = os.getloadavg()
 
     with guarded(forbidden_ports={LLM_PORT}) as guard:
-        began = time.perf_counter()
-        mem0 = Mem0Side(workdir, args.mem0_torch_threads)
-        init = {"mem0": time.perf_counter() - began}
-        from memorist import Engine
-        from memorist.settings import load_settings
-
-        began = time.perf_counter()
-        where = {"data_dir": str(workdir / "memorist")}
-        memorist = Engine.from_config(load_settings(args.memorist_config, where) if args.memorist_config else where)
-        init["memorist"] = time.perf_counter() - began
-
-        def memorist_add(text: str, speaker: str, user: str, dia_id: str, when: str) -> None:
-            stamp = date_parser.parse(when, fuzzy=True) if when else None
-            memorist.add(
-                [{"role": "user", "content": text, "name": speaker}],
-                user_id=user,
-                metadata={"dia_id": dia_id},
-                timestamp=stamp,
-            )
-
-        def memorist_search(query: str, user: str) -> list[str | None]:
-            hits = memorist.search(query, filters={"user_id": user}, top_k=TOP_K, threshold=0.0)
-            return [h.record.metadata.get("dia_id") for h in hits]
-
-        adders: dict[str, Callable[[str, str, str, str, str], None]] = {
-            "mem0": lambda text, speaker, user, dia, _when: mem0.add(
+        init: dict[str, float] = {}
+        adders: dict[str, Callable[[str, str, str, str, str], None]] = {}
+        searchers: dict[str, Callable[[str, str], list[str | None]]] = {}
+        if "mem0" in systems:
+            began = time.perf_counter()
+            mem0 = Mem0Side(workdir, args.mem0_torch_threads)
+            init["mem0"] = time.perf_counter() - began
+            adders["mem0"] = lambda text, speaker, user, dia, _when: mem0.add(
                 f"{speaker}: {text}" if args.mem0_speaker_prefix else text, speaker, user, dia
-            ),
-            "memorist": memorist_add,
-        }
-        searchers: dict[str, Callable[[str, str], list[str | None]]] = {
-            "mem0": lambda query, user: mem0.search(query, user, TOP_K, 0.0),
-            "memorist": memorist_search,
-        }
-        for name in SYSTEMS:  # untimed warm-up: first-call costs (lazy loads, graph export) are not ingest
+            )
+            searchers["mem0"] = lambda query, user: mem0.search(query, user, TOP_K, 0.0)
+        if "memorist" in systems:
+            from memorist import Engine
+            from memorist.settings import load_settings
+
+            began = time.perf_counter()
+            where = {"data_dir": str(workdir / "memorist")}
+            memorist = Engine.from_config(load_settings(args.memorist_config, where) if args.memorist_config else where)
+            init["memorist"] = time.perf_counter() - began
+
+            def memorist_add(text: str, speaker: str, user: str, dia_id: str, when: str) -> None:
+                stamp = date_parser.parse(when, fuzzy=True) if when else None
+                memorist.add(
+                    [{"role": "user", "content": text, "name": speaker}],
+                    user_id=user,
+                    metadata={"dia_id": dia_id},
+                    timestamp=stamp,
+                )
+
+            def memorist_search(query: str, user: str) -> list[str | None]:
+                hits = memorist.search(query, filters={"user_id": user}, top_k=TOP_K, threshold=0.0)
+                return [h.record.metadata.get("dia_id") for h in hits]
+
+            adders["memorist"] = memorist_add
+            searchers["memorist"] = memorist_search
+        for name in systems:  # untimed warm-up: first-call costs (lazy loads, graph export) are not ingest
             adders[name]("I adopted a cat named Pixel last spring.", "Warm", "versus-warmup", "W:1", "")
             searchers[name]("warm-up query", "versus-warmup")
 
-        seconds = dict.fromkeys(SYSTEMS, 0.0)
+        seconds = dict.fromkeys(systems, 0.0)
         turns = 0
         for index, (user, conversation) in enumerate(conversations):
             order = (
-                list(SYSTEMS)
+                list(systems)
                 if args.order == "mem0-first" or (args.order == "alternate" and index % 2 == 0)
-                else list(reversed(SYSTEMS))
+                else list(reversed(systems))
             )
             items = [(turn_text(t), t["speaker"], t["dia_id"], when) for t, when in turns_of(conversation)]
             for name in order:
@@ -223,16 +345,13 @@ def main(argv: list[str] | None = None) -> int:
                     adders[name](text, speaker, user, dia, when)
                 seconds[name] += time.perf_counter() - began
             turns += len(items)
-            print(
-                f"ingested {user}: {len(items)} turns "
-                f"(so far mem0 {seconds['mem0']:.1f} s, memorist {seconds['memorist']:.1f} s)",
-                flush=True,
-            )
+            so_far = ", ".join(f"{name} {seconds[name]:.1f} s" for name in systems)
+            print(f"ingested {user}: {len(items)} turns (so far {so_far})", flush=True)
 
-        latencies: dict[str, list[float]] = {name: [] for name in SYSTEMS}
-        recalls: dict[str, dict[int, list[float]]] = {name: {k: [] for k in KS} for name in SYSTEMS}
+        latencies: dict[str, list[float]] = {name: [] for name in systems}
+        recalls: dict[str, dict[int, list[float]]] = {name: {k: [] for k in KS} for name in systems}
         for i, (user, query, wanted) in enumerate(questions):
-            for name in SYSTEMS if i % 2 == 0 else tuple(reversed(SYSTEMS)):
+            for name in systems if i % 2 == 0 else tuple(reversed(systems)):
                 began = time.perf_counter()
                 ranked = searchers[name](query, user)
                 latencies[name].append((time.perf_counter() - began) * 1000)
@@ -247,42 +366,47 @@ def main(argv: list[str] | None = None) -> int:
             "top_k": TOP_K,
             "ingest_order": args.order,
             "mem0_speaker_prefix": args.mem0_speaker_prefix,
-            "mem0": {
+        }
+        if "mem0" in systems:
+            figures["mem0"] = {
                 **summary(latencies["mem0"], recalls["mem0"], turns, seconds["mem0"]),
                 "memories": mem0.count([user for user, _ in conversations]),
                 "init_seconds": round(init["mem0"], 2),
                 **mem0.describe(),
-            },
-            "memorist": {
+            }
+            mem0.close()
+        if "memorist" in systems:
+            figures["memorist"] = {
                 **summary(latencies["memorist"], recalls["memorist"], turns, seconds["memorist"]),
                 "memories": sum(memorist.list(user_id=user, page_size=1).total for user, _ in conversations),
                 "init_seconds": round(init["memorist"], 2),
                 "version": importlib.metadata.version("memorist"),
                 "config": args.memorist_config.stem if args.memorist_config else "default",
                 "components": memorist.components.describe(),
-            },
-        }
-        figures["ratios"] = ratios(figures["mem0"], figures["memorist"])
-        mem0.close()
-        memorist.close()
-        if args.http_queries:
+            }
+            memorist.close()
+        if len(systems) == 2:
+            figures["ratios"] = ratios(figures["mem0"], figures["memorist"])
+        if args.http_queries and "memorist" in systems:
             from scenarios.versus.http import measure_http
 
             figures["memorist_http"] = measure_http(
                 workdir / "memorist", questions, TOP_K, args.http_queries, config=args.memorist_config
             )
+            figures["memorist"]["http"] = figures["memorist_http"]
         figures["network"] = {"refused": guard.refused, "loopback_connections": guard.loopback}
     figures["load_average"] = {"before": load_before, "after": os.getloadavg()}
 
     print(table(figures))
+    llm_calls = figures.get("mem0", {}).get("llm_calls", 0)
     print(
         f"{turns} turns, {len(questions)} questions, ingest order {args.order}; "
         f"load average {load_before[0]:.1f} -> {figures['load_average']['after'][0]:.1f}; "
-        f"mem0 LLM calls {figures['mem0']['llm_calls']}, refused connections {len(guard.refused)}"
+        f"mem0 LLM calls {llm_calls}, refused connections {len(guard.refused)}"
     )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2, default=str) + "\n")
-    return 1 if guard.refused or figures["mem0"]["llm_calls"] else 0
+    return 1 if guard.refused or llm_calls else 0
 
 
 if __name__ == "__main__":

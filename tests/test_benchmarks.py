@@ -127,6 +127,99 @@ def test_versus_mem0_dev_split_is_the_five_conversations(tmp_path: Path) -> None
     assert [p.stem for p in select_files(tmp_path, "dev", 2)] == sorted(DEV_SPLIT)[:2]
 
 
+def test_versus_mem0_alone_runs_one_system_per_process_and_keeps_the_best_of_two(tmp_path: Path) -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        from versus_mem0 import _without, best_of
+    finally:
+        sys.path.remove(str(BENCH))
+    runs = [
+        {"ingest_turns_per_s": 60.0, "search_p50_ms": 9.0, "search_p95_ms": 30.0, "load_average": {}, "recall": {}},
+        {"ingest_turns_per_s": 70.0, "search_p50_ms": 11.0, "search_p95_ms": 20.0, "load_average": {}, "recall": {}},
+    ]
+    best = best_of(runs)  # each figure's best, taken apart: one slow moment does not sink a run
+    assert (best["ingest_turns_per_s"], best["search_p50_ms"], best["search_p95_ms"]) == (70.0, 9.0, 20.0)
+    assert len(best["runs"]) == 2
+    assert _without(["--data", "d", "--json", "x.json", "--workdir=w", "--limit", "1"], ("--json", "--workdir")) == [
+        "--data", "d", "--limit", "1",
+    ]  # fmt: skip
+    data = tmp_path / "locomo"
+    write_conversation(data)
+    out = tmp_path / "alone.json"
+    result = run(
+        "versus_mem0.py", "--data", str(data), "--split", "all", "--only", "memorist", "--questions", "3",
+        "--http-queries", "0", "--workdir", str(tmp_path / "work"), "--json", str(out),
+    )  # fmt: skip
+    figures = json.loads(out.read_text())
+    assert "mem0" not in figures and "ratios" not in figures  # mem0 was never loaded in this process
+    assert figures["memorist"]["ingest_turns_per_s"] > 0 and figures["questions"] == 3
+    assert "memorist alone" in result.stdout
+
+
+def test_locomo_reports_the_tune_and_validate_conversations_apart(tmp_path: Path) -> None:
+    data = tmp_path / "locomo"
+    write_conversation(data, "conv-26")  # a tuning conversation
+    write_conversation(data, "conv-42")  # a validation one
+    out = tmp_path / "locomo.json"
+    run("locomo.py", "--data", str(data), "--k", "1,10", "--data-dir", str(tmp_path / "d"), "--json", str(out))
+    figures = json.loads(out.read_text())
+    assert set(figures["splits"]) == {"tune", "validate"}
+    for half in figures["splits"].values():
+        assert fraction(half["recall"]["@10"]) and set(half["recall_by_category"]["@10"]) <= {
+            "multi-hop", "temporal", "open-domain", "single-hop",
+        }  # fmt: skip
+    only = tmp_path / "tune.json"
+    run("locomo.py", "--data", str(data), "--k", "10", "--split", "tune", "--data-dir", str(tmp_path / "d"),
+        "--reuse", "--json", str(only))  # fmt: skip
+    assert set(json.loads(only.read_text())["splits"]) == {"tune"}
+
+
+def test_implicit_cases_are_many_varied_and_split_by_id() -> None:
+    sys.path.insert(0, str(BENCH))
+    try:
+        from implicit import CASES, load
+    finally:
+        sys.path.remove(str(BENCH))
+    suite = load(CASES)
+    assert len(suite.cases) >= 150
+    domains = {c.domain for c in suite.cases}
+    assert {"diet", "health", "travel", "family", "work", "money", "schedule", "hobbies", "home"} <= domains
+    assert "accessibility" in domains and len(domains) >= 10
+    halves = {c.half for c in suite.cases}
+    assert halves == {"tune", "held-out"} and all((c.half == "tune") == (c.id % 2 == 1) for c in suite.cases)
+    assert sum(c.half == "tune" for c in suite.cases) == len(suite.cases) // 2
+    assert len({c.query for c in suite.cases}) == len(suite.cases)  # no turn asked twice
+
+
+def test_implicit_runs_every_surface_on_a_small_case_file(tmp_path: Path) -> None:
+    cases = tmp_path / "cases.yaml"
+    cases.write_text(
+        "user: sam\n"
+        'facts:\n  veg: "I\'m vegetarian."\n  fly: "I\'m terrified of flying."\n'
+        'distractors:\n  - "My coworker Dan plays the cello."\n'
+        "cases:\n"
+        '  - {id: 1, domain: diet, query: "Can you suggest a dinner recipe for tonight?", expects: [veg]}\n'
+        '  - {id: 2, domain: travel, query: "How should I get to Berlin next week?", expects: [fly]}\n'
+        'unrelated:\n  - "What is the capital of Australia?"\n'
+    )
+    out = tmp_path / "implicit.json"
+    result = run("implicit.py", "--cases", str(cases), "--workdir", str(tmp_path / "w"), "--json", str(out))
+    figures = json.loads(out.read_text())
+    assert set(figures["surfaces"]) == {"api", "selfhosted", "v3", "mem0"}
+    for name, surface in figures["surfaces"].items():
+        for half in ("tune", "held-out", "all"):
+            assert surface[half]["cases"] == (2 if half == "all" else 1)
+            assert all(fraction(surface[half][k]) for k in ("hit@3", ">=0.1", ">=0.5")), (name, surface)
+        assert fraction(surface["unrelated"]["best_below_0.2"])
+    # The three doors of one engine answer alike (the figures are deterministic).
+    assert (
+        figures["surfaces"]["api"]["all"]
+        == figures["surfaces"]["selfhosted"]["all"]
+        == figures["surfaces"]["v3"]["all"]
+    )
+    assert "2 cases in 2 domains" in result.stdout
+
+
 @pytest.mark.parametrize("adds", ["6"])
 def test_search_stages_on_a_fresh_locomo_store(tmp_path: Path, adds: str) -> None:
     data = tmp_path / "locomo"

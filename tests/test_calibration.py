@@ -43,7 +43,7 @@ def test_the_map_is_strictly_increasing_and_inverted_by_uncalibrate() -> None:
     assert calibrate(0.0) == 0.0 and calibrate(1.0) == 1.0 and calibrate(0.1) == pytest.approx(0.1)
     assert all(uncalibrate(calibrate(x)) == pytest.approx(x, abs=1e-9) for x in grid)
     assert calibrate(-0.5) == 0.0 and calibrate(1.5) == 1.0  # clipped to [0, 1]
-    # The anchors the docs quote: raw 0.26 -> 0.30, 0.40 -> 0.50, 0.55 -> 0.70.
+    # The anchors the docs quote: raw 0.19 -> 0.20, 0.27 -> 0.50, 0.45 -> 0.75.
     assert [calibrate(x) for x, _ in ANCHORS] == pytest.approx([y for _, y in ANCHORS])
 
 
@@ -133,3 +133,31 @@ def test_calibration_can_be_turned_off(tmp_path: Path) -> None:
         assert all("raw_score" not in h["score_details"] for h in hits)
     finally:
         raw_site.kernel.close()
+
+
+def test_on_the_default_embedder_answers_score_high_and_the_rest_low(tmp_path: Path) -> None:
+    """The scale the docs promise, on the default configuration (the curve is fitted to its MiniLM):
+    the quick start's own answer clears ``threshold=0.5``, an agent's turn keeps its fact above the
+    v3 default 0.1, and memories about something else stay under 0.2."""
+    from memorist import Memory
+
+    memory = Memory.from_config({"data_dir": str(tmp_path / "data")})
+    try:
+        memory.add("My name is Ada and I live in Lisbon.", user_id="ada")
+        for text in ("I'm vegetarian.", "My brother plays the cello.", "I am afraid of flying."):
+            memory.add([{"role": "user", "content": text}], user_id="sam")
+
+        def scores(query: str, user: str) -> dict[str, float]:
+            found = memory.search(query, filters={"user_id": user}, threshold=0.0)["results"]
+            return {hit["memory"]: hit["score"] for hit in found}
+
+        answer = scores("Where does Ada live?", "ada")
+        assert max(answer.values()) >= 0.5  # the README's threshold=0.5 keeps the quick start's answer
+        turn = scores("Can you suggest a dinner recipe for tonight?", "sam")
+        best = max(turn, key=turn.__getitem__)
+        assert "vegetarian" in best and turn[best] >= 0.1  # the v3 default keeps what the agent needs
+        assert all(score < 0.2 for text, score in turn.items() if "cello" in text or "flying" in text)
+        kept = memory.search("Can you suggest a dinner recipe for tonight?", filters={"user_id": "sam"})["results"]
+        assert [hit["memory"] for hit in kept][:1] == [best]  # v3's default threshold (0.1) drops no answer
+    finally:
+        memory.close()

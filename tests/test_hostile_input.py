@@ -432,7 +432,8 @@ def _nested(kind: str, levels: int) -> str:
 
 FILTERS = [
     (json.dumps({"OR": [{"user_id": f"{ATTACKER}{i}"} for i in range(3000)]}), "more than 512 conditions"),
-    (json.dumps({"AND": [{f"metadata.k{i}": {"in": [i, str(i)]}} for i in range(2000)]}), "more than 512 conditions"),
+    # Two values a condition: the values bound (1,000) is met before the conditions bound.
+    (json.dumps({"AND": [{f"metadata.k{i}": {"in": [i, str(i)]}} for i in range(2000)]}), "more than 1000 values"),
     (json.dumps({"user_id": {"in": [f"{ATTACKER}{i}" for i in range(600)]}}), None),  # one condition, 600 values
     (_nested("NOT", 40), "deeper than 32 levels"),
     (_nested("AND", 300), "deeper than 64 levels"),  # the JSON depth limit is met first

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from datetime import datetime
 from typing import Any, Literal, TypeAlias
 
@@ -27,9 +28,14 @@ TEXT_ALIASES: frozenset[str] = frozenset(["memory", "text"])
 PLAIN_FIELDS: frozenset[str] = frozenset(
     [*SCOPE_FIELDS, "id", "hash", "categories", "attributed_to", "speaker", TEXT_FIELD, *DATE_FIELDS]
 )
-#: Bounds that keep a hostile filter from costing unbounded work.
+#: Bounds that keep a hostile filter from costing unbounded work (400 naming the bound past any):
+#: nesting, conditions, values (each scalar, and each element of an ``in``/``nin`` list, counts
+#: one: a condition alone says little about cost when one ``in`` can hold thousands), and bytes
+#: of the field names and string values together.
 MAX_DEPTH = 32
 MAX_CONDITIONS = 512
+MAX_FILTER_VALUES = 1_000
+MAX_FILTER_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,15 @@ class Condition:
     field: str
     op: Operator
     value: Any = None
+    #: ``in``/``nin`` values as a set, so matching a record costs one lookup, not a scan of the list.
+    members: frozenset[Any] | None = dataclass_field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.op in ("in", "nin"):
+            try:
+                object.__setattr__(self, "members", frozenset(self.value))
+            except TypeError:  # an unhashable value: matched by scanning the list
+                pass
 
 
 @dataclass(frozen=True)
@@ -101,6 +116,27 @@ def _coerce_scalar(field: str, value: Any) -> Any:
 class _Parser:
     def __init__(self) -> None:
         self.conditions = 0
+        self.values = 0
+        self.bytes = 0
+
+    def count(self, field: str, value: Any) -> None:
+        """Add a condition's values and bytes to the filter's totals; 400 past a bound."""
+        items = value if isinstance(value, list) else [value]
+        self.values += len(items)
+        self.bytes += len(field.encode("utf-8", "surrogatepass"))
+        for item in items:
+            if isinstance(item, str):
+                self.bytes += len(item.encode("utf-8", "surrogatepass"))
+        if self.values > MAX_FILTER_VALUES:
+            raise InvalidFilterError(
+                f"filter has more than {MAX_FILTER_VALUES} values (MAX_FILTER_VALUES; each element of an "
+                "'in' or 'nin' list counts), narrow it or split the request"
+            )
+        if self.bytes > MAX_FILTER_BYTES:
+            raise InvalidFilterError(
+                f"filter has more than {MAX_FILTER_BYTES} bytes of field names and values (MAX_FILTER_BYTES), "
+                "narrow it or split the request"
+            )
 
     def parse(self, raw: Any, depth: int) -> Filter:
         if depth > MAX_DEPTH:
@@ -147,7 +183,8 @@ class _Parser:
     def condition(self, field: str, op: str, value: Any) -> Condition:
         self.conditions += 1
         if self.conditions > MAX_CONDITIONS:
-            raise InvalidFilterError(f"filter has more than {MAX_CONDITIONS} conditions")
+            raise InvalidFilterError(f"filter has more than {MAX_CONDITIONS} conditions (MAX_CONDITIONS)")
+        self.count(field, value)
         if op not in OPERATORS:
             raise InvalidFilterError(
                 f"filter '{field}': unknown operator '{op}'; use one of {', '.join(sorted(OPERATORS))}"
@@ -186,21 +223,28 @@ def field_value(record: MemoryRecord, field: str) -> Any:
     return getattr(record, field)
 
 
-def _compare(actual: Any, op: str, expected: Any) -> bool:
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _compare(actual: Any, op: str, expected: Any, members: frozenset[Any] | None = None) -> bool:
     if op == "exists":
         return actual is not None and actual != []
     if isinstance(actual, list):  # categories and list-valued metadata: any element matches
         if op in ("ne", "nin"):
-            return all(_compare(a, op, expected) for a in actual)
-        return any(_compare(a, op, expected) for a in actual)
+            return all(_compare(a, op, expected, members) for a in actual)
+        return any(_compare(a, op, expected, members) for a in actual)
     if op == "eq":
         return bool(actual == expected)
     if op == "ne":
         return bool(actual != expected)
-    if op == "in":
-        return actual in expected
-    if op == "nin":
-        return actual not in expected
+    if op in ("in", "nin"):
+        found = actual in members if members is not None and _hashable(actual) else actual in expected
+        return found if op == "in" else not found
     if op in ("contains", "icontains"):
         if actual is None:
             return False
@@ -225,7 +269,7 @@ def _compare(actual: Any, op: str, expected: Any) -> bool:
 def evaluate(node: Filter, record: MemoryRecord) -> bool:
     """Whether ``record`` matches ``node``: the reference semantics of the language."""
     if isinstance(node, Condition):
-        return _compare(field_value(record, node.field), node.op, node.value)
+        return _compare(field_value(record, node.field), node.op, node.value, node.members)
     if isinstance(node, And):
         return all(evaluate(i, record) for i in node.items)
     if isinstance(node, Or):

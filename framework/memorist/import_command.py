@@ -2,7 +2,9 @@
 
 Every file is read and every add checked before the first is stored, so a bad
 line stops the import with its file and line number and nothing stored
-(``--skip-invalid`` leaves such lines out and goes on). The adds are then
+(``--skip-invalid`` leaves such lines out and goes on). The files are read twice,
+once to check and once to store, a line at a time (stdin is copied to a
+temporary file first): an import's memory does not grow with its files. The adds are then
 stored in batches of ``--batch-size`` through the engine's batch path
 (:meth:`memorist.engine.memory.Memory.add_many`, via the operations layer),
 or through ``POST /memories/batch`` of a running server with ``--server``.
@@ -14,7 +16,9 @@ memory of the same scope already holds is merged into it, not stored again
 
 from __future__ import annotations
 
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -27,26 +31,33 @@ from .console import config_option, data_dir_option, fail, writable_settings
 from .importer import BadLine, Item, Sink, Tally
 
 
-def read_sources(paths: Sequence[str], skip_invalid: bool, tally: Tally, infer: bool = True) -> list[Item]:
-    """Every add of every file (``-`` is stdin); exits at the first bad line unless skipping."""
-    from .importer import read_items
-
-    items: list[Item] = []
-    for path in paths:
-        if path == "-":
-            text, name = sys.stdin.read(), "<stdin>"
-        else:
-            try:
-                text, name = Path(path).read_text(encoding="utf-8"), path
-            except (OSError, UnicodeDecodeError) as exc:
-                fail(f"{path}: cannot read it ({exc})")
-        jsonl = True if name.endswith(".jsonl") else None
-        for found in read_items(text, name, jsonl=jsonl, infer=infer):
-            if isinstance(found, BadLine):
-                reject(found, skip_invalid, tally)
+@contextmanager
+def opened(paths: Sequence[str]) -> Iterator[list[tuple[Path, str]]]:
+    """Each file as ``(path, name)``; stdin (``-``) is copied to a temporary file first, so the
+    adds can be read twice (checked, then stored) without holding them in memory."""
+    with tempfile.TemporaryDirectory(prefix="memorist-import-") as spool:
+        sources: list[tuple[Path, str]] = []
+        for path in paths:
+            if path == "-":
+                copy = Path(spool) / f"stdin-{len(sources)}"
+                with copy.open("w", encoding="utf-8", errors="surrogateescape") as handle:
+                    shutil.copyfileobj(sys.stdin, handle)
+                sources.append((copy, "<stdin>"))
             else:
-                items.append(found)
-    return items
+                sources.append((Path(path), path))
+        yield sources
+
+
+def read_sources(sources: Sequence[tuple[Path, str]], infer: bool = True) -> Iterator[Item | BadLine]:
+    """Every add (or bad line) of every file, streamed; exits when a file cannot be read."""
+    from .importer import read_file
+
+    for path, name in sources:
+        jsonl = True if name.endswith(".jsonl") else None
+        try:
+            yield from read_file(path, name, jsonl=jsonl, infer=infer)
+        except (OSError, UnicodeDecodeError) as exc:
+            fail(f"{name}: cannot read it ({exc})")
 
 
 def reject(bad: Exception, skip_invalid: bool, tally: Tally) -> None:
@@ -67,9 +78,9 @@ def progress(total: int, quiet: bool) -> Iterator[Callable[[int], None]]:
 
 def local_sink(
     config: str | None, skip_invalid: bool, tally: Tally
-) -> tuple[Sink, Callable[[list[Item]], list[Item]], Callable[[], None]]:
+) -> tuple[Sink, Callable[[Item], bool], Callable[[], None]]:
     """Adds stored in this process, into ``--data-dir``/``--config``'s store: the sink, the
-    up-front check of every item (bad ones stop the import or are left out), and ``close``."""
+    up-front check of one item (a bad one stops the import or is left out: False), and ``close``."""
     from .api import Memory as Engine
     from .errors import MemoristError
     from .operations import Caller, Operations
@@ -81,16 +92,13 @@ def local_sink(
     ops = Operations(lambda: engine)
     caller = Caller(actor="memorist import")
 
-    def check(items: list[Item]) -> list[Item]:
-        good = []
-        for item in items:
-            try:
-                validated(engine, caller, [item.add])
-            except MemoristError as exc:
-                reject(BadLine(item.where, exc.message.removeprefix("items[0].")), skip_invalid, tally)
-                continue
-            good.append(item)
-        return good
+    def check(item: Item) -> bool:
+        try:
+            validated(engine, caller, [item.add])
+        except MemoristError as exc:
+            reject(BadLine(item.where, exc.message.removeprefix("items[0].")), skip_invalid, tally)
+            return False
+        return True
 
     def store(batch: Sequence[Item]) -> list[dict[str, Any]]:
         return [r.wire(ADDED_SELFHOSTED) for r in ops.add_batch(caller, [item.add for item in batch])]
@@ -128,30 +136,51 @@ def import_command(
     Every line is checked before anything is stored. Re-running an interrupted import
     stores nothing twice: repeated adds are merged into the memories they repeat.
     """
+    from .engine.add_request import MAX_BATCH_STORED_BYTES
+
     tally = Tally()
-    items = read_sources(files, skip_invalid, tally, infer)
+    check: Callable[[Item], bool] = lambda _item: True  # noqa: E731 (a server checks its own batches)
+    close: Callable[[], None] = lambda: None  # noqa: E731
     if server:
         from .import_http import http_sink
 
         if not api_key:
             fail("--api-key: the server's API key is required with --server (or set MEMORIST_API_KEY)")
         store = http_sink(server, str(api_key), lambda bad: reject(bad, skip_invalid, tally))
-        close: Callable[[], None] = lambda: None  # noqa: E731
     else:
         store, check, close = local_sink(config, skip_invalid, tally)
-        try:
-            items = check(items)
-        except BaseException:  # a bad line exits (status 2): release the store first
-            close()
-            raise
     started = time.perf_counter()
     try:
-        with progress(len(items), quiet) as advance:
-            for start in range(0, len(items), batch_size):
-                batch = items[start : start + batch_size]
-                for answer in store(batch):
-                    tally.count(answer)
-                advance(len(batch))
+        with opened(files) as sources:
+            # First pass: every add checked, none kept (a bad one exits here, before any is stored).
+            left_out: set[int] = set()
+            total = 0
+            for index, found in enumerate(read_sources(sources, infer)):
+                if isinstance(found, BadLine):
+                    reject(found, skip_invalid, tally)
+                    left_out.add(index)
+                elif not check(found):
+                    left_out.add(index)
+                else:
+                    total += 1
+            # Second pass: the same adds read again and stored a batch at a time.
+            with progress(total, quiet) as advance:
+                batch: list[Item] = []
+                size = 0
+                for index, found in enumerate(read_sources(sources, infer)):
+                    if index in left_out or isinstance(found, BadLine):
+                        continue
+                    cost = _stored_bytes(found)
+                    if batch and size + cost > MAX_BATCH_STORED_BYTES:  # a batch is also bounded in bytes
+                        _store(store, batch, tally, advance)
+                        batch, size = [], 0
+                    batch.append(found)
+                    size += cost
+                    if len(batch) == batch_size:
+                        _store(store, batch, tally, advance)
+                        batch, size = [], 0
+                if batch:
+                    _store(store, batch, tally, advance)
     finally:
         close()
     seconds = time.perf_counter() - started
@@ -164,3 +193,17 @@ def import_command(
         + (f", {len(tally.invalid)} invalid lines left out" if tally.invalid else "")
         + (f" ({tally.queued} adds queued by the server and awaited)" if tally.queued else "")
     )
+
+
+def _store(store: Sink, batch: list[Item], tally: Tally, advance: Callable[[int], None]) -> None:
+    for answer in store(batch):
+        tally.count(answer)
+    advance(len(batch))
+
+
+def _stored_bytes(item: Item) -> int:
+    """What ``item`` may store (content plus metadata once per memory), as the batch limit counts it."""
+    from .engine.add_request import coerce_messages, possible_memories, stored_bytes
+
+    messages = coerce_messages(item.add.messages)
+    return stored_bytes(messages, item.add.metadata or {}, possible_memories(messages))

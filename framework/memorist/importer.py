@@ -15,13 +15,19 @@ object, or a string) or ``text`` (one user message), the identifiers
 ``timestamp``, ``expiration_date``, ``infer``, ``custom_instructions``,
 ``includes``, ``excludes``, ``custom_categories``, ``multilingual``. An
 unknown key is an error (a typo would otherwise drop data silently).
+
+A line is read as an HTTP body is: JSON nested deeper than :data:`MAX_LINE_DEPTH`
+levels, or a string holding an unpaired surrogate escape (``"\\ud800"``, not text:
+storing it fails), is a bad line, never a crash half-way through the import.
+:func:`read_file` streams a JSONL file line by line, so an import's memory does not
+grow with the file; a LoCoMo document is read whole (it is one JSON value).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +37,8 @@ from dateutil import parser as date_parser
 from .operations import AddInput, EntityIds
 
 _SESSION = re.compile(r"^session_(\d+)$")
+#: Deepest JSON a line may hold (the HTTP doors' ``limits.max_json_depth`` default).
+MAX_LINE_DEPTH = 64
 #: Keys a JSONL line may carry besides ``messages`` / ``text``.
 LINE_KEYS = frozenset(
     {
@@ -156,12 +164,41 @@ def conversation_items(data: dict[str, Any], user_id: str, name: str, infer: boo
         yield Item(where, add)
 
 
-def line_item(raw: str, where: str, infer: bool = True) -> Item:
-    """One JSONL line as an add; :class:`BadLine` saying what is wrong with it."""
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests (iteratively: a hostile line must not exhaust the stack here)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict | list):
+            deepest = max(deepest, level)
+            if level <= MAX_LINE_DEPTH:
+                stack.extend((child, level + 1) for child in (node.values() if isinstance(node, dict) else node))
+    return deepest
+
+
+def load_json(raw: str, where: str) -> Any:
+    """``raw`` parsed, or :class:`BadLine`: not JSON, nested past :data:`MAX_LINE_DEPTH`, or not text."""
     try:
         data = json.loads(raw)
+    except RecursionError:
+        raise BadLine(where, f"JSON nested deeper than {MAX_LINE_DEPTH} levels (MAX_LINE_DEPTH)") from None
     except json.JSONDecodeError as exc:
         raise BadLine(where, f"not JSON ({exc.msg} at column {exc.colno})") from None
+    except ValueError:  # an integer past Python's digit limit
+        raise BadLine(where, "a JSON number has too many digits") from None
+    if _depth(data) > MAX_LINE_DEPTH:
+        raise BadLine(where, f"JSON nested deeper than {MAX_LINE_DEPTH} levels (MAX_LINE_DEPTH)")
+    if "\\u" in raw:
+        try:
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise BadLine(where, "a string holds an unpaired surrogate escape (\\ud800-\\udfff)") from None
+    return data
+
+
+def line_item(raw: str, where: str, infer: bool = True) -> Item:
+    """One JSONL line as an add; :class:`BadLine` saying what is wrong with it."""
+    data = load_json(raw, where)
     if not isinstance(data, dict):
         raise BadLine(where, "a JSON object is required")
     if "messages" in data and "text" in data:
@@ -207,8 +244,8 @@ def read_items(text: str, name: str, *, jsonl: bool | None = None, infer: bool =
     """
     if jsonl is not True:
         try:
-            whole = json.loads(text)
-        except json.JSONDecodeError:
+            whole = load_json(text, name)
+        except BadLine:
             whole = None
         stem = Path(name).stem
         if is_conversation(whole):
@@ -223,10 +260,36 @@ def read_items(text: str, name: str, *, jsonl: bool | None = None, infer: bool =
         if jsonl is False:
             yield BadLine(name, "not a LoCoMo conversation (no session_N lists of turns)")
             return
-    for number, raw in enumerate(text.splitlines(), start=1):
+    yield from _lines(text.splitlines(), name, infer)
+
+
+def _lines(lines: Iterable[str], name: str, infer: bool) -> Iterator[Item | BadLine]:
+    for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
         try:
             yield line_item(raw, f"{name}:{number}", infer)
         except BadLine as bad:
             yield bad
+
+
+def read_file(path: Path, name: str, *, jsonl: bool | None = None, infer: bool = True) -> Iterator[Item | BadLine]:
+    """:func:`read_items` of a file, streamed: JSONL is read a line at a time (bounded memory).
+
+    Without ``jsonl``, a file whose first line is a whole JSON value that is not a
+    conversation is JSONL; anything else (a pretty-printed or one-line LoCoMo document)
+    is read whole, as :func:`read_items` reads it.
+    """
+    if jsonl is not True:
+        with path.open(encoding="utf-8") as handle:
+            first = handle.readline()
+        try:
+            head = load_json(first, name) if first.strip() else None
+        except BadLine:
+            head = None
+        conversation = is_conversation(head) or (isinstance(head, list) and any(is_conversation(c) for c in head))
+        if head is None or conversation or jsonl is False:
+            yield from read_items(path.read_text(encoding="utf-8"), name, jsonl=jsonl, infer=infer)
+            return
+    with path.open(encoding="utf-8") as handle:
+        yield from _lines(handle, name, infer)

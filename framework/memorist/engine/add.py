@@ -24,6 +24,7 @@ from sqlalchemy.engine import Connection
 
 from ..components import Components
 from ..db import Database
+from ..db.locks import Held
 from ..filters import And, Condition, Filter
 from ..records import (
     ExtractedFact,
@@ -37,6 +38,7 @@ from ..records import (
     utcnow,
 )
 from .add_embedding import FactEmbedder
+from .add_guard import AddGuard
 from .add_request import MAX_TEXT, AddRequest, as_recent, extract
 from .batch import BatchStored, scope_key
 from .counts import ScopeCounts
@@ -119,22 +121,40 @@ class AddPipeline:
         self._embedding = FactEmbedder(components, index)
         #: Each conversation's open question (needs the generations to tell when it closed).
         self.questions = OpenQuestions(db, generations) if generations is not None else None
+        #: Scope locks around the duplicate check and the writes, and intents for history (:mod:`.add_guard`).
+        self.guard = AddGuard(db)
 
     def close(self) -> None:
         """Stop the embedding's helper threads (the engine is being replaced or closed)."""
         self._embedding.close()
 
     def run(self, request: AddRequest) -> AddOutcome:
-        """Extract, store and record in one call (the synchronous add)."""
-        prepared = self.prepare(request)
+        """Extract, store and record in one call (the synchronous add).
+
+        The duplicate check and the writes run under the scope's lock, so an identical
+        add racing this one sees what this one stored (:mod:`.add_guard`).
+        """
+        observed_at, extraction = self.extracted(request)
         bumped: dict[str, int] = {}
-        if prepared.records:
-            self._c.vector_store.upsert(prepared.records, prepared.vectors)
-            with self._db.begin() as conn:
-                bumped = self.commit(request, prepared.records, conn, prepared.supersessions)
-            self.written(prepared.records, prepared.vectors, bumped)
+        with self.guard.hold([request.scope]) as held:
+            prepared = self.decide(request, observed_at, extraction)
+            if prepared.records:
+                intent = self.guard.open_intent(held, [request.scope], request.actor)
+                self._c.vector_store.upsert(prepared.records, prepared.vectors)
+                with held.begin() as conn:
+                    bumped = self.commit(request, prepared.records, conn, prepared.supersessions)
+                    self.guard.close_intent(conn, intent)
+                self.written(prepared.records, prepared.vectors, bumped)
         self.note_question(request, prepared.open_question, bumped)
         return prepared.outcome
+
+    def recover(self) -> int:
+        """History, counts and links of memories a killed add stored without them (:mod:`.add_guard`)."""
+
+        def commit(conn: Connection, scope: Scope, actor: str | None, records: list[MemoryRecord]) -> None:
+            self._commit_rows([(AddRequest(messages=[], scope=scope, actor=actor), records)], conn)
+
+        return self.guard.recover(self._c.vector_store, commit)
 
     def note_question(self, request: AddRequest, question: Message | None, bumped: dict[str, int]) -> None:
         """After an add's writes: keep the question it ended on for the conversation's next add."""
@@ -164,6 +184,23 @@ class AddPipeline:
             left_open(asked, request.scope, extraction)
             extracted.append((observed_at, extraction))
             texts.update((f.text, None) for f in self._batch_unique(extraction.facts)[0])
+        scopes = list({scope_key(r.scope): r.scope for r in requests}.values())
+        with self.guard.hold(scopes) as held:
+            prepared, bumped = self._store_many(requests, extracted, texts, scopes, held)
+        for request in reversed(requests):  # each conversation's question as its last request left it
+            if (conversation := conversation_key(request.scope)) in asked:
+                self.note_question(request, asked.pop(conversation), bumped)
+        return [one.outcome for one in prepared]
+
+    def _store_many(
+        self,
+        requests: Sequence[AddRequest],
+        extracted: list[tuple[datetime, Extraction]],
+        texts: dict[str, None],
+        scopes: list[Scope],
+        held: Held,
+    ) -> tuple[list[PreparedAdd], dict[str, int]]:
+        """:meth:`run_many`'s duplicate checks and writes, under the locks of every scope it touches."""
         ordered = list(texts)
         # Embedded on a helper thread while the store is read (a batch over many users loads
         # many scopes; both wait mostly outside the GIL); the lookups wait for it.
@@ -181,20 +218,18 @@ class AddPipeline:
             one = self._decide(request, observed_at, extraction, vectors_of, batch)
             batch.add(one.records, one.vectors)
             prepared.append(one)
-        if batch.records:
-            self._c.vector_store.upsert(batch.records, np.stack([batch.vector(i) for i in range(len(batch.records))]))
-            stored = [(request, one) for request, one in zip(requests, prepared, strict=True) if one.records]
-            with self._db.begin() as conn:
-                bumped = self._commit_rows([(request, one.records) for request, one in stored], conn)
-                self.supersessions.record([s for _, one in stored for s in one.supersessions], conn)
-            records = [r for _, one in stored for r in one.records]
-            self.written(records, np.concatenate([one.vectors for _, one in stored]), bumped)
-        else:
-            bumped = {}
-        for request in reversed(requests):  # each conversation's question as its last request left it
-            if (conversation := conversation_key(request.scope)) in asked:
-                self.note_question(request, asked.pop(conversation), bumped)
-        return [one.outcome for one in prepared]
+        if not batch.records:
+            return prepared, {}
+        intent = self.guard.open_intent(held, scopes, requests[0].actor)
+        self._c.vector_store.upsert(batch.records, np.stack([batch.vector(i) for i in range(len(batch.records))]))
+        stored = [(request, one) for request, one in zip(requests, prepared, strict=True) if one.records]
+        with held.begin() as conn:
+            bumped = self._commit_rows([(request, one.records) for request, one in stored], conn)
+            self.supersessions.record([s for _, one in stored for s in one.supersessions], conn)
+            self.guard.close_intent(conn, intent)
+        records = [r for _, one in stored for r in one.records]
+        self.written(records, np.concatenate([one.vectors for _, one in stored]), bumped)
+        return prepared, bumped
 
     def _read_store(
         self,
@@ -233,11 +268,19 @@ class AddPipeline:
     def prepare(self, request: AddRequest) -> PreparedAdd:
         """New memories and their vectors, after extraction and the duplicate rule; no writes.
 
-        The durable queue calls the three steps itself so it can note the planned ids
-        before the vector write and commit the relational part with its own status.
+        Writers call :meth:`extracted` and :meth:`decide` themselves, the second under the
+        scope's lock (the durable queue also notes the planned ids before the vector write
+        and commits the relational part with its own status).
         """
+        return self.decide(request, *self.extracted(request))
+
+    def extracted(self, request: AddRequest) -> tuple[datetime, Extraction]:
+        """The add's time and extraction: the slow part, run before the scope's lock is taken."""
         observed_at = request.observed_at or utcnow()
-        extraction = self._extraction(request, observed_at)
+        return observed_at, self._extraction(request, observed_at)
+
+    def decide(self, request: AddRequest, observed_at: datetime, extraction: Extraction) -> PreparedAdd:
+        """The duplicate rule over an extraction: the records to store and their vectors (no writes)."""
         # The distinct facts' texts only for an add whose scope is about to load (no extra work on
         # the hot path of an add to a scope already held).
         embed = self._embedding.for_add(

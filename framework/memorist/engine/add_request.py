@@ -10,6 +10,7 @@ that corrects one (:mod:`.recent`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -17,7 +18,7 @@ from typing import Any
 
 import pydantic
 
-from ..errors import ValidationError
+from ..errors import InputTooLarge, ValidationError
 from ..providers import LanguageModel, VectorStore
 from ..records import (
     DEFAULT_ORG,
@@ -35,6 +36,16 @@ from .scope import parse_moment, require_entity
 
 #: Longest memory text; longer facts are cut.
 MAX_TEXT = 20_000
+
+#: Largest ``metadata`` of one add, in bytes of compact UTF-8 JSON (413 past it).
+MAX_METADATA_BYTES = 32 * 1024
+#: What one add may cost in stored bytes: its messages' content plus its metadata once per
+#: memory it can store (each memory carries the add's metadata, in the vector store and in
+#: its history row). 413 past it. Counted before extraction with one memory per message
+#: that can become one, and again on the facts an extraction proposes, before any write.
+MAX_ADD_STORED_BYTES = 4 * 1024 * 1024
+#: The same over every add of one batch (``add_many``, the batch routes, ``memorist import``).
+MAX_BATCH_STORED_BYTES = 16 * 1024 * 1024
 
 
 @dataclass
@@ -126,10 +137,13 @@ def build_add_request(
         first = exc.errors()[0]
         raise ValidationError(f"{first['loc'][0]}: {first['msg']}") from None
     require_entity(scope.entity_ids())
+    coerced = coerce_messages(messages)
+    kept = dict(metadata or {})
+    stored_bytes(coerced, kept, possible_memories(coerced))
     return AddRequest(
-        messages=coerce_messages(messages),
+        messages=coerced,
         scope=scope,
-        metadata=dict(metadata or {}),
+        metadata=kept,
         observed_at=parse_moment(timestamp, "timestamp"),
         expires_at=parse_moment(expiration_date, "expiration_date", end_of_day=True),
         infer=infer,
@@ -141,6 +155,46 @@ def build_add_request(
         actor=actor,
         id_seed=id_seed,
     )
+
+
+def possible_memories(messages: Sequence[Message]) -> int:
+    """The memories an add can store before extraction: one per user or assistant message."""
+    return sum(1 for m in messages if m.role not in ("system", "tool"))
+
+
+def metadata_bytes(metadata: Mapping[str, Any]) -> int:
+    """Bytes of ``metadata`` as compact UTF-8 JSON; 413 past :data:`MAX_METADATA_BYTES`."""
+    try:
+        size = len(
+            json.dumps(metadata, separators=(",", ":"), ensure_ascii=False, default=str).encode(
+                "utf-8", "surrogatepass"
+            )
+        )
+    except (TypeError, ValueError, RecursionError):
+        raise ValidationError("metadata: must be a JSON object") from None
+    if size > MAX_METADATA_BYTES:
+        raise InputTooLarge(
+            f"metadata: {size} bytes in one add; the limit is {MAX_METADATA_BYTES} (MAX_METADATA_BYTES), "
+            "keep large documents elsewhere and store a reference"
+        )
+    return size
+
+
+def stored_bytes(messages: Sequence[Message] | Sequence[str], metadata: Mapping[str, Any], memories: int) -> int:
+    """Bytes one add may store: content plus metadata once per memory; 413 past :data:`MAX_ADD_STORED_BYTES`.
+
+    Metadata is copied onto every memory an add stores, so a few kilobytes of it on an add
+    of hundreds of messages would otherwise cost hundreds of times what the request did.
+    """
+    content = sum(len((m if isinstance(m, str) else m.content).encode("utf-8", "surrogatepass")) for m in messages)
+    total = content + metadata_bytes(metadata) * max(memories, 0)
+    if total > MAX_ADD_STORED_BYTES:
+        raise InputTooLarge(
+            f"metadata: this add would store {total} bytes ({memories} memories each carrying its metadata, "
+            f"plus the content); the limit is {MAX_ADD_STORED_BYTES} (MAX_ADD_STORED_BYTES), "
+            "send less metadata or split the add"
+        )
+    return total
 
 
 def extract(
@@ -175,7 +229,10 @@ def extract(
         extraction.recent = [*recent_memories(store, request.scope, wanted), *earlier][-wanted:]
     if asked is not None and model.question_wanted(extraction):
         extraction.asked = asked()
-    return model.extract_detailed(extraction)
+    extracted = model.extract_detailed(extraction)
+    # An extractor may propose more facts than there were messages: count what it would store.
+    stored_bytes([f.text for f in extracted.facts], request.metadata, len(extracted.facts))
+    return extracted
 
 
 def _verbatim(messages: list[Message]) -> Extraction:

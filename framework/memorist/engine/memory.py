@@ -43,7 +43,7 @@ from .outcome import AddOutcome
 from .over_time import TimeOptions
 from .scope import parse_moment, require_entity, visible
 from .scope_index import ScopeIndex
-from .search import MAX_TOP_K, HybridSearch
+from .search import MAX_QUERY_CHARS, MAX_TOP_K, HybridSearch
 from .supersession import Links, SupersessionLog, with_supersession
 
 log = logging.getLogger("memorist.engine")
@@ -113,6 +113,8 @@ class Memory:
         self._changes = MemoryChanges(
             components, db, self.graph, self.history_log, self.counts, self.generations, index, self.emit
         )
+        # A process killed between an add's vector write and its history rows left an intent behind.
+        self.adder.recover()
 
     # -- construction --------------------------------------------------------------
     @classmethod
@@ -223,15 +225,17 @@ class Memory:
         store = self.components.vector_store
         if discard:
             store.delete(list(discard))
-        prepared = self.adder.prepare(request)
-        records, outcome = prepared.records, prepared.outcome
-        if records:
-            plan([r.id for r in records])
-            store.upsert(records, prepared.vectors)
-        with self.db.begin() as conn:
-            bumped = self.adder.commit(request, records, conn, prepared.supersessions)
-            commit(conn, outcome)
-        self.adder.written(records, prepared.vectors, bumped)
+        observed_at, extraction = self.adder.extracted(request)
+        with self.adder.guard.hold([request.scope]) as held:  # an identical add racing it sees its writes
+            prepared = self.adder.decide(request, observed_at, extraction)
+            records, outcome = prepared.records, prepared.outcome
+            if records:
+                plan([r.id for r in records])
+                store.upsert(records, prepared.vectors)
+            with held.begin() as conn:
+                bumped = self.adder.commit(request, records, conn, prepared.supersessions)
+                commit(conn, outcome)
+            self.adder.written(records, prepared.vectors, bumped)
         self.adder.note_question(request, prepared.open_question, bumped)
         for record in records:
             self.emit("memory_added", memory=record)
@@ -274,6 +278,8 @@ class Memory:
         date (:mod:`.relative_time`)."""
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("query: a non-empty string is required")
+        if len(query) > MAX_QUERY_CHARS:
+            raise ValidationError(f"query: {len(query)} characters; the limit is {MAX_QUERY_CHARS} (MAX_QUERY_CHARS)")
         if not 1 <= int(top_k) <= MAX_TOP_K:
             raise ValidationError(f"top_k: must be between 1 and {MAX_TOP_K}")
         if not 0.0 <= float(threshold) <= 1.0:

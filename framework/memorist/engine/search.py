@@ -21,7 +21,9 @@ searched as a keyword, and the query vector is also the mean with the query
 saying "the user" (see :func:`subject_alias`).
 
 ``score = base + temporal_weight * temporal * (1 - base)`` where ``base`` is the
-weighted mean of the first three; it never leaves [0, 1].
+weighted mean of the first three; it never leaves [0, 1]. A signal that is 0 for
+every candidate (no entity named, no word shared) is left out of the mean rather
+than counted as 0: it cannot change the order, only shrink every score.
 
 Relevance runs in stretches of a conversation (scopes of at most
 ``context_max_memories``): "How about this series?" with a
@@ -59,6 +61,8 @@ from .versions import current_first
 #: where 8.0 was set). docs/benchmarks.md, "Round 5, ninth session", has the sweep.
 KEYWORD_FLOOR = 6.5
 MAX_TOP_K = 1000
+#: Longest search query, in characters, at every door (REST, platform, MCP tools and prompt, Python).
+MAX_QUERY_CHARS = 10_000
 #: Entities at least this specific (see :class:`EntityMatch`) pull in linked memories
 #: that neither retriever found; common ones (a speaker's own name) only boost.
 EXPANSION_MIN_WEIGHT = 0.3
@@ -209,8 +213,7 @@ class HybridSearch:
 
         best_keyword = max([c.keyword_raw for c in candidates.values()] + [KEYWORD_FLOOR])
         period = query_period(query)
-        weights = np.array([self._s.semantic_weight, self._s.keyword_weight, self._s.entity_weight], dtype=float)
-        weights = weights / weights.sum() if weights.sum() > 0 else np.array([1.0, 0.0, 0.0])
+        weights = self._signal_weights(candidates)
         for cand in candidates.values():
             cand.keyword = min(1.0, cand.keyword_raw / best_keyword)
             cand.temporal = temporal_score(period, cand.match.observed_at)
@@ -235,6 +238,31 @@ class HybridSearch:
             ],
             query,
         )
+
+    def _signal_weights(self, candidates: dict[str, Candidate]) -> np.ndarray:
+        """The semantic, keyword and entity weights for this query, normalized to sum to 1.
+
+        A signal that found nothing for any candidate (no memory shares a word with the query,
+        or the query names no entity linked to one) gets no weight. An agent's turn ("Can you
+        suggest a dinner recipe for tonight?") names no entity of the user's memories and
+        often shares no word with the fact it needs ("The user is vegetarian."): with fixed
+        weights those empty parts shrank every score alike, by up to 30%, and the fact fell
+        under the v3 default threshold. A signal that is 0 for every candidate cannot change
+        the order, so ranking (and recall) is exactly as with fixed weights; a weak but present
+        signal keeps its weight (scaling it by its strength was measured: it moved LoCoMo's
+        held-out recall down, see docs/benchmarks.md).
+        """
+        keyword_found = any(c.keyword_raw > 0 for c in candidates.values())
+        entity_found = any(c.entity > 0 for c in candidates.values())
+        weights = np.array(
+            [
+                self._s.semantic_weight,
+                self._s.keyword_weight if keyword_found else 0.0,
+                self._s.entity_weight if entity_found else 0.0,
+            ],
+            dtype=float,
+        )
+        return weights / weights.sum() if weights.sum() > 0 else np.array([1.0, 0.0, 0.0])
 
     @staticmethod
     def _records(source: Any, ranked: list[Candidate], count: int) -> list[tuple[Candidate, MemoryRecord]]:

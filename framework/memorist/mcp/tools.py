@@ -21,10 +21,13 @@ from typing import Annotated, Any, Literal
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp_types import INVALID_PARAMS
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import __version__
+from ..engine.search import MAX_QUERY_CHARS
 from ..errors import MemoristError
 from .adapter import MemoryAccess
 from .scope import CALLER_KEY, Caller, entity_args
@@ -314,6 +317,9 @@ def build_server(access: MemoryAccess, caller_of: CallerSource) -> MCPServer:
         description="Start a reply with what is remembered about a topic (searches memory, injects the results).",
     )
     def recall(ctx: Context, topic: str) -> str:
+        if len(topic) > MAX_QUERY_CHARS:  # refused before any work, and never echoed back
+            message = f"topic: {len(topic)} characters; the limit is {MAX_QUERY_CHARS} (MAX_QUERY_CHARS)"
+            raise MCPError(code=INVALID_PARAMS, message=message)
         try:
             found = access.search(
                 caller_of(ctx), topic, {}, filters=None, top_k=10, threshold=0.1, rerank=False, explain=False

@@ -9,7 +9,9 @@ answers exactly what the same add alone would (stored, merged, skipped).
 
 Limits (``limits`` settings, :class:`memorist.settings.LimitsSettings`):
 ``max_batch_items`` adds and ``max_batch_chars`` characters of content per
-batch (413 naming the limit), and each item within one add's limits. A batch
+batch (413 naming the limit), at most ``MAX_BATCH_STORED_BYTES`` stored bytes over all items
+(content plus each add's metadata once per memory it can store), and each item within one
+add's limits. A batch
 whose content is over ``sync_add_chars`` characters in total is too much to
 answer within a request: the doors queue it, one durable event per item
 (:meth:`memorist.events.EventStore.submit_many`), the same threshold a single
@@ -24,7 +26,7 @@ from typing import Any
 import pydantic
 
 from ..admission import QUEUE, RUN_NOW, admit, measure
-from ..engine.add_request import AddRequest
+from ..engine.add_request import MAX_BATCH_STORED_BYTES, AddRequest, possible_memories, stored_bytes
 from ..engine.memory import Memory
 from ..engine.scope import require_entity
 from ..errors import InputTooLarge, MemoristError, ValidationError
@@ -83,11 +85,19 @@ def batch_payloads(memory: Memory, caller: Caller, items: Sequence[AddInput]) ->
 def validated(memory: Memory, caller: Caller, items: Sequence[AddInput]) -> list[tuple[dict[str, Any], AddRequest]]:
     """Every item's JSON-safe payload and the engine's validated request, or the first item's error."""
     out: list[tuple[dict[str, Any], AddRequest]] = []
+    total = 0
     for index, item in enumerate(items):
         try:
             require_entity(item.ids.all())
             payload = item.payload(caller.org_id, caller.project_id, caller.actor)
-            out.append((payload, memory.add_request(**payload)))
+            request = memory.add_request(**payload)
+            total += stored_bytes(request.messages, request.metadata, possible_memories(request.messages))
         except (MemoristError, pydantic.ValidationError, TypeError, AttributeError) as exc:
             raise _item_error(index, exc) from None
+        if total > MAX_BATCH_STORED_BYTES:
+            raise InputTooLarge(
+                f"items: this batch would store more than {MAX_BATCH_STORED_BYTES} bytes (MAX_BATCH_STORED_BYTES: "
+                f"content plus each add's metadata once per memory) by items[{index}], split it into several batches"
+            )
+        out.append((payload, request))
     return out

@@ -22,6 +22,7 @@ from typing import Any
 import falcon
 from pydantic import Field
 
+from ...engine.search import MAX_QUERY_CHARS
 from ...errors import ValidationError
 from ...operations import (
     ADDED_PLATFORM,
@@ -79,7 +80,7 @@ class AddV1(m.AddV3):
 
 
 class SearchV1(m.PlatformBody):
-    query: str = Field(min_length=1, max_length=10_000)
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     user_id: str | None = None
     agent_id: str | None = None
     run_id: str | None = None

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ...auth.users import normalize_email
+from ...engine.search import MAX_QUERY_CHARS
 from ...errors import ValidationError
 from ...records import MESSAGE_ROLES
 from ..selfhosted.models import MergedInput, SkippedPart
@@ -57,7 +58,7 @@ class AddV3(PlatformBody):
 
 
 class SearchV3(PlatformBody):
-    query: str = Field(min_length=1, max_length=10_000)
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     filters: dict[str, Any] | None = None
     top_k: int = Field(default=10, ge=1, le=1000)
     threshold: float = Field(default=0.1, ge=0.0, le=1.0)

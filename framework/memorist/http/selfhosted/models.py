@@ -9,6 +9,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
+from ...engine.search import MAX_QUERY_CHARS
+
 Identifier = Field(default=None, min_length=1, max_length=255)
 
 
@@ -165,7 +167,7 @@ class UpdateMemory(BaseModel):
 class SearchBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    query: str = Field(min_length=1, max_length=10_000)
+    query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     user_id: str | None = Identifier
     agent_id: str | None = Identifier
     run_id: str | None = Identifier
