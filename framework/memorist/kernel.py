@@ -55,7 +55,7 @@ def open_context(settings: Settings, plugins: Plugins, registry: ProviderRegistr
     Every process does this first, whatever door it is: a server, a worker, ``memorist
     admin``, the Python API. The returned context has no engine yet.
     """
-    db = Database(settings.database_url)
+    db = Database(settings.database_url, pool_timeout=settings.database.pool_timeout_seconds)
     db.upgrade(plugins.migrations())
     context = PluginContext(
         settings=settings,
