@@ -37,6 +37,11 @@ LAZY_COMMANDS = {
         "import_command",
         "Import conversations (JSONL or LoCoMo JSON) in batches; see docs/import.md.",
     ),
+    "reembed": (
+        "memorist.reembed",
+        "reembed_command",
+        "Re-embed stored memories with another embedder (resumable); see docs/multilingual.md.",
+    ),
 }
 
 
