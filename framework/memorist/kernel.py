@@ -44,7 +44,7 @@ def plugin_settings(settings: Settings, plugins: Plugins) -> dict[str, BaseModel
             try:
                 value = model.model_validate(value or {})
             except pydantic.ValidationError as exc:
-                raise ConfigurationError(format_validation_error(exc, name)) from None
+                raise ConfigurationError(format_validation_error(exc, name, model)) from None
         found[name] = value
     return found
 

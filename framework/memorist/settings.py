@@ -422,7 +422,7 @@ def load_settings(
     try:
         return build_settings(data, overrides, env, sections)
     except pydantic.ValidationError as exc:
-        raise ConfigurationError(format_validation_error(exc)) from None
+        raise ConfigurationError(format_validation_error(exc, model=settings_class(sections))) from None
 
 
 def build_settings(
