@@ -44,7 +44,7 @@ def plugin_settings(settings: Settings, plugins: Plugins) -> dict[str, BaseModel
             try:
                 value = model.model_validate(value or {})
             except pydantic.ValidationError as exc:
-                raise ConfigurationError(format_validation_error(exc, name)) from None
+                raise ConfigurationError(format_validation_error(exc, name, model)) from None
         found[name] = value
     return found
 
@@ -55,7 +55,7 @@ def open_context(settings: Settings, plugins: Plugins, registry: ProviderRegistr
     Every process does this first, whatever door it is: a server, a worker, ``memorist
     admin``, the Python API. The returned context has no engine yet.
     """
-    db = Database(settings.database_url)
+    db = Database(settings.database_url, pool_timeout=settings.database.pool_timeout_seconds)
     db.upgrade(plugins.migrations())
     context = PluginContext(
         settings=settings,
