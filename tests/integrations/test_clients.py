@@ -1,0 +1,45 @@
+"""The mem0 clients' recipes (docs/integrations/mem0ai-python.md, mem0ai-js.md) as written, on a real server.
+
+Each runs the page's code in the published package's own environment against Memorist on a loopback
+socket; the test then checks, on the server, that what the recipe printed is what was stored for
+the recipe's user in the key's project.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from . import recipes
+from .conftest import Served, installed
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+FACT = "I am vegetarian and I live in Lisbon."
+
+
+def forget(memorist: Served, user: str) -> None:
+    resp = memorist.app.request("DELETE", f"/v1/memories/?user_id={user}", headers={"Authorization": f"Token {memorist.key}"})
+    assert resp.status_code in (200, 204), resp.text
+    assert not stored(memorist, user)
+
+
+def stored(memorist: Served, user: str) -> list[str]:
+    resp = memorist.app.post(
+        "/v3/memories/",
+        headers={"Authorization": f"Token {memorist.key}"},
+        json={"filters": {"user_id": user}},
+    )
+    assert resp.status_code == 200, resp.text
+    return [m["memory"] for m in resp.json()["results"]]
+
+
+@pytest.mark.parametrize(("page", "integration"), [("mem0ai-python", "mem0ai-python"), ("mem0ai-js", "mem0ai-js")])
+def test_client_recipe_adds_and_finds_a_memory(memorist: Served, page: str, integration: str) -> None:
+    installed(integration)
+    forget(memorist, "alice")  # the recipes share their user; each starts from none
+    out = recipes.run(page, integration, memorist.url, {"MEM0_API_KEY": memorist.key})
+    after = stored(memorist, "alice")
+    assert after, f"the recipe stored nothing: {out}"
+    printed = [line for line in out.splitlines() if line.strip()]
+    assert any("Lisbon" in line or "vegetarian" in line for line in printed), out
+    assert all(line in after for line in printed if "memories" not in line), (printed, after)
