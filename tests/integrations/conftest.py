@@ -58,3 +58,19 @@ def installed(name: str) -> Path:
         pytest.skip(f"integration {name!r} not installed in {base}: run `nox -s integrations` (or "
                     f"`python tests/integrations/envs.py {name}`) first")
     return base
+
+
+def forget(memorist: Served, user: str) -> None:
+    resp = memorist.app.request("DELETE", f"/v1/memories/?user_id={user}", headers={"Authorization": f"Token {memorist.key}"})
+    assert resp.status_code in (200, 204), resp.text
+    assert not stored(memorist, user)
+
+
+def stored(memorist: Served, user: str) -> list[str]:
+    resp = memorist.app.post(
+        "/v3/memories/",
+        headers={"Authorization": f"Token {memorist.key}"},
+        json={"filters": {"user_id": user}},
+    )
+    assert resp.status_code == 200, resp.text
+    return [m["memory"] for m in resp.json()["results"]]

@@ -44,7 +44,7 @@ def run(page: str, integration: str, url: str, env: dict[str, str], timeout: flo
     path.write_text(code.replace(PLACEHOLDER, url))
     full_env = {
         **{k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")},
-        "MEM0_TELEMETRY": "False",
+        "MEM0_TELEMETRY": "false",
         "NO_PROXY": "127.0.0.1,localhost",
         "HOME": str(base / ".home"),  # mem0ai writes ~/.mem0; never the developer's home
         **env,

@@ -10,27 +10,11 @@ from __future__ import annotations
 import pytest
 
 from . import recipes
-from .conftest import Served, installed
+from .conftest import Served, forget, installed, stored
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 FACT = "I am vegetarian and I live in Lisbon."
-
-
-def forget(memorist: Served, user: str) -> None:
-    resp = memorist.app.request("DELETE", f"/v1/memories/?user_id={user}", headers={"Authorization": f"Token {memorist.key}"})
-    assert resp.status_code in (200, 204), resp.text
-    assert not stored(memorist, user)
-
-
-def stored(memorist: Served, user: str) -> list[str]:
-    resp = memorist.app.post(
-        "/v3/memories/",
-        headers={"Authorization": f"Token {memorist.key}"},
-        json={"filters": {"user_id": user}},
-    )
-    assert resp.status_code == 200, resp.text
-    return [m["memory"] for m in resp.json()["results"]]
 
 
 @pytest.mark.parametrize(("page", "integration"), [("mem0ai-python", "mem0ai-python"), ("mem0ai-js", "mem0ai-js")])
