@@ -24,6 +24,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from .config_files import BARE_ENV, deep_merge, read_config_file, resolve_config_path
 from .errors import ConfigurationError, format_validation_error
+from .observability.settings import ObservabilitySettings
 from .slots import SLOT_NAMES, SLOTS
 
 CONFIG_ENV = "MEMORIST_CONFIG"
@@ -284,6 +285,7 @@ class Settings(BaseSettings):
     queue: QueueSettings = Field(default_factory=lambda: QueueSettings())
     exports: ExportSettings = Field(default_factory=lambda: ExportSettings())
     security: SecuritySettings = Field(default_factory=lambda: SecuritySettings())
+    observability: ObservabilitySettings = Field(default_factory=lambda: ObservabilitySettings())
 
     @classmethod
     def settings_customise_sources(

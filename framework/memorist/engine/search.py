@@ -45,6 +45,7 @@ import numpy as np
 
 from ..components import Components
 from ..filters import And, Condition, Filter
+from ..observability.stages import stage
 from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord, Scope, StoreMatch
 from ..settings import EngineSettings
 from .entities import EntityGraph, EntityMatch, scope_key
@@ -124,7 +125,8 @@ class HybridSearch:
         explain: bool = False,
     ) -> list[SearchHit]:
         pool = min(max(self._s.candidate_pool, top_k * 3), 5000)
-        mentions = self._c.entity_extractor.extract(query)
+        with stage("search", "entities"):
+            mentions = self._c.entity_extractor.extract(query)
         keys = self._scope_keys(where, org_id, project_id)
         project = f"{org_id}/{project_id}"
         context_weight = self._s.context_weight
@@ -173,27 +175,30 @@ class HybridSearch:
             links_future = self._pool.submit(self._entity_links, matches, pool)
         # One embedder call for the query and its focused and aliased forms.
         texts = [query, *([focused] if focused != query else []), *([aliased] if aliased else [])]
-        if early is not None:
-            embedded = early.result()
-            if len(texts) > 1:
-                embedded = np.vstack([embedded, self._c.embedder.embed(texts[1:], "query")])
-        else:
-            embedded = self._c.embedder.embed(texts, "query")
+        with stage("search", "embed"):
+            if early is not None:
+                embedded = early.result()
+                if len(texts) > 1:
+                    embedded = np.vstack([embedded, self._c.embedder.embed(texts[1:], "query")])
+            else:
+                embedded = self._c.embedder.embed(texts, "query")
         query_vector = embedded[0]
         for extra in embedded[1:]:
             # Mean with the focused (or aliased) query: the focus without losing what the names add.
             query_vector = query_vector + extra
             query_vector = query_vector / (np.linalg.norm(query_vector) or 1.0)
         candidates: dict[str, Candidate] = {}
-        vector_hits = source.match_vector(query_vector, pool, where)
+        with stage("search", "vector"):
+            vector_hits = source.match_vector(query_vector, pool, where)
         for hit in vector_hits:
             candidates[hit.id] = Candidate(hit, semantic=_clip(hit.score))
         # Memories the vector search did not return are at most this similar to the query.
         semantic_floor = _clip(vector_hits[-1].score) if len(vector_hits) >= pool else 0.0
         missing_semantic: set[str] = set()
-        keyword_hits = (
-            keyword_future.result() if keyword_future is not None else source.match_keyword(focused, pool, where)
-        )
+        with stage("search", "keyword"):  # with the keyword query overlapped: what is left of it
+            keyword_hits = (
+                keyword_future.result() if keyword_future is not None else source.match_keyword(focused, pool, where)
+            )
         for hit in keyword_hits:
             cand = candidates.get(hit.id)
             if cand is None:
@@ -230,13 +235,12 @@ class HybridSearch:
         ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.match.id))
         ranked = [c for c in ranked if c.score >= threshold] if threshold > 0 else ranked
         if rerank and ranked:
-            return self._rerank(source, query, ranked, top_k, explain)
+            with stage("search", "rerank"):
+                return self._rerank(source, query, ranked, top_k, explain)
+        with stage("search", "fetch"):
+            fetched = self._records(source, ranked, top_k)
         return current_first(
-            [
-                SearchHit(record, c.score, c.details() if explain else None)
-                for c, record in self._records(source, ranked, top_k)
-            ],
-            query,
+            [SearchHit(record, c.score, c.details() if explain else None) for c, record in fetched], query
         )
 
     def _signal_weights(self, candidates: dict[str, Candidate]) -> np.ndarray:

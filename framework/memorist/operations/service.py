@@ -18,10 +18,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..admission import QUEUE, RUN_NOW, admit
+from ..auth.errors import PermissionDenied
 from ..engine.counts import EntityCount
 from ..engine.hits import SearchHit
 from ..engine.memory import Memory, Page
-from ..engine.scope import require_entity
+from ..engine.scope import WILDCARD, require_entity
 from ..engine.supersession import Links
 from ..errors import NotFoundError, ValidationError
 from ..events import Event, EventStore
@@ -30,7 +31,7 @@ from ..records import MemoryRecord
 from ..settings import LimitsSettings
 from . import batch, extras
 from .caller import Caller
-from .inputs import AddInput, EntityIds, ListInput, SearchInput, UpdateInput
+from .inputs import ENTITY_TYPES, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
 from .results import AddResult, memory_item
 
 
@@ -296,23 +297,45 @@ class Operations:
                 pass  # listed twice
         return len(memory_ids)
 
-    def delete_all(self, caller: Caller, ids: EntityIds) -> int:
+    def delete_all(
+        self,
+        caller: Caller,
+        ids: EntityIds,
+        filters: dict[str, Any] | None = None,
+        *,
+        may_span: bool = True,
+    ) -> int:
         """Every memory of an entity (never capped); the scope rule applies.
+
+        ``"*"`` for an id is mem0's wildcard: every memory *of that entity type* in the
+        caller's project (``user_id="*"``: every memory that has a user id). Several
+        wildcards add their types together (all four: the whole project, since every
+        memory has at least one id); a concrete id given beside them still narrows.
+        ``filters`` (a mem0 filter document) narrows the same way. A wildcard or a
+        filter-only delete reaches beyond one named entity, so the door says whether
+        this caller may do that (``may_span``: an OWNER on the platform, an admin
+        self-hosted); one who may not gets a 403 saying so, never a quiet ``deleted: 0``.
 
         The entity's adds accepted before are stopped first, so none brings a memory back
         afterwards: queued ones are cancelled, running ones are told to stop and their
         workers remove what they wrote (:meth:`memorist.events.EventStore.cancel_queued`).
         What those adds may already have written, uncommitted, goes from the store only.
         """
-        require_entity(ids.all())
+        require_entity(ids.all(), filters=filters, filters_allowed=filters is not None)
+        wild = ids.wildcards()
+        concrete = {f: v for f, v in ids.present().items() if f not in wild}
+        if (wild or not concrete) and not may_span:
+            reach = " and ".join(f"{f}='*'" for f in wild) or "a delete by filters alone"
+            raise PermissionDenied(
+                f"{reach} deletes the memories of every entity it matches: only an admin may do that; "
+                "name one entity (e.g. user_id=alice) instead"
+            )
         unfinished: tuple[str, ...] = ()
         if self._events is not None and ids.present():
             unfinished = self._events.cancel_queued(caller.org_id, caller.project_id, ids.present()).unfinished_ids
         return self.engine.delete_all(
-            user_id=ids.user_id,
-            agent_id=ids.agent_id,
-            run_id=ids.run_id,
-            app_id=ids.app_id,
+            filters,
+            **ids.present(),  # "*" included: the engine's wildcard_scope reads it
             org_id=caller.org_id,
             project_id=caller.project_id,
             actor=caller.actor,
@@ -321,6 +344,11 @@ class Operations:
 
     def delete_entity(self, caller: Caller, entity_type: str, entity_id: str) -> int:
         """An entity named by a path (``user``/``alice``) and all its memories."""
+        if entity_id == WILDCARD:
+            raise ValidationError(
+                f"entity_id: '*' is the wildcard, not an entity; to delete the memories of every {entity_type}, "
+                f"delete all memories with {ENTITY_TYPES.get(entity_type, entity_type + '_id')}=* (admins/owners only)"
+            )
         return self.delete_all(caller, EntityIds.entity(entity_type, entity_id))
 
     def reset(self) -> None:
