@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from ..fake_openai import FakeOpenAI
+from ..fake_openai import FakeOpenAI, Reply
 from . import recipes
 from .conftest import Served, forget, installed, stored
 
@@ -37,3 +37,56 @@ def test_agent_framework_context_provider(memorist: Served, llm: FakeOpenAI) -> 
     assert len(requests) == 2, requests
     assert "vegetarian" not in prompt_text(requests[0]).split("I am vegetarian")[0]  # nothing known yet
     assert "Memories" in prompt_text(requests[1]) and "vegetarian" in prompt_text(requests[1])
+
+
+def tool_call(name: str, arguments: dict) -> Reply:
+    """A chat completion whose answer is one call of the tool ``name`` (what a model would send)."""
+    return Reply(
+        body={
+            "id": f"chatcmpl-tool-{name}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "gpt-4o-mini",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {
+                        "role": "assistant",
+                        "content": None,
+                        "tool_calls": [
+                            {
+                                "id": f"call_{name}",
+                                "type": "function",
+                                "function": {"name": name, "arguments": json.dumps(arguments)},
+                            }
+                        ],
+                    },
+                    "finish_reason": "tool_calls",
+                }
+            ],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+    )
+
+
+def tool_results(requests: list[dict]) -> list[str]:
+    return [str(m["content"]) for r in requests for m in r["messages"] if m["role"] == "tool"]
+
+
+def test_openai_agents_sdk_memory_tools(memorist: Served, llm: FakeOpenAI) -> None:
+    installed("openai-agents")
+    forget(memorist, "alice")
+    seen = len(llm.chat_requests)
+    llm.script_chat(
+        tool_call("save_memory", {"fact": "Alice is vegetarian and lives in Lisbon."}),
+        "Noted.",
+        tool_call("search_memory", {"query": "diet"}),
+        "How about a mushroom risotto?",
+    )
+    env = {**llm_env(memorist, llm), "OPENAI_AGENTS_DISABLE_TRACING": "1"}
+    out = recipes.run("openai-agents", "openai-agents", memorist.url, env)
+    assert out.split() == ["Noted.", "How", "about", "a", "mushroom", "risotto?"], out
+    assert stored(memorist, "alice") == ["Alice is vegetarian and lives in Lisbon."]
+    results = tool_results(llm.chat_requests[seen:])
+    assert results[0] == "saved"
+    assert "Alice is vegetarian and lives in Lisbon." in results[-1]  # search_memory read it from Memorist
