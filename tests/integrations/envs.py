@@ -53,7 +53,7 @@ INTEGRATIONS = {
         Integration("agent-framework", "python", ("agent-framework-mem0==1.0.0b261015", "agent-framework-openai==1.17.0")),
         Integration("openai-agents", "python", ("openai-agents==0.24.0", "mem0ai==2.2.1")),
         Integration("langgraph", "python", ("langgraph==1.2.22", "langchain-openai==1.7.4", "mem0ai==2.2.1")),
-        Integration("mem0-mcp-server", "python", ("mem0-mcp-server==0.2.1",)),
+        Integration("mem0-mcp-server", "python", ("mem0-mcp-server==0.2.1", "mcp==1.30.0")),
         Integration("llamaindex", "python", ("llama-index-memory-mem0==2.1.0",)),
         Integration("crewai", "python", ("crewai==1.15.30", "mem0ai==2.2.1")),
     )

@@ -69,3 +69,41 @@ def test_memorist_mcp_snippet_starts_and_lists_tools(title: str, tmp_path: Path)
     assert list((tmp_path / "data").iterdir())  # stored in the snippet's --data-dir, not a default location
     if "--user-id" in args:
         assert added["scope"] == {"user_id": args[args.index("--user-id") + 1]}
+
+
+def test_mem0_mcp_server_through_the_documented_wrapper(memorist: Served) -> None:
+    base = installed("mem0-mcp-server")
+    text = (recipes.DOCS / "mem0-mcp-server.md").read_text()
+    ((title, body),) = SNIPPET.findall(text)
+    entry = json.loads(body)["mcpServers"]["mem0"]
+    assert entry["command"] == "/home/me/.venvs/mem0-mcp/bin/python"
+    assert entry["env"]["MEM0_HOST"] == recipes.PLACEHOLDER
+    env = {
+        **{k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")},
+        **entry["env"],
+        "MEM0_API_KEY": memorist.key,
+        "MEM0_HOST": memorist.url,
+        "MEM0_TELEMETRY": "false",
+        "NO_PROXY": "127.0.0.1,localhost",
+        "HOME": str(base / "mem0-mcp-server" / ".home"),
+    }
+    params = StdioServerParameters(command=str(envs.python_of(base, "mem0-mcp-server")), args=entry["args"], env=env)
+    forget(memorist, "alice")
+
+    async def main() -> tuple[set[str], str]:
+        async with Client(params, mode="legacy", read_timeout_seconds=120) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            added = await client.call_tool("add_memory", {"text": "I am allergic to peanuts."})
+            assert not added.is_error, added.content
+            for _ in range(100):  # a v3 add is extracted in the background
+                if stored(memorist, "alice"):
+                    break
+                await asyncio.sleep(0.2)
+            found = await client.call_tool("search_memories", {"query": "What food should I avoid?"})
+            assert not found.is_error, found.content
+            return names, found.content[0].text  # type: ignore[union-attr]
+
+    names, found = asyncio.run(main())
+    assert {"add_memory", "search_memories", "get_memories", "delete_all_memories"} <= names
+    assert any("peanut" in m for m in stored(memorist, "alice"))  # MEM0_DEFAULT_USER_ID, on Memorist
+    assert "peanut" in found, found

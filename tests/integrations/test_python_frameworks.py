@@ -90,3 +90,17 @@ def test_openai_agents_sdk_memory_tools(memorist: Served, llm: FakeOpenAI) -> No
     results = tool_results(llm.chat_requests[seen:])
     assert results[0] == "saved"
     assert "Alice is vegetarian and lives in Lisbon." in results[-1]  # search_memory read it from Memorist
+
+
+def test_langgraph_node_searches_before_and_adds_after(memorist: Served, llm: FakeOpenAI) -> None:
+    installed("langgraph")
+    forget(memorist, "alice")
+    seen = len(llm.chat_requests)
+    llm.script_chat("Noted: vegetarian, Lisbon.", "How about a mushroom risotto?")
+    out = recipes.run("langgraph", "langgraph", memorist.url, llm_env(memorist, llm))
+    assert out.splitlines() == ["Noted: vegetarian, Lisbon.", "How about a mushroom risotto?"], out
+    assert any("vegetarian" in m for m in stored(memorist, "alice"))
+    first, second = llm.chat_requests[seen:]
+    system = [m["content"] for m in second["messages"] if m["role"] == "system"]
+    assert "vegetarian" in system[0], second  # the memory the first turn stored reached the model
+    assert "vegetarian" not in [m["content"] for m in first["messages"] if m["role"] == "system"][0]
