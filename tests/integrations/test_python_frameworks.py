@@ -104,3 +104,11 @@ def test_langgraph_node_searches_before_and_adds_after(memorist: Served, llm: Fa
     system = [m["content"] for m in second["messages"] if m["role"] == "system"]
     assert "vegetarian" in system[0], second  # the memory the first turn stored reached the model
     assert "vegetarian" not in [m["content"] for m in first["messages"] if m["role"] == "system"][0]
+
+
+def test_llamaindex_memory_puts_and_recalls_in_a_new_session(memorist: Served) -> None:
+    installed("llamaindex")
+    forget(memorist, "alice")
+    out = recipes.run("llamaindex", "llamaindex", memorist.url, {"MEM0_API_KEY": memorist.key})
+    assert any("vegetarian" in m for m in stored(memorist, "alice"))  # put() added it through Memorist
+    assert "vegetarian" in out, out  # get() found it for a question sharing no word with it
