@@ -112,3 +112,21 @@ def test_llamaindex_memory_puts_and_recalls_in_a_new_session(memorist: Served) -
     out = recipes.run("llamaindex", "llamaindex", memorist.url, {"MEM0_API_KEY": memorist.key})
     assert any("vegetarian" in m for m in stored(memorist, "alice"))  # put() added it through Memorist
     assert "vegetarian" in out, out  # get() found it for a question sharing no word with it
+
+
+def test_crewai_agent_memory_tools(memorist: Served, llm: FakeOpenAI) -> None:
+    installed("crewai")
+    forget(memorist, "alice")
+    seen = len(llm.chat_requests)
+    llm.script_chat(
+        tool_call("save_memory", {"fact": "Alice is vegetarian and lives in Lisbon."}),
+        "Noted.",
+        tool_call("search_memory", {"query": "diet"}),
+        "How about a mushroom risotto?",
+    )
+    env = {**llm_env(memorist, llm), "CREWAI_DISABLE_TELEMETRY": "true", "OTEL_SDK_DISABLED": "true"}
+    out = recipes.run("crewai", "crewai", memorist.url, env)
+    assert "mushroom risotto" in out, out
+    assert stored(memorist, "alice") == ["Alice is vegetarian and lives in Lisbon."]
+    results = tool_results(llm.chat_requests[seen:])
+    assert "Alice is vegetarian and lives in Lisbon." in results[-1], results  # read back from Memorist
