@@ -55,13 +55,17 @@ def installed(name: str) -> Path:
     """The root of ``name``'s built environment, or a skip naming the command that builds it."""
     base = envs.root()
     if envs.missing(base, [name]):
-        pytest.skip(f"integration {name!r} not installed in {base}: run `nox -s integrations` (or "
-                    f"`python tests/integrations/envs.py {name}`) first")
+        pytest.skip(
+            f"integration {name!r} not installed in {base}: run `nox -s integrations` (or "
+            f"`python tests/integrations/envs.py {name}`) first"
+        )
     return base
 
 
 def forget(memorist: Served, user: str) -> None:
-    resp = memorist.app.request("DELETE", f"/v1/memories/?user_id={user}", headers={"Authorization": f"Token {memorist.key}"})
+    resp = memorist.app.request(
+        "DELETE", f"/v1/memories/?user_id={user}", headers={"Authorization": f"Token {memorist.key}"}
+    )
     assert resp.status_code in (200, 204), resp.text
     assert not stored(memorist, user)
 

@@ -50,7 +50,9 @@ INTEGRATIONS = {
         Integration("mem0ai-js", "npm", ("mem0ai@3.3.1",)),
         Integration("vercel-ai", "npm", ("@mem0/vercel-ai-provider@3.0.2", "zod@3.25.76")),
         Integration("mastra", "npm", ("@mastra/mem0@0.1.4", "@mastra/core@0.10.9", "zod@3.25.76")),
-        Integration("agent-framework", "python", ("agent-framework-mem0==1.0.0b261015", "agent-framework-openai==1.17.0")),
+        Integration(
+            "agent-framework", "python", ("agent-framework-mem0==1.0.0b261015", "agent-framework-openai==1.17.0")
+        ),
         Integration("openai-agents", "python", ("openai-agents==0.24.0", "mem0ai==2.2.1")),
         Integration("langgraph", "python", ("langgraph==1.2.22", "langchain-openai==1.7.4", "mem0ai==2.2.1")),
         Integration("mem0-mcp-server", "python", ("mem0-mcp-server==0.2.1", "mcp==1.30.0")),
