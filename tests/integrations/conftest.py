@@ -51,6 +51,12 @@ def llm() -> Iterator[FakeOpenAI]:
         yield server
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Skip a recipe test whose environment is absent before its fixtures start a server."""
+    for marker in item.iter_markers("recipe"):
+        installed(*marker.args)
+
+
 def installed(name: str) -> Path:
     """The root of ``name``'s built environment, or a skip naming the command that builds it."""
     base = envs.root()

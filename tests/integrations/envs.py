@@ -27,6 +27,9 @@ CHECKOUT = Path(__file__).resolve().parents[2]
 ROOT_ENV = "MEMORIST_INTEGRATIONS_DIR"
 DEFAULT_ROOT = CHECKOUT / ".nox" / "integrations"
 MARKER = ".complete"
+#: Read when this module is imported (pytest's collection): the suite's autouse fixture removes
+#: every MEMORIST_* variable before each test runs.
+_ROOT_AT_IMPORT = os.environ.get(ROOT_ENV)
 
 
 @dataclass(frozen=True)
@@ -64,7 +67,7 @@ INTEGRATIONS = {
 
 def root() -> Path:
     """Where the environments live: ``$MEMORIST_INTEGRATIONS_DIR`` or ``.nox/integrations``."""
-    return Path(os.environ.get(ROOT_ENV) or DEFAULT_ROOT)
+    return Path(os.environ.get(ROOT_ENV) or _ROOT_AT_IMPORT or DEFAULT_ROOT)
 
 
 def built(base: Path, name: str) -> bool:

@@ -17,7 +17,10 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 FACT = "I am vegetarian and I live in Lisbon."
 
 
-@pytest.mark.parametrize(("page", "integration"), [("mem0ai-python", "mem0ai-python"), ("mem0ai-js", "mem0ai-js")])
+@pytest.mark.parametrize(
+    ("page", "integration"),
+    [pytest.param(name, name, marks=pytest.mark.recipe(name)) for name in ("mem0ai-python", "mem0ai-js")],
+)
 def test_client_recipe_adds_and_finds_a_memory(memorist: Served, page: str, integration: str) -> None:
     installed(integration)
     forget(memorist, "alice")  # the recipes share their user; each starts from none

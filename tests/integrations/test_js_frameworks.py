@@ -15,6 +15,7 @@ from .conftest import Served, forget, installed, stored
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
+@pytest.mark.recipe("vercel-ai")
 def test_vercel_ai_provider_puts_the_users_memory_in_the_prompt(memorist: Served, llm: FakeOpenAI) -> None:
     installed("vercel-ai")
     forget(memorist, "alice")
@@ -29,6 +30,7 @@ def test_vercel_ai_provider_puts_the_users_memory_in_the_prompt(memorist: Served
     assert prompt[-1]["role"] == "user" and "dinner" in str(prompt[-1]["content"])
 
 
+@pytest.mark.recipe("mastra")
 def test_mastra_integration_stores_and_recalls(memorist: Served) -> None:
     installed("mastra")
     forget(memorist, "alice")

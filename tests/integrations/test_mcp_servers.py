@@ -71,6 +71,7 @@ def test_memorist_mcp_snippet_starts_and_lists_tools(title: str, tmp_path: Path)
         assert added["scope"] == {"user_id": args[args.index("--user-id") + 1]}
 
 
+@pytest.mark.recipe("mem0-mcp-server")
 def test_mem0_mcp_server_through_the_documented_wrapper(memorist: Served) -> None:
     base = installed("mem0-mcp-server")
     text = (recipes.DOCS / "mem0-mcp-server.md").read_text()

@@ -25,6 +25,7 @@ def prompt_text(request: dict) -> str:
     return json.dumps(request.get("messages", request), ensure_ascii=False)
 
 
+@pytest.mark.recipe("agent-framework")
 def test_agent_framework_context_provider(memorist: Served, llm: FakeOpenAI) -> None:
     installed("agent-framework")
     forget(memorist, "alice")
@@ -73,6 +74,7 @@ def tool_results(requests: list[dict]) -> list[str]:
     return [str(m["content"]) for r in requests for m in r["messages"] if m["role"] == "tool"]
 
 
+@pytest.mark.recipe("openai-agents")
 def test_openai_agents_sdk_memory_tools(memorist: Served, llm: FakeOpenAI) -> None:
     installed("openai-agents")
     forget(memorist, "alice")
@@ -92,6 +94,7 @@ def test_openai_agents_sdk_memory_tools(memorist: Served, llm: FakeOpenAI) -> No
     assert "Alice is vegetarian and lives in Lisbon." in results[-1]  # search_memory read it from Memorist
 
 
+@pytest.mark.recipe("langgraph")
 def test_langgraph_node_searches_before_and_adds_after(memorist: Served, llm: FakeOpenAI) -> None:
     installed("langgraph")
     forget(memorist, "alice")
@@ -106,6 +109,7 @@ def test_langgraph_node_searches_before_and_adds_after(memorist: Served, llm: Fa
     assert "vegetarian" not in [m["content"] for m in first["messages"] if m["role"] == "system"][0]
 
 
+@pytest.mark.recipe("llamaindex")
 def test_llamaindex_memory_puts_and_recalls_in_a_new_session(memorist: Served) -> None:
     installed("llamaindex")
     forget(memorist, "alice")
@@ -114,6 +118,7 @@ def test_llamaindex_memory_puts_and_recalls_in_a_new_session(memorist: Served) -
     assert "vegetarian" in out, out  # get() found it for a question sharing no word with it
 
 
+@pytest.mark.recipe("crewai")
 def test_crewai_agent_memory_tools(memorist: Served, llm: FakeOpenAI) -> None:
     installed("crewai")
     forget(memorist, "alice")
