@@ -16,9 +16,10 @@ Before retrieval the query is *focused*: entities so common in the scope that
 they carry no information (the user's own name) are removed for keyword
 search, and the query vector is the mean of the full and focused queries.
 A query that names the searched ``user_id`` ("What does Ada eat?" in ada's
-memories) asks about "the user" every memory is written about: the id is not
-searched as a keyword, and the query vector is also the mean with the query
-saying "the user" (see :func:`subject_alias`).
+memories) asks about the subject every memory is written about: the id is not
+searched as a keyword, and the query vector is also the mean with the query as
+the memories would say it, which the language model that wrote them offers
+(``LanguageModel.query_forms``: "What does the user eat?").
 
 ``score = base + temporal_weight * temporal * (1 - base)`` where ``base`` is the
 weighted mean of the first three; it never leaves [0, 1]. A signal that is 0 for
@@ -50,7 +51,7 @@ from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord, Scope, StoreMatch
 from ..settings import EngineSettings
 from .entities import EntityGraph, EntityMatch, scope_key
 from .hits import SearchHit
-from .query_forms import focus_query, subject_alias, third_person_alias, without_subject
+from .query_forms import focus_query, without_subject
 from .scope import equality_values
 from .scope_index import Pinned, ScopeIndex
 from .temporal import query_period, temporal_score
@@ -155,10 +156,10 @@ class HybridSearch:
         else:
             matches = self._graph.match(mentions, keys, project) if mentions else []
         user_ids = equality_values(where, "user_id")
-        aliased = subject_alias(query, user_ids)
-        if user_ids:
-            # A question in the first person asks about the user the search is pinned to.
-            aliased = third_person_alias(aliased or query) or aliased
+        # The query as the memories say it ("What do I like?" -> "What does the user like?"):
+        # the language model's to know, as the one that wrote them (LanguageModel.query_forms).
+        forms = self._c.language_model.query_forms(query, user_ids) if user_ids else []
+        aliased = forms[0] if forms else None
         focused = focus_query(query, mentions, matches) if self._s.focus_queries else query
         if aliased is not None:
             # The query names the searched user, whom every memory is about as "the user": as a
