@@ -29,11 +29,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from .. import __version__
 from ..engine.search import MAX_QUERY_CHARS
 from ..errors import MemoristError
+from ..limits import MAX_MCP_PAGE_SIZE as MAX_PAGE_SIZE
+from ..limits import MAX_MCP_TOP_K as MAX_TOP_K
 from .adapter import MemoryAccess
 from .scope import CALLER_KEY, Caller, entity_args
-
-MAX_TOP_K = 100
-MAX_PAGE_SIZE = 100
 
 CallerSource = Callable[[Context], Caller]
 
