@@ -50,6 +50,7 @@ from .open_questions import OpenQuestions, asked_reader, conversation_key, left_
 from .outcome import AddOutcome, merged_with, skipped_input
 from .scope import exact_scope
 from .scope_index import Pinned, ScopeIndex, ScopeView
+from .source_vectors import blend, source_of
 from .supersession import Supersession, SupersessionLog
 from .supersession_rule import supersedes
 
@@ -105,8 +106,11 @@ class AddPipeline:
         *,
         generations: ScopeGenerations | None = None,
         index: ScopeIndex | None = None,
+        source_weight: float = 0.0,
     ) -> None:
         self._c = components
+        #: Share of the source message's vector in a stored memory's vector (:mod:`.source_vectors`).
+        self._source_weight = source_weight
         self._generations = generations
         #: Answers the duplicate lookups from memory when the add's scope is indexed.
         self._index = index
@@ -322,6 +326,9 @@ class AddPipeline:
         outcome.merged.sort(key=lambda m: (m.source_message is None, m.source_message or 0))
         rows = [fresh.index(i) for i in keep]
         kept_vectors = vectors[np.array(rows, dtype=int)] if vectors is not None and rows else np.zeros((0, 0))
+        if rows and self._source_weight > 0:
+            sources = [source_of(request, facts[i]) for i in keep]
+            kept_vectors = blend(kept_vectors, sources, self._embedding.now, self._source_weight)
         return PreparedAdd(records, kept_vectors, outcome, supersessions=replaced)
 
     def commit(
