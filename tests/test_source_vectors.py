@@ -28,7 +28,8 @@ USER = Pinned("default", "default", "user_id", "u1")
 
 
 def engine(data_dir: Path, **engine_settings: Any) -> Memory:
-    return Memory.from_config(fast_settings(data_dir, engine=engine_settings), plugins=load_plugins({}, extra=[hashing]))
+    settings = fast_settings(data_dir, engine=engine_settings)
+    return Memory.from_config(settings, plugins=load_plugins({}, extra=[hashing]))
 
 
 def unit(v: np.ndarray) -> np.ndarray:
