@@ -187,7 +187,7 @@ class AddPipeline:
             earlier.extend(as_recent(extraction, observed_at))
             left_open(asked, request.scope, extraction)
             extracted.append((observed_at, extraction))
-            texts.update((f.text, None) for f in self._batch_unique(extraction.facts)[0])
+            texts.update((t, None) for t in self._to_embed(request, self._batch_unique(extraction.facts)[0]))
         scopes = list({scope_key(r.scope): r.scope for r in requests}.values())
         with self.guard.hold(scopes) as held:
             prepared, bumped = self._store_many(requests, extracted, texts, scopes, held)
@@ -288,7 +288,7 @@ class AddPipeline:
         # The distinct facts' texts only for an add whose scope is about to load (no extra work on
         # the hot path of an add to a scope already held).
         embed = self._embedding.for_add(
-            self._pinned(request.scope), lambda: [fact.text for fact in self._batch_unique(extraction.facts)[0]]
+            self._pinned(request.scope), lambda: self._to_embed(request, self._batch_unique(extraction.facts)[0])
         )
         prepared = self._decide(request, observed_at, extraction, embed)
         prepared.open_question = extraction.open_question
@@ -308,7 +308,12 @@ class AddPipeline:
         # Each distinct fact of the batch ends up as (id, text) of the memory that holds it.
         holder: dict[int, tuple[str, str]] = {}
         fresh = self._not_stored(facts, request, holder, outcome, batch)
-        vectors = embed([facts[i].text for i in fresh]) if fresh else None
+        wanted = [facts[i].text for i in fresh]
+        # The source messages of a blend ride in the facts' embedder call (:mod:`.source_vectors`).
+        sources = [source_of(request, facts[i]) for i in fresh] if self._source_weight > 0 else []
+        extra = [t for t in dict.fromkeys(s for s in sources if s is not None) if t not in set(wanted)]
+        matrix = embed(wanted + extra) if fresh else None
+        vectors = matrix[: len(wanted)] if matrix is not None else None
         near: dict[int, list[StoreHit]] = {}
         keep = self._not_paraphrases(fresh, facts, vectors, request, holder, outcome, twins, batch, near)
         now = utcnow()
@@ -326,9 +331,9 @@ class AddPipeline:
         outcome.merged.sort(key=lambda m: (m.source_message is None, m.source_message or 0))
         rows = [fresh.index(i) for i in keep]
         kept_vectors = vectors[np.array(rows, dtype=int)] if vectors is not None and rows else np.zeros((0, 0))
-        if rows and self._source_weight > 0:
-            sources = [source_of(request, facts[i]) for i in keep]
-            kept_vectors = blend(kept_vectors, sources, self._embedding.now, self._source_weight)
+        if rows and matrix is not None and sources:
+            embedded = dict(zip(wanted + extra, matrix, strict=True))
+            kept_vectors = blend(kept_vectors, [sources[r] for r in rows], embedded, self._source_weight)
         return PreparedAdd(records, kept_vectors, outcome, supersessions=replaced)
 
     def commit(
@@ -379,6 +384,13 @@ class AddPipeline:
         """The request's extraction; ``batch_asked``: see :func:`.open_questions.asked_reader`."""
         asked = asked_reader(self.questions, request.scope, batch_asked)
         return extract(request, observed_at, self._c.language_model, self._c.vector_store, earlier, asked)
+
+    def _to_embed(self, request: AddRequest, facts: Sequence[ExtractedFact]) -> list[str]:
+        """The texts an add embeds for ``facts``: theirs, and with a source blend their messages'."""
+        texts = [fact.text for fact in facts]
+        if self._source_weight > 0:
+            texts += [s for fact in facts if (s := source_of(request, fact)) is not None]
+        return list(dict.fromkeys(texts))
 
     @staticmethod
     def _batch_unique(proposed: Sequence[ExtractedFact]) -> tuple[list[ExtractedFact], list[_Twin]]:

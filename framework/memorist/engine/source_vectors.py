@@ -15,7 +15,7 @@ update, a language model that names no source) keeps its own vector.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -35,24 +35,20 @@ def source_of(request: AddRequest, fact: ExtractedFact) -> str | None:
 def blend(
     vectors: np.ndarray,
     sources: Sequence[str | None],
-    embed: Callable[[list[str]], np.ndarray],
+    embedded: Mapping[str, np.ndarray],
     weight: float,
 ) -> np.ndarray:
-    """``vectors`` (one fact each, unit length) mixed with their sources' vectors:
-    ``(1 - weight) * fact + weight * source``, renormalized. Each distinct source is embedded
-    once, in one call; a row without a source is returned as it is."""
+    """``vectors`` (one fact each, unit length) mixed with their sources' vectors
+    (``embedded``: a source's text to its vector, from the facts' own embedder call):
+    ``(1 - weight) * fact + weight * source``, renormalized. A row without a source is
+    returned as it is."""
     if weight <= 0 or not len(vectors):
         return vectors
-    distinct = list(dict.fromkeys(s for s in sources if s is not None))
-    if not distinct:
-        return vectors
-    embedded = np.asarray(embed(distinct), dtype=np.float32)
-    row = {text: i for i, text in enumerate(distinct)}
     mixed = np.array(vectors, dtype=np.float32, copy=True)
     for i, source in enumerate(sources):
         if source is None:
             continue
-        v = (1.0 - weight) * mixed[i] + weight * embedded[row[source]]
+        v = (1.0 - weight) * mixed[i] + weight * np.asarray(embedded[source], dtype=np.float32)
         norm = float(np.linalg.norm(v))
         if norm > 0:
             mixed[i] = v / norm
