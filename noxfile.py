@@ -79,7 +79,7 @@ def soak(session: nox.Session) -> None:
 
 @nox.session(python=False)
 def old_clients_env(session: nox.Session) -> None:
-    """Build the older platform clients' environments (mem0ai 0.1.118, 1.0.11; npm mem0ai 2.1.38).
+    """Build the older platform clients' environments (mem0ai 0.1.118, 1.0.11; npm mem0ai 2.1.38 and 2.4.6).
 
     One directory per release under ``.nox/old_clients`` (``MEMORIST_OLD_CLIENTS_DIR`` overrides),
     each kept once built: pip-installed with ``--target`` by the interpreter running nox (CI:

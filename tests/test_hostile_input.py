@@ -494,7 +494,7 @@ def test_metacharacters_in_self_hosted_fields(server: AppServer, world: World, m
         {"query": meta, "user_id": user},
         {"query": f"note {meta}", "user_id": user, "threshold": 0, "explain": True},
         # A bare "*" is the documented wildcard ("field exists"), so it may match anyone: scope it.
-        {"query": meta, "filters": {"user_id": meta}, **({"agent_id": meta} if meta == "*" else {})},
+        {"query": meta, "filters": {"user_id": meta}, **({"agent_id": f"{ATTACKER}-agent*"} if meta == "*" else {})},
         {"query": meta, "filters": {"user_id": {"contains": meta}}, "threshold": 0},
         {"query": meta, "filters": {"user_id": {"icontains": meta}, "agent_id": {"in": [meta, user]}}},
         {"query": meta, "filters": {f"metadata.{meta}": meta}},
@@ -504,7 +504,8 @@ def test_metacharacters_in_self_hosted_fields(server: AppServer, world: World, m
         resp = server.post("/search", headers=ADMIN, json={"threshold": 0, **body})
         assert resp.status_code in (200, 400), resp.text
         _no_victims(resp)
-    for params in ({"user_id": meta}, {"agent_id": meta}, {"user_id": user, "run_id": meta}):
+    listings = ({"user_id": meta}, {"agent_id": meta}, {"user_id": user, "run_id": meta})
+    for params in listings if meta != "*" else ({"user_id": user, "run_id": meta},):  # "*" alone: any user
         _no_victims(server.get("/memories", params=params, headers=ADMIN))
     quoted = quote(meta, safe="")
     for method, path in (
@@ -515,7 +516,10 @@ def test_metacharacters_in_self_hosted_fields(server: AppServer, world: World, m
     ):
         resp = server.request(method, path, headers=ADMIN, json={"text": meta})
         assert resp.status_code in (400, 404), f"{method} {path}: {resp.status_code} {resp.text}"
-    for params in ({"user_id": meta}, {"agent_id": meta}, {"run_id": meta}, {"app_id": meta}):
+    # A bare "*" on delete-all is the documented wildcard (every memory of that entity type): from
+    # this admin key it would rightly take the victims too, so it is tested on its own
+    # (test_selfhosted_api.py::test_delete_all_wildcard_is_for_admins_and_never_a_literal_id).
+    for params in ({"user_id": meta}, {"agent_id": meta}, {"run_id": meta}, {"app_id": meta}) if meta != "*" else ():
         resp = server.request("DELETE", "/memories", params=params, headers=ADMIN)
         assert resp.status_code in (200, 400, 422), resp.text
         assert resp.status_code != 200 or resp.json()["deleted"] == 0, resp.text
@@ -577,7 +581,9 @@ def test_metacharacters_in_platform_fields(server: AppServer, world: World, meta
         assert resp.status_code in (400, 404, 422), f"{method} {path}: {resp.status_code} {resp.text}"
     for params in ({"user_id": meta}, {"agent_id": meta}):
         resp = server.request("DELETE", "/v1/memories/", params=params, headers=key)
-        assert resp.status_code in (200, 400) and (resp.status_code != 200 or resp.json()["deleted"] == 0), resp.text
+        # "*" is the wildcard: it may empty the attacker's own project (the victim tenant never moves).
+        emptied = resp.status_code != 200 or resp.json()["deleted"] == 0 or meta == "*"
+        assert resp.status_code in (200, 400) and emptied, resp.text
     resp = server.request("DELETE", f"/v2/entities/user/{quoted}/", headers=key)
     assert resp.status_code in (200, 400, 404) and (resp.status_code != 200 or resp.json()["deleted"] == 0), resp.text
     members = f"/api/v1/orgs/organizations/morg/projects/mproj/members/?email={quoted}"

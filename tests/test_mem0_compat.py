@@ -219,6 +219,22 @@ def test_errors_are_value_errors_like_mem0s(in_tmp: Path) -> None:
     assert m.get("no-such-memory") is None
 
 
+def test_delete_all_wildcard_in_process(in_tmp: Path) -> None:
+    """``delete_all(user_id="*")`` as mem0 documents it: every memory that has a user id; ``*`` is never an id."""
+    from memorist import Memory
+
+    m = Memory()
+    m.add("Ana drinks green tea.", user_id="ana", infer=False)
+    m.add("Bo drinks black coffee.", user_id="bo", infer=False)
+    m.add("The helper answers briefly.", agent_id="helper", infer=False)
+    assert m.delete_all(user_id="*")["deleted"] == 2
+    left = m.get_all(filters={"agent_id": "helper"})["results"]
+    assert [r["memory"] for r in left] == ["The helper answers briefly."]
+    assert m.get_all(filters={"user_id": "ana"})["results"] == []
+    with pytest.raises(ValueError, match="wildcard"):
+        m.add("under a star", user_id="*", infer=False)
+
+
 def test_from_config_takes_mem0_spelling(in_tmp: Path) -> None:
     from memorist import Engine, Memory
 

@@ -15,8 +15,9 @@ import pytest
 from memorist.api import Memory
 from memorist.engine.dedup import value_tokens, values_agree
 from memorist.engine.hits import SearchHit
-from memorist.engine.query_forms import subject_alias, without_subject
+from memorist.engine.query_forms import without_subject
 from memorist.hookspecs import hookimpl
+from memorist.language.voice import subject_alias
 from memorist.plugins import load_plugins
 from memorist.providers import LanguageModel, ProviderContext
 from memorist.records import ExtractedFact, ExtractionRequest, MemoryRecord, Message

@@ -3,8 +3,9 @@
 ``mem0ai`` 0.1.118 (the 0.1.x line: ``POST /v1/memories/``, ``GET /v1/memories/``,
 ``/v1/memories/search/``, ``/v2/memories/search/``) and 1.0.11 (the 1.x line: ``POST /v2/memories/``,
 ``/v2/memories/search/``) each run in their own interpreter with only their release on the path;
-the JavaScript client from npm (``mem0ai`` 2.1.38, the last line on the v1/v2 routes; later ones call
-v3) is driven by ``node`` the same way. They are separate processes speaking HTTP, so the app listens
+the JavaScript clients from npm (``mem0ai`` 2.1.38, the last line on the v1/v2 routes; later ones call
+v3, and 2.4.6, the release ``@mastra/mem0`` 0.1.4 uses) are driven by ``node`` the same way. They are
+separate processes speaking HTTP, so the app listens
 on a loopback port (``AppServer.listen()``: the app ``memorist serve`` builds, served from a thread);
 gunicorn itself is not what these tests are about.
 
@@ -33,7 +34,7 @@ from .oldclients import envs
 pytestmark = pytest.mark.slow  # client processes on a real socket
 
 RELEASES = envs.RELEASES
-NPM_RELEASE = envs.NPM_RELEASE
+NPM_RELEASES = envs.NPM_RELEASES
 DRIVER = Path(__file__).parent / "oldclients" / "drive.py"
 NPM_DRIVER = Path(__file__).parent / "oldclients" / "drive.cjs"
 
@@ -100,23 +101,29 @@ def drive(
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def drive_npm(installs: Path, server: Served, key: str, user: str) -> dict[str, Any]:
-    modules = installs / f"npm-{NPM_RELEASE}" / "node_modules"
+def drive_npm(installs: Path, server: Served, key: str, release: str, user: str) -> dict[str, Any]:
+    modules = installs / f"npm-{release}" / "node_modules"
     env = {**os.environ, "MEM0_TELEMETRY": "false", "NO_PROXY": "127.0.0.1,localhost"}
     command = ["node", str(NPM_DRIVER), str(modules), server.url, key, user]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, f"npm mem0ai {NPM_RELEASE} failed:\n{done.stdout}\n{done.stderr[-4000:]}"
+    assert done.returncode == 0, f"npm mem0ai {release} failed:\n{done.stdout}\n{done.stderr[-4000:]}"
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-@pytest.mark.parametrize("release", [*RELEASES, f"npm-{NPM_RELEASE}"])
+@pytest.mark.parametrize("release", [*RELEASES, *(f"npm-{r}" for r in NPM_RELEASES)])
 def test_released_client_memory_calls(installs: Path, server: Served, key: str, release: str, tmp_path: Path) -> None:
     user = f"user-{release}"
     if release.startswith("npm-"):
-        report = drive_npm(installs, server, key, user)
         release = release.removeprefix("npm-")
+        report = drive_npm(installs, server, key, release, user)
+        # The npm client sends no output_format and reads a bare array, the platform's v1.0 default
+        # (@mastra/mem0 0.1.4 calls ``.map`` on it): the driver maps it the same way.
+        assert isinstance(report["add"], list), report["add"]
+        assert report["add_mapped"] == ["I live in Utrecht and my sister is called Noor."]
     else:
         report = drive(installs, server, key, release, user, tmp_path)
+        # The Python clients ask for output_format v1.1 (0.1.x) or read the envelope (1.x).
+        assert isinstance(report["add"], dict) and isinstance(report["add"]["results"], list), report["add"]
     assert report["version"] == release
     texts = {"I live in Utrecht and my sister is called Noor.", "My bike is green."}
     added = report["add"]["results"] if isinstance(report["add"], dict) else report["add"]

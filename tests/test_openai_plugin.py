@@ -547,3 +547,13 @@ def test_the_previous_adds_question_goes_in_as_context_and_an_ending_question_is
     plain = llm.extract_detailed(_request(messages=[Message(role="user", content="Should I get a dog?")]))
     assert "Just before this conversation" not in server.chat_requests[1]["messages"][1]["content"]
     assert plain.open_question is None
+
+
+def test_the_openai_model_offers_queries_in_the_voice_its_prompt_writes(server: FakeOpenAI, tmp_path: Path) -> None:
+    """Its prompt writes memories about "the user", so a first-person question is searched about
+    the user too (``LanguageModel.query_forms``), without a call to the model."""
+    llm = make_llm(server, tmp_path)
+    assert llm.query_forms("What do I do for work?", ["max"]) == ["What does the user do for work?"]
+    assert llm.query_forms("What does max like?", ["max"]) == ["What does the user like?"]
+    assert llm.query_forms("What do I do for work?", []) == []
+    assert server.requests == []

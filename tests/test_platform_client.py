@@ -341,3 +341,111 @@ def test_profile_methods_raise_a_clear_not_supported_validation_error(client: An
 def test_project_get_with_fields_answers_only_those(client: Any) -> None:
     assert client.project.get(fields=["name", "enable_graph"]) == {"name": "Web", "enable_graph": True}
     assert set(client.get_project(fields=["custom_instructions"])) == {"custom_instructions"}
+
+
+def _texts(server: Server, key: str, user: str) -> list[str]:
+    page = server.post("/v3/memories/", headers=token(key), json={"filters": {"user_id": user}}).json()
+    return sorted(m["memory"] for m in page["results"])
+
+
+def test_delete_all_with_ids_inside_filters(server: Server, client: Any, tenant: dict) -> None:
+    """mem0ai 2.2.1 documents ids "inside the filters dict"; it sends them as ``filters={'user_id': 'carol'}``
+    (a Python literal in the query string). Only carol's memories go; dave's stay."""
+    for user, text in (("carol", "Carol plays the cello."), ("carol", "Carol lives in Gent."), ("dave", "Dave rows.")):
+        client.add([{"role": "user", "content": text}], user_id=user, infer=False)
+    answer = client.delete_all(filters={"user_id": "carol"})
+    assert answer["deleted"] == 2, answer
+    assert _texts(server, tenant["key"], "carol") == []
+    assert _texts(server, tenant["key"], "dave") == ["Dave rows."]
+
+    from mem0 import AsyncMemoryClient
+
+    async def scenario() -> dict:
+        aclient = AsyncMemoryClient(api_key=tenant["key"], host=server.url, client=server.async_httpx_client())
+        await aclient.add([{"role": "user", "content": "Dave owns a kayak."}], user_id="dave", infer=False)
+        return await aclient.delete_all(filters={"user_id": "dave"})
+
+    assert asyncio.run(scenario())["deleted"] == 2
+    assert _texts(server, tenant["key"], "dave") == []
+
+
+def test_delete_all_filters_query_is_parsed_safely(server: Server, tenant: dict) -> None:
+    """JSON or a Python literal; never evaluated as code; bounded; conflicts and junk are 400s."""
+    auth = token(tenant["key"])
+    server.post("/v1/memories/", headers=auth, json={"messages": "Eve paints.", "user_id": "eve", "infer": False})
+    for junk in ("__import__('os').system('true')", "[1, 2]", "{'user_id': 'eve'", "x" * 9000):
+        resp = server.request("DELETE", "/v1/memories/", headers=auth, params={"filters": junk})
+        assert resp.status_code == 400, (junk[:40], resp.text)
+        assert "filters" in resp.json()["detail"]
+    params = {"user_id": "eve", "filters": '{"user_id": "bob"}'}
+    conflict = server.request("DELETE", "/v1/memories/", headers=auth, params=params)
+    assert conflict.status_code == 400 and "differs" in conflict.json()["detail"]
+    assert _texts(server, tenant["key"], "eve") == ["Eve paints."]  # nothing lost to a refused delete
+    ok = server.request("DELETE", "/v1/memories/", headers=auth, params={"filters": '{"user_id": "eve"}'})
+    assert ok.status_code == 200 and ok.json()["deleted"] == 1
+    # The AND form the clients' docs show: its ids are the delete's ids.
+    server.post("/v1/memories/", headers=auth, json={"messages": "Eve sculpts.", "user_id": "eve", "infer": False})
+    anded = server.request("DELETE", "/v1/memories/", headers=auth, params={"filters": "{'AND': [{'user_id': 'eve'}]}"})
+    assert anded.status_code == 200 and anded.json()["deleted"] == 1
+    assert _texts(server, tenant["key"], "eve") == []
+
+
+def test_delete_all_wildcard_deletes_every_memory_of_that_entity_type(server: Server) -> None:
+    """``user_id="*"``: every memory that has a user id, in the caller's project only; never a literal id."""
+    from mem0 import MemoryClient
+
+    mine = bootstrap(server, "Wild", "W", "wild@acme.test")
+    other = bootstrap(server, "Tame", "T", "tame@acme.test")
+    wild = MemoryClient(api_key=mine["key"], host=server.url, client=server.httpx_client())
+    tame = MemoryClient(api_key=other["key"], host=server.url, client=server.httpx_client())
+    wild.add([{"role": "user", "content": "Ines speaks Portuguese."}], user_id="ines", infer=False)
+    wild.add([{"role": "user", "content": "Jun collects stamps."}], user_id="jun", infer=False)
+    wild.add([{"role": "user", "content": "The helper agent prefers short answers."}], agent_id="helper", infer=False)
+    tame.add([{"role": "user", "content": "Ines in another project."}], user_id="ines", infer=False)
+
+    answer = wild.delete_all(user_id="*")
+    assert answer["deleted"] == 2, answer
+    assert "user_id" in answer["message"]
+    left = server.post("/v3/memories/", headers=token(mine["key"]), json={"filters": {"agent_id": "helper"}}).json()
+    assert [m["memory"] for m in left["results"]] == ["The helper agent prefers short answers."]
+    assert _texts(server, other["key"], "ines") == ["Ines in another project."]  # another tenant: untouched
+
+    again = wild.delete_all(user_id="*")  # nothing left to match: says so, not a bare "success"
+    assert again["deleted"] == 0 and "No memories deleted" in again["message"]
+
+    everything = wild.delete_all(user_id="*", agent_id="*", app_id="*", run_id="*")
+    assert everything["deleted"] == 1
+    assert server.post("/v3/memories/", headers=token(mine["key"]), json={}).json()["count"] == 0
+
+    # Wildcards through the filters dict too, and a READER may not delete at all.
+    reader = bootstrap(server, "Wild2", "R", "wild-reader@acme.test", role="READER")
+    starred = {"filters": "{'user_id': '*'}"}
+    denied = server.request("DELETE", "/v1/memories/", headers=token(reader["key"]), params=starred)
+    assert denied.status_code == 403
+
+
+def test_wildcard_is_never_an_id_to_store_under(server: Server, client: Any) -> None:
+    from mem0.exceptions import ValidationError as Mem0ValidationError
+
+    with pytest.raises(Mem0ValidationError, match="wildcard"):
+        client.add([{"role": "user", "content": "stored under a star?"}], user_id="*", infer=False)
+
+
+def test_a_selfhosted_key_on_a_platform_route_says_what_to_send(server: Server) -> None:
+    made = server.post(
+        "/auth/register", json={"name": "Sam", "email": "sam@self.test", "password": "correct horse battery"}
+    )
+    assert made.status_code in (200, 201), made.text  # the first account of this server
+    session = {"Authorization": f"Bearer {made.json()['access_token']}"}
+    created = server.post("/api-keys", headers=session, json={"label": "cli"})
+    assert created.status_code == 201, created.text
+    key = created.json()["key"]
+    assert key.startswith("svcsk_")
+    resp = server.get("/v1/ping/", headers={"Authorization": f"Token {key}"})
+    assert resp.status_code == 401
+    message = resp.json()["detail"]
+    assert "X-API-Key" in message and "Authorization: Token m0-" in message
+    as_bearer = server.post("/search", headers={"Authorization": f"Bearer {key}"}, json={"query": "x", "user_id": "u"})
+    assert as_bearer.status_code == 401 and "X-API-Key" in as_bearer.json()["detail"], as_bearer.text
+    as_bearer_mcp = server.post("/mcp", headers={"Authorization": f"Bearer {key}"}, json={})
+    assert as_bearer_mcp.status_code == 401 and "X-API-Key" in as_bearer_mcp.json()["detail"]

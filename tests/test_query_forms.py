@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
+from memorist import Engine
 from memorist.api import Memory
-from memorist.engine.query_forms import third_person_alias
+from memorist.hookspecs import hookimpl
+from memorist.language.voice import third_person_alias
+from memorist.plugins import load_plugins
+from memorist.providers import LanguageModel, ProviderContext
+from memorist_heuristic.extractor import HeuristicExtractor
+
+from .conftest import fast_settings
+from .plugins import hashing
 
 
 @pytest.mark.parametrize(
@@ -81,3 +91,43 @@ def test_a_question_in_the_first_person_finds_what_the_same_question_about_the_u
             assert asked[0].score >= 0.6 * reference[0].score, (first_person, asked[0].score, reference[0].score)
     finally:
         mem.close()
+
+
+class VoicedAsAna(HeuristicExtractor):
+    """A language model whose memories call the user "Ana": it offers queries in that voice."""
+
+    name: ClassVar[str] = "voiced-as-ana"
+    asked: ClassVar[list[tuple[str, tuple[str, ...]]]] = []
+
+    def query_forms(self, query: str, user_ids: Sequence[str] = ()) -> list[str]:
+        self.asked.append((query, tuple(user_ids)))
+        return [query.replace("do I", "does Ana").replace(" I ", " Ana ")]
+
+
+class VoicedAsAnaPlugin:
+    @hookimpl
+    def register_language_models(self, register: Callable[[type[LanguageModel]], None]) -> None:
+        register(VoicedAsAna)
+
+
+def test_the_query_voice_is_the_language_models_not_the_engines(tmp_path: Path) -> None:
+    """Search asks the language model that wrote the memories for the query in their voice
+    (``LanguageModel.query_forms``); the default offers none, and the engine adds no form of
+    its own."""
+    assert (
+        LanguageModel.query_forms(VoicedAsAna(VoicedAsAna.Options(), ProviderContext(tmp_path)), "Do I?", ["u"]) == []
+    )
+    assert HeuristicExtractor(HeuristicExtractor.Options(), ProviderContext(tmp_path)).query_forms(
+        "Where do I live?", ["ana"]
+    ) == ["Where does the user live?"]
+    mem = Engine.from_config(
+        fast_settings(tmp_path, language_model={"provider": "voiced-as-ana"}),
+        plugins=load_plugins({}, extra=[hashing, VoicedAsAnaPlugin()]),
+    )
+    try:
+        mem.add("Ana lives in Lisbon.", user_id="ana", infer=False)
+        mem.search("Where do I live?", user_id="ana")
+        mem.search("Where do I live?")  # not pinned to a user: no form to ask for
+    finally:
+        mem.close()
+    assert VoicedAsAna.asked == [("Where do I live?", ("ana",))]

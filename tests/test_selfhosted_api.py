@@ -450,3 +450,29 @@ def test_login_and_register_are_rate_limited(tmp_path: Path) -> None:
         assert srv.post("/auth/register", json={"name": "n", "email": "n@x.com", "password": "p"}).status_code == 429
     finally:
         srv.stop()
+
+
+def test_delete_all_wildcard_is_for_admins_and_never_a_literal_id(server: Server, admin: dict, user: dict) -> None:
+    """``DELETE /memories?user_id=*``: every memory that has a user id, admins only; ``*`` is never stored."""
+    as_admin, as_user = bearer(admin["access_token"]), bearer(user["access_token"])
+    for who, text in (("wc-ana", "Ana fietst naar haar werk."), ("wc-bo", "Bo kocht een nieuwe fiets.")):
+        body = {"messages": [{"role": "user", "content": text}], "user_id": who, "infer": False}
+        assert server.post("/memories", headers=as_admin, json=body).status_code in (200, 201)
+    run_only = {"messages": [{"role": "user", "content": "A run-only note."}], "run_id": "wc-run", "infer": False}
+    assert server.post("/memories", headers=as_admin, json=run_only).status_code in (200, 201)
+    starred = {"messages": [{"role": "user", "content": "under a star"}], "user_id": "*", "infer": False}
+    refused = server.post("/memories", headers=as_admin, json=starred)
+    assert refused.status_code == 400 and "wildcard" in refused.json()["detail"]
+
+    denied = server.request("DELETE", "/memories", headers=as_user, params={"user_id": "*"})
+    assert denied.status_code == 403 and "admin" in denied.json()["detail"]
+    assert server.get("/memories", headers=as_admin, params={"user_id": "wc-ana"}).json()["count"] == 1
+
+    wiped = server.request("DELETE", "/memories", headers=as_admin, params={"user_id": "*"})
+    assert wiped.status_code == 200 and wiped.json()["deleted"] >= 2, wiped.text
+    assert "user_id" in wiped.json()["message"]
+    assert server.get("/memories", headers=as_admin, params={"user_id": "wc-bo"}).json()["count"] == 0
+    assert server.get("/memories", headers=as_admin, params={"run_id": "wc-run"}).json()["count"] == 1
+
+    entity = server.request("DELETE", "/entities/user/*", headers=as_admin)
+    assert entity.status_code == 400 and "wildcard" in entity.json()["detail"]

@@ -86,6 +86,15 @@ def end_cancelled(db: Database, event: Event, owner: str) -> bool:
         )
 
 
+def _matches(payload: dict[str, Any], ids: dict[str, str]) -> bool:
+    """Whether a queued add's payload is one of the entities a delete names: every concrete id
+    equal, and (when wildcards are given) at least one of the wildcard types present."""
+    wild = [f for f, v in ids.items() if v == "*"]
+    if not all(payload.get(f) == v for f, v in ids.items() if v != "*"):
+        return False
+    return not wild or any(payload.get(f) is not None for f in wild)
+
+
 def cancel_queued(db: Database, org_id: str, project_id: str, ids: dict[str, str]) -> Cancellation:
     """Stop every add of the entity ``ids`` names accepted so far: its memories are being
     deleted, and no add accepted before the delete may bring one back.
@@ -106,7 +115,7 @@ def cancel_queued(db: Database, org_id: str, project_id: str, ids: dict[str, str
     )
     with db.begin() as conn:
         rows = conn.execute(select(events.c.id, events.c.payload).where(waiting_or_running)).all()
-        doomed = [row.id for row in rows if all((row.payload or {}).get(f) == v for f, v in ids.items())]
+        doomed = [row.id for row in rows if _matches(row.payload or {}, ids)]
         if not doomed:
             return Cancellation(queued=0, running=0, unfinished_ids=())
         queued = conn.execute(

@@ -124,6 +124,16 @@ class LanguageModel(Provider[OptionsT]):
         old are you?" ... "27"). False, the default, reads nothing."""
         return False
 
+    def query_forms(self, query: str, user_ids: Sequence[str] = ()) -> list[str]:
+        """Forms of a search's ``query`` as the memories this model writes would say it,
+        searched beside the query itself (``user_ids``: the users the search is pinned to).
+
+        A model writing memories about "the user" in the third person offers "What does the
+        user do for work?" for "What do I do for work?" (see
+        :func:`memorist.language.voice.query_forms`). The default offers none: the voice of
+        a memory is the language model's to know, not the engine's."""
+        return []
+
     def extract_detailed(self, request: ExtractionRequest) -> Extraction:
         """``extract`` plus what was not kept and why (nothing is dropped silently).
 

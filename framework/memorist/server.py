@@ -56,6 +56,7 @@ class MemoristGunicorn(BaseApplication):  # type: ignore[misc]
             # other, and a container user without a writable home could not create it.
             "control_socket_disable": True,
             "worker_exit": close_worker_kernel,
+            "child_exit": worker_gone,
         }
         for key, value in options.items():
             self.cfg.set(key, value)
@@ -87,12 +88,28 @@ def close_worker_kernel(server: Any, worker: Any) -> None:
     if kernel is None:
         return
     kernel.close()
-    server.log.info("Worker closed its engine (pid: %s)", worker.pid)  # gunicorn's log, beside its own lines
+    from .observability import tracing
+
+    tracing.shutdown()  # the spans of its last requests leave with it
+    server.log.info("Worker closed its engine (pid: %s)", worker.pid)
+
+
+def worker_gone(server: Any, worker: Any) -> None:
+    """gunicorn's ``child_exit`` (in the master): a dead worker's metrics files stop counting as live."""
+    from .observability import metrics
+
+    metrics.worker_exited(worker.pid)  # gunicorn's log, beside its own lines
 
 
 def run_gunicorn(settings: Settings) -> None:
     # Before gunicorn forks its workers and before any thread starts: every arena obeys the cap.
     limit_malloc_arenas(settings.server.malloc_arena_max)
+    if settings.observability.metrics:
+        # Before the fork, and before any process imports prometheus-client: every worker writes its
+        # counters to one directory, and a scrape of whichever worker answers sums them all.
+        from .observability import metrics
+
+        metrics.enable_multiprocess()
     try:
         MemoristGunicorn(settings).run()
     except HaltServer as halt:

@@ -30,6 +30,8 @@ from datetime import timedelta
 from .engine.memory import Memory
 from .errors import MemoristError
 from .events import Event, EventStore
+from .observability import metrics
+from .observability.stages import stage
 from .operations.queued import LeaseLost, run_add_event
 
 __all__ = ["AddWorker", "LeaseLost"]
@@ -81,8 +83,11 @@ class AddWorker:
         poll_seconds: float,
         max_run_seconds: float = 900.0,
         retention_days: float | None = None,
+        memory_for: Callable[[str, str], Memory] | None = None,
     ) -> None:
         self._memory = memory
+        #: The engine of the vector space an event's project lives in (``memorist.spaces``).
+        self._memory_for = memory_for
         self._events = events
         self._threads = threads
         self._poll = poll_seconds
@@ -141,18 +146,22 @@ class AddWorker:
         if event is None:
             return False
         try:
-            with Heartbeat(self._events, event, owner, self._max_run):
+            with Heartbeat(self._events, event, owner, self._max_run), stage("add", "queued", event_id=event.id):
                 self.process(event, owner)
+            metrics.queue_finished("SUCCEEDED")
         except LeaseLost:
             log.warning("event %s: lease lost to another worker", event.id)
+            metrics.queue_finished("LEASE_LOST")
         except Exception as exc:
             # The tenant polls the event and sees a sanitized error; the operator's log has the whole one.
             status = self._events.fail(event, owner, public_error(exc, event.id))
             log.warning("event %s attempt %d failed (%s): %s", event.id, event.attempts, status, _describe(exc))
+            metrics.queue_finished("FAILED" if status == "FAILED" else "RETRY")
         return True
 
     def process(self, event: Event, owner: str) -> None:
-        run_add_event(self._memory(), self._events, event, owner)
+        engine = self._memory_for(event.org_id, event.project_id) if self._memory_for else self._memory()
+        run_add_event(engine, self._events, event, owner)
 
 
 #: A file-system path of two or more components (``/root/.cargo/...``, ``C:\\data\\x``): never shown to tenants.

@@ -12,12 +12,21 @@ from __future__ import annotations
 import re
 from typing import ClassVar
 
-from memorist.plugin_api import EntityExtractor, EntityMention, ProviderContext, ProviderOptions
+from memorist.plugin_api import (
+    SPACELESS,
+    EntityExtractor,
+    EntityMention,
+    ProviderContext,
+    ProviderOptions,
+    language_of,
+    lexicon,
+    script_of,
+)
 from pydantic import Field
 
 from .words import COMMON_CAPITALISED, FUNCTION_WORDS, VERBISH
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9'’\-]*|[0-9]+|[.!?;:,()\"“”]")
+_TOKEN = re.compile(r"[^\W\d_][\w'’\-]*|[0-9]+|[.!?;:,()\"“”。！？]")
 _QUOTED = re.compile(r"[\"“]([^\"“”]{2,60})[\"”]")
 _POSSESSIVE = re.compile(r"(?:'|’)s$")
 _SENTENCE_PUNCT = frozenset(".!?;:")
@@ -55,18 +64,24 @@ class RuleEntityExtractor(EntityExtractor[RuleEntityExtractorOptions]):
         for match in _QUOTED.finditer(text):
             add(match.group(1).strip(), "quoted")
         tokens = _TOKEN.findall(_QUOTED.sub(" , ", text))
-        self._proper_nouns(tokens, add)
+        language = "en" if text.isascii() else language_of(text)
+        # Another language's function words are no names either ("Mi hermana...", "Меня зовут...").
+        self._proper_nouns(tokens, add, lexicon(language).words("function_words") if language != "en" else frozenset())
+        if not text.isascii():
+            _caseless_names(text, add)
         if self.options.noun_phrases:
             self._noun_phrases(tokens, add)
         return list(found.values())[: self.options.max_entities]
 
     @staticmethod
-    def _proper_nouns(tokens: list[str], add: object) -> None:
+    def _proper_nouns(tokens: list[str], add: object, function_words: frozenset[str] = frozenset()) -> None:
         run: list[str] = []
         sentence_start = True
         for token in [*tokens, "."]:
             word = _clean(token)
-            capitalised = word[:1].isupper() and word.lower() not in FUNCTION_WORDS
+            capitalised = (
+                word[:1].isupper() and word.lower() not in FUNCTION_WORDS and word.lower() not in function_words
+            )
             if capitalised and sentence_start and word in COMMON_CAPITALISED:
                 capitalised = False
             if capitalised or (run and word.isdigit()):
@@ -97,3 +112,65 @@ class RuleEntityExtractor(EntityExtractor[RuleEntityExtractorOptions]):
             elif len(run) > 3:
                 add(" ".join(run[-2:]), "noun_phrase")  # type: ignore[operator]
             run = []
+
+
+#: Katakana runs: in Japanese, the names of foreign people and places ("マリア", "ニューヨーク").
+_KATAKANA = re.compile(r"[\u30a0-\u30ff\uff66-\uff9f]{2,}")
+#: The longest name taken from a run without spaces after a name marker ("我叫王伟").
+SPACELESS_NAME_CHARS = 4
+
+
+def _caseless_names(text: str, add: object) -> None:
+    """Names in scripts without capitals: a Katakana run, the word after one of the lexicon's
+    ``name_markers`` ("اسمي سارة", "मेरा नाम प्रिया", "我叫王伟") and the word before one of
+    its ``name_suffixes`` ("田中さん", "민수 씨"), less a glued ``name_ending``."""
+    for match in _KATAKANA.finditer(text):
+        add(match.group(0), "proper_noun")  # type: ignore[operator]
+    lex = lexicon(language_of(text))
+    endings = lex.phrases("name_endings")
+    for marker in lex.phrases("name_markers"):
+        start = text.find(marker)
+        while start >= 0:
+            name = _name_at(text, start + len(marker), endings)
+            if name:
+                add(name, "proper_noun")  # type: ignore[operator]
+            start = text.find(marker, start + len(marker))
+    for suffix in lex.phrases("name_suffixes"):
+        start = text.find(suffix)
+        while start > 0:
+            name = _name_before(text, start)
+            if name:
+                add(name, "proper_noun")  # type: ignore[operator]
+            start = text.find(suffix, start + len(suffix))
+
+
+def _name_at(text: str, position: int, endings: tuple[str, ...]) -> str:
+    rest = text[position:].lstrip()
+    if not rest:
+        return ""
+    script = script_of(rest[0])
+    end = 0
+    while end < len(rest) and script_of(rest[end]) == script:
+        end += 1
+    name = rest[:end]
+    if script in ("Han",) and len(name) > SPACELESS_NAME_CHARS:
+        name = name[:SPACELESS_NAME_CHARS]
+    for ending in endings:
+        if name.endswith(ending) and len(name) > len(ending):
+            name = name[: -len(ending)]
+            break
+    return name if script not in SPACELESS or len(name) >= 2 else ""
+
+
+def _name_before(text: str, position: int) -> str:
+    before = text[:position].rstrip()
+    if not before:
+        return ""
+    script = script_of(before[-1])
+    start = len(before)
+    while start > 0 and script_of(before[start - 1]) == script and script is not None:
+        start -= 1
+    name = before[start:]
+    if script in SPACELESS:
+        name = name[-SPACELESS_NAME_CHARS:]
+    return name if len(name) >= 2 else ""

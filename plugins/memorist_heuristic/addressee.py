@@ -19,53 +19,32 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
-from memorist.plugin_api import Message
+from memorist.plugin_api import Form, Message, at_sentence_start, capitalized, lexicon, person_table, shift
 
-from .rewrite import at_sentence_start, capitalized
 from .verbs import conjugate
 
-_APOS = "['’]"
-#: (form, replacement) for every "you" of a message; "{l}" is the listener. In this order at
-#: each place: an inverted auxiliary agrees with its new subject ("are you" -> "is the user").
-_EVERY_FORM: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"\bare you\b", re.I), "is {l}"),
-    (re.compile(rf"\byou are\b|\byou{_APOS}re\b", re.I), "{l} is"),
-    (re.compile(r"\bwere you\b", re.I), "was {l}"),
-    (re.compile(r"\byou were\b", re.I), "{l} was"),
-    (re.compile(r"\bhave you\b", re.I), "has {l}"),
-    (re.compile(rf"\byou have\b|\byou{_APOS}ve\b", re.I), "{l} has"),
-    (re.compile(r"\bdo you\b", re.I), "does {l}"),
-    (re.compile(rf"\byou don{_APOS}t\b|\byou do not\b", re.I), "{l} doesn't"),
-    (re.compile(rf"\byou{_APOS}d\b", re.I), "{l} would"),
-    (re.compile(rf"\byou{_APOS}ll\b", re.I), "{l} will"),
-    (re.compile(r"\byours\b|\byour\b", re.I), "{l}'s"),
-    (re.compile(r"\byourself\b", re.I), "{l}"),
-    (re.compile(r"(?<!thank )\byou\b", re.I), "{l}"),
-]
-_ANY_FORM = re.compile("|".join(f"(?:{p.pattern})" for p, _ in _EVERY_FORM), re.I)
-#: A bare "you" at a sentence or clause start, or after a verb that opens a clause ("I hope
-#: you enjoy it"), is a subject, so the verb after it agrees with the listener ("If you like
-#: it" -> "If the user likes it"); elsewhere it is an object ("remind you to") and the next
-#: word is left alone.
-_SUBJECT_BEFORE = re.compile(
-    r"(?:^|[.!?,;:]\s*|\b(?:and|but|or|so|because|if|when|that|since|while|then|hope|think|believe|guess|bet|sure|"
-    r"glad|suppose|expect|trust|imagine)\s+)$",
-    re.I,
-)
-_NEXT_WORD = re.compile(rf"(\s+)([A-Za-z]+(?:{_APOS}t)?)\b")
-#: What a user reports the assistant did: the only "you" of a user's message that is rewritten.
-_REPORTED = re.compile(
-    r"\byou((?:\s+(?:really|also|just|once|already|even|kindly))?\s+(?:told|said|recommended|suggested|"
-    r"mentioned|gave|showed|reminded|sent|promised|explained|booked|found|helped|asked|wrote|picked|chose|"
-    r"planned|shared|taught|offered|warned|advised|proposed|noted|added|saved|set)\b)",
-    re.I,
-)
-_ADVICE = re.compile(
-    r"\byour(\s+(?:advice|suggestions?|recommendations?|ideas?|tips?|help|reminders?|list|plan|answer|"
-    r"summary|notes?|instructions|explanation)\b)",
-    re.I,
-)
+_NEXT_WORD = re.compile(r"(\s+)([A-Za-z]+(?:['’]t)?)\b")
+
+
+@lru_cache(maxsize=1)
+def _rules() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    """From the lexicon: where a bare "you" is a subject (at a sentence or clause start, or
+    after a verb that opens a clause: "I hope you enjoy it"), so the verb after it agrees
+    with the listener ("If you like it" -> "If the user likes it"; elsewhere it is an
+    object, "remind you to"); and what a user reports the assistant did ("you told me",
+    "your advice"), the only "you" of a user's message that is rewritten."""
+    lex = lexicon()
+    before = "|".join(sorted(lex.words("subject_before")))
+    verbs = "|".join(sorted(lex.words("reported_verbs")))
+    adverbs = "|".join(sorted(lex.words("reported_adverbs")))
+    nouns = "|".join(sorted(lex.words("given_nouns")))
+    return (
+        re.compile(rf"(?:^|[.!?,;:]\s*|\b(?:{before})\s+)$", re.I),
+        re.compile(rf"\byou((?:\s+(?:{adverbs}))?\s+(?:{verbs})\b)", re.I),
+        re.compile(rf"\byour(\s+(?:{nouns})\b)", re.I),
+    )
 
 
 @dataclass(frozen=True)
@@ -94,25 +73,23 @@ def addressee(messages: list[Message], index: int) -> Addressee | None:
 
 
 def addressed(text: str, listener: Addressee) -> str:
-    """``text`` with "you" written as ``listener``."""
+    """``text`` with "you" written as ``listener`` (the lexicon's ``person.second_to_third``)."""
+    subject_before, reported, advice = _rules()
     if not listener.every:
-        text = _REPORTED.sub(lambda m: _placed(text, m.start(), listener.label) + m.group(1), text)
-        return _ADVICE.sub(lambda m: _placed(text, m.start(), f"{listener.label}'s") + m.group(1), text)
-    out: list[str] = []
-    last = position = 0
-    while match := _ANY_FORM.search(text, position):
-        surface, end = match.group(0), match.end()
-        template = next(r for p, r in _EVERY_FORM if p.fullmatch(surface))
-        replacement = template.format(l=listener.label)
-        if surface.lower() == "you" and _SUBJECT_BEFORE.search(text[: match.start()]):
+        text = reported.sub(lambda m: _placed(text, m.start(), listener.label) + m.group(1), text)
+        return advice.sub(lambda m: _placed(text, m.start(), f"{listener.label}'s") + m.group(1), text)
+
+    def choose(text: str, form: Form) -> tuple[str, int] | None:
+        if form.key == "you" and text[: form.start].casefold().endswith("thank "):
+            return None
+        replacement, end = form.replacements[0].format(s=listener.label), form.end
+        if form.key == "you" and subject_before.search(text[: form.start]):
             verb = _NEXT_WORD.match(text, end)
             if verb is not None and (conjugated := conjugate(verb.group(2))) is not None:
-                replacement = f"{replacement}{verb.group(1)}{conjugated}"
-                end = verb.end()
-        out += [text[last : match.start()], _placed(text, match.start(), replacement)]
-        last = position = end
-    out.append(text[last:])
-    return "".join(out)
+                replacement, end = f"{replacement}{verb.group(1)}{conjugated}", verb.end()
+        return replacement, end
+
+    return shift(text, person_table("second_to_third"), choose)
 
 
 def _placed(text: str, position: int, replacement: str) -> str:

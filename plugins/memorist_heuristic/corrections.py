@@ -29,13 +29,23 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_WEEKDAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+from memorist.plugin_api import lexicon
+
+_LEXICON = lexicon()
+
+
+def _any(name: str) -> str:
+    """The lexicon list ``name`` as an alternation (longest first; a space is any spaces)."""
+    return "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in _LEXICON.phrases(name))
+
+
+_WEEKDAYS = "|".join(_LEXICON.ordered_words("weekdays"))
+_MONTHS = "|".join(_LEXICON.ordered_words("months"))
 _NUMBER = r"\d+(?:,\d{3})*(?:\.\d+)?"
 #: Value kinds, most specific first: a value is of the first kind whose pattern matches it
 #: whole, and a number inside a money amount or a time is not a plain number.
 KINDS: dict[str, str] = {
-    "money": rf"[$€£]\s?{_NUMBER}(?:\s?[kKmM]\b)?|{_NUMBER}\s?(?:dollars|euros|pounds|bucks|usd|eur|gbp)\b",
+    "money": rf"[$€£]\s?{_NUMBER}(?:\s?[kKmM]\b)?|{_NUMBER}\s?(?:{_any('money_words')})\b",
     "time": r"\d{1,2}(?::\d{2})?\s?(?:am|pm|a\.m\.|p\.m\.)|\d{1,2}:\d{2}",
     "weekday": rf"(?:{_WEEKDAYS})s?\b",
     "month": rf"(?:{_MONTHS})(?:\s+\d{{1,2}}(?:st|nd|rd|th)?)?\b",
@@ -48,18 +58,18 @@ KINDS: dict[str, str] = {
 _KIND_PATTERNS = {kind: re.compile(rf"(?<![\w$€£.,\-/]){pattern}", re.I) for kind, pattern in KINDS.items()}
 _VALUE = "|".join(f"(?:{pattern})" for pattern in KINDS.values())
 _CORRECTION = re.compile(
-    r"^\s*(?:(?:actually|sorry|oops|wait|no|correction|scratch that)\s*[,:!.\-–—]?\s*)*"
-    rf"(?:make (?:that|it)|change (?:that|it) to|i meant)\s+(?P<value>{_VALUE})(?P<rest>.*)$",
+    rf"^\s*(?:(?:{_any('correction_openers')})\s*[,:!.\-–—]?\s*)*"
+    rf"(?:{_any('corrections')})\s+(?P<value>{_VALUE})(?P<rest>.*)$",
     re.I | re.S,
 )
 #: What follows the value starts a clause of its own ("$4000, my partner is joining"), or it
 #: belongs to the value ("$1,500 per month") and is already in the restated sentence.
-_JOINER = r"(?:and|because|since|so)\b"
+_JOINER = rf"(?:{_any('correction_joiners')})\b"
 _CLAUSE_AFTER = re.compile(rf"^\s*(?:[,;:\-–—]|{_JOINER})[\s,;:]*(?:{_JOINER}\s*)?", re.I)
 
 
 #: Anywhere in a message: whether an add must read the scope's latest memories for it.
-_ANY_CORRECTION = re.compile(rf"\b(?:make (?:that|it)|change (?:that|it) to|i meant)\s+(?:{_VALUE})", re.I)
+_ANY_CORRECTION = re.compile(rf"\b(?:{_any('corrections')})\s+(?:{_VALUE})", re.I)
 
 
 @dataclass(frozen=True)

@@ -12,25 +12,11 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from dateutil.relativedelta import relativedelta
+from memorist.plugin_api import lexicon
 
-WEEKDAYS = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
-_NUMBERS = {
-    "a": 1,
-    "an": 1,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "a couple of": 2,
-    "a few": 3,
-    "couple of": 2,
-}
+_LEXICON = lexicon()
+WEEKDAYS = list(_LEXICON.ordered_words("weekdays"))
+_NUMBERS: dict[str, int] = {k: int(v) for k, v in _LEXICON.mapping("number_words").items()}
 
 
 def day(d: datetime) -> str:
@@ -71,7 +57,6 @@ def _amount(word: str) -> int | None:
 
 
 def _ago(n: int, unit: str, d: datetime, sign: int) -> str:
-    unit = unit.lower().rstrip("s")
     if unit == "day":
         return day(d + sign * timedelta(days=n))
     if unit == "week":
@@ -81,44 +66,48 @@ def _ago(n: int, unit: str, d: datetime, sign: int) -> str:
     return str((d + sign * relativedelta(years=n)).year)
 
 
-_Rule = tuple[re.Pattern[str], Callable[[re.Match[str], datetime], str]]
-_N = r"(\d+|a couple of|couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten)"
-_RULES: list[_Rule] = [
-    (re.compile(r"\bthe day before yesterday\b", re.I), lambda m, d: day(d - timedelta(days=2))),
-    (re.compile(r"\bthe day after tomorrow\b", re.I), lambda m, d: day(d + timedelta(days=2))),
-    (re.compile(r"\byesterday\b", re.I), lambda m, d: day(d - timedelta(days=1))),
+def _alternation(phrases: object) -> str:
+    words = sorted((str(p) for p in phrases), key=lambda p: (-len(p), p))  # type: ignore[attr-defined]
+    return "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in words)
+
+
+def _shifted(d: datetime, unit: str, offset: int) -> str:
+    """``d`` moved by ``offset`` units, read as that unit ("the week of 1 May 2023")."""
+    if unit == "day":
+        return day(d + timedelta(days=offset))
+    if unit == "weekend":
+        return _weekend(d, offset)
+    if unit == "week":
+        return _week_of(d + timedelta(weeks=offset))
+    if unit == "month":
+        return month(d + relativedelta(months=offset))
+    return str(d.year + offset)
+
+
+_FIXED = {" ".join(k.split()): (str(v[0]), int(v[1])) for k, v in _LEXICON.mapping("relative_dates").items()}
+_DIRECTIONS = {" ".join(k.split()): int(v) for k, v in _LEXICON.mapping("weekday_directions").items()}
+_UNITS = {k: str(v) for k, v in _LEXICON.mapping("date_units").items()}
+_AFTER = {k: int(v) for k, v in _LEXICON.mapping("amount_after").items()}
+_BEFORE = {k: int(v) for k, v in _LEXICON.mapping("amount_before").items()}
+_N = rf"(\d+|{_alternation(_NUMBERS)})"
+_UNIT = rf"({_alternation(_UNITS)})"
+#: The lexicon's relative dates, one pattern for each kind of phrase, tried in this order.
+_PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str], datetime], str]]] = [
     (
-        re.compile(r"\b(today|tonight|this morning|this afternoon|this evening)\b", re.I),
-        lambda m, d: day(d),
-    ),
-    (re.compile(r"\btomorrow\b", re.I), lambda m, d: day(d + timedelta(days=1))),
-    (re.compile(r"\blast weekend\b", re.I), lambda m, d: _weekend(d, -1)),
-    (re.compile(r"\bthis weekend\b", re.I), lambda m, d: _weekend(d, 0)),
-    (re.compile(r"\bnext weekend\b", re.I), lambda m, d: _weekend(d, 1)),
-    (re.compile(r"\blast week\b", re.I), lambda m, d: _week_of(d - timedelta(weeks=1))),
-    (re.compile(r"\bthis week\b", re.I), lambda m, d: _week_of(d)),
-    (re.compile(r"\bnext week\b", re.I), lambda m, d: _week_of(d + timedelta(weeks=1))),
-    (re.compile(r"\blast month\b", re.I), lambda m, d: month(d - relativedelta(months=1))),
-    (re.compile(r"\bthis month\b", re.I), lambda m, d: month(d)),
-    (re.compile(r"\bnext month\b", re.I), lambda m, d: month(d + relativedelta(months=1))),
-    (re.compile(r"\blast year\b", re.I), lambda m, d: str(d.year - 1)),
-    (re.compile(r"\bthis year\b", re.I), lambda m, d: str(d.year)),
-    (re.compile(r"\bnext year\b", re.I), lambda m, d: str(d.year + 1)),
-    (
-        re.compile(rf"\blast ({'|'.join(WEEKDAYS)})\b", re.I),
-        lambda m, d: _weekday(d, m.group(1).lower(), -1),
-    ),
-    (
-        re.compile(rf"\b(?:next|this coming) ({'|'.join(WEEKDAYS)})\b", re.I),
-        lambda m, d: _weekday(d, m.group(1).lower(), 1),
-    ),
-    (
-        re.compile(rf"\b{_N} (days?|weeks?|months?|years?) ago\b", re.I),
-        lambda m, d: _ago(_amount(m.group(1)) or 1, m.group(2), d, -1),
+        re.compile(rf"\b(?:{_alternation(_FIXED)})\b", re.I),
+        lambda m, d: _shifted(d, *_FIXED[" ".join(m.group(0).lower().split())]),
     ),
     (
-        re.compile(rf"\bin {_N} (days?|weeks?|months?|years?)\b", re.I),
-        lambda m, d: _ago(_amount(m.group(1)) or 1, m.group(2), d, 1),
+        re.compile(rf"\b({_alternation(_DIRECTIONS)}) ({'|'.join(WEEKDAYS)})\b", re.I),
+        lambda m, d: _weekday(d, m.group(2).lower(), _DIRECTIONS[" ".join(m.group(1).lower().split())]),
+    ),
+    (
+        re.compile(rf"\b{_N} {_UNIT} ({_alternation(_AFTER)})\b", re.I),
+        lambda m, d: _ago(_amount(m.group(1)) or 1, _UNITS[m.group(2).lower()], d, _AFTER[m.group(3).lower()]),
+    ),
+    (
+        re.compile(rf"\b({_alternation(_BEFORE)}) {_N} {_UNIT}\b", re.I),
+        lambda m, d: _ago(_amount(m.group(2)) or 1, _UNITS[m.group(3).lower()], d, _BEFORE[m.group(1).lower()]),
     ),
 ]
 
@@ -126,7 +115,7 @@ _RULES: list[_Rule] = [
 def resolve_relative_dates(text: str, observed_at: datetime) -> str:
     """``text`` with each relative date followed by its absolute reading in parentheses."""
     spans: list[tuple[int, int, str]] = []
-    for pattern, resolve in _RULES:
+    for pattern, resolve in _PATTERNS:
         for match in pattern.finditer(text):
             if any(s < match.end() and match.start() < e for s, e, _ in spans):
                 continue  # a longer rule already covered this stretch

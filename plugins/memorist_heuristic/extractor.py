@@ -1,12 +1,14 @@
 """The offline heuristic extractor: messages to memories without a hosted model.
 
-One pass, ADD-only: each message is segmented into sentences; greetings,
-thanks, filler and bare questions are dropped, each with its reason (an add
-reports them as ``skipped``); exclusions are applied; what remains is
-rewritten in the third person with relative dates resolved, and grouped into
-memories of at most ``max_chars`` characters: one per fact the message states
-(``atomic``: a sentence about the speaker starts a memory, one that leans on it
-stays with it, so a memory keeps the context of its sentences).
+ADD-only, as a named list of passes (:data:`JUDGE_PASSES`, :data:`SENTENCE_PASSES`,
+:data:`CHUNK_PASSES`): each message is segmented into sentences; greetings, thanks,
+filler and bare questions are dropped, each with its reason (an add reports them as
+``skipped``); exclusions are applied; what remains is grouped into memories of at most
+``max_chars`` characters: one per fact the message states (``atomic``: a sentence about
+the speaker starts a memory, one that leans on it stays with it, so a memory keeps the
+context of its sentences), rewritten in the third person with relative dates resolved.
+Every word list is the language layer's lexicon (``memorist.language``): rules written
+for English apply to English, and a fact in any other language or script is kept as said.
 
 What it cannot do (a language model can): follow free-form custom
 instructions or inclusion prompts, translate, infer facts that are only
@@ -15,7 +17,9 @@ implied, or resolve "you" between named people (see ``addressee`` for the rest).
 
 from __future__ import annotations
 
-from datetime import timedelta
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import ClassVar
 
 from memorist.plugin_api import (
@@ -28,10 +32,12 @@ from memorist.plugin_api import (
     ProviderOptions,
     SkippedInput,
     account_for_messages,
+    language_of,
+    user_voice_forms,
 )
 from pydantic import Field
 
-from .addressee import addressed, addressee
+from .addressee import Addressee, addressed, addressee
 from .atomic import clauses, fact_groups
 from .categories import categorize, excluded, exclusion_patterns
 from .corrections import may_correct, restate
@@ -57,6 +63,49 @@ RECENT_FOR_CORRECTIONS = 20
 RECENT_WINDOW = timedelta(hours=1)
 
 
+@dataclass(frozen=True)
+class Turn:
+    """Where a sentence stands, as the passes read it."""
+
+    role: str
+    #: The sentence's place in its message (0: the message's first).
+    position: int
+    #: The message replies to a question the other party just asked ("How old are you?" "27").
+    answers: bool
+    excludes: list[frozenset[str]]
+    observed_at: datetime
+    #: Who the message's "you" is, when it is written out (see ``addressee``).
+    listener: Addressee | None
+
+
+#: The passes of a sentence, in order; a phrasing the extractor learns is a row of the
+#: lexicon, and a new kind of step is a row here. Each pass is named, so the golden corpus
+#: (tests/golden) shows what it does. Before them, ``segment`` splits a message into
+#: sentences, reads a request to remember as the statement it asks for, and names the reason
+#: a sentence is not worth remembering (greeting, thanks, filler, question).
+#:
+#: Judging passes: the reason so far (None: kept) in, the reason out.
+JUDGE_PASSES: list[tuple[str, Callable[[str, str | None, Turn], str | None]]] = [
+    # A short reply ("27", "No.") is the answer to the question just asked.
+    (
+        "short answer",
+        lambda s, r, t: None if r == "filler" and t.position == 0 and t.answers and is_short_answer(s) else r,
+    ),
+    ("exclusions", lambda s, r, t: "excluded" if r is None and excluded(s, t.excludes) else r),
+]
+#: Rewording passes: how a kept sentence was said, left out of what it says.
+SENTENCE_PASSES: list[tuple[str, Callable[[str, Turn], str]]] = [
+    ("opener", lambda s, t: as_statement(without_opener(s)) if t.position == 0 else s),  # "Oh, and remember that I..."
+    ("acknowledgement", lambda s, t: without_acknowledgement(s) if t.position == 0 and t.role == "assistant" else s),
+    ("closer", lambda s, t: without_closer(s)),
+]
+#: Memory passes: each memory-sized chunk of a message before it is put in the third person.
+CHUNK_PASSES: list[tuple[str, Callable[[str, Turn], str]]] = [
+    ("relative dates", lambda c, t: resolve_relative_dates(c, t.observed_at)),
+    ("addressee", lambda c, t: addressed(c, t.listener) if t.listener is not None else c),
+]
+
+
 class HeuristicExtractorOptions(ProviderOptions):
     #: Longest memory; longer messages are split at sentence boundaries.
     max_chars: int = Field(480, ge=80, le=10_000)
@@ -78,6 +127,10 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
 
     def extract(self, request: ExtractionRequest) -> list[ExtractedFact]:
         return self.extract_detailed(request).facts
+
+    def query_forms(self, query: str, user_ids: Sequence[str] = ()) -> list[str]:
+        """The query about "the user", as this extractor writes memories (see ``rewrite``)."""
+        return user_voice_forms(query, user_ids, language_of(query))
 
     def recent_wanted(self, request: ExtractionRequest) -> int:
         """The scope's latest memories, only for an add that holds a correction ("make that
@@ -127,23 +180,21 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
             # "How old are you?" "27": the user's reply is the fact. (An assistant's "Sure!"
             # to "Can you help me plan meals?" says nothing about the user.)
             answers = question is not None and message.role == "user"
+            listener = addressee(request.messages, index)
             classified = classified_sentences(message.content)
             if index == len(request.messages) - 1 and classified and classified[-1][1] == "question":
                 ending_question = classified[-1][0]
             for position, (sentence, reason) in enumerate(classified):
-                if reason == "filler" and position == 0 and answers and is_short_answer(sentence):
-                    reason = None
-                if reason is None and excluded(sentence, patterns):
-                    reason = "excluded"
+                turn = Turn(message.role, position, answers, patterns, request.observed_at, listener)
+                for _, judge in JUDGE_PASSES:
+                    reason = judge(sentence, reason, turn)
                 if reason is not None:
                     skipped.append(SkippedInput(message=index, reason=reason, text=sentence))
                     if reason == "question":
                         questions[index] = sentence
                     continue
-                if position == 0:
-                    sentence = as_statement(without_opener(sentence))  # "Oh, and remember that I..."
-                    sentence = without_acknowledgement(sentence) if message.role == "assistant" else sentence
-                sentence = without_closer(sentence)
+                for _, reword in SENTENCE_PASSES:
+                    sentence = reword(sentence, turn)
                 # "I don't eat meat, and my budget is $3000.": each clause a fact (see atomic),
                 # before corrections, so "make that $4000" restates the budget alone.
                 for part in clauses(sentence) if self.options.one_fact_per_memory else [sentence]:
@@ -156,14 +207,13 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                         kept.extend([correction.rest] if correction.rest else [])
                     earlier.append(correction.sentence if correction else part)
                     from_memories.append(from_memory)
-            listener = addressee(request.messages, index)
             others = (listener.label,) if listener is not None else ()
             chunks = list(standalone_facts)
+            turn = Turn(message.role, 0, answers, patterns, request.observed_at, listener)
             groups = fact_groups(kept) if self.options.one_fact_per_memory else [kept]
             for chunk in [*restated, *(c for group in groups for c in self._chunks(group))]:
-                chunk = resolve_relative_dates(chunk, request.observed_at)
-                if listener is not None:
-                    chunk = addressed(chunk, listener)
+                for _, rework in CHUNK_PASSES:
+                    chunk = rework(chunk, turn)
                 # The first memory of a reply opens with the question it answers.
                 chunks.append(standalone(chunk, speaker, others=others, reply_to=None if chunks else question))
             if question and standalone_facts:  # worded from a memory: it names its speaker already
@@ -192,7 +242,9 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                 chunks.append(current)
                 current = sentence
             else:
-                current = f"{current} {sentence}" if current else sentence
+                # Scripts without spaces end a sentence with a full-width stop and no space.
+                space = "" if current.endswith(("。", "！", "？")) else " "
+                current = f"{current}{space}{sentence}" if current else sentence
         if current:
             chunks.append(current)
         return chunks

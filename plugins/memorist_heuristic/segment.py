@@ -7,127 +7,123 @@ is kept, because the statement is the fact. Short statements are facts too:
 "I like tea." has one content word, but a first-person subject makes it a
 statement about the speaker, so it is kept. Every dropped sentence gets a
 reason (:func:`skip_reason`) so an add can say what it did not keep.
+
+Every word list is the sentence's language's lexicon (``memorist.language``): English
+greetings are skipped in English, Spanish ones in Spanish, and a sentence in a language
+without lists keeps whatever it says. A script written without spaces counts one
+content word per two characters, so "私は東京で働いています。" is a statement.
 """
 
 from __future__ import annotations
 
 import re
 
+from memorist.plugin_api import CASELESS, SPACELESS, Token, language_of, lexicon, phrases, script_of, tokens
+
 # Checked just after the full stop, so each abbreviation includes its own dot.
 _ABBREVIATIONS = (
     r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bvs\.)(?<!\betc\.)"
     r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\ba\.m\.)(?<!\bp\.m\.)(?<!\bJr\.)(?<!\bProf\.)"
 )
-_SENTENCE_END = re.compile(_ABBREVIATIONS + r"(?<=[.!?…])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+#: Where a sentence may end: a full stop (of any script) and spaces, unless an abbreviation
+#: ends there; the next sentence must open with a capital, a digit or a caseless letter.
+_SENTENCE_END = re.compile(_ABBREVIATIONS + r"(?<=[.!?…؟।])[\"')\]]*\s+|(?<=[。！？])\s*")
 _LINE_BREAK = re.compile(r"\s*\n+\s*")
-
-_GREETING = re.compile(
-    r"^(hey+|hi+|hello|yo|hiya|howdy|good (morning|afternoon|evening|night)|bye|goodbye|"
-    r"see (you|ya)( later| soon)?|take care|talk (to you )?(later|soon)|cheers|"
-    r"thanks?( you)?( so much| a lot)?|thx|ty|(you['’]re |you are )?(very |so |most )?welcome|anytime|"
-    r"(big|good|great|exciting|some) news|guess what|you know what|fun fact|"
-    r"congrats|congratulations|"
-    r"good to (see|hear from) you|nice to (meet|see) you|long time no see|"
-    r"wow+|whoa+|omg|oh+|ah+|aw+|ooh+|yay+|haha+|hehe+|lol|lmao|ha|hmm+|um+|uh+|"
-    r"ok(ay)?|sure|yes|yeah|yep|yup|no|nope|nah|right|indeed|totally|absolutely|definitely|"
-    r"cool|nice|great|awesome|amazing|wonderful|fantastic|sweet|neat|lovely|perfect|"
-    r"(that'?s|that is|sounds|it sounds|how|so) (so |really |very |pretty |super )?"
-    r"(cool|great|awesome|amazing|nice|wonderful|fantastic|fun|interesting|exciting|"
-    r"lovely|sweet|good|beautiful|incredible|inspiring|tough|hard|rough|sad|funny)|"
-    r"i see|got it|me too|same here|fair enough|good (for you|luck)|you('ve| have) got this|"
-    r"glad to hear( that)?|happy to help|no problem|of course|my pleasure|i know( right)?|"
-    r"you too|same to you|agreed|exactly|true|so true|sure thing|go for it|just do it|"
-    r"go get (?:'em|them)|you can do it|way to go|well done|good job|nice job|keep it up|"
-    r"keep going|hang in there|you rock|love (?:it|that|this)|me neither|tell me more)"
-    r"(?=[\s!.,:;)(\-~]|$)[\s!.,:;)(\-~]*",
-    re.IGNORECASE,
-)
-#: A greeting or a hesitation set off by punctuation at a sentence's start ("Hi, ", "Oh wait, ").
-_OPENER = re.compile(
-    r"^(?:(?:hey+|hi+|hello|hiya|howdy|good (?:morning|afternoon|evening))(?: there)?|(?:oh+ )?wait|well|anyway"
-    r"|(?:oh+,?\s+)?(?:and\s+|also,?\s+)?(?:btw|by the way)|(?:ok(?:ay)? )?so|guess what|you know what"
-    r"|(?:big|good|great|exciting) news|fun fact|actually|honestly|basically|um+|uh+m*|erm*|hmm+)"
-    r"\s*[,!.:;—–~-]+\s*"
-    # "Oh and I need...", "Also my budget...", "Um I think...": a link to what was said before,
-    # or a hesitation, then the speaker. A sentence's opening "actually" always is one.
-    r"|^(?:oh+,?\s+)?(?:and|also|plus|honestly|basically|um+|uh+m*)\s+"
-    r"(?=(?:i|my|i['’]m|i['’]ve|i['’]ll|i['’]d|please|remember|remind|note|keep in mind|don['’]t forget)\b)"
-    r"|^actually\s+(?=\w)",
-    re.IGNORECASE,
-)
-#: A vocative name closing an exclamation ("..., Caroline!").
-_VOCATIVE = re.compile(r"^[A-Z][a-z]+[\s!.,:;)(\-~]*$")
-#: A statement about the speaker inside a question: "did I tell you I adopted a dog?",
-#: "have you seen my new car?". "What should I read?" states nothing.
-_SELF_STATEMENT = re.compile(
-    r"\b(?:i|we)(?:'ve|'m| have| had| am| was| were)?\s+(?:just |finally |recently |also )?"
-    r"(?:(?!(?:need|feed|bleed|breed|speed|succeed|proceed|exceed|seed|weed|heed|shed|shred|wed)\b)\w+ed|went|got|had|made|took|saw|met|bought|found|began|won|lost|ran|wrote|"
-    r"built|left|gave|came|became|moved|started|finished|been)\b|\b(?:my|our)\s+\w+",
-    re.I,
-)
-_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'’\-]*")
-_STOP = frozenset(
-    """a an the and or but so to of in on at for with by from up about into over after is are was
-    were be been being am do does did have has had it its it's this that these those there here
-    you your you're yours he she him her his they them their we us our i me my just really very
-    too also what how why when where who which would could should can will may might must not no
-    yes oh ok okay well like then than as if all any some more most much many such only own same
-    hey hi hello wow cool great nice awesome thanks thank good glad yeah lol haha""".split()
-)
+#: Punctuation closing a greeting, an opener or an acknowledgement ("Hi, ", "Got it! ").
+_PUNCTUATION_AFTER = re.compile(r"\s*[,!.:;—–~-]+\s*")
+_QUESTION_MARKS = ("?", "？", "؟", "\u037e")
+_CLOSER_BEFORE = re.compile(r"[\s,;—–-]+$")
+_CLOSER_AFTER = re.compile(r"[\s.!?…]*$")
 
 
 def split_sentences(text: str) -> list[str]:
     """Sentences of ``text``; line breaks always end a sentence."""
     sentences: list[str] = []
     for line in _LINE_BREAK.split(text.strip()):
-        sentences.extend(s.strip() for s in _SENTENCE_END.split(line) if s.strip())
-    return sentences
+        start = 0
+        for end in _SENTENCE_END.finditer(line):
+            following = line[end.end() : end.end() + 2].lstrip("\"'([")
+            if end.end() < len(line) and not _opens_sentence(following[:1]):
+                continue
+            sentences.append(line[start : end.end()].strip())
+            start = end.end()
+        sentences.append(line[start:].strip())
+    return [s for s in sentences if s]
+
+
+def _opens_sentence(char: str) -> bool:
+    if not char:
+        return False
+    return char.isupper() or char.isdigit() or script_of(char) in CASELESS
+
+
+def _content(words: list[Token], function_words: frozenset[str]) -> int:
+    """How many content words: a spaceless run counts one per two characters."""
+    count = 0
+    for word in words:
+        if word.word in function_words:
+            continue
+        spaceless = 0 if word.word.isascii() else sum(script_of(c) in SPACELESS for c in word.word)
+        count += max(1, spaceless // 2) if spaceless else 1
+    return count
 
 
 def content_words(sentence: str) -> list[str]:
-    return [w for w in _WORD.findall(sentence) if w.lower() not in _STOP]
+    stop = lexicon(language_of(sentence)).words("function_words")
+    return [w.surface for w in tokens(sentence) if w.word not in stop]
 
 
-_THANKS = re.compile(r"^(thanks?|thank you|thx|ty|cheers)\b", re.I)
-_HELLO = re.compile(
-    r"^(hey+|hi+|hello|yo|hiya|howdy|good (morning|afternoon|evening|night)|bye|goodbye|see (you|ya)|"
-    r"take care|talk (to you )?(later|soon)|welcome|good to (see|hear from) you|nice to (meet|see) you|"
-    r"long time no see)\b",
-    re.I,
-)
-#: First-person statements that carry no fact ("I agree.", "I'm fine.").
-_HOLLOW_SELF = re.compile(
-    r"^(?:i|we)(?:\s+(?:do\s+)?(?:agree|guess|think so|hope so|suppose so|understand|bet|see|know|mean|promise|"
-    r"wonder|(?:love|like|hate|enjoy|miss|need|want|appreciate|get) (?:it|that|this|them|you))"
-    r"|(?:\s+am|\s+are|'m|’m|'re|’re)\s+(?:fine|good|ok|okay|alright|all right|here|back|sure|sorry|glad|in|"
-    r"down|game|well|great))\b[\s!.,:;)(\-~]*$",
-    re.I,
-)
-#: A subject that makes a one-content-word sentence a statement ("I like tea.", "My cat is Tom.").
-_FIRST_PERSON = re.compile(r"\b(i|i'm|i’m|i've|i’ve|i'd|i’d|i'll|i’ll|my|me|mine|we|we're|our|us)\b", re.I)
-
-
-def _strip_greetings(sentence: str) -> tuple[str, str]:
-    """``(greeting prefix, rest)``: leading greetings, thanks and acknowledgements removed."""
-    original = sentence.strip(" \t\"'*_~")
-    rest = original
-    while rest:
-        match = _GREETING.match(rest)
-        if not match or match.end() == 0:
-            break
-        rest = rest[match.end() :]
-    return original[: len(original) - len(rest)], rest
-
-
-#: An aside closing a sentence ("I prefer window seats btw"): how it was said, like an opener.
-#: Case matters: "I finished By the Way." ends with a title.
-_CLOSER = re.compile(r"[\s,;—–-]+(?:btw|BTW|Btw|by the way|fyi|FYI|just so you know)(?=[\s.!?…]*$)")
+def _greeting_prefix(sentence: str, language: str) -> tuple[str | None, int, list[Token]]:
+    """``(reason of the first phrase, words it and those after it take, the words)``: leading
+    greetings, thanks and acknowledgements of ``language``."""
+    words = tokens(sentence)
+    matcher = phrases("thanks", "greetings", "fillers", language=language)
+    first: str | None = None
+    taken = 0
+    while taken < len(words) and (found := matcher.at(words, taken)) is not None:
+        first = first or found[1]
+        taken += found[0]
+    return first, taken, words
 
 
 def without_closer(sentence: str) -> str:
     """``sentence`` without a closing "btw", "by the way", "fyi" (any sentence of a message:
-    unlike an opening "Well,", a closing "btw" never answers anything)."""
-    return _CLOSER.sub("", sentence)
+    unlike an opening "Well,", a closing "btw" never answers anything). Case matters: "I
+    finished By the Way." ends with a title."""
+    words = tokens(sentence)
+    closers = phrases("closers", language=language_of(sentence))
+    for start in range(max(0, len(words) - 4), len(words)):
+        if closers.whole(words[start:]) is None:
+            continue
+        surface = sentence[words[start].start : words[-1].end]
+        before = _CLOSER_BEFORE.search(sentence[: words[start].start])
+        if (
+            (surface.islower() or surface.isupper() or surface == "Btw")
+            and before
+            and _CLOSER_AFTER.fullmatch(sentence[words[-1].end :])
+        ):
+            return sentence[: before.start()] + sentence[words[-1].end :]
+        break
+    return sentence
+
+
+def _opener_end(rest: str, language: str) -> int | None:
+    """Where what ``rest`` opens with (a greeting or hesitation and its punctuation, or a link
+    to what was said before) ends, or None."""
+    words = tokens(rest)
+    if not words or words[0].start != 0:
+        return None
+    found = phrases("openers", language=language).at(words, 0)
+    if found is not None and (after := _PUNCTUATION_AFTER.match(rest, words[found[0] - 1].end)):
+        return after.end()
+    found = phrases("links", "always_links", language=language).at(words, 0)
+    if found is None or found[0] >= len(words):
+        return None
+    nxt = words[found[0]]
+    if rest[words[found[0] - 1].end : nxt.start].strip():
+        return None
+    followers = phrases("link_followers", language=language)
+    return nxt.start if found[1] == "always_links" or followers.at(words, found[0]) else None
 
 
 def without_opener(sentence: str) -> str:
@@ -141,49 +137,64 @@ def without_opener(sentence: str) -> str:
     LoCoMo's 2,538 memories and cost recall@50 0.905 -> 0.902; this changes 3, and no recall.
     """
     original = sentence.strip(" \t\"'*_~")
+    language = language_of(original)
     rest = original
-    while opener := _OPENER.match(rest):
-        rest = rest[opener.end() :]
+    while rest and (end := _opener_end(rest, language)) is not None:
+        rest = rest[end:]
     if not rest or rest == original:
         return sentence
     return rest[0].upper() + rest[1:]
-
-
-#: How an assistant acknowledges what it was told before restating it ("Got it, you are 27.").
-_ACKNOWLEDGEMENT = re.compile(
-    r"^(?:got it|noted|understood|sure( thing)?|certainly|of course|absolutely|great|perfect|ok(?:ay)?|alright|"
-    r"all right|sounds good|i see|good to know|thanks for (?:sharing|letting me know|telling me)(?: that)?)"
-    r"\s*[,!.:;—–~-]+\s*",
-    re.IGNORECASE,
-)
 
 
 def without_acknowledgement(sentence: str) -> str:
     """An assistant's first sentence without its acknowledgement ("Got it, you are 27 years
     old." is remembered as "You are 27 years old."): the assistant's own "Got it" says nothing,
     unlike a person's "Yeah, ..." answering what the other said (see :func:`without_opener`)."""
-    rest = _ACKNOWLEDGEMENT.sub("", sentence.strip(), count=1)
-    return sentence if not rest or rest == sentence.strip() else rest[0].upper() + rest[1:]
+    stripped = sentence.strip()
+    words = tokens(stripped)
+    found = phrases("acknowledgements", language=language_of(stripped)).at(words, 0) if words else None
+    if found is None or words[0].start != 0:
+        return sentence
+    after = _PUNCTUATION_AFTER.match(stripped, words[found[0] - 1].end)
+    rest = stripped[after.end() :] if after else ""
+    return sentence if not rest else rest[0].upper() + rest[1:]
 
 
-_FIRST_PERSON_NEXT = r"(?=(?:i|my|me|i['’]m|i['’]ve|i['’]ll|i['’]d|we|our)\b)"
-#: Asking the assistant to remember: "Remember that I'm vegetarian.", "Note: I prefer aisle
-#: seats.", "Can you remember that my son is Leo?", "FYI my flight leaves at 6am.". The fact
-#: is what follows; the request only says it is one.
-_MEMORY_REQUEST = re.compile(
-    r"^(?:(?:(?:can|could|will|would) you\s+)?(?:please\s+)?(?:remember|note(?: down)?|don['’]t forget|do not forget|"
-    r"keep in mind|bear in mind|never forget)(?:\s*:\s*|\s+that\s+|\s+" + _FIRST_PERSON_NEXT + r")"
-    r"|(?:fyi|just so you know|for your information|for the record|heads up|note to self)"
-    r"(?:\s*[,:!—–-]+\s*|\s+(?:that\s+)?" + _FIRST_PERSON_NEXT + r"))",
-    re.I,
-)
-#: Asking to be reminded: "Remind me to call mom" is remembered as "I want to be reminded to
-#: call mom" (then "The user wants to be reminded to call mom").
-_REMINDER = re.compile(
-    r"^(?:(?:can|could|will|would) you\s+)?(?:please\s+)?(?:remind me|don['’]t let me forget)\s+"
-    r"(?=to\b|that\b|about\b|of\b)",
-    re.I,
-)
+def _request_end(stripped: str, language: str) -> tuple[int, bool] | None:
+    """Where the fact after a request to remember starts, and whether it asked a reminder."""
+    lex = lexicon(language)
+    words = tokens(stripped)
+    if not words or words[0].start != 0:
+        return None
+    at = 0
+    if found := phrases("request_lead", language=language).at(words, at):
+        at += found[0]
+    if found := phrases("polite", language=language).at(words, at):
+        at += found[0]
+    first_person = lex.words("first_person_next")
+    for name in ("reminders", "memory_requests", "memory_notes"):
+        if name == "memory_notes" and at:
+            continue  # "can you fyi" is no phrase
+        found = phrases(name, language=language).at(words, at)
+        if found is None or at + found[0] >= len(words):
+            continue
+        end, nxt = words[at + found[0] - 1].end, words[at + found[0]]
+        between = stripped[end : nxt.start]
+        if name == "reminders":
+            objects = lex.words("reminder_objects")
+            return (nxt.start, True) if not between.strip() and nxt.word in objects else None
+        if name == "memory_requests" and between.strip() == ":":
+            return nxt.start, False
+        if name == "memory_notes" and between.strip() and not between.strip(",:!—–- \t"):
+            return nxt.start, False
+        if between.strip():
+            return None
+        if nxt.word == "that" and at + found[0] + 1 < len(words):
+            follower = words[at + found[0] + 1]
+            if name == "memory_requests" or follower.word in first_person:
+                return follower.start, False
+        return (nxt.start, False) if nxt.word in first_person else None
+    return None
 
 
 def as_statement(sentence: str) -> str:
@@ -192,48 +203,76 @@ def as_statement(sentence: str) -> str:
     Leo.", "Remind me to call mom" -> "I want to be reminded to call mom". Other sentences
     are returned as they are."""
     stripped = sentence.strip()
-    request = _REMINDER.match(stripped) or _MEMORY_REQUEST.match(stripped)
-    if request is None or request.end() >= len(stripped):
+    language = language_of(stripped)
+    request = _request_end(stripped, language)
+    if request is None or request[0] >= len(stripped):
         return sentence
-    rest = stripped[request.end() :]
-    if request.re is _REMINDER:
-        rest = f"I want to be reminded {rest}"
-    if stripped.split()[0].lower() in ("can", "could", "will", "would"):
-        rest = re.sub(r"\?+([\"')\]]*)$", r".\1", rest)  # what was asked is stated now
+    start, reminder = request
+    rest = stripped[start:]
+    if reminder:
+        rest = f"{lexicon(language).get('reminder_statement')} {rest}"
+    if phrases("request_lead", language=language).at(tokens(stripped), 0):
+        body = rest.rstrip("\"')]")
+        closing = rest[len(body) :]
+        if body.endswith("?"):
+            rest = body.rstrip("?") + "." + closing  # what was asked is stated now
     return rest[0].upper() + rest[1:]
 
 
 def skip_reason(sentence: str) -> str | None:
     """Why ``sentence`` is not worth remembering (``greeting``, ``thanks``, ``filler``,
     ``question``), or None when it states something."""
-    prefix, rest = _strip_greetings(sentence)
-    empty = "thanks" if _THANKS.match(prefix) else "greeting" if _HELLO.match(prefix) else "filler"
-    if not rest or _VOCATIVE.match(rest):
+    language = language_of(sentence)
+    lex = lexicon(language)
+    first, taken, words = _greeting_prefix(sentence, language)
+    empty = {"thanks": "thanks", "greetings": "greeting"}.get(first or "", "filler")
+    rest = words[taken:]
+    if not rest:  # "Guess what?", "Oh?": nothing but a question mark left
+        return "question" if _is_question(sentence) else empty
+    if _vocative(rest, sentence):
         return empty
-    if is_bare_question(rest):
+    rest_text = sentence[rest[0].start :]
+    if is_bare_question(rest_text):
         return "question"
-    if _HOLLOW_SELF.match(rest.strip()):
+    if phrases("hollow_self", language=language).whole(rest) is not None:
         return empty
-    words = content_words(rest)
-    if len(words) >= 2 or (words and _FIRST_PERSON.search(rest)):
+    content = _content(rest, lex.words("function_words"))
+    if content >= 2 or (content and _first_person(rest, language)):
         return None
     return empty
 
 
-#: A reply that answers a yes/no question ("No.", "Yeah, sure!") though it is filler alone.
-_YES_NO = re.compile(
-    r"\b(?:yes|yeah|yep|yup|no|nope|nah|sure|of course|definitely|absolutely|not really|correct|exactly|"
-    r"ok(?:ay)?)\b",
-    re.I,
-)
+_VOCATIVE_END = re.compile(r"[\s!.,:;)(\-~]*")
+
+
+def _vocative(rest: list[Token], sentence: str) -> bool:
+    """A name alone closing a greeting or an exclamation ("Hey Mel!", "..., Caroline!"); not
+    a question ("Thoughts?")."""
+    word = rest[0].surface
+    return (
+        len(rest) == 1
+        and len(word) > 1
+        and word.isalpha()
+        and word[0].isupper()
+        and word[1:].islower()
+        and _VOCATIVE_END.fullmatch(sentence, rest[0].end) is not None
+    )
+
+
+def _first_person(words: list[Token], language: str) -> bool:
+    first_person = lexicon(language).words("first_person")
+    return any(w.word in first_person for w in words)
 
 
 def is_short_answer(sentence: str) -> bool:
     """Whether ``sentence``, dropped as filler on its own, answers a question asked just
     before it: "27", "Tokyo.", "No.", "Yeah, sure!" ("How old are you?" "27"). A laugh or an
     exclamation ("haha", "wow!") answers nothing."""
-    prefix, rest = _strip_greetings(sentence)
-    return bool(content_words(rest)) or _YES_NO.search(prefix) is not None
+    language = language_of(sentence)
+    _, taken, words = _greeting_prefix(sentence, language)
+    if _content(words[taken:], lexicon(language).words("function_words")):
+        return True
+    return phrases("yes_no", language=language).anywhere(words[:taken])
 
 
 #: The most words a reply without a subject of its own ("Vegetarian, and no nuts please.")
@@ -244,10 +283,9 @@ FRAGMENT_WORDS = 8
 def is_fragment(sentence: str) -> bool:
     """A short sentence with no first-person subject and no question: "Vegetarian, and no
     nuts please.", "Two, maybe three." It means something only as an answer."""
+    words = tokens(sentence)
     return (
-        len(_WORD.findall(sentence)) <= FRAGMENT_WORDS
-        and not _FIRST_PERSON.search(sentence)
-        and not sentence.rstrip(" \"')").endswith("?")
+        len(words) <= FRAGMENT_WORDS and not _first_person(words, language_of(sentence)) and not _is_question(sentence)
     )
 
 
@@ -257,9 +295,48 @@ def is_filler(sentence: str) -> bool:
     return reason is not None and reason != "question"
 
 
+def _is_question(sentence: str) -> bool:
+    """Whether ``sentence`` ends with a question mark (of its language: Greek writes ";")."""
+    end = sentence.rstrip(" \"')")
+    return end.endswith(_QUESTION_MARKS) or end.endswith(tuple(lexicon(language_of(sentence)).words("question_marks")))
+
+
 def is_bare_question(sentence: str) -> bool:
     """A question that states nothing about the speaker (``read`` needs a past marker)."""
-    return sentence.rstrip(" \"')").endswith("?") and not _SELF_STATEMENT.search(sentence)
+    return _is_question(sentence) and not _states_about_speaker(sentence)
+
+
+def _states_about_speaker(sentence: str) -> bool:
+    """Whether a question states something of the speaker: a subject and a past form ("did
+    I tell you I adopted a dog?"), or a possessive and a noun ("have you seen my new car?").
+    In a language without these lists, a first-person word is enough."""
+    language = language_of(sentence)
+    lex = lexicon(language)
+    words = [w.word for w in tokens(sentence)]
+    subjects = lex.words("self_subjects")
+    if not subjects:
+        return _first_person(tokens(sentence), language)
+    auxiliaries, adverbs = lex.words("self_auxiliaries"), lex.words("self_adverbs")
+    past, suffix = lex.words("self_statement_verbs"), str(lex.get("past_suffix") or "\0")
+    not_past = lex.words("verbs", "ed_present")
+    possessives = lex.words("self_possessives")
+    for k, word in enumerate(words):
+        if word in possessives and k + 1 < len(words):
+            return True
+        if word not in subjects:
+            continue
+        k += 1
+        if k < len(words) and "'" not in word and words[k] in auxiliaries:
+            k += 1
+        if k < len(words) and words[k] in adverbs:
+            k += 1
+        if k < len(words) and _past(words[k], past, suffix, not_past):
+            return True
+    return False
+
+
+def _past(word: str, past: frozenset[str], suffix: str, not_past: frozenset[str]) -> bool:
+    return word in past or (word.endswith(suffix) and len(word) > len(suffix) and word not in not_past)
 
 
 def classified_sentences(text: str) -> list[tuple[str, str | None]]:

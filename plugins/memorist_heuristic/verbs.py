@@ -9,24 +9,19 @@ alone too: "Ana read a book" is right in the past and only awkward otherwise.
 
 from __future__ import annotations
 
-_IRREGULAR = {"have": "has", "do": "does", "go": "goes", "be": "is", "don't": "doesn't", "don’t": "doesn't"}
-_KEEP = frozenset(
-    """can could will would shall should may might must ought used need's can't cannot couldn't won't wouldn't
-    shouldn't mustn't didn't wasn't weren't isn't aren't hasn't hadn't am is are was were been being had did has
-    does goes read put cut hit let quit set shut cost hurt spread bet burst cast thrust split and or but nor so
-    then too a an the to of in on at for with by from as that this it if not no yes also personally myself""".split()
-)
-_PAST = frozenset(
-    """went got made took saw met bought found began won lost ran wrote built left gave came became said told
-    felt thought knew kept heard sat stood spent sent taught brought caught fought paid sold slept swam drove
-    rode flew ate drank wore forgot understood chose spoke broke woke fell grew threw drew hid held led meant
-    sang rang sank shook stole struck swore tore bit fed fled dug hung lit slid spun stuck stung swung wept
-    wound laid lay sought dealt dreamt learnt burnt spelt knelt leapt bent lent sped""".split()
-)
-#: Present-tense verbs that end in "ed" like a past participle.
-_ED_PRESENT = frozenset(
-    "need feed bleed breed speed succeed proceed exceed seed weed heed shed shred wed embed".split()
-)
+from functools import lru_cache
+
+from memorist.plugin_api import fold, lexicon
+
+
+@lru_cache(maxsize=1)
+def _lists() -> tuple[dict[str, str], frozenset[str], frozenset[str]]:
+    """From the lexicon's ``verbs``: irregular forms; words left as they are (modals, verbs
+    whose base is also their past, words that are no verb); present verbs ending in "ed"."""
+    lex = lexicon()
+    irregular = {fold(k): str(v) for k, v in lex.mapping("verbs", "irregular").items()}
+    keep = lex.words("verbs", "keep") | lex.words("verbs", "past")
+    return irregular, keep, lex.words("verbs", "ed_present")
 
 
 def conjugate(verb: str) -> str | None:
@@ -43,11 +38,13 @@ def conjugate(verb: str) -> str | None:
 
 
 def _third_person(word: str) -> str | None:
-    if word in _IRREGULAR:
-        return _IRREGULAR[word]
-    if word in _KEEP or word in _PAST or not word.isalpha() or len(word) < 2:
+    irregular, keep, ed_present = _lists()
+    word = fold(word)
+    if word in irregular:
+        return irregular[word]
+    if word in keep or not word.isalpha() or len(word) < 2:
         return None
-    if (word.endswith("ed") and word not in _ED_PRESENT) or word.endswith("ing") or word.endswith("ly"):
+    if (word.endswith("ed") and word not in ed_present) or word.endswith("ing") or word.endswith("ly"):
         return None
     if word.endswith(("s", "sh", "ch", "x", "z", "o")):
         return f"{word}es"

@@ -28,6 +28,8 @@ from memorist.plugin_api import (
     ProviderContext,
     SkippedInput,
     account_for_messages,
+    language_of,
+    user_voice_forms,
 )
 from pydantic import Field
 
@@ -168,6 +170,11 @@ class OpenAILanguageModel(LanguageModel[OpenAILanguageModelOptions]):
         return call_with_retries(self.retry_policy, f"{self.describe()} chat completion", request, accept)
 
     # -- extraction -----------------------------------------------------
+
+    def query_forms(self, query: str, user_ids: Sequence[str] = ()) -> list[str]:
+        """The query about "the user": the extraction prompt has the model write memories
+        about "the user" in the third person, as the heuristic does."""
+        return user_voice_forms(query, user_ids, language_of(query))
 
     def extract(self, request: ExtractionRequest) -> list[ExtractedFact]:
         """ADD-only facts from both speakers, mapped onto the kernel's ``ExtractedFact``."""

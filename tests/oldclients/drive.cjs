@@ -13,6 +13,8 @@ const results = (answer) => (Array.isArray(answer) ? answer : answer.results);
   const report = { version: pkg.version };
   const text = "I live in Utrecht and my sister is called Noor.";
   report.add = await client.add([{ role: "user", content: text }], { user_id: user, infer: false });
+  // What @mastra/mem0 does with the answer (it failed with "memory.map is not a function").
+  report.add_mapped = report.add.map((memory) => memory.memory);
   const memoryId = results(report.add)[0].id;
   await client.add([{ role: "user", content: "My bike is green." }], { user_id: user, infer: false });
   report.get_all_v1 = results(await client.getAll({ user_id: user }));

@@ -27,8 +27,12 @@ from pathlib import Path
 RELEASES = ("0.1.118", "1.0.11")
 #: The npm client's last line before v3 (it calls /v1/memories/, /v2/memories/ and their search routes).
 NPM_RELEASE = "2.1.38"
+#: The npm client ``@mastra/mem0`` 0.1.4 depends on: its add sends no ``output_format`` and reads the
+#: bare array the platform answers by default (v1.0).
+NPM_MASTRA_RELEASE = "2.4.6"
+NPM_RELEASES = (NPM_RELEASE, NPM_MASTRA_RELEASE)
 #: Every environment's directory name under the root.
-NAMES = (*RELEASES, f"npm-{NPM_RELEASE}")
+NAMES = (*RELEASES, *(f"npm-{release}" for release in NPM_RELEASES))
 #: Written into a directory once its install succeeded.
 MARKER = ".complete"
 ROOT_ENV = "MEMORIST_OLD_CLIENTS_DIR"

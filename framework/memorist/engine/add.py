@@ -26,6 +26,7 @@ from ..components import Components
 from ..db import Database
 from ..db.locks import Held
 from ..filters import And, Condition, Filter
+from ..observability.stages import stage, timed
 from ..records import (
     ExtractedFact,
     Extraction,
@@ -143,11 +144,12 @@ class AddPipeline:
         with self.guard.hold([request.scope]) as held:
             prepared = self.decide(request, observed_at, extraction)
             if prepared.records:
-                intent = self.guard.open_intent(held, [request.scope], request.actor)
-                self._c.vector_store.upsert(prepared.records, prepared.vectors)
-                with held.begin() as conn:
-                    bumped = self.commit(request, prepared.records, conn, prepared.supersessions)
-                    self.guard.close_intent(conn, intent)
+                with stage("add", "write"):
+                    intent = self.guard.open_intent(held, [request.scope], request.actor)
+                    self._c.vector_store.upsert(prepared.records, prepared.vectors)
+                    with held.begin() as conn:
+                        bumped = self.commit(request, prepared.records, conn, prepared.supersessions)
+                        self.guard.close_intent(conn, intent)
                 self.written(prepared.records, prepared.vectors, bumped)
         self.note_question(request, prepared.open_question, bumped)
         return prepared.outcome
@@ -281,7 +283,8 @@ class AddPipeline:
     def extracted(self, request: AddRequest) -> tuple[datetime, Extraction]:
         """The add's time and extraction: the slow part, run before the scope's lock is taken."""
         observed_at = request.observed_at or utcnow()
-        return observed_at, self._extraction(request, observed_at)
+        with stage("add", "extract"):
+            return observed_at, self._extraction(request, observed_at)
 
     def decide(self, request: AddRequest, observed_at: datetime, extraction: Extraction) -> PreparedAdd:
         """The duplicate rule over an extraction: the records to store and their vectors (no writes)."""
@@ -290,7 +293,8 @@ class AddPipeline:
         embed = self._embedding.for_add(
             self._pinned(request.scope), lambda: self._to_embed(request, self._batch_unique(extraction.facts)[0])
         )
-        prepared = self._decide(request, observed_at, extraction, embed)
+        with stage("add", "decide"):  # the duplicate rule: store lookups, and the embedding (below)
+            prepared = self._decide(request, observed_at, extraction, timed("add", "embed", embed))
         prepared.open_question = extraction.open_question
         return prepared
 

@@ -32,7 +32,7 @@ from ..records import (
     SkippedInput,
 )
 from .recent import recent_memories
-from .scope import parse_moment, require_entity
+from .scope import literal_ids, parse_moment, require_entity
 
 #: Longest memory text; longer facts are cut.
 MAX_TEXT = 20_000
@@ -137,6 +137,7 @@ def build_add_request(
         first = exc.errors()[0]
         raise ValidationError(f"{first['loc'][0]}: {first['msg']}") from None
     require_entity(scope.entity_ids())
+    literal_ids(scope.entity_ids())
     coerced = coerce_messages(messages)
     kept = dict(metadata or {})
     stored_bytes(coerced, kept, possible_memories(coerced))

@@ -25,35 +25,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d[\d,.:/\-]*\d|\d|[$€£¥%]")
+from ..language import CASELESS, DEFAULT, lexicon, pieces, script_of
+
+_WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’\-])*|\d[\d,.:/\-]*\d|\d|[$€£¥%]")
 _NUMBER = re.compile(r"^\d[\d,.:/\-]*$")
 #: Words whose difference changes the fact. Each maps to a canonical token, so that
 #: paraphrases of one meaning agree ("no longer" and "anymore").
+_LEXICON = lexicon(DEFAULT)
 _VALUE_WORDS: dict[str, str] = {
-    **{w: w for w in "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen".split()},
-    **{w: w for w in "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy".split()},
-    **{w: w for w in "eighty ninety hundred thousand million billion dozen half once twice thrice".split()},
-    **{w: w for w in "first second third fourth fifth sixth seventh eighth ninth tenth last".split()},
-    **{w: w for w in "january february march april may june july august september october november".split()},
-    **{w: w for w in "december monday tuesday wednesday thursday friday saturday sunday".split()},
-    **{w: w for w in "spring summer autumn fall winter morning evening night weekend weekends".split()},
-    **{w: w for w in "all every each some none many few several most both more less fewer lot lots".split()},
-    **{w: w for w in "always usually often sometimes rarely seldom occasionally daily weekly monthly".split()},
-    **{w: w for w in "yearly annually hourly nightly".split()},
-    **{w: w for w in "km kilometers kilometres miles mile kg kilos pounds lbs cm meters metres feet".split()},
-    **{w: w for w in "foot inches inch years year months month weeks week days day hours hour minutes".split()},
-    **{w: w for w in "dollars dollar euros euro percent".split()},
-    **{w: "NOT" for w in "not never no none nobody nothing neither nor without cannot".split()},
-    **{w: "ANYMORE" for w in "anymore longer".split()},
-    **{w: "FORMER" for w in "used former formerly previously ex quit stopped".split()},
-    **{w: "AGAINST" for w in "hate hates hated dislike dislikes disliked detest detests loathe loathes".split()},
+    word: (word if token == "self" else token)
+    for token, words in (_LEXICON.get("value_words") or {}).items()
+    for word in _LEXICON.words("value_words", token)
 }
 #: Capitalized at a sentence start for grammar, not because they are names.
-_NOT_NAMES = frozenset(
-    """the a an my their they them he she it its this that these those we our us you your i remember note
-    and but so then also yesterday today tomorrow there here what when where who why how yes no user assistant
-    his her if as at in on of for to with by from about after before since until while because just""".split()
-)
+_NOT_NAMES = _LEXICON.words("sentence_openers")
+_NEGATION = str(_LEXICON.get("negation_suffix") or "\0")
 
 
 @dataclass(frozen=True)
@@ -86,14 +72,22 @@ def value_tokens(text: str) -> ValueTokens:
         bare = re.sub(r"'s$", "", token)
         low = bare.lower()
         words.add(low)
-        if low.endswith("n't"):
+        if low.endswith(_NEGATION):
             values.add("NOT")
-            low = low[:-3]
-        if low in _VALUE_WORDS:
+            low = low[: -len(_NEGATION)]
+        if not low.isascii() and _caseless(low):
+            # No capitals tell a name in this script: every word (every character pair of a
+            # script without spaces) counts as a value, so only the same words agree.
+            values.update(piece for piece, _ in pieces(low))
+        elif low in _VALUE_WORDS:
             values.add(_VALUE_WORDS[low])
         elif bare[:1].isupper() and low not in _NOT_NAMES and not shouting:
             names.add(low)  # checked case-blind against the other text's words
     return ValueTokens(frozenset(values), frozenset(names), frozenset(words))
+
+
+def _caseless(word: str) -> bool:
+    return any(script_of(c) in CASELESS for c in word)
 
 
 def values_agree(a: str, b: str) -> bool:

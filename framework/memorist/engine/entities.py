@@ -23,10 +23,12 @@ from sqlalchemy.exc import IntegrityError
 
 from ..db import Database
 from ..db.schema import entities, entity_aliases, entity_links
+from ..language import DEFAULT, lexicon
 from ..records import ENTITY_SCOPE_FIELDS, EntityMention, MemoryRecord, Scope, utcnow
 
 _SPACE = re.compile(r"\s+")
-_LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+", re.I)
+#: The articles a name drops ("the Louvre" is "Louvre"): the lexicon's ``articles``.
+_LEADING_ARTICLE = re.compile(rf"^(?:{'|'.join(sorted(lexicon(DEFAULT).words('articles')))})\s+", re.I)
 FUZZY_RATIO = 92
 MIN_PREFIX = 3
 

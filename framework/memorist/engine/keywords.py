@@ -4,7 +4,9 @@ The scope index (:mod:`.scope_index`) answers a pinned search's keyword
 retriever itself. Its terms are those of LanceDB's default FTS index (and close
 to PostgreSQL's ``english`` configuration): word characters split, tokens of 40
 bytes or more dropped, lower-cased, Snowball English stemming, the English stop
-words removed, accents folded to ASCII. Scores are Okapi BM25
+words removed, accents folded to ASCII. Other scripts are read by the language layer
+(:mod:`memorist.language.scripts`): Cyrillic, Arabic, Devanagari and Greek words
+stemmed in their language, scripts without spaces as character pairs. Scores are Okapi BM25
 (``k1`` 1.2, ``b`` 0.75, ``idf = ln(1 + (N - n + 0.5) / (n + 0.5))``), the
 formula both stores use, with the scope as the corpus, so the engine's keyword
 normalisation (``KEYWORD_FLOOR``) keeps its meaning.
@@ -12,7 +14,6 @@ normalisation (``KEYWORD_FLOOR``) keeps its meaning.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
@@ -20,52 +21,64 @@ from functools import lru_cache
 import numpy as np
 import Stemmer
 
+from ..language import DEFAULT, lexicon, pieces
+from ..language.scripts import TERM as WORD_TERM
+
 K1 = 1.2
 B = 0.75
 #: Tokens this long (in UTF-8 bytes) or longer are not indexed (LanceDB's ``max_token_length``).
 MAX_TOKEN_BYTES = 40
-#: Word characters: what the stores' tokenizers split on (see ``memorist_lancedb.queries.TERM``).
-TERM = re.compile(r"[^\W_]+")
+#: Word characters and their marks: what the stores' tokenizers split on (see
+#: ``memorist_lancedb.queries.TERM``); a Devanagari vowel sign stays in its word.
+TERM = WORD_TERM
 
-#: The English stop words of LanceDB's tokenizer (NLTK's list; words with an apostrophe never
-#: survive tokenization, so they are left out). Checked against the *stemmed* token, as the
-#: index checks them after stemming: "very" (stem "veri") is indexed, "doing" (stem "do") is not.
-STOP_WORDS = frozenset(
-    """
-    i me my myself we our ours ourselves you your yours yourself yourselves he him his himself
-    she her hers herself it its itself they them their theirs themselves what which who whom
-    this that these those am is are was were be been being have has had having do does did
-    doing a an the and but if or because as until while of at by for with about against
-    between into through during before after above below to from up down in out on off over
-    under again further then once here there when where why how all any both each few more
-    most other some such no nor not only own same so than too very s t can will just don
-    should now d ll m o re ve y ain aren couldn didn doesn hadn hasn haven isn ma mightn mustn
-    needn shan shouldn wasn weren won wouldn
-    """.split()
-)
+#: The English stop words of LanceDB's tokenizer (the lexicon's ``index_stop_words``, NLTK's
+#: list). Checked against the *stemmed* token, as the index checks them after stemming:
+#: "very" (stem "veri") is indexed, "doing" (stem "do") is not.
+STOP_WORDS = lexicon(DEFAULT).words("index_stop_words")
 
-_STEMMER = Stemmer.Stemmer("english")
+#: The Snowball stemmer of each script's language. Latin text is stemmed as English, as the
+#: stores' English full-text configurations do; a script without one is indexed as written.
+_STEMMERS = {"Latin": "english", "Cyrillic": "russian", "Arabic": "arabic", "Devanagari": "hindi", "Greek": "greek"}
+
+
+@lru_cache(maxsize=8)
+def _stemmer(script: str) -> Stemmer.Stemmer | None:
+    algorithm = _STEMMERS.get(script)
+    return Stemmer.Stemmer(algorithm) if algorithm else None
 
 
 @lru_cache(maxsize=200_000)
-def _term(token: str) -> str | None:
-    """One lower-cased token as indexed, or None (too long, or a stop word)."""
+def _term(token: str, script: str | None = "Latin") -> str | None:
+    """One lower-cased token (or a piece of a spaceless run) as indexed, or None (too long,
+    or a stop word)."""
     if len(token.encode()) >= MAX_TOKEN_BYTES:
         return None
-    stem = str(_STEMMER.stemWord(token))
-    if stem in STOP_WORDS:
+    stemmer = _stemmer(script or "")
+    stem = str(stemmer.stemWord(token)) if stemmer is not None else token
+    if script == "Latin" and stem in STOP_WORDS:
         return None
+    if stem.isascii() or script != "Latin":
+        return stem  # marks of other scripts are letters' parts (a kana's voicing, a vowel sign)
     folded = unicodedata.normalize("NFKD", stem)
-    return "".join(c for c in folded if not unicodedata.combining(c)) if not folded.isascii() else folded
+    return "".join(c for c in folded if not unicodedata.combining(c))
 
 
 def terms(text: str) -> list[str]:
-    """The indexed terms of ``text``, in order, with repeats."""
+    """The indexed terms of ``text``, in order, with repeats. Scripts written without spaces
+    are indexed as overlapping character pairs ("東京で働く" -> 東京, 京で, で働, 働く), so a
+    question finds a statement that shares its words without a segmenter."""
     out = []
     for token in TERM.findall(text.lower()):
-        term = _term(token)
-        if term is not None:
-            out.append(term)
+        if token.isascii():
+            term = _term(token)
+            if term is not None:
+                out.append(term)
+            continue
+        for piece, script in pieces(token):
+            term = _term(piece, script)
+            if term is not None:
+                out.append(term)
     return out
 
 

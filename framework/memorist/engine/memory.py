@@ -41,7 +41,7 @@ from .history import HistoryLog
 from .hits import SearchHit
 from .outcome import AddOutcome
 from .over_time import TimeOptions
-from .scope import parse_moment, require_entity, visible
+from .scope import id_condition, parse_moment, require_entity, visible, wildcard_scope
 from .scope_index import ScopeIndex
 from .search import MAX_QUERY_CHARS, MAX_TOP_K, HybridSearch
 from .supersession import Links, SupersessionLog, with_supersession
@@ -415,6 +415,9 @@ class Memory:
     ) -> int:
         """Delete every memory matching the identifiers/filters; never capped. Returns the count.
 
+        ``"*"`` for an id is mem0's wildcard (:func:`.scope.wildcard_scope`): every memory of
+        that entity type; several add up, and concrete ids beside them narrow.
+
         ``unfinished``: ids that queued adds stopped by this delete noted before writing
         (:meth:`memorist.events.EventStore.cancel_queued`). Their vectors may be in the store
         with no relational row, since those adds never commit: they are removed from the store
@@ -423,7 +426,8 @@ class Memory:
         """
         ids = dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id)
         require_entity(ids, filters=filters, filters_allowed=True)
-        where = visible(self._where(filters, ids), org_id, project_id, show_expired=True)
+        ids, wild = wildcard_scope(ids)
+        where = visible(conjoin(self._where(filters, ids), wild), org_id, project_id, show_expired=True)
         if unfinished:
             where = conjoin(where, Condition("id", "nin", tuple(unfinished)))
         deleted = self._changes.delete_matching(where, actor)
@@ -486,7 +490,7 @@ class Memory:
     @staticmethod
     def _where(filters: Mapping[str, Any] | None, ids: Mapping[str, str | None]) -> Filter | None:
         parsed = parse_filter(filters) if filters else None
-        pinned = [Condition(f, "eq", v) for f, v in ids.items() if v is not None and f in ENTITY_SCOPE_FIELDS]
+        pinned = [id_condition(f, v) for f, v in ids.items() if v is not None and f in ENTITY_SCOPE_FIELDS]
         return conjoin(parsed, *pinned) if (parsed or pinned) else None
 
     def emit(self, hook: str, **kwargs: Any) -> None:

@@ -21,6 +21,38 @@ from ..records import ENTITY_SCOPE_FIELDS, Scope, utcnow
 SCOPE_REQUIRED = "user_id: one of user_id, agent_id, run_id or app_id is required"
 #: The same rule where a filter document may stand in for an identifier.
 SCOPE_OR_FILTERS_REQUIRED = "user_id: one of user_id, agent_id, run_id, app_id or filters is required"
+#: An entity id of ``"*"`` means "every entity of that type" (mem0's wildcard); it is never an id.
+WILDCARD = "*"
+
+
+def literal_ids(ids: Mapping[str, str | None]) -> None:
+    """A 400 when an id an add would store under is the wildcard: ``"*"`` names no one entity."""
+    for field, value in ids.items():
+        if value == WILDCARD:
+            raise ValidationError(
+                f"{field}: '*' is the wildcard (every {field.removesuffix('_id')}), not an identifier; "
+                "a memory is stored under one named entity"
+            )
+
+
+def wildcard_scope(ids: Mapping[str, str | None]) -> tuple[dict[str, str | None], Filter | None]:
+    """A delete-all's ids split into the concrete ones and the filter its wildcards stand for.
+
+    mem0's delete-all semantics (its PR #4103): ``user_id="*"`` is every memory that has a
+    user id; several wildcards add up (all four: every memory, since each has at least one
+    id), so they are OR-ed, unlike ``"*"`` in a search filter, where each is a condition.
+    """
+    wild = [f for f, v in ids.items() if v == WILDCARD]
+    concrete = {f: (None if v == WILDCARD else v) for f, v in ids.items()}
+    if not wild:
+        return concrete, None
+    conditions = tuple(Condition(f, "exists") for f in wild)
+    return concrete, conditions[0] if len(conditions) == 1 else Or(conditions)
+
+
+def id_condition(field: str, value: str) -> Condition:
+    """The condition a top-level entity id pins: equality, or existence for the wildcard."""
+    return Condition(field, "exists") if value == WILDCARD else Condition(field, "eq", value)
 
 
 def require_entity(

@@ -16,9 +16,10 @@ Before retrieval the query is *focused*: entities so common in the scope that
 they carry no information (the user's own name) are removed for keyword
 search, and the query vector is the mean of the full and focused queries.
 A query that names the searched ``user_id`` ("What does Ada eat?" in ada's
-memories) asks about "the user" every memory is written about: the id is not
-searched as a keyword, and the query vector is also the mean with the query
-saying "the user" (see :func:`subject_alias`).
+memories) asks about the subject every memory is written about: the id is not
+searched as a keyword, and the query vector is also the mean with the query as
+the memories would say it, which the language model that wrote them offers
+(``LanguageModel.query_forms``: "What does the user eat?").
 
 ``score = base + temporal_weight * temporal * (1 - base)`` where ``base`` is the
 weighted mean of the first three; it never leaves [0, 1]. A signal that is 0 for
@@ -45,11 +46,12 @@ import numpy as np
 
 from ..components import Components
 from ..filters import And, Condition, Filter
+from ..observability.stages import stage
 from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord, Scope, StoreMatch
 from ..settings import EngineSettings
 from .entities import EntityGraph, EntityMatch, scope_key
 from .hits import SearchHit
-from .query_forms import focus_query, subject_alias, third_person_alias, without_subject
+from .query_forms import focus_query, without_subject
 from .scope import equality_values
 from .scope_index import Pinned, ScopeIndex
 from .temporal import query_period, temporal_score
@@ -124,7 +126,8 @@ class HybridSearch:
         explain: bool = False,
     ) -> list[SearchHit]:
         pool = min(max(self._s.candidate_pool, top_k * 3), 5000)
-        mentions = self._c.entity_extractor.extract(query)
+        with stage("search", "entities"):
+            mentions = self._c.entity_extractor.extract(query)
         keys = self._scope_keys(where, org_id, project_id)
         project = f"{org_id}/{project_id}"
         context_weight = self._s.context_weight
@@ -153,10 +156,10 @@ class HybridSearch:
         else:
             matches = self._graph.match(mentions, keys, project) if mentions else []
         user_ids = equality_values(where, "user_id")
-        aliased = subject_alias(query, user_ids)
-        if user_ids:
-            # A question in the first person asks about the user the search is pinned to.
-            aliased = third_person_alias(aliased or query) or aliased
+        # The query as the memories say it ("What do I like?" -> "What does the user like?"):
+        # the language model's to know, as the one that wrote them (LanguageModel.query_forms).
+        forms = self._c.language_model.query_forms(query, user_ids) if user_ids else []
+        aliased = forms[0] if forms else None
         focused = focus_query(query, mentions, matches) if self._s.focus_queries else query
         if aliased is not None:
             # The query names the searched user, whom every memory is about as "the user": as a
@@ -173,27 +176,30 @@ class HybridSearch:
             links_future = self._pool.submit(self._entity_links, matches, pool)
         # One embedder call for the query and its focused and aliased forms.
         texts = [query, *([focused] if focused != query else []), *([aliased] if aliased else [])]
-        if early is not None:
-            embedded = early.result()
-            if len(texts) > 1:
-                embedded = np.vstack([embedded, self._c.embedder.embed(texts[1:], "query")])
-        else:
-            embedded = self._c.embedder.embed(texts, "query")
+        with stage("search", "embed"):
+            if early is not None:
+                embedded = early.result()
+                if len(texts) > 1:
+                    embedded = np.vstack([embedded, self._c.embedder.embed(texts[1:], "query")])
+            else:
+                embedded = self._c.embedder.embed(texts, "query")
         query_vector = embedded[0]
         for extra in embedded[1:]:
             # Mean with the focused (or aliased) query: the focus without losing what the names add.
             query_vector = query_vector + extra
             query_vector = query_vector / (np.linalg.norm(query_vector) or 1.0)
         candidates: dict[str, Candidate] = {}
-        vector_hits = source.match_vector(query_vector, pool, where)
+        with stage("search", "vector"):
+            vector_hits = source.match_vector(query_vector, pool, where)
         for hit in vector_hits:
             candidates[hit.id] = Candidate(hit, semantic=_clip(hit.score))
         # Memories the vector search did not return are at most this similar to the query.
         semantic_floor = _clip(vector_hits[-1].score) if len(vector_hits) >= pool else 0.0
         missing_semantic: set[str] = set()
-        keyword_hits = (
-            keyword_future.result() if keyword_future is not None else source.match_keyword(focused, pool, where)
-        )
+        with stage("search", "keyword"):  # with the keyword query overlapped: what is left of it
+            keyword_hits = (
+                keyword_future.result() if keyword_future is not None else source.match_keyword(focused, pool, where)
+            )
         for hit in keyword_hits:
             cand = candidates.get(hit.id)
             if cand is None:
@@ -230,13 +236,12 @@ class HybridSearch:
         ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.match.id))
         ranked = [c for c in ranked if c.score >= threshold] if threshold > 0 else ranked
         if rerank and ranked:
-            return self._rerank(source, query, ranked, top_k, explain)
+            with stage("search", "rerank"):
+                return self._rerank(source, query, ranked, top_k, explain)
+        with stage("search", "fetch"):
+            fetched = self._records(source, ranked, top_k)
         return current_first(
-            [
-                SearchHit(record, c.score, c.details() if explain else None)
-                for c, record in self._records(source, ranked, top_k)
-            ],
-            query,
+            [SearchHit(record, c.score, c.details() if explain else None) for c, record in fetched], query
         )
 
     def _signal_weights(self, candidates: dict[str, Candidate]) -> np.ndarray:

@@ -13,25 +13,16 @@ from datetime import UTC, datetime, timedelta
 
 from dateutil.relativedelta import relativedelta
 
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
-_MONTH_RE = "|".join(m for m in _MONTHS) + "|" + "|".join(m[:3] for m in _MONTHS if m != "may")
+from ..language import DEFAULT, lexicon
+
+_LEXICON = lexicon(DEFAULT)
+_MONTHS = list(_LEXICON.ordered_words("months"))
+_MONTH_RE = "|".join(m for m in _MONTHS) + "|" + "|".join(m[:3] for m in _MONTHS if len(m) > 3)
+_YEAR_BEFORE = "|".join(sorted(_LEXICON.words("year_prepositions")))
 _DAY_MONTH_YEAR = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? ({_MONTH_RE})\.?,? (\d{{4}})\b", re.I)
 _MONTH_DAY_YEAR = re.compile(rf"\b({_MONTH_RE})\.? (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b", re.I)
 _MONTH_YEAR = re.compile(rf"\b({_MONTH_RE})\.?,? (?:of )?(\d{{4}})\b", re.I)
-_YEAR = re.compile(r"\b(?:in|during|of|since|from|year) (19\d{2}|20\d{2})\b", re.I)
+_YEAR = re.compile(rf"\b(?:{_YEAR_BEFORE}) (19\d{{2}}|20\d{{2}})\b", re.I)
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 
 

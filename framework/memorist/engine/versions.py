@@ -30,6 +30,7 @@ from collections import defaultdict
 from dataclasses import replace
 from functools import lru_cache
 
+from ..language import DEFAULT, lexicon
 from ..records import MemoryRecord
 from .hits import SearchHit
 from .keywords import STOP_WORDS, terms
@@ -48,7 +49,10 @@ MIN_WORDS = 3
 ONE_WORD_MAX_TOKENS = 12
 #: Words that are the frame of a fact, never the value that changed: the subject, and the
 #: stop words ("She chews shoes." and "He chews shoes." are two facts, not two versions).
-_FRAME = STOP_WORDS | {"user", "user's", "assistant", "assistant's"}
+_LEXICON = lexicon(DEFAULT)
+#: Who a memory is about, in every memory: never the topic two memories share.
+_SUBJECTS = _LEXICON.words("subject_words")
+_FRAME = STOP_WORDS | _SUBJECTS
 #: Words by which a statement says it replaces an earlier one ("now" and "again" only ending a
 #: clause: "works at Microsoft now", not "now that..."). Not "instead" or "moved to <a place>",
 #: which in LoCoMo's conversations mark no change as often as one. LoCoMo is a history whose
@@ -56,13 +60,18 @@ _FRAME = STOP_WORDS | {"user", "user's", "assistant", "assistant's"}
 #: 760 questions get a hit moved, recall@10 0.7691 -> 0.7685 and @50 unchanged, while the
 #: retention suite's changed facts came newest first in 16 of 18 cases instead of 11.
 CHANGE = re.compile(
-    r"\b(?:anymore|(?:any more|now|again)(?=\s*(?:[.,;:!?)]|$))|no longer|rescheduled|postponed|switched to|changed to"
-    r"|moved to (?:(?:next |this )?(?:mon|tues|wednes|thurs|fri|satur|sun)days?|tomorrow|next week|(?:the )?\d))\b",
+    r"\b(?:"
+    + "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in _LEXICON.phrases("change_words"))
+    + "|(?:"
+    + "|".join(re.escape(p) for p in _LEXICON.phrases("change_words_at_clause_end"))
+    + r")(?=\s*(?:[.,;:!?)]|$))|(?:"
+    + "|".join(_LEXICON.phrases("change_moves"))
+    + ") (?:"
+    + "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in _LEXICON.phrases("change_move_targets"))
+    + r"|(?:the )?\d))\b",
     re.IGNORECASE,
 )
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
-#: Who a memory is about, in every memory: never the topic two memories share.
-_SUBJECTS = frozenset({"user", "assistant"})
 
 
 @lru_cache(maxsize=65_536)  # a scope's memories come back search after search: tokenize each once

@@ -22,6 +22,8 @@ from ..auth.users import UserStore
 from ..auth.warnings import secret_warnings
 from ..kernel import Kernel
 from ..mcp.http import add_mcp_route
+from ..observability import logs as observability_logs
+from ..observability import tracing
 from ..plugins import Plugins
 from ..settings import Settings
 from ..tenancy import Tenancy
@@ -38,6 +40,7 @@ from .platform.routes import add_routes as add_platform_routes
 from .request_log import RequestLog, RequestLogMiddleware
 from .selfhosted.auth_routes import AuthServices
 from .selfhosted.routes import add_routes as add_selfhosted_routes
+from .telemetry import TelemetryMiddleware, add_metrics_route
 
 log = logging.getLogger("memorist.http")
 
@@ -51,6 +54,8 @@ def create_app(
         log.warning(warning)
     kernel = settings if isinstance(settings, Kernel) else Kernel.build(settings, plugins)
     settings = kernel.settings
+    observability_logs.configure(settings.observability)
+    tracing.configure(settings.observability)  # None (and no import) unless an exporter is set
     services = kernel.context
     db = kernel.db
 
@@ -71,6 +76,7 @@ def create_app(
 
     middleware: list[Any] = [
         RequestIdMiddleware(),
+        TelemetryMiddleware(),
         LimitsMiddleware(settings.limits),
         AuthenticatorMiddleware(authenticator),
     ]
@@ -90,6 +96,7 @@ def create_app(
     add_platform_routes(routes.add, services, users)
     add_mcp_route(app, kernel.operations, Tenancy(db), settings.limits.max_body_bytes)
     app.add_route("/openapi.json", OpenAPIResource(routes.openapi))
+    add_metrics_route(app, settings.observability, db, kernel.runtime)
     app.add_route("/docs", DocsPage())
     app.add_route("/docs/static/{name}", DocsAsset())
     add_dashboard_routes(app.add_route)

@@ -33,6 +33,30 @@ UNAUTHENTICATED = (
 )
 
 
+#: A self-hosted key (``memorist init``, ``POST /api-keys``) sent to a platform route as ``Token``.
+SELFHOSTED_KEY_ON_PLATFORM = (
+    "this is a self-hosted API key (svcsk_...): the platform routes (/v1/, /v2/, /v3/, /api/v1/) take a "
+    "platform key ('Authorization: Token m0-...', made by `memorist admin bootstrap` or "
+    "`memorist admin create-key`); send this key as 'X-API-Key: svcsk_...' to the self-hosted routes "
+    "(/memories, /search, /mcp) instead"
+)
+
+
+def _key_as_bearer(credential: str) -> str | None:
+    """What to send instead when an API key comes as ``Authorization: Bearer`` (a JWT's place)."""
+    if credential.startswith(SELFHOSTED_PREFIX):
+        return (
+            "an API key goes in the X-API-Key header, not 'Authorization: Bearer' (that is for the "
+            "access token POST /auth/login returns): send 'X-API-Key: svcsk_...'"
+        )
+    if credential.startswith(PLATFORM_PREFIX):
+        return (
+            "a platform key goes in 'Authorization: Token m0-...', not 'Authorization: Bearer' "
+            "(that is for the access token POST /auth/login returns)"
+        )
+    return None
+
+
 def client_address(req: falcon.Request, trusted_hops: int = 0) -> str:
     """The caller's address: the socket peer, or the ``X-Forwarded-For`` entry ``trusted_hops`` from the right.
 
@@ -112,6 +136,9 @@ class Authenticator:
         authorization = req.get_header("Authorization") or ""
         scheme, _, credential = authorization.partition(" ")
         if scheme.lower() == "bearer" and credential.strip():
+            wrong_place = _key_as_bearer(credential.strip())
+            if wrong_place:
+                raise AuthenticationError(wrong_place)
             claims = self._tokens.decode(credential.strip(), "access")
             user = self._account(str(claims["sub"]), "token")
             session = str(claims.get("fam") or "") or None
@@ -137,8 +164,15 @@ class Authenticator:
         authorization = req.get_header("Authorization") or ""
         scheme, _, credential = authorization.partition(" ")
         if scheme.lower() != "token" or not credential.strip():
+            sent = credential.strip() or (req.get_header("X-API-Key") or "").strip()
+            if sent.startswith(SELFHOSTED_PREFIX):
+                raise AuthenticationError(SELFHOSTED_KEY_ON_PLATFORM)
             raise AuthenticationError("authentication required: send 'Authorization: Token <API key>'")
         credential = credential.strip()
+        if credential.startswith(SELFHOSTED_PREFIX) or (
+            self._admin_key and hmac.compare_digest(credential.encode(), self._admin_key.encode())
+        ):
+            raise AuthenticationError(SELFHOSTED_KEY_ON_PLATFORM)
         key = self._keys.lookup(credential) if credential.startswith(PLATFORM_PREFIX) else None
         if key is None or key.kind != "platform":
             raise AuthenticationError("invalid or revoked API key")

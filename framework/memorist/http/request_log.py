@@ -25,7 +25,7 @@ from ..records import utcnow
 log = logging.getLogger("memorist.requests")
 FLUSH_SECONDS = 0.25
 PRUNE_SECONDS = 3600
-SKIP_PREFIXES = ("/docs/static",)
+SKIP_PREFIXES = ("/docs/static", "/metrics")  # a scrape every few seconds would crowd out the log
 
 
 class RequestLog:

@@ -50,6 +50,10 @@ class EntityIds:
     def present(self) -> dict[str, str]:
         return {f: v for f in ENTITY_SCOPE_FIELDS if (v := getattr(self, f)) is not None}
 
+    def wildcards(self) -> list[str]:
+        """The fields given as ``"*"`` (every entity of that type), in field order."""
+        return [f for f in ENTITY_SCOPE_FIELDS if getattr(self, f) == "*"]
+
     def all(self) -> dict[str, str | None]:
         return {f: getattr(self, f) for f in ENTITY_SCOPE_FIELDS}
 

@@ -6,9 +6,11 @@ difference holds here, on its route:
 * entity identifiers may come at the top level of the body or query (v2 also takes ``filters``);
 * search: ``threshold`` defaults to none (no cut) and ``rerank`` to true;
 * list and search answer a bare array, not the paginated envelope;
-* add (``POST /v1/memories/``) is synchronous: it answers the stored memories
-  (``{"results": [...]}``; ``output_format="v1.0"`` asks for the bare array of old);
-  ``async_mode`` is accepted and ignored;
+* add (``POST /v1/memories/``) is synchronous: it answers the stored memories, as the
+  bare array of the v1.0 format unless ``output_format="v1.1"`` asks for the
+  ``{"results": [...]}`` envelope (the platform's own default is v1.0: clients that send
+  no ``output_format``, like the npm client 2.x, read an array); ``async_mode`` is
+  accepted and ignored;
 * ``enable_graph=true`` (the legacy flag) on a search adds ``relations``: for each hit, the
   graph entities it mentions (the graph itself is always on, as in v3).
 
@@ -54,7 +56,7 @@ def string_ids(source: dict[str, Any], where: str = "") -> EntityIds:
 
 
 class AddedV1(m.PlatformBody):
-    """``POST /v1/memories/`` (``output_format`` v1.1, the default): the stored memories."""
+    """``POST /v1/memories/`` with ``output_format="v1.1"``: the stored memories in an envelope."""
 
     results: list[m.AddedMemoryV3]
     merged: list[MergedInput] | None = None
@@ -75,7 +77,9 @@ class SearchWithRelations(m.PlatformBody):
 
 
 class AddV1(m.AddV3):
-    output_format: str | None = None
+    output_format: str | None = Field(
+        default=None, description="v1.1: the {results: [...]} envelope; anything else (the default, v1.0): a bare array"
+    )
     async_mode: bool | None = None
 
 
@@ -222,7 +226,10 @@ class MemoriesV1(memories.MemoriesV1):
         )
         self._ops.admit_add(request)  # 413 past the add limits; v1 runs even a large add synchronously
         wire = self._ops.add(who.caller, request).wire(ADDED_PLATFORM)
-        resp.media = wire["results"] if body.output_format == "v1.0" else wire
+        # The platform's default output_format on this route is v1.0, the bare array (mem0's API
+        # reference; the JS client 2.x and @mastra/mem0 send none and read an array); the Python
+        # clients 0.1.x/1.x ask for v1.1 explicitly. merged/skipped ride only on the envelope.
+        resp.media = wire if body.output_format == "v1.1" else wire["results"]
 
 
 class ListV2Resource:

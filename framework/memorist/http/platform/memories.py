@@ -31,6 +31,7 @@ from ...tenancy import Tenancy
 from ..operations import operation
 from . import models as m
 from .access import access
+from .query_filters import parse_query_filters, split_entity_ids
 
 TAGS = ("platform memories",)
 
@@ -257,9 +258,34 @@ class MemoriesV1:
         errors=(400, 403),
     )
     def on_delete(self, req: falcon.Request, resp: falcon.Response, query: m.DeleteQuery) -> None:
-        who = access(req, self._tenancy, write=True)
-        deleted = self._ops.delete_all(who.caller, EntityIds.of(query))
-        resp.media = {"message": "Memories deleted successfully!", "deleted": deleted}
+        ids, rest = delete_scope(query)
+        who = access(req, self._tenancy, write=True)  # OWNER: may delete any entity of the project, "*" too
+        deleted = self._ops.delete_all(who.caller, ids, rest)
+        resp.media = {"message": deleted_message(ids, deleted), "deleted": deleted}
+
+
+def delete_scope(query: m.DeleteQuery) -> tuple[EntityIds, dict[str, Any] | None]:
+    """A delete-all's ids from the query string and from its ``filters`` value (JSON or the Python
+    literal mem0ai 2.x sends); the same id given twice with different values is a 400."""
+    ids = {k: v for k in m.ENTITY_KEYS if (v := getattr(query, k))}
+    rest: dict[str, Any] | None = None
+    if query.filters is not None:
+        lifted, rest = split_entity_ids(parse_query_filters(query.filters))
+        for key, value in lifted.items():
+            if ids.setdefault(key, value) != value:
+                raise ValidationError(f"filters.{key}: '{value}' differs from {key}='{ids[key]}' in the query string")
+    return EntityIds.of(ids), rest
+
+
+def deleted_message(ids: EntityIds, deleted: int) -> str:
+    """The delete-all answer: a wildcard delete says what it covered, so ``0`` never reads as a no-op success."""
+    wild = ids.wildcards()
+    if not wild:
+        return "Memories deleted successfully!"
+    reach = " or ".join(f"a {f}" for f in wild)
+    if deleted == 0:
+        return f"No memories deleted: no memory in this project has {reach}"
+    return f"Memories deleted successfully! ({deleted} memories that had {reach})"
 
 
 class HistoryV1:

@@ -112,6 +112,10 @@ class DeleteQuery(BaseModel):
     run_id: str | None = None
     app_id: str | None = None
     delete_linked: bool = False
+    filters: str | None = Field(
+        default=None,
+        description="A filter document (JSON, or the Python dict literal mem0ai 2.x sends); its ids count as ids",
+    )
 
 
 class DeleteOneQuery(BaseModel):

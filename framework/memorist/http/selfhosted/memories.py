@@ -111,11 +111,16 @@ class Memories:
         tags=TAGS,
         query=m.DeleteAllQuery,
         response=m.DeletedCount,
-        errors=(400, 401, 422),
+        errors=(400, 401, 403, 422),
     )
     def on_delete(self, req: falcon.Request, resp: falcon.Response, query: m.DeleteAllQuery) -> None:
-        deleted = self._ops.delete_all(caller(req), EntityIds.of(query))
-        resp.media = {"message": f"deleted {deleted} memories", "deleted": deleted}
+        ids = EntityIds.of(query)
+        principal = getattr(req.context, "principal", None)
+        # "*" (every user, agent, ...) reaches past one entity: admins only, as /reset is.
+        deleted = self._ops.delete_all(caller(req), ids, may_span=bool(principal and principal.is_admin))
+        wild = ids.wildcards()
+        reach = f" that had {' or '.join('a ' + f for f in wild)}" if wild else ""
+        resp.media = {"message": f"deleted {deleted} memories{reach}", "deleted": deleted}
 
 
 class OneMemory:

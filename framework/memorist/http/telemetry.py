@@ -1,0 +1,147 @@
+"""The HTTP side of observability: per-request metrics and spans, ``GET /metrics``.
+
+:class:`TelemetryMiddleware` times every request and counts it by method, *route
+template* (``/v1/memories/{memory_id}/``, never the raw path: one series per route,
+not per memory) and status; with tracing on it opens the request's server span
+(continuing a caller's ``traceparent``) so the add and search stages nest under it,
+and it hands the request id to the JSON log formatter.
+
+:class:`MetricsResource` answers the Prometheus exposition text. It is protected
+like ``/requests`` -- an admin's session or key -- or, for Prometheus, which cannot
+log in, ``Authorization: Bearer <observability.metrics_token>``; or open with
+``observability.metrics_auth: none`` (docs/observability.md).
+"""
+
+from __future__ import annotations
+
+import hmac
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+import falcon
+from sqlalchemy import func, select
+
+from ..db.engine import Database
+from ..db.schema import events, scope_counts
+from ..events import PENDING, RUNNING
+from ..observability import logs, metrics, tracing
+from ..observability.settings import ObservabilitySettings
+from ..runtime import Runtime
+
+#: The route label of a request no route matched (its raw path would be one series per probe).
+UNMATCHED = "unmatched"
+
+
+class TelemetryMiddleware:
+    """Request metrics, the request's span and the log request id; after :class:`RequestIdMiddleware`."""
+
+    def process_request(self, req: falcon.Request, resp: falcon.Response) -> None:
+        req.context.telemetry_started = time.perf_counter()
+        rid = getattr(req.context, "request_id", None)
+        req.context.log_token = logs.request_id.set(rid)
+        tracer = tracing.tracer()
+        if tracer is None:
+            return
+        from opentelemetry import context, propagate, trace
+
+        carrier = {name.lower(): value for name, value in req.headers.items()}
+        span = tracer.start_span(
+            req.method,
+            context=propagate.extract(carrier),
+            kind=trace.SpanKind.SERVER,
+            attributes={"http.request.method": req.method, "url.path": req.path, "memorist.request_id": rid or ""},
+        )
+        req.context.span = span
+        req.context.span_token = context.attach(trace.set_span_in_context(span))
+
+    def process_response(
+        self, req: falcon.Request, resp: falcon.Response, resource: object, req_succeeded: bool
+    ) -> None:
+        started = getattr(req.context, "telemetry_started", None)
+        route = req.uri_template or UNMATCHED
+        status = str(resp.status_code)
+        if started is not None:
+            metrics.observe_request(req.method, route, status, time.perf_counter() - started)
+        span = getattr(req.context, "span", None)
+        if span is not None:
+            from opentelemetry import context
+            from opentelemetry.trace import Status, StatusCode
+
+            span.update_name(f"{req.method} {route}")
+            span.set_attribute("http.route", route)
+            span.set_attribute("http.response.status_code", resp.status_code)
+            if resp.status_code >= 500:
+                span.set_status(Status(StatusCode.ERROR))
+            span.end()
+            context.detach(req.context.span_token)
+            req.context.span = None
+        token = getattr(req.context, "log_token", None)
+        if token is not None:
+            logs.request_id.reset(token)
+            req.context.log_token = None
+
+
+def state_sources(db: Database, runtime: Runtime) -> metrics.StateSources:
+    """Queue, memory and entity figures read from this deployment's stores at each scrape."""
+
+    def queue() -> dict[str, tuple[int, datetime | None]]:
+        query = (
+            select(events.c.status, func.count(), func.min(events.c.created_at))
+            .where(events.c.status.in_((PENDING, RUNNING)))
+            .group_by(events.c.status)
+        )
+        found: dict[str, tuple[int, datetime | None]] = {PENDING: (0, None), RUNNING: (0, None)}
+        with db.connect() as conn:
+            for status, count, oldest in conn.execute(query):
+                if oldest is not None and oldest.tzinfo is None:
+                    oldest = oldest.replace(tzinfo=UTC)  # SQLite hands back naive UTC
+                found[str(status)] = (int(count), oldest)
+        return found
+
+    def entities() -> dict[str, int]:
+        query = (
+            select(scope_counts.c.entity_type, func.count())
+            .where(scope_counts.c.total > 0)
+            .group_by(scope_counts.c.entity_type)
+        )
+        with db.connect() as conn:
+            return {str(kind): int(count) for kind, count in conn.execute(query)}
+
+    return metrics.StateSources(
+        queue=queue, memories=lambda: int(runtime.memory.components.vector_store.count()), entities=entities
+    )
+
+
+class MetricsResource:
+    """``GET /metrics``: the Prometheus text format (see the module doc for who may read it)."""
+
+    def __init__(self, settings: ObservabilitySettings, state: metrics.StateCollector | None) -> None:
+        self._settings = settings
+        self._state = state
+        token = settings.metrics_token.get_secret_value() if settings.metrics_token else ""
+        self._token = token.encode()
+
+    def _allowed(self, req: falcon.Request) -> None:
+        if self._settings.metrics_auth == "none":
+            return
+        scheme, _, credential = (req.get_header("Authorization") or "").partition(" ")
+        if self._token and scheme.lower() == "bearer" and hmac.compare_digest(credential.strip().encode(), self._token):
+            return
+        req.context.principal = req.context.authenticator.require(req, "admin")
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        self._allowed(req)
+        body, content_type = metrics.render(self._state)
+        resp.data = body
+        resp.content_type = content_type
+
+
+def add_metrics_route(
+    app: falcon.App[Any, Any], settings: ObservabilitySettings, db: Database, runtime: Runtime
+) -> None:
+    """Serve ``/metrics`` unless ``observability.metrics`` is off."""
+    metrics.set_enabled(settings.metrics)
+    if settings.metrics:
+        state = metrics.StateCollector(state_sources(db, runtime), settings.metrics_state_seconds)
+        app.add_route("/metrics", MetricsResource(settings, state))
