@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from memorist.plugin_api import Form, capitalized, lexicon, person_table, shift
+from memorist.plugin_api import DEFAULT, Form, capitalized, language_of, lexicon, person_table, shift
 
 from .verbs import conjugate
 
@@ -88,14 +88,40 @@ def mentions(text: str, speaker: str) -> bool:
     return re.search(rf"\b{re.escape(speaker)}\b", text, re.I) is not None
 
 
+def in_language(speaker: str, language: str) -> str | None:
+    """``speaker`` as ``language`` names it: the default label for the user or the assistant
+    ("the user") in that language's words (None when its lexicon has none); a name as it is."""
+    for role in ("user", "assistant"):
+        if speaker == lexicon(DEFAULT).get("speakers", role):
+            found = lexicon(language).get("speakers", role)
+            return str(found) if found else None
+    return speaker
+
+
+def framed(text: str, speaker: str, frame: str = "speaker_frame") -> str:
+    """``text`` opened with who said it, in the words of ``text``'s language: its lexicon's
+    ``frame`` ("The user: ...", "ユーザー：..."), falling back to ``speaker_frame``. A
+    language without one keeps the text as said, opened by the speaker's name if the message
+    gave one ("Ana: ...") but never by another language's words for "the user"."""
+    language = language_of(text)
+    lex = lexicon(language)
+    pattern = lex.get(frame) or lex.get("speaker_frame")
+    label = in_language(speaker, language)
+    if label is None:  # "the user" in a language without its words for it
+        return text
+    if not pattern:
+        return f"{label}: {text}"
+    return str(pattern).format(speaker=capitalized(label), text=text)
+
+
 def standalone(text: str, speaker: str, *, others: tuple[str, ...] = (), reply_to: str | None = None) -> str:
     """``text`` in the third person, prefixed with the speaker when it does not name them.
     ``others``: who else the text may name ("the assistant" once its "you" is written out); when
     it does, the speaker is named every time rather than "they". ``reply_to``: the question the
     text answers ('The user asked "..."'), which it then opens with ("... The assistant
-    replied: ..." when it names no one)."""
+    replied: ..." when it names no one). The frame is the text's language's (see :func:`framed`)."""
     crowded = any(mentions(text, other) for other in others)
     rewritten = third_person(text, speaker, name_every_time=crowded)
     if not mentions(rewritten, speaker):
-        rewritten = f"{capitalized(speaker)}{' replied' if reply_to else ''}: {rewritten}"
+        rewritten = framed(rewritten, speaker, "reply_frame" if reply_to else "speaker_frame")
     return f"{reply_to} {rewritten}" if reply_to else rewritten

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .lexicon import DEFAULT, Lexicon, fold, languages, lexicon
+from .lexicon import DEFAULT, Lexicon, fold, languages, lexicon, lexicons_path
 from .person import Form, PersonTable, at_sentence_start, capitalized, shift
 from .person import table as person_table
 from .phrases import Phrases, Token, phrases, tokens
@@ -38,6 +38,7 @@ __all__ = [
     "language_of",
     "languages",
     "lexicon",
+    "lexicons_path",
     "main_script",
     "person_table",
     "phrases",

@@ -1,0 +1,172 @@
+"""The language layer holds the words: the kernel holds no English word list, and a memory
+names its speaker in its own language.
+
+The scan reads the kernel's source (``framework/memorist``) as Python syntax, not as text,
+and looks for the shapes a word list takes in code: a set, tuple or list of lower-case
+words, a ``"...".split()`` of words, or a regex alternation (``is|am|are``). Such a shape
+counts as an English word list when three of its words are English function words, stop
+words, months, weekdays or number words, as the English lexicon lists them. Prose (a
+docstring, an error message) is none of those shapes, and identifiers (``__all__``) are not
+lower case, so the check fails on a list coming back, not on a sentence.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from memorist.engine.relative_time import anchored
+from memorist.language import lexicon, lexicons_path
+from memorist_heuristic.rewrite import framed, standalone
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNEL = ROOT / "framework" / "memorist"
+#: Three words of the English lexicon make a list: two can be an idiom ("and/or").
+ENOUGH = 3
+
+
+def _vocabulary() -> frozenset[str]:
+    en = lexicon("en")
+    found: set[str] = set()
+    for name in ("function_words", "index_stop_words", "months", "weekdays"):
+        found |= en.words(name)
+    return frozenset(found | set(en.mapping("number_words")))
+
+
+def _english(words: list[str], vocabulary: frozenset[str]) -> bool:
+    return sum(w.casefold() in vocabulary for w in words) >= ENOUGH
+
+
+def word_lists(source: str, vocabulary: frozenset[str]) -> Iterator[tuple[int, list[str]]]:
+    """``(line, words)`` of each English word list written in ``source``."""
+    for node in ast.walk(ast.parse(source)):
+        words: list[str] = []
+        if isinstance(node, ast.Set | ast.Tuple | ast.List):
+            items = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            words = [s for s in items if s == s.lower() and len(s.split()) <= 2]
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "split"
+            and isinstance(node.func.value, ast.Constant)
+            and isinstance(node.func.value.value, str)
+        ):
+            words = node.func.value.value.split()
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "|" in node.value:
+            words = [a for a in re.split(r"[|()]|\?:|\\b|\\s[+*]?", node.value) if re.fullmatch(r"[A-Za-z']+", a)]
+        if words and _english(words, vocabulary):
+            yield node.lineno, words
+
+
+def test_the_scan_finds_a_word_list_in_each_shape_and_passes_prose() -> None:
+    vocabulary = _vocabulary()
+    planted = '''
+MONTHS = "January February March April".split()
+STOP = frozenset({"the", "a", "of", "and"})
+ORDER = ("monday", "tuesday", "wednesday")
+COPULA = re.compile(r"\\b(?:is|am|are|was) \\d+")
+'''
+    assert sorted(line for line, _ in word_lists(planted, vocabulary)) == [2, 3, 4, 5]
+    prose = '''
+def f() -> None:
+    """The words of a text and the date it was said, for the rest of the add."""
+    raise ValueError("the limit is 100 of them and the text has more")
+__all__ = ["And", "Or", "Not", "Filter"]
+'''
+    assert list(word_lists(prose, vocabulary)) == []
+
+
+def test_the_kernel_holds_no_english_word_list() -> None:
+    vocabulary = _vocabulary()
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {words[:6]}"
+        for path in sorted(KERNEL.rglob("*.py"))
+        for line, words in word_lists(path.read_text(encoding="utf-8"), vocabulary)
+    ]
+    assert found == [], "word lists belong in framework/memorist/language/lexicons/<code>.yaml"
+
+
+def test_word_lists_live_in_the_language_layer_only() -> None:
+    """One lexicon: no component keeps a word file of its own beside the language layer's."""
+    lexicons = lexicons_path()
+    strays = [
+        str(path.relative_to(ROOT))
+        for folder in (KERNEL, ROOT / "plugins")
+        for path in folder.rglob("*.yaml")
+        if lexicons not in path.parents
+    ]
+    assert strays == []
+
+
+# -- the speaker frame ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "memory"),
+    [
+        ("I live in Lisbon.", "The user lives in Lisbon."),
+        ("The appointment moved to Monday.", "The user: The appointment moved to Monday."),
+        ("Ich wohne in Berlin und trinke gerne grünen Tee.", "Der Nutzer: Ich wohne in Berlin und trinke gerne grünen Tee."),
+        ("Je suis allergique aux arachides.", "L'utilisateur : Je suis allergique aux arachides."),
+        ("Я живу в Москве и работаю врачом.", "Пользователь: Я живу в Москве и работаю врачом."),
+        ("私は大阪出身です。", "ユーザー：私は大阪出身です。"),
+        ("我在上海当老师。", "用户：我在上海当老师。"),
+        ("저는 서울에서 의사로 일해요.", "사용자: 저는 서울에서 의사로 일해요."),
+        # No words for "the user" in these lexicons: the fact as said, never an English prefix.
+        ("أعمل مهندسة في القاهرة.", "أعمل مهندسة في القاهرة."),
+        ("אני גרה בתל אביב עם החתול שלי.", "אני גרה בתל אביב עם החתול שלי."),
+        ("मैं दिल्ली में रहता हूँ।", "मैं दिल्ली में रहता हूँ।"),
+    ],
+)
+def test_a_memory_names_the_user_in_its_own_language(said: str, memory: str) -> None:
+    assert standalone(said, "the user") == memory
+
+
+def test_the_assistant_and_a_named_speaker_in_another_language() -> None:
+    assert standalone("Die Praxis öffnet um acht Uhr und schließt um sechs.", "the assistant") == (
+        "Der Assistent: Die Praxis öffnet um acht Uhr und schließt um sechs."
+    )
+    # A name is no language's word: it opens the memory whatever the lexicon has.
+    assert standalone("私は大阪出身です。", "Kei") == "Kei：私は大阪出身です。"
+    assert standalone("मैं दिल्ली में रहता हूँ।", "Priya") == "Priya: मैं दिल्ली में रहता हूँ।"
+
+
+def test_a_question_answered_in_another_language_is_framed_in_it() -> None:
+    assert framed("Where do you work?", "the assistant", "question_frame") == 'The assistant asked "Where do you work?"'
+    assert framed("どこで働いていますか？", "the assistant", "question_frame") == "アシスタント：どこで働いていますか？"
+
+
+def test_an_add_in_german_stores_the_german_frame(tmp_path: Path) -> None:
+    from memorist.providers import ProviderContext
+    from memorist.records import ExtractionRequest, Message
+    from memorist_heuristic.extractor import HeuristicExtractor
+
+    extractor = HeuristicExtractor(HeuristicExtractor.Options(), ProviderContext(tmp_path))
+    request = ExtractionRequest(
+        messages=[Message(role="user", content="Hallo! Meine Schwester wohnt seit einem Jahr in Hamburg.")],
+        observed_at="2026-03-10T09:00:00Z",
+    )
+    assert [f.text for f in extractor.extract(request)] == [
+        "Der Nutzer: Meine Schwester wohnt seit einem Jahr in Hamburg."
+    ]
+
+
+# -- relative dates read through the lexicon ----------------------------------------------
+
+REFERENCE = datetime(2026, 3, 10)
+
+
+@pytest.mark.parametrize(
+    ("query", "written"),
+    [
+        ("What did I do a couple of weeks ago?", "What did I do a couple of weeks ago (the week of 23 February 2026)?"),
+        ("Who called the day before yesterday?", "Who called the day before yesterday (8 March 2026)?"),
+        ("What did I eat 3 days ago and last month?", "What did I eat 3 days ago (7 March 2026) and last month (February 2026)?"),
+    ],
+)
+def test_relative_dates_come_from_the_lexicon_rows(query: str, written: str) -> None:
+    assert anchored(query, REFERENCE) == written
