@@ -64,12 +64,12 @@ def word_lists(source: str, vocabulary: frozenset[str]) -> Iterator[tuple[int, l
 
 def test_the_scan_finds_a_word_list_in_each_shape_and_passes_prose() -> None:
     vocabulary = _vocabulary()
-    planted = '''
+    planted = """
 MONTHS = "January February March April".split()
 STOP = frozenset({"the", "a", "of", "and"})
 ORDER = ("monday", "tuesday", "wednesday")
 COPULA = re.compile(r"\\b(?:is|am|are|was) \\d+")
-'''
+"""
     assert sorted(line for line, _ in word_lists(planted, vocabulary)) == [2, 3, 4, 5]
     prose = '''
 def f() -> None:
@@ -110,7 +110,10 @@ def test_word_lists_live_in_the_language_layer_only() -> None:
     [
         ("I live in Lisbon.", "The user lives in Lisbon."),
         ("The appointment moved to Monday.", "The user: The appointment moved to Monday."),
-        ("Ich wohne in Berlin und trinke gerne grünen Tee.", "Der Nutzer: Ich wohne in Berlin und trinke gerne grünen Tee."),
+        (
+            "Ich wohne in Berlin und trinke gerne grünen Tee.",
+            "Der Nutzer: Ich wohne in Berlin und trinke gerne grünen Tee.",
+        ),
         ("Je suis allergique aux arachides.", "L'utilisateur : Je suis allergique aux arachides."),
         ("Я живу в Москве и работаю врачом.", "Пользователь: Я живу в Москве и работаю врачом."),
         ("私は大阪出身です。", "ユーザー：私は大阪出身です。"),
@@ -165,7 +168,10 @@ REFERENCE = datetime(2026, 3, 10)
     [
         ("What did I do a couple of weeks ago?", "What did I do a couple of weeks ago (the week of 23 February 2026)?"),
         ("Who called the day before yesterday?", "Who called the day before yesterday (8 March 2026)?"),
-        ("What did I eat 3 days ago and last month?", "What did I eat 3 days ago (7 March 2026) and last month (February 2026)?"),
+        (
+            "What did I eat 3 days ago and last month?",
+            "What did I eat 3 days ago (7 March 2026) and last month (February 2026)?",
+        ),
     ],
 )
 def test_relative_dates_come_from_the_lexicon_rows(query: str, written: str) -> None:

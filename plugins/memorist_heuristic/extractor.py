@@ -42,7 +42,7 @@ from .atomic import clauses, fact_groups
 from .categories import categorize, excluded, exclusion_patterns
 from .corrections import may_correct, restate
 from .dates import resolve_relative_dates
-from .rewrite import capitalized, framed, speaker_label, standalone
+from .rewrite import framed, speaker_label, standalone
 from .segment import (
     as_statement,
     classified_sentences,

@@ -89,9 +89,9 @@ def _at(found: list[Token], i: int, words: RelativeWords) -> tuple[int, str, int
         n = words.numbers[" ".join(t.word for t in found[i : i + size])]
     else:
         return None
-    if i + size + 1 < len(found) and (unit := words.units.get(found[i + size].word)) is not None:
+    if i + size + 1 < len(found) and (named := words.units.get(found[i + size].word)) is not None:
         if (sign := words.ago.get(found[i + size + 1].word)) is not None:
-            return size + 2, unit, sign * n
+            return size + 2, named, sign * n
     return None
 
 

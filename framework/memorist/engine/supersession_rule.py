@@ -129,7 +129,7 @@ def _is_copula(word: str, copulas: frozenset[str]) -> bool:
 
 
 def _role(words: list[Token], frame: Frame) -> bool:
-    """"<copula> a|an <1 to most_words words> at|for": "is a junior lawyer at ..."."""
+    """A role: "<copula> a|an <1 to most_words words> at|for" ("is a junior lawyer at ...")."""
     for i, token in enumerate(words[:-3]):
         if _is_copula(token.word, frame.copulas) and words[i + 1].word in frame.articles:
             last = min(i + 2 + frame.most_words, len(words) - 1)
