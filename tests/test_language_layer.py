@@ -1,7 +1,8 @@
 """The language layer holds the words: the kernel holds no English word list, and a memory
 names its speaker in its own language.
 
-The scan reads the kernel's source (``framework/memorist``) as Python syntax, not as text,
+The scan reads the kernel's and the bundled plugins' source (``framework/memorist``,
+``plugins``) as Python syntax, not as text,
 and looks for the shapes a word list takes in code: a set, tuple or list of lower-case
 words, a ``"...".split()`` of words, or a regex alternation (``is|am|are``). Such a shape
 counts as an English word list when three of its words are English function words, stop
@@ -80,11 +81,12 @@ __all__ = ["And", "Or", "Not", "Filter"]
     assert list(word_lists(prose, vocabulary)) == []
 
 
-def test_the_kernel_holds_no_english_word_list() -> None:
+def test_the_kernel_and_the_plugins_hold_no_english_word_list() -> None:
     vocabulary = _vocabulary()
     found = [
         f"{path.relative_to(ROOT)}:{line}: {words[:6]}"
-        for path in sorted(KERNEL.rglob("*.py"))
+        for folder in (KERNEL, ROOT / "plugins")
+        for path in sorted(folder.rglob("*.py"))
         for line, words in word_lists(path.read_text(encoding="utf-8"), vocabulary)
     ]
     assert found == [], "word lists belong in framework/memorist/language/lexicons/<code>.yaml"

@@ -45,9 +45,11 @@ def _agreement() -> tuple[re.Pattern[str], re.Pattern[str]]:
 #: would read as both ("the user's husband and they are going"). An "I" is joined only to
 #: "my" and a word or two opening its sentence ("Yesterday my dad and I"); "My name is Ada
 #: and I live in Lisbon" joins clauses and keeps "they".
-_JOINED_ME = re.compile(r"\b(?:and|or|nor)\s+$", re.I)
+_JOINERS = "|".join(map(re.escape, sorted(lexicon().words("people_joiners"))))
+_POSSESSIVES = "|".join(map(re.escape, sorted(lexicon().words("self_possessives"))))
+_JOINED_ME = re.compile(rf"\b(?:{_JOINERS})\s+$", re.I)
 _JOINED_I = re.compile(
-    r"(?:^|[.!?;:]\s+)(?:[A-Z][\w'’-]*(?:\s+\([^)]*\))?,?\s+)?(?:my|our)\s+[\w'’-]+(?:\s+[\w'’-]+)?\s+(?:and|or)\s+$",
+    rf"(?:^|[.!?;:]\s+)(?:[A-Z][\w'’-]*(?:\s+\([^)]*\))?,?\s+)?(?:{_POSSESSIVES})\s+[\w'’-]+(?:\s+[\w'’-]+)?\s+(?:{_JOINERS})\s+$",
     re.I,
 )
 
