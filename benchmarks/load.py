@@ -18,6 +18,16 @@ memories are stored for the searchers to find. Then, for ``--seconds``:
   (slowloris; the server answers 408 after ``server.header_timeout`` and the
   client reconnects), and as many sockets connect and send nothing.
 
+With ``--hostile``, the hostile mix of :mod:`load_hostile` runs beside them for the same
+time: metadata-heavy verbatim adds, filter floods, failed-auth floods from the normal users'
+own address, and ``POST /configure`` calls; the server's RSS and data directory size are
+sampled every second. The report adds the normal users' refusals (4xx to a valid request),
+the hostile requests' answers, the memories the metadata-heavy adds were acknowledged with
+(checked like the others), and RSS and disk at start, end and peak; PASS then also needs
+zero 5xx of any request and no refused normal request::
+
+    python benchmarks/load.py --seconds 60 --searchers 4 --slow-clients 2 --hostile --json hostile.json
+
 Afterwards the queued add is awaited (``--drain-seconds``) and every memory of
 the writer's users is listed: every acknowledged memory id must be listed
 exactly once, and no message token may appear in two memories. The report
@@ -48,6 +58,9 @@ from pathlib import Path
 from typing import Any
 
 import requests
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from load_hostile import Footprint, Hostile  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ADMIN_KEY = "load-admin-key-0123456789abcdef"
@@ -115,7 +128,7 @@ class Stats:
         with self.lock:
             if resp is not None:
                 self.statuses[f"{kind} {resp.status_code}"] += 1
-                if resp.status_code < 500:
+                if resp.status_code < 400:  # a refusal is counted, not timed: fast 429s would flatter p99
                     self.latency[kind].append(time.monotonic() - started)
             else:
                 self.failures[f"{kind}: {error}"] += 1
@@ -130,6 +143,7 @@ class Server:
         self.port = args.port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = workdir / "server.log"
+        self.data_dir = workdir / "data"
         env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORIST_")}
         env.update(
             PYTHONPATH=os.pathsep.join([str(ROOT / "framework"), str(ROOT / "plugins"), str(ROOT)]),
@@ -184,6 +198,10 @@ class Load:
         self.turn_lock = threading.Lock()
         self.acknowledged: dict[str, list[str]] = {"load-sync": [], "load-big": []}  # user -> memory ids
         self.big_event: str | None = None
+        self.hostile = Hostile(server.url, platform, ADMIN, args, self.stop) if args.hostile else None
+        self.footprint = (
+            Footprint(server.process.pid, server.data_dir) if args.hostile and server.process is not None else None
+        )
 
     def messages(self, chars: int, max_messages: int = 1000) -> tuple[list[dict[str, str]], int]:
         """Messages holding about ``chars`` characters of content (at most ``max_messages`` of them,
@@ -297,12 +315,27 @@ class Load:
         for _ in range(self.args.slow_clients):
             threads += [threading.Thread(target=self.slow_client, daemon=True)]
             threads += [threading.Thread(target=self.idle_client, daemon=True)]
+        if self.hostile is not None:
+            threads += self.hostile.threads()
+        if self.footprint is not None:
+            threads += [threading.Thread(target=self.footprint.watch, args=(self.stop,), daemon=True)]
         for thread in threads:
             thread.start()
         self.stop.wait(self.args.seconds)
         self.stop.set()
         for thread in threads:
             thread.join(self.args.timeout + 5)
+
+
+def patient(send: Any, *args: Any, **kwargs: Any) -> requests.Response:
+    """A checking request after the load, waiting out a 429 (``Retry-After``): a failed-auth
+    flood from this address may still hold the address's throttle for its window."""
+    deadline = time.monotonic() + 180
+    while True:
+        resp: requests.Response = send(*args, **kwargs)
+        if resp.status_code != 429 or time.monotonic() > deadline:
+            return resp
+        time.sleep(float(resp.headers.get("Retry-After") or 5))
 
 
 def list_user(server: Server, user: str, platform: dict[str, str] | None = None) -> list[dict[str, Any]]:
@@ -313,14 +346,16 @@ def list_user(server: Server, user: str, platform: dict[str, str] | None = None)
     while True:
         page += 1
         if platform is None:
-            resp = requests.get(
+            resp = patient(
+                requests.get,
                 f"{server.url}/memories",
                 headers=ADMIN,
                 params={"user_id": user, "page": str(page), "page_size": str(size)},
                 timeout=120,
             )
         else:
-            resp = requests.post(
+            resp = patient(
+                requests.post,
                 f"{server.url}/v3/memories/",
                 headers=platform,
                 params={"page": page, "page_size": size},
@@ -341,8 +376,8 @@ def verify(load: Load, args: argparse.Namespace) -> dict[str, Any]:
     else:
         deadline = time.monotonic() + args.drain_seconds
         while True:
-            event = requests.get(
-                f"{load.server.url}/v1/event/{load.big_event}/", headers=load.platform, timeout=60
+            event = patient(
+                requests.get, f"{load.server.url}/v1/event/{load.big_event}/", headers=load.platform, timeout=60
             ).json()
             if event["status"] in ("SUCCEEDED", "FAILED") or time.monotonic() > deadline:
                 break
@@ -351,9 +386,11 @@ def verify(load: Load, args: argparse.Namespace) -> dict[str, Any]:
         if event["status"] != "SUCCEEDED":
             problems.append(f"the largest add ended {event['status']}: {event.get('error')}")
         load.acknowledged["load-big"] = [r["id"] for r in event.get("results") or [] if r.get("event") == "ADD"]
+    if load.hostile is not None:
+        load.acknowledged["load-meta"] = list(load.hostile.stats.acknowledged)
     checked = 0
     for user, ids in load.acknowledged.items():
-        listed = list_user(load.server, user, load.platform if user == "load-big" else None)
+        listed = list_user(load.server, user, None if user == "load-sync" else load.platform)
         counts = Counter(m["id"] for m in listed)
         missing = [i for i in ids if counts[i] != 1]
         tokens = Counter(t for m in listed for t in TOKEN.findall(m["memory"]))
@@ -386,6 +423,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=60.0, help="client timeout per request (s)")
     parser.add_argument("--drain-seconds", type=float, default=900.0, help="wait this long for the queued add")
     parser.add_argument("--port", type=int)
+    parser.add_argument("--hostile", action="store_true", help="run the hostile mix beside the normal users")
+    parser.add_argument("--hostile-messages", type=int, default=50, help="messages per metadata-heavy add")
+    parser.add_argument("--hostile-metadata-kb", type=int, default=64, help="metadata per metadata-heavy add (KB)")
+    parser.add_argument("--hostile-filter-lists", type=int, default=100, help="'in' lists OR-ed in a flood filter")
+    parser.add_argument("--hostile-filter-values", type=int, default=200, help="values per 'in' list")
+    parser.add_argument(
+        "--hostile-without",
+        nargs="*",
+        choices=("metadata", "filters", "auth", "configure"),
+        help="leave these hostile clients out (e.g. auth: its throttle refuses everyone else at this address)",
+    )
+    parser.add_argument("--hostile-configure-every", type=float, default=2.0, help="seconds between /configure")
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (server log, data)")
     args = parser.parse_args(argv)
@@ -438,11 +487,15 @@ def main(argv: list[str] | None = None) -> int:
         }
         for kind, values in stats.latency.items()
     }
+    refused = {key: n for key, n in stats.statuses.items() if key.split()[-1].startswith("4")}
+    hostile = load.hostile.stats if load.hostile is not None else None
+    hostile_5xx = hostile.server_errors if hostile is not None else 0
     verdict = (
         float(figures["health"]["p99"]) < 1.0
         and float(figures["search"]["p99"]) < 1.0
         and stats.server_errors == 0
         and not outcome["problems"]
+        and (hostile is None or (hostile_5xx == 0 and not refused))
     )
     report = {
         "verdict": "PASS" if verdict else "FAIL",
@@ -456,6 +509,16 @@ def main(argv: list[str] | None = None) -> int:
         "server_errors_5xx": stats.server_errors,
         "slow_client_disconnects": stats.slow_closed,
         "writes": outcome,
+        "normal_refused_4xx": refused,
+        "hostile": None
+        if hostile is None
+        else {
+            "statuses": dict(hostile.statuses),
+            "failures": dict(hostile.failures),
+            "server_errors_5xx": hostile_5xx,
+            "metadata_adds_acknowledged_memories": len(hostile.acknowledged),
+            "footprint": load.footprint.report() if load.footprint is not None else {},
+        },
         "cpu_count": os.cpu_count(),
         "load_average": os.getloadavg(),
     }
@@ -466,6 +529,13 @@ def main(argv: list[str] | None = None) -> int:
         f"slow-client disconnects: {stats.slow_closed}"
     )
     print(f"writes: {outcome['checked']} acknowledged memories checked; problems: {outcome['problems'] or 'none'}")
+    if hostile is not None:
+        print(f"normal users refused (4xx): {refused or 'none'}")
+        print(
+            f"hostile answers: {dict(sorted(hostile.statuses.items()))}; no answer: {dict(hostile.failures) or 'none'}"
+        )
+        print(f"5xx of hostile requests: {hostile_5xx}")
+        print(f"footprint: {report['hostile']['footprint']}")  # type: ignore[index]
     print(f"verdict: {report['verdict']}")
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))

@@ -33,6 +33,15 @@ def _cheap_passwords(cheap_password_hashing: None) -> None:
     """In-process apps hash passwords cheaply (see memorist.testing.fixtures.cheap_password_hashing)."""
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _prompt_graph_fusion() -> None:
+    """The embedder's background graph fusion starts at once in this process's tests (it waits for
+    a server's other workers to start otherwise): tests that wait for it do not wait for nothing."""
+    from memorist_sentence_transformers import graph_preparation
+
+    graph_preparation.FUSION_DELAY_SECONDS = 0.0
+
+
 @pytest.fixture(autouse=True)
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No MEMORIST_* variable from the developer's shell leaks into a test."""

@@ -28,7 +28,7 @@ import struct
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -82,6 +82,9 @@ class FakeOpenAI:
 
     def __init__(self, embedding_dim: int = 16) -> None:
         self.embedding_dim = embedding_dim
+        #: The vectors of a served model (a stand-in for a self-hosted embedding endpoint such as
+        #: vLLM or TEI serving a multilingual model); None: a hashed bag of words.
+        self.embed: Callable[[list[str]], list[list[float]]] | None = None
         self.default_chat = '{"memories": []}'
         #: Return embedding items in reverse index order (the protocol allows any order).
         self.shuffle_embeddings = False
@@ -180,7 +183,12 @@ class FakeOpenAI:
         inputs = body.get("input", [])
         inputs = [inputs] if isinstance(inputs, str) else list(inputs)
         dim = int(body.get("dimensions") or self.embedding_dim)
-        vectors = reply.embeddings or [hashed_embedding(str(t), dim) for t in inputs]
+        if reply.embeddings:
+            vectors = reply.embeddings
+        elif self.embed is not None:
+            vectors = self.embed([str(t) for t in inputs])
+        else:
+            vectors = [hashed_embedding(str(t), dim) for t in inputs]
         items = []
         for index, vector in enumerate(vectors):
             encoded: Any = vector

@@ -226,7 +226,7 @@ def test_a_queued_batch_fits_the_queue_whole_or_is_refused_whole(tmp_path_factor
         fast_settings(tmp_path_factory.mktemp("budget")), plugins=load_plugins({}, extra=[hashing])
     )
     events = EventStore(
-        engine.db, lease_seconds=30, max_attempts=3, backoff_seconds=0, max_pending=100, max_pending_per_project=3
+        engine.db, lease_seconds=30, max_attempts=3, backoff_seconds=0, max_pending=100, max_pending_per_org=3
     )
     try:
         payloads = [{"messages": "x", "user_id": f"u{i}"} for i in range(4)]

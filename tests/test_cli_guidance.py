@@ -59,7 +59,7 @@ def test_config_check_reports_every_problem_at_once(tmp_path: Path, monkeypatch:
     assert "Traceback" not in result.output
     expected = [
         "error: server.port: Input should be less than or equal to 65535",
-        "error: embedder.options.modle: unknown option",
+        "error: embedder.options.modle: unknown option; did you mean model?",
         "error: MEMORIST_DATADIR: no setting reads this variable; did you mean MEMORIST_DATA_DIR?",
         "error: MEMORIST_EMBEDER__OPTIONS__BATCH_SIZE: no setting reads this variable; "
         "did you mean MEMORIST_EMBEDDER__OPTIONS__BATCH_SIZE?",
@@ -182,10 +182,43 @@ def test_init_creates_the_admin_once(tmp_path: Path) -> None:
     assert again.stdout.strip() != first.stdout.strip()
 
 
-def memorist_process(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORIST_")}
+def test_init_reuses_the_admin_the_dashboard_registered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The dashboard's first-run setup registered an admin: ``memorist init`` gives that account a
+    new key (which works) instead of creating ``admin@localhost`` beside it."""
+    from falcon.testing import TestClient
+    from memorist.http.app import create_app
+
+    from tests.conftest import fast_settings
+
+    monkeypatch.setenv("MEMORIST_PLUGIN_MODULES", "tests.plugins.hashing")
+    monkeypatch.setenv("JWT_SECRET", "s" * 40)
+    settings = load_settings(None, fast_settings(tmp_path, queue={"workers": 0}))
+    client = TestClient(create_app(settings))
+    first = {"name": "Maria", "email": "maria@example.org", "password": "correct horse battery"}
+    assert client.simulate_post("/auth/register", json=first).status_code in (200, 201)
+    config = write(tmp_path / "c.yaml", fast_settings(tmp_path))
+    done = invoke("init", "--config", str(config))
+    assert done.exit_code == 0, done.output
+    assert done.stderr.strip() == "added an API key to the existing account maria@example.org"
+    key = done.stdout.strip()
+    me = client.simulate_get("/memories", params={"user_id": "x"}, headers={"X-API-Key": key})
+    assert me.status_code == 200, me.text
+    from memorist.auth.users import UserStore
+    from memorist.db import Database
+
+    db = Database(settings.database_url)
+    try:
+        assert [u.email for u in UserStore(db).list()] == ["maria@example.org"]
+    finally:
+        db.dispose()
+    other = invoke("init", "--config", str(config), "--email", "ops@example.org")
+    assert other.stderr.startswith("created the admin account ops@example.org with password ")
+
+
+def memorist_process(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("MEMORIST_")} | (env or {})
     return subprocess.run(
-        [sys.executable, "-m", "memorist.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "memorist.cli", *args], cwd=cwd, env=clean, capture_output=True, text=True, timeout=60
     )
 
 
@@ -203,6 +236,46 @@ def test_port_in_use_is_one_line_at_once(tmp_path: Path) -> None:
         "stop that process or choose another port with --port"
     ]
     assert elapsed < 6, elapsed  # gunicorn alone retries for 10 s (shared, loaded machine: usually < 2 s)
+
+
+def test_serve_checks_the_configuration_before_the_port(tmp_path: Path) -> None:
+    """A second ``memorist serve`` beside a running one with a typo in its file: the typo is named
+    (before: only "port in use", and fixing the port then revealed the typo)."""
+    config = write(tmp_path / "c.yaml", {"embedder": {"options": {"modle": "x"}}})
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = memorist_process("serve", "--config", str(config), "--port", str(port), cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == ["error: embedder.options.modle: unknown option; did you mean model?"]
+    assert not (tmp_path / "memorist-data").exists()
+
+
+def test_serve_warns_about_misspelled_variables(tmp_path: Path) -> None:
+    """``MEMORIST_EMBEDER__PROVIDER`` would silently leave the default embedder: serve names it, as
+    ``config check`` does, then goes on (here to the busy port, which ends it at once)."""
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = memorist_process(
+            "serve",
+            "--port",
+            str(port),
+            "--data-dir",
+            str(tmp_path / "d"),
+            cwd=tmp_path,
+            env={"MEMORIST_EMBEDER__PROVIDER": "hashing", "AUTH_DISABLE": "true"},
+        )
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "warning: MEMORIST_EMBEDER__PROVIDER: no setting reads this variable; "
+        "did you mean MEMORIST_EMBEDDER__PROVIDER?",
+        "warning: AUTH_DISABLE: not read; did you mean AUTH_DISABLED?",
+        f"error: port {port} on 127.0.0.1 is already in use (another memorist serve?): "
+        "stop that process or choose another port with --port",
+    ]
 
 
 def test_unusable_data_dir_is_one_line(tmp_path: Path) -> None:

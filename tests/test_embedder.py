@@ -1,4 +1,5 @@
-"""The default embedder: ONNX Runtime and PyTorch give the same vectors; the export is cached."""
+"""The default embedder: ONNX Runtime and PyTorch give the same vectors; the graph is assembled
+from the weights without PyTorch, fused in the background and cached."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 from memorist.providers import ProviderContext
+from memorist.testing.embedder import EmbedderContract
 from memorist_sentence_transformers.embedder import SentenceTransformerEmbedder
 from pydantic import ValidationError
 
@@ -27,6 +29,13 @@ TEXTS = [
 def make(tmp_path: Path, **options: object) -> SentenceTransformerEmbedder:
     opts = SentenceTransformerEmbedder.Options.model_validate({"onnx_cache_dir": str(tmp_path / "onnx"), **options})
     return SentenceTransformerEmbedder(opts, ProviderContext(data_dir=tmp_path))
+
+
+def prepared(embedder: SentenceTransformerEmbedder) -> SentenceTransformerEmbedder:
+    """``embedder`` once its background preparation (the cache's fused graph) has finished."""
+    if embedder._onnx is not None and embedder._onnx.preparing is not None:
+        embedder._onnx.preparing.join(timeout=300)
+    return embedder
 
 
 def _operators(graph: Path) -> set[str]:
@@ -45,7 +54,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A directory whose ``onnx`` cache holds the float export, made once for the tests that
     only use it (the export's own tests, caching and the fusion check, make theirs)."""
     directory = tmp_path_factory.mktemp("exported")
-    make(directory)
+    prepared(make(directory))
     return directory
 
 
@@ -77,8 +86,10 @@ def test_a_fusion_that_changes_the_vectors_is_not_kept(
     from memorist_sentence_transformers import fusion
 
     monkeypatch.setattr(fusion, "TOLERANCE", -1.0)  # any difference at all, even none, is too much
-    plain = make(tmp_path)
-    assert plain._onnx is not None and "Attention" not in _operators(plain._onnx.graph)
+    prepared(make(tmp_path))
+    plain = make(tmp_path)  # the cache holds the plain graph: no second preparation
+    assert plain._onnx is not None and plain._onnx.preparing is None
+    assert "Attention" not in _operators(plain._onnx.graph)
     assert not list((tmp_path / "onnx").glob("*.tmp"))  # no temporary left behind
     np.testing.assert_allclose(plain.embed(TEXTS), torch_embedder.embed(TEXTS), atol=1e-5)
 
@@ -89,7 +100,7 @@ def test_export_is_cached_and_reused(tmp_path: Path) -> None:
     cache.mkdir()
     (cache / "model-0123456789abcdef.onnx").write_bytes(b"an old export")
     (cache / "model-0123456789abcdef.source.json").write_text('{"model_path": "/gone/venv/model", "weights": []}')
-    make(tmp_path)
+    prepared(make(tmp_path))
     exported = list((tmp_path / "onnx").glob("*.onnx"))
     assert len(exported) == 1 and not list((tmp_path / "onnx").glob("*.tmp"))  # the stale one pruned
     assert exported[0].with_name(f"{exported[0].stem}.source.json").exists()
@@ -98,6 +109,103 @@ def test_export_is_cached_and_reused(tmp_path: Path) -> None:
     assert again.describe().endswith("(onnx)")
     assert exported[0].stat().st_mtime_ns == stamp
     assert list((tmp_path / "onnx").glob("*.onnx")) == exported
+
+
+def test_a_first_use_embeds_at_once_and_fuses_for_the_next_start(
+    tmp_path: Path, torch_embedder: SentenceTransformerEmbedder, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Nothing cached: the graph assembled from the weights answers at once (plain operators), one
+    line says what is prepared and how long it takes, and the next start finds the fused graph."""
+    with caplog.at_level(logging.WARNING):
+        first = make(tmp_path)
+    assert first._onnx is not None and first._onnx.preparing is not None
+    assert "Attention" not in _operators(first._onnx.graph) and "Softmax" in _operators(first._onnx.graph)
+    announced = [r.getMessage() for r in caplog.records if "first use of all-MiniLM-L6-v2" in r.getMessage()]
+    assert len(announced) == 1 and "in the background" in announced[0] and "~5 s" in announced[0]
+    expected = torch_embedder.embed(TEXTS)
+    np.testing.assert_allclose(first.embed(TEXTS), expected, atol=1e-5)
+    prepared(first)
+    second = make(tmp_path)
+    assert second._onnx is not None and second._onnx.preparing is None
+    assert {"Attention", "SkipLayerNormalization", "EmbedLayerNormalization"} <= _operators(second._onnx.graph)
+    np.testing.assert_allclose(second.embed(TEXTS), expected, atol=1e-5)
+    assert sorted(p.suffix for p in (tmp_path / "onnx").iterdir()) == [".json", ".onnx"]
+
+
+def test_a_start_after_an_unfinished_preparation_finds_the_plain_graph_and_fuses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A short-lived first process (a ``Memory()`` script) ends before its background fusion: the
+    next start still finds a graph in the cache (no second assembly) and fuses it."""
+    from memorist_sentence_transformers import bert_graph, graph_preparation
+
+    with monkeypatch.context() as patch:
+        patch.setattr(graph_preparation, "fuse_in_background", lambda *args, **kwargs: None)
+        short_lived = make(tmp_path)
+    assert short_lived._onnx is not None and short_lived._onnx.graph.name.endswith("-plain.onnx")
+    vectors = short_lived.embed(TEXTS)
+
+    def no_second_assembly(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("assembled again")
+
+    monkeypatch.setattr(bert_graph, "build_bert_graph", no_second_assembly)
+    monkeypatch.setattr(graph_preparation, "build_bert_graph", no_second_assembly)
+    later = prepared(make(tmp_path))
+    assert later._onnx is not None and later._onnx.graph == short_lived._onnx.graph
+    np.testing.assert_allclose(later.embed(TEXTS), vectors, atol=1e-6)
+    names = sorted(p.name for p in (tmp_path / "onnx").iterdir())
+    assert len(names) == 2 and not any("-plain" in name for name in names), names
+    assert "Attention" in _operators(make(tmp_path)._onnx.graph)  # type: ignore[union-attr]
+
+
+def test_the_default_model_needs_no_torch(tmp_path: Path) -> None:
+    """A lean install (no torch, no sentence-transformers, no transformers) embeds with the packaged
+    MiniLM on a fresh cache, and its vectors are sentence-transformers' own (cosine >= 0.9999)."""
+    import subprocess
+
+    code = (
+        "import sys, json\n"
+        "for name in ('torch', 'sentence_transformers', 'transformers'):\n"
+        "    sys.modules[name] = None  # importing it fails, as in an install without the torch extra\n"
+        "from pathlib import Path\n"
+        "from memorist.providers import ProviderContext\n"
+        "from memorist_sentence_transformers.embedder import SentenceTransformerEmbedder as E\n"
+        f"options = E.Options(onnx_cache_dir={str(tmp_path / 'onnx')!r})\n"
+        f"e = E(options, ProviderContext(data_dir=Path({str(tmp_path)!r})))\n"
+        f"print(json.dumps(e.embed({TEXTS!r}).tolist()))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    import json
+
+    from memorist.plugin_api import resolve_model_path
+    from sentence_transformers import SentenceTransformer
+
+    lean = np.asarray(json.loads(done.stdout), dtype=np.float32)
+    reference = SentenceTransformer(resolve_model_path("all-MiniLM-L6-v2", "model"), device="cpu").encode(
+        TEXTS, normalize_embeddings=True
+    )
+    assert (lean * reference).sum(axis=1).min() >= 0.9999
+
+
+def test_a_model_outside_the_recipe_without_torch_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A model the builder does not know (here: a module list with a Dense layer) needs PyTorch's
+    exporter; without the torch extra that is one line naming the extra."""
+    from memorist.errors import ConfigurationError
+    from memorist.plugin_api import resolve_model_path
+
+    model = tmp_path / "model"
+    shutil.copytree(resolve_model_path("all-MiniLM-L6-v2", "model"), model)
+    modules = '[{"idx":0,"name":"0","path":"","type":"sentence_transformers.models.Transformer"},'
+    modules += '{"idx":1,"name":"1","path":"1_Pooling","type":"sentence_transformers.models.Pooling"},'
+    modules += '{"idx":2,"name":"2","path":"2_Dense","type":"sentence_transformers.models.Dense"}]'
+    (model / "modules.json").write_text(modules)
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    hint = r"needs PyTorch here .*pip install -c constraints.txt 'memorist\[torch\]'"
+    with pytest.raises(ConfigurationError, match=hint):
+        make(tmp_path, model=str(model))
 
 
 def test_without_onnx_runtime_the_embedder_falls_back_to_torch(
@@ -177,3 +285,34 @@ def test_a_call_is_cut_into_batches_of_similar_token_counts(exported: Path) -> N
     onnx._onnx._run = real_run  # type: ignore[method-assign]
     alone = np.vstack([onnx.embed([text]) for text in texts])
     np.testing.assert_allclose(together, alone, atol=1e-5)
+
+
+class TestSentenceTransformersMeetsTheEmbedderContract(EmbedderContract):
+    """The built-in embedder against the published contract (its graph from the shared cache)."""
+
+    @pytest.fixture
+    def embedder(self, exported: Path) -> SentenceTransformerEmbedder:
+        return make(exported)
+
+
+def test_a_read_only_graph_cache_still_embeds(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A cache directory that cannot be written (an image's, another user's): the graph is assembled
+    into a private directory for this process, with one warning, instead of waiting for a lock."""
+    import os
+
+    cache = tmp_path / "onnx"
+    cache.mkdir()
+    cache.chmod(0o500)
+    try:
+        if os.access(cache, os.W_OK):  # root ignores the mode: make the directory a file instead
+            cache.chmod(0o700)
+            cache.rmdir()
+            cache.write_text("not a directory")
+        with caplog.at_level(logging.WARNING):
+            embedder = prepared(make(tmp_path))
+        assert embedder.describe().endswith("(onnx)")
+        assert embedder.embed(["still works"]).shape == (1, 384)
+        assert any("not writable" in r.getMessage() for r in caplog.records), caplog.text
+    finally:
+        if cache.is_dir():
+            cache.chmod(0o700)

@@ -123,3 +123,40 @@ def test_a_file_that_cannot_be_removed_is_left_with_a_warning(tmp_path: Path, ca
     assert {p.name for p in removed} == {"model-stale.onnx", "model-stale.source.json"}
     assert not stale.exists() and (cache / "model-stale-int8pc.onnx").is_dir()
     assert "could not remove stale graph file" in caplog.text and "model-stale-int8pc.onnx" in caplog.text
+
+
+def test_processes_starting_together_assemble_the_graph_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """gunicorn's workers start together on an empty cache: one assembles (and announces it), the
+    others wait for its file instead of assembling the same graph beside it on the same cores."""
+    import threading
+    import time
+
+    from memorist.plugin_api import resolve_model_path
+    from memorist_sentence_transformers import graph_preparation
+
+    assembled: list[int] = []
+    real = graph_preparation.write_plain_graph
+
+    def counted(model_root: Path, graph: Path, inputs: tuple[str, ...]) -> Path:
+        assembled.append(1)
+        time.sleep(0.3)  # the others arrive while it works
+        return real(model_root, graph, inputs)
+
+    monkeypatch.setattr(graph_preparation, "write_plain_graph", counted)
+    root = Path(resolve_model_path("all-MiniLM-L6-v2", "embedder.options.model"))
+    graph = tmp_path / "model-0123456789abcdef.onnx"
+    results: list[tuple[Path, bool]] = []
+    workers = [
+        threading.Thread(
+            target=lambda: results.append(graph_preparation.assemble_once(root, graph, ("input_ids", "attention_mask")))
+        )
+        for _ in range(3)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout=300)
+    assert len(assembled) == 1
+    assert sorted(here for _, here in results) == [False, False, True]
+    assert {path for path, _ in results} == {graph_preparation.plain_path(graph)}
+    assert not list(tmp_path.glob("*.tmp"))

@@ -153,7 +153,8 @@ def test_dimension_mismatch_message_names_the_table_and_both_sizes(
     database = database_name(pg_module_url)
     assert str(raised.value) == (
         f"vector store table '{table}' in database '{database}' holds 384-dimensional vectors; "
-        "the configured embedder produces 768. Use another table or re-embed the store."
+        "the configured embedder produces 768. Use another table, or re-embed the store: a new "
+        "vector_store.options.table, then `memorist reembed --from-table <this table>`."
     )
 
 

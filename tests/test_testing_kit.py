@@ -22,7 +22,10 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from memorist.providers import ProviderContext
 from memorist.testing import free_port, percentile
+from memorist.testing.embedder import EmbedderContract
+from memorist.testing.hashing import HashingEmbedder
 from memorist.testing.pg import EXTERNAL_URL_ENV, PostgresCluster, libpq_url
 
 NAME, VERSION = "memorist_tinystore", "0.0.1"
@@ -261,3 +264,95 @@ def test_the_shared_test_server_acknowledges_commits_without_flushing(pg_cluster
     with psycopg.connect(libpq_url(pg_cluster.base_url)) as conn:
         settings = {name: conn.execute(f"SHOW {name}").fetchone()[0] for name in ("fsync", "synchronous_commit")}
     assert settings == {"fsync": "off", "synchronous_commit": "off"}
+
+
+class TestHashingEmbedderMeetsTheEmbedderContract(EmbedderContract):
+    """The test kit's own embedder; it hashes words, so the paraphrase check is left out."""
+
+    checks_meaning = False
+
+    @pytest.fixture
+    def embedder(self, tmp_path: Path) -> HashingEmbedder:
+        return HashingEmbedder(HashingEmbedder.Options(dimension=64), ProviderContext(data_dir=tmp_path))
+
+
+def test_the_embedder_contract_catches_what_the_engine_relies_on(tmp_path: Path) -> None:
+    """An embedder whose vectors are not unit length, or depend on their batch, fails the contract."""
+    import numpy as np
+
+    class Unnormalized(HashingEmbedder):
+        name = "unnormalized"
+
+        def embed(self, texts, purpose="document"):  # type: ignore[no-untyped-def]
+            return super().embed(texts, purpose) * 3.0
+
+    class BatchDependent(HashingEmbedder):
+        name = "batch-dependent"
+
+        def embed(self, texts, purpose="document"):  # type: ignore[no-untyped-def]
+            vectors = super().embed(texts, purpose)
+            if len(texts) > 1:  # a padding leak: a batch shifts every vector a little
+                vectors = vectors + 0.01
+                vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+            return vectors
+
+    contract = EmbedderContract()
+    context = ProviderContext(data_dir=tmp_path)
+    with pytest.raises(AssertionError):
+        contract.test_vectors_are_float32_unit_rows_in_order(Unnormalized(HashingEmbedder.Options(), context))
+    with pytest.raises(AssertionError):
+        contract.test_a_text_gets_the_same_vector_alone_in_a_batch_and_again(
+            BatchDependent(HashingEmbedder.Options(), context)
+        )
+
+
+def test_the_plugin_guides_embedder_example_works_as_shown(tmp_path: Path) -> None:
+    """docs/plugins.md's embedder, taken from the page: listed by ``memorist plugins``, accepted by
+    ``config check`` and passing the contract suite with the page's own test module."""
+    import re
+
+    page = (Path(__file__).resolve().parent.parent / "docs" / "plugins.md").read_text()
+    section = page.split("## An embedder, end to end", 1)[1].split("## Plugin settings, in one place", 1)[0]
+    plugin, test_module = re.findall(r"```python\n(.*?)```", section, re.S)
+    (tmp_path / "my_memorist_embedder").mkdir()
+    (tmp_path / "my_memorist_embedder" / "__init__.py").write_text(plugin)
+    (tmp_path / "test_trigram.py").write_text(test_module)
+    base = {k: v for k, v in os.environ.items() if not k.startswith("MEMORIST_")}
+    env = base | {
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path]),
+        "MEMORIST_PLUGIN_MODULES": "my_memorist_embedder",
+    }
+    listed = subprocess.run(
+        [sys.executable, "-m", "memorist.cli", "plugins"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert "my_memorist_embedder -: register_embedders" in listed.stdout.splitlines()
+    embedders = next(line for line in listed.stdout.splitlines() if line.startswith("embedder: "))
+    assert "trigram" in embedders.split(": ", 1)[1].split(", ")
+    chosen = env | {"MEMORIST_EMBEDDER__PROVIDER": "trigram", "MEMORIST_EMBEDDER__OPTIONS__DIMENSION": "128"}
+    checked = subprocess.run(
+        [sys.executable, "-m", "memorist.cli", "config", "check", "--data-dir", str(tmp_path / "d")],
+        cwd=tmp_path,
+        env=chosen,
+        capture_output=True,
+        text=True,
+    )
+    assert checked.returncode == 0 and checked.stdout.strip() == "configuration ok (1 warning)", checked.stderr
+    typo = chosen | {"MEMORIST_EMBEDDER__OPTIONS__DIMENSOIN": "128"}
+    refused = subprocess.run(
+        [sys.executable, "-m", "memorist.cli", "config", "check", "--data-dir", str(tmp_path / "d")],
+        cwd=tmp_path,
+        env=typo,
+        capture_output=True,
+        text=True,
+    )
+    assert "error: embedder.options.dimensoin: unknown option; did you mean dimension?" in refused.stderr
+    contract = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_trigram.py"],
+        cwd=tmp_path,
+        env=base | {"PYTHONPATH": env["PYTHONPATH"]},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert contract.returncode == 0 and "9 passed" in contract.stdout, contract.stdout[-2000:]

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from . import spaces
+from .engine import vector_space
 from .engine.memory import Memory as Engine
 from .kernel import open_context
 from .plugins import Plugins, load_plugins
@@ -45,7 +47,18 @@ class Memory(Engine):
         plugins = plugins or load_plugins()
         context = open_context(settings, plugins)
         try:
-            memory = cls.build(settings, context.registry, context.db, plugins, context=context)
+            if settings.multilingual.enabled:
+                # The one project of the Python API lives in the multilingual space (memorist.spaces).
+                spaces.refuse_default_space_memories(settings, context.registry, context.db)
+                built = spaces.multilingual_settings(settings)
+                memory = cls.build(
+                    built, context.registry, context.db, plugins, context=context, settle_vector_space=False
+                )
+                vector_space.settle(
+                    context.db, memory.components.embedder, memory.components.vector_store, spaces.MULTILINGUAL_KEY
+                )
+            else:
+                memory = cls.build(settings, context.registry, context.db, plugins, context=context)
         except BaseException:  # e.g. a store of another embedder's vectors: release the database
             context.close()
             context.db.dispose()

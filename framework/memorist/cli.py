@@ -37,6 +37,11 @@ LAZY_COMMANDS = {
         "import_command",
         "Import conversations (JSONL or LoCoMo JSON) in batches; see docs/import.md.",
     ),
+    "reembed": (
+        "memorist.reembed",
+        "reembed_command",
+        "Re-embed stored memories with another embedder (resumable); see docs/multilingual.md.",
+    ),
 }
 
 
@@ -125,24 +130,19 @@ def serve(config: str | None, host: str | None, port: int | None, workers: int |
     data directory and reused on later starts (see `memorist init` for a key).
     """
     from .first_run import with_jwt_secret
-    from .preflight import bind_problem
+    from .preflight import bind_problem, environment_warnings
     from .server import run_gunicorn
 
     overrides: dict[str, Any] = {}
     server = {k: v for k, v in {"host": host, "port": port, "workers": workers}.items() if v is not None}
     if server:
         overrides["server"] = server
-    from .errors import MemoristError
-    from .settings import load_settings
-
-    try:  # the port first: a busy one is the commonest problem, and it needs no plugin loaded to see
-        server_settings = load_settings(config, _data_dir_overrides(overrides)).server
-    except MemoristError:  # e.g. a plugin's own section: the full check below reports any real problem
-        server_settings = None
-    if server_settings is not None and (problem := bind_problem(server_settings.host, server_settings.port)):
-        fail(problem)
+    # The configuration first, then the port: a typo in the file must not hide behind "port in use"
+    # (a second `memorist serve` beside the quick start's would otherwise only ever say that).
     settings, _ = writable_settings(config, overrides)
-    if server_settings is None and (problem := bind_problem(settings.server.host, settings.server.port)):
+    for line in environment_warnings(settings):
+        click.echo(f"warning: {line}", err=True)
+    if problem := bind_problem(settings.server.host, settings.server.port):
         fail(problem)
 
     settings, note = with_jwt_secret(settings)  # a MemoristError: one line (MemoristGroup.invoke)
@@ -154,11 +154,13 @@ def serve(config: str | None, host: str | None, port: int | None, workers: int |
 @cli.command()
 @config_option
 @data_dir_option
-@click.option("--email", default="admin@localhost", show_default=True, help="The admin account's email.")
+@click.option(
+    "--email", help="The account's email (default: the existing admin, else a new admin@localhost)."
+)
 @click.option("--password", help="Password of a new account (default: generated and printed once).")
 @click.option("--label", default="memorist init", show_default=True, help="Label of the new API key.")
-def init(config: str | None, email: str, password: str | None, label: str) -> None:
-    """Create the admin account (unless it exists) and an API key; print the key.
+def init(config: str | None, email: str | None, password: str | None, label: str) -> None:
+    """Create the admin account (unless one exists) and an API key; print the key.
 
     The key alone goes to standard output, so `KEY=$(memorist init)` captures it;
     what happened goes to standard error. Run it again for another key.

@@ -72,6 +72,11 @@ def validate_settings(settings: Settings, registry: ProviderRegistry) -> None:
             registry.validate_options(kind, slot.provider, slot.options)
         except ConfigurationError as exc:
             problems.extend(exc.problems)
+    spaced = settings.multilingual.embedder  # built on first use; its mistakes are reported now
+    try:
+        registry.validate_options("embedder", spaced.provider, spaced.options)
+    except ConfigurationError as exc:
+        problems.extend(f"multilingual.{p}" if p.startswith("embedder") else p for p in exc.problems)
     if problems:
         raise ConfigurationError(problems)
 

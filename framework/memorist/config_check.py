@@ -28,7 +28,7 @@ from pydantic import BaseModel
 from .config_files import BARE_ENV, parse_config_file, resolve_config_path
 from .errors import ConfigurationError, MemoristError
 from .registry import format_validation_error
-from .settings import CONFIG_ENV, SECRETS_DIR_ENV, Settings, build_settings
+from .settings import CONFIG_ENV, SECRETS_DIR_ENV, Settings, build_settings, settings_class
 
 ENV_PREFIX = "MEMORIST_"
 #: ``MEMORIST_*`` variables read outside ``Settings`` (plugin selection, caches, plugins' own policies).
@@ -104,7 +104,8 @@ def lenient_settings(
             try:
                 return build_settings(data, overrides, environ, sections), problems
             except pydantic.ValidationError as exc:
-                problems.extend(line for line in format_validation_error(exc) if line not in problems)
+                lines = format_validation_error(exc, model=settings_class(sections))
+                problems.extend(line for line in lines if line not in problems)
                 bad = {str(err["loc"][0]) for err in exc.errors() if err["loc"]}
                 if not bad - dropped:
                     return None, problems

@@ -6,7 +6,7 @@ from an exception's type name, and the CLI prints ``str(error)`` on one line.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pydantic
@@ -76,8 +76,15 @@ class CapabilityError(MemoristError):
     status = 400
 
 
-def format_validation_error(exc: pydantic.ValidationError, prefix: str = "") -> list[str]:
-    """One ``key.path: message`` line per problem, the way every config error is shown."""
+def format_validation_error(
+    exc: pydantic.ValidationError, prefix: str = "", model: type[pydantic.BaseModel] | None = None
+) -> list[str]:
+    """One ``key.path: message`` line per problem, the way every config error is shown.
+
+    With the ``model`` that was validated, an unknown key gets the closest known one as a hint
+    (``embedder.options.modle: unknown option; did you mean model?``): a typo in a YAML file or
+    an override then names its fix, as ``memorist config check`` does for environment variables.
+    """
     lines = []
     for err in exc.errors():
         loc = ".".join(str(p) for p in err["loc"])
@@ -85,10 +92,53 @@ def format_validation_error(exc: pydantic.ValidationError, prefix: str = "") -> 
         msg = err["msg"]
         if err["type"] == "extra_forbidden":
             msg = "unknown option"
+            guess = closest_field(model, err["loc"]) if model is not None else None
+            if guess:
+                msg += f"; did you mean {guess}?"
         elif err["type"] == "missing":
             msg = "field required"
         lines.append(f"{key}: {msg}")
     return lines
+
+
+def closest_field(model: type[pydantic.BaseModel], loc: tuple[int | str, ...]) -> str | None:
+    """The field name nearest to ``loc``'s last part among the fields of the model at ``loc[:-1]``."""
+    import difflib
+
+    fields = _fields_at(model, loc[:-1])
+    if not fields or not loc:
+        return None
+    guess = difflib.get_close_matches(str(loc[-1]), sorted(fields), n=1, cutoff=0.6)
+    return guess[0] if guess else None
+
+
+def _fields_at(model: type[pydantic.BaseModel], path: tuple[int | str, ...]) -> set[str]:
+    """The field names of the (nested) model that ``path`` leads to; empty when it leads elsewhere."""
+    current: Any = model
+    for part in path:
+        info = getattr(current, "model_fields", {}).get(str(part))
+        if info is None:
+            return set()
+        current = _model_in(info.annotation)
+        if current is None:
+            return set()
+    # The name a file writes: a field's alias where it has one (``lambda`` for ``lambda_``).
+    return {info.alias or name for name, info in getattr(current, "model_fields", {}).items()}
+
+
+def _model_in(annotation: Any) -> Any:
+    """The pydantic model an annotation holds (``Model``, ``Model | None``), else None."""
+    import typing
+
+    import pydantic
+
+    if isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
 
 
 class RequestTimeout(MemoristError):

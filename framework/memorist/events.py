@@ -16,9 +16,13 @@ becomes ``FAILED`` with a fixed message instead of being claimed again, so no
 event can be re-run forever.
 
 Back-pressure has two budgets: the whole deployment (``max_pending``) and each
-project (``max_pending_per_project``), so one tenant's burst cannot refuse
-every other tenant's adds. The 429 answer says which budget was hit, never how
-deep the queue is. Claims take turns between projects: while other projects
+organization (``max_pending_per_org``), so one tenant's burst cannot refuse
+every other tenant's adds. The tenant's budget is its organization's, shared by
+all its projects: an OWNER may create projects at will, and a budget per project
+would let one OWNER multiply it until the deployment's queue is full and a
+fresh tenant's first add is refused. Organizations are made by a deployment
+admin only. The 429 answer says which budget was hit, never how deep the queue
+is. Claims take turns between projects: while other projects
 have adds waiting, a project that already has an add running waits its turn.
 
 A delete of every memory of an entity (:meth:`EventStore.cancel_queued`) stops
@@ -80,7 +84,7 @@ class EventStore:
         max_attempts: int,
         backoff_seconds: float,
         max_pending: int,
-        max_pending_per_project: int | None = None,
+        max_pending_per_org: int | None = None,
     ) -> None:
         self._db = db
         self.lease_seconds = lease_seconds
@@ -88,7 +92,7 @@ class EventStore:
         self.max_attempts = max_attempts
         self._backoff = backoff_seconds
         self._max_pending = max_pending
-        self._max_per_project = max_pending_per_project or max_pending
+        self._max_per_org = max_pending_per_org or max_pending
 
     @classmethod
     def from_settings(cls, db: Database, queue: Any) -> EventStore:
@@ -99,7 +103,7 @@ class EventStore:
             max_attempts=queue.max_attempts,
             backoff_seconds=queue.backoff_seconds,
             max_pending=queue.max_pending,
-            max_pending_per_project=queue.max_pending_per_project,
+            max_pending_per_org=queue.max_pending_per_org,
         )
 
     # -- producers -----------------------------------------------------------------
@@ -109,10 +113,10 @@ class EventStore:
         The budgets are checked before the insert, not atomically with it: concurrent
         submits may overshoot a budget by a few events, which back-pressure tolerates.
         """
-        if self.backlog(org_id, project_id) >= self._max_per_project:
+        if self.backlog(org_id) >= self._max_per_org:
             raise QueueFull(
-                "this project has as many adds waiting as one project may have "
-                "(queue.max_pending_per_project); retry later",
+                "this organization has as many adds waiting as one organization may have, "
+                "counted over all its projects (queue.max_pending_per_org); retry later",
                 5,
             )
         if self.backlog() >= self._max_pending:
@@ -140,11 +144,11 @@ class EventStore:
         The batch must fit the budgets whole (a 429 otherwise, nothing queued), so a client
         never holds a half-queued batch.
         """
-        waiting = self.backlog(org_id, project_id)
-        if waiting + len(payloads) > self._max_per_project:
+        waiting = self.backlog(org_id)
+        if waiting + len(payloads) > self._max_per_org:
             raise QueueFull(
-                f"this batch of {len(payloads)} adds does not fit this project's queue "
-                f"({waiting} waiting, queue.max_pending_per_project {self._max_per_project}); "
+                f"this batch of {len(payloads)} adds does not fit this organization's queue "
+                f"({waiting} waiting over all its projects, queue.max_pending_per_org {self._max_per_org}); "
                 "retry later or send smaller batches",
                 5,
             )
@@ -226,10 +230,12 @@ class EventStore:
         return row
 
     def backlog(self, org_id: str | None = None, project_id: str | None = None) -> int:
-        """Events waiting or running: in the whole deployment, or in one project."""
+        """Events waiting or running: in the whole deployment, one organization, or one project."""
         query = select(func.count()).select_from(events).where(events.c.status.in_((PENDING, RUNNING)))
         if org_id is not None:
-            query = query.where(events.c.org_id == org_id, events.c.project_id == project_id)
+            query = query.where(events.c.org_id == org_id)
+        if project_id is not None:
+            query = query.where(events.c.project_id == project_id)
         with self._db.connect() as conn:
             return int(conn.execute(query).scalar() or 0)
 

@@ -11,7 +11,10 @@ An install from before keeps its ``<data_dir>/jwt_secret`` file's secret: it is
 the candidate stored on first use. A configured secret always wins.
 
 ``memorist init`` creates the admin account (or reuses it) and one API key in one
-step, writing to the same database the server uses; the key is printed once.
+step, writing to the same database the server uses; the key is printed once. Without
+``--email`` it reuses the admin the dashboard's first-run setup registered, if there
+is one: a second admin (``admin@localhost``) beside it would be an account nobody
+asked for, holding a password nobody keeps.
 """
 
 from __future__ import annotations
@@ -110,8 +113,12 @@ class InitResult:
     password: str | None  # only when this call generated it
 
 
-def init_admin(settings: Settings, email: str, password: str | None, label: str) -> InitResult:
-    """Create the admin account unless ``email`` has one, then a new self-hosted API key for it."""
+def init_admin(settings: Settings, email: str | None, password: str | None, label: str) -> InitResult:
+    """A new self-hosted API key for the admin account, made first if there is none.
+
+    ``email`` names the account (created as an admin when missing); ``None`` means the
+    earliest enabled admin, or a new ``admin@localhost`` on a database without one.
+    """
     from .auth.api_keys import ApiKeyStore
     from .auth.users import UserStore, normalize_email
     from .db import Database
@@ -120,7 +127,12 @@ def init_admin(settings: Settings, email: str, password: str | None, label: str)
     try:
         db.upgrade()
         users = UserStore(db)
-        user = users.by_email(normalize_email(email))
+        if email is None:
+            admins = [u for u in users.list() if u.role == "admin" and not u.disabled]
+            user = admins[0] if admins else users.by_email(DEFAULT_ADMIN_EMAIL)
+            email = user.email if user is not None else DEFAULT_ADMIN_EMAIL
+        else:
+            user = users.by_email(normalize_email(email))
         generated = None
         created = user is None
         if user is None:

@@ -44,7 +44,7 @@ def plugin_settings(settings: Settings, plugins: Plugins) -> dict[str, BaseModel
             try:
                 value = model.model_validate(value or {})
             except pydantic.ValidationError as exc:
-                raise ConfigurationError(format_validation_error(exc, name)) from None
+                raise ConfigurationError(format_validation_error(exc, name, model)) from None
         found[name] = value
     return found
 
@@ -55,7 +55,7 @@ def open_context(settings: Settings, plugins: Plugins, registry: ProviderRegistr
     Every process does this first, whatever door it is: a server, a worker, ``memorist
     admin``, the Python API. The returned context has no engine yet.
     """
-    db = Database(settings.database_url)
+    db = Database(settings.database_url, pool_timeout=settings.database.pool_timeout_seconds)
     db.upgrade(plugins.migrations())
     context = PluginContext(
         settings=settings,
@@ -94,7 +94,16 @@ class Kernel:
         db = context.db
         runtime = Runtime(settings, plugins, db, registry, context=context)
         events = event_store(db, settings)
-        operations = Operations(lambda: runtime.memory, events, settings.limits, ExportStore(db, settings.exports))
+        operations = Operations(
+            lambda: runtime.memory,
+            events,
+            settings.limits,
+            ExportStore(db, settings.exports),
+            engine_for=runtime.memory_for,
+            engines=runtime.all_engines,
+            spaces=runtime.spaces,
+            prepare=runtime.prepare_multilingual,
+        )
         context.runtime, context.events, context.operations = runtime, events, operations
         if watch:
             runtime.watch()
@@ -111,6 +120,7 @@ class Kernel:
             poll_seconds=q.poll_seconds,
             max_run_seconds=q.max_run_seconds,
             retention_days=q.retention_days,
+            memory_for=self.runtime.memory_for,
         )
 
     def start_workers(self) -> AddWorker | None:

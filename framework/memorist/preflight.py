@@ -2,12 +2,30 @@
 
 gunicorn retries a busy port for 10 seconds and then exits 1 with its own log
 lines; trying the bind first turns that into one line naming what to do, at once.
+Environment variables nothing reads (``MEMORIST_EMBEDER__PROVIDER``) are named as
+warnings, as ``memorist config check`` names them: otherwise a typo there is silently
+a default.
 """
 
 from __future__ import annotations
 
 import errno
+import os
 import socket
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .settings import Settings
+
+
+def environment_warnings(settings: Settings, environ: Mapping[str, str] | None = None) -> list[str]:
+    """``config check``'s lines about variables no setting reads (misspelled ``MEMORIST_*`` and bare names)."""
+    from .config_check import CheckContext, misspelled_bare_variables, unknown_memorist_variables
+
+    context = CheckContext(settings, os.environ if environ is None else environ)
+    checks = (unknown_memorist_variables, misspelled_bare_variables)
+    return [problem.message for check in checks for problem in check(context)]
 
 
 def bind_problem(host: str, port: int) -> str | None:

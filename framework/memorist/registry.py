@@ -71,7 +71,7 @@ class ProviderRegistry:
         try:
             return provider.Options.model_validate(dict(options))
         except pydantic.ValidationError as exc:
-            raise ConfigurationError(format_validation_error(exc, f"{kind}.options")) from None
+            raise ConfigurationError(format_validation_error(exc, f"{kind}.options", provider.Options)) from None
 
     def build(self, kind: str, name: str, options: Mapping[str, Any], context: ProviderContext) -> Provider:
         validated = self.validate_options(kind, name, options)

@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy import insert, select, update
 
-from . import configure_policy
+from . import configure_policy, spaces
 from .config_files import deep_merge
 from .db import Database
 from .db.schema import kv
@@ -65,11 +65,65 @@ class Runtime:
         overrides, self._version = self._load()
         self._memory = self._build(self.merged(overrides), None)
         self._overrides = overrides
+        self.spaces = spaces.SpaceDirectory(db, lambda: self._memory.settings)
+        #: The multilingual space's engine and the default engine it was built beside.
+        self._multilingual: tuple[Memory, Memory] | None = None
+        self._space_lock = threading.Lock()
+        if self._memory.settings.multilingual.enabled:
+            spaces.refuse_default_space_memories(self._memory.settings, self._registry, self._db)
+            self.multilingual_memory()
 
     @property
     def memory(self) -> Memory:
         """The current engine (cheap: a reference read; rebuilds happen in the watcher)."""
         return self._memory
+
+    def memory_for(self, org_id: str, project_id: str) -> Memory:
+        """The engine of the vector space the project's memories live in (``memorist.spaces``)."""
+        if self.spaces.multilingual(org_id, project_id):
+            return self.multilingual_memory()
+        return self._memory
+
+    def multilingual_memory(self) -> Memory:
+        """The multilingual space's engine, built beside the current engine on first use
+        (loading its model once, ~3 s) and rebuilt after a reconfiguration."""
+        current, pair = self._memory, self._multilingual
+        if pair is not None and pair[0] is current:
+            return pair[1]
+        with self._space_lock:
+            pair = self._multilingual
+            if pair is not None and pair[0] is current:
+                return pair[1]
+            if self._stop.is_set():
+                raise RuntimeError("the runtime is stopped: no engine is built any more")
+            previous = pair[1] if pair is not None else None
+            memory = Memory.build(
+                spaces.multilingual_settings(current.settings),
+                self._registry,
+                self._db,
+                self._plugins,
+                previous,
+                context=self._context,
+                settle_vector_space=False,
+            )
+            try:
+                vector_space.settle(
+                    self._db, memory.components.embedder, memory.components.vector_store, spaces.MULTILINGUAL_KEY
+                )
+            except Exception:
+                memory.abandon(previous)
+                raise
+            self._multilingual = (current, memory)
+            if previous is not None:
+                self._retire_later(previous, memory)
+            return memory
+
+    def all_engines(self) -> list[Memory]:
+        """The engine of every space holding memories (``/reset`` empties them all)."""
+        engines = [self._memory]
+        if self._multilingual is not None or vector_space.recorded_label(self._db, spaces.MULTILINGUAL_KEY):
+            engines.append(self.multilingual_memory())
+        return engines
 
     @property
     def settings(self) -> Settings:
@@ -146,9 +200,31 @@ class Runtime:
             return
         self._watcher = threading.Thread(target=self._watch, args=(every,), name="memorist-runtime", daemon=True)
         self._watcher.start()
+        self.prepare_multilingual()
+
+    def prepare_multilingual(self) -> None:
+        """Build the multilingual engine on a thread of its own when a project uses it, so that
+        no request waits for its model to load (a serving process; idempotent)."""
+
+        def build() -> None:
+            try:
+                with self._space_lock:  # stop() takes it too: nothing is built after it
+                    if self._stop.is_set() or not self.spaces.any_multilingual():
+                        return
+                self.multilingual_memory()
+            except Exception:  # the first request of such a project reports it itself
+                if not self._stop.is_set():
+                    log.exception("could not prepare the multilingual engine")
+
+        threading.Thread(target=build, name="memorist-multilingual", daemon=True).start()
 
     def stop(self) -> None:
         self._stop.set()
+        with self._space_lock:  # a multilingual engine being built is finished, then released
+            if self._multilingual is not None:
+                self._multilingual[1].retire()
+                self._multilingual[1].generations.close()
+                self._multilingual = None
         if self._watcher is not None and self._watcher is not threading.current_thread():
             self._watcher.join(5.0)
         self._watcher = None
@@ -174,7 +250,11 @@ class Runtime:
 
     def _swap(self, memory: Memory) -> None:
         old, self._memory = self._memory, memory
-        timer = threading.Timer(RETIRE_SECONDS, old.retire, kwargs={"successor": memory})
+        self._retire_later(old, memory)
+
+    @staticmethod
+    def _retire_later(old: Memory, successor: Memory) -> None:
+        timer = threading.Timer(RETIRE_SECONDS, old.retire, kwargs={"successor": successor})
         timer.daemon = True
         timer.start()
 

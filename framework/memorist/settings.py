@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pydantic
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from .config_files import BARE_ENV, deep_merge, read_config_file, resolve_config_path
@@ -80,6 +80,9 @@ class DatabaseSettings(BaseModel):
 
     #: SQLAlchemy URL; default: SQLite (WAL) at ``<data_dir>/memorist.db``.
     url: str | None = None
+    #: Longest wait for a free pooled connection; past it the request answers 503 with
+    #: ``Retry-After`` (the server is busy), never 500.
+    pool_timeout_seconds: float = Field(10.0, gt=0, le=300)
 
 
 class EngineSettings(BaseModel):
@@ -210,8 +213,12 @@ class QueueSettings(BaseModel):
     backoff_seconds: float = Field(default=1.0, ge=0.0)
     #: Back-pressure: adds answer 429 while this many events wait or run in the whole deployment ...
     max_pending: int = Field(default=10_000, ge=1)
-    #: ... or this many in one project (so one tenant cannot take the whole budget).
-    max_pending_per_project: int = Field(default=1_000, ge=1)
+    #: ... or this many in one organization, over all its projects (so one tenant cannot take
+    #: the whole budget, however many projects it creates). ``max_pending_per_project``, the
+    #: name of a per-project budget before, is read as this.
+    max_pending_per_org: int = Field(
+        default=1_000, ge=1, validation_alias=AliasChoices("max_pending_per_org", "max_pending_per_project")
+    )
     #: A worker stops renewing a lease after this long on one event (it is then stuck, not slow).
     max_run_seconds: float = Field(default=900.0, ge=1.0)
     #: Finished events (and the copy of the add's messages each holds) are deleted after this many days.
@@ -256,6 +263,26 @@ class ExportSettings(BaseModel):
 DEFAULT_PROVIDERS: dict[str, Any] = {slot.kind: {"provider": slot.default} for slot in SLOTS}
 
 
+class MultilingualSettings(BaseModel):
+    """Search across languages: the multilingual vector space (see ``memorist.spaces``).
+
+    A project's memories live in one vector space. Projects whose ``multilingual``
+    setting is true (platform API) keep theirs in the multilingual space: vectors of
+    ``embedder`` in the vector store's table named ``<table><table_suffix>``. The
+    self-hosted server, ``Memory()`` and MCP act in one project; ``enabled: true``
+    puts it in the multilingual space. Nothing here is loaded until a project uses it.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: The self-hosted server's project (``default``/``default``) searches across languages.
+    enabled: bool = False
+    #: The embedder of the multilingual space (its weights must be installed: no download).
+    embedder: ProviderSettings = Field(default_factory=lambda: ProviderSettings(provider="multilingual-use"))
+    #: Appended to the vector store's ``table`` option for the multilingual space's table.
+    table_suffix: str = Field("_multilingual", pattern=r"^[A-Za-z0-9_]{1,20}$")
+
+
 def _default_provider(name: str) -> Any:
     return Field(default_factory=lambda: ProviderSettings(provider=name))
 
@@ -286,6 +313,7 @@ class Settings(BaseSettings):
     exports: ExportSettings = Field(default_factory=lambda: ExportSettings())
     security: SecuritySettings = Field(default_factory=lambda: SecuritySettings())
     observability: ObservabilitySettings = Field(default_factory=lambda: ObservabilitySettings())
+    multilingual: MultilingualSettings = Field(default_factory=lambda: MultilingualSettings())
 
     @classmethod
     def settings_customise_sources(
@@ -394,7 +422,7 @@ def load_settings(
     try:
         return build_settings(data, overrides, env, sections)
     except pydantic.ValidationError as exc:
-        raise ConfigurationError(format_validation_error(exc)) from None
+        raise ConfigurationError(format_validation_error(exc, model=settings_class(sections))) from None
 
 
 def build_settings(

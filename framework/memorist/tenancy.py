@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
 from .db import Database
@@ -262,11 +263,32 @@ class Tenancy:
             .scalar_subquery()
         )
 
+    def _lock_owners(self, conn: Connection, project_id: str) -> None:
+        """Lock the project's OWNER memberships until this transaction ends (PostgreSQL).
+
+        Why: a demotion or removal checks, in its own statement, that another OWNER remains.
+        Under READ COMMITTED two OWNERs demoting each other at once each saw the other still
+        OWNER (the other's change was not committed yet) and both went through, leaving the
+        project with none (write skew; 2-3 of 10 projects in a concurrent test). With the
+        OWNER rows locked first, the second change waits for the first to commit, then its
+        check sees the result and refuses (409). SQLite serializes writers already and takes
+        no row locks (a read before the write would only make it upgrade its lock).
+        """
+        if not self._db.is_sqlite:
+            conn.execute(
+                select(members.c.user_id)
+                .where(members.c.project_id == project_id, members.c.role == "OWNER")
+                .order_by(members.c.user_id)  # one order for every locker: no deadlock between them
+                .with_for_update()
+            ).all()
+
     def set_member(self, project_id: str, user_id: str, role: str, *, create: bool) -> None:
         """Add a member or change a role; the project's last OWNER cannot be demoted (409)."""
         if role not in ROLES:
             raise ValidationError(f"role: one of {', '.join(ROLES)}")
         with self._db.begin() as conn:
+            if role != "OWNER":
+                self._lock_owners(conn, project_id)
             exists = (
                 conn.execute(
                     select(members.c.role).where(members.c.project_id == project_id, members.c.user_id == user_id)
@@ -293,6 +315,7 @@ class Tenancy:
         if self.role_of(project_id, user_id) is None:
             raise ProjectError("the user is not a member of this project", 404)
         with self._db.begin() as conn:
+            self._lock_owners(conn, project_id)
             gone = conn.execute(
                 delete(members).where(
                     members.c.project_id == project_id,

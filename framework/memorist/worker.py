@@ -83,8 +83,11 @@ class AddWorker:
         poll_seconds: float,
         max_run_seconds: float = 900.0,
         retention_days: float | None = None,
+        memory_for: Callable[[str, str], Memory] | None = None,
     ) -> None:
         self._memory = memory
+        #: The engine of the vector space an event's project lives in (``memorist.spaces``).
+        self._memory_for = memory_for
         self._events = events
         self._threads = threads
         self._poll = poll_seconds
@@ -157,7 +160,8 @@ class AddWorker:
         return True
 
     def process(self, event: Event, owner: str) -> None:
-        run_add_event(self._memory(), self._events, event, owner)
+        engine = self._memory_for(event.org_id, event.project_id) if self._memory_for else self._memory()
+        run_add_event(engine, self._events, event, owner)
 
 
 #: A file-system path of two or more components (``/root/.cargo/...``, ``C:\\data\\x``): never shown to tenants.

@@ -14,6 +14,11 @@ that listing added 6 ms to every query; a reader needs an old version only for
 the milliseconds its query runs. After the idle optimize, one more pass
 ``keep_versions_seconds`` later prunes the versions that were still too young,
 so a store that has gone quiet reads as fast as a freshly compacted one.
+
+A prune never removes a version a running read still needs: how old a version may
+be before it goes comes from :class:`.read_guard.ReadGuard`, at least
+``keep_versions_seconds`` and longer while a read that began on an older version
+runs.
 """
 
 from __future__ import annotations
@@ -26,9 +31,12 @@ from datetime import timedelta
 from typing import Any
 
 from .options import LanceDBVectorStoreOptions
+from .read_guard import ReadGuard
 from .table import build_vector_index, is_conflict
 
 log = logging.getLogger(__name__)
+#: ``cleanup_older_than`` of an optimize that must not prune (LanceDB's own default is 7 days).
+_PRUNE_NOTHING = timedelta(days=3_650)
 
 
 class TableMaintenance:
@@ -40,8 +48,11 @@ class TableMaintenance:
     timer that fires then does nothing).
     """
 
-    def __init__(self, options: LanceDBVectorStoreOptions, lock: threading.Lock, table: Callable[[], Any]) -> None:
+    def __init__(
+        self, options: LanceDBVectorStoreOptions, lock: threading.Lock, table: Callable[[], Any], reads: ReadGuard
+    ) -> None:
         self._options = options
+        self._reads = reads
         self._lock = lock
         self._table = table
         self._writes = 0
@@ -81,9 +92,13 @@ class TableMaintenance:
                 return
             self._writes = 0
             try:
-                table.optimize(cleanup_older_than=timedelta(seconds=self._options.keep_versions_seconds))
+                # Compaction and index refresh first, pruning nothing; then the prune, planned
+                # just before it runs (a compaction can take seconds, and a bound computed
+                # before it could outrun a live read's version by then).
+                table.optimize(cleanup_older_than=_PRUNE_NOTHING)
             except Exception as exc:
                 _retry_later("optimize", exc)
+            self._prune_versions(table)
             try:
                 build_vector_index(table, self._options.vector_index, self._options.vector_index_min_rows)
             except Exception:
@@ -105,7 +120,8 @@ class TableMaintenance:
         """Timer callback: optimize once writes have been quiet long enough, else wait the rest.
 
         With nothing written since the last optimize, only versions that were too young
-        to prune then are left: prune them and stop.
+        to prune then are left: prune them and stop, unless a live read held some back
+        (then look again later, so a quiet store does not keep them until its next write).
         """
         with self._lock:
             self._idle_timer = None
@@ -113,7 +129,8 @@ class TableMaintenance:
             if table is None:
                 return
             if self._writes == 0:
-                self._prune_versions(table)
+                if self._prune_versions(table):
+                    self._arm(self._options.keep_versions_seconds + 1.0)
                 return
             quiet = time.monotonic() - self._last_write
             if quiet < self._options.optimize_idle_seconds:
@@ -124,13 +141,18 @@ class TableMaintenance:
             if self._table() is not None and self._writes == 0 and self._idle_timer is None:
                 self._arm(self._options.keep_versions_seconds + 1.0)
 
-    def _prune_versions(self, table: Any) -> None:
+    def _prune_versions(self, table: Any) -> bool:
+        """Prune what no live read needs; True when a live read held versions back."""
         try:
+            keep = self._options.keep_versions_seconds
+            older_than = self._reads.older_than(table.list_versions(), keep)
             # ``optimize`` rather than ``cleanup_old_versions``, which needs the separate pylance package;
             # with nothing new to compact or index it only prunes.
-            table.optimize(cleanup_older_than=timedelta(seconds=self._options.keep_versions_seconds))
+            table.optimize(cleanup_older_than=timedelta(seconds=older_than))
         except Exception as exc:
             _retry_later("version cleanup", exc)
+            return False
+        return older_than > keep
 
 
 def _retry_later(what: str, exc: Exception) -> None:

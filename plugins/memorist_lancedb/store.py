@@ -50,6 +50,8 @@ from .options import LanceDBVectorStoreOptions
 from .order import StoredOrder
 from .planner import FilterPlanner
 from .queries import QueryBuilder, keyword_query, scan, vector_query
+from .read_guard import ReadGuard
+from .read_guard import guarded_read as _reads
 from .results import Scores, best, bm25, hits_of, matches_of, similarities
 from .schema import PACKED, RECORD_COLUMNS, VECTOR, from_arrow, to_arrow, vectors_of
 from .sql import FALSE, TRUE, Bounds, compile_filter, quote
@@ -101,7 +103,9 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         self._write_lock = threading.Lock()
         #: Per thread: whether table access may skip draining the journal (see ``_t``).
         self._local = threading.local()
-        self._maintenance = TableMaintenance(options, self._write_lock, lambda: self._table)
+        #: Live reads (this process's and others'), which version pruning must not outrun.
+        self._read_guard = ReadGuard(self._path / f"{options.table}.reads")
+        self._maintenance = TableMaintenance(options, self._write_lock, lambda: self._table, self._read_guard)
         self._order = StoredOrder()
         self._planner = FilterPlanner(options.postfilter_min_fraction)
         defer_namespace_client()  # before LanceDB's first import: see deferred_client
@@ -143,6 +147,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             self._maintenance.cancel()
             self._table = None
             self._db = None
+        self._read_guard.close()
 
     def discard_created(self) -> None:
         """Close, then remove the table, journal and directories this opening created (see
@@ -240,6 +245,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
 
     # -- reads -----------------------------------------------------------------------------
 
+    @_reads
     def get(self, ids: Sequence[str]) -> list[MemoryRecord]:
         if self._behind is None:
             return self._get(ids)
@@ -254,6 +260,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             out.extend(from_arrow(scan(self._t(), self._record_columns, _id_in(chunk), None)))
         return out
 
+    @_reads
     @_drains
     def count(self, where: Filter | None = None) -> int:
         bounds = compile_filter(where)
@@ -273,6 +280,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
                 if where is None or bounds.exact or evaluate(where, record):
                     yield record
 
+    @_reads
     def search_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreHit]:
         build = self._vector_query(vector)
         if self._behind is None:
@@ -283,6 +291,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
                 pending, vector, k, where, lambda n: self._search(build, similarities, n, where, lean=False)
             )
 
+    @_reads
     def search_vectors(self, vectors: np.ndarray, k: int, where: Filter | None = None) -> list[list[StoreHit]]:
         """Many exact-filter vector searches in one LanceDB query (its ``query_index`` column
         tells them apart); another filter or an ANN index: one search per vector."""
@@ -318,20 +327,24 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
 
         return [overlay_hits(pending, matrix[i], k, where, given(hits)) for i, hits in enumerate(found)]
 
+    @_reads
     @_drains
     def match_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreMatch]:
         return self._search(self._vector_query(vector), similarities, k, where, lean=True)
 
+    @_reads
     @_drains
     def search_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreHit]:
         build = keyword_query(self._t, query)
         return [] if build is None else self._search(build, bm25, k, where, lean=False)
 
+    @_reads
     @_drains
     def match_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreMatch]:
         build = keyword_query(self._t, query)
         return [] if build is None else self._search(build, bm25, k, where, lean=True)
 
+    @_reads
     @_drains
     def fetch(self, matches: Sequence[StoreMatch]) -> dict[str, MemoryRecord]:
         """Whole records of lean matches by their row addresses, checked against the ids: an
@@ -415,6 +428,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
                 return best(found, k)
             limit *= 4
 
+    @_reads
     @_drains
     def sequence(self, where: Filter | None = None, limit: int | None = None) -> list[str] | None:
         bounds = compile_filter(where)
@@ -424,6 +438,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             return super().sequence(where, limit)
         return self._order.ids(self._t(), bounds.upper, limit)
 
+    @_reads
     def snapshot(self, where: Filter, limit: int) -> tuple[list[MemoryRecord], np.ndarray] | None:
         """Overlays the journal rather than draining it: a flush commits a table version
         (~20 ms), which a search reloading or catching up its scope should not pay for rows
@@ -479,6 +494,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
 
     # Defined after every method annotated with ``list[...]``: inside the class body the
     # name shadows the builtin for type checkers.
+    @_reads
     def list(self, where: Filter | None = None, offset: int = 0, limit: int = 100) -> list[MemoryRecord]:
         offset = max(offset, 0)
         if self._behind is not None and limit > 0:

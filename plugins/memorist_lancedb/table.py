@@ -60,7 +60,8 @@ def open_table(db: Any, name: str, path: Path, dimension: int) -> tuple[Any, boo
         held = f"{stored}-dimensional vectors" if stored else "no vector column"
         raise DimensionMismatchError(
             f"vector store at {path} holds {held}; the configured embedder produces "
-            f"{dimension}. Use another data directory or re-embed the store."
+            f"{dimension}. Use another data directory, or re-embed the store: a new "
+            "vector_store.options.table, then `memorist reembed --from-table <this table>`."
         )
     if missing := missing_columns(schema):
         raise ConfigurationError(

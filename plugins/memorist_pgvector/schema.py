@@ -134,8 +134,9 @@ def ensure_table(cur: Any, table: str, dimension: int, text_config: str, m: int,
         held = f"{stored}-dimensional vectors" if stored > 0 else "no vector column"
         raise DimensionMismatchError(
             f"vector store table '{table}' in database '{cur.connection.info.dbname}' holds "
-            f"{held}; the configured embedder produces {dimension}. Use another table or "
-            "re-embed the store."
+            f"{held}; the configured embedder produces {dimension}. Use another table, or "
+            "re-embed the store: a new vector_store.options.table, then "
+            "`memorist reembed --from-table <this table>`."
         )
     if missing := missing_columns(cur, table):
         raise ConfigurationError(

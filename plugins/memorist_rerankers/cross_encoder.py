@@ -126,7 +126,13 @@ class CrossEncoderReranker(Reranker[CrossEncoderRerankerOptions]):
         os.environ["HF_HUB_OFFLINE"] = "1"
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-        from sentence_transformers import CrossEncoder
+        try:
+            from sentence_transformers import CrossEncoder
+        except ImportError:  # the lean install: PyTorch is an extra
+            raise ConfigurationError(
+                "reranker.provider 'cross-encoder' runs on PyTorch, which is not installed: "
+                "pip install -c constraints.txt 'memorist[torch]'"
+            ) from None
 
         name = self.options.model
         path = resolve_model_path(name)

@@ -8,9 +8,11 @@ name (already in the local cache) can be configured instead. The dimension is
 read from the loaded model, never assumed.
 
 Inference runs through ONNX Runtime by default (see :mod:`.onnx_runtime`):
-the same vectors, about three times faster for a single query on the CPU.
-``backend: torch`` keeps PyTorch; a model that cannot be exported falls back
-to it with a warning.
+the same vectors, about three times faster for a single query on the CPU. A
+BERT model (the default among them) needs neither torch nor sentence-transformers:
+its graph is assembled from the weights. Other models, and ``backend: torch``,
+need the ``torch`` extra (``pip install 'memorist[torch]'``); a model that cannot be
+exported falls back to PyTorch with a warning.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from memorist.plugin_api import ConfigurationError, Embedder, ProviderContext, P
 from memorist.plugin_api import resolve_model_path as resolve_packaged
 from pydantic import Field, model_validator
 
+from .bert_graph import UnsupportedModel
 from .onnx_runtime import CacheMiss, OnnxSentenceEncoder, SessionTuning, default_cache_dir
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
@@ -88,10 +91,10 @@ class SentenceTransformerEmbedder(Embedder[SentenceTransformerEmbedderOptions]):
         cache = context.path(options.onnx_cache_dir) if options.onnx_cache_dir else default_cache_dir()
         tuning = SessionTuning(options.threads, options.spin, options.quantize == "int8")
         if options.backend == "onnx":
-            try:  # the fast path: a graph exported earlier, no torch
+            try:  # the fast path: a graph prepared earlier, no torch
                 self._onnx = OnnxSentenceEncoder.from_cache(path, cache, tuning)
             except CacheMiss:
-                pass
+                self._onnx = self._assemble(path, cache, tuning, options.model)
             except Exception as exc:  # a damaged cache file, onnxruntime missing: export or PyTorch still work
                 log.warning("embedder: cached ONNX graph unusable for '%s' (%s)", options.model, exc)
         if self._onnx is None:
@@ -118,10 +121,28 @@ class SentenceTransformerEmbedder(Embedder[SentenceTransformerEmbedderOptions]):
             self._dimension = int(dim)
 
     @staticmethod
+    def _assemble(path: str, cache: Any, tuning: SessionTuning, model: str) -> OnnxSentenceEncoder | None:
+        """The graph assembled from the weights (no torch), or None to export through PyTorch."""
+        try:
+            return OnnxSentenceEncoder.assemble(path, cache, tuning, model)
+        except UnsupportedModel as exc:
+            log.info("embedder: '%s' is exported through PyTorch (%s)", model, exc)
+        except Exception as exc:  # onnxruntime missing, an unwritable cache: PyTorch may still work
+            log.warning("embedder: could not assemble an ONNX graph for '%s' (%s)", model, exc)
+        return None
+
+    @staticmethod
     def _load_torch(path: str, options: SentenceTransformerEmbedderOptions) -> Any:
         """The model through sentence-transformers (imports torch: seconds, so only when needed)."""
-        from sentence_transformers import SentenceTransformer
-        from transformers.utils import logging as hf_logging
+        try:
+            from sentence_transformers import SentenceTransformer
+            from transformers.utils import logging as hf_logging
+        except ImportError:
+            why = "backend torch" if options.backend == "torch" else "no graph could be assembled from its weights"
+            raise ConfigurationError(
+                f"embedder.options.model: '{options.model}' needs PyTorch here ({why}), "
+                "which is not installed: pip install -c constraints.txt 'memorist[torch]'"
+            ) from None
 
         hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # no "Loading weights" bar in logs
         if options.threads is not None:

@@ -44,10 +44,17 @@ def fuse_transformer(
         from onnxruntime.transformers import optimizer
 
         # opt_level 0: the optimizer's own fusions only; ONNX Runtime applies its graph
-        # optimizations when a session loads the file, for the CPU it runs on.
-        fused = optimizer.optimize_model(
-            str(plain), model_type="bert", num_heads=heads, hidden_size=hidden, opt_level=0
-        )
+        # optimizations when a session loads the file, for the CPU it runs on. Its warning that
+        # a graph assembled without PyTorch was not made by "pytorch" says nothing useful.
+        optimizer_log = logging.getLogger(optimizer.__name__)
+        level = optimizer_log.level
+        optimizer_log.setLevel(logging.ERROR)
+        try:
+            fused = optimizer.optimize_model(
+                str(plain), model_type="bert", num_heads=heads, hidden_size=hidden, opt_level=0
+            )
+        finally:
+            optimizer_log.setLevel(level)
         if not fused.get_fused_operator_statistics().get("Attention"):
             log.info("embedder: no attention to fuse in %s; keeping the exported graph", plain.name)
             return False

@@ -6,12 +6,13 @@ it. The same graph under ONNX Runtime takes under 3 ms and gives the same
 vectors (differences around 1e-7), so stored vectors stay valid when the
 backend changes.
 
-The whole sentence-transformers pipeline (transformer, pooling, dense layers,
-normalization) is exported with ``torch.onnx.export`` once per model and
-cached on disk, keyed by the weights' size and mtime and the torch version;
-the file is written under a temporary name and renamed, so processes starting
-together never read half a file. Tokenization stays with the model's own
-(fast) tokenizer.
+The whole sentence-transformers pipeline (transformer, pooling, normalization)
+becomes one graph, cached on disk and keyed by the weights' size and mtime. A BERT
+model's graph is assembled from its weights without PyTorch (:mod:`.bert_graph`,
+:mod:`.graph_preparation`); any other model is exported with ``torch.onnx.export``
+(the ``torch`` extra), keyed by the torch version too. Files are written under a
+temporary name and renamed, so processes starting together never read half a file.
+Tokenization stays with the model's own (fast) tokenizer.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import logging
 import os
 import tempfile
 import threading
+import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,7 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from . import graph_cache
+from . import graph_cache, graph_preparation
+from .bert_graph import BUILDER_VERSION
 from .fusion import fuse_transformer
 
 log = logging.getLogger(__name__)
@@ -69,7 +72,7 @@ class SessionTuning:
 
 
 class CacheMiss(Exception):
-    """No exported graph (or no fast tokenizer file) for this model yet: PyTorch must load it once."""
+    """No graph (or no fast tokenizer file) for this model in the cache yet."""
 
 
 class OnnxSentenceEncoder:
@@ -100,6 +103,8 @@ class OnnxSentenceEncoder:
         self._session = onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
         #: The graph the session runs (the int8 copy when quantized).
         self.graph = graph
+        #: The background step making the cache's fused graph on a first use (see :meth:`assemble`).
+        self.preparing: threading.Thread | None = None
         self._inputs = [i.name for i in self._session.get_inputs()]
         self._tokenizer = Tokenizer.from_file(str(root / "tokenizer.json"))
         self._tokenizer.enable_truncation(max_length=max_seq_length(root))
@@ -124,12 +129,66 @@ class OnnxSentenceEncoder:
         root = Path(model_path)
         if not (root / "tokenizer.json").is_file():
             raise CacheMiss(f"{model_path}: no tokenizer.json")
-        for inputs in (_INPUT_NAMES, _INPUT_NAMES[:2]):
-            graph = cache_dir / f"{_cache_key(model_path, inputs)}.onnx"
+        assembled = _assembled_graph(model_path, cache_dir)
+        plain = graph_preparation.plain_path(assembled)
+        if not assembled.exists() and plain.exists():  # fused in the background by an earlier start, unfinished
+            return cls._from_plain(model_path, plain, assembled, tuning)
+        candidates = [assembled]
+        exported = (_cache_key(model_path, inputs) for inputs in (_INPUT_NAMES, _INPUT_NAMES[:2]))
+        candidates += [cache_dir / f"{key}.onnx" for key in exported]
+        for graph in candidates:
             if graph.exists():
                 graph_cache.mark_used(graph, model_path)
                 return cls(model_path, graph, tuning)
         raise CacheMiss(f"{model_path}: not exported yet")
+
+    @classmethod
+    def assemble(
+        cls, model_path: str, cache_dir: Path, tuning: SessionTuning, label: str | None = None
+    ) -> OnnxSentenceEncoder:
+        """A first use without PyTorch: the graph assembled from the weights (~1 s) runs at once;
+        its fused form is made for the cache in the background (synchronously for int8, whose
+        copy is made from the fused graph). :class:`.bert_graph.UnsupportedModel` for a model
+        outside the BERT recipe."""
+        root = Path(model_path)
+        graph = _assembled_graph(model_path, cache_dir)
+        started = time.monotonic()
+        try:
+            plain, assembled_here = graph_preparation.assemble_once(root, graph, _INPUT_NAMES)
+        except OSError as exc:  # a read-only cache (an image's): this process's own copy, every start
+            private = Path(tempfile.mkdtemp(prefix="memorist-onnx-"))
+            log.warning("embedder: graph cache %s not writable (%s); using %s this time", cache_dir, exc, private)
+            cache_dir, graph = private, private / graph.name
+            plain, assembled_here = graph_preparation.assemble_once(root, graph, _INPUT_NAMES)
+        if plain == graph:  # another process fused it meanwhile
+            return cls(model_path, graph, tuning)
+        if not assembled_here:  # another worker assembled it and said so
+            return cls._from_plain(model_path, plain, graph, tuning)
+        then = (
+            "fusing and quantizing it to int8 now (once, ~%d s)"
+            if tuning.int8
+            else "a fused copy is being made in the background for later starts "
+            "(once, ~%d s; embedding works meanwhile)"
+        )
+        log.warning(
+            "embedder: first use of %s: assembled its ONNX graph in %.1f s; " + then + " in %s",
+            label or root.name,
+            time.monotonic() - started,
+            graph_preparation.FUSION_SECONDS * (3 if tuning.int8 else 1),
+            cache_dir,
+        )
+        return cls._from_plain(model_path, plain, graph, tuning)
+
+    @classmethod
+    def _from_plain(cls, model_path: str, plain: Path, graph: Path, tuning: SessionTuning) -> OnnxSentenceEncoder:
+        """Run the plain graph while the fused ``graph`` is made in the background (at once for int8)."""
+        root = Path(model_path)
+        if tuning.int8:
+            graph_preparation.fuse_into_cache(plain, graph, root, _INPUT_NAMES)
+            return cls(model_path, graph, tuning)
+        encoder = cls(model_path, plain, tuning)
+        encoder.preparing = graph_preparation.fuse_in_background(plain, graph, root, _INPUT_NAMES)
+        return encoder
 
     @classmethod
     def export(cls, model: Any, model_path: str, cache_dir: Path, tuning: SessionTuning) -> OnnxSentenceEncoder:
@@ -238,6 +297,15 @@ def _cache_key(model_path: str, inputs: Sequence[str]) -> str:
     parts += graph_cache.weights_signature(root)
     digest = hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
     return f"{root.name or 'model'}-{digest}"
+
+
+def _assembled_graph(model_path: str, cache_dir: Path) -> Path:
+    """Where the graph assembled without PyTorch lives: keyed by the weights and the builder's version."""
+    root = Path(model_path)
+    parts = [str(root.resolve()) if root.exists() else model_path, f"assembled-{BUILDER_VERSION}", _GRAPH_FORMAT]
+    parts += graph_cache.weights_signature(root)
+    digest = hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+    return cache_dir / f"{root.name or 'model'}-{digest}.onnx"
 
 
 def _torch_version() -> str:

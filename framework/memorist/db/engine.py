@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import threading
 import weakref
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -45,7 +46,7 @@ def _config(conn: Connection, name: str | None = None, versions: Path | None = N
     return config
 
 
-def _sqlite_engine(url: str, path: str, pool_size: int, echo: bool) -> Engine:
+def _sqlite_engine(url: str, path: str, pool_size: int, pool_timeout: float, echo: bool) -> Engine:
     """A pooled engine for a SQLite file; ``NullPool`` for an in-memory database.
 
     Why pool: opening a SQLite connection runs four pragmas, and closing the last one
@@ -56,7 +57,9 @@ def _sqlite_engine(url: str, path: str, pool_size: int, echo: bool) -> Engine:
     """
     if not path or path == ":memory:":
         return create_engine(url, poolclass=NullPool, echo=echo)
-    engine = create_engine(url, poolclass=QueuePool, pool_size=pool_size, max_overflow=4 * pool_size, echo=echo)
+    engine = create_engine(
+        url, poolclass=QueuePool, pool_size=pool_size, max_overflow=4 * pool_size, pool_timeout=pool_timeout, echo=echo
+    )
     ref = weakref.ref(engine)
 
     def forget_in_child() -> None:
@@ -68,20 +71,64 @@ def _sqlite_engine(url: str, path: str, pool_size: int, echo: bool) -> Engine:
     return engine
 
 
+#: Longest wait for a free pooled connection. Past it SQLAlchemy raises ``TimeoutError``,
+#: which the HTTP error path answers 503 with ``Retry-After`` (a busy server, not a bug):
+#: a request should not sit for SQLAlchemy's default 30 s before being told to come back.
+POOL_TIMEOUT_SECONDS = 10.0
+
+
 class Database:
     """One SQLAlchemy engine plus the migration entry point."""
 
-    def __init__(self, url: str, *, pool_size: int = 5, echo: bool = False) -> None:
+    def __init__(
+        self, url: str, *, pool_size: int = 5, pool_timeout: float = POOL_TIMEOUT_SECONDS, echo: bool = False
+    ) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
+        #: Per thread: the DB-API connection :meth:`kept_connection` keeps outside the pool.
+        self._kept = threading.local()
         if self.is_sqlite:
             path = url.split("///", 1)[-1]
             if path and path != ":memory:":
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self.engine: Engine = _sqlite_engine(url, path, pool_size, echo)
+            self.engine: Engine = _sqlite_engine(url, path, pool_size, pool_timeout, echo)
             event.listen(self.engine, "connect", _sqlite_pragmas)
         else:
-            self.engine = create_engine(url, pool_size=pool_size, max_overflow=pool_size, pool_pre_ping=True, echo=echo)
+            self.engine = create_engine(
+                url,
+                pool_size=pool_size,
+                max_overflow=pool_size,
+                pool_timeout=pool_timeout,
+                pool_pre_ping=True,
+                echo=echo,
+            )
+
+    def kept_connection(self) -> Any:
+        """This thread's own DB-API connection to the SQLite file, opened outside the pool and kept.
+
+        For hot, fixed-SQL reads (a scope generation per search) where checking a pooled
+        connection out costs more than the read. Outside the pool on purpose: a connection
+        kept per thread and taken from the pool never went back, so every engine a
+        ``POST /configure`` built took one more per serving thread until the pool (5 + 20)
+        ran dry and requests failed after waiting 30 s (issue 39, item 10). One per thread
+        per database, whatever number of engines reads through it; it closes with its thread
+        (or :meth:`close_kept_connection`), and a forked child opens its own.
+        """
+        held: tuple[int, Any] | None = getattr(self._kept, "conn", None)
+        if held is None or held[0] != os.getpid():
+            cargs, cparams = self.engine.dialect.create_connect_args(self.engine.url)
+            conn = self.engine.dialect.loaded_dbapi.connect(*cargs, **cparams)
+            _sqlite_pragmas(conn, None)
+            held = (os.getpid(), conn)
+            self._kept.conn = held
+        return held[1]
+
+    def close_kept_connection(self) -> None:
+        """Close the calling thread's kept connection, if it has one (others close with their threads)."""
+        held: tuple[int, Any] | None = getattr(self._kept, "conn", None)
+        self._kept.conn = None
+        if held is not None and held[0] == os.getpid():
+            held[1].close()
 
     @contextmanager
     def begin(self) -> Iterator[Connection]:

@@ -17,8 +17,6 @@ scope, including those written before this table existed and so without a row).
 from __future__ import annotations
 
 import json
-import os
-import threading
 from collections.abc import Iterable
 from typing import Any
 
@@ -78,7 +76,6 @@ class ScopeGenerations:
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._local = threading.local()
 
     def read(self, key: str) -> Generation:
         """The scope's generation: one point query (two primary-key rows)."""
@@ -91,15 +88,11 @@ class ScopeGenerations:
         return found.get(key, 0), found.get(EVERYTHING, 0)
 
     def _sqlite_read(self, key: str) -> list[tuple[Any, Any]]:
-        """On SQLite, one kept DB-API connection per thread and fixed SQL: the database's
-        connections are not pooled (a pooled one must not cross a fork), and opening one, or
-        building a SQLAlchemy statement, costs more than this read. The driver opens no
-        transaction for a SELECT, so every read sees the latest commit."""
-        held: tuple[int, Any] | None = getattr(self._local, "conn", None)
-        if held is None or held[0] != os.getpid():
-            held = (os.getpid(), self.db.engine.raw_connection())
-            self._local.conn = held
-        cursor = held[1].cursor()
+        """On SQLite, the thread's kept DB-API connection (:meth:`Database.kept_connection`,
+        outside the pool) and fixed SQL: checking a pooled connection out, or building a
+        SQLAlchemy statement, costs more than this read. The driver opens no transaction for
+        a SELECT, so every read sees the latest commit."""
+        cursor = self.db.kept_connection().cursor()
         try:
             cursor.execute(_READ_SQL, (key, EVERYTHING))
             return list(cursor.fetchall())
@@ -108,10 +101,7 @@ class ScopeGenerations:
 
     def close(self) -> None:
         """Close the calling thread's kept connection (others close with their threads)."""
-        held: tuple[int, Any] | None = getattr(self._local, "conn", None)
-        self._local.conn = None
-        if held is not None and held[0] == os.getpid():
-            held[1].close()
+        self.db.close_kept_connection()
 
     def bump(self, conn: Connection, records: Iterable[MemoryRecord]) -> dict[str, int]:
         """Bump every scope of ``records`` in the caller's transaction (after the store write);

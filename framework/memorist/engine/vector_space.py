@@ -63,20 +63,22 @@ class VectorSpaceMismatchError(MemoristError):
     status = 409
 
 
-def settle(db: Database, embedder: Embedder, store: VectorStore) -> None:
+def settle(db: Database, embedder: Embedder, store: VectorStore, key: str = KEY) -> None:
     """Record or check the space of the store's vectors (see the module doc); raises
-    :class:`VectorSpaceMismatchError` when ``embedder`` would mix with another model's vectors."""
+    :class:`VectorSpaceMismatchError` when ``embedder`` would mix with another model's vectors.
+
+    ``key`` names the record: each vector space (``memorist.spaces``) has its own store and record."""
     label = embedder.describe()
-    recorded = _read(db)
+    recorded = _read(db, key)
     if recorded is not None and recorded.get("label") == label and recorded.get("dimension") == embedder.dimension:
         return
     probes = _probe(embedder)
     if probes is None:
         return
     if recorded is None:
-        if _create(db, label, embedder.dimension, probes):
+        if _create(db, label, embedder.dimension, probes, key):
             return
-        recorded = _read(db)  # another process recorded it first: check against theirs
+        recorded = _read(db, key)  # another process recorded it first: check against theirs
         if recorded is None:
             return
     similarity = _similarity(recorded, probes)
@@ -84,14 +86,16 @@ def settle(db: Database, embedder: Embedder, store: VectorStore) -> None:
         return
     if not store.list(None, offset=0, limit=1):
         log.info("embedder: the store is empty; its vectors now come from %s", label)
-        _replace(db, label, embedder.dimension, probes)
+        _replace(db, label, embedder.dimension, probes, key)
         return
     raise VectorSpaceMismatchError(
         f"embedder: the store holds vectors made by '{recorded.get('label')}' "
         f"({recorded.get('dimension')} dimensions); '{label}' makes vectors in another space "
         f"(probe similarity {similarity:.2f}), so searches would compare unrelated vectors. "
-        f"Keep the embedder '{recorded.get('label')}', or use a new data directory (or database) "
-        "for the new one and add the memories again there, or empty this store first (POST /reset)."
+        f"Keep the embedder '{recorded.get('label')}', or re-embed the stored memories with the new one "
+        "(set a new vector_store.options.table, then `memorist reembed --from-table <the old table>`), "
+        "or use a new data directory (or database) for the new one and add the memories again there, "
+        "or empty this store first (POST /reset)."
     )
 
 
@@ -113,29 +117,45 @@ def _similarity(recorded: dict[str, Any], probes: np.ndarray) -> float:
     return float(np.mean(np.sum(stored * probes, axis=1)))
 
 
-def _read(db: Database) -> dict[str, Any] | None:
+def _read(db: Database, key: str = KEY) -> dict[str, Any] | None:
     with db.connect() as conn:
-        value = conn.execute(select(kv.c.value).where(kv.c.key == KEY)).scalar()
+        value = conn.execute(select(kv.c.value).where(kv.c.key == key)).scalar()
     return dict(value) if isinstance(value, dict) else None
+
+
+def record(db: Database, embedder: Embedder, key: str = KEY) -> None:
+    """Record ``embedder`` as the maker of the store's vectors, whatever was recorded
+    (``memorist reembed``, once every memory has a vector of it)."""
+    probes = _probe(embedder)
+    if probes is None:
+        raise MemoristError(f"embedder: could not embed the vector-space probes with '{embedder.describe()}'")
+    if not _create(db, embedder.describe(), embedder.dimension, probes, key):
+        _replace(db, embedder.describe(), embedder.dimension, probes, key)
+
+
+def recorded_label(db: Database, key: str = KEY) -> str | None:
+    """The label of the embedder recorded for ``key``'s space; None before any."""
+    value = _read(db, key)
+    return str(value.get("label")) if value else None
 
 
 def _record(label: str, dimension: int, probes: np.ndarray) -> dict[str, Any]:
     return {"label": label, "dimension": dimension, "probes": np.round(probes, 6).tolist()}
 
 
-def _create(db: Database, label: str, dimension: int, probes: np.ndarray) -> bool:
+def _create(db: Database, label: str, dimension: int, probes: np.ndarray, key: str = KEY) -> bool:
     """Record the first space; False when another process recorded one meanwhile."""
     try:
         with db.begin() as conn:
-            conn.execute(insert(kv).values(key=KEY, value=_record(label, dimension, probes), updated_at=utcnow()))
+            conn.execute(insert(kv).values(key=key, value=_record(label, dimension, probes), updated_at=utcnow()))
     except IntegrityError:
         return False
     log.info("embedder: the store's vectors come from %s", label)
     return True
 
 
-def _replace(db: Database, label: str, dimension: int, probes: np.ndarray) -> None:
+def _replace(db: Database, label: str, dimension: int, probes: np.ndarray, key: str = KEY) -> None:
     with db.begin() as conn:
         conn.execute(
-            update(kv).where(kv.c.key == KEY).values(value=_record(label, dimension, probes), updated_at=utcnow())
+            update(kv).where(kv.c.key == key).values(value=_record(label, dimension, probes), updated_at=utcnow())
         )

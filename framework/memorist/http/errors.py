@@ -1,8 +1,11 @@
 """One error path: every failure becomes a JSON body with a status.
 
-Domain errors carry their status; Falcon's own HTTP errors keep theirs; any
-other exception is logged with the request id and answered 500 without
-internals. Bodies use ``detail``, which the existing clients read.
+Domain errors carry their status; Falcon's own HTTP errors keep theirs; a
+database too busy to serve (no pooled connection free within the pool's
+timeout, or SQLite's write lock still held after its busy timeout) is 503 with
+``Retry-After``: the request did nothing and may be sent again. Any other
+exception is logged with the request id and answered 500 without internals.
+Bodies use ``detail``, which the existing clients read.
 """
 
 from __future__ import annotations
@@ -11,11 +14,14 @@ import logging
 from typing import Any
 
 import falcon
+from sqlalchemy import exc as sa_exc
 
 from ..errors import ConfigurationError, MemoristError
 from ..tenancy import ProjectError
 
 log = logging.getLogger("memorist.http")
+#: Seconds a client is asked to wait after a 503 for a busy database.
+BUSY_RETRY_AFTER = 2
 
 
 def _request_id(req: falcon.Request) -> str | None:
@@ -50,9 +56,22 @@ def handle_http_error(req: falcon.Request, resp: falcon.Response, exc: falcon.HT
         resp.set_header(name, value)
 
 
+def _database_busy(exc: Exception) -> bool:
+    """No connection free in the pool, or SQLite's write lock held past its busy timeout."""
+    if isinstance(exc, sa_exc.TimeoutError):
+        return True
+    return isinstance(exc, sa_exc.OperationalError) and "database is locked" in str(exc.orig)
+
+
 def handle_unexpected(req: falcon.Request, resp: falcon.Response, exc: Exception, params: Any) -> None:
     if isinstance(exc, falcon.HTTPError):  # includes HTTPNotFound raised by routing
         handle_http_error(req, resp, exc, params)
+        return
+    if _database_busy(exc):
+        log.warning("request %s: database busy (%s); answered 503", _request_id(req), type(exc).__name__)
+        resp.status = falcon.HTTP_503
+        resp.set_header("Retry-After", str(BUSY_RETRY_AFTER))
+        resp.media = {"detail": "the server is busy: no database connection was free in time; retry later"}
         return
     log.exception("unhandled error in %s %s (request %s)", req.method, req.path, _request_id(req))
     resp.status = falcon.HTTP_500

@@ -29,6 +29,7 @@ from ..events import Event, EventStore
 from ..export_store import ExportStore
 from ..records import MemoryRecord
 from ..settings import LimitsSettings
+from ..spaces import SpaceDirectory
 from . import batch, extras
 from .caller import Caller
 from .inputs import ENTITY_TYPES, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
@@ -44,8 +45,19 @@ class Operations:
         events: EventStore | None = None,
         limits: LimitsSettings | None = None,
         exports: ExportStore | None = None,
+        *,
+        engine_for: Callable[[str, str], Memory] | None = None,
+        engines: Callable[[], Sequence[Memory]] | None = None,
+        spaces: SpaceDirectory | None = None,
+        prepare: Callable[[], None] | None = None,
     ) -> None:
         self._engine = engine
+        #: The engine of the vector space a project lives in (``memorist.spaces``); None: one space.
+        self._engine_for = engine_for
+        self._engines = engines
+        self._spaces = spaces
+        #: Starts building the multilingual engine in the background (a project just turned it on).
+        self._prepare = prepare
         self._events = events
         self._limits = limits
         #: Stored exports with quotas and retention; without it (bare test setups) exports are unbounded.
@@ -55,6 +67,35 @@ class Operations:
     def engine(self) -> Memory:
         """The engine serving now."""
         return self._engine()
+
+    def engine_of(self, caller: Caller) -> Memory:
+        """The engine of the vector space the caller's project lives in."""
+        if self._engine_for is None:
+            return self._engine()
+        return self._engine_for(caller.org_id, caller.project_id)
+
+    def space_change_problem(self, caller: Caller, multilingual: bool) -> str | None:
+        """Why the caller's project may not move to (or out of) the multilingual space now:
+        its memories live in the other space and would vanish from searches; None when it may."""
+        if self._spaces is None or self._spaces.multilingual(caller.org_id, caller.project_id) == multilingual:
+            return None
+        held = self.count(caller, None, show_expired=True)
+        if not held:
+            return None
+        now, then = ("default", "multilingual") if multilingual else ("multilingual", "default")
+        return (
+            f"multilingual: project '{caller.project_id}' holds {held} memories embedded in the {now} vector "
+            f"space; searches in the {then} space would not find them. Re-embed them first: "
+            f"`memorist reembed --project {caller.project_id} --multilingual {'on' if multilingual else 'off'}` "
+            "(it moves them and sets the flag)"
+        )
+
+    def space_changed(self, caller: Caller) -> None:
+        """Forget this process's cached space of the caller's project (its flag just changed)."""
+        if self._spaces is not None:
+            self._spaces.forget(caller.org_id, caller.project_id)
+            if self._prepare is not None and self._spaces.multilingual(caller.org_id, caller.project_id):
+                self._prepare()
 
     @property
     def events(self) -> EventStore:
@@ -66,7 +107,7 @@ class Operations:
     def add(self, caller: Caller, request: AddInput) -> AddResult:
         """A synchronous add: extract (or store verbatim), store, answer what happened."""
         require_entity(request.ids.all())
-        memory = self.engine
+        memory = self.engine_of(caller)
         payload = request.payload(caller.org_id, caller.project_id, caller.actor)
         return AddResult.of(memory.add_outcome(memory.add_request(**payload)))
 
@@ -74,7 +115,7 @@ class Operations:
         """The validated arguments of an add (a bad add is a 400 here, never a FAILED event later)."""
         require_entity(request.ids.all())
         payload = request.payload(caller.org_id, caller.project_id, caller.actor)
-        self.engine.add_request(**payload)
+        self.engine_of(caller).add_request(**payload)
         return payload
 
     def add_recorded(self, caller: Caller, request: AddInput) -> tuple[AddResult | None, Event]:
@@ -112,13 +153,13 @@ class Operations:
     def check_batch(self, caller: Caller, items: Sequence[AddInput]) -> None:
         """The whole batch's checks without storing anything (a door splitting a batch checks it first)."""
         batch.admit_batch(items, self._limits)
-        batch.validated(self.engine, caller, items)
+        batch.validated(self.engine_of(caller), caller, items)
 
     def add_batch(self, caller: Caller, items: Sequence[AddInput]) -> list[AddResult]:
         """Many synchronous adds: every item validated first (400 naming it, nothing stored),
         then stored through the engine's batch seam; one result per item, in order."""
         batch.admit_batch(items, self._limits)
-        memory = self.engine
+        memory = self.engine_of(caller)
         requests = [request for _, request in batch.validated(memory, caller, items)]
         outcomes = []
         for start in range(0, len(requests), batch.CHUNK):  # bounded memory for a long Python list
@@ -128,7 +169,7 @@ class Operations:
     def submit_batch(self, caller: Caller, items: Sequence[AddInput]) -> list[Event]:
         """A batch queued durably, one event per item, all committed together (validated first)."""
         batch.admit_batch(items, self._limits)
-        payloads = batch.batch_payloads(self.engine, caller, items)
+        payloads = batch.batch_payloads(self.engine_of(caller), caller, items)
         return self.events.submit_many(caller.org_id, caller.project_id, payloads)
 
     def add_batch_or_queue(self, caller: Caller, items: Sequence[AddInput]) -> list[AddResult] | list[Event]:
@@ -157,7 +198,7 @@ class Operations:
         ids = request.ids
         if request.scoped:
             require_entity(ids.all(), filters=request.filters, filters_allowed=True)
-        return self.engine.search(
+        return self.engine_of(caller).search(
             request.query,
             filters=request.filters,
             user_id=ids.user_id,
@@ -182,7 +223,7 @@ class Operations:
         ids = request.ids
         if request.scoped:
             require_entity(ids.all())
-        return self.engine.list(
+        return self.engine_of(caller).list(
             request.filters,
             user_id=ids.user_id,
             agent_id=ids.agent_id,
@@ -200,7 +241,7 @@ class Operations:
 
     def links(self, caller: Caller, records: Sequence[MemoryRecord]) -> dict[str, Links]:
         """Each of ``records``' place among its fact's versions (records the caller already read)."""
-        return self.engine.links([r.id for r in records])
+        return self.engine_of(caller).links([r.id for r in records])
 
     def items(self, caller: Caller, records: Sequence[MemoryRecord]) -> list[dict[str, Any]]:
         """``records`` as get and list show them: each with its supersession links."""
@@ -214,7 +255,7 @@ class Operations:
         self, caller: Caller, filters: dict[str, Any] | None, *, limit: int, show_expired: bool
     ) -> list[MemoryRecord]:
         """Up to ``limit`` of the caller's memories matching ``filters``, newest first (exports, summaries)."""
-        memory = self.engine
+        memory = self.engine_of(caller)
         records: list[MemoryRecord] = []
         size = min(limit, 1000)
         page = 1
@@ -233,31 +274,31 @@ class Operations:
             page += 1
 
     def count(self, caller: Caller, filters: dict[str, Any] | None, *, show_expired: bool) -> int:
-        page = self.engine.list(
+        page = self.engine_of(caller).list(
             filters, org_id=caller.org_id, project_id=caller.project_id, page_size=1, show_expired=show_expired
         )
         return page.total
 
     def get(self, caller: Caller, memory_id: str) -> MemoryRecord:
         """One memory of the caller's project; 404 when it is missing or another tenant's."""
-        return self.engine.get(memory_id, **caller.tenant)
+        return self.engine_of(caller).get(memory_id, **caller.tenant)
 
     def history(self, caller: Caller, memory_id: str) -> list[dict[str, Any]]:
-        return self.engine.history(memory_id, **caller.tenant)
+        return self.engine_of(caller).history(memory_id, **caller.tenant)
 
     def linked_entities(self, caller: Caller, memory_ids: Sequence[str]) -> dict[str, list[str]]:
         """Names of the graph entities each memory mentions (ids a search of ``caller`` returned)."""
-        graph = self.engine.graph
+        graph = self.engine_of(caller).graph
         return {mid: graph.entities_of(mid) for mid in memory_ids}
 
     def entities(self, caller: Caller) -> list[EntityCount]:
         """Users, agents, runs and apps of the caller's project with their memory counts."""
-        return self.engine.counts.list(caller.org_id, caller.project_id)
+        return self.engine_of(caller).counts.list(caller.org_id, caller.project_id)
 
     # -- change ------------------------------------------------------------------------
     def update(self, caller: Caller, memory_id: str, request: UpdateInput) -> MemoryRecord:
         request.check()
-        return self.engine.update(
+        return self.engine_of(caller).update(
             memory_id,
             text=request.text,
             metadata=request.metadata,
@@ -269,7 +310,7 @@ class Operations:
 
     def update_many(self, caller: Caller, changes: Sequence[tuple[str, UpdateInput]]) -> int:
         """Several updates; every memory must exist and every change be valid before any is made."""
-        memory = self.engine
+        memory = self.engine_of(caller)
         for memory_id, _ in changes:
             memory.get(memory_id, **caller.tenant)
         for memory_id, request in changes:
@@ -283,14 +324,14 @@ class Operations:
 
     def delete(self, caller: Caller, memory_id: str, *, delete_linked: bool = False) -> MemoryRecord:
         """One memory; ``delete_linked``: the older ones it superseded too, transitively."""
-        return self.engine.delete(
+        return self.engine_of(caller).delete(
             memory_id, org_id=caller.org_id, project_id=caller.project_id, actor=caller.actor,
             delete_linked=delete_linked,
         )
 
     def delete_many(self, caller: Caller, memory_ids: Sequence[str]) -> int:
         """Several deletes; every memory must exist before any is deleted (a repeated id counts once)."""
-        memory = self.engine
+        memory = self.engine_of(caller)
         for memory_id in memory_ids:
             memory.get(memory_id, **caller.tenant)
         for memory_id in memory_ids:
@@ -336,7 +377,7 @@ class Operations:
         unfinished: tuple[str, ...] = ()
         if self._events is not None and ids.present():
             unfinished = self._events.cancel_queued(caller.org_id, caller.project_id, ids.present()).unfinished_ids
-        return self.engine.delete_all(
+        return self.engine_of(caller).delete_all(
             filters,
             **ids.present(),  # "*" included: the engine's wildcard_scope reads it
             org_id=caller.org_id,
@@ -356,14 +397,15 @@ class Operations:
 
     def reset(self) -> None:
         """Every memory, entity and history row of every tenant (admin only, at the door)."""
-        self.engine.reset()
+        for engine in self._engines() if self._engines is not None else [self.engine]:
+            engine.reset()
 
     # -- feedback, exports, summaries ------------------------------------------------------
     def feedback(
         self, caller: Caller, memory_id: str, value: str | None, reason: str | None, user_id: str | None
     ) -> dict[str, Any]:
         """A member's feedback on one memory of the project (404 when it is not the project's)."""
-        memory = self.engine
+        memory = self.engine_of(caller)
         memory.get(memory_id, **caller.tenant)
         return extras.record_feedback(memory.db, caller, memory_id, value, reason, user_id)
 
@@ -374,13 +416,13 @@ class Operations:
             self._exports.admit(caller.org_id, caller.project_id)  # 429 past the hourly quota, before any work
         records = self.collect(caller, filters, limit=extras.MAX_EXPORT, show_expired=True)
         if self._exports is None:
-            return extras.store_export(self.engine.db, caller, filters, schema, records), len(records)
+            return extras.store_export(self.engine_of(caller).db, caller, filters, schema, records), len(records)
         row = self._exports.save(caller.org_id, caller.project_id, filters or {}, extras.export_result(schema, records))
         return str(row["id"]), len(records)
 
     def find_export(self, caller: Caller, export_id: str | None, filters: dict[str, Any] | None) -> dict[str, Any]:
         if self._exports is None:
-            return extras.find_export(self.engine.db, caller, export_id, filters)
+            return extras.find_export(self.engine_of(caller).db, caller, export_id, filters)
         return extras.export_view(self._exports.find(caller.org_id, caller.project_id, export_id, filters), export_id)
 
     def summarize(
@@ -389,7 +431,7 @@ class Operations:
         """The newest ``limit`` memories matching ``filters`` summarized, oldest first."""
         records = self.collect(caller, filters, limit=min(limit, extras.MAX_SUMMARY_MEMORIES), show_expired=False)
         records.reverse()  # oldest first reads as a story
-        return extras.summarize(self.engine.components.language_model, records, settings)
+        return extras.summarize(self.engine_of(caller).components.language_model, records, settings)
 
     # -- events --------------------------------------------------------------------------
     def event(self, caller: Caller, event_id: str) -> Event:

@@ -3,6 +3,8 @@
 - :mod:`memorist.testing.vector_store`: the contract every ``VectorStore``
   must meet (subclass ``VectorStoreContract`` and provide two fixtures), with the
   records and filter cases it uses in :mod:`memorist.testing.contract_data`;
+- :mod:`memorist.testing.embedder`: the contract every ``Embedder`` must meet
+  (subclass ``EmbedderContract`` and provide an ``embedder`` fixture);
 - :mod:`memorist.testing.hashing`: a deterministic embedder that loads instantly;
 - :mod:`memorist.testing.inprocess`: the whole app in process behind real
   HTTP client objects (``AppServer``);

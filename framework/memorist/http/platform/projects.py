@@ -8,7 +8,7 @@ import falcon
 
 from ...auth.users import UserStore
 from ...errors import ValidationError
-from ...operations import Operations
+from ...operations import Caller, Operations
 from ...operations.projects import delete_project
 from ...tenancy import IGNORED_SETTINGS, Project, ProjectError, Tenancy, not_found
 from ..operations import operation
@@ -107,17 +107,24 @@ class ProjectResource:
         body=m.ProjectPatch,
         project_errors=True,
         response=m.ProjectOut,
-        errors=(400, 403, 404, 422),
+        errors=(400, 403, 404, 409, 422),
     )
     def on_patch(
         self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str, body: m.ProjectPatch
     ) -> None:
         who, _ = project_access(req, self._tenancy, org_id, project_id, write=True)
         changes = {k: v for k, v in body.model_dump().items() if k not in ("org_id", "project_id")}
+        switch = changes.get("multilingual")
+        if isinstance(switch, bool) and self._ops is not None:
+            problem = self._ops.space_change_problem(Caller(org_id, project_id), switch)
+            if problem is not None:
+                raise ProjectError(problem, 409)
         try:
             project = self._tenancy.update_project(org_id, project_id, changes)
         except ValidationError as exc:
             raise ProjectError(exc.message, 400) from None
+        if self._ops is not None:
+            self._ops.space_changed(Caller(org_id, project_id))
         view = project_view(project, self._tenancy, who)
         ignored = {k: why for k, why in IGNORED_SETTINGS.items() if k in changes}
         resp.media = {**view, "ignored": ignored} if ignored else view
@@ -138,7 +145,8 @@ class ProjectResource:
     def on_delete(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
         who, _ = project_access(req, self._tenancy, org_id, project_id, write=True)
         assert self._ops is not None, "the route table passes the operations layer"
-        done = delete_project(self._ops.engine, self._tenancy, org_id, project_id, who.actor)
+        engine = self._ops.engine_of(Caller(org_id, project_id))
+        done = delete_project(engine, self._tenancy, org_id, project_id, who.actor)
         resp.media = {
             "message": "Project deleted successfully.",
             "project_id": project_id,
