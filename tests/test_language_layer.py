@@ -107,57 +107,44 @@ def test_word_lists_live_in_the_language_layer_only() -> None:
 # -- the speaker frame ------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("said", "memory"),
-    [
-        ("I live in Lisbon.", "The user lives in Lisbon."),
-        ("The appointment moved to Monday.", "The user: The appointment moved to Monday."),
-        (
-            "Ich wohne in Berlin und trinke gerne grünen Tee.",
-            "Der Nutzer: Ich wohne in Berlin und trinke gerne grünen Tee.",
-        ),
-        ("Je suis allergique aux arachides.", "L'utilisateur : Je suis allergique aux arachides."),
-        ("Я живу в Москве и работаю врачом.", "Пользователь: Я живу в Москве и работаю врачом."),
-        ("私は大阪出身です。", "ユーザー：私は大阪出身です。"),
-        ("我在上海当老师。", "用户：我在上海当老师。"),
-        ("저는 서울에서 의사로 일해요.", "사용자: 저는 서울에서 의사로 일해요."),
-        # No words for "the user" in these lexicons: the fact as said, never an English prefix.
-        ("أعمل مهندسة في القاهرة.", "أعمل مهندسة في القاهرة."),
-        ("אני גרה בתל אביב עם החתול שלי.", "אני גרה בתל אביב עם החתול שלי."),
-        ("मैं दिल्ली में रहता हूँ।", "मैं दिल्ली में रहता हूँ।"),
-    ],
-)
-def test_a_memory_names_the_user_in_its_own_language(said: str, memory: str) -> None:
-    assert standalone(said, "the user") == memory
-
-
-def test_the_assistant_and_a_named_speaker_in_another_language() -> None:
-    assert standalone("Die Praxis öffnet um acht Uhr und schließt um sechs.", "the assistant") == (
-        "Der Assistent: Die Praxis öffnet um acht Uhr und schließt um sechs."
-    )
-    # A name is no language's word: it opens the memory whatever the lexicon has.
-    assert standalone("私は大阪出身です。", "Kei") == "Kei：私は大阪出身です。"
-    assert standalone("मैं दिल्ली में रहता हूँ।", "Priya") == "Priya: मैं दिल्ली में रहता हूँ।"
-
-
-def test_a_question_answered_in_another_language_is_framed_in_it() -> None:
+def test_an_english_memory_keeps_its_frame() -> None:
+    assert standalone("I live in Lisbon.", "the user") == "The user lives in Lisbon."
+    assert standalone("The appointment moved to Monday.", "the user") == "The user: The appointment moved to Monday."
     assert framed("Where do you work?", "the assistant", "question_frame") == 'The assistant asked "Where do you work?"'
-    assert framed("どこで働いていますか？", "the assistant", "question_frame") == "アシスタント：どこで働いていますか？"
 
 
-def test_an_add_in_german_stores_the_german_frame(tmp_path: Path) -> None:
-    from memorist.providers import ProviderContext
-    from memorist.records import ExtractionRequest, Message
-    from memorist_heuristic.extractor import HeuristicExtractor
+def test_a_lexicon_without_a_frame_keeps_the_default_one() -> None:
+    """Only English has a frame today (see docs/language.md for why): a fact in another
+    language reads as before, whatever its script."""
+    assert standalone("私は大阪出身です。", "the user") == "The user: 私は大阪出身です。"
+    assert standalone("Я живу в Москве и работаю врачом.", "Kei") == "Kei: Я живу в Москве и работаю врачом."
 
-    extractor = HeuristicExtractor(HeuristicExtractor.Options(), ProviderContext(tmp_path))
-    request = ExtractionRequest(
-        messages=[Message(role="user", content="Hallo! Meine Schwester wohnt seit einem Jahr in Hamburg.")],
-        observed_at="2026-03-10T09:00:00Z",
-    )
-    assert [f.text for f in extractor.extract(request)] == [
-        "Der Nutzer: Meine Schwester wohnt seit einem Jahr in Hamburg."
-    ]
+
+@pytest.fixture
+def german_frame(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A German lexicon with the rows a language adds to frame its memories."""
+    from memorist.language import Lexicon
+    from memorist_heuristic import rewrite
+
+    german = lexicon("de")
+    rows = {
+        **german.data,
+        "speakers": {"user": "der Nutzer", "assistant": "der Assistent"},
+        "speaker_frame": "{speaker}: {text}",
+    }
+    framed_german = Lexicon("de", rows)
+    monkeypatch.setattr(rewrite, "lexicon", lambda code="en": framed_german if code == "de" else lexicon(code))
+
+
+@pytest.mark.usefixtures("german_frame")
+def test_a_language_with_a_frame_names_the_speaker_in_its_own_words() -> None:
+    said = "Ich wohne in Berlin und trinke gerne grünen Tee."
+    assert standalone(said, "the user") == f"Der Nutzer: {said}"
+    assert standalone(said, "the assistant") == f"Der Assistent: {said}"
+    assert standalone(said, "Ana") == f"Ana: {said}"  # a name is no language's word
+    # English and languages without the rows are untouched.
+    assert standalone("The appointment moved to Monday.", "the user") == "The user: The appointment moved to Monday."
+    assert standalone("私は大阪出身です。", "the user") == "The user: 私は大阪出身です。"
 
 
 # -- relative dates read through the lexicon ----------------------------------------------

@@ -90,7 +90,7 @@ def test_greetings_and_thanks_are_skipped_in_their_own_language_with_their_reaso
 
 def test_a_greeting_before_a_fact_drops_only_the_greeting(memory: Memory) -> None:
     outcome = memory.add_outcome("こんにちは！私は大阪出身です。", user_id="kei")
-    assert [r.text for r in outcome.stored] == ["ユーザー：私は大阪出身です。"]
+    assert [r.text for r in outcome.stored] == ["The user: 私は大阪出身です。"]
     assert [(s.reason, s.text) for s in outcome.skipped] == [("greeting", "こんにちは！")]
 
 

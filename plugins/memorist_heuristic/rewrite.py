@@ -101,19 +101,18 @@ def in_language(speaker: str, language: str) -> str | None:
 
 
 def framed(text: str, speaker: str, frame: str = "speaker_frame") -> str:
-    """``text`` opened with who said it, in the words of ``text``'s language: its lexicon's
-    ``frame`` ("The user: ...", "ユーザー：..."), falling back to ``speaker_frame``. A
-    language without one keeps the text as said, opened by the speaker's name if the message
-    gave one ("Ana: ...") but never by another language's words for "the user"."""
-    language = language_of(text)
-    lex = lexicon(language)
-    pattern = lex.get(frame) or lex.get("speaker_frame")
-    label = in_language(speaker, language)
-    if label is None:  # "the user" in a language without its words for it
-        return text
-    if not pattern:
-        return f"{label}: {text}"
-    return str(pattern).format(speaker=capitalized(label), text=text)
+    """``text`` opened with who said it: the lexicon's ``frame`` ("The user: ...") of the
+    text's language where that lexicon has one and its words for the speaker, else the
+    default language's. (Only English has one today: with the default English embedder,
+    "Der Nutzer: ..." for German facts lost answers to questions about "the user", see
+    docs/language.md.)"""
+    for language in dict.fromkeys((language_of(text), DEFAULT)):
+        lex = lexicon(language)
+        pattern = lex.get(frame) or lex.get("speaker_frame")
+        label = in_language(speaker, language)
+        if pattern and label:
+            return str(pattern).format(speaker=capitalized(label), text=text)
+    return text
 
 
 def standalone(text: str, speaker: str, *, others: tuple[str, ...] = (), reply_to: str | None = None) -> str:
