@@ -181,7 +181,8 @@ def test_one_configure_builds_at_a_time(
         assert refused.headers["Retry-After"] == str(CONFIGURE_RETRY_AFTER)
         assert "another configuration change" in refused.json["detail"]
         # Serving goes on meanwhile.
-        assert client.simulate_post("/search", headers=HEADERS, json={"query": "tea", "user_id": "u"}).status_code == 200
+        searched = client.simulate_post("/search", headers=HEADERS, json={"query": "tea", "user_id": "u"})
+        assert searched.status_code == 200
     finally:
         release.set()
         thread.join(30)
