@@ -141,6 +141,17 @@ def _model_in(annotation: Any) -> Any:
     return None
 
 
+class Busy(MemoristError):
+    """The server is doing this very thing for another request; ``retry_after`` seconds later it
+    will not be (one ``POST /configure`` builds an engine at a time)."""
+
+    status = 429
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 class RequestTimeout(MemoristError):
     """The client did not send its request (headers or body) in time; the connection is closed."""
 

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from .http.platform.access import Access, access
     from .language import (
         CASELESS,
+        DEFAULT,
         SPACELESS,
         Form,
         Lexicon,
@@ -139,6 +140,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     #: The language layer: lexicons, the tokenizer, person shift (see ``memorist.language``).
     "memorist.language": (
         "CASELESS",
+        "DEFAULT",
         "SPACELESS",
         "Form",
         "Lexicon",
@@ -234,6 +236,7 @@ class LazyExports:
 __all__ = [
     "CASELESS",
     "DATE_FIELDS",
+    "DEFAULT",
     "PROVIDER_KINDS",
     "SPACELESS",
     "Access",

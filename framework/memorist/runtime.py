@@ -24,7 +24,7 @@ from .db import Database
 from .db.schema import kv
 from .engine import vector_space
 from .engine.memory import HasHooks, Memory
-from .errors import ValidationError
+from .errors import Busy, ValidationError
 from .records import utcnow
 from .registry import ProviderRegistry
 from .settings import Settings, load_settings, plugin_sections
@@ -38,6 +38,8 @@ CONFIGURABLE = (*SLOT_NAMES, "engine")
 CHECK_SECONDS = 2.0
 #: An old engine is closed this long after being replaced (requests in flight finish first).
 RETIRE_SECONDS = 60.0
+#: Seconds a ``POST /configure`` refused because another one is building is asked to wait.
+CONFIGURE_RETRY_AFTER = 2
 
 
 class Runtime:
@@ -147,7 +149,13 @@ class Runtime:
         return load_settings(None, deep_merge(base, overrides), sections=plugin_sections(self._base))
 
     def configure(self, patch: Mapping[str, Any]) -> Settings:
-        """Deep-merge ``patch`` into the overrides, build and swap the engine, persist."""
+        """Deep-merge ``patch`` into the overrides, build and swap the engine, persist.
+
+        One build at a time: a call that arrives while another is building (or the watcher is
+        following another process) is refused with :class:`Busy` (429, ``Retry-After``) at
+        once, instead of holding a serving thread while it waits its turn. Each build loads
+        providers and may load models; queued calls would pile threads and memory up behind
+        it, and the caller learns sooner that its change did not happen yet."""
         if not isinstance(patch, Mapping) or not patch:
             raise ValidationError("body: a non-empty object of settings to change is required")
         unknown = sorted(set(patch) - set(CONFIGURABLE))
@@ -156,7 +164,12 @@ class Runtime:
                 f"{unknown[0]}: cannot be changed at runtime; configurable: {', '.join(CONFIGURABLE)}"
             )
         configure_policy.check_patch(patch, self._base)
-        with self._lock:
+        if not self._lock.acquire(blocking=False):
+            raise Busy(
+                f"another configuration change is being applied; retry in {CONFIGURE_RETRY_AFTER} s",
+                retry_after=CONFIGURE_RETRY_AFTER,
+            )
+        try:
             overrides = deep_merge(self._overrides, patch)
             for slot in SLOT_NAMES:
                 # Choosing another provider starts from that provider's defaults.
@@ -178,6 +191,8 @@ class Runtime:
             self._version = self._store(overrides)
             self._overrides = overrides
             self._swap(memory)
+        finally:
+            self._lock.release()
         return settings
 
     # -- following other processes ---------------------------------------------------

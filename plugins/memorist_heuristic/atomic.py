@@ -17,74 +17,103 @@ where a conjunction joins two clauses that each open with the speaker
 compound subject ("My husband and I celebrated ..." stays whole), when a
 part states such an attribute.
 
-The words are data (``atomic.<lang>.yaml``); a language without a file keeps
-one memory per message (split only by length).
+The words are data (the ``atomic`` rows of the language layer's lexicon); a
+language without them keeps one memory per message (split only by length).
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
-import yaml
-from memorist.plugin_api import states_attribute
-
-WORDS = Path(__file__).with_name("atomic.en.yaml")
-_WORD = re.compile(r"[\w'’]+")
+from memorist.plugin_api import language_of, lexicon, states_attribute, tokens
 
 
 @dataclass(frozen=True)
 class AtomicWords:
+    """A language's words for cutting a message into facts (its lexicon's ``atomic``)."""
+
     openers: frozenset[str]
-    clause_split: re.Pattern[str]
+    conjunctions: frozenset[str]
+    marks: tuple[str, ...]
     min_clause_words: int
     max_fact_words: int
 
 
-@lru_cache(maxsize=1)
-def words() -> AtomicWords:
-    raw = yaml.safe_load(WORDS.read_text(encoding="utf-8"))
-    openers = frozenset(w.casefold() for w in raw["self"])
-    joins = sorted((re.escape(c) for c in raw["conjunctions"]), key=len, reverse=True)
-    subjects = "|".join(sorted((re.escape(w) for w in openers), key=len, reverse=True))
-    # Split before the subject: "<left>, and I work ..." -> "<left>" + "I work ...".
-    pattern = re.compile(rf"\s*(?:{'|'.join(joins)})\s+(?=(?:{subjects})\b)", re.IGNORECASE)
-    return AtomicWords(openers, pattern, int(raw["min_clause_words"]), int(raw["max_fact_words"]))
+#: A language without ``atomic`` words: no cut within a sentence, and no length limit of its own.
+_NONE = AtomicWords(frozenset(), frozenset(), (), 0, 1 << 30)
+
+
+@lru_cache(maxsize=64)
+def words(language: str) -> AtomicWords:
+    lex = lexicon(language)
+    if not lex.get("atomic"):
+        return _NONE
+    return AtomicWords(
+        lex.words("atomic", "self_openers"),
+        lex.words("atomic", "clause_conjunctions"),
+        tuple(str(lex.get("atomic", "clause_marks") or "").split()),
+        int(lex.get("atomic", "min_clause_words")),
+        int(lex.get("atomic", "max_fact_words")),
+    )
+
+
+def _words(text: str) -> AtomicWords:
+    return words(language_of(text))
+
+
+def _count(text: str) -> int:
+    return len(tokens(text))
 
 
 def stands_alone(sentence: str) -> bool:
     """Whether ``sentence`` opens with the speaker as its subject."""
-    first = _WORD.match(sentence.lstrip("\"“'(‘ "))
-    return first is not None and first.group(0).casefold() in words().openers
+    found = tokens(sentence)
+    return bool(found) and found[0].word in _words(sentence).openers
+
+
+def _cuts(sentence: str, lexicon: AtomicWords) -> list[tuple[int, int]]:
+    """Where a conjunction (a word, or a mark such as ";") comes before a clause opening with
+    the speaker: ``(end of the left clause, start of the right one)`` in ``sentence``."""
+    found = tokens(sentence)
+    cuts: list[tuple[int, int]] = []
+    for i in range(1, len(found)):
+        if found[i].word not in lexicon.openers:
+            continue
+        before = found[i - 1]
+        if before.word in lexicon.conjunctions and i >= 2:
+            gap = sentence[found[i - 2].end : before.start]
+            cuts.append((found[i - 2].end if gap.strip(" ,;") == "" else before.start, found[i].start))
+        elif any(mark in sentence[before.end : found[i].start] for mark in lexicon.marks):
+            cuts.append((before.end, found[i].start))
+    return cuts
 
 
 def clauses(sentence: str) -> list[str]:
     """``sentence`` cut where a conjunction joins two clauses about the speaker, when they are
     short plain statements and one of them states an attribute (else whole)."""
-    lexicon = words()
-    if not stands_alone(sentence):
+    lexicon = _words(sentence)
+    if not lexicon.conjunctions and not lexicon.marks or not stands_alone(sentence):
         return [sentence]
     out: list[str] = []
     start = 0
-    for match in lexicon.clause_split.finditer(sentence):
-        left = sentence[start : match.start()]
-        if len(_WORD.findall(left)) < lexicon.min_clause_words:
+    for end, after in _cuts(sentence, lexicon):
+        left = sentence[start:end]
+        if _count(left) < lexicon.min_clause_words:
             continue
         out.append(_closed(left))
-        start = match.end()
+        start = after
     if not out:
         return [sentence]
     out.append(_capitalized(sentence[start:]))
-    plain = all(len(_WORD.findall(part)) <= lexicon.max_fact_words for part in out)
+    plain = all(_count(part) <= lexicon.max_fact_words for part in out)
     return out if plain and any(own_fact(part) for part in out) else [sentence]
 
 
 def own_fact(sentence: str) -> bool:
     """Whether ``sentence`` is kept as a memory of its own: a short statement of an attribute
     a later message may change."""
-    return len(_WORD.findall(sentence)) <= words().max_fact_words and states_attribute(sentence)
+    return _count(sentence) <= _words(sentence).max_fact_words and states_attribute(sentence)
 
 
 def fact_groups(sentences: list[str]) -> list[list[str]]:
@@ -92,8 +121,7 @@ def fact_groups(sentences: list[str]) -> list[list[str]]:
     speaker with the sentences leaning on it, and the rest together (where it first began).
     Only a message of plain statements (each clause at most ``max_fact_words``) is split: a
     narrative's sentences stay one memory, as their context."""
-    limit = words().max_fact_words
-    if any(len(_WORD.findall(part)) > limit for sentence in sentences for part in clauses(sentence)):
+    if any(_count(part) > _words(part).max_fact_words for sentence in sentences for part in clauses(sentence)):
         return [sentences] if sentences else []
     groups: list[list[str]] = []
     rest: list[str] | None = None

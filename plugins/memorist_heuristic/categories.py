@@ -18,8 +18,10 @@ DEFAULT_CATEGORIES: dict[str, tuple[str, ...]] = {
     name: lexicon().phrases("categories", name) for name in lexicon().get("categories") or {}
 }
 _WORD = re.compile(r"[a-z0-9]+")
-_SPLIT = re.compile(r"[,;\n]+|\band\b|\bor\b", re.I)
-_FILLER = frozenset("a an the of to about any anything everything all things stuff my their".split())
+_SPLIT = re.compile(
+    r"[,;\n]+|" + "|".join(rf"\b{re.escape(w)}\b" for w in sorted(lexicon().words("description_joiners"))), re.I
+)
+_FILLER = lexicon().words("description_fillers")
 
 
 def _stem(word: str) -> str:

@@ -42,7 +42,7 @@ from .atomic import clauses, fact_groups
 from .categories import categorize, excluded, exclusion_patterns
 from .corrections import may_correct, restate
 from .dates import resolve_relative_dates
-from .rewrite import capitalized, speaker_label, standalone
+from .rewrite import framed, speaker_label, standalone
 from .segment import (
     as_statement,
     classified_sentences,
@@ -271,7 +271,7 @@ def answered(
         return None
     if question is None or len(question) > MAX_QUESTION_CHARS:
         return None
-    return f'{capitalized(speaker_label(before.name, before.role))} asked "{question}"'
+    return framed(question, speaker_label(before.name, before.role), "question_frame")
 
 
 def open_question(messages: list[Message], question: str | None) -> Message | None:

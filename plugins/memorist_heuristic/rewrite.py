@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from memorist.plugin_api import Form, capitalized, lexicon, person_table, shift
+from memorist.plugin_api import DEFAULT, Form, capitalized, language_of, lexicon, person_table, shift
 
 from .verbs import conjugate
 
@@ -45,9 +45,11 @@ def _agreement() -> tuple[re.Pattern[str], re.Pattern[str]]:
 #: would read as both ("the user's husband and they are going"). An "I" is joined only to
 #: "my" and a word or two opening its sentence ("Yesterday my dad and I"); "My name is Ada
 #: and I live in Lisbon" joins clauses and keeps "they".
-_JOINED_ME = re.compile(r"\b(?:and|or|nor)\s+$", re.I)
+_JOINERS = "|".join(map(re.escape, sorted(lexicon().words("people_joiners"))))
+_POSSESSIVES = "|".join(map(re.escape, sorted(lexicon().words("self_possessives"))))
+_JOINED_ME = re.compile(rf"\b(?:{_JOINERS})\s+$", re.I)
 _JOINED_I = re.compile(
-    r"(?:^|[.!?;:]\s+)(?:[A-Z][\w'’-]*(?:\s+\([^)]*\))?,?\s+)?(?:my|our)\s+[\w'’-]+(?:\s+[\w'’-]+)?\s+(?:and|or)\s+$",
+    rf"(?:^|[.!?;:]\s+)(?:[A-Z][\w'’-]*(?:\s+\([^)]*\))?,?\s+)?(?:{_POSSESSIVES})\s+[\w'’-]+(?:\s+[\w'’-]+)?\s+(?:{_JOINERS})\s+$",
     re.I,
 )
 
@@ -88,14 +90,39 @@ def mentions(text: str, speaker: str) -> bool:
     return re.search(rf"\b{re.escape(speaker)}\b", text, re.I) is not None
 
 
+def in_language(speaker: str, language: str) -> str | None:
+    """``speaker`` as ``language`` names it: the default label for the user or the assistant
+    ("the user") in that language's words (None when its lexicon has none); a name as it is."""
+    for role in ("user", "assistant"):
+        if speaker == lexicon(DEFAULT).get("speakers", role):
+            found = lexicon(language).get("speakers", role)
+            return str(found) if found else None
+    return speaker
+
+
+def framed(text: str, speaker: str, frame: str = "speaker_frame") -> str:
+    """``text`` opened with who said it: the lexicon's ``frame`` ("The user: ...") of the
+    text's language where that lexicon has one and its words for the speaker, else the
+    default language's. (Only English has one today: with the default English embedder,
+    "Der Nutzer: ..." for German facts lost answers to questions about "the user", see
+    docs/language.md.)"""
+    for language in dict.fromkeys((language_of(text), DEFAULT)):
+        lex = lexicon(language)
+        pattern = lex.get(frame) or lex.get("speaker_frame")
+        label = in_language(speaker, language)
+        if pattern and label:
+            return str(pattern).format(speaker=capitalized(label), text=text)
+    return text
+
+
 def standalone(text: str, speaker: str, *, others: tuple[str, ...] = (), reply_to: str | None = None) -> str:
     """``text`` in the third person, prefixed with the speaker when it does not name them.
     ``others``: who else the text may name ("the assistant" once its "you" is written out); when
     it does, the speaker is named every time rather than "they". ``reply_to``: the question the
     text answers ('The user asked "..."'), which it then opens with ("... The assistant
-    replied: ..." when it names no one)."""
+    replied: ..." when it names no one). The frame is the text's language's (see :func:`framed`)."""
     crowded = any(mentions(text, other) for other in others)
     rewritten = third_person(text, speaker, name_every_time=crowded)
     if not mentions(rewritten, speaker):
-        rewritten = f"{capitalized(speaker)}{' replied' if reply_to else ''}: {rewritten}"
+        rewritten = framed(rewritten, speaker, "reply_frame" if reply_to else "speaker_frame")
     return f"{reply_to} {rewritten}" if reply_to else rewritten

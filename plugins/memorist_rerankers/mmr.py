@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from typing import ClassVar
 
-from memorist.plugin_api import MemoryRecord, ProviderContext, ProviderOptions, Reranker
+from memorist.plugin_api import MemoryRecord, ProviderContext, ProviderOptions, Reranker, lexicon
 from pydantic import ConfigDict, Field
 from rapidfuzz import fuzz
 
@@ -33,11 +33,8 @@ _WORD = re.compile(r"\w+")
 
 # Function words carry no topic; left in, "the cat is in the hat" and "the dog
 # is in the yard" would look half-identical to Jaccard.
-_STOPWORDS = frozenset(
-    """a an the and or but of to in on at by for with from as is are was were be been
-    being am do does did has have had it its this that these those i me my we our you
-    your he him his she her they them their not no so than then there here just""".split()
-)
+# (The lexicon's ``similarity_stop_words``: the language layer holds the words.)
+_STOPWORDS = lexicon().words("similarity_stop_words")
 
 #: Character-level similarity at or above this counts as a near-duplicate even
 #: when tokens differ (typos, plural/singular): "Pariss" vs "Paris".

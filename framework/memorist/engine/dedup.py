@@ -25,10 +25,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..language import CASELESS, DEFAULT, lexicon, pieces, script_of
+from ..language import CASELESS, DEFAULT, NUMBER, WORD_OR_NUMBER, lexicon, pieces, script_of
 
-_WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’\-])*|\d[\d,.:/\-]*\d|\d|[$€£¥%]")
-_NUMBER = re.compile(r"^\d[\d,.:/\-]*$")
+#: The language layer's words and numbers, and the signs of an amount.
+_WORD = re.compile(rf"{WORD_OR_NUMBER.pattern}|[$€£¥%]")
 #: Words whose difference changes the fact. Each maps to a canonical token, so that
 #: paraphrases of one meaning agree ("no longer" and "anymore").
 _LEXICON = lexicon(DEFAULT)
@@ -66,7 +66,7 @@ def value_tokens(text: str) -> ValueTokens:
     shouting = len(letters) > 3 and sum(c.isupper() for c in letters) > 0.6 * len(letters)
     for match in _WORD.finditer(lowered):
         token = match.group(0)
-        if _NUMBER.match(token) or token in "$€£¥%":
+        if NUMBER.fullmatch(token) or token in "$€£¥%":
             values.add(_canonical_number(token))
             continue
         bare = re.sub(r"'s$", "", token)

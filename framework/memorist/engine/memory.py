@@ -44,7 +44,7 @@ from .hits import SearchHit
 from .outcome import AddOutcome
 from .over_time import TimeOptions
 from .scope import id_condition, parse_moment, require_entity, visible, wildcard_scope
-from .scope_index import ScopeIndex
+from .scope_index import ScopeIndex, carried_index
 from .search import MAX_QUERY_CHARS, MAX_TOP_K, HybridSearch
 from .supersession import Links, SupersessionLog, with_supersession
 
@@ -75,7 +75,14 @@ class Memory:
     """Long-term memory over the configured providers and relational database."""
 
     def __init__(
-        self, settings: Settings, components: Components, db: Database, plugins: HasHooks, *, context: Any = None
+        self,
+        settings: Settings,
+        components: Components,
+        db: Database,
+        plugins: HasHooks,
+        *,
+        context: Any = None,
+        scope_index: ScopeIndex | None = None,
     ) -> None:
         self.settings = settings
         self.components = components
@@ -90,7 +97,7 @@ class Memory:
         #: Per-scope write counters that keep every process's scope snapshots coherent.
         self.generations = ScopeGenerations(db)
         engine = settings.engine
-        index = (
+        index = scope_index or (
             ScopeIndex(
                 components.vector_store,
                 self.generations,
@@ -150,7 +157,14 @@ class Memory:
             except Exception:
                 components.close(keep=previous.components if previous else None)
                 raise
-        return cls(settings, components, db, plugins, context=context)
+        # A reconfiguration that keeps the embedder and the store (a new language model,
+        # reranker or threshold) keeps the scope snapshots too: no user's next search reloads.
+        carried = (
+            carried_index(previous.scope_index, previous.components, components, settings.engine, db)
+            if previous is not None
+            else None
+        )
+        return cls(settings, components, db, plugins, context=context, scope_index=carried)
 
     def close(self) -> None:
         self.retire()
@@ -161,8 +175,9 @@ class Memory:
         """Release what this engine holds, except providers a ``successor`` engine shares."""
         self._searcher.close()
         self.adder.close()
-        if self._searcher.index is not None:
-            self._searcher.index.forget()
+        index = self._searcher.index
+        if index is not None and (successor is None or successor.scope_index is not index):
+            index.forget()
         self.components.close(keep=successor.components if successor else None)
 
     def abandon(self, previous: Memory | None) -> None:

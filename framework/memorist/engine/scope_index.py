@@ -45,7 +45,7 @@ from .generations import EVERYTHING, Generation, ScopeGenerations, record_keys
 from .scope_graph import ScopeGraph
 from .scope_snapshot import Pinned, ScopeView, Snapshot
 
-__all__ = ["EAGER_ROWS", "Pinned", "ScopeIndex", "ScopeView", "Snapshot", "describe"]
+__all__ = ["EAGER_ROWS", "Pinned", "ScopeIndex", "ScopeView", "Snapshot", "carried_index", "describe"]
 
 #: Generations of scopes found too large to load, remembered so they are not re-read.
 _TOO_LARGE = 1024
@@ -281,6 +281,33 @@ class ScopeIndex:
             self._rows -= len(old)
             if seen:
                 self._seen[key] = None
+
+
+def carried_index(index: ScopeIndex | None, old: Any, new: Any, engine: Any, db: Any) -> ScopeIndex | None:
+    """``index`` when an engine built to replace its own (``POST /configure``) may keep it, else None.
+
+    A snapshot holds what the vector store returned (records and the embedder's vectors)
+    stamped with the scope's generation, plus graph rows read from the relational database;
+    nothing of the language model, reranker or thresholds. So it stays valid exactly when
+    the new engine keeps the very same embedder and vector store objects (a provider whose
+    configuration did not change is lent, not rebuilt: see ``build_components``), reads
+    generations from the same database, and caches within the same limits. Coherence is
+    then what it always is: every search checks the scope's generation first, and both
+    engines' writes go through this one index while the old one finishes its requests.
+    A changed embedder or store (other vectors, another table or place) starts empty.
+    """
+    if index is None or not engine.scope_index:
+        return None
+    if new.embedder is not old.embedder or new.vector_store is not old.vector_store:
+        return None
+    if index._store is not new.vector_store or index._generations.db is not db:
+        return None
+    if (index._max_rows, index._max_scope_rows) != (
+        engine.scope_index_rows,
+        min(engine.scope_index_max_rows, engine.scope_index_rows),
+    ):
+        return None
+    return index
 
 
 def describe(index: ScopeIndex | None) -> dict[str, Any]:

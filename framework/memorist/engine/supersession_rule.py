@@ -14,7 +14,8 @@ it does not say it adds to what was said ("also", "another", ...), and one of:
 - both are **"X is V" statements** that differ only in the value: "favorite
   color is blue" / "favorite color is green", "is 30" / "is 31".
 
-The words are data (``lexicon/supersession.<lang>.yaml``); this module is the
+The words are data (the language layer's lexicon: ``exclusive_attributes``,
+``replacement_words``, ...); this module is the
 mechanism. Facts of two different speakers never supersede each other. What
 stays apart: "has a dog" / "also has a cat", "likes tea" / "likes coffee",
 "visited Paris" / "visited Rome" (no exclusive attribute, no stated change).
@@ -25,17 +26,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
-from typing import Any
 
-import yaml
-
+from ..language import DEFAULT, Phrases, Token, lexicon, phrases, tokens
 from ..records import MemoryRecord
 from .keywords import STOP_WORDS, terms
 from .versions import version_key
 
-LEXICON = Path(__file__).with_name("lexicon") / "supersession.en.yaml"
-_WORD = re.compile(r"[^\W\d_][\w'’\-]*|\d[\d,.:/\-]*\d|\d", re.UNICODE)
 #: Values whose shape names their attribute in any language: an e-mail address, a phone number.
 VALUE_KINDS = (
     ("email", re.compile(r"[\w.+\-]+@[\w\-]+\.[\w.\-]+")),
@@ -43,42 +39,128 @@ VALUE_KINDS = (
 )
 #: Longest facts read for the "X is V" shape: a long memory differs in more than one value.
 COPULA_MAX_TOKENS = 14
+#: The subject of a fact in the extractor's own voice for the speaker: the last word of the
+#: lexicon's label for the user ("the user" -> "user").
+SELF = str(lexicon(DEFAULT).get("speakers", "user") or "user").split()[-1].casefold()
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A shape of words that names an attribute without one of its words (see the lexicon's
+    ``role_frame`` and ``age_frame``)."""
+
+    attribute: str
+    copulas: frozenset[str]
+    articles: frozenset[str] = frozenset()
+    prepositions: frozenset[str] = frozenset()
+    most_words: int = 0
+    before: frozenset[str] = frozenset()
+    most_digits: int = 0
+    units: tuple[tuple[str, ...], ...] = ()
 
 
 @dataclass(frozen=True)
 class Lexicon:
-    """The word lists of one language."""
+    """The supersession rule's word lists, read from the language layer's lexicon."""
 
     attributes: dict[str, str]  # word -> attribute
-    additive: tuple[tuple[str, ...], ...]
-    change: tuple[tuple[str, ...], ...]
+    additive: Phrases
+    change: Phrases
+    change_words: frozenset[str]
+    change_openers: frozenset[str]
     copulas: frozenset[str]
     speaker: frozenset[str]
     others: frozenset[str]
-    frames: tuple[tuple[str, re.Pattern[str]], ...] = ()
+    #: Longest first: "user's" is "user", not "user'".
+    possessive_endings: tuple[str, ...]
+    articles: frozenset[str]
+    role: Frame | None
+    age: Frame | None
 
     @classmethod
-    def load(cls, path: Path = LEXICON) -> Lexicon:
-        raw: dict[str, Any] = yaml.safe_load(path.read_text(encoding="utf-8"))
-        attributes = {word.casefold(): name for name, words in raw["attributes"].items() for word in words}
+    def load(cls, language: str = DEFAULT) -> Lexicon:
+        lex = lexicon(language)
+        attributes = {
+            word: name
+            for name in (lex.get("exclusive_attributes") or {})
+            for word in lex.words("exclusive_attributes", name)
+        }
+        change = lex.phrases("replacement_words")
         return cls(
             attributes,
-            tuple(tuple(p.casefold().split()) for p in raw["additive"]),
-            tuple(tuple(p.casefold().split()) for p in raw["change"]),
-            frozenset(w.casefold() for w in raw["copulas"]),
-            frozenset(w.casefold() for w in raw["speaker"]),
-            frozenset(w.casefold() for w in raw.get("others", ())),
-            tuple(
-                (name, re.compile(pattern, re.IGNORECASE))
-                for name, patterns in raw.get("frames", {}).items()
-                for pattern in patterns
-            ),
+            phrases("additive_words", language=language),
+            phrases("replacement_words", language=language),
+            frozenset(w for p in change for w in p.split()),
+            frozenset(p.split()[0] for p in change),
+            lex.words("copulas"),
+            lex.words("speaker_words"),
+            lex.words("relatives"),
+            tuple(sorted(lex.words("possessive_endings"), key=len, reverse=True)),
+            lex.words("articles"),
+            _frame(language, "role_frame"),
+            _frame(language, "age_frame"),
         )
 
 
+def _frame(language: str, name: str) -> Frame | None:
+    lex = lexicon(language)
+    if not lex.get(name):
+        return None
+    return Frame(
+        str(lex.get(name, "attribute")),
+        lex.words(name, "copulas"),
+        lex.words(name, "articles"),
+        lex.words(name, "prepositions"),
+        int(lex.get(name, "most_words") or 0),
+        lex.words(name, "before"),
+        int(lex.get(name, "most_digits") or 0),
+        tuple(tuple(p.split()) for p in lex.phrases(name, "units")),
+    )
+
+
 @lru_cache(maxsize=1)
-def lexicon() -> Lexicon:
+def rule_lexicon() -> Lexicon:
     return Lexicon.load()
+
+
+def _is_copula(word: str, copulas: frozenset[str]) -> bool:
+    """``word`` is a copula, alone ("is") or as a clitic on its subject ("I'm": "'m")."""
+    return word in copulas or any(c.startswith("'") and word.endswith(c) and len(word) > len(c) for c in copulas)
+
+
+def _role(words: list[Token], frame: Frame) -> bool:
+    """A role: "<copula> a|an <1 to most_words words> at|for" ("is a junior lawyer at ...")."""
+    for i, token in enumerate(words[:-3]):
+        if _is_copula(token.word, frame.copulas) and words[i + 1].word in frame.articles:
+            last = min(i + 2 + frame.most_words, len(words) - 1)
+            if any(words[j].word in frame.prepositions for j in range(i + 3, last + 1)):
+                return True
+    return False
+
+
+def _age(words: list[Token], text: str, frame: Frame) -> bool:
+    """A number after ``before`` ("turned 35"), or closing a fact after a copula ("is 30",
+    "I'm 31 years old")."""
+    for i, token in enumerate(words[1:], 1):
+        if not token.word.isdigit() or text[words[i - 1].end : token.start].strip():
+            continue  # a number right after the word before it ("turned 35", not "is $300")
+        if words[i - 1].word in frame.before:
+            return True
+        rest = tuple(w.word for w in words[i + 1 :])
+        closes = not rest or rest in frame.units
+        tail = text[words[-1].end :].strip()
+        if closes and len(token.word) <= frame.most_digits and _is_copula(words[i - 1].word, frame.copulas):
+            return tail in ("", ".", "!")
+    return False
+
+
+def _framed(text: str, words: list[Token], lex: Lexicon) -> list[str]:
+    found = []
+    if lex.role is not None and _role(words, lex.role):
+        found.append(lex.role.attribute)
+    if lex.age is not None and _age(words, text, lex.age):
+        found.append(lex.age.attribute)
+    return found
 
 
 @dataclass(frozen=True)
@@ -94,17 +176,9 @@ class Reading:
     shapes: frozenset[str]
 
 
-def _has(words: list[str], phrases: tuple[tuple[str, ...], ...]) -> bool:
-    for phrase in phrases:
-        n = len(phrase)
-        if any(tuple(words[i : i + n]) == phrase for i in range(len(words) - n + 1)):
-            return True
-    return False
-
-
 def _base(word: str) -> str:
     """``word`` without a possessive ending ("user's" -> "user")."""
-    for ending in ("'s", "’s", "'", "’"):
+    for ending in rule_lexicon().possessive_endings:
         if word.endswith(ending) and len(word) > len(ending):
             return word[: -len(ending)]
     return word
@@ -112,29 +186,28 @@ def _base(word: str) -> str:
 
 @lru_cache(maxsize=65_536)
 def read(text: str) -> Reading:
-    lex = lexicon()
-    tokens = _WORD.findall(text)
-    words = [t.casefold() for t in tokens]
+    lex = rule_lexicon()
+    found = tokens(text)
+    words = [t.word for t in found]
     # Names: capitalized words past the first; never a topic ("Emma" changes nothing of "Lisbon").
-    names = {w for t, w in zip(tokens[1:], words[1:], strict=True) if t[0].isupper()}
+    names = {t.word for t in found[1:] if t.surface[0].isupper()}
     attributes = frozenset(
         [lex.attributes[_base(w)] for w in words if _base(w) in lex.attributes]
         + _value_kinds(text)
-        + [name for name, frame in lex.frames if frame.search(text)]
+        + _framed(text, found, lex)
     )
-    change_words = {w for phrase in lex.change for w in phrase}
     kept = [
         _base(w)
         for w in words
-        if w[0].isalpha() and _base(w) not in lex.speaker and w not in change_words and w not in names
+        if w[0].isalpha() and _base(w) not in lex.speaker and w not in lex.change_words and w not in names
     ]
     topic = frozenset(terms(" ".join(kept)))
     return Reading(
         _subjects(words, lex),
         attributes,
         topic,
-        _has(words, lex.additive),
-        _has(words, lex.change),
+        lex.additive.anywhere(found),
+        lex.change.anywhere(found),
         _shapes(text, words, lex),
     )
 
@@ -144,21 +217,21 @@ def _subjects(words: list[str], lex: Lexicon) -> frozenset[str]:
     extractor's voice, for an attribute or change word opening a fact written without a
     subject ("Lives in Porto"), and for "the user" named early ("Anna and the user ...");
     the owned thing of a possessive that is not an attribute ("the user's sister ...")."""
-    rest = words[1:] if words and words[0] == "the" else words
+    rest = words[1:] if words and words[0] in lex.articles else words
     if not rest:
         return frozenset()
     first = _base(rest[0])
     out: set[str] = set()
-    if first in lex.speaker or first in lex.attributes or any(first == p[0] for p in lex.change):
-        out.add("user")
+    if first in lex.speaker or first in lex.attributes or first in lex.change_openers:
+        out.add(SELF)
         owner = rest[0] != first  # a possessive: "the user's <owned> ..."
         owned = next((_base(w) for w in rest[1:4] if _base(w) not in lex.attributes and w.isalpha()), None)
         if owner and owned in lex.others:
             out = {owned}
     else:
         out.add(first)
-    if "user" in (_base(w) for w in rest[:5]) and rest[0] not in ("user's", "user’s"):
-        out.add("user")
+    if SELF in (_base(w) for w in rest[:5]) and not (rest[0] != first and first == SELF):
+        out.add(SELF)
     return frozenset(out)
 
 

@@ -31,12 +31,13 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from ..language import DEFAULT, lexicon
+from ..language import DEFAULT, WORD_OR_NUMBER, lexicon
 from ..records import MemoryRecord
 from .hits import SearchHit
 from .keywords import STOP_WORDS, terms
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z'’\-]*|\d[\d,.:/\-]*\d|\d|\S")
+#: The language layer's words and numbers, and each other sign (a full stop opens a sentence).
+_TOKEN = re.compile(rf"{WORD_OR_NUMBER.pattern}|\S")
 _SENTENCE_END = frozenset('.!?:;"“(')
 #: A stated change moves above an older hit only when it scores at least this share of it: both
 #: must answer the query. "They work as a data analyst now." (0.26) is no newer version of "The

@@ -16,28 +16,31 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .lexicon import DEFAULT, Lexicon, fold, languages, lexicon
+from .lexicon import DEFAULT, Lexicon, fold, languages, lexicon, lexicons_path
 from .person import Form, PersonTable, at_sentence_start, capitalized, shift
 from .person import table as person_table
 from .phrases import Phrases, Token, phrases, tokens
-from .scripts import CASELESS, SPACELESS, main_script, pieces, script_of, scripts, words
+from .scripts import CASELESS, NUMBER, SPACELESS, WORD_OR_NUMBER, main_script, pieces, script_of, scripts, words
 from .voice import query_forms as user_voice_forms
 
 __all__ = [
     "CASELESS",
     "DEFAULT",
+    "NUMBER",
     "SPACELESS",
     "Form",
     "Lexicon",
     "PersonTable",
     "Phrases",
     "Token",
+    "WORD_OR_NUMBER",
     "at_sentence_start",
     "capitalized",
     "fold",
     "language_of",
     "languages",
     "lexicon",
+    "lexicons_path",
     "main_script",
     "person_table",
     "phrases",

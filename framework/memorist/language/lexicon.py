@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -115,6 +116,11 @@ def lexicon(code: str = DEFAULT) -> Lexicon:
     if not path.is_file():
         return Lexicon(code, {"language": code})
     return Lexicon(code, yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+
+
+def lexicons_path() -> Path:
+    """The folder of the lexicon files: the one place word lists live."""
+    return Path(str(resources.files(__package__).joinpath("lexicons")))
 
 
 @lru_cache(maxsize=1)

@@ -49,6 +49,8 @@ class PersonTable:
     def forms(self, text: str, position: int = 0) -> Iterator[Form]:
         """The forms of ``text`` from ``position``, in order. A lower-case "i" next to a full
         stop or a bracket is a letter ("i.e.", "(i)"), not the speaker."""
+        if not self._rows:
+            return  # an empty table (a language without one) would match the empty string
         while match := self.pattern.search(text, position):
             position = match.end()
             surface = match.group(0)

@@ -69,6 +69,11 @@ def _marks() -> str:
 _MARKS = _marks()
 _LETTER = rf"(?:[^\W_]|[{_MARKS}])"
 WORD = re.compile(rf"[^\W_]{_LETTER}*(?:['’\-]{_LETTER}+)*")
+#: A number as a value is written: "1,200.50", "555-1234", "10:30", "3/4".
+NUMBER = re.compile(r"\d[\d,.:/\-]*\d|\d")
+#: The words and numbers of a text, a number first ("3rd" is 3 and "rd"): how the parts that
+#: compare values (duplicates, versions of a fact) read a text.
+WORD_OR_NUMBER = re.compile(rf"{NUMBER.pattern}|{WORD.pattern}")
 #: A term of the keyword index: word characters and marks (no apostrophes: "don't" is two).
 TERM = re.compile(rf"[^\W_]{_LETTER}*")
 

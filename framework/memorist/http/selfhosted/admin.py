@@ -52,7 +52,7 @@ class Configure:
         tags=("configure",),
         body=m.ConfigurePatch,
         response=m.ConfigView,
-        errors=(400, 401, 403, 409, 422),
+        errors=(400, 401, 403, 409, 422, 429),
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.ConfigurePatch) -> None:
         self._runtime.configure(body.model_dump(exclude_unset=True))
