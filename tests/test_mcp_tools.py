@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from memorist import limits
 
 pytest.importorskip("mcp")
 
@@ -108,7 +109,10 @@ def test_tools_listed_with_descriptions_and_schemas(memory: Memory) -> None:
             assert tool.description and len(tool.description) > 20
         search = listed["search_memories"].input_schema
         assert search["required"] == ["query"]
-        assert search["properties"]["top_k"]["maximum"] == 100
+        assert search["properties"]["top_k"]["maximum"] == limits.MAX_MCP_TOP_K == 100
+        listing = listed["list_memories"].input_schema
+        assert listing["properties"]["page_size"]["maximum"] == limits.MAX_MCP_PAGE_SIZE
+        assert search["properties"]["query"]["maxLength"] == limits.MAX_QUERY_CHARS
         read_only, destructive = listed["search_memories"].annotations, listed["delete_memory"].annotations
         assert read_only is not None and read_only.read_only_hint is True
         assert destructive is not None and destructive.destructive_hint is True

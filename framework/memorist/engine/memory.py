@@ -19,6 +19,7 @@ from ..components import Components, build_components
 from ..db import Database
 from ..errors import NotFoundError, ValidationError
 from ..filters import Condition, Filter, conjoin, parse_filter
+from ..limits import MAX_PAGE_SIZE
 from ..records import (
     DEFAULT_ORG,
     DEFAULT_PROJECT,
@@ -48,7 +49,6 @@ from .search import MAX_QUERY_CHARS, MAX_TOP_K, HybridSearch
 from .supersession import Links, SupersessionLog, with_supersession
 
 log = logging.getLogger("memorist.engine")
-MAX_PAGE_SIZE = 1000
 #: Requests per batch of ``Memory.add_many``: one embedder call, vector write and transaction each.
 ADD_MANY_CHUNK = 128
 

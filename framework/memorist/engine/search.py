@@ -46,6 +46,7 @@ import numpy as np
 
 from ..components import Components
 from ..filters import And, Condition, Filter
+from ..limits import MAX_QUERY_CHARS, MAX_TOP_K  # noqa: F401 - re-exported: their old home
 from ..observability.stages import stage
 from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord, Scope, StoreMatch
 from ..settings import EngineSettings
@@ -62,9 +63,6 @@ from .versions import current_first
 #: where the IDF of a term in one memory is ~5), not a whole table (~7.4 at 2,538 memories,
 #: where 8.0 was set). docs/benchmarks.md, "Round 5, ninth session", has the sweep.
 KEYWORD_FLOOR = 6.5
-MAX_TOP_K = 1000
-#: Longest search query, in characters, at every door (REST, platform, MCP tools and prompt, Python).
-MAX_QUERY_CHARS = 10_000
 #: Entities at least this specific (see :class:`EntityMatch`) pull in linked memories
 #: that neither retriever found; common ones (a speaker's own name) only boost.
 EXPANSION_MIN_WEIGHT = 0.3

@@ -27,13 +27,12 @@ from mcp_types import INVALID_PARAMS
 from pydantic import BaseModel, ConfigDict, Field
 
 from .. import __version__
-from ..engine.search import MAX_QUERY_CHARS
 from ..errors import MemoristError
+from ..limits import MAX_MCP_PAGE_SIZE as MAX_PAGE_SIZE
+from ..limits import MAX_MCP_TOP_K as MAX_TOP_K
+from ..limits import MAX_QUERY_CHARS
 from .adapter import MemoryAccess
 from .scope import CALLER_KEY, Caller, entity_args
-
-MAX_TOP_K = 100
-MAX_PAGE_SIZE = 100
 
 CallerSource = Callable[[Context], Caller]
 
@@ -190,7 +189,9 @@ def build_server(access: MemoryAccess, caller_of: CallerSource) -> MCPServer:
     @server.tool(annotations=read_only)
     def search_memories(
         ctx: Context,
-        query: Annotated[str, Field(min_length=1, max_length=2_000, description="What to recall, in plain words.")],
+        query: Annotated[
+            str, Field(min_length=1, max_length=MAX_QUERY_CHARS, description="What to recall, in plain words.")
+        ],
         user_id: UserId = None,
         agent_id: AgentId = None,
         run_id: RunId = None,

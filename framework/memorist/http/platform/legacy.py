@@ -24,8 +24,8 @@ from typing import Any
 import falcon
 from pydantic import Field
 
-from ...engine.search import MAX_QUERY_CHARS
 from ...errors import ValidationError
+from ...limits import MAX_QUERY_CHARS, MAX_TOP_K
 from ...operations import (
     ADDED_PLATFORM,
     AddInput,
@@ -90,7 +90,7 @@ class SearchV1(m.PlatformBody):
     run_id: str | None = None
     app_id: str | None = None
     filters: dict[str, Any] | None = None
-    top_k: int = Field(default=10, ge=1, le=1000)
+    top_k: int = Field(default=10, ge=1, le=MAX_TOP_K)
     threshold: float | None = Field(default=None, ge=0.0, le=1.0, description="None (the default): no cut")
     rerank: bool = Field(default=True, description="v1/v2 default: true")
     fields: list[str] | None = None

@@ -7,8 +7,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ...auth.users import normalize_email
-from ...engine.search import MAX_QUERY_CHARS
 from ...errors import ValidationError
+from ...limits import MAX_PLATFORM_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TOP_K
 from ...records import MESSAGE_ROLES
 from ..selfhosted.models import MergedInput, SkippedPart
 
@@ -60,7 +60,7 @@ class AddV3(PlatformBody):
 class SearchV3(PlatformBody):
     query: str = Field(min_length=1, max_length=MAX_QUERY_CHARS)
     filters: dict[str, Any] | None = None
-    top_k: int = Field(default=10, ge=1, le=1000)
+    top_k: int = Field(default=10, ge=1, le=MAX_TOP_K)
     threshold: float = Field(default=0.1, ge=0.0, le=1.0)
     rerank: bool = False
     fields: list[str] | None = None
@@ -94,7 +94,7 @@ class Paging(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     page: int = Field(default=1, ge=1, le=1_000_000)
-    page_size: int = Field(default=100, ge=1, le=200)
+    page_size: int = Field(default=100, ge=1, le=MAX_PLATFORM_PAGE_SIZE)
 
 
 class UpdateV1(PlatformBody):
@@ -157,7 +157,7 @@ class EventsQuery(BaseModel):
 
     # Bounded like Paging.page: an unbounded page overflowed SQLite's 64-bit OFFSET (a 500).
     page: int = Field(default=1, ge=1, le=1_000_000)
-    page_size: int = Field(default=50, ge=1, le=200)
+    page_size: int = Field(default=50, ge=1, le=MAX_PLATFORM_PAGE_SIZE)
 
 
 class Bootstrap(BaseModel):

@@ -9,8 +9,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
-from ...engine.search import MAX_QUERY_CHARS
 from ...errors import ValidationError
+from ...limits import MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TOP_K
 
 Identifier = Field(default=None, min_length=1, max_length=255)
 
@@ -87,7 +87,7 @@ class ListQuery(BaseModel):
     run_id: str | None = Identifier
     app_id: str | None = Identifier
     page: int = Field(default=1, ge=1, le=1_000_000)
-    page_size: int = Field(default=100, ge=1, le=1000)
+    page_size: int = Field(default=100, ge=1, le=MAX_PAGE_SIZE)
     show_expired: bool = False
     latest_only: bool = Field(default=False, description="Leave out memories a newer one superseded")
     as_of: str | int | float | None = Field(
@@ -176,6 +176,7 @@ class MemoryItem(BaseModel):
     created_at: str | None
     updated_at: str | None
     expiration_date: str | None
+    observed_at: str | None = Field(default=None, description="When the fact was said (the conversation's time)")
     attributed_to: str | None
     user_id: str | None
     agent_id: str | None
@@ -214,8 +215,8 @@ class SearchBody(BaseModel):
     run_id: str | None = Identifier
     app_id: str | None = Identifier
     filters: dict[str, Any] | None = None
-    top_k: int = Field(default=10, ge=1, le=1000)
-    limit: int | None = Field(default=None, ge=1, le=1000, description="alias of top_k")
+    top_k: int = Field(default=10, ge=1, le=MAX_TOP_K)
+    limit: int | None = Field(default=None, ge=1, le=MAX_TOP_K, description="alias of top_k")
     threshold: float = Field(default=0.1, ge=0.0, le=1.0)
     rerank: bool = False
     explain: bool = False
