@@ -120,8 +120,9 @@ def language_of(text: str) -> str:
     tokens = words(folded)
     score = dict.fromkeys(candidates, 0.0)
     for token in tokens:
+        short = 0.5 if len(token) == 1 else 1.0  # "i", "e", "a": initials and abbreviations too
         for code, weight in by_word.get(token, {}).items():
-            score[code] += weight
+            score[code] += weight * short
     if not text.isascii():
         for letter in set(folded):
             for code, weight in by_letter.get(letter, {}).items():
