@@ -94,6 +94,25 @@ def _function_words(code: str) -> frozenset[str]:
     return lexicon(code).words("function_words") if code != DEFAULT else frozenset()
 
 
+#: Snowball stemmers of the Latin-script languages with a lexicon: a clause in one of them
+#: is stemmed in it ("vivo", "vive" -> "viv"), not as English.
+_LATIN_STEMMERS = {"es": "spanish", "fr": "french", "de": "german", "it": "italian", "pt": "portuguese"}
+
+
+@lru_cache(maxsize=200_000)
+def _latin_term(token: str, language: str) -> str | None:
+    if len(token.encode()) >= MAX_TOKEN_BYTES:
+        return None
+    stem = str(_language_stemmer(_LATIN_STEMMERS[language]).stemWord(token))
+    folded = unicodedata.normalize("NFKD", stem)
+    return "".join(c for c in folded if not unicodedata.combining(c))
+
+
+@lru_cache(maxsize=8)
+def _language_stemmer(algorithm: str) -> Stemmer.Stemmer:
+    return Stemmer.Stemmer(algorithm)
+
+
 def index_terms(text: str) -> list[str]:
     """The terms the keyword index matches on: :func:`terms`, less each clause's function
     words in its own language ("el", "est", "и": English ones are the stop words already),
@@ -101,9 +120,15 @@ def index_terms(text: str) -> list[str]:
     character pairs of longer words."""
     out: list[str] = []
     for clause in _CLAUSE.split(text):
-        skip = _function_words(language_of(clause))
+        language = language_of(clause)
+        skip = _function_words(language)
         for token in TERM.findall(clause.lower()):
             if skip and fold(token) in skip:
+                continue
+            if language in _LATIN_STEMMERS and script_of(token[0]) == "Latin":
+                term = _latin_term(token, language)
+                if term is not None:
+                    out.append(term)
                 continue
             if token.isascii():
                 term = _term(token)
