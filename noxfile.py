@@ -111,3 +111,43 @@ def old_clients(session: nox.Session) -> None:
         *session.posargs,
         env={"HF_HUB_OFFLINE": "1"},
     )
+
+
+@nox.session(python=False)
+def integrations_env(session: nox.Session) -> None:
+    """Build the integration recipes' environments: ``nox -s integrations_env [-- NAME ...]``.
+
+    One directory per integration under ``.nox/integrations`` (``MEMORIST_INTEGRATIONS_DIR``
+    overrides), kept between runs: a Python integration in its own venv (pip with constraints.txt),
+    an npm one with ``npm install`` (tests/integrations/envs.py has the pinned versions).
+    """
+    import sys
+
+    session.run(sys.executable, "tests/integrations/envs.py", *session.posargs)
+
+
+@nox.session(python=False)
+def integrations(session: nox.Session) -> None:
+    """The nightly tier: install each published integration, then drive it against a real server.
+
+    ``nox -s integrations`` builds what is missing (tests/integrations/envs.py), then runs
+    ``pytest -m integration`` in the current environment (the one with Memorist installed); each
+    recipe of docs/integrations/ runs in its own package's environment. Not part of ``.ci/run``:
+    a cold install of all of them takes ~20 minutes (docs/testing.md).
+    """
+    import sys
+
+    session.run(sys.executable, "tests/integrations/envs.py")
+    session.run(
+        sys.executable,
+        "-m",
+        "pytest",
+        "tests/integrations",
+        "-m",
+        "integration",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        *session.posargs,
+        env={"HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"},
+    )

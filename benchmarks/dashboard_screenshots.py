@@ -24,6 +24,7 @@ from memorist.testing.server import Server, bearer  # noqa: E402
 from playwright.sync_api import Page, Route, sync_playwright  # noqa: E402
 
 from tests.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from tests.console_corpus import corpus  # noqa: E402
 
 EMAIL, PASSWORD = "ada@example.com", "correct horse battery"
 FACTS = [
@@ -55,6 +56,10 @@ def seed(server: Server) -> None:
         answer = server.post("/memories", json=body, headers=headers)
         answer.raise_for_status()
         ids.append(answer.json()["results"][0]["id"])
+    # A few hundred more of alice's memories, so the table pages and the entity graph has hubs.
+    more = corpus(300, "alice", numbered=False)
+    for at in range(0, len(more), 50):
+        server.post("/memories/batch", json={"items": more[at : at + 50]}, headers=headers).raise_for_status()
     server.request(
         "PUT",
         f"/memories/{ids[2]}",
@@ -94,20 +99,31 @@ def shoot(page: Page, server: Server, out: Path, theme: str) -> list[Path]:
     page.get_by_role("button", name="Sign in").click()
     page.get_by_role("heading", name="Memories").wait_for()
     page.get_by_label("Whose memories").select_option("user:alice")
-    page.get_by_role("list", name="Memories, newest first").wait_for()
+    page.locator("table.memtable tbody tr").first.wait_for()
+    page.get_by_role("button", name="Sort by updated, descending").click()  # the edited memory first
+    page.locator("th[aria-sort='descending']").wait_for()
+    page.locator("table.memtable").get_by_role("button", name="I am allergic to peanuts, shellfish and kiwi.").click()
+    page.get_by_role("complementary").get_by_role("list", name="History, oldest first").wait_for()
+    page.locator("#browse-h").evaluate("h => h.scrollIntoView()")
     save("memories")
-    page.get_by_role("searchbox", name="Search").fill("allergic to peanuts")
+    page.get_by_text("Add a memory by hand").click()
+    page.get_by_role("searchbox", name="Search").fill("Is Maria allergic to peanuts?")
     page.get_by_role("search").get_by_role("button", name="Search").click()
     page.get_by_role("list", name="Search results").wait_for()
+    page.get_by_role("list", name="Search results").evaluate("l => l.scrollIntoView()")
     save("search-explain")
-    page.get_by_role("link", name="I am allergic to peanuts, shellfish and kiwi.").first.click()
+    page.goto(f"{server.url}/dashboard#/memory/{page.locator('table.memtable tr.current').get_attribute('data-id')}")
     page.get_by_role("list", name="History, oldest first").wait_for()
     save("memory-history")
     page.get_by_role("link", name="Entities").click()
-    page.locator("tr[data-entity='user:alice']").get_by_role("button", name="Open").click()
-    page.locator("svg.graph").wait_for()
-    page.locator("#entity-h").evaluate("h => h.scrollIntoView()")
+    page.get_by_label("Whose entities").select_option("user:alice")
+    page.get_by_role("button", name="Links of Maria").click()
+    page.get_by_role("table", name="Entities mentioned with Maria").get_by_role("button").first.click()
+    page.locator("ul.edge-memories").wait_for()
+    page.locator("#explorer-h").evaluate("h => h.scrollIntoView()")
     save("entities-graph")
+    page.locator("#edge-h").evaluate("h => h.scrollIntoView()")
+    save("entity-links")
     page.get_by_role("link", name="API keys").click()
     page.get_by_label("Label").fill("ci-agent")
     page.get_by_role("button", name="Create key").click()

@@ -67,6 +67,8 @@ README_POLICY: dict[tuple[str, str], Policy] = {
     ("PUT", "/memories/{memory_id}"): "user",
     ("DELETE", "/memories/{memory_id}"): "user",
     ("GET", "/memories/{memory_id}/history"): "user",
+    ("GET", "/memories/{memory_id}/entities"): "user",
+    ("GET", "/graph"): "user",
     ("POST", "/search"): "user",
     ("POST", "/reset"): "admin",
     ("GET", "/configure"): "user",
@@ -500,6 +502,10 @@ SPECS: dict[tuple[str, str], Spec] = {
         200, lambda e, p, m: (f"/memories/{_fresh_memory(e) if m == 'fresh' else e.ids['memory']}", {})
     ),
     ("GET", "/memories/{memory_id}/history"): Spec(200, lambda e, p, m: (f"/memories/{e.ids['memory']}/history", {})),
+    ("GET", "/memories/{memory_id}/entities"): Spec(
+        200, lambda e, p, m: (f"/memories/{e.ids['memory']}/entities", {})
+    ),
+    ("GET", "/graph"): Spec(200, lambda e, p, m: ("/graph?user_id=matrix", {})),
     ("POST", "/search"): Spec(200, lambda e, p, m: ("/search", {"json": {"query": "matrix", "user_id": "matrix"}})),
     ("GET", "/configure"): Spec(200, lambda e, p, m: ("/configure", {})),
     ("POST", "/configure"): Spec(

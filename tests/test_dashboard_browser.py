@@ -130,7 +130,7 @@ def test_add_search_explain_edit_delete_a_memory_with_its_history(
     expect(form.locator(".add-result")).to_contain_text("Maria")
     # The picker now has alice, with her count; the list shows both, newest first.
     expect(page.get_by_label("Whose memories")).to_contain_text("alice (2)")
-    items = page.get_by_role("list", name="Memories, newest first").get_by_role("listitem")
+    items = page.locator("table.memtable tbody tr")
     expect(items).to_have_count(2)
     expect(items.first).to_contain_text("Maria")
     expect(page.get_by_text("Page 1 of 1 · 2 memories")).to_be_visible()
@@ -164,14 +164,18 @@ def test_add_search_explain_edit_delete_a_memory_with_its_history(
     page.get_by_role("searchbox", name="Search").fill("allergic to peanuts")
 
     # Filters go to the server: a category no memory has leaves nothing.
-    page.get_by_text("Filters").click()
+    page.get_by_text("Filters (hybrid search)").click()
     page.get_by_label("Categories").fill("no-such-category")
     page.get_by_role("search").get_by_role("button", name="Search").click()
     expect(page.get_by_text("Nothing matched.")).to_be_visible()
 
-    first_link = page.get_by_role("link", name=re.compile("allergic to peanuts"))
-    page.get_by_role("button", name="Back to the list").click()
-    first_link.click()
+    page.get_by_role("button", name="Close the results").click()
+    expect(page.get_by_role("list", name="Search results")).to_have_count(0)
+    page.locator("table.memtable").get_by_role("button", name=re.compile("allergic to peanuts")).click()
+    pane = page.get_by_role("complementary", name="Selected memory")
+    expect(pane.get_by_role("list", name="History, oldest first").get_by_role("listitem").first).to_contain_text("ADD")
+    expect(pane.locator("dl.facts")).to_contain_text("alice")
+    pane.get_by_role("link", name="Open to edit").click()
     expect(page.get_by_role("heading", name="Memory", exact=True)).to_be_visible()
     memory_id = page.url.rsplit("/", 1)[1]
     edit = page.get_by_role("form", name="Edit memory")
@@ -180,10 +184,11 @@ def test_add_search_explain_edit_delete_a_memory_with_its_history(
     edit.get_by_role("button", name="Save changes").click()
     expect(page.locator("#status")).to_have_text("Memory updated.")
     timeline = page.get_by_role("list", name="History, oldest first").get_by_role("listitem")
-    expect(timeline).to_have_count(2)
+    # ADD first, then the UPDATE (a SUPERSEDED row may sit between: the Porto memory added just after
+    # can count as a newer version of this one, depending on the two adds' timing).
     expect(timeline.nth(0)).to_contain_text("ADD")
-    expect(timeline.nth(1)).to_contain_text("UPDATE")
-    expect(timeline.nth(1)).to_contain_text("shellfish")
+    expect(timeline.filter(has_text="UPDATE")).to_have_count(1)
+    expect(timeline.filter(has_text="UPDATE")).to_contain_text("shellfish")
     no_serious_a11y(page, "memory detail")
     token = api_token(server)
     stored = server.get(f"/memories/{memory_id}", headers=bearer(token)).json()
@@ -201,7 +206,9 @@ def test_add_search_explain_edit_delete_a_memory_with_its_history(
     assert server.get(f"/memories/{memory_id}", headers=bearer(token)).status_code == 404
     page.goto(f"{server.url}/dashboard#/memory/{memory_id}")  # a deleted memory still shows its history
     expect(page.get_by_role("heading", name="Memory not found")).to_be_visible()
-    expect(page.get_by_role("list", name="History, oldest first").get_by_role("listitem")).to_have_count(3)
+    history = page.get_by_role("list", name="History, oldest first").get_by_role("listitem")
+    expect(history.filter(has_text="DELETE")).to_have_count(1)
+    expect(history.filter(has_text="UPDATE")).to_have_count(1)
     network_guard.assert_no_script_errors(EXPECTED_HTTP_ERRORS)
 
 
@@ -230,6 +237,8 @@ def test_entities_counts_graph_and_cascade_delete(page: Page, server: AppServer,
     shares = page.get_by_role("table", name="Shares memories with")
     expect(shares.get_by_role("row", name=re.compile("agent:coach"))).to_contain_text("2")
     expect(page.get_by_text("Bob drinks green tea")).to_be_visible()
+    # A short list (no "All N memories" link) used to end with the word "null".
+    expect(page.locator(".entity-detail")).not_to_contain_text("null")
     no_serious_a11y(page, "entity detail with graph")
 
     bob.get_by_role("button", name="Delete user bob").click()

@@ -542,3 +542,21 @@ def test_short_facts_differing_in_one_word_are_versions_newest_first(
     ranked = newest_versions_first(given)
     assert [h.record.id for h in ranked] == [f"m{i}" for i in expected]
     assert [h.score for h in ranked] == [h.score for h in given]
+
+
+def test_explain_marks_a_newer_version_that_took_a_higher_place() -> None:
+    """The console's explain says why a lower raw score ranks first: the hit that moved up is marked."""
+    from dataclasses import replace
+
+    from memorist.engine.versions import newest_versions_first
+
+    given = [
+        replace(h, details={"score": h.score})
+        for h in _hits(("The user's favorite color is red.", 1, None), ("The user's favorite color is blue.", 4, None))
+    ]
+    ranked = newest_versions_first(given)
+    assert [h.record.id for h in ranked] == ["m1", "m0"]
+    assert ranked[0].details == {"score": given[1].score, "reordered": "newer_version"}
+    assert ranked[1].details == {"score": given[0].score}  # moved down: nothing to explain
+    plain = newest_versions_first([replace(h, details=None) for h in given])
+    assert plain[0].details is None  # no explain asked: no details made

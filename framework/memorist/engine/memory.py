@@ -32,6 +32,7 @@ from ..settings import Settings
 from . import vector_space
 from .add import AddPipeline
 from .add_request import AddRequest, build_add_request
+from .browse import EntityBrowser, sorted_page
 from .calibration import calibrate_hits, uncalibrate
 from .changes import MemoryChanges
 from .counts import ScopeCounts
@@ -83,6 +84,7 @@ class Memory:
         #: What hooks receive as ``context`` (the kernel's plugin context; None for a bare engine).
         self.context = context
         self.graph = EntityGraph(db)
+        self.browser = EntityBrowser(db)
         self.history_log = HistoryLog(db)
         self.counts = ScopeCounts(db)
         #: Per-scope write counters that keep every process's scope snapshots coherent.
@@ -467,9 +469,11 @@ class Memory:
         where: Filter | None = None,
         latest_only: bool = False,
         as_of: Any = None,
+        sort: str = "-created_at",
     ) -> Page:
-        """One page of memories, newest first, with the total count (``latest_only`` and
-        ``as_of`` as for :meth:`search`)."""
+        """One page of memories, newest first unless ``sort`` names another order
+        (:data:`.browse.SORTS`), with the total count (``latest_only`` and ``as_of`` as for
+        :meth:`search`)."""
         if page < 1:
             raise ValidationError("page: must be 1 or more")
         if not 1 <= page_size <= MAX_PAGE_SIZE:
@@ -483,7 +487,10 @@ class Memory:
             where = conjoin_optional(where, Condition("id", "nin", tuple(sorted(gone))))
         where = visible(where, org_id, project_id, show_expired)
         store = self.components.vector_store
-        return Page(store.list(where, (page - 1) * page_size, page_size), store.count(where))
+        if sort == "-created_at":
+            return Page(store.list(where, (page - 1) * page_size, page_size), store.count(where))
+        total = store.count(where)
+        return Page(sorted_page(store, where, total, sort, page, page_size), total)
 
     # -- helpers -------------------------------------------------------------------
     @staticmethod

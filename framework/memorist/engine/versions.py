@@ -29,6 +29,7 @@ import re
 from collections import defaultdict
 from dataclasses import replace
 from functools import lru_cache
+from typing import Any
 
 from ..language import DEFAULT, lexicon
 from ..records import MemoryRecord
@@ -148,9 +149,23 @@ def newest_versions_first(hits: list[SearchHit]) -> list[SearchHit]:
             ),
             reverse=True,
         )
+        was = {id(hits[p]): p for p in positions}
         for position, member in zip(positions, members, strict=True):
-            out[position] = replace(member, score=hits[position].score)
+            up = was[id(member)] > position
+            out[position] = replace(member, score=hits[position].score, details=_marked(member, up, MOVED_AS_NEWER))
     return out
+
+
+#: Why explain's ``reordered`` says a hit left its score's place: a newer version of one fact
+#: goes above the older ones, a stated change above the hit it changes.
+MOVED_AS_NEWER, MOVED_AS_CHANGE = "newer_version", "stated_change"
+
+
+def _marked(hit: SearchHit, moved_up: bool, reason: str) -> dict[str, Any] | None:
+    """``hit``'s explain details, with ``reordered`` when it moved above a hit of higher score."""
+    if hit.details is None or not moved_up:
+        return hit.details
+    return dict(hit.details, reordered=reason)
 
 
 def current_first(hits: list[SearchHit], query: str = "") -> list[SearchHit]:
@@ -171,7 +186,11 @@ def current_first(hits: list[SearchHit], query: str = "") -> list[SearchHit]:
                 break
     if not moved:
         return ordered
-    return [replace(hit, score=ordered[position].score) for position, hit in enumerate(out)]
+    was = {id(hit): position for position, hit in enumerate(ordered)}
+    return [
+        replace(hit, score=ordered[position].score, details=_marked(hit, was[id(hit)] > position, MOVED_AS_CHANGE))
+        for position, hit in enumerate(out)
+    ]
 
 
 def _supersedes(later: MemoryRecord, earlier: MemoryRecord, asked: frozenset[str]) -> bool:

@@ -131,6 +131,10 @@ class ListInput:
     scoped: bool = True
     latest_only: bool = False
     as_of: Any = None
+    #: The page's order (:data:`memorist.engine.browse.SORTS`).
+    sort: str = "-created_at"
+    #: Only memories that mention every one of these graph entities (ids from ``GET /graph``).
+    entity_ids: tuple[str, ...] = ()
 
 
 @dataclass

@@ -19,15 +19,18 @@ from typing import Any
 
 from ..admission import QUEUE, RUN_NOW, admit
 from ..auth.errors import PermissionDenied
+from ..engine.browse import EntityGraphView
 from ..engine.counts import EntityCount
+from ..engine.entities import scope_key
 from ..engine.hits import SearchHit
-from ..engine.memory import Memory, Page
+from ..engine.memory import Memory, Page, conjoin_optional
 from ..engine.scope import WILDCARD, require_entity
 from ..engine.supersession import Links
 from ..errors import NotFoundError, ValidationError
 from ..events import Event, EventStore
 from ..export_store import ExportStore
-from ..records import MemoryRecord
+from ..filters import Condition
+from ..records import MemoryRecord, Scope
 from ..settings import LimitsSettings
 from ..spaces import SpaceDirectory
 from . import batch, extras
@@ -223,7 +226,13 @@ class Operations:
         ids = request.ids
         if request.scoped:
             require_entity(ids.all())
-        return self.engine_of(caller).list(
+        where = request.where
+        engine = self.engine_of(caller)
+        if request.entity_ids:
+            key = scope_key(Scope(org_id=caller.org_id, project_id=caller.project_id, **ids.present()))
+            mentioned = engine.browser.memories_with_all(key, request.entity_ids)
+            where = conjoin_optional(where, Condition("id", "in", tuple(mentioned) or ("",)))
+        return engine.list(
             request.filters,
             user_id=ids.user_id,
             agent_id=ids.agent_id,
@@ -234,10 +243,22 @@ class Operations:
             page=request.page,
             page_size=request.page_size,
             show_expired=request.show_expired,
-            where=request.where,
+            where=where,
             latest_only=request.latest_only,
             as_of=request.as_of,
+            sort=request.sort,
         )
+
+    def entity_graph(self, caller: Caller, ids: EntityIds) -> EntityGraphView:
+        """The extracted entities of one user's (else agent's, run's, app's) memories and their links."""
+        require_entity(ids.all())
+        key = scope_key(Scope(org_id=caller.org_id, project_id=caller.project_id, **ids.present()))
+        return self.engine_of(caller).browser.graph(key)
+
+    def memory_entities(self, caller: Caller, memory_id: str) -> list[dict[str, str]]:
+        """The graph entities one memory of the caller's project mentions (404 as :meth:`get`)."""
+        self.get(caller, memory_id)
+        return self.engine_of(caller).browser.of_memory(memory_id)
 
     def links(self, caller: Caller, records: Sequence[MemoryRecord]) -> dict[str, Links]:
         """Each of ``records``' place among its fact's versions (records the caller already read)."""

@@ -79,7 +79,8 @@ class Memories:
         resp.media = outcome.wire(ADDED_SELFHOSTED)
 
     @operation(
-        "List memories of an identifier, newest first (``text``: only those containing its words)",
+        "List memories of an identifier, newest first or by ``sort``, filtered by text, category, dates, "
+        "metadata key or graph entity",
         auth="user",
         tags=TAGS,
         query=m.ListQuery,
@@ -95,6 +96,8 @@ class Memories:
             show_expired=query.show_expired,
             latest_only=query.latest_only,
             as_of=query.as_of,
+            sort=query.sort,
+            entity_ids=query.entity_ids(),
         )
         who = caller(req)
         page = self._ops.list_memories(who, request)
@@ -179,6 +182,38 @@ class History:
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
         resp.media = [history_entry(r) for r in self._ops.history(caller(req), memory_id)]
+
+
+class MemoryEntities:
+    def __init__(self, ops: Operations) -> None:
+        self._ops = ops
+
+    @operation(
+        "The graph entities (names, things) a memory mentions",
+        auth="user",
+        tags=TAGS,
+        response=list[m.MemoryEntityOut],
+        errors=(401, 404),
+    )
+    def on_get(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
+        resp.media = self._ops.memory_entities(caller(req), memory_id)
+
+
+class EntityGraph:
+    def __init__(self, ops: Operations) -> None:
+        self._ops = ops
+
+    @operation(
+        "The entity graph of a user's (agent's, run's, app's) memories: the most linked entities and "
+        "the memories that link each pair",
+        auth="user",
+        tags=("entities",),
+        query=m.GraphQuery,
+        response=m.EntityGraphOut,
+        errors=(400, 401, 422),
+    )
+    def on_get(self, req: falcon.Request, resp: falcon.Response, query: m.GraphQuery) -> None:
+        resp.media = self._ops.entity_graph(caller(req), EntityIds.of(query)).wire()
 
 
 class Search:

@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from ...engine.search import MAX_QUERY_CHARS
+from ...errors import ValidationError
 
 Identifier = Field(default=None, min_length=1, max_length=255)
 
@@ -100,13 +101,53 @@ class ListQuery(BaseModel):
         '(the filter `{"memory": {"icontains": word}}` per word); still newest first',
     )
 
+    sort: Literal["-created_at", "created_at", "-updated_at", "updated_at", "memory", "-memory"] = Field(
+        default="-created_at",
+        description="Order of the pages: a field, `-` first for descending. `updated_at` and `memory` sort "
+        "at most 20,000 matching memories (a 400 past that: filter first)",
+    )
+    category: str | None = Field(
+        default=None, min_length=1, max_length=1000, description="Comma-separated: memories in any of these categories"
+    )
+    created_from: str | None = Field(default=None, max_length=64, description="Created at or after this ISO date-time")
+    created_to: str | None = Field(default=None, max_length=64, description="Created at or before this ISO date-time")
+    metadata_key: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=255,
+        pattern=r"^[A-Za-z0-9_\-]+$",
+        description="Memories whose metadata has this key",
+    )
+    entity: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=400,
+        description="Comma-separated graph entity ids (from GET /graph, at most 8): memories that mention every one",
+    )
+
     def text_filter(self) -> dict[str, Any] | None:
-        """``text`` as a filter: every word must occur (at most 32 words; a longer text is a 400 from parsing)."""
-        words = (self.text or "").split()
-        if not words:
+        """``text`` and the column filters as one filter: every word must occur (at most 32 words; a
+        longer text is a 400 from parsing), and every filter given must hold."""
+        clauses: list[dict[str, Any]] = [{"memory": {"icontains": w}} for w in (self.text or "").split()]
+        categories = [c.strip() for c in (self.category or "").split(",") if c.strip()]
+        if categories:
+            clauses.append({"categories": {"in": categories}})
+        if self.created_from:
+            clauses.append({"created_at": {"gte": self.created_from}})
+        if self.created_to:
+            clauses.append({"created_at": {"lte": self.created_to}})
+        if self.metadata_key:
+            clauses.append({f"metadata.{self.metadata_key}": "*"})
+        if not clauses:
             return None
-        clauses = [{"memory": {"icontains": w}} for w in words]
         return clauses[0] if len(clauses) == 1 else {"AND": clauses}
+
+    def entity_ids(self) -> tuple[str, ...]:
+        """``entity`` split; more than 8 ids is a 400."""
+        ids = tuple(dict.fromkeys(i.strip() for i in (self.entity or "").split(",") if i.strip()))
+        if len(ids) > 8:
+            raise ValidationError(f"entity: at most 8 entity ids; got {len(ids)}")
+        return ids
 
 
 class DeleteAllQuery(BaseModel):
@@ -364,6 +405,42 @@ class RequestEntry(BaseModel):
     latency_ms: float
     auth_type: str
     created_at: str
+
+
+class GraphEntityOut(BaseModel):
+    id: str
+    name: str
+    kind: str = Field(description="proper_noun (a name), quoted or noun_phrase (a thing), as the extractor found it")
+    memories: int
+
+
+class GraphEdgeOut(BaseModel):
+    source: str
+    target: str
+    weight: int = Field(description="How many memories mention both entities")
+    memory_ids: list[str] = Field(description="Up to 5 of them; GET /memories?entity=source,target lists all")
+
+
+class EntityGraphOut(BaseModel):
+    entities: list[GraphEntityOut]
+    edges: list[GraphEdgeOut]
+    total_entities: int
+    linked_memories: int
+
+
+class GraphQuery(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    user_id: str | None = Identifier
+    agent_id: str | None = Identifier
+    run_id: str | None = Identifier
+    app_id: str | None = Identifier
+
+
+class MemoryEntityOut(BaseModel):
+    id: str
+    name: str
+    kind: str
 
 
 class EntityOut(BaseModel):

@@ -24,6 +24,8 @@ def add_routes(
     add("/memories/batch", batch.MemoriesBatch(ops, limits))
     add("/memories/{memory_id}", memories.OneMemory(ops, limits))
     add("/memories/{memory_id}/history", memories.History(ops))
+    add("/memories/{memory_id}/entities", memories.MemoryEntities(ops))
+    add("/graph", memories.EntityGraph(ops))
     add("/search", memories.Search(ops, limits))
     add("/reset", memories.Reset(ops))
     add("/configure", admin.Configure(runtime, limits))

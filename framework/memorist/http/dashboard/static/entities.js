@@ -1,8 +1,12 @@
-// Entities: each user/agent/run/app with its memory count, its linked memories, a small
-// co-occurrence graph (which agents, runs and apps share memories with it), and cascade delete.
+// Entities: the entity explorer (explorer.js: the people, places and things extracted from a
+// user's memories and their links), then each user/agent/run/app with its memory count, its
+// linked memories, a small co-occurrence graph (which agents, runs and apps share memories with
+// it), and cascade delete.
 import { del, get, query } from "./api.js";
-import { SCOPE_FIELD, memoryCard, setScope } from "./memories.js";
-import { announce, confirmDialog, errorBox, h, s, screen, when } from "./ui.js";
+import { entityExplorer } from "./explorer.js";
+import { currentScope, memoryCard, setScope } from "./memories.js";
+import { SCOPE_FIELD } from "./state.js";
+import { announce, confirmDialog, errorBox, fill, h, s, screen, when } from "./ui.js";
 
 const GRAPH_SAMPLE = 1000;
 
@@ -62,7 +66,7 @@ async function detail(entity, panel) {
     const graph = cooccurrence(page.results);
     if (!graph.nodes.has(center)) graph.nodes.set(center, page.count);
     const rows = [...graph.edges].filter(([k]) => k.split("|").includes(center)).sort((a, b) => b[1] - a[1]);
-    panel.replaceChildren(
+    fill(panel,
       h("h2", { id: "entity-h", tabindex: "-1" }, `${entity.type} ${entity.id}`),
       h("div", { class: "grid2" },
         h("figure", { class: "card" }, drawGraph(center, graph),
@@ -105,5 +109,7 @@ export async function entitiesScreen() {
             panel.replaceChildren(errorBox(error));
           }
         } }, "Delete"))))));
-  screen("Entities", entities.length ? table : h("p", { class: "muted" }, "No entities yet: add a memory first."), panel);
+  const explorer = await entityExplorer(entities, currentScope());
+  screen("Entities", explorer,
+    entities.length ? table : h("p", { class: "muted" }, "No entities yet: add a memory first."), panel);
 }

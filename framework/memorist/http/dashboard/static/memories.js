@@ -1,10 +1,13 @@
-// Memories: pick whose (user/agent/run/app, with counts), list newest first with paging,
-// search with the explain breakdown, filters, add by hand. One memory's page is in memory.js.
+// Memories: pick whose (user/agent/run/app, with counts); search (results at the top, with the
+// explain breakdown); add by hand; and the table of all the scope's memories (browse.js: sorted,
+// filtered and paged by the server, bulk delete, a side pane). One memory's page is memory.js.
 import { get, post, query } from "./api.js";
-import { renderExplain } from "./explain.js";
-import { announce, busy, errorBox, field, h, screen, when } from "./ui.js";
+import { memoryTable } from "./browse.js";
+import { renderExplain, rankReasons } from "./explain.js";
+import { SCOPE_FIELD } from "./state.js";
+import { announce, busy, errorBox, field, fill, h, screen, when } from "./ui.js";
 
-export const SCOPE_FIELD = { user: "user_id", agent: "agent_id", run: "run_id", app: "app_id" };
+export { SCOPE_FIELD };
 const PAGE_SIZE = 20;
 const SCOPE_KEY = "memorist.scope";
 
@@ -91,15 +94,22 @@ async function showFullText(scope, results, words, page) {
       h("span", {}, `Page ${page} of ${pages} · ${answer.count} containing “${words}”`),
       h("button", { type: "button", class: "ghost", disabled: page >= pages, onclick: () => showFullText(scope, results, words, page + 1) }, "Next"),
     );
-    results.replaceChildren(
+    fill(results,
       h("h2", {}, `${answer.count} memor${answer.count === 1 ? "y contains" : "ies contain"} “${words}”`),
       answer.results.length ? list : h("p", { class: "muted" }, "No memory contains these words."),
       nav,
-      h("button", { type: "button", class: "ghost", onclick: () => showList(scope, results, 1) }, "Back to the list"),
+      closeButton(results),
     );
   } catch (error) {
     results.replaceChildren(errorBox(error));
   }
+}
+
+function closeButton(results) {
+  return h("button", { type: "button", class: "ghost", onclick: () => {
+    fill(results);
+    document.getElementById("browse-h")?.scrollIntoView({ block: "start" });
+  } }, "Close the results");
 }
 
 function modeToggle() {
@@ -150,11 +160,12 @@ function searchForm(scope, results) {
         if (filters) body.filters = filters;
         const answer = await post("/search", body);
         const list = h("ol", { class: "memories", "aria-label": "Search results" });
-        for (const item of answer.results) list.append(memoryCard(item, renderExplain(item)));
-        results.replaceChildren(
+        const reasons = rankReasons(answer.results);
+        answer.results.forEach((item, i) => list.append(memoryCard(item, renderExplain(item, reasons[i]))));
+        fill(results,
           h("h2", {}, `${answer.results.length} result${answer.results.length === 1 ? "" : "s"} for “${q.value}”`),
           answer.results.length ? list : h("p", { class: "muted" }, "Nothing matched."),
-          h("button", { type: "button", class: "ghost", onclick: () => showList(scope, results, 1) }, "Back to the list"),
+          closeButton(results),
         );
       } catch (error) {
         results.replaceChildren(errorBox(error));
@@ -236,53 +247,40 @@ function addForm(scopeNow, onAdded) {
   return h("details", { class: "add" }, h("summary", {}, "Add a memory by hand"), form);
 }
 
-async function showList(scope, results, page) {
-  if (!scope) {
-    results.replaceChildren(h("p", { class: "muted" }, "Pick a user, agent, run or app above, or add a first memory."));
-    return;
-  }
-  results.replaceChildren(h("p", { class: "muted" }, "Loading…"));
-  try {
-    const answer = await get(`/memories${query({ ...scopeParams(scope), page, page_size: PAGE_SIZE })}`);
-    const pages = Math.max(1, Math.ceil(answer.count / PAGE_SIZE));
-    const list = h("ol", { class: "memories", "aria-label": "Memories, newest first" });
-    for (const item of answer.results) list.append(memoryCard(item));
-    const nav = h(
-      "nav",
-      { class: "pager", "aria-label": "Pages" },
-      h("button", { type: "button", class: "ghost", disabled: page <= 1, onclick: () => showList(scope, results, page - 1) }, "Previous"),
-      h("span", {}, `Page ${page} of ${pages} · ${answer.count} memories`),
-      h("button", { type: "button", class: "ghost", disabled: page >= pages, onclick: () => showList(scope, results, page + 1) }, "Next"),
-    );
-    results.replaceChildren(h("h2", {}, `${scope.type} ${scope.id}`), answer.results.length ? list : h("p", { class: "muted" }, "No memories."), nav);
-  } catch (error) {
-    results.replaceChildren(errorBox(error));
-  }
-}
-
 export async function memoriesScreen() {
   let entities = await get("/entities");
   let scope = currentScope();
   if (scope && !entities.some((e) => e.type === scope.type && e.id === scope.id)) scope = null;
   if (!scope && entities.length) scope = { type: entities[0].type, id: entities[0].id };
-  const results = h("section", { "aria-live": "polite", class: "results" });
+  // Search results sit right under the search form, above the add form and the table.
+  const results = h("section", { "aria-live": "polite", class: "results", "aria-label": "Search results area" });
   const bar = h("div", { class: "card scopebar" });
   const search = h("div", {});
   const add = h("div", {});
-  const choose = (next) => {
+  const browse = h("div", {});
+  const choose = async (next) => {
     scope = next;
     if (scope) setScope(scope);
     bar.replaceChildren(scopePicker(entities, scope, choose));
     search.replaceChildren(searchForm(scope, results));
-    showList(scope, results, 1);
+    fill(results);
+    if (!scope) {
+      fill(browse, h("p", { class: "muted" }, "Pick a user, agent, run or app above, or add a first memory."));
+      return;
+    }
+    const table = memoryTable({ params: scopeParams(scope), label: `${scope.type} ${scope.id}` }, []);
+    fill(browse, table.element);
+    // The entity filter's choices come from the graph, read beside the first page (not before it).
+    const graph = get(`/graph${query(scopeParams(scope))}`).then((g) => table.setEntities(g.entities), () => {});
+    await Promise.all([table.reload(), graph]);
   };
   // After an add, the counts change and a new user may exist: refresh the picker, keep the outcome shown.
   const added = async (body) => {
     entities = await get("/entities");
     const type = Object.keys(SCOPE_FIELD).find((t) => body[SCOPE_FIELD[t]]);
-    choose(type ? { type, id: body[SCOPE_FIELD[type]] } : scope);
+    await choose(type ? { type, id: body[SCOPE_FIELD[type]] } : scope);
   };
   add.replaceChildren(addForm(() => scope, added));
-  screen("Memories", bar, search, add, results);
-  choose(scope);
+  screen("Memories", bar, search, results, add, browse);
+  await choose(scope);
 }

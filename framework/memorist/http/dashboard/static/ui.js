@@ -22,6 +22,14 @@ function append(el, children) {
   }
 }
 
+/** Replace an element's children; unlike ``replaceChildren``, a null or false child is left out
+ * (``replaceChildren(null)`` would show the word "null"). */
+export function fill(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
 const SVG = "http://www.w3.org/2000/svg";
 export function s(tag, attrs = {}, ...children) {
   const el = document.createElementNS(SVG, tag);
@@ -36,7 +44,7 @@ export function s(tag, attrs = {}, ...children) {
 export function screen(title, ...content) {
   const main = document.getElementById("main");
   const heading = h("h1", { tabindex: "-1" }, title);
-  main.replaceChildren(heading, ...content.flat());
+  fill(main, heading, content);
   document.title = `${title} · Memorist`;
   heading.focus({ preventScroll: true });
   return main;
