@@ -10,6 +10,7 @@ import os
 import platform
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -63,10 +64,13 @@ def test_a_malloc_arena_max_in_the_environment_wins() -> None:
     assert not applied and arenas == 3
 
 
-def test_serve_applies_the_setting_before_gunicorn_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_serve_applies_the_setting_before_gunicorn_starts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from memorist import server
     from memorist.settings import Settings
 
+    # run_gunicorn puts prometheus-client in multiprocess mode for the workers it forks; in this
+    # test process that would outlive the test and change how later tests' /metrics read.
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path / "metrics"))
     seen: list[int] = []
     monkeypatch.setattr(server, "limit_malloc_arenas", seen.append)
     monkeypatch.setattr(server.MemoristGunicorn, "run", lambda self: seen.append(-1))

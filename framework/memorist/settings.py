@@ -93,6 +93,11 @@ class EngineSettings(BaseModel):
     #: Cosine similarity at or above which a new fact may be a paraphrase of a stored one in its
     #: scope; it is merged only if its value-bearing tokens agree too (see docs/memory-rules.md).
     near_duplicate_threshold: float = Field(0.9, ge=0.5, le=1.0)
+    #: Share of the vector of the message a memory came from in the memory's stored vector
+    #: (``(1 - w) * fact + w * message``, renormalized; see ``memorist.engine.source_vectors``):
+    #: an agent's turn is worded like the user's own message more than like the extractor's
+    #: third-person statement. 0 stores the fact's own vector.
+    source_vector_weight: float = Field(0.0, ge=0, le=1)
     #: Candidates fetched from each retriever (vector, keyword) per search, at least.
     candidate_pool: int = Field(100, ge=10, le=5000)
     #: Weights of the signals folded into the score; they are normalized to sum to 1.

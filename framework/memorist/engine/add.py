@@ -51,6 +51,7 @@ from .open_questions import OpenQuestions, asked_reader, conversation_key, left_
 from .outcome import AddOutcome, merged_with, skipped_input
 from .scope import exact_scope
 from .scope_index import Pinned, ScopeIndex, ScopeView
+from .source_vectors import blend, source_of
 from .supersession import Supersession, SupersessionLog
 from .supersession_rule import supersedes
 
@@ -106,8 +107,11 @@ class AddPipeline:
         *,
         generations: ScopeGenerations | None = None,
         index: ScopeIndex | None = None,
+        source_weight: float = 0.0,
     ) -> None:
         self._c = components
+        #: Share of the source message's vector in a stored memory's vector (:mod:`.source_vectors`).
+        self._source_weight = source_weight
         self._generations = generations
         #: Answers the duplicate lookups from memory when the add's scope is indexed.
         self._index = index
@@ -185,7 +189,7 @@ class AddPipeline:
             earlier.extend(as_recent(extraction, observed_at))
             left_open(asked, request.scope, extraction)
             extracted.append((observed_at, extraction))
-            texts.update((f.text, None) for f in self._batch_unique(extraction.facts)[0])
+            texts.update((t, None) for t in self._to_embed(request, self._batch_unique(extraction.facts)[0]))
         scopes = list({scope_key(r.scope): r.scope for r in requests}.values())
         with self.guard.hold(scopes) as held:
             prepared, bumped = self._store_many(requests, extracted, texts, scopes, held)
@@ -287,7 +291,7 @@ class AddPipeline:
         # The distinct facts' texts only for an add whose scope is about to load (no extra work on
         # the hot path of an add to a scope already held).
         embed = self._embedding.for_add(
-            self._pinned(request.scope), lambda: [fact.text for fact in self._batch_unique(extraction.facts)[0]]
+            self._pinned(request.scope), lambda: self._to_embed(request, self._batch_unique(extraction.facts)[0])
         )
         with stage("add", "decide"):  # the duplicate rule: store lookups, and the embedding (below)
             prepared = self._decide(request, observed_at, extraction, timed("add", "embed", embed))
@@ -308,7 +312,12 @@ class AddPipeline:
         # Each distinct fact of the batch ends up as (id, text) of the memory that holds it.
         holder: dict[int, tuple[str, str]] = {}
         fresh = self._not_stored(facts, request, holder, outcome, batch)
-        vectors = embed([facts[i].text for i in fresh]) if fresh else None
+        wanted = [facts[i].text for i in fresh]
+        # The source messages of a blend ride in the facts' embedder call (:mod:`.source_vectors`).
+        sources = [source_of(request, facts[i]) for i in fresh] if self._source_weight > 0 else []
+        extra = [t for t in dict.fromkeys(s for s in sources if s is not None) if t not in set(wanted)]
+        matrix = embed(wanted + extra) if fresh else None
+        vectors = matrix[: len(wanted)] if matrix is not None else None
         near: dict[int, list[StoreHit]] = {}
         keep = self._not_paraphrases(fresh, facts, vectors, request, holder, outcome, twins, batch, near)
         now = utcnow()
@@ -326,6 +335,9 @@ class AddPipeline:
         outcome.merged.sort(key=lambda m: (m.source_message is None, m.source_message or 0))
         rows = [fresh.index(i) for i in keep]
         kept_vectors = vectors[np.array(rows, dtype=int)] if vectors is not None and rows else np.zeros((0, 0))
+        if rows and matrix is not None and sources:
+            embedded = dict(zip(wanted + extra, matrix, strict=True))
+            kept_vectors = blend(kept_vectors, [sources[r] for r in rows], embedded, self._source_weight)
         return PreparedAdd(records, kept_vectors, outcome, supersessions=replaced)
 
     def commit(
@@ -376,6 +388,13 @@ class AddPipeline:
         """The request's extraction; ``batch_asked``: see :func:`.open_questions.asked_reader`."""
         asked = asked_reader(self.questions, request.scope, batch_asked)
         return extract(request, observed_at, self._c.language_model, self._c.vector_store, earlier, asked)
+
+    def _to_embed(self, request: AddRequest, facts: Sequence[ExtractedFact]) -> list[str]:
+        """The texts an add embeds for ``facts``: theirs, and with a source blend their messages'."""
+        texts = [fact.text for fact in facts]
+        if self._source_weight > 0:
+            texts += [s for fact in facts if (s := source_of(request, fact)) is not None]
+        return list(dict.fromkeys(texts))
 
     @staticmethod
     def _batch_unique(proposed: Sequence[ExtractedFact]) -> tuple[list[ExtractedFact], list[_Twin]]:

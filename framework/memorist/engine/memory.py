@@ -109,6 +109,7 @@ class Memory:
             engine.near_duplicate_threshold,
             generations=self.generations,
             index=index,
+            source_weight=engine.source_vector_weight,
         )
         self._searcher = HybridSearch(components, self.graph, engine, index)
         #: Updates and deletes, kept coherent across the store and the relational rows.
