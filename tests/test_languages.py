@@ -14,12 +14,14 @@ from pathlib import Path
 
 import pytest
 from memorist import Engine as Memory
-from memorist.engine.keywords import terms
+from memorist.engine.keywords import index_terms, terms
+from memorist.language import language_of
 from memorist.plugins import load_plugins
 from memorist.providers import ProviderContext
 from memorist.testing.inprocess import AppServer
 from memorist.testing.server import ADMIN
 from memorist_entities.rules import RuleEntityExtractor
+from memorist_heuristic.rewrite import third_person
 from memorist_heuristic.segment import skip_reason
 
 from .conftest import fast_settings
@@ -141,3 +143,61 @@ def test_through_the_rest_api_every_language_is_stored_and_found(tmp_path: Path)
             assert _found(fact, texts), (language, question, texts)
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        ("Quel est son métier ?", "fr"),
+        ("¿Dónde vive su hermano?", "es"),
+        ("Wo wohnt sein Bruder?", "de"),
+        ("Onde ele mora?", "pt"),
+        ("Dove abita tua sorella?", "it"),
+        ("Me operaron de la rodilla.", "es"),
+        ("I had a café latte with José in Málaga", "en"),
+        ("See you mañana", "en"),
+        ("Come on, my son", "en"),
+    ],
+)
+def test_short_texts_are_read_in_their_language_by_function_words_and_letters(question: str, language: str) -> None:
+    assert language_of(question) == language
+
+
+@pytest.mark.parametrize(
+    ("text", "dropped", "kept"),
+    [
+        ("¿Cuál es el nombre de su perro?", {"el", "es", "de"}, {"nombr", "perr"}),
+        ("Quel est son métier ?", {"est", "son"}, {"meti"}),
+        ("Мой брат живёт в Москве", {"в"}, {"москв"}),
+        ("The user: Trabajo en un hospital.", {"en", "un"}, {"user", "trabaj", "hospital"}),
+    ],
+)
+def test_function_words_of_the_texts_language_are_not_keywords(text: str, dropped: set[str], kept: set[str]) -> None:
+    found = set(index_terms(text))
+    assert not found & dropped
+    assert kept <= found
+
+
+def test_a_one_character_chinese_word_is_a_keyword_beside_the_pairs() -> None:
+    assert "狗" in index_terms("我养了一只狗")
+    assert "狗" in index_terms("你有狗吗")
+    assert "的" not in index_terms("我的狗")
+
+
+def test_the_english_person_shift_leaves_other_languages_as_written() -> None:
+    spanish = "Me operaron de la rodilla el año pasado."
+    assert third_person(spanish, "the user") == spanish
+    assert third_person("Me encanta bailar salsa los viernes.", "the user").startswith("Me encanta")
+    assert third_person("I love salsa.", "the user").lower().startswith("the user loves")
+
+
+@pytest.mark.parametrize(
+    ("fact", "question"),
+    [
+        ("Vivo en Sevilla desde hace cinco años.", "¿Dónde vive el usuario?"),
+        ("Je travaille comme boulanger.", "Où travaille-t-il ?"),
+        ("Wir wohnten lange in Hamburg.", "Wo wohnt er?"),
+    ],
+)
+def test_a_latin_script_clause_is_stemmed_in_its_own_language(fact: str, question: str) -> None:
+    assert set(index_terms(fact)) & set(index_terms(question)) - {"user"}

@@ -64,7 +64,11 @@ def speaker_label(name: str | None, role: str) -> str:
 def third_person(text: str, speaker: str, *, name_every_time: bool = False) -> str:
     """First-person pronouns replaced: the first by the speaker's name, later ones by they/their
     (every one by the name with ``name_every_time``: when the text names someone else too,
-    "they" could mean either). The lexicon's ``person.first_to_third`` table says how."""
+    "they" could mean either). The lexicon's ``person.first_to_third`` table says how.
+    The table is English: text in another language is left as written (its "me" is not
+    the English "me"), and the speaker prefix alone says who it is about."""
+    if language_of(text) != lexicon().code:
+        return text
     verb_after, no_agreement_before = _agreement()
     named = False
 

@@ -14,6 +14,7 @@ normalisation (``KEYWORD_FLOOR``) keeps its meaning.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
@@ -21,8 +22,9 @@ from functools import lru_cache
 import numpy as np
 import Stemmer
 
-from ..language import DEFAULT, lexicon, pieces
+from ..language import DEFAULT, fold, language_of, lexicon, pieces, script_of
 from ..language.scripts import TERM as WORD_TERM
+from ..language.scripts import runs
 
 K1 = 1.2
 B = 0.75
@@ -82,6 +84,67 @@ def terms(text: str) -> list[str]:
     return out
 
 
+#: Where a text's clauses part: each clause's function words are its own language's (a
+#: memory "The user: Me operaron de la rodilla" is an English frame around Spanish words).
+_CLAUSE = re.compile(r"[.!?;:\n。！？；：]+")
+
+
+@lru_cache(maxsize=64)
+def _function_words(code: str) -> frozenset[str]:
+    return lexicon(code).words("function_words") if code != DEFAULT else frozenset()
+
+
+#: Snowball stemmers of the Latin-script languages with a lexicon: a clause in one of them
+#: is stemmed in it ("vivo", "vive" -> "viv"), not as English.
+_LATIN_STEMMERS = {"es": "spanish", "fr": "french", "de": "german", "it": "italian", "pt": "portuguese"}
+
+
+@lru_cache(maxsize=200_000)
+def _latin_term(token: str, language: str) -> str | None:
+    if len(token.encode()) >= MAX_TOKEN_BYTES:
+        return None
+    stem = str(_language_stemmer(_LATIN_STEMMERS[language]).stemWord(token))
+    folded = unicodedata.normalize("NFKD", stem)
+    return "".join(c for c in folded if not unicodedata.combining(c))
+
+
+@lru_cache(maxsize=8)
+def _language_stemmer(algorithm: str) -> Stemmer.Stemmer:
+    return Stemmer.Stemmer(algorithm)
+
+
+def index_terms(text: str) -> list[str]:
+    """The terms the keyword index matches on: :func:`terms`, less each clause's function
+    words in its own language ("el", "est", "и": English ones are the stop words already),
+    plus each Han character alone, so a one-character word (狗, 猫) matches as well as the
+    character pairs of longer words."""
+    out: list[str] = []
+    for clause in _CLAUSE.split(text):
+        language = language_of(clause)
+        skip = _function_words(language)
+        for token in TERM.findall(clause.lower()):
+            if skip and fold(token) in skip:
+                continue
+            if language in _LATIN_STEMMERS and script_of(token[0]) == "Latin":
+                term = _latin_term(token, language)
+                if term is not None:
+                    out.append(term)
+                continue
+            if token.isascii():
+                term = _term(token)
+                if term is not None:
+                    out.append(term)
+                continue
+            for piece, script in pieces(token):
+                term = _term(piece, script)
+                if term is not None:
+                    out.append(term)
+            for run, script in runs(token):
+                if script == "Han" and len(run) > 1:
+                    out.extend(c for c in run if c not in skip and script_of(c) == "Han")
+    return out
+
+
 class Postings:
     """Term postings of a fixed list of documents: for each term, its rows and counts."""
 
@@ -90,7 +153,7 @@ class Postings:
         counts: dict[str, list[int]] = {}
         lengths: list[int] = []
         for row, text in enumerate(texts):
-            doc = terms(text)
+            doc = index_terms(text)
             lengths.append(len(doc))
             seen: dict[str, int] = {}
             for term in doc:
@@ -131,7 +194,7 @@ class Postings:
         """
         n_docs = len(self)
         out = np.zeros(n_docs, dtype=np.float32)
-        wanted = terms(query)  # a repeated word counts again, as in the stores' queries
+        wanted = index_terms(query)  # a repeated word counts again, as in the stores' queries
         if not wanted or n_docs == 0:
             return out
         # A document without a term is not in the index at all: it counts neither in N

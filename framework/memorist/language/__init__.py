@@ -72,22 +72,36 @@ def _own_words(code: str) -> frozenset[str]:
 
 
 @lru_cache(maxsize=64)
-def _telling_words(code: str) -> frozenset[str]:
-    """The words that tell ``code`` from the other languages of its script: its function
-    words and the words of its greetings and thanks, less those another one uses too ("in"
-    is English and German, "me" English and Spanish)."""
+def _evidence(script: str) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    """What each word and each letter says about the languages written in ``script``: a
+    word (function word, greeting, thanks) or letter ("ñ", "ß") used by k of them counts
+    1/k for each ("in" is English, German and Italian; "est" is only French)."""
     _, sharing = _by_script()
-    others = {c for script in lexicon(code).scripts for c in sharing.get(script, ()) if c != code}
-    return _own_words(code).difference(*(_own_words(c) for c in others))
+    codes = sharing.get(script, [])
+    by_word: dict[str, dict[str, float]] = {}
+    by_letter: dict[str, dict[str, float]] = {}
+    for code in codes:
+        for word in _own_words(code):
+            by_word.setdefault(word, {})[code] = 1.0
+        for letter in lexicon(code).words("letters"):
+            by_letter.setdefault(letter, {})[code] = 1.0
+    for table in (by_word, by_letter):
+        for weights in table.values():
+            for code in weights:
+                weights[code] = 1.0 / len(weights)
+    return by_word, by_letter
 
 
 @lru_cache(maxsize=8192)
 def language_of(text: str) -> str:
     """The language ``text`` is most likely in (ISO 639-1), :data:`DEFAULT` when unsure.
 
-    Japanese is told from Chinese by its kana; a Latin-script text is the language
-    whose function words it uses most (ties, and none at all, go to the default; another
-    language needs two of its words, or half the text's).
+    Japanese is told from Chinese by its kana. A Latin-script text is the language its
+    evidence points to most: its function words (a word several languages use counts for
+    each in part) and, for a question too short for many words, the letters its spelling
+    uses ("é", "ñ", "ß", each distinct letter once). Another language than the default
+    must lead the default by half a word's worth: an English text has English function
+    words, so a loanword in it ("see you mañana") does not tip it.
     """
     if text.isascii():
         script = "Latin"  # the common case, without counting letters
@@ -104,13 +118,18 @@ def language_of(text: str) -> str:
     candidates = sharing.get(script)
     if not candidates:
         return "und"  # a script no lexicon is written in: no language rules apply
-    tokens = [fold(w) for w in words(text)]
-    best, best_hits = DEFAULT if DEFAULT in candidates else candidates[0], 0
-    for code in candidates:
-        vocabulary = _telling_words(code)
-        hits = sum(t in vocabulary for t in tokens)
-        if code != DEFAULT and hits < 2 and 2 * hits < len(tokens):
-            continue  # one telling word in a longer text is a loanword ("go get 'em"), not a language
-        if hits > best_hits or (hits == best_hits and code == DEFAULT):
-            best, best_hits = code, hits
-    return best
+    by_word, by_letter = _evidence(script)
+    folded = fold(text)
+    tokens = words(folded)
+    score = dict.fromkeys(candidates, 0.0)
+    for token in tokens:
+        short = 0.5 if len(token) == 1 else 1.0  # "i", "e", "a": initials and abbreviations too
+        for code, weight in by_word.get(token, {}).items():
+            score[code] += weight * short
+    if not text.isascii():
+        for letter in set(folded):
+            for code, weight in by_letter.get(letter, {}).items():
+                score[code] += weight
+    default = DEFAULT if DEFAULT in candidates else candidates[0]
+    best = max(candidates, key=lambda c: (score[c], c == default))
+    return best if score[best] - score[default] >= 0.5 else default
