@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -40,6 +41,30 @@ from ingest_stages import engine, turns  # noqa: E402
 from locomo import DEFAULT_DATA, turn_text  # noqa: E402
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+
+
+def float_graph_copy(encoder: Any, into: Path) -> Path:
+    """A copy in ``into`` of the float graph ``encoder`` runs.
+
+    On a fresh cache the session runs the plain graph while its fused form is prepared in the
+    background (here or in another process); the fused graph then replaces the plain file, so
+    the file the session was opened from may be gone. Either form gives the same vectors.
+    """
+    if encoder.preparing is not None:
+        encoder.preparing.join()
+    plain: Path = encoder.graph
+    fused = plain.with_name(plain.name.replace("-plain.onnx", ".onnx"))
+    target = into / "float.onnx"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        for candidate in (fused, plain):
+            try:
+                shutil.copyfile(candidate, target)
+                return target
+            except FileNotFoundError:  # replaced between the look and the copy
+                continue
+        time.sleep(0.2)
+    raise FileNotFoundError(f"neither {fused} nor {plain} appeared within 300 s")
 
 
 def one_scale_per_matrix(float_graph: Path, into: Path) -> Path:
@@ -91,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="memorist-precision-") as scratch:
         per_matrix = OnnxSentenceEncoder(
             resolve_model_path(default.components.embedder.options.model),
-            one_scale_per_matrix(float_encoder.graph, Path(scratch)),
+            one_scale_per_matrix(float_graph_copy(float_encoder, Path(scratch)), Path(scratch)),
             SessionTuning(),
         )
         encoders = {"float": float_encoder, "int8, one scale per matrix": per_matrix, "int8, per channel": per_channel}
