@@ -388,3 +388,14 @@ def test_first_users_ranks_the_answer_in_small_scopes(tmp_path: Path) -> None:
     for figure in figures.values():
         assert figure["questions"] > 20 and 0 < figure["mrr"] <= 1
         assert all(position != 1 for _, _, position in figure["missed"])
+
+
+def test_index_terms_times_per_clause_detection_against_english_terms(tmp_path: Path) -> None:
+    data = tmp_path / "locomo"
+    data.mkdir()
+    write_conversation(data)
+    result = run("index_terms.py", "--data", str(data), "--rounds", "1")
+    lines = result.stdout.splitlines()
+    assert "LoCoMo turns" in lines[0], result.stdout
+    assert [line.split()[0] for line in lines[1:]] == ["index_terms", "terms"]
+    assert all(float(line.split()[-4]) > 0 for line in lines[1:])

@@ -120,16 +120,21 @@ def language_of(text: str) -> str:
         return "und"  # a script no lexicon is written in: no language rules apply
     by_word, by_letter = _evidence(script)
     folded = fold(text)
-    tokens = words(folded)
     score = dict.fromkeys(candidates, 0.0)
-    for token in tokens:
+    for token in words(folded):
+        weights = by_word.get(token)
+        if weights is None:  # most words are no language's function word
+            continue
         short = 0.5 if len(token) == 1 else 1.0  # "i", "e", "a": initials and abbreviations too
-        for code, weight in by_word.get(token, {}).items():
+        for code, weight in weights.items():
             score[code] += weight * short
     if not text.isascii():
         for letter in set(folded):
             for code, weight in by_letter.get(letter, {}).items():
                 score[code] += weight
     default = DEFAULT if DEFAULT in candidates else candidates[0]
-    best = max(candidates, key=lambda c: (score[c], c == default))
+    best = default
+    for code in candidates:
+        if score[code] > score[best]:
+            best = code
     return best if score[best] - score[default] >= 0.5 else default
