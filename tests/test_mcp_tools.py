@@ -23,9 +23,13 @@ pytest.importorskip("mcp")
 from mcp import Client  # noqa: E402
 from memorist.api import Memory  # noqa: E402
 from memorist.mcp.adapter import MemoryAccess  # noqa: E402
-from memorist.operations import Caller, Role, ScopeError  # noqa: E402
 from memorist.mcp.tools import build_server, fixed_caller  # noqa: E402
-from memorist.operations import Operations  # noqa: E402
+from memorist.operations import (  # noqa: E402
+    Caller,
+    Operations,  # noqa: E402
+    Role,
+    ScopeError,
+)
 from memorist.plugins import load_plugins  # noqa: E402
 
 from .conftest import fast_settings  # noqa: E402

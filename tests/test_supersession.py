@@ -229,9 +229,8 @@ def test_mcp_tools_take_latest_only_and_delete_linked(memory: Memory) -> None:
     pytest.importorskip("mcp")
     from mcp import Client
     from memorist.mcp.adapter import MemoryAccess
-    from memorist.operations import Caller
     from memorist.mcp.tools import build_server, fixed_caller
-    from memorist.operations import Operations
+    from memorist.operations import Caller, Operations
 
     old = memory.add("I live in Lisbon.", user_id="ana", timestamp=MONDAY)[0]
     new = memory.add("I moved to Porto.", user_id="ana", timestamp=FRIDAY)[0]
