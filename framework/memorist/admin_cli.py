@@ -24,7 +24,8 @@ def _bootstrap(config: str | None) -> Bootstrap:
     from .kernel import open_context
 
     settings, plugins = writable_settings(config)
-    return Bootstrap(open_context(settings, plugins).db)
+    context = open_context(settings, plugins)
+    return Bootstrap(context.db, context.tenancy)
 
 
 def _run(action: object) -> None:

@@ -22,8 +22,8 @@ def check_not_reserved(value: str | None, field: str) -> None:
 
 
 class Bootstrap:
-    def __init__(self, db: Database) -> None:
-        self.tenancy = Tenancy(db)
+    def __init__(self, db: Database, tenancy: Tenancy | None = None) -> None:
+        self.tenancy = tenancy or Tenancy(db)
         self.users = UserStore(db)
         self.keys = ApiKeyStore(db)
 
