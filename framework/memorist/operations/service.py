@@ -62,6 +62,7 @@ class Operations(ProjectData):
         engines: Callable[[], Sequence[Memory]] | None = None,
         spaces: SpaceDirectory | None = None,
         prepare: Callable[[], None] | None = None,
+        batch_caps: bool = True,
     ) -> None:
         self._engine = engine
         #: The engine of the vector space a project lives in (``memorist.spaces``); None: one space.
@@ -72,6 +73,8 @@ class Operations(ProjectData):
         self._prepare = prepare
         self._events = events
         self._limits = limits
+        #: False for the in-process doors: a batch's item and character caps bound one request.
+        self._batch_caps = batch_caps
         #: Stored exports with quotas and retention; without it (bare test setups) exports are unbounded.
         self._exports = exports
 
@@ -118,8 +121,10 @@ class Operations(ProjectData):
     # -- add -------------------------------------------------------------------------
     @requires(Role.OWNER)
     def add(self, caller: Caller, request: AddInput) -> AddResult:
-        """A synchronous add: extract (or store verbatim), store, answer what happened."""
+        """A synchronous add: extract (or store verbatim), store, answer what happened
+        (413 past one add's limits, whatever the door: :mod:`memorist.admission`)."""
         request = confined_add(caller, request)
+        self.admit_add(request)
         require_entity(request.ids.all())
         memory = self.engine_of(caller)
         payload = request.payload(caller.org_id, caller.project_id, caller.actor)
@@ -168,13 +173,13 @@ class Operations(ProjectData):
     # -- batch add (bulk import doors; rules in .batch) ---------------------------------------
     def admit_batch(self, items: Sequence[AddInput]) -> str:
         """``RUN_NOW`` or ``QUEUE`` for a batch; 400 when empty, 413 naming the limit or the item past it."""
-        return batch.admit_batch(items, self._limits)
+        return batch.admit_batch(items, self._limits, capped=self._batch_caps)
 
     @requires(Role.OWNER)
     def check_batch(self, caller: Caller, items: Sequence[AddInput]) -> None:
         """The whole batch's checks without storing anything (a door splitting a batch checks it first)."""
         items = [confined_add(caller, item) for item in items]
-        batch.admit_batch(items, self._limits)
+        self.admit_batch(items)
         batch.validated(self.engine_of(caller), caller, items)
 
     @requires(Role.OWNER)
@@ -182,7 +187,7 @@ class Operations(ProjectData):
         """Many synchronous adds: every item validated first (400 naming it, nothing stored),
         then stored through the engine's batch seam; one result per item, in order."""
         items = [confined_add(caller, item) for item in items]
-        batch.admit_batch(items, self._limits)
+        self.admit_batch(items)
         memory = self.engine_of(caller)
         requests = [request for _, request in batch.validated(memory, caller, items)]
         outcomes = []
@@ -194,7 +199,7 @@ class Operations(ProjectData):
     def submit_batch(self, caller: Caller, items: Sequence[AddInput]) -> list[Event]:
         """A batch queued durably, one event per item, all committed together (validated first)."""
         items = [confined_add(caller, item) for item in items]
-        batch.admit_batch(items, self._limits)
+        self.admit_batch(items)
         payloads = batch.batch_payloads(self.engine_of(caller), caller, items)
         return self.events.submit_many(caller.org_id, caller.project_id, payloads)
 
