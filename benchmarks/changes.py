@@ -94,11 +94,11 @@ def measure(memory: Memory, name: str, sequences: list[dict[str, Any]], verbose:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=("tune", "holdout", "holdout2", "all"), default="tune")
+    parser.add_argument("--set", choices=("tune", "holdout", "holdout2", "holdout3", "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
-    names = ("tune", "holdout", "holdout2") if args.set == "all" else (args.set,)
+    names = ("tune", "holdout", "holdout2", "holdout3") if args.set == "all" else (args.set,)
     with tempfile.TemporaryDirectory() as data_dir:
         settings = load_settings(args.config, {"data_dir": data_dir, "request_log": {"enabled": False}})
         memory = Memory.from_settings(settings)
