@@ -14,9 +14,13 @@ it does not say it adds to what was said ("also", "another", ...), and one of:
 - both are **"X is V" statements** that differ only in the value: "favorite
   color is blue" / "favorite color is green", "is 30" / "is 31".
 
-The words are data (the language layer's lexicon: ``exclusive_attributes``,
-``replacement_words``, ...); this module is the
-mechanism. Facts of two different speakers never supersede each other. What
+The words are data (the language layer's lexicons: ``exclusive_attributes``,
+``replacement_words``, ...); this module is the mechanism. It reads every language's
+lists at once: a fact the extractor keeps in the speaker's words ("The user: Vivo en
+Sevilla.") is too short to tell its language reliably, and the lists are content words
+that rarely mean something else in another language. Only the topic drops the function
+words of the language the statement is told in ("en", "la", "je" are no shared topic).
+Facts of two different speakers never supersede each other. What
 stays apart: "has a dog" / "also has a cat", "likes tea" / "likes coffee",
 "visited Paris" / "visited Rome" (no exclusive attribute, no stated change).
 """
@@ -27,7 +31,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..language import DEFAULT, Phrases, Token, lexicon, phrases, tokens
+from ..language import DEFAULT, Phrases, Token, language_of, languages, lexicon, tokens
 from ..records import MemoryRecord
 from .keywords import STOP_WORDS, terms
 from .versions import version_key
@@ -74,31 +78,43 @@ class Lexicon:
     #: Longest first: "user's" is "user", not "user'".
     possessive_endings: tuple[str, ...]
     articles: frozenset[str]
-    role: Frame | None
-    age: Frame | None
+    role: tuple[Frame, ...]
+    age: tuple[Frame, ...]
+    #: Elided words' openings, longest first: French "j'habite" is "habite".
+    elisions: tuple[str, ...] = ()
 
     @classmethod
-    def load(cls, language: str = DEFAULT) -> Lexicon:
-        lex = lexicon(language)
-        attributes = {
-            word: name
-            for name in (lex.get("exclusive_attributes") or {})
-            for word in lex.words("exclusive_attributes", name)
-        }
-        change = lex.phrases("replacement_words")
+    def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
+        """The lists of the languages ``codes``, merged (a word two languages name keeps the
+        attribute of the first)."""
+        lexes = [lexicon(code) for code in codes]
+        attributes: dict[str, str] = {}
+        for lex in lexes:
+            for name in lex.get("exclusive_attributes") or {}:
+                for word in lex.words("exclusive_attributes", name):
+                    attributes.setdefault(word, name)
+        change = [p for lex in lexes for p in lex.phrases("replacement_words")]
+
+        def union(name: str) -> frozenset[str]:
+            return frozenset().union(*(lex.words(name) for lex in lexes))
+
+        def merged(name: str) -> Phrases:
+            return Phrases({p: name for lex in lexes for p in lex.phrases(name)})
+
         return cls(
             attributes,
-            phrases("additive_words", language=language),
-            phrases("replacement_words", language=language),
+            merged("additive_words"),
+            merged("replacement_words"),
             frozenset(w for p in change for w in p.split()),
             frozenset(p.split()[0] for p in change),
-            lex.words("copulas"),
-            lex.words("speaker_words"),
-            lex.words("relatives"),
-            tuple(sorted(lex.words("possessive_endings"), key=len, reverse=True)),
-            lex.words("articles"),
-            _frame(language, "role_frame"),
-            _frame(language, "age_frame"),
+            union("copulas"),
+            union("speaker_words"),
+            union("relatives"),
+            tuple(sorted(union("possessive_endings"), key=len, reverse=True)),
+            union("articles"),
+            tuple(f for code in codes if (f := _frame(code, "role_frame")) is not None),
+            tuple(f for code in codes if (f := _frame(code, "age_frame")) is not None),
+            tuple(sorted(union("elisions"), key=len, reverse=True)),
         )
 
 
@@ -120,12 +136,17 @@ def _frame(language: str, name: str) -> Frame | None:
 
 @lru_cache(maxsize=1)
 def rule_lexicon() -> Lexicon:
-    return Lexicon.load()
+    """Every language's lists that has them (the default language's first)."""
+    codes = [DEFAULT, *(c for c in languages() if c != DEFAULT)]
+    return Lexicon.load(tuple(c for c in codes if lexicon(c).get("exclusive_attributes")))
 
 
 def _is_copula(word: str, copulas: frozenset[str]) -> bool:
-    """``word`` is a copula, alone ("is") or as a clitic on its subject ("I'm": "'m")."""
-    return word in copulas or any(c.startswith("'") and word.endswith(c) and len(word) > len(c) for c in copulas)
+    """``word`` is a copula, alone ("is"), as a clitic on its subject ("I'm": "'m") or after an
+    elided subject ("j'ai": "ai")."""
+    if word in copulas or _base(word) in copulas:
+        return True
+    return any(c.startswith("'") and word.endswith(c) and len(word) > len(c) for c in copulas)
 
 
 def _role(words: list[Token], frame: Frame) -> bool:
@@ -155,12 +176,8 @@ def _age(words: list[Token], text: str, frame: Frame) -> bool:
 
 
 def _framed(text: str, words: list[Token], lex: Lexicon) -> list[str]:
-    found = []
-    if lex.role is not None and _role(words, lex.role):
-        found.append(lex.role.attribute)
-    if lex.age is not None and _age(words, text, lex.age):
-        found.append(lex.age.attribute)
-    return found
+    found = [frame.attribute for frame in lex.role if _role(words, frame)]
+    return found + [frame.attribute for frame in lex.age if _age(words, text, frame)]
 
 
 @dataclass(frozen=True)
@@ -177,8 +194,14 @@ class Reading:
 
 
 def _base(word: str) -> str:
-    """``word`` without a possessive ending ("user's" -> "user")."""
-    for ending in rule_lexicon().possessive_endings:
+    """``word`` without a possessive ending ("user's" -> "user") or an elided word before it
+    ("j'habite" -> "habite")."""
+    lex = rule_lexicon()
+    for elision in lex.elisions:
+        if word.startswith(elision) and len(word) > len(elision):
+            word = word[len(elision) :]
+            break
+    for ending in lex.possessive_endings:
         if word.endswith(ending) and len(word) > len(ending):
             return word[: -len(ending)]
     return word
@@ -196,10 +219,15 @@ def read(text: str) -> Reading:
         + _value_kinds(text)
         + _framed(text, found, lex)
     )
+    frame = _function_words(text)
     kept = [
         _base(w)
         for w in words
-        if w[0].isalpha() and _base(w) not in lex.speaker and w not in lex.change_words and w not in names
+        if w[0].isalpha()
+        and _base(w) not in lex.speaker
+        and w not in lex.change_words
+        and w not in names
+        and _base(w) not in frame
     ]
     topic = frozenset(terms(" ".join(kept)))
     return Reading(
@@ -212,6 +240,18 @@ def read(text: str) -> Reading:
     )
 
 
+#: The extractor's label before a statement it keeps in the speaker's own words
+#: ("The user: Vivo en Sevilla."): its language is the statement's, not the label's.
+_LABELLED = re.compile(r"^[^:]{1,40}:\s*")
+
+
+def _function_words(text: str) -> frozenset[str]:
+    """The function words of the language ``text``'s statement is in, when not the default's
+    (whose stop words :func:`terms` already drops)."""
+    code = language_of(_LABELLED.sub("", text, count=1))
+    return lexicon(code).words("function_words") if code != DEFAULT else frozenset()
+
+
 def _subjects(words: list[str], lex: Lexicon) -> frozenset[str]:
     """Who a fact is about: its first word (past "the"), the speaker ("user") for the
     extractor's voice, for an attribute or change word opening a fact written without a
@@ -222,15 +262,25 @@ def _subjects(words: list[str], lex: Lexicon) -> frozenset[str]:
         return frozenset()
     first = _base(rest[0])
     out: set[str] = set()
+    other = False
     if first in lex.speaker or first in lex.attributes or first in lex.change_openers:
         out.add(SELF)
-        owner = rest[0] != first  # a possessive: "the user's <owned> ..."
-        owned = next((_base(w) for w in rest[1:4] if _base(w) not in lex.attributes and w.isalpha()), None)
+        # A possessive: "the user's <owned> ...", or the speaker's own "my" after the
+        # extractor's label ("The user: Ma sœur habite à Paris.").
+        owner = rest[0] != first or (first == SELF and len(rest) > 1 and rest[1] in lex.speaker)
+        owned = next(
+            (
+                _base(w)
+                for w in rest[1:4]
+                if _base(w) not in lex.attributes and _base(w) not in lex.speaker and w.isalpha()
+            ),
+            None,
+        )
         if owner and owned in lex.others:
-            out = {owned}
+            out, other = {owned}, True
     else:
         out.add(first)
-    if SELF in (_base(w) for w in rest[:5]) and not (rest[0] != first and first == SELF):
+    if SELF in (_base(w) for w in rest[:5]) and not other and not (rest[0] != first and first == SELF):
         out.add(SELF)
     return frozenset(out)
 
