@@ -12,7 +12,12 @@ it does not say it adds to what was said ("also", "another", ...), and one of:
   "changed", ...) and shares a topic word with the older: "dentist appointment
   on Friday" / "the dentist appointment was rescheduled to Monday";
 - both are **"X is V" statements** that differ only in the value: "favorite
-  color is blue" / "favorite color is green", "is 30" / "is 31".
+  color is blue" / "favorite color is green", "is 30" / "is 31";
+- the newer says it changes something and the two are close in meaning (their
+  embeddings' cosine at least :data:`CHANGE_SIMILARITY`) though they share no word:
+  "is flying to Tokyo on the 14th" / "flight to Tokyo moved to the 16th", "lives in
+  Munich" / "is in Berlin these days". Words miss a change told with other forms of a
+  word or with none of the older fact's words; the embedder reads them as one topic.
 
 The words are data (the language layer's lexicons: ``exclusive_attributes``,
 ``replacement_words``, ...); this module is the mechanism. It reads every language's
@@ -41,6 +46,11 @@ VALUE_KINDS = (
     ("email", re.compile(r"[\w.+\-]+@[\w\-]+\.[\w.\-]+")),
     ("phone", re.compile(r"(?<![\w.])\+?\d[\d \-().]{5,}\d(?![\w.]?\d)")),
 )
+#: A stated change supersedes an older fact of the same subject sharing no topic word when the
+#: two facts' cosine is at least this. On the tune set the changes that share no word score
+#: 0.71 to 0.82 with what they change, while additive facts that say "new" or "now" ("bought a
+#: new laptop" / "got a new phone case") score 0.44 at most with the facts they sit beside.
+CHANGE_SIMILARITY = 0.6
 #: Longest facts read for the "X is V" shape: a long memory differs in more than one value.
 COPULA_MAX_TOKENS = 14
 #: The subject of a fact in the extractor's own voice for the speaker: the last word of the
@@ -312,8 +322,9 @@ def states_attribute(text: str) -> bool:
     return bool(read(text).attributes)
 
 
-def supersedes(newer: MemoryRecord, older: MemoryRecord) -> bool:
-    """Whether storing ``newer`` makes ``older`` a past version (see the module's description)."""
+def supersedes(newer: MemoryRecord, older: MemoryRecord, similarity: float | None = None) -> bool:
+    """Whether storing ``newer`` makes ``older`` a past version (see the module's description);
+    ``similarity``: the two facts' cosine, when the caller has it."""
     if newer.id == older.id or newer.hash == older.hash:
         return False
     if (newer.speaker or "").casefold() != (older.speaker or "").casefold():
@@ -327,7 +338,7 @@ def supersedes(newer: MemoryRecord, older: MemoryRecord) -> bool:
         return False
     if new.attributes & old.attributes:
         return True
-    if new.change and new.topic & old.topic:
+    if new.change and (new.topic & old.topic or (similarity is not None and similarity >= CHANGE_SIMILARITY)):
         return True
     return bool(new.shapes & old.shapes)
 
