@@ -54,6 +54,7 @@ def replay(memory: Memory, user: str, adds: list[str]) -> tuple[dict[str, int], 
 def measure(memory: Memory, name: str, sequences: list[dict[str, Any]], verbose: bool) -> dict[str, float]:
     changed = exact = additive_facts = hidden = 0
     failures: list[str] = []
+    missed: dict[str, int] = {}
     for n, sequence in enumerate(sequences):
         user = f"{name}-{n}"
         origin, stored = replay(memory, user, sequence["adds"])
@@ -70,6 +71,7 @@ def measure(memory: Memory, name: str, sequences: list[dict[str, Any]], verbose:
             ok = shown == want and len(latest) == len([i for i in origin.values() if i in want])
             exact += ok
         if not ok:
+            missed[sequence["kind"]] = missed.get(sequence["kind"], 0) + 1
             failures.append(
                 f"  [{sequence['kind']}] want {sorted(want)}, got {sorted(shown)}\n"
                 + "".join(f"      {i}: {t}\n" for i, t in enumerate(sequence["adds"]))
@@ -87,6 +89,8 @@ def measure(memory: Memory, name: str, sequences: list[dict[str, Any]], verbose:
         f"{name}: {len(sequences)} sequences; current exact {exact}/{changed} = {result['current_exact']:.1%}; "
         f"additive superseded {hidden}/{additive_facts} = {result['additive_superseded']:.1%}"
     )
+    if missed:
+        print("  failed by kind: " + ", ".join(f"{kind} {count}" for kind, count in sorted(missed.items())))
     if verbose and failures:
         print("\n".join(failures))
     return result
