@@ -264,7 +264,7 @@ def read(text: str) -> Reading:
     ]
     topic = frozenset(terms(" ".join(kept)))
     return Reading(
-        _subjects(words, lex),
+        _clause_subjects(text, words, lex),
         attributes,
         topic,
         lex.additive.anywhere(found),
@@ -305,6 +305,23 @@ def _function_words(text: str) -> frozenset[str]:
     (whose stop words :func:`terms` already drops)."""
     code = language_of(_LABELLED.sub("", text, count=1))
     return lexicon(code).words("function_words") if code != DEFAULT else frozenset()
+
+
+#: Where a fact's clauses part: "David passed away in January; the user is a widow." is about
+#: David and about the user.
+_CLAUSE_BREAK = re.compile(r"\s*[;,]\s+")
+
+
+def _clause_subjects(text: str, words: list[str], lex: Lexicon) -> frozenset[str]:
+    """Who a fact is about, and the speaker or a relative a later clause is about (a later
+    clause's first word is no subject otherwise: ", it's 555-9876 now")."""
+    out = _subjects(words, lex)
+    clauses = _CLAUSE_BREAK.split(text)
+    for clause in clauses[1:] if len(clauses) > 1 else ():
+        found = [t.word for t in tokens(clause)]
+        if len(found) >= 2:
+            out |= {s for s in _subjects(found, lex) if s == SELF or s in lex.others}
+    return out
 
 
 def _subjects(words: list[str], lex: Lexicon) -> frozenset[str]:
