@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|holdout3|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -12,10 +12,13 @@ LanceDB, SQLite, in a temporary directory). Prints, per set:
 - ``additive superseded``: among the facts of sequences where nothing changes
   ("I have a dog." / "I also have a cat."), the share ``latest_only`` wrongly hides;
 
-then the failures with ``--verbose``. ``tune.yaml`` is the development set;
-``holdout.yaml`` was written with it, before the rule was tuned, and read once at the
-end (76%); ``holdout2.yaml`` was written after that and before the rule changed
-again, and is read only to check those changes.
+then the failed sequences counted by kind, and the failures themselves with ``--verbose``
+(for the tune set: a held-out set's failures are read as counts, never as phrasings to
+copy). ``tune.yaml`` is the development set; ``holdout.yaml`` was written with it,
+before the rule was tuned, and read once at the end (76%); ``holdout2.yaml`` was written
+after that and before the rule changed again, and is read only to check those changes;
+``holdout3.yaml`` (English, Spanish, French) was written before the next round of
+changes and is only reported on.
 """
 
 from __future__ import annotations
