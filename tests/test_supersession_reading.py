@@ -61,6 +61,12 @@ def test_the_rule_reads_each_languages_lists(older: str, newer: str, replaces: b
     assert _replaces(older, newer) is replaces
 
 
+def test_another_languages_short_words_do_not_frame_an_english_fact() -> None:
+    # Spanish "son" is a copula, French "chat" a pet: an English fact reads neither as one.
+    assert not _replaces("The user's son plays soccer.", "The user's son plays tennis.")
+    assert read("The user's chat with Tom was about moving.").subjects == {"user"}
+
+
 def test_function_words_of_the_statements_language_are_no_topic() -> None:
     # "en", "la", "je" are in nearly every Spanish or French fact: sharing one is no shared topic.
     assert not {"en", "un"} & read("The user: Vivo en un pueblo.").topic

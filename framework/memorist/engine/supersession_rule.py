@@ -26,10 +26,12 @@ it does not say it adds to what was said ("also", "another", ...), and one of:
 
 The words are data (the language layer's lexicons: ``exclusive_attributes``,
 ``replacement_words``, ...); this module is the mechanism. It reads every language's
-lists at once: a fact the extractor keeps in the speaker's words ("The user: Vivo en
-Sevilla.") is too short to tell its language reliably, and the lists are content words
-that rarely mean something else in another language. Only the topic drops the function
-words of the language the statement is told in ("en", "la", "je" are no shared topic).
+attribute, change and additive words at once: a fact the extractor keeps in the
+speaker's words ("The user: Vivo en Sevilla.") is too short to tell its language
+reliably, and those are content words that rarely mean something else in another
+language. The short frame words (copulas, relatives, "my") and the function words the
+topic drops ("en", "la", "je" are no shared topic) are those of the language the
+statement is told in, with the default's (see :func:`reading_lexicon`).
 Facts of two different speakers never supersede each other. What
 stays apart: "has a dog" / "also has a cat", "likes tea" / "likes coffee",
 "visited Paris" / "visited Rome" (no exclusive attribute, no stated change).
@@ -38,7 +40,7 @@ stays apart: "has a dog" / "also has a cat", "likes tea" / "likes coffee",
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..language import DEFAULT, Phrases, Token, fold, language_of, languages, lexicon, tokens
@@ -170,6 +172,29 @@ def rule_lexicon() -> Lexicon:
     return Lexicon.load(tuple(c for c in codes if lexicon(c).get("exclusive_attributes")))
 
 
+@lru_cache(maxsize=64)
+def reading_lexicon(code: str) -> Lexicon:
+    """The lists a statement in language ``code`` is read with: every language's attribute,
+    change and additive words (content words), but the frame words (copulas, relatives,
+    speaker words, articles, the role and age frames) of the default language and ``code``
+    only. Those are short words another language uses otherwise: Spanish "son" is a copula,
+    French "chat" a pet, German "kind" a child, and none of them is one in English."""
+    merged = rule_lexicon()
+    own = code != DEFAULT and bool(lexicon(code).get("exclusive_attributes"))
+    return replace(
+        Lexicon.load((DEFAULT, code) if own else (DEFAULT,)),
+        attributes=merged.attributes,
+        additive=merged.additive,
+        change=merged.change,
+        change_words=merged.change_words,
+        change_openers=merged.change_openers,
+        elisions=merged.elisions,
+        calendar=merged.calendar,
+        ordinals=merged.ordinals,
+        relative_dates=merged.relative_dates,
+    )
+
+
 def _is_copula(word: str, copulas: frozenset[str]) -> bool:
     """``word`` is a copula, alone ("is"), as a clitic on its subject ("I'm": "'m") or after an
     elided subject ("j'ai": "ai")."""
@@ -242,7 +267,8 @@ def _base(word: str) -> str:
 
 @lru_cache(maxsize=65_536)
 def read(text: str) -> Reading:
-    lex = rule_lexicon()
+    code = _language(text)
+    lex = reading_lexicon(code)
     found = tokens(text)
     words = [t.word for t in found]
     # Names: capitalized words past the first; never a topic ("Emma" changes nothing of "Lisbon").
@@ -252,7 +278,7 @@ def read(text: str) -> Reading:
         + _value_kinds(text)
         + _framed(text, found, lex)
     )
-    frame = _function_words(text)
+    frame = lexicon(code).words("function_words") if code != DEFAULT else frozenset()
     kept = [
         _base(w)
         for w in words
@@ -300,11 +326,10 @@ def _anchored(found: list[Token], lex: Lexicon) -> bool:
 _LABELLED = re.compile(r"^[^:]{1,40}:\s*")
 
 
-def _function_words(text: str) -> frozenset[str]:
-    """The function words of the language ``text``'s statement is in, when not the default's
-    (whose stop words :func:`terms` already drops)."""
-    code = language_of(_LABELLED.sub("", text, count=1))
-    return lexicon(code).words("function_words") if code != DEFAULT else frozenset()
+def _language(text: str) -> str:
+    """The language ``text``'s statement is in (past the extractor's label). Its function
+    words are no topic (the default's stop words :func:`terms` already drops)."""
+    return language_of(_LABELLED.sub("", text, count=1))
 
 
 #: Where a fact's clauses part: "David passed away in January; the user is a widow." is about
