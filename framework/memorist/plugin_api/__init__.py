@@ -1,8 +1,10 @@
 """The published plugin API: the one module a Memorist plugin imports.
 
 Everything a plugin needs is here: the ``hookimpl`` marker, the provider
-contracts and the records they exchange, filters, errors, the context hooks
-receive (settings, database, engine), and the helpers route-adding plugins use.
+contracts and the records they exchange, filters, errors, the language layer, and
+the context hooks receive (settings, database, engine). What only a plugin that adds
+HTTP routes needs (the route decorator, tenancy and access checks) is in
+:mod:`memorist.plugin_api.http`.
 Built-in plugins import nothing else from ``memorist`` (a test checks it), so
 what they can do, a third-party plugin can do too.
 
@@ -32,169 +34,87 @@ import importlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .hookspecs import hookimpl
+from ..hookspecs import hookimpl as hookimpl
+from ._published import Published
 
+# The published names. This block is the one list: type checkers read these imports (the
+# ``X as X`` form marks each one a re-export), and at run time ``_published`` reads the same
+# block to import each name on first use (``__getattr__``) and to build ``__all__``. Loading a
+# plugin to read its hooks (``memorist --help`` loads every plugin to list their commands) then
+# imports none of the engine or the database layer, only what the plugin itself uses.
 if TYPE_CHECKING:
-    from .context import PluginContext
-    from .db import Database
-    from .engine.supersession_rule import states_attribute
-    from .errors import (
-        CapabilityError,
-        ConfigurationError,
-        DimensionMismatchError,
-        InvalidFilterError,
-        MemoristError,
-        NotFoundError,
-        ProviderError,
-        ValidationError,
-    )
-    from .filters import DATE_FIELDS, And, Condition, Filter, Not, Or, evaluate, is_metadata_field, parse_filter
-    from .http.operations import operation
-    from .http.platform.access import Access, access
-    from .language import (
-        CASELESS,
-        DEFAULT,
-        SPACELESS,
-        Form,
-        Lexicon,
-        PersonTable,
-        Phrases,
-        Token,
-        at_sentence_start,
-        capitalized,
-        fold,
-        language_of,
-        lexicon,
-        person_table,
-        phrases,
-        script_of,
-        shift,
-        tokens,
-        user_voice_forms,
-    )
-    from .models import resolve_model_path
-    from .outbound import OutboundGuard, OutboundRefused, guarded_transport, pinned_connection
-    from .providers import (
-        PROVIDER_KINDS,
-        Embedder,
-        EntityExtractor,
-        LanguageModel,
-        ModelT,
-        Provider,
-        ProviderContext,
-        ProviderOptions,
-        Reranker,
-        VectorStore,
-        account_for_messages,
-    )
-    from .records import (
-        ChatMessage,
-        EntityMention,
-        ExtractedFact,
-        Extraction,
-        ExtractionRequest,
-        MemoryRecord,
-        Message,
-        RecentMemory,
-        Scope,
-        SkippedInput,
-        StoreHit,
-        StoreMatch,
-        as_utc,
-        utcnow,
-    )
-    from .settings import LimitsSettings
-    from .tenancy import ProjectError, Tenancy
+    from .. import __version__ as __version__
+    from ..context import PluginContext as PluginContext
+    from ..db import Database as Database
+    from ..engine.supersession_rule import states_attribute as states_attribute
+    from ..errors import CapabilityError as CapabilityError
+    from ..errors import ConfigurationError as ConfigurationError
+    from ..errors import DimensionMismatchError as DimensionMismatchError
+    from ..errors import InvalidFilterError as InvalidFilterError
+    from ..errors import MemoristError as MemoristError
+    from ..errors import NotFoundError as NotFoundError
+    from ..errors import ProviderError as ProviderError
+    from ..errors import ValidationError as ValidationError
+    from ..filters import DATE_FIELDS as DATE_FIELDS
+    from ..filters import And as And
+    from ..filters import Condition as Condition
+    from ..filters import Filter as Filter
+    from ..filters import Not as Not
+    from ..filters import Or as Or
+    from ..filters import evaluate as evaluate
+    from ..filters import is_metadata_field as is_metadata_field
+    from ..filters import parse_filter as parse_filter
+    from ..language import CASELESS as CASELESS
+    from ..language import DEFAULT as DEFAULT
+    from ..language import SPACELESS as SPACELESS
+    from ..language import Form as Form
+    from ..language import Lexicon as Lexicon
+    from ..language import PersonTable as PersonTable
+    from ..language import Phrases as Phrases
+    from ..language import Token as Token
+    from ..language import at_sentence_start as at_sentence_start
+    from ..language import capitalized as capitalized
+    from ..language import fold as fold
+    from ..language import language_of as language_of
+    from ..language import lexicon as lexicon
+    from ..language import person_table as person_table
+    from ..language import phrases as phrases
+    from ..language import script_of as script_of
+    from ..language import shift as shift
+    from ..language import tokens as tokens
+    from ..language import user_voice_forms as user_voice_forms
+    from ..models import resolve_model_path as resolve_model_path
+    from ..outbound import OutboundGuard as OutboundGuard
+    from ..outbound import OutboundRefused as OutboundRefused
+    from ..outbound import guarded_transport as guarded_transport
+    from ..outbound import pinned_connection as pinned_connection
+    from ..providers import PROVIDER_KINDS as PROVIDER_KINDS
+    from ..providers import Embedder as Embedder
+    from ..providers import EntityExtractor as EntityExtractor
+    from ..providers import LanguageModel as LanguageModel
+    from ..providers import ModelT as ModelT
+    from ..providers import Provider as Provider
+    from ..providers import ProviderContext as ProviderContext
+    from ..providers import ProviderOptions as ProviderOptions
+    from ..providers import Reranker as Reranker
+    from ..providers import VectorStore as VectorStore
+    from ..providers import account_for_messages as account_for_messages
+    from ..records import ChatMessage as ChatMessage
+    from ..records import EntityMention as EntityMention
+    from ..records import ExtractedFact as ExtractedFact
+    from ..records import Extraction as Extraction
+    from ..records import ExtractionRequest as ExtractionRequest
+    from ..records import MemoryRecord as MemoryRecord
+    from ..records import Message as Message
+    from ..records import RecentMemory as RecentMemory
+    from ..records import Scope as Scope
+    from ..records import SkippedInput as SkippedInput
+    from ..records import StoreHit as StoreHit
+    from ..records import StoreMatch as StoreMatch
+    from ..records import as_utc as as_utc
+    from ..records import utcnow as utcnow
 
-__version__: str
-
-#: The module each name comes from, imported on first use (``__getattr__``): loading a plugin
-#: to read its hooks (``memorist --help`` loads every plugin to list their commands) then
-#: imports none of the engine, the database layer or the web layer, only what the plugin uses.
-_HOMES: dict[str, tuple[str, ...]] = {
-    "memorist.context": ("PluginContext",),
-    "memorist.db": ("Database",),
-    "memorist.engine.supersession_rule": ("states_attribute",),
-    "memorist.errors": (
-        "CapabilityError",
-        "ConfigurationError",
-        "DimensionMismatchError",
-        "InvalidFilterError",
-        "MemoristError",
-        "NotFoundError",
-        "ProviderError",
-        "ValidationError",
-    ),
-    "memorist.filters": (
-        "DATE_FIELDS",
-        "And",
-        "Condition",
-        "Filter",
-        "Not",
-        "Or",
-        "evaluate",
-        "is_metadata_field",
-        "parse_filter",
-    ),
-    "memorist.http.operations": ("operation",),
-    #: The language layer: lexicons, the tokenizer, person shift (see ``memorist.language``).
-    "memorist.language": (
-        "CASELESS",
-        "DEFAULT",
-        "SPACELESS",
-        "Form",
-        "Lexicon",
-        "PersonTable",
-        "Phrases",
-        "Token",
-        "at_sentence_start",
-        "capitalized",
-        "fold",
-        "language_of",
-        "lexicon",
-        "person_table",
-        "phrases",
-        "script_of",
-        "shift",
-        "tokens",
-        "user_voice_forms",
-    ),
-    "memorist.http.platform.access": ("Access", "access"),
-    "memorist.models": ("resolve_model_path",),
-    "memorist.outbound": ("OutboundGuard", "OutboundRefused", "guarded_transport", "pinned_connection"),
-    "memorist.providers": (
-        "PROVIDER_KINDS",
-        "Embedder",
-        "EntityExtractor",
-        "LanguageModel",
-        "ModelT",
-        "Provider",
-        "ProviderContext",
-        "ProviderOptions",
-        "Reranker",
-        "VectorStore",
-        "account_for_messages",
-    ),
-    "memorist.records": (
-        "ChatMessage",
-        "EntityMention",
-        "ExtractedFact",
-        "Extraction",
-        "ExtractionRequest",
-        "MemoryRecord",
-        "Message",
-        "RecentMemory",
-        "Scope",
-        "SkippedInput",
-        "StoreHit",
-        "StoreMatch",
-        "as_utc",
-        "utcnow",
-    ),
-    "memorist.settings": ("LimitsSettings",),
-    "memorist.tenancy": ("ProjectError", "Tenancy"),
-}
-_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+_PUBLISHED = Published(__name__, always=("LazyExports", "hookimpl"))
 
 
 class LazyExports:
@@ -233,95 +153,9 @@ class LazyExports:
         raise AttributeError(f"module {self.package!r} has no attribute {name!r}")
 
 
-__all__ = [
-    "CASELESS",
-    "DATE_FIELDS",
-    "DEFAULT",
-    "PROVIDER_KINDS",
-    "SPACELESS",
-    "Access",
-    "And",
-    "CapabilityError",
-    "ChatMessage",
-    "Condition",
-    "ConfigurationError",
-    "Database",
-    "DimensionMismatchError",
-    "Embedder",
-    "EntityExtractor",
-    "EntityMention",
-    "ExtractedFact",
-    "Extraction",
-    "ExtractionRequest",
-    "Filter",
-    "Form",
-    "InvalidFilterError",
-    "LanguageModel",
-    "LazyExports",
-    "Lexicon",
-    "LimitsSettings",
-    "MemoristError",
-    "MemoryRecord",
-    "Message",
-    "ModelT",
-    "Not",
-    "NotFoundError",
-    "Or",
-    "OutboundGuard",
-    "OutboundRefused",
-    "PersonTable",
-    "Phrases",
-    "PluginContext",
-    "ProjectError",
-    "Provider",
-    "ProviderContext",
-    "ProviderError",
-    "ProviderOptions",
-    "RecentMemory",
-    "Reranker",
-    "Scope",
-    "SkippedInput",
-    "StoreHit",
-    "StoreMatch",
-    "Tenancy",
-    "Token",
-    "ValidationError",
-    "VectorStore",
-    "__version__",
-    "access",
-    "account_for_messages",
-    "as_utc",
-    "at_sentence_start",
-    "capitalized",
-    "evaluate",
-    "fold",
-    "guarded_transport",
-    "hookimpl",
-    "is_metadata_field",
-    "language_of",
-    "lexicon",
-    "operation",
-    "parse_filter",
-    "person_table",
-    "phrases",
-    "pinned_connection",
-    "resolve_model_path",
-    "script_of",
-    "shift",
-    "states_attribute",
-    "tokens",
-    "user_voice_forms",
-    "utcnow",
-]
-
-
 def __getattr__(name: str) -> Any:
-    if name == "__version__":
-        from . import __version__ as version
+    return _PUBLISHED.attribute(name)
 
-        return version
-    if name in _HOME_OF:
-        value = getattr(importlib.import_module(_HOME_OF[name]), name)
-        globals()[name] = value  # once imported, a plain module attribute
-        return value
-    raise AttributeError(f"module 'memorist.plugin_api' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return _PUBLISHED.dir()
