@@ -20,6 +20,7 @@ def homes(module: ModuleType) -> dict[str, str]:
     """Published name -> the module it comes from, for every import under ``module``'s
     top-level ``if TYPE_CHECKING:`` block (relative imports resolved against its package)."""
     import ast  # here: a process that asks for no published name never parses anything
+
     loader = module.__spec__.loader if module.__spec__ is not None else None
     source = loader.get_source(module.__name__) if loader is not None else None  # type: ignore[attr-defined]
     if source is None:  # pragma: no cover - a bytecode-only install; the API cannot be listed
@@ -65,7 +66,7 @@ class Published:
         """The module ``__getattr__``: import ``name`` from its home, then keep it as a plain attribute."""
         if name == "__all__":
             names = self.names()
-            setattr(importlib.import_module(self.module_name), "__all__", names)
+            importlib.import_module(self.module_name).__all__ = names
             return names
         if name in self.homes:
             module = importlib.import_module(self.module_name)
