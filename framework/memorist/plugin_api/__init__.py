@@ -100,6 +100,7 @@ if TYPE_CHECKING:
     from ..providers import VectorStore as VectorStore
     from ..providers import account_for_messages as account_for_messages
     from ..records import ChatMessage as ChatMessage
+    from ..records import ContextWanted as ContextWanted
     from ..records import EntityMention as EntityMention
     from ..records import ExtractedFact as ExtractedFact
     from ..records import Extraction as Extraction
