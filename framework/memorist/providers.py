@@ -318,7 +318,9 @@ class EntityExtractor(Provider[OptionsT]):
 
     @abstractmethod
     def extract(self, text: str) -> list[EntityMention]:
-        """Entity mentions in ``text``, each once, in order of appearance."""
+        """Entity mentions in ``text``, each once, as written in it (whitespace aside), in the
+        extractor's order of priority (the rules extractor: quoted text, proper nouns, then
+        noun phrases, so its ``max_entities`` cap drops noun phrases first)."""
 
 
 #: Provider kinds, as configuration sections name them, with their contracts.
