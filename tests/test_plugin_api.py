@@ -285,3 +285,13 @@ def test_a_plugins_lazy_exports_load_on_registration_and_on_attribute_access() -
     registered: list[type[VectorStore]] = []
     memorist_lancedb.register_vector_stores(registered.append)
     assert registered == [memorist_lancedb.LanceDBVectorStore]
+
+
+def test_the_list_is_read_whatever_loader_loaded_the_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytest's assertion-rewriting loader (it loads every module of a distribution that registers
+    a pytest plugin, as memorist does) has no ``get_source``: the names are still found."""
+    import memorist.plugin_api as api
+    from memorist.plugin_api._published import homes
+
+    monkeypatch.setattr(api.__spec__, "loader", object())
+    assert homes(api) == api._PUBLISHED.homes and homes(api)["Embedder"] == "memorist.providers"

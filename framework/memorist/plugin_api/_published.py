@@ -21,10 +21,7 @@ def homes(module: ModuleType) -> dict[str, str]:
     top-level ``if TYPE_CHECKING:`` block (relative imports resolved against its package)."""
     import ast  # here: a process that asks for no published name never parses anything
 
-    loader = module.__spec__.loader if module.__spec__ is not None else None
-    source = loader.get_source(module.__name__) if loader is not None else None  # type: ignore[attr-defined]
-    if source is None:  # pragma: no cover - a bytecode-only install; the API cannot be listed
-        raise ImportError(f"{module.__name__}: its source is needed to list the published names")
+    source = _source(module)
     package = module.__package__ or module.__name__.rpartition(".")[0]
     found: dict[str, str] = {}
     for node in ast.parse(source).body:
@@ -37,6 +34,24 @@ def homes(module: ModuleType) -> dict[str, str]:
             for alias in statement.names:
                 found[alias.asname or alias.name] = home
     return found
+
+
+def _source(module: ModuleType) -> str:
+    """The module's source: its file, else what its loader has (a zip import). Not the loader
+    first: pytest's assertion-rewriting loader, which loads every module of a distribution that
+    registers a pytest plugin (memorist does), has no ``get_source``."""
+    path = getattr(module, "__file__", None)
+    if path and path.endswith(".py"):
+        try:
+            with open(path, encoding="utf-8") as file:
+                return file.read()
+        except OSError:
+            pass
+    loader = getattr(module.__spec__, "loader", None)
+    source = loader.get_source(module.__name__) if hasattr(loader, "get_source") else None
+    if source is None:  # pragma: no cover - a bytecode-only install; the API cannot be listed
+        raise ImportError(f"{module.__name__}: its source is needed to list the published names")
+    return str(source)
 
 
 class Published:
