@@ -8,6 +8,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from memorist.testing.reranker import RerankerContract
 
 pytest_plugins = ["pytester"]
 
@@ -93,10 +94,38 @@ def test_a_plugin_authors_tests_run_on_the_fixtures(pytester: pytest.Pytester) -
     result.assert_outcomes(passed=4)
 
 
+#: The reranker the plugin guide's example tests (docs/plugins.md names it ``my_plugin``).
+SHUFFLE_PLUGIN = """
+from typing import ClassVar
+
+from memorist.plugin_api import Reranker, hookimpl
+
+
+class ShuffleReranker(Reranker):
+    name: ClassVar[str] = "shuffle"
+
+    def rerank(self, query, hits, top_k):
+        return list(reversed(hits))[:top_k]
+
+
+@hookimpl
+def register_rerankers(register):
+    register(ShuffleReranker)
+"""
+
+
+def guide_example() -> str:
+    """The plugin guide's reranker tests, as the page shows them."""
+    page = (ROOT / "docs" / "plugins.md").read_text(encoding="utf-8")
+    start = page.index("import pytest\nfrom memorist.testing.reranker import RerankerContract")
+    return page[start : page.index("```", start)]
+
+
 def test_naming_it_in_a_conftest_beside_the_plugin_option_loads_it_once(pytester: pytest.Pytester) -> None:
     """As with the installed entry point: ``pytest_plugins`` in a conftest and the plugin already
-    loaded. In a process of its own, as a plugin author runs it."""
+    loaded. In a process of its own, as a plugin author runs it; with the plugin guide's example."""
     pytester.makeconftest('pytest_plugins = ["memorist.testing.fixtures"]')
-    pytester.makepyfile(test_my_plugin=AUTHORS_TESTS)
+    pytester.makepyfile(test_my_plugin=AUTHORS_TESTS, test_guide_example=guide_example(), my_plugin=SHUFFLE_PLUGIN)
     result = pytester.runpytest_subprocess("-p", "memorist.testing.fixtures", "-p", "no:cacheprovider", "-q")
-    result.assert_outcomes(passed=4)
+    contract = len([name for name in dir(RerankerContract) if name.startswith("test_")])
+    result.assert_outcomes(passed=4 + 1 + contract + 3 + 3)  # parametrized: top_k x4, queries x4
