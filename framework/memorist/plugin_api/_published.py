@@ -48,7 +48,8 @@ def _source(module: ModuleType) -> str:
         except OSError:
             pass
     loader = getattr(module.__spec__, "loader", None)
-    source = loader.get_source(module.__name__) if hasattr(loader, "get_source") else None
+    get_source = getattr(loader, "get_source", None)
+    source = get_source(module.__name__) if get_source is not None else None
     if source is None:  # pragma: no cover - a bytecode-only install; the API cannot be listed
         raise ImportError(f"{module.__name__}: its source is needed to list the published names")
     return str(source)
@@ -81,7 +82,7 @@ class Published:
         """The module ``__getattr__``: import ``name`` from its home, then keep it as a plain attribute."""
         if name == "__all__":
             names = self.names()
-            importlib.import_module(self.module_name).__all__ = names
+            vars(importlib.import_module(self.module_name))["__all__"] = names
             return names
         if name in self.homes:
             module = importlib.import_module(self.module_name)
