@@ -6,14 +6,13 @@ from typing import Any
 
 import falcon
 
-from ...operations import Operations, entity_row
+from ...operations import EntityOut, Operations, iso
 from ...providers import PROVIDER_KINDS
 from ...redaction import redact
 from ...registry import ProviderRegistry
 from ...runtime import CONFIGURABLE, Runtime
 from ...settings import LimitsSettings
 from ..operations import operation
-from ..present import iso
 from ..request_log import RequestLog
 from . import models as m
 from .memories import caller
@@ -119,7 +118,7 @@ class Entities:
         errors=(401,),
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = [entity_row(c) for c in self._ops.entities(caller(req))]
+        resp.media = [EntityOut.of(c).wire() for c in self._ops.entities(caller(req))]
 
 
 class OneEntity:

@@ -1,6 +1,9 @@
 """Request and response models of the self-hosted REST API.
 
-They validate requests and, through :mod:`memorist.http.openapi`, document them.
+Request models validate and, through :mod:`memorist.http.openapi`, document requests. The
+memory results (items, hits, add answers, history, entities) are the operations layer's
+response models (:mod:`memorist.operations.wire`), which serialize them for every door;
+this module imports them so routes name every model from one place.
 """
 
 from __future__ import annotations
@@ -11,6 +14,12 @@ from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from ...errors import ValidationError
 from ...limits import MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TOP_K
+from ...operations.results import AddedMemory as AddedMemory
+from ...operations.wire import EntityOut as EntityOut
+from ...operations.wire import HistoryEntry as HistoryEntry
+from ...operations.wire import MemoryItem as MemoryItem
+from ...operations.wire import MergedInput, SkippedPart
+from ...operations.wire import SearchResult as SearchResult
 
 Identifier = Field(default=None, min_length=1, max_length=255)
 
@@ -42,33 +51,6 @@ class AddMemories(BaseModel):
     excludes: str | None = Field(default=None, max_length=20_000)
     multilingual: bool = False
     enable_graph: bool | None = None
-
-
-class AddedMemory(BaseModel):
-    id: str
-    memory: str
-    event: Literal["ADD"]
-
-
-class MergedInput(BaseModel):
-    """A proposed fact not stored because a memory already says it (see docs/memory-rules.md)."""
-
-    memory: str
-    event: Literal["MERGED"]
-    memory_id: str
-    matched_memory: str | None
-    reason: str
-    similarity: float
-    source_message: int | None
-
-
-class SkippedPart(BaseModel):
-    """An input message, or a part of one, that held nothing to remember, and why."""
-
-    memory: str
-    event: Literal["SKIPPED"]
-    reason: str
-    source_message: int | None
 
 
 class AddResult(BaseModel):
@@ -167,27 +149,6 @@ class DeleteOneQuery(BaseModel):
     )
 
 
-class MemoryItem(BaseModel):
-    id: str
-    memory: str
-    hash: str
-    metadata: dict[str, Any]
-    categories: list[str]
-    created_at: str | None
-    updated_at: str | None
-    expiration_date: str | None
-    observed_at: str | None = Field(default=None, description="When the fact was said (the conversation's time)")
-    attributed_to: str | None
-    user_id: str | None
-    agent_id: str | None
-    run_id: str | None
-    app_id: str | None
-    #: On get and list (never on search results): the memory's place among its fact's versions.
-    linked_memory_ids: list[str] | None = Field(default=None, description="Older memories this one superseded")
-    superseded_by: str | None = Field(default=None, description="The memory that superseded this one")
-    superseded_at: str | None = Field(default=None, description="When it was superseded")
-
-
 class MemoryPage(BaseModel):
     results: list[MemoryItem]
     count: int
@@ -231,29 +192,8 @@ class SearchBody(BaseModel):
     )
 
 
-class SearchResult(MemoryItem):
-    score: float
-    score_details: dict[str, Any] | None = None
-
-
 class SearchResults(BaseModel):
     results: list[SearchResult]
-
-
-class HistoryEntry(BaseModel):
-    id: str
-    memory_id: str
-    event: str
-    old_memory: str | None
-    new_memory: str | None
-    old_metadata: dict[str, Any] | None = None
-    new_metadata: dict[str, Any] | None = None
-    actor: str | None
-    role: str | None
-    created_at: str
-    input: str | None = Field(default=None, description="ADD: the message the memory was extracted from")
-    linked_memory_ids: list[str] = Field(default_factory=list, description="ADD: the memories this add superseded")
-    superseded_by: str | None = Field(default=None, description="SUPERSEDED: the memory that replaced this one")
 
 
 class Message(BaseModel):
@@ -442,14 +382,6 @@ class MemoryEntityOut(BaseModel):
     id: str
     name: str
     kind: str
-
-
-class EntityOut(BaseModel):
-    id: str
-    type: str
-    total_memories: int
-    created_at: str
-    updated_at: str
 
 
 class Providers(BaseModel):
