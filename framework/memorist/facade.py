@@ -201,11 +201,16 @@ class Memory:
         metadata: Mapping[str, Any] | None = None,
         expiration_date: Any = _UNSET,
         data: str | None = None,
+        timestamp: Any = None,
     ) -> dict[str, str]:
-        """Change a memory's text (``text``, or mem0's older ``data``), metadata or expiration."""
+        """Change a memory's text (``text``, or mem0's older ``data``), metadata, expiration or
+        ``timestamp`` (when it was said); a call that changes nothing raises ``ValueError``."""
         text = text if text is not None else data
         request = UpdateInput(
-            text=text, metadata=dict(metadata) if metadata is not None else None, expiration_date=expiration_date
+            text=text,
+            metadata=dict(metadata) if metadata is not None else None,
+            expiration_date=expiration_date,
+            timestamp=timestamp,
         )
         self.operations.update(self._caller, memory_id, request)
         return {"message": "Memory updated successfully!"}

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
 from ...auth.users import normalize_email
 from ...errors import ValidationError
-from ...limits import MAX_PLATFORM_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TOP_K
+from ...limits import MAX_BATCH_CHANGES, MAX_PAGE, MAX_PLATFORM_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TOP_K
 from ...operations.results import AddedMemoryV3 as AddedMemoryV3
 from ...operations.results import EventOut as EventOut
 from ...operations.wire import EntityV1 as EntityV1
@@ -102,7 +102,7 @@ class ListV3(PlatformBody):
 class Paging(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    page: int = Field(default=1, ge=1, le=1_000_000)
+    page: int = Field(default=1, ge=1, le=MAX_PAGE)
     page_size: int = Field(default=100, ge=1, le=MAX_PLATFORM_PAGE_SIZE)
 
 
@@ -144,7 +144,7 @@ class BatchItem(BaseModel):
 
 
 class Batch(PlatformBody):
-    memories: list[BatchItem] = Field(min_length=1, max_length=1000)
+    memories: list[BatchItem] = Field(min_length=1, max_length=MAX_BATCH_CHANGES)
 
 
 class ProjectPatch(PlatformBody):
@@ -164,8 +164,7 @@ class Member(PlatformBody):
 class EventsQuery(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    # Bounded like Paging.page: an unbounded page overflowed SQLite's 64-bit OFFSET (a 500).
-    page: int = Field(default=1, ge=1, le=1_000_000)
+    page: int = Field(default=1, ge=1, le=MAX_PAGE)
     page_size: int = Field(default=50, ge=1, le=MAX_PLATFORM_PAGE_SIZE)
 
 

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
 
 from ...errors import ValidationError
-from ...limits import MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TOP_K
+from ...limits import MAX_PAGE, MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TOP_K
 from ...operations.results import AddedMemory as AddedMemory
 from ...operations.wire import EntityOut as EntityOut
 from ...operations.wire import HistoryEntry as HistoryEntry
@@ -68,7 +68,7 @@ class ListQuery(BaseModel):
     agent_id: str | None = Identifier
     run_id: str | None = Identifier
     app_id: str | None = Identifier
-    page: int = Field(default=1, ge=1, le=1_000_000)
+    page: int = Field(default=1, ge=1, le=MAX_PAGE)
     page_size: int = Field(default=100, ge=1, le=MAX_PAGE_SIZE)
     show_expired: bool = False
     latest_only: bool = Field(default=False, description="Leave out memories a newer one superseded")
