@@ -7,7 +7,7 @@ which serialize them for every door; the platform's item is derived from the sel
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
@@ -78,7 +78,7 @@ class SearchV3(PlatformBody):
     explain: bool = False
     enable_graph: bool | None = None
     reference_date: str | int | float | None = Field(
-        default=None, description="Anchors relative time in the query (\"last week\"): a date or Unix seconds"
+        default=None, description='Anchors relative time in the query ("last week"): a date or Unix seconds'
     )
     latest_only: bool = Field(default=False, description="Leave out memories a newer one superseded")
     as_of: str | int | float | None = Field(
@@ -312,14 +312,23 @@ def _narrowable(model: type[BaseModel], name: str, doc: str) -> type[BaseModel]:
     fields: dict[str, Any] = {"id": (str, ...)}
     for key, info in model.model_fields.items():
         if key != "id":
-            fields[key] = (info.annotation | None, Field(default=None, description=info.description))
+            annotation: Any = info.annotation
+            fields[key] = (annotation | None, Field(default=None, description=info.description))
     return create_model(name, __doc__=doc, **fields)
 
 
-MemoryItemV1 = _narrowable(
-    MemoryItem, "MemoryItemV1", "A memory (``fields`` in a v3 request may narrow it to some keys; ``id`` always stays)."
-)
-SearchHitV3 = _narrowable(SearchResult, "SearchHitV3", "A search hit (``fields`` may narrow it; ``id`` always stays).")
+if TYPE_CHECKING:  # the type checker sees the models they are derived from
+    MemoryItemV1 = MemoryItem
+    SearchHitV3 = SearchResult
+else:
+    MemoryItemV1 = _narrowable(
+        MemoryItem,
+        "MemoryItemV1",
+        "A memory (``fields`` in a v3 request may narrow it to some keys; ``id`` always stays).",
+    )
+    SearchHitV3 = _narrowable(
+        SearchResult, "SearchHitV3", "A search hit (``fields`` may narrow it; ``id`` always stays)."
+    )
 
 
 class SearchResultsV3(BaseModel):
