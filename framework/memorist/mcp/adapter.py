@@ -20,8 +20,8 @@ from ..engine.supersession import Links
 from ..errors import NotFoundError
 from ..operations import AddInput, EntityIds, ListInput, Operations, SearchInput, UpdateInput
 from ..operations import Caller as Tenant
-from ..operations.results import AddResult
-from ..operations.wire import EntityOut, HistoryEntry, MemoryItem, SearchResult
+from ..operations.results import AddedMemory, AddResult
+from ..operations.wire import EntityOut, HistoryEntry, MemoryItem, MergedInput, SearchResult, SkippedPart
 from ..records import ENTITY_SCOPE_FIELDS, ENTITY_TYPES, MemoryRecord
 from .scope import Caller
 
@@ -37,11 +37,13 @@ def compact(record: MemoryRecord, links: Links | None = None) -> dict[str, Any]:
 
 
 def compact_add(result: AddResult, ids: Mapping[str, str]) -> dict[str, Any]:
-    out: dict[str, Any] = {"stored": [{"id": r.id, "memory": r.text} for r in result.stored]}
+    """What an add did, as the models' compact projections: ``stored`` (id and text), ``merged``
+    (``into`` the memory that already says it) and ``skipped``, with the scope it ran in."""
+    out: dict[str, Any] = {"stored": [AddedMemory.of(r).compact(drop=("event",)) for r in result.stored]}
     if result.merged:
-        out["merged"] = [{"memory": m.text, "into": m.memory_id, "reason": m.reason} for m in result.merged]
+        out["merged"] = [MergedInput.of(m).compact() for m in result.merged]
     if result.skipped:
-        out["skipped"] = [{"memory": s.text, "reason": s.reason} for s in result.skipped]
+        out["skipped"] = [SkippedPart.of(s).compact() for s in result.skipped]
     if not (result.stored or result.merged or result.skipped):
         out["note"] = "nothing was stored: no lasting facts found in the text"
     out["scope"] = dict(ids)

@@ -190,6 +190,10 @@ class MergedInput(WireModel):
             source_message=merged.source_message,
         )
 
+    def compact(self, drop: Iterable[str] = ()) -> dict[str, Any]:
+        """MCP's merged fact: what was proposed, the memory it went ``into``, and why."""
+        return {"memory": self.memory, "into": self.memory_id, "reason": self.reason}
+
 
 class SkippedPart(WireModel):
     """An input message, or a part of one, that held nothing to remember, and why."""
@@ -202,6 +206,10 @@ class SkippedPart(WireModel):
     @classmethod
     def of(cls, skipped: Skipped) -> SkippedPart:
         return cls(memory=skipped.text, event="SKIPPED", reason=skipped.reason, source_message=skipped.source_message)
+
+    def compact(self, drop: Iterable[str] = ()) -> dict[str, Any]:
+        """MCP's skipped part: what it was and why (the event name says nothing new there)."""
+        return super().compact(("event", "source_message", *drop))
 
 
 class HistoryEntry(WireModel):
