@@ -180,6 +180,9 @@ def _maximum(doc: dict[str, Any], method: str, path: str, name: str) -> Any:
         ("post", "/v3/memories/search/", "top_k", "MAX_TOP_K"),
         ("post", "/v2/memories/search/", "top_k", "MAX_TOP_K"),
         ("get", "/v1/memories/", "page_size", "MAX_PLATFORM_PAGE_SIZE"),
+        ("get", "/memories", "page", "MAX_PAGE"),
+        ("get", "/v1/memories/", "page", "MAX_PAGE"),
+        ("get", "/v1/events/", "page", "MAX_PAGE"),
     ],
 )
 def test_the_documented_maximum_is_the_named_limit(
@@ -320,3 +323,28 @@ def test_mcp_and_python_answer_projections_of_the_declared_fields(server: Server
     assert set(python.get(memory_id) or {}) <= items
     assert set(python.search("coffee", user_id="vic")["results"][0]) <= hits
     assert set(python.add("Je bois du café.", user_id="vic", infer=False)["results"][0]) <= items | {"event"}
+
+
+def test_mcp_tool_schemas_state_the_named_limits(server: Server) -> None:
+    """What an MCP client is told (each tool's input schema) is the named constant."""
+    import asyncio
+
+    pytest.importorskip("mcp")
+    from mcp import Client
+    from memorist.mcp.adapter import MemoryAccess
+    from memorist.mcp.scope import Caller
+    from memorist.mcp.tools import build_server, fixed_caller
+
+    assert server.kernel is not None
+    operations = server.kernel.operations
+    mcp_server = build_server(MemoryAccess(lambda: operations), fixed_caller(Caller(label="wire-test")))
+
+    async def schemas() -> dict[str, dict[str, Any]]:
+        async with Client(mcp_server, mode="legacy") as client:
+            return {t.name: t.input_schema["properties"] for t in (await client.list_tools()).tools}
+
+    tools = asyncio.run(schemas())
+    assert tools["search_memories"]["top_k"]["maximum"] == limits.MAX_MCP_TOP_K
+    assert tools["search_memories"]["query"]["maxLength"] == limits.MAX_QUERY_CHARS
+    assert tools["list_memories"]["page_size"]["maximum"] == limits.MAX_MCP_PAGE_SIZE
+    assert tools["list_memories"]["page"]["maximum"] == limits.MAX_PAGE
