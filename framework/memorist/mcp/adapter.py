@@ -3,60 +3,41 @@
 Every tool goes through :class:`MemoryAccess`. The operations layer
 (:mod:`memorist.operations`) owns the rules every door shares (the scope
 rule, confinement to the organization and project, validation of an update,
-what an add stored, merged and skipped); the caller's role and its user/agent pins
-(:class:`~memorist.operations.Caller`) are checked there too, the same as on
-every door; this module adds what is MCP's own: compact result shapes for a
-model's context window, with the scope a call ran in.
+what an add stored, merged and skipped); the caller's role and its user/agent
+pins (:class:`~memorist.operations.Caller`) are checked there too, the same as
+on every door. This module adds what is MCP's own: the scope a call ran in, and
+compact results for a model's context window: the REST response models projected by
+:meth:`~memorist.operations.wire.WireModel.compact` (no nulls, no hashes, times to the
+second, 4-decimal scores), so a field the REST answer gains reaches MCP as well.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
 from typing import Any
 
 from ..engine.supersession import Links
-from ..errors import ValidationError
 from ..operations import AddInput, Caller, EntityIds, ListInput, Operations, SearchInput, UpdateInput
 from ..operations.confine import entity_tally
-from ..operations.results import AddResult
-from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord
-
-
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat(timespec="seconds") if value is not None else None
+from ..operations.results import AddedMemory, AddResult
+from ..operations.wire import EntityOut, HistoryEntry, MemoryItem, MergedInput, SearchResult, SkippedPart
+from ..records import MemoryRecord
 
 
 def compact(record: MemoryRecord, links: Links | None = None) -> dict[str, Any]:
-    """A memory as a model needs it: no hashes, no nulls, no empty fields; with ``links``, the
-    older memories it replaced and what replaced it, when there are any."""
-    item: dict[str, Any] = {"id": record.id, "memory": record.text}
-    for name in ENTITY_SCOPE_FIELDS:
-        if (value := getattr(record, name)) is not None:
-            item[name] = value
-    if record.categories:
-        item["categories"] = record.categories
-    if record.metadata:
-        item["metadata"] = record.metadata
-    item["observed_at"] = _iso(record.observed_at)
-    if record.updated_at != record.created_at:
-        item["updated_at"] = _iso(record.updated_at)
-    if record.expires_at is not None:
-        item["expiration_date"] = _iso(record.expires_at)
-    if links is not None and links.linked_memory_ids:
-        item["linked_memory_ids"] = list(links.linked_memory_ids)
-    if links is not None and links.superseded_by is not None:
-        item["superseded_by"] = links.superseded_by
-        item["superseded_at"] = _iso(links.superseded_at)
-    return item
+    """A memory as a model needs it (:meth:`MemoryItem.compact`); with ``links``, the older
+    memories it replaced and what replaced it, when there are any."""
+    return MemoryItem.of(record, links).compact()
 
 
 def compact_add(result: AddResult, ids: Mapping[str, str]) -> dict[str, Any]:
-    out: dict[str, Any] = {"stored": [{"id": r.id, "memory": r.text} for r in result.stored]}
+    """What an add did, as the models' compact projections: ``stored`` (id and text), ``merged``
+    (``into`` the memory that already says it) and ``skipped``, with the scope it ran in."""
+    out: dict[str, Any] = {"stored": [AddedMemory.of(r).compact(drop=("event",)) for r in result.stored]}
     if result.merged:
-        out["merged"] = [{"memory": m.text, "into": m.memory_id, "reason": m.reason} for m in result.merged]
+        out["merged"] = [MergedInput.of(m).compact() for m in result.merged]
     if result.skipped:
-        out["skipped"] = [{"memory": s.text, "reason": s.reason} for s in result.skipped]
+        out["skipped"] = [SkippedPart.of(s).compact() for s in result.skipped]
     if not (result.stored or result.merged or result.skipped):
         out["note"] = "nothing was stored: no lasting facts found in the text"
     out["scope"] = dict(ids)
@@ -104,10 +85,9 @@ class MemoryAccess:
         metadata: Mapping[str, Any] | None,
         timestamp: str | float | None,
     ) -> dict[str, Any]:
-        if text is None and metadata is None and timestamp is None:
-            raise ValidationError("text: give text, metadata or timestamp to change")
-        operations = self._operations()
         change = UpdateInput(text=text, metadata=dict(metadata) if metadata is not None else None, timestamp=timestamp)
+        change.check()  # before the ownership lookup, as on every door
+        operations = self._operations()
         return compact(operations.update(caller, memory_id, change))
 
     def delete(self, caller: Caller, memory_id: str, *, delete_linked: bool = False) -> dict[str, Any]:
@@ -141,14 +121,7 @@ class MemoryAccess:
             latest_only=latest_only,
         )
         hits = self._operations().search(caller, request)
-        results = []
-        for hit in hits:
-            item = compact(hit.record)
-            item["score"] = round(hit.score, 4)
-            if hit.details is not None:
-                item["score_details"] = hit.details
-            results.append(item)
-        return {"results": results, "scope": ids}
+        return {"results": [SearchResult.of_hit(hit).compact() for hit in hits], "scope": ids}
 
     def list(
         self,
@@ -179,32 +152,14 @@ class MemoryAccess:
 
     def history(self, caller: Caller, memory_id: str) -> dict[str, Any]:
         operations = self._operations()
-        events = []
-        for row in operations.history(caller, memory_id):
-            event: dict[str, Any] = {"event": row["event"], "at": _iso(row["created_at"])}
-            if row["old_memory"] is not None:
-                event["old_memory"] = row["old_memory"]
-            if row["new_memory"] is not None:
-                event["new_memory"] = row["new_memory"]
-            if row["actor"]:
-                event["actor"] = row["actor"]
-            if row.get("linked_memory_ids"):
-                event["linked_memory_ids"] = row["linked_memory_ids"]
-            if row.get("superseded_by"):
-                event["superseded_by"] = row["superseded_by"]
-            events.append(event)
+        events = [HistoryEntry.of(row).compact() for row in operations.history(caller, memory_id)]
         return {"memory_id": memory_id, "events": events}
 
     def entities(self, caller: Caller) -> dict[str, Any]:
         """Users, agents, runs and apps with memory counts, as far as the caller may see them."""
         operations = self._operations()
         if not caller.pinned:
-            return {
-                "entities": [
-                    {"type": c.entity_type, "id": c.entity_id, "memories": c.total, "updated_at": _iso(c.updated_at)}
-                    for c in operations.entities(caller)
-                ]
-            }
+            return {"entities": [EntityOut.of(c).compact() for c in operations.entities(caller)]}
         # A confined caller sees only the identifiers that occur in its own memories.
         counts, seen, total = entity_tally(caller, lambda page: operations.list_memories(caller, page))
         out: dict[str, Any] = {

@@ -10,32 +10,20 @@ from __future__ import annotations
 from ..auth.roles import MEMBER_ROLES, Role
 from .authorize import REQUIRED, authorize, authorize_role, requires
 from .caller import Caller, ScopeError, caller_for
-from .inputs import ENTITY_TYPES, UNSET, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
+from .inputs import ENTITY_FIELDS, UNSET, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
 from .queued import LeaseLost, run_add_event
-from .results import (
-    ADDED_EVENT,
-    ADDED_PLATFORM,
-    ADDED_SELFHOSTED,
-    AddResult,
-    entity_row,
-    event_view,
-    history_entry,
-    history_entry_v1,
-    iso,
-    memory_item,
-    pick,
-    search_result,
-)
+from .results import AddedMemory, AddedMemoryEvent, AddedMemoryV3, AddResult, EventOut
 from .service import Operations
+from .wire import EntityOut, EntityV1, HistoryEntry, HistoryEntryV1, MemoryItem, SearchResult, iso
 
 __all__ = [
-    "ADDED_EVENT",
-    "ADDED_PLATFORM",
-    "ADDED_SELFHOSTED",
-    "ENTITY_TYPES",
+    "ENTITY_FIELDS",
     "UNSET",
     "AddInput",
     "AddResult",
+    "AddedMemory",
+    "AddedMemoryEvent",
+    "AddedMemoryV3",
     "Caller",
     "MEMBER_ROLES",
     "REQUIRED",
@@ -46,18 +34,18 @@ __all__ = [
     "caller_for",
     "requires",
     "EntityIds",
+    "EntityOut",
+    "EntityV1",
+    "EventOut",
+    "HistoryEntry",
+    "HistoryEntryV1",
     "LeaseLost",
     "ListInput",
+    "MemoryItem",
     "Operations",
     "SearchInput",
+    "SearchResult",
     "UpdateInput",
-    "entity_row",
-    "event_view",
-    "history_entry",
-    "history_entry_v1",
     "iso",
-    "memory_item",
-    "pick",
     "run_add_event",
-    "search_result",
 ]

@@ -15,9 +15,9 @@ from typing import TypeVar
 
 from ..engine.counts import EntityCount
 from ..engine.memory import Page
-from ..records import ENTITY_SCOPE_FIELDS
+from ..records import ENTITY_SCOPE_FIELDS, ENTITY_TYPES
 from .caller import Caller
-from .inputs import ENTITY_TYPES, AddInput, EntityIds, ListInput, SearchInput
+from .inputs import AddInput, EntityIds, ListInput, SearchInput
 
 #: How many of a confined caller's memories its entity list reads (newest first).
 ENTITY_SCAN_LIMIT = 5000
@@ -53,7 +53,7 @@ def entity_tally(caller: Caller, list_page: Callable[[ListInput], Page]) -> tupl
         for record in batch.records:
             for name in ENTITY_SCOPE_FIELDS:
                 if (value := getattr(record, name)) is not None:
-                    key = (ENTITY_TYPES_OF[name], value)
+                    key = (ENTITY_TYPES[name], value)
                     n, first, last = tally.get(key, (0, record.created_at, record.updated_at))
                     tally[key] = (n + 1, min(first, record.created_at), max(last, record.updated_at))
         seen += len(batch.records)
@@ -62,7 +62,3 @@ def entity_tally(caller: Caller, list_page: Callable[[ListInput], Page]) -> tupl
         page += 1
     counts = [EntityCount(t, i, n, first, last) for (t, i), (n, first, last) in sorted(tally.items())]
     return counts, seen, total
-
-
-#: ``user_id`` -> ``user``: the entity type an identifier field names.
-ENTITY_TYPES_OF = {field_name: entity_type for entity_type, field_name in ENTITY_TYPES.items()}

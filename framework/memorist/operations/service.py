@@ -38,9 +38,10 @@ from . import batch
 from .authorize import requires
 from .caller import Caller
 from .confine import confined_add, confined_ids, entity_tally
-from .inputs import ENTITY_TYPES, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
+from .inputs import ENTITY_FIELDS, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
 from .project_data import ProjectData
-from .results import AddResult, memory_item
+from .results import AddResult
+from .wire import MemoryItem
 
 
 class Operations(ProjectData):
@@ -304,13 +305,13 @@ class Operations(ProjectData):
         return self.engine_of(caller).links([r.id for r in records])
 
     @requires(Role.READER)
-    def items(self, caller: Caller, records: Sequence[MemoryRecord]) -> list[dict[str, Any]]:
+    def items(self, caller: Caller, records: Sequence[MemoryRecord]) -> list[MemoryItem]:
         """``records`` as get and list show them: each with its supersession links."""
         links = self.links(caller, records)
-        return [memory_item(r, links[r.id]) for r in records]
+        return [MemoryItem.of(r, links[r.id]) for r in records]
 
     @requires(Role.READER)
-    def item(self, caller: Caller, record: MemoryRecord) -> dict[str, Any]:
+    def item(self, caller: Caller, record: MemoryRecord) -> MemoryItem:
         return self.items(caller, [record])[0]
 
     @requires(Role.READER)
@@ -443,7 +444,7 @@ class Operations(ProjectData):
         if entity_id == WILDCARD:
             raise ValidationError(
                 f"entity_id: '*' is the wildcard, not an entity; to delete the memories of every {entity_type}, "
-                f"delete all memories with {ENTITY_TYPES.get(entity_type, entity_type + '_id')}=* (admins/owners only)"
+                f"delete all memories with {ENTITY_FIELDS.get(entity_type, entity_type + '_id')}=* (admins/owners only)"
             )
         return self.delete_all(caller, EntityIds.entity(entity_type, entity_id))
 

@@ -9,11 +9,10 @@ import falcon
 from ...auth.roles import MEMBER_ROLES, Role
 from ...auth.users import UserStore
 from ...errors import ValidationError
-from ...operations import Operations
+from ...operations import Operations, iso
 from ...operations.projects import delete_project
 from ...tenancy import IGNORED_SETTINGS, Project, ProjectError, Tenancy, not_found
 from ..operations import operation
-from ..present import iso
 from . import models as m
 from .access import Access, access, project_access
 
