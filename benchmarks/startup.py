@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -88,7 +89,8 @@ def serve_to_health(cwd: Path) -> dict[str, float]:
             start_new_session=True,
         )
     try:
-        while len(found) < 3:
+        legacy = False  # code from before /ready (404, no "Worker ready" line): /health alone
+        while len(found) < 3 and not (legacy and "serve_health" in found):
             if process.poll() is not None:
                 raise RuntimeError(f"memorist serve exited with {process.returncode}:\n{log_path.read_text()}")
             for name, path in (("serve_health", "/health"), ("serve_ready", "/ready")):
@@ -98,6 +100,8 @@ def serve_to_health(cwd: Path) -> dict[str, float]:
                     with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as answer:
                         if answer.status == 200:
                             found[name] = time.perf_counter() - started
+                except urllib.error.HTTPError as refused:
+                    legacy = legacy or (path == "/ready" and refused.code == 404)
                 except OSError:
                     pass
             if "serve_all_ready" not in found and log_path.read_bytes().count(READY_LINE) >= 2:
