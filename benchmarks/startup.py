@@ -109,7 +109,10 @@ def serve_to_health(cwd: Path) -> dict[str, float]:
             time.sleep(0.02)
         return found
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+        except ProcessLookupError:  # it exited by itself (the error above names why)
+            pass
         try:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
