@@ -88,10 +88,12 @@ class MemoristGunicorn(BaseApplication):  # type: ignore[misc]
         # A configuration the data refuses (a store of another dimension or another embedder's
         # vectors) raises MemoristError here: stop_worker prints its one line and the worker exits
         # with gunicorn's "App failed to load" code, so gunicorn stops instead of retrying.
-        #: This worker's system, closed by :func:`close_worker_kernel` when the worker stops.
         started = time.monotonic()
-        self.kernel: Kernel = Kernel.build(self._settings)
-        app = create_app(self.kernel)
+        kernel = Kernel.build(self._settings)
+        app = create_app(kernel)
+        #: This worker's system, closed by :func:`close_worker_kernel` when the worker stops. Set once
+        #: the app is whole: a worker stopped while building has served nothing, so nothing to close.
+        self.kernel: Kernel = kernel
         # gunicorn's own log, beside its "Booting worker" line: when this worker serves everything.
         logging.getLogger("gunicorn.error").info(
             "%s %.1f s after booting (pid: %s)", READY_LINE, time.monotonic() - started, os.getpid()
