@@ -42,7 +42,7 @@ from .atomic import clauses, fact_groups
 from .categories import categorize, excluded, exclusion_patterns
 from .corrections import may_correct, restate
 from .dates import resolve_relative_dates
-from .rewrite import framed, speaker_label, standalone
+from .rewrite import framed, own_words, speaker_label, standalone
 from .segment import (
     as_statement,
     classified_sentences,
@@ -209,19 +209,24 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                     from_memories.append(from_memory)
             others = (listener.label,) if listener is not None else ()
             chunks = list(standalone_facts)
+            #: Each chunk's words as the user said them, where they stand alone (see own_words).
+            spoken: list[str | None] = [None] * len(chunks)
             turn = Turn(message.role, 0, answers, patterns, request.observed_at, listener)
             groups = fact_groups(kept) if self.options.one_fact_per_memory else [kept]
             for chunk in [*restated, *(c for group in groups for c in self._chunks(group))]:
                 for _, rework in CHUNK_PASSES:
                     chunk = rework(chunk, turn)
                 # The first memory of a reply opens with the question it answers.
-                chunks.append(standalone(chunk, speaker, others=others, reply_to=None if chunks else question))
+                reply_to = None if chunks else question
+                chunks.append(standalone(chunk, speaker, others=others, reply_to=reply_to))
+                spoken.append(own_words(chunk, message, reply_to))
             if question and standalone_facts:  # worded from a memory: it names its speaker already
                 chunks[0] = f"{question} {chunks[0]}"
-            for text in chunks:
+            for text, words in zip(chunks, spoken, strict=True):
                 facts.append(
                     ExtractedFact(
                         text=text,
+                        words=words if words != text else None,
                         categories=categorize(text, request.categories or None),
                         source_message=index,
                         attributed_to=message.role if message.role != "system" else "user",

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from memorist.plugin_api import DEFAULT, Form, capitalized, language_of, lexicon, person_table, shift
+from memorist.plugin_api import DEFAULT, Form, Message, capitalized, language_of, lexicon, person_table, shift
 
 from .verbs import conjugate
 
@@ -130,3 +130,21 @@ def standalone(text: str, speaker: str, *, others: tuple[str, ...] = (), reply_t
     if not mentions(rewritten, speaker):
         rewritten = framed(rewritten, speaker, "reply_frame" if reply_to else "speaker_frame")
     return f"{reply_to} {rewritten}" if reply_to else rewritten
+
+
+def own_words(chunk: str, message: Message, reply_to: str | None) -> str | None:
+    """The words a memory's vector is made from, where they differ from its text: the user's
+    own (``chunk`` before :func:`standalone` shifts it to the third person and frames it).
+
+    Why: every memory of a user's scope is about "the user", so the label carries nothing a
+    search could tell memories apart by, while the third-person rewrite moves the vector away
+    from how the user (and an agent's next turn) words things: "I'm vegetarian." sits closer
+    to "Can you suggest a dinner recipe?" than "The user is vegetarian." does. Only for an
+    unnamed user's message: a named speaker (one of two people in a conversation) or the
+    assistant is information the vector keeps, and a reply ("27") means little without the
+    question its text opens with.
+    """
+    if message.role != "user" or (message.name and message.name.strip()) or reply_to:
+        return None
+    words = chunk.strip()
+    return words or None

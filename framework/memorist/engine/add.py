@@ -108,8 +108,11 @@ class AddPipeline:
         generations: ScopeGenerations | None = None,
         index: ScopeIndex | None = None,
         source_weight: float = 0.0,
+        own_words: bool = False,
     ) -> None:
         self._c = components
+        #: Whether a fact's vector is made from its speaker's own words (:func:`vector_text`).
+        self._own_words = own_words
         #: Share of the source message's vector in a stored memory's vector (:mod:`.source_vectors`).
         self._source_weight = source_weight
         self._generations = generations
@@ -253,7 +256,7 @@ class AddPipeline:
             _, hashes, texts = scopes.setdefault(scope_key(request.scope), (request.scope, {}, {}))
             for fact in self._batch_unique(extraction.facts)[0]:
                 hashes[normalized_hash(fact.text)] = None
-                texts[fact.text] = None
+                texts[self._vector_text(fact)] = None
         store = self._c.vector_store
         # First every scope's snapshot (loads) and same-text lookup, which need no vectors...
         read = []
@@ -312,7 +315,7 @@ class AddPipeline:
         # Each distinct fact of the batch ends up as (id, text) of the memory that holds it.
         holder: dict[int, tuple[str, str]] = {}
         fresh = self._not_stored(facts, request, holder, outcome, batch)
-        wanted = [facts[i].text for i in fresh]
+        wanted = [self._vector_text(facts[i]) for i in fresh]
         # The source messages of a blend ride in the facts' embedder call (:mod:`.source_vectors`).
         sources = [source_of(request, facts[i]) for i in fresh] if self._source_weight > 0 else []
         extra = [t for t in dict.fromkeys(s for s in sources if s is not None) if t not in set(wanted)]
@@ -389,9 +392,16 @@ class AddPipeline:
         asked = asked_reader(self.questions, request.scope, batch_asked)
         return extract(request, observed_at, self._c.language_model, self._c.vector_store, earlier, asked)
 
+    def _vector_text(self, fact: ExtractedFact) -> str:
+        """What ``fact``'s vector is made from: its speaker's own words where the extractor
+        offers them and ``own_words_vectors`` is on (see ``ExtractedFact.words``), else its text.
+        The duplicate check compares these vectors too, so a restated fact in the user's words
+        meets the stored one in the same voice."""
+        return fact.words if self._own_words and fact.words else fact.text
+
     def _to_embed(self, request: AddRequest, facts: Sequence[ExtractedFact]) -> list[str]:
         """The texts an add embeds for ``facts``: theirs, and with a source blend their messages'."""
-        texts = [fact.text for fact in facts]
+        texts = [self._vector_text(fact) for fact in facts]
         if self._source_weight > 0:
             texts += [s for fact in facts if (s := source_of(request, fact)) is not None]
         return list(dict.fromkeys(texts))
@@ -482,7 +492,7 @@ class AddPipeline:
         for row, index in enumerate(fresh):
             fact, vector = facts[index], vectors[row]
             if batch is not None and known:
-                hits = batch.stored_nearest(request.scope, fact.text)
+                hits = batch.stored_nearest(request.scope, self._vector_text(fact))
             elif view is not None:
                 hits = view.search_vector(vector, NEAR_CANDIDATES, where)
             else:
