@@ -98,10 +98,6 @@ class EngineSettings(BaseModel):
     #: an agent's turn is worded like the user's own message more than like the extractor's
     #: third-person statement. 0 stores the fact's own vector.
     source_vector_weight: float = Field(0.0, ge=0, le=1)
-    #: Make a new memory's vector from the fact in the user's own words where the extractor
-    #: offers them (``ExtractedFact.words``: "I'm vegetarian." for "The user is vegetarian."),
-    #: not from its third-person text; the text, keyword index and history are unchanged.
-    own_words_vectors: bool = True
     #: Candidates fetched from each retriever (vector, keyword) per search, at least.
     candidate_pool: int = Field(100, ge=10, le=5000)
     #: Weights of the signals folded into the score; they are normalized to sum to 1.

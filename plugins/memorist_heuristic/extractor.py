@@ -113,6 +113,10 @@ class HeuristicExtractorOptions(ProviderOptions):
     include_system: bool = False
     #: One memory per fact a message states (see ``atomic``); off: one memory per message.
     one_fact_per_memory: bool = True
+    #: Offer each fact in the user's own words (``ExtractedFact.words``: "I'm vegetarian."
+    #: for "The user is vegetarian."), which the memory's vector is made from, and search
+    #: queries about the user in the first person to match (see ``rewrite.own_words``).
+    own_words: bool = True
 
 
 class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
@@ -130,7 +134,7 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
 
     def query_forms(self, query: str, user_ids: Sequence[str] = ()) -> list[str]:
         """The query about "the user", as this extractor writes memories (see ``rewrite``)."""
-        return user_voice_forms(query, user_ids, language_of(query))
+        return user_voice_forms(query, user_ids, language_of(query), own_words=self.options.own_words)
 
     def recent_wanted(self, request: ExtractionRequest) -> int:
         """The scope's latest memories, only for an add that holds a correction ("make that
@@ -219,7 +223,7 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                 # The first memory of a reply opens with the question it answers.
                 reply_to = None if chunks else question
                 chunks.append(standalone(chunk, speaker, others=others, reply_to=reply_to))
-                spoken.append(own_words(chunk, message, reply_to))
+                spoken.append(own_words(chunk, message, reply_to) if self.options.own_words else None)
             if question and standalone_facts:  # worded from a memory: it names its speaker already
                 chunks[0] = f"{question} {chunks[0]}"
             for text, words in zip(chunks, spoken, strict=True):

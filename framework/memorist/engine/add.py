@@ -108,11 +108,8 @@ class AddPipeline:
         generations: ScopeGenerations | None = None,
         index: ScopeIndex | None = None,
         source_weight: float = 0.0,
-        own_words: bool = False,
     ) -> None:
         self._c = components
-        #: Whether a fact's vector is made from its speaker's own words (:func:`vector_text`).
-        self._own_words = own_words
         #: Share of the source message's vector in a stored memory's vector (:mod:`.source_vectors`).
         self._source_weight = source_weight
         self._generations = generations
@@ -392,12 +389,13 @@ class AddPipeline:
         asked = asked_reader(self.questions, request.scope, batch_asked)
         return extract(request, observed_at, self._c.language_model, self._c.vector_store, earlier, asked)
 
-    def _vector_text(self, fact: ExtractedFact) -> str:
-        """What ``fact``'s vector is made from: its speaker's own words where the extractor
-        offers them and ``own_words_vectors`` is on (see ``ExtractedFact.words``), else its text.
-        The duplicate check compares these vectors too, so a restated fact in the user's words
-        meets the stored one in the same voice."""
-        return fact.words if self._own_words and fact.words else fact.text
+    @staticmethod
+    def _vector_text(fact: ExtractedFact) -> str:
+        """What ``fact``'s vector is made from: its speaker's own words where the language model
+        offers them (``ExtractedFact.words``; it also offers the query forms that match), else
+        its text. The duplicate check compares these vectors too, so a fact restated in the
+        user's words meets the stored one in the same voice."""
+        return fact.words or fact.text
 
     def _to_embed(self, request: AddRequest, facts: Sequence[ExtractedFact]) -> list[str]:
         """The texts an add embeds for ``facts``: theirs, and with a source blend their messages'."""

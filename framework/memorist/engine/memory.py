@@ -117,7 +117,6 @@ class Memory:
             generations=self.generations,
             index=index,
             source_weight=engine.source_vector_weight,
-            own_words=engine.own_words_vectors,
         )
         self._searcher = HybridSearch(components, self.graph, engine, index)
         #: Updates and deletes, kept coherent across the store and the relational rows.

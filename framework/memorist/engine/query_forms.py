@@ -48,11 +48,6 @@ def focus_query(query: str, mentions: Sequence[EntityMention], matches: Sequence
     return focused if _enough(focused) else query
 
 
-def names_subject(query: str, user_ids: Sequence[str]) -> bool:
-    """Whether ``query`` names one of the searched ``user_id`` s ("What does Ada eat?")."""
-    return any(pattern.search(query) for pattern in subject_patterns(user_ids))
-
-
 def without_subject(query: str, user_ids: Sequence[str]) -> str:
     """``query`` without the searched ``user_id`` it names, for the keyword retriever (the
     memories say "the user", rarely the id); unchanged if too little would be left."""

@@ -52,7 +52,7 @@ from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord, Scope, StoreMatch
 from ..settings import EngineSettings
 from .entities import EntityGraph, EntityMatch, scope_key
 from .hits import SearchHit
-from .query_forms import focus_query, names_subject, without_subject
+from .query_forms import focus_query, without_subject
 from .scope import equality_values
 from .scope_index import Pinned, ScopeIndex
 from .temporal import query_period, temporal_score
@@ -157,11 +157,6 @@ class HybridSearch:
         # The query as the memories say it ("What do I like?" -> "What does the user like?"):
         # the language model's to know, as the one that wrote them (LanguageModel.query_forms).
         forms = self._c.language_model.query_forms(query, user_ids) if user_ids else []
-        if forms and self._s.own_words_vectors and not names_subject(query, user_ids):
-            # Memories' vectors are made from the user's own words (``own_words_vectors``): a
-            # query in the first person already speaks as they do, and its third-person form
-            # pulled it towards the rewrite's voice, away from the words the vectors hold.
-            forms = []
         aliased = forms[0] if forms else None
         focused = focus_query(query, mentions, matches) if self._s.focus_queries else query
         if aliased is not None:
