@@ -179,3 +179,17 @@ def test_an_agents_turn_finds_the_fact_it_needs_above_the_default_threshold(tmp_
     ):
         hits = _scores(tmp_path / f"q{len(question)}", question, own_words=True)
         assert hits[0][0] == answer and hits[0][1] >= 0.5
+
+
+def test_a_paraphrase_in_the_users_words_is_merged_and_a_new_value_is_not(tmp_path: Path) -> None:
+    """Vectors of the user's words sit further apart than the rewrites (no shared "The user"):
+    the duplicate rule's threshold is lower for them (``add.OWN_WORDS_OFFSET``)."""
+    memory = Memory.from_config({"data_dir": str(tmp_path)})
+    try:
+        first = memory.add([{"role": "user", "content": "I speak Spanish."}], user_id="maya")
+        again = memory.add_outcome([{"role": "user", "content": "I can speak Spanish."}], user_id="maya")
+        assert again.stored == [] and [m.memory_id for m in again.merged] == [first[0].id]
+        moved = memory.add([{"role": "user", "content": "I speak Portuguese."}], user_id="maya")
+        assert [r.text for r in moved] == ["The user speaks Portuguese."]
+    finally:
+        memory.close()
