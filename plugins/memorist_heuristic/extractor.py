@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from typing import ClassVar
 
 from memorist.plugin_api import (
+    ContextWanted,
     ExtractedFact,
     Extraction,
     ExtractionRequest,
@@ -136,20 +137,13 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
         """The query about "the user", as this extractor writes memories (see ``rewrite``)."""
         return user_voice_forms(query, user_ids, language_of(query), own_words=self.options.own_words)
 
-    def recent_wanted(self, request: ExtractionRequest) -> int:
-        """The scope's latest memories, only for an add that holds a correction ("make that
-        $4000") an earlier add's fact may be what it corrects."""
-        return RECENT_FOR_CORRECTIONS if any(may_correct(m.content) for m in request.messages) else 0
-
-    def question_wanted(self, request: ExtractionRequest) -> bool:
-        """The question the previous add ended on, only for an add that opens with a user's
-        reply that means little without one ("27", "No.", "Vegetarian, and no nuts please.")."""
-        if not request.messages or request.messages[0].role != "user":
-            return False
-        sentences = split_sentences(request.messages[0].content)
-        first = as_statement(sentences[0]) if sentences else ""
-        reason = skip_reason(first) if first else "empty"
-        return (reason == "filler" and is_short_answer(first)) or (reason is None and is_fragment(first))
+    def context_wanted(self, request: ExtractionRequest) -> ContextWanted:
+        """The scope's latest memories only for an add that holds a correction ("make that
+        $4000": an earlier add's fact may be what it corrects), and the question the previous
+        add ended on only for an add that opens with a user's reply that means little without
+        one ("27", "No.", "Vegetarian, and no nuts please.")."""
+        corrects = any(may_correct(m.content) for m in request.messages)
+        return ContextWanted(recent=RECENT_FOR_CORRECTIONS if corrects else 0, question=_opens_with_a_reply(request))
 
     def extract_detailed(self, request: ExtractionRequest) -> Extraction:
         """Facts, and every sentence or message not kept with the reason (see ``segment``)."""
@@ -283,9 +277,20 @@ def answered(
     return framed(question, speaker_label(before.name, before.role), "question_frame")
 
 
+def _opens_with_a_reply(request: ExtractionRequest) -> bool:
+    """Whether the add opens with a user's reply that means little without the question
+    before it: a short answer ("27", "No.") or a fragment ("Vegetarian, and no nuts please.")."""
+    if not request.messages or request.messages[0].role != "user":
+        return False
+    sentences = split_sentences(request.messages[0].content)
+    first = as_statement(sentences[0]) if sentences else ""
+    reason = skip_reason(first) if first else "empty"
+    return (reason == "filler" and is_short_answer(first)) or (reason is None and is_fragment(first))
+
+
 def open_question(messages: list[Message], question: str | None) -> Message | None:
     """The question the last message ends on, which the conversation's next add may answer:
-    an assistant's (a user's short reply is what :meth:`HeuristicExtractor.question_wanted`
+    an assistant's (a user's short reply is what :meth:`HeuristicExtractor.context_wanted`
     reads it for; between named people, as in LoCoMo, nothing is kept)."""
     if not messages or messages[-1].role != "assistant":
         return None

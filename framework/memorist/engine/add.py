@@ -337,7 +337,9 @@ class AddPipeline:
             record = self._record(request, facts[index], observed_at, now)
             holder[index] = (record.id, record.text)
             records.append(record)
-            replaced.extend(Supersession(h.record, record) for h in near.get(index, ()) if supersedes(record, h.record))
+            replaced.extend(
+                Supersession(h.record, record) for h in near.get(index, ()) if supersedes(record, h.record, h.score)
+            )
         for twin in twins:
             matched_id, matched_text = holder[twin.first]
             outcome.merged.append(merged_with(twin.fact, matched_id, matched_text, twin.reason, twin.similarity))
