@@ -19,6 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 SCOPE_FIELDS: tuple[str, ...] = ("org_id", "project_id", "user_id", "agent_id", "run_id", "app_id")
 #: The scope fields that name an entity a memory belongs to (user, agent, ...).
 ENTITY_SCOPE_FIELDS: tuple[str, ...] = ("user_id", "agent_id", "run_id", "app_id")
+#: Each of those fields' entity type, as paths and entity rows name it (``user_id`` -> ``user``).
+ENTITY_TYPES: dict[str, str] = {f: f.removesuffix("_id") for f in ENTITY_SCOPE_FIELDS}
 
 DEFAULT_ORG = "default"
 DEFAULT_PROJECT = "default"
@@ -175,6 +177,11 @@ class ExtractedFact(BaseModel):
     source_message: int | None = None
     attributed_to: str | None = None
     speaker: str | None = None
+    #: The fact in its speaker's own words, where they stand alone and differ from ``text``
+    #: ("I'm vegetarian." for "The user is vegetarian."): what the memory's vector is made
+    #: from (``engine.own_words_vectors``), since a search is worded like the user, not like
+    #: the rewrite. None: the vector is made from ``text``.
+    words: str | None = None
 
 
 class SkippedInput(BaseModel):

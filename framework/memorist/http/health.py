@@ -13,7 +13,7 @@ from .. import __version__
 from ..runtime import Runtime
 from .dashboard import wants_html
 from .operations import operation
-from .selfhosted.models import HealthOut, ReadyOut, RootOut
+from .selfhosted.admin_models import HealthOut, ReadyOut, RootOut
 
 
 class HealthResource:
