@@ -177,6 +177,11 @@ class ExtractedFact(BaseModel):
     source_message: int | None = None
     attributed_to: str | None = None
     speaker: str | None = None
+    #: The fact in its speaker's own words, where they stand alone and differ from ``text``
+    #: ("I'm vegetarian." for "The user is vegetarian."): what the memory's vector is made
+    #: from (``engine.own_words_vectors``), since a search is worded like the user, not like
+    #: the rewrite. None: the vector is made from ``text``.
+    words: str | None = None
 
 
 class SkippedInput(BaseModel):

@@ -43,7 +43,7 @@ from .atomic import clauses, fact_groups
 from .categories import categorize, excluded, exclusion_patterns
 from .corrections import may_correct, restate
 from .dates import resolve_relative_dates
-from .rewrite import framed, speaker_label, standalone
+from .rewrite import framed, own_words, speaker_label, standalone
 from .segment import (
     as_statement,
     classified_sentences,
@@ -114,6 +114,10 @@ class HeuristicExtractorOptions(ProviderOptions):
     include_system: bool = False
     #: One memory per fact a message states (see ``atomic``); off: one memory per message.
     one_fact_per_memory: bool = True
+    #: Offer each fact in the user's own words (``ExtractedFact.words``: "I'm vegetarian."
+    #: for "The user is vegetarian."), which the memory's vector is made from, and search
+    #: queries about the user in the first person to match (see ``rewrite.own_words``).
+    own_words: bool = True
 
 
 class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
@@ -131,7 +135,7 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
 
     def query_forms(self, query: str, user_ids: Sequence[str] = ()) -> list[str]:
         """The query about "the user", as this extractor writes memories (see ``rewrite``)."""
-        return user_voice_forms(query, user_ids, language_of(query))
+        return user_voice_forms(query, user_ids, language_of(query), own_words=self.options.own_words)
 
     def context_wanted(self, request: ExtractionRequest) -> ContextWanted:
         """The scope's latest memories only for an add that holds a correction ("make that
@@ -203,19 +207,24 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                     from_memories.append(from_memory)
             others = (listener.label,) if listener is not None else ()
             chunks = list(standalone_facts)
+            #: Each chunk's words as the user said them, where they stand alone (see own_words).
+            spoken: list[str | None] = [None] * len(chunks)
             turn = Turn(message.role, 0, answers, patterns, request.observed_at, listener)
             groups = fact_groups(kept) if self.options.one_fact_per_memory else [kept]
             for chunk in [*restated, *(c for group in groups for c in self._chunks(group))]:
                 for _, rework in CHUNK_PASSES:
                     chunk = rework(chunk, turn)
                 # The first memory of a reply opens with the question it answers.
-                chunks.append(standalone(chunk, speaker, others=others, reply_to=None if chunks else question))
+                reply_to = None if chunks else question
+                chunks.append(standalone(chunk, speaker, others=others, reply_to=reply_to))
+                spoken.append(own_words(chunk, message, reply_to) if self.options.own_words else None)
             if question and standalone_facts:  # worded from a memory: it names its speaker already
                 chunks[0] = f"{question} {chunks[0]}"
-            for text in chunks:
+            for text, words in zip(chunks, spoken, strict=True):
                 facts.append(
                     ExtractedFact(
                         text=text,
+                        words=words if words != text else None,
                         categories=categorize(text, request.categories or None),
                         source_message=index,
                         attributed_to=message.role if message.role != "system" else "user",
