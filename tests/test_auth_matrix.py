@@ -171,6 +171,24 @@ PLATFORM_READS = {
 }
 #: Self-hosted routes that act *as a user*: the legacy admin key has none, so they answer 403.
 NEEDS_A_USER = {("PATCH", "/auth/me"), ("POST", "/auth/change-password")}
+#: A self-hosted user (session or ``svcsk_`` key) is confined to its own ``user_id`` on every door
+#: (docs/security.md): aimed at the matrix's user, its memory routes answer these, and change nothing.
+CONFINED = ("user_session", "user_key")
+CONFINED_STATUS: dict[tuple[str, str], int] = {
+    ("POST", "/memories"): 400,  # names another user_id
+    ("POST", "/memories/batch"): 400,
+    ("GET", "/memories"): 400,
+    ("DELETE", "/memories"): 400,
+    ("GET", "/memories/{memory_id}"): 404,  # another user's memory: as if it did not exist
+    ("PUT", "/memories/{memory_id}"): 404,
+    ("DELETE", "/memories/{memory_id}"): 404,
+    ("GET", "/memories/{memory_id}/history"): 404,
+    ("GET", "/memories/{memory_id}/entities"): 404,
+    ("GET", "/graph"): 400,
+    ("POST", "/search"): 400,
+    ("DELETE", "/entities/{entity_type}/{entity_id}"): 400,
+    ("GET", "/events/{event_id}"): 404,
+}
 
 
 def policy_of(method: str, path: str, security: list[dict[str, Any]]) -> Policy:
@@ -880,6 +898,8 @@ def expect(principal: str, route: Route) -> Expect:
         return Expect(True, ok, "fresh") if principal in ADMINS else Expect(False, 403, "target")
     if principal == "legacy_admin_key" and route.key in NEEDS_A_USER:
         return Expect(False, 403, "target")
+    if principal in CONFINED and route.key in CONFINED_STATUS:
+        return Expect(False, CONFINED_STATUS[route.key], "target")
     return Expect(True, ok, "fresh")
 
 
@@ -1033,9 +1053,9 @@ def test_keys_are_per_user(env: Env) -> None:
     admins = env.ok(env.server.post("/api-keys", headers=bearer(env.admin_token), json={"label": "admin's"}), 201)
     assert env.server.request("DELETE", f"/api-keys/{admins['id']}", headers=bearer(env.user_token)).status_code == 404
     assert env.server.get("/memories", params={"user_id": "x"}, headers={"X-API-Key": admins["key"]}).status_code == 200
-    assert env.server.get("/memories", params={"user_id": "x"}, headers={"X-API-Key": key["key"]}).status_code == 200
+    assert env.server.get("/memories", headers={"X-API-Key": key["key"]}).status_code == 200  # its own user's
     assert env.server.request("DELETE", f"/api-keys/{key['id']}", headers=bearer(env.admin_token)).status_code == 200
-    assert env.server.get("/memories", params={"user_id": "x"}, headers={"X-API-Key": key["key"]}).status_code == 401
+    assert env.server.get("/memories", headers={"X-API-Key": key["key"]}).status_code == 401
 
 
 def test_reset_is_admin_only(env: Env) -> None:

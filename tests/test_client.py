@@ -108,14 +108,16 @@ def test_selfhosted_errors_are_the_servers(server: AppServer, admin: MemoristCli
         admin.add("no one's memory", infer=False)
 
     user = MemoristClient(URL, api_key=user_key, transport=wsgi(server))
-    user.add("Uma plays chess on Sundays.", user_id="uma", infer=False)
+    user.add("Uma plays chess on Sundays.", infer=False)  # a user's key writes as its own user
+    with pytest.raises(ValidationError, match="confined to user_id='uma@client.test'"):
+        user.add("Uma's note for someone else", user_id="uma", infer=False)
     with pytest.raises(PermissionDenied, match="admin"):
         user.delete_all(user_id="*")  # every user's memories: admins only
-    assert user.get_all(user_id="uma").count == 1  # nothing lost to the refused delete
+    assert user.get_all().count == 1  # nothing lost to the refused delete
 
     as_bearer = MemoristClient(URL, access_token=user_key, transport=wsgi(server), retry=NO_RETRY)
     with pytest.raises(AuthenticationError, match="X-API-Key"):
-        as_bearer.get_all(user_id="uma")
+        as_bearer.get_all()
 
 
 def test_a_queued_add_is_waited_for(admin: MemoristClient) -> None:

@@ -23,9 +23,13 @@ pytest.importorskip("mcp")
 from mcp import Client  # noqa: E402
 from memorist.api import Memory  # noqa: E402
 from memorist.mcp.adapter import MemoryAccess  # noqa: E402
-from memorist.mcp.scope import Caller, ScopeError  # noqa: E402
 from memorist.mcp.tools import build_server, fixed_caller  # noqa: E402
-from memorist.operations import Operations  # noqa: E402
+from memorist.operations import (  # noqa: E402
+    Caller,
+    Operations,  # noqa: E402
+    Role,
+    ScopeError,
+)
 from memorist.plugins import load_plugins  # noqa: E402
 
 from .conftest import fast_settings  # noqa: E402
@@ -78,8 +82,8 @@ async def error(client: Client, tool: str, **args: Any) -> str:
     return " ".join(getattr(c, "text", "") for c in result.content)
 
 
-ALICE = Caller(label="alice", pinned={"user_id": "alice"})
-BOB = Caller(label="bob", pinned={"user_id": "bob"})
+ALICE = Caller(actor="alice", pinned={"user_id": "alice"})
+BOB = Caller(actor="bob", pinned={"user_id": "bob"})
 
 
 def test_caller_ids_pins_defaults_and_refuses_widening() -> None:
@@ -87,10 +91,10 @@ def test_caller_ids_pins_defaults_and_refuses_widening() -> None:
     assert ALICE.ids({"user_id": "alice", "agent_id": "cook"}) == {"user_id": "alice", "agent_id": "cook"}
     with pytest.raises(ScopeError, match="user_id: this connection is confined to user_id='alice'"):
         ALICE.ids({"user_id": "bob"})
-    admin = Caller(label="admin", defaults={"user_id": "ada@x.io"})
+    admin = Caller(actor="admin", defaults={"user_id": "ada@x.io"})
     assert admin.ids({}) == {"user_id": "ada@x.io"}
     assert admin.ids({"user_id": "bob"}) == {"user_id": "bob"}
-    assert Caller(label="open").ids({}) == {}
+    assert Caller(actor="open").ids({}) == {}
     narrow = ALICE.narrowed({"agent_id": "cook"})
     assert dict(narrow.pinned) == {"user_id": "alice", "agent_id": "cook"}
     with pytest.raises(ScopeError, match="confined to user_id='alice'"):
@@ -98,7 +102,7 @@ def test_caller_ids_pins_defaults_and_refuses_widening() -> None:
     assert dict(admin.narrowed({"user_id": "zed"}).pinned) == {"user_id": "zed"}
     assert not admin.narrowed({"user_id": "zed"}).defaults
     with pytest.raises(ValueError):
-        Caller(label="x", pinned={"org_id": "other"})
+        Caller(actor="x", pinned={"org_id": "other"})
 
 
 def test_tools_listed_with_descriptions_and_schemas(memory: Memory) -> None:
@@ -225,7 +229,7 @@ def test_bad_arguments_are_tool_errors(memory: Memory) -> None:
 
 
 def test_read_only_and_unscoped_callers(memory: Memory) -> None:
-    reader = Caller(label="reader", pinned={"user_id": "alice"}, can_write=False)
+    reader = Caller(actor="reader", role=Role.READER, pinned={"user_id": "alice"})
 
     async def read_only(client: Client) -> None:
         assert "read-only" in await error(client, "add_memory", text="I like jazz")
@@ -240,7 +244,7 @@ def test_read_only_and_unscoped_callers(memory: Memory) -> None:
         kinds = {(e["type"], e["id"]) for e in (await call(client, "list_entities"))["entities"]}
         assert kinds == {("user", "carol"), ("agent", "dj")}
 
-    session(memory, Caller(label="operator"))(unscoped)
+    session(memory, Caller(actor="operator"))(unscoped)
 
 
 def test_recent_resource_and_recall_prompt(memory: Memory) -> None:

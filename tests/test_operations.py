@@ -190,3 +190,20 @@ def test_operations_confine_every_call_to_the_callers_project(doors: Doors) -> N
     with pytest.raises(Exception, match="entity_type"):
         ops.delete_entity(acme, "robot", "x")
     assert ops.delete_entity(acme, "user", "ana") == 1
+
+
+def test_the_python_api_holds_one_add_to_the_deployment_limits(tmp_path: Path) -> None:
+    """The facade's adds are admitted like every door's (413 naming the limit); a long list is no
+    request, so the batch caps do not apply there."""
+    from memorist.api import Memory as TypedEngine
+    from memorist.errors import InputTooLarge
+    from memorist.facade import Memory as Facade
+
+    limits = {"max_add_chars": 40, "max_batch_items": 2}
+    engine = TypedEngine.from_config(fast_settings(tmp_path, limits=limits), plugins=load_plugins({}, extra=[hashing]))
+    with Facade(engine=engine) as memory:
+        with pytest.raises(InputTooLarge, match="the limit is 40"):
+            memory.add("Je préfère le thé vert le matin et le café noir après le déjeuner.", user_id="zoé")
+        assert memory.get_all(user_id="zoé")["results"] == []  # nothing stored by the refused add
+        items = [{"messages": f"Note {i}", "user_id": "zoé", "infer": False} for i in range(5)]
+        assert len(memory.add_many(items)) == 5  # more than max_batch_items: a list, not a request

@@ -215,13 +215,12 @@ def test_mcp_add_metadata_and_recall_topic_are_bounded(tmp_path: Path) -> None:
     from mcp import Client
     from mcp.shared.exceptions import MCPError
     from memorist.mcp.adapter import MemoryAccess
-    from memorist.mcp.scope import Caller
     from memorist.mcp.tools import build_server, fixed_caller
-    from memorist.operations import Operations
+    from memorist.operations import Caller, Operations
 
     mem = Memory.from_config(fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing]))
     operations = Operations(lambda: mem)
-    server = build_server(MemoryAccess(lambda: operations), fixed_caller(Caller(label="a", pinned={"user_id": "a"})))
+    server = build_server(MemoryAccess(lambda: operations), fixed_caller(Caller(actor="a", pinned={"user_id": "a"})))
 
     async def main() -> tuple[str, str]:
         async with Client(server, mode="legacy") as client:

@@ -40,7 +40,7 @@ def test_wrong_keys_from_one_address_do_not_refuse_valid_credentials_from_it(tmp
     ping = c.simulate_get("/v1/ping/", headers={"Authorization": f"Token {platform}"}, remote_addr=PROXY)
     assert ping.status_code == 200, ping.text
     for valid in ({"X-API-Key": key}, ADMIN_HEADERS, bearer(bob["access_token"])):
-        resp = c.simulate_get("/memories", params={"user_id": "u"}, headers=valid, remote_addr=PROXY)
+        resp = c.simulate_get("/memories", params={"user_id": "bob@example.com"}, headers=valid, remote_addr=PROXY)
         assert resp.status_code == 200, (valid, resp.status_code, resp.text)
     initialize = {
         "jsonrpc": "2.0",

@@ -172,15 +172,39 @@ def test_api_key_lifecycle(server: Server, user: dict[str, str]) -> None:
     assert set(body) == {"id", "key", "label", "key_prefix", "created_at"}
     assert body["key"].startswith("svcsk_") and body["key"].startswith(body["key_prefix"])
     key_headers = {"X-API-Key": body["key"]}
-    assert server.get("/memories?user_id=k1", headers=key_headers).status_code == 200
+    assert server.get("/memories", headers=key_headers).status_code == 200  # its own user's memories
     listed = server.get("/api-keys", headers=headers).json()
     entry = next(k for k in listed if k["id"] == body["id"])
     assert set(entry) == {"id", "label", "key_prefix", "created_at", "last_used_at"}
     assert entry["last_used_at"] is not None and "key" not in entry
     assert server.get("/api-keys", headers=key_headers).status_code == 401  # JWT required
     assert server.request("DELETE", f"/api-keys/{body['id']}", headers=headers).status_code == 200
-    assert server.get("/memories?user_id=k1", headers=key_headers).status_code == 401  # revoked at once
+    assert server.get("/memories", headers=key_headers).status_code == 401  # revoked at once
     assert server.request("DELETE", f"/api-keys/{body['id']}", headers=headers).status_code == 404
+
+
+def test_a_user_key_is_confined_to_its_user(server: Server, admin: dict[str, str], user: dict[str, str]) -> None:
+    """On REST as on MCP: a non-admin's ``svcsk_`` key reads and writes its own user's memories only."""
+    admin_headers = bearer(admin["access_token"])
+    key = server.post("/api-keys", headers=bearer(user["access_token"]), json={"label": "confined"}).json()["key"]
+    mine = {"X-API-Key": key}
+    def said(text: str) -> list[dict[str, str]]:
+        return [{"role": "user", "content": text}]
+
+    body = {"messages": said("Carol prefiere el té verde"), "user_id": "carol", "infer": False}
+    carol = server.post("/memories", headers=admin_headers, json=body).json()["results"][0]["id"]
+    added = server.post("/memories", headers=mine, json={"messages": said("Ich trinke gern Kaffee"), "infer": False})
+    assert added.status_code == 200, added.text
+    listed = server.get("/memories", headers=mine).json()
+    assert {m["user_id"] for m in listed["results"]} == {"bob@example.com"}
+    widened = server.get("/memories", params={"user_id": "carol"}, headers=mine)
+    assert widened.status_code == 400 and "confined to user_id='bob@example.com'" in widened.json()["detail"]
+    assert server.get(f"/memories/{carol}", headers=mine).status_code == 404  # as if it did not exist
+    assert server.request("DELETE", f"/memories/{carol}", headers=mine).status_code == 404
+    assert server.request("DELETE", "/memories", params={"user_id": "*"}, headers=mine).status_code == 403
+    hits = server.post("/search", headers=mine, json={"query": "té Kaffee"}).json()["results"]
+    assert hits and {h["user_id"] for h in hits} == {"bob@example.com"}
+    assert server.get(f"/memories/{carol}", headers=admin_headers).json()["memory"] == "Carol prefiere el té verde"
 
 
 def test_a_user_key_inherits_the_user_role(server: Server, user: dict[str, str]) -> None:

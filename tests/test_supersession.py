@@ -229,15 +229,14 @@ def test_mcp_tools_take_latest_only_and_delete_linked(memory: Memory) -> None:
     pytest.importorskip("mcp")
     from mcp import Client
     from memorist.mcp.adapter import MemoryAccess
-    from memorist.mcp.scope import Caller
     from memorist.mcp.tools import build_server, fixed_caller
-    from memorist.operations import Operations
+    from memorist.operations import Caller, Operations
 
     old = memory.add("I live in Lisbon.", user_id="ana", timestamp=MONDAY)[0]
     new = memory.add("I moved to Porto.", user_id="ana", timestamp=FRIDAY)[0]
     operations = Operations(lambda: memory)
     server = build_server(
-        MemoryAccess(lambda: operations), fixed_caller(Caller(label="ana", pinned={"user_id": "ana"}))
+        MemoryAccess(lambda: operations), fixed_caller(Caller(actor="ana", pinned={"user_id": "ana"}))
     )
 
     async def main() -> None:

@@ -235,12 +235,12 @@ def _mcp(server: Server, tool: str, **args: Any) -> dict[str, Any]:
     pytest.importorskip("mcp")
     from mcp import Client
     from memorist.mcp.adapter import MemoryAccess
-    from memorist.mcp.scope import Caller
     from memorist.mcp.tools import build_server, fixed_caller
+    from memorist.operations import Caller
 
     assert server.kernel is not None
     operations = server.kernel.operations
-    mcp_server = build_server(MemoryAccess(lambda: operations), fixed_caller(Caller(label="wire-test")))
+    mcp_server = build_server(MemoryAccess(lambda: operations), fixed_caller(Caller(actor="wire-test")))
 
     async def main() -> dict[str, Any]:
         async with Client(mcp_server, mode="legacy") as client:
@@ -332,12 +332,12 @@ def test_mcp_tool_schemas_state_the_named_limits(server: Server) -> None:
     pytest.importorskip("mcp")
     from mcp import Client
     from memorist.mcp.adapter import MemoryAccess
-    from memorist.mcp.scope import Caller
     from memorist.mcp.tools import build_server, fixed_caller
+    from memorist.operations import Caller
 
     assert server.kernel is not None
     operations = server.kernel.operations
-    mcp_server = build_server(MemoryAccess(lambda: operations), fixed_caller(Caller(label="wire-test")))
+    mcp_server = build_server(MemoryAccess(lambda: operations), fixed_caller(Caller(actor="wire-test")))
 
     async def schemas() -> dict[str, dict[str, Any]]:
         async with Client(mcp_server, mode="legacy") as client:

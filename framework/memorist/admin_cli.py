@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from .auth.roles import MEMBER_ROLES, Role
 from .console import data_dir_option
 
 if TYPE_CHECKING:
@@ -23,7 +24,8 @@ def _bootstrap(config: str | None) -> Bootstrap:
     from .kernel import open_context
 
     settings, plugins = writable_settings(config)
-    return Bootstrap(open_context(settings, plugins).db)
+    context = open_context(settings, plugins)
+    return Bootstrap(context.db, context.tenancy)
 
 
 def _run(action: object) -> None:
@@ -92,7 +94,7 @@ def create_user(config: str | None, email: str, name: str | None, password: str 
 @config_option
 @click.argument("project_id")
 @click.argument("email")
-@click.option("--role", type=click.Choice(["READER", "OWNER"]), default="OWNER")
+@click.option("--role", type=click.Choice(MEMBER_ROLES), default=Role.OWNER.value)
 def add_member(config: str | None, project_id: str, email: str, role: str) -> None:
     """Make an account a member of a project (READER or OWNER)."""
 
@@ -129,7 +131,7 @@ def create_key(config: str | None, org_id: str, project_id: str, email: str, lab
 @click.option("--org", "org_name", required=True)
 @click.option("--project", "project_name", required=True)
 @click.option("--email", required=True)
-@click.option("--role", type=click.Choice(["READER", "OWNER"]), default="OWNER")
+@click.option("--role", type=click.Choice(MEMBER_ROLES), default=Role.OWNER.value)
 def bootstrap_all(config: str | None, org_name: str, project_name: str, email: str, role: str) -> None:
     """Organization, project, member and key in one step."""
     _run(lambda: _bootstrap(config).everything(org_name, project_name, email, role=role))

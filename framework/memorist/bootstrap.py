@@ -9,6 +9,7 @@ import secrets
 from typing import Any
 
 from .auth.api_keys import ApiKeyStore
+from .auth.roles import Role
 from .auth.users import PLATFORM, UserStore
 from .db import Database
 from .errors import ValidationError
@@ -21,8 +22,8 @@ def check_not_reserved(value: str | None, field: str) -> None:
 
 
 class Bootstrap:
-    def __init__(self, db: Database) -> None:
-        self.tenancy = Tenancy(db)
+    def __init__(self, db: Database, tenancy: Tenancy | None = None) -> None:
+        self.tenancy = tenancy or Tenancy(db)
         self.users = UserStore(db)
         self.keys = ApiKeyStore(db)
 
@@ -54,8 +55,8 @@ class Bootstrap:
             raise ProjectError(f"project '{project_id}' not found", 404)
         user_id = self.ensure_user(email)
         exists = self.tenancy.role_of(project_id, user_id) is not None
-        self.tenancy.set_member(project_id, user_id, "OWNER", create=not exists)
-        return {"project_id": project_id, "email": email, "role": "OWNER"}
+        self.tenancy.set_member(project_id, user_id, Role.OWNER.value, create=not exists)
+        return {"project_id": project_id, "email": email, "role": Role.OWNER.value}
 
     def create_key(self, org_id: str, project_id: str, email: str, label: str = "default") -> dict[str, Any]:
         """A platform key for a member of the project (shown once)."""
@@ -81,7 +82,7 @@ class Bootstrap:
         email: str,
         name: str | None = None,
         password: str | None = None,
-        role: str = "OWNER",
+        role: str = Role.OWNER.value,
         org_id: str | None = None,
         project_id: str | None = None,
     ) -> dict[str, Any]:

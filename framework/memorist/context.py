@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from .events import EventStore
     from .operations import Operations
     from .runtime import Runtime
+    from .tenancy import Tenancy
     from .worker import AddWorker
 
 
@@ -62,6 +63,17 @@ class PluginContext:
     engine_ref: Callable[[], Memory] | None = None
     #: Called by :meth:`close` (a plugin stops its threads here), last registered first.
     closers: list[Callable[[], None]] = field(default_factory=list)
+    _tenancy: Tenancy | None = field(default=None, init=False, repr=False)
+
+    @property
+    def tenancy(self) -> Tenancy:
+        """Organizations, projects and members: built once per running system, shared by every door
+        (the platform routes, ``/mcp``, the webhooks plugin, ``memorist admin`` and ``reembed``)."""
+        if self._tenancy is None:
+            from .tenancy import Tenancy
+
+            self._tenancy = Tenancy(self.db)
+        return self._tenancy
 
     def close(self) -> None:
         """Run the closers plugins registered; one failing does not stop the others."""

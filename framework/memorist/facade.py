@@ -92,7 +92,8 @@ class Memory:
                 config, instructions = translate_config(config)
             engine = Engine.from_config(config)
         self.engine = engine
-        self.operations = Operations(lambda: self.engine)
+        # One add's limits (memorist.admission) hold here as on every door; a long list is no request.
+        self.operations = Operations(lambda: self.engine, limits=engine.settings.limits, batch_caps=False)
         self._caller = Caller(actor="python")
         self._instructions = instructions
 

@@ -4,8 +4,10 @@ Every door starts here and nothing is wired twice: ``create_app`` (both HTTP
 surfaces), ``memorist worker``, ``memorist admin`` and the Python API
 (``memorist.Memory``). The order is fixed: load plugins, open the database and
 run the migrations, tell plugins the database is ready, build the engine
-runtime (providers), the event store, the operations layer, and on request
-the queue workers.
+runtime (providers), the event store, the operations layer, the
+authentication stores (:class:`~memorist.auth.stores.AuthStores`), and on
+request the queue workers. The tenancy (organizations, projects, members) is
+built once per context (:attr:`PluginContext.tenancy`).
 
 Reconfiguration never happens inside a request: :class:`~memorist.runtime.Runtime`
 swaps the engine in ``POST /configure`` itself, and its watcher thread follows
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 import pydantic
 from pydantic import BaseModel
 
+from .auth.stores import AuthStores
 from .context import PluginContext
 from .db import Database
 from .errors import ConfigurationError, format_validation_error
@@ -30,6 +33,7 @@ from .plugins import Plugins, load_plugins
 from .registry import ProviderRegistry
 from .runtime import Runtime
 from .settings import Settings
+from .tenancy import Tenancy
 from .worker import AddWorker
 
 log = logging.getLogger("memorist.kernel")
@@ -84,6 +88,8 @@ class Kernel:
     events: EventStore
     operations: Operations
     context: PluginContext
+    #: Accounts, keys, tokens and rate limiters: one set for every door that checks credentials.
+    auth: AuthStores
 
     @classmethod
     def build(cls, settings: Settings, plugins: Plugins | None = None, *, watch: bool = True) -> Kernel:
@@ -107,7 +113,13 @@ class Kernel:
         context.runtime, context.events, context.operations = runtime, events, operations
         if watch:
             runtime.watch()
-        return cls(settings, plugins, registry, db, runtime, events, operations, context)
+        auth = AuthStores.build(db, settings.auth)
+        return cls(settings, plugins, registry, db, runtime, events, operations, context, auth)
+
+    @property
+    def tenancy(self) -> Tenancy:
+        """Organizations, projects and members (one per running system, see :attr:`PluginContext.tenancy`)."""
+        return self.context.tenancy
 
     def worker(self, threads: int | None = None) -> AddWorker:
         """Queue workers over this kernel's engine (not started)."""

@@ -74,14 +74,13 @@ def _move_project(settings: object, plugins: object, project: str, org: str | No
     from .errors import ConfigurationError
     from .kernel import Kernel
     from .settings import Settings
-    from .tenancy import Tenancy
 
     assert isinstance(settings, Settings)
     # Serve nothing through the spaces' routing: this command names both engines itself.
     plain = settings.model_copy(update={"multilingual": settings.multilingual.model_copy(update={"enabled": False})})
     kernel = Kernel.build(plain, plugins, watch=False)  # type: ignore[arg-type]
     try:
-        tenancy = Tenancy(kernel.db)
+        tenancy = kernel.tenancy
         org_id = org or tenancy.org_of(project) or ("default" if project == "default" else None)
         if org_id is None:
             raise ConfigurationError(f"reembed: no project '{project}' (give --org for a self-hosted project)")

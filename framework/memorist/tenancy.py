@@ -18,12 +18,14 @@ from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
+from .auth.roles import MEMBER_ROLES, Role
 from .db import Database
 from .db.schema import api_keys, events, exports, feedback, members, organizations, projects, users
 from .errors import MemoristError, ValidationError
 from .records import as_utc, utcnow
 
-ROLES = ("READER", "OWNER")
+ROLES = MEMBER_ROLES
+OWNER = Role.OWNER.value
 #: Ids a platform organization or project may not take: ``default/default`` is the self-hosted space.
 RESERVED_IDS = frozenset({"default"})
 DEFAULT_SETTINGS: dict[str, Any] = {
@@ -259,7 +261,7 @@ class Tenancy:
         return (
             select(func.count())
             .select_from(members)
-            .where(members.c.project_id == project_id, members.c.role == "OWNER", members.c.user_id != user_id)
+            .where(members.c.project_id == project_id, members.c.role == OWNER, members.c.user_id != user_id)
             .scalar_subquery()
         )
 
@@ -277,7 +279,7 @@ class Tenancy:
         if not self._db.is_sqlite:
             conn.execute(
                 select(members.c.user_id)
-                .where(members.c.project_id == project_id, members.c.role == "OWNER")
+                .where(members.c.project_id == project_id, members.c.role == OWNER)
                 .order_by(members.c.user_id)  # one order for every locker: no deadlock between them
                 .with_for_update()
             ).all()
@@ -287,7 +289,7 @@ class Tenancy:
         if role not in ROLES:
             raise ValidationError(f"role: one of {', '.join(ROLES)}")
         with self._db.begin() as conn:
-            if role != "OWNER":
+            if role != OWNER:
                 self._lock_owners(conn, project_id)
             exists = (
                 conn.execute(
@@ -301,8 +303,8 @@ class Tenancy:
                 raise ProjectError("the user is not a member of this project", 404)
             if exists:
                 stmt = update(members).where(members.c.project_id == project_id, members.c.user_id == user_id)
-                if role != "OWNER":  # one statement checks and demotes: no race leaves the project ownerless
-                    stmt = stmt.where((members.c.role != "OWNER") | (self._other_owners(project_id, user_id) > 0))
+                if role != OWNER:  # one statement checks and demotes: no race leaves the project ownerless
+                    stmt = stmt.where((members.c.role != OWNER) | (self._other_owners(project_id, user_id) > 0))
                 if not conn.execute(stmt.values(role=role)).rowcount:
                     raise ProjectError(LAST_OWNER, 409)
             else:
@@ -320,7 +322,7 @@ class Tenancy:
                 delete(members).where(
                     members.c.project_id == project_id,
                     members.c.user_id == user_id,
-                    (members.c.role != "OWNER") | (self._other_owners(project_id, user_id) > 0),
+                    (members.c.role != OWNER) | (self._other_owners(project_id, user_id) > 0),
                 )
             ).rowcount
         if not gone:

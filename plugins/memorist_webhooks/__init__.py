@@ -132,7 +132,6 @@ def database_ready(context: PluginContext) -> None:
 @hookimpl
 def configure_app(app: falcon.App[falcon.Request, falcon.Response], context: PluginContext) -> None:
     from memorist.plugin_api import OutboundGuard
-    from memorist.plugin_api.http import Tenancy
 
     from .routes import OneWebhook, ProjectWebhooks  # the web layer only where HTTP is served
 
@@ -141,7 +140,7 @@ def configure_app(app: falcon.App[falcon.Request, falcon.Response], context: Plu
         current = bind(context.db, guard=OutboundGuard(context.settings.security.outbound_allow))
         context.state[NAME] = current
         context.closers.append(current.dispatcher.stop)
-    tenancy = Tenancy(context.db)
+    tenancy = context.tenancy
     limits = context.settings.limits
     guard = current.dispatcher.guard
     context.add_route("/api/v1/webhooks/projects/{project_id}/", ProjectWebhooks(current.store, tenancy, limits, guard))

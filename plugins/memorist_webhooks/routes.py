@@ -69,12 +69,13 @@ class WebhookMessage(BaseModel):
 
 
 def _own_webhook(req: falcon.Request, store: WebhookStore, tenancy: Tenancy, webhook_id: str) -> Webhook:
-    """A webhook of a project the key's user is an OWNER of (another project's: 404, like an unknown one)."""
+    """A webhook of a project the key's user is a member of (another project's: 404, like an unknown one);
+    the role the route declares (``OWNER``) is checked by ``access``."""
     hook = store.get(webhook_id)
     if hook is None:
         raise NotFoundError(f"webhook '{webhook_id}' not found")
     try:
-        access(req, tenancy, write=True, project_id=hook.project_id)
+        access(req, tenancy, project_id=hook.project_id)
     except NotFoundError:
         raise NotFoundError(f"webhook '{webhook_id}' not found") from None
     return hook
@@ -95,6 +96,7 @@ class ProjectWebhooks:
     @operation(
         "Create a webhook (the answer carries its signing secret, shown once)",
         auth="platform",
+        role="OWNER",
         tags=TAGS,
         body=WebhookCreate,
         response=WebhookCreated,
@@ -103,7 +105,7 @@ class ProjectWebhooks:
         description=EVENTS_NOTE,
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, project_id: str, body: WebhookCreate) -> None:
-        access(req, self._tenancy, write=True, project_id=project_id)
+        access(req, self._tenancy, project_id=project_id)
         self._guard.check(check_url(body.url))  # no loopback, private, link-local or metadata receivers
         hook = self._store.create(project_id, body.name, body.url, body.event_types)
         resp.media = hook.public(with_secret=True)
@@ -119,6 +121,7 @@ class OneWebhook:
     @operation(
         "Change a webhook's name, URL, event types or state; rotate its secret",
         auth="platform",
+        role="OWNER",
         tags=TAGS,
         body=WebhookUpdate,
         response=WebhookChanged,
@@ -146,6 +149,7 @@ class OneWebhook:
     @operation(
         "Delete a webhook and its pending deliveries",
         auth="platform",
+        role="OWNER",
         tags=TAGS,
         response=WebhookMessage,
         errors=(403, 404),

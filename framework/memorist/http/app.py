@@ -1,8 +1,9 @@
 """The app factory: a kernel (or settings) in, WSGI app out.
 
-The kernel (:mod:`memorist.kernel`) assembles the system; ``create_app`` only
-adds the HTTP parts: authentication, middleware, error handlers, both surfaces'
-routes and the OpenAPI document. It does nothing at import time; only
+The kernel (:mod:`memorist.kernel`) assembles the system (the operations
+layer, the tenancy, the authentication stores); ``create_app`` only adds the
+HTTP parts: the authenticator over the kernel's stores, middleware, error
+handlers, both surfaces' routes and the OpenAPI document. It does nothing at import time; only
 :mod:`memorist.wsgi` calls it on import, for gunicorn.
 """
 
@@ -13,12 +14,7 @@ from typing import Any
 
 import falcon
 
-from ..auth.api_keys import ApiKeyStore
 from ..auth.passwords import dummy_hash
-from ..auth.rate_limit import RateLimiter
-from ..auth.throttle import FailureThrottle
-from ..auth.tokens import TokenService
-from ..auth.users import UserStore
 from ..auth.warnings import secret_warnings
 from ..kernel import Kernel
 from ..mcp.http import add_mcp_route
@@ -26,7 +22,6 @@ from ..observability import logs as observability_logs
 from ..observability import tracing
 from ..plugins import Plugins
 from ..settings import Settings
-from ..tenancy import Tenancy
 from . import errors
 from .auth import Authenticator, AuthenticatorMiddleware
 from .dashboard import add_routes as add_dashboard_routes
@@ -60,17 +55,13 @@ def create_app(
     db = kernel.db
 
     auth_settings = settings.auth
-    users = UserStore(db)
     dummy_hash()  # made once per worker at boot, so the first unknown-email login costs what the others do
-    api_keys = ApiKeyStore(db)
-    secret = auth_settings.jwt_secret.get_secret_value() if auth_settings.jwt_secret else None
-    tokens = TokenService(db, secret, auth_settings.access_token_minutes, auth_settings.refresh_token_days)
-    window = auth_settings.login_window_seconds
-    limiter = RateLimiter(db, auth_settings.login_attempts, window)
-    address_limiter = RateLimiter(db, auth_settings.login_address_attempts, window)
-    throttle = FailureThrottle(RateLimiter(db, auth_settings.failed_auth_attempts, window))
-    authenticator = Authenticator(auth_settings, tokens, api_keys, users, throttle)
-    auth = AuthServices(auth_settings, users, tokens, limiter, settings.limits, address_limiter)
+    stores = kernel.auth
+    users, api_keys = stores.users, stores.api_keys
+    authenticator = Authenticator(auth_settings, stores.tokens, api_keys, users, stores.throttle)
+    auth = AuthServices(
+        auth_settings, users, stores.tokens, stores.login_limiter, settings.limits, stores.address_limiter
+    )
     request_log = RequestLog(db, settings.request_log.retention_days)
     kernel.start_workers()
 
@@ -95,7 +86,7 @@ def create_app(
     routes.add("/ready", ReadyResource())
     add_selfhosted_routes(routes.add, services, auth, api_keys, request_log)
     add_platform_routes(routes.add, services, users)
-    add_mcp_route(app, kernel.operations, Tenancy(db), settings.limits.max_body_bytes)
+    add_mcp_route(app, kernel.operations, kernel.tenancy, settings.limits.max_body_bytes)
     app.add_route("/openapi.json", OpenAPIResource(routes.openapi))
     add_metrics_route(app, settings.observability, db, kernel.runtime)
     app.add_route("/docs", DocsPage())

@@ -1,7 +1,11 @@
 """Declaring what a responder is: its auth policy, its request and response models.
 
-``@operation(...)`` on a Falcon responder is the single source for three
-things: authentication (checked before the responder runs), request parsing
+``@operation(...)`` on a Falcon responder is the single source for four
+things: authentication (checked before the responder runs), the least role a
+platform route outside the operations layer needs (``role=``; checked by the
+platform's ``access`` through :func:`memorist.operations.authorize_role`;
+memory routes need no declaration here, the operations they call declare
+theirs), request parsing
 and validation (the declared ``body`` and ``query`` models parse the request,
 and the responder receives the validated models as its ``body=`` and
 ``query=`` keyword arguments; no responder reads the request by hand), and the
@@ -21,6 +25,7 @@ import falcon
 from pydantic import BaseModel
 
 from ..auth.errors import PermissionDenied
+from ..auth.roles import Role
 from ..settings import LimitsSettings
 from ..tenancy import ProjectError
 from . import parsing
@@ -58,6 +63,8 @@ class Operation:
     project_errors: bool = False
     #: Issues, lists or changes credentials or accounts: refused (403) while AUTH_DISABLED=true.
     credentials: bool = False
+    #: The least role a member needs (platform routes the operations layer does not serve).
+    role: Role | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -77,6 +84,7 @@ def operation(
     raw_check: RawCheck | None = None,
     project_errors: bool = False,
     credentials: bool = False,
+    role: Role | str | None = None,
 ) -> Callable[[Responder], Responder]:
     """Mark a responder; authentication runs before it, per ``auth``, then parsing.
 
@@ -89,6 +97,9 @@ def operation(
     ``AUTH_DISABLED=true`` anyone who reaches the server is an anonymous admin; such a
     caller must not mint a platform key (the platform surface still checks its keys), set
     someone's password or read the member list, so these routes answer 403 then.
+
+    ``role``: the least :class:`~memorist.auth.roles.Role` a platform member needs
+    here (``"OWNER"`` to change project settings, members, webhooks).
     """
     op = Operation(
         summary,
@@ -105,11 +116,13 @@ def operation(
         raw_check,
         project_errors,
         credentials,
+        Role(role) if role is not None else None,
     )
 
     def wrap(responder: Responder) -> Responder:
         @functools.wraps(responder)
         def guarded(self: Any, req: falcon.Request, resp: falcon.Response, **params: Any) -> None:
+            req.context.required_role = op.role
             if op.auth != "open":
                 req.context.principal = req.context.authenticator.require(req, op.auth)
             if op.credentials and req.context.authenticator.disabled:

@@ -3,9 +3,9 @@
 Every tool goes through :class:`MemoryAccess`. The operations layer
 (:mod:`memorist.operations`) owns the rules every door shares (the scope
 rule, confinement to the organization and project, validation of an update,
-what an add stored, merged and skipped); this module adds what is MCP's own:
-the user/agent pins of a :class:`~memorist.mcp.scope.Caller` (checked on
-arguments and on every memory reached by id), read-only connections, and
+what an add stored, merged and skipped); the caller's role and its user/agent
+pins (:class:`~memorist.operations.Caller`) are checked there too, the same as
+on every door. This module adds what is MCP's own: the scope a call ran in, and
 compact results for a model's context window: the REST response models projected by
 :meth:`~memorist.operations.wire.WireModel.compact` (no nulls, no hashes, times to the
 second, 4-decimal scores), so a field the REST answer gains reaches MCP as well.
@@ -17,17 +17,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..engine.supersession import Links
-from ..errors import NotFoundError
-from ..operations import AddInput, EntityIds, ListInput, Operations, SearchInput, UpdateInput
-from ..operations import Caller as Tenant
+from ..operations import AddInput, Caller, EntityIds, ListInput, Operations, SearchInput, UpdateInput
+from ..operations.confine import entity_tally
 from ..operations.results import AddedMemory, AddResult
 from ..operations.wire import EntityOut, HistoryEntry, MemoryItem, MergedInput, SearchResult, SkippedPart
-from ..records import ENTITY_SCOPE_FIELDS, ENTITY_TYPES, MemoryRecord
-from .scope import Caller
-
-#: How many of a confined caller's memories ``list_entities`` reads to count its agents and runs.
-ENTITY_SCAN_LIMIT = 5000
-SCAN_PAGE = 1000
+from ..records import MemoryRecord
 
 
 def compact(record: MemoryRecord, links: Links | None = None) -> dict[str, Any]:
@@ -50,10 +44,6 @@ def compact_add(result: AddResult, ids: Mapping[str, str]) -> dict[str, Any]:
     return out
 
 
-def tenant(caller: Caller) -> Tenant:
-    return Tenant(org_id=caller.org_id, project_id=caller.project_id, actor=caller.label)
-
-
 class MemoryAccess:
     """Scope-checked memory operations for one server (stdio or HTTP)."""
 
@@ -73,7 +63,6 @@ class MemoryAccess:
         expiration_date: str | None,
         infer: bool,
     ) -> dict[str, Any]:
-        caller.require_write()
         ids = caller.ids(requested)
         request = AddInput(
             messages=[dict(m) for m in messages],
@@ -85,7 +74,7 @@ class MemoryAccess:
         )
         operations = self._operations()
         operations.admit_add(request)  # the deployment's add limits (a clear error past them), as on every door
-        return compact_add(operations.add(tenant(caller), request), ids)
+        return compact_add(operations.add(caller, request), ids)
 
     def update(
         self,
@@ -96,18 +85,14 @@ class MemoryAccess:
         metadata: Mapping[str, Any] | None,
         timestamp: str | float | None,
     ) -> dict[str, Any]:
-        caller.require_write()
         change = UpdateInput(text=text, metadata=dict(metadata) if metadata is not None else None, timestamp=timestamp)
         change.check()  # before the ownership lookup, as on every door
         operations = self._operations()
-        self._owned(operations, caller, memory_id)
-        return compact(operations.update(tenant(caller), memory_id, change))
+        return compact(operations.update(caller, memory_id, change))
 
     def delete(self, caller: Caller, memory_id: str, *, delete_linked: bool = False) -> dict[str, Any]:
-        caller.require_write()
         operations = self._operations()
-        self._owned(operations, caller, memory_id)
-        record = operations.delete(tenant(caller), memory_id, delete_linked=delete_linked)
+        record = operations.delete(caller, memory_id, delete_linked=delete_linked)
         return {"deleted": record.id, "memory": record.text}
 
     # -- reads -------------------------------------------------------------------------
@@ -135,7 +120,7 @@ class MemoryAccess:
             explain=explain,
             latest_only=latest_only,
         )
-        hits = self._operations().search(tenant(caller), request)
+        hits = self._operations().search(caller, request)
         return {"results": [SearchResult.of_hit(hit).compact() for hit in hits], "scope": ids}
 
     def list(
@@ -150,8 +135,8 @@ class MemoryAccess:
         ids = caller.ids(requested)
         request = ListInput(ids=EntityIds(**ids), page=page, page_size=page_size, latest_only=latest_only)
         operations = self._operations()
-        result = operations.list_memories(tenant(caller), request)
-        links = operations.links(tenant(caller), result.records)
+        result = operations.list_memories(caller, request)
+        links = operations.links(caller, result.records)
         return {
             "results": [compact(r, links[r.id]) for r in result.records],
             "total": result.total,
@@ -162,50 +147,24 @@ class MemoryAccess:
 
     def get(self, caller: Caller, memory_id: str) -> dict[str, Any]:
         operations = self._operations()
-        record = self._owned(operations, caller, memory_id)
-        return compact(record, operations.links(tenant(caller), [record])[record.id])
+        record = operations.get(caller, memory_id)
+        return compact(record, operations.links(caller, [record])[record.id])
 
     def history(self, caller: Caller, memory_id: str) -> dict[str, Any]:
         operations = self._operations()
-        if caller.pinned:
-            # History rows carry no user/agent: ownership is proven by the live memory.
-            self._owned(operations, caller, memory_id)
-        events = [HistoryEntry.of(row).compact() for row in operations.history(tenant(caller), memory_id)]
+        events = [HistoryEntry.of(row).compact() for row in operations.history(caller, memory_id)]
         return {"memory_id": memory_id, "events": events}
 
     def entities(self, caller: Caller) -> dict[str, Any]:
         """Users, agents, runs and apps with memory counts, as far as the caller may see them."""
         operations = self._operations()
         if not caller.pinned:
-            return {"entities": [EntityOut.of(c).compact() for c in operations.entities(tenant(caller))]}
+            return {"entities": [EntityOut.of(c).compact() for c in operations.entities(caller)]}
         # A confined caller sees only the identifiers that occur in its own memories.
-        tally: dict[tuple[str, str], int] = {}
-        page, seen, total = 1, 0, 0
-        while seen < ENTITY_SCAN_LIMIT:
-            batch = operations.list_memories(
-                tenant(caller), ListInput(ids=EntityIds(**caller.pinned), page=page, page_size=SCAN_PAGE)
-            )
-            total = batch.total
-            for record in batch.records:
-                for name in ENTITY_SCOPE_FIELDS:
-                    if (value := getattr(record, name)) is not None:
-                        key = (ENTITY_TYPES[name], value)
-                        tally[key] = tally.get(key, 0) + 1
-            seen += len(batch.records)
-            if len(batch.records) < SCAN_PAGE:
-                break
-            page += 1
-        out: dict[str, Any] = {"entities": [{"type": t, "id": i, "memories": n} for (t, i), n in sorted(tally.items())]}
+        counts, seen, total = entity_tally(caller, lambda page: operations.list_memories(caller, page))
+        out: dict[str, Any] = {
+            "entities": [{"type": c.entity_type, "id": c.entity_id, "memories": c.total} for c in counts]
+        }
         if total > seen:
             out["note"] = f"counted from the newest {seen} of {total} memories"
         return out
-
-    # -- helpers -----------------------------------------------------------------------
-    @staticmethod
-    def _owned(operations: Operations, caller: Caller, memory_id: str) -> MemoryRecord:
-        """The memory, if this caller may reach it; otherwise exactly the answer a missing id gets."""
-        try:
-            record = operations.get(tenant(caller), memory_id)
-        except NotFoundError:
-            raise NotFoundError(f"memory '{memory_id}' not found") from None
-        return caller.check_owned(record)

@@ -83,7 +83,7 @@ def mcp_command(
         click.echo(MISSING_SDK, err=True)
         sys.exit(2)
     from ..console import checked_settings
-    from .scope import Caller
+    from ..operations import Caller, Role
 
     pins = {
         k: v for k, v in {"user_id": user_id, "agent_id": agent_id, "run_id": run_id, "app_id": app_id}.items() if v
@@ -98,11 +98,11 @@ def mcp_command(
     settings, plugins = checked_settings(config, overrides)
     try:
         caller = Caller(
-            label=f"mcp:{pins.get('user_id') or pins.get('agent_id') or 'stdio'}",
             org_id=org_id,
             project_id=project_id,
+            actor=f"mcp:{pins.get('user_id') or pins.get('agent_id') or 'stdio'}",
+            role=Role.READER if read_only else Role.OWNER,
             pinned=pins,
-            can_write=not read_only,
         )
     except ValueError as exc:  # pragma: no cover - option names are fixed
         raise click.UsageError(str(exc)) from None

@@ -20,6 +20,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import threading
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import falcon
@@ -27,9 +28,10 @@ import falcon
 from ..auth.errors import PermissionDenied
 from ..auth.principal import Principal
 from ..errors import MemoristError, ValidationError
-from ..records import DEFAULT_ORG, DEFAULT_PROJECT, ENTITY_SCOPE_FIELDS
+from ..operations.caller import Caller, ScopeError, caller_for
+from ..records import ENTITY_SCOPE_FIELDS
 from ..tenancy import Tenancy
-from .scope import CALLER_KEY, Caller, ScopeError
+from .scope import CALLER_KEY
 
 if TYPE_CHECKING:
     from anyio.from_thread import BlockingPortal
@@ -51,27 +53,19 @@ class PayloadTooLarge(MemoristError):
     status = 413
 
 
-def caller_for(principal: Principal, tenancy: Tenancy) -> Caller:
-    """The scope a credential grants (documented in docs/mcp.md, "Who sees what").
+def mcp_caller(principal: Principal, tenancy: Tenancy) -> Caller:
+    """The caller a credential makes on ``/mcp`` (documented in docs/mcp.md, "Who sees what").
 
-    - platform ``Token`` key: its organization and project; READER members read only;
-    - a self-hosted user (Bearer JWT or ``svcsk_`` key) with role ``user``: confined
-      to ``user_id`` = the account's email;
-    - a self-hosted admin account: not confined; ``user_id`` defaults to its email;
-    - the legacy admin key and ``AUTH_DISABLED``: not confined, no defaults.
+    The same as on every door (:func:`memorist.operations.caller_for`: a platform
+    key's project and member role; a self-hosted user confined to its own
+    ``user_id``; an admin unconfined), plus one convenience for a model: a
+    self-hosted admin account's ``user_id`` defaults to its own email.
     """
-    if principal.auth_type == "platform_key":
-        org_id, project_id = str(principal.org_id), str(principal.project_id)
-        role = tenancy.role_of(project_id, str(principal.user_id))
-        if role is None:
-            raise PermissionDenied("the key's user is not a member of its project")
-        return Caller(label=principal.label, org_id=org_id, project_id=project_id, can_write=role == "OWNER")
+    caller = caller_for(principal, tenancy)
     own = principal.email or principal.user_id
-    if principal.user_id is None or own is None:  # admin key, auth disabled
-        return Caller(label=principal.label, org_id=DEFAULT_ORG, project_id=DEFAULT_PROJECT)
-    if principal.is_admin:
-        return Caller(label=principal.label, defaults={"user_id": own})
-    return Caller(label=principal.label, pinned={"user_id": own})
+    if principal.is_admin and principal.user_id is not None and own is not None:
+        return replace(caller, defaults={"user_id": own})
+    return caller
 
 
 class Bridge:
@@ -165,7 +159,7 @@ class McpResource:
         policy = "platform" if scheme == "token" else "user"
         principal = req.context.authenticator.require(req, policy)
         req.context.principal = principal
-        caller = caller_for(principal, self._tenancy)
+        caller = mcp_caller(principal, self._tenancy)
         extra: dict[str, str] = {}
         for name, value in req.params.items():
             if name not in ENTITY_SCOPE_FIELDS:

@@ -16,8 +16,8 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MemoristError
+from ..operations import Caller
 from .adapter import MemoryAccess
-from .scope import Caller
 from .tools import build_server, fixed_caller
 
 if TYPE_CHECKING:

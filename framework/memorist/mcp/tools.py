@@ -31,8 +31,9 @@ from ..errors import MemoristError
 from ..limits import MAX_MCP_PAGE_SIZE as MAX_PAGE_SIZE
 from ..limits import MAX_MCP_TOP_K as MAX_TOP_K
 from ..limits import MAX_PAGE, MAX_QUERY_CHARS
+from ..operations import Caller
 from .adapter import MemoryAccess
-from .scope import CALLER_KEY, Caller, entity_args
+from .scope import CALLER_KEY, entity_args
 
 CallerSource = Callable[[Context], Caller]
 

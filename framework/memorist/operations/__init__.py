@@ -7,7 +7,9 @@ facade) translate their wire format into the typed inputs here and call
 
 from __future__ import annotations
 
-from .caller import Caller
+from ..auth.roles import MEMBER_ROLES, Role
+from .authorize import REQUIRED, authorize, authorize_role, requires
+from .caller import Caller, ScopeError, caller_for
 from .inputs import ENTITY_FIELDS, UNSET, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
 from .queued import LeaseLost, run_add_event
 from .results import AddedMemory, AddedMemoryEvent, AddedMemoryV3, AddResult, EventOut
@@ -23,6 +25,14 @@ __all__ = [
     "AddedMemoryEvent",
     "AddedMemoryV3",
     "Caller",
+    "MEMBER_ROLES",
+    "REQUIRED",
+    "Role",
+    "ScopeError",
+    "authorize",
+    "authorize_role",
+    "caller_for",
+    "requires",
     "EntityIds",
     "EntityOut",
     "EntityV1",

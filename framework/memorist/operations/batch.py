@@ -51,13 +51,18 @@ def _item_error(index: int, exc: Exception) -> MemoristError:
     return ValidationError(f"items[{index}].messages: a string, a message object or a list of them")
 
 
-def admit_batch(items: Sequence[AddInput], limits: Any) -> str:
-    """``RUN_NOW`` or ``QUEUE`` for a batch; 400 when empty, 413 past a batch or item limit (nothing stored)."""
+def admit_batch(items: Sequence[AddInput], limits: Any, *, capped: bool = True) -> str:
+    """``RUN_NOW`` or ``QUEUE`` for a batch; 400 when empty, 413 past a batch or item limit (nothing stored).
+
+    ``capped=False`` (the in-process doors: the Python API, ``memorist import``): each item
+    is still held to one add's limits, but the batch's own caps, which bound one request,
+    do not apply; a long list is stored in chunks of :data:`CHUNK`.
+    """
     if not items:
         raise ValidationError("items: at least one add is required")
     if limits is None:
         return RUN_NOW
-    if len(items) > limits.max_batch_items:
+    if capped and len(items) > limits.max_batch_items:
         raise InputTooLarge(
             f"items: {len(items)} adds in one batch; the limit is {limits.max_batch_items} "
             "(limits.max_batch_items), split them into several batches"
@@ -69,7 +74,7 @@ def admit_batch(items: Sequence[AddInput], limits: Any) -> str:
             total += measure(item.messages).chars
         except (InputTooLarge, TypeError, AttributeError) as exc:
             raise _item_error(index, exc) from None
-    if total > limits.max_batch_chars:
+    if capped and total > limits.max_batch_chars:
         raise InputTooLarge(
             f"items: {total} characters of content in one batch; the limit is {limits.max_batch_chars} "
             "(limits.max_batch_chars), split them into several batches"

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..admission import QUEUE, RUN_NOW, admit
 from ..auth.errors import PermissionDenied
+from ..auth.roles import Role
 from ..engine.browse import EntityGraphView
 from ..engine.counts import EntityCount
 from ..engine.entities import scope_key
@@ -33,15 +34,23 @@ from ..filters import Condition
 from ..records import MemoryRecord, Scope
 from ..settings import LimitsSettings
 from ..spaces import SpaceDirectory
-from . import batch, extras
+from . import batch
+from .authorize import requires
 from .caller import Caller
+from .confine import confined_add, confined_ids, entity_tally
 from .inputs import ENTITY_FIELDS, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
+from .project_data import ProjectData
 from .results import AddResult
 from .wire import MemoryItem
 
 
-class Operations:
-    """The operations layer over the serving engine and the event store."""
+class Operations(ProjectData):
+    """The operations layer over the serving engine and the event store.
+
+    Each method acting for a caller declares the role it needs (``@requires``,
+    checked before it runs) and keeps the caller inside its pinned identifiers
+    (:mod:`.confine`): the doors only say who is calling.
+    """
 
     def __init__(
         self,
@@ -54,6 +63,7 @@ class Operations:
         engines: Callable[[], Sequence[Memory]] | None = None,
         spaces: SpaceDirectory | None = None,
         prepare: Callable[[], None] | None = None,
+        batch_caps: bool = True,
     ) -> None:
         self._engine = engine
         #: The engine of the vector space a project lives in (``memorist.spaces``); None: one space.
@@ -64,6 +74,8 @@ class Operations:
         self._prepare = prepare
         self._events = events
         self._limits = limits
+        #: False for the in-process doors: a batch's item and character caps bound one request.
+        self._batch_caps = batch_caps
         #: Stored exports with quotas and retention; without it (bare test setups) exports are unbounded.
         self._exports = exports
 
@@ -108,31 +120,40 @@ class Operations:
         return self._events
 
     # -- add -------------------------------------------------------------------------
+    @requires(Role.OWNER)
     def add(self, caller: Caller, request: AddInput) -> AddResult:
-        """A synchronous add: extract (or store verbatim), store, answer what happened."""
+        """A synchronous add: extract (or store verbatim), store, answer what happened
+        (413 past one add's limits, whatever the door: :mod:`memorist.admission`)."""
+        request = confined_add(caller, request)
+        self.admit_add(request)
         require_entity(request.ids.all())
         memory = self.engine_of(caller)
         payload = request.payload(caller.org_id, caller.project_id, caller.actor)
         return AddResult.of(memory.add_outcome(memory.add_request(**payload)))
 
+    @requires(Role.OWNER)
     def add_payload(self, caller: Caller, request: AddInput) -> dict[str, Any]:
         """The validated arguments of an add (a bad add is a 400 here, never a FAILED event later)."""
+        request = confined_add(caller, request)
         require_entity(request.ids.all())
         payload = request.payload(caller.org_id, caller.project_id, caller.actor)
         self.engine_of(caller).add_request(**payload)
         return payload
 
+    @requires(Role.OWNER)
     def add_recorded(self, caller: Caller, request: AddInput) -> tuple[AddResult | None, Event]:
         """An add answered at once, acknowledged like a queued one: the result plus a finished event.
 
         A large add is queued instead (:meth:`add_or_queue`): then ``(None, pending event)``.
         """
+        request = confined_add(caller, request)
         outcome = self.add_or_queue(caller, request)
         if isinstance(outcome, Event):
             return None, outcome
         payload = request.payload(caller.org_id, caller.project_id, caller.actor)
         return outcome, self.events.record(caller.org_id, caller.project_id, payload, outcome.event_results())
 
+    @requires(Role.OWNER)
     def submit_add(self, caller: Caller, request: AddInput) -> Event:
         """An asynchronous add: validated now (413 past the add limits), queued durably, processed by a worker."""
         self.admit_add(request)
@@ -143,6 +164,7 @@ class Operations:
         """``RUN_NOW`` or ``QUEUE`` for a door's add; 413 past the limits (:mod:`memorist.admission`)."""
         return admit(request.messages, self._limits) if self._limits is not None else RUN_NOW
 
+    @requires(Role.OWNER)
     def add_or_queue(self, caller: Caller, request: AddInput) -> AddResult | Event:
         """What a door answering at once calls: small adds run now, large ones are queued (an Event back)."""
         if self.admit_add(request) == QUEUE and self._events is not None:
@@ -152,17 +174,21 @@ class Operations:
     # -- batch add (bulk import doors; rules in .batch) ---------------------------------------
     def admit_batch(self, items: Sequence[AddInput]) -> str:
         """``RUN_NOW`` or ``QUEUE`` for a batch; 400 when empty, 413 naming the limit or the item past it."""
-        return batch.admit_batch(items, self._limits)
+        return batch.admit_batch(items, self._limits, capped=self._batch_caps)
 
+    @requires(Role.OWNER)
     def check_batch(self, caller: Caller, items: Sequence[AddInput]) -> None:
         """The whole batch's checks without storing anything (a door splitting a batch checks it first)."""
-        batch.admit_batch(items, self._limits)
+        items = [confined_add(caller, item) for item in items]
+        self.admit_batch(items)
         batch.validated(self.engine_of(caller), caller, items)
 
+    @requires(Role.OWNER)
     def add_batch(self, caller: Caller, items: Sequence[AddInput]) -> list[AddResult]:
         """Many synchronous adds: every item validated first (400 naming it, nothing stored),
         then stored through the engine's batch seam; one result per item, in order."""
-        batch.admit_batch(items, self._limits)
+        items = [confined_add(caller, item) for item in items]
+        self.admit_batch(items)
         memory = self.engine_of(caller)
         requests = [request for _, request in batch.validated(memory, caller, items)]
         outcomes = []
@@ -170,23 +196,28 @@ class Operations:
             outcomes.extend(memory.add_many(requests[start : start + batch.CHUNK]))
         return [AddResult.of(outcome) for outcome in outcomes]
 
+    @requires(Role.OWNER)
     def submit_batch(self, caller: Caller, items: Sequence[AddInput]) -> list[Event]:
         """A batch queued durably, one event per item, all committed together (validated first)."""
-        batch.admit_batch(items, self._limits)
+        items = [confined_add(caller, item) for item in items]
+        self.admit_batch(items)
         payloads = batch.batch_payloads(self.engine_of(caller), caller, items)
         return self.events.submit_many(caller.org_id, caller.project_id, payloads)
 
+    @requires(Role.OWNER)
     def add_batch_or_queue(self, caller: Caller, items: Sequence[AddInput]) -> list[AddResult] | list[Event]:
         """What a door answering at once calls: a small batch runs now, a large one is queued (events back)."""
         if self.admit_batch(items) == QUEUE and self._events is not None:
             return self.submit_batch(caller, items)
         return self.add_batch(caller, items)
 
+    @requires(Role.OWNER)
     def add_batch_recorded(
         self, caller: Caller, items: Sequence[AddInput]
     ) -> tuple[list[AddResult] | None, list[Event]]:
         """A batch answered at once, acknowledged like the platform's add: results plus one finished
         event per item; a large batch is queued instead (``(None, pending events)``)."""
+        items = [confined_add(caller, item) for item in items]
         outcome = self.add_batch_or_queue(caller, items)
         if not outcome or isinstance(outcome[0], Event):
             return None, [e for e in outcome if isinstance(e, Event)]
@@ -198,7 +229,9 @@ class Operations:
         return results, self.events.record_many(caller.org_id, caller.project_id, done)
 
     # -- read ------------------------------------------------------------------------
+    @requires(Role.READER)
     def search(self, caller: Caller, request: SearchInput) -> list[SearchHit]:
+        request = confined_add(caller, request)
         ids = request.ids
         if request.scoped:
             require_entity(ids.all(), filters=request.filters, filters_allowed=True)
@@ -223,7 +256,9 @@ class Operations:
             reference_date=request.reference_date,
         )
 
+    @requires(Role.READER)
     def list_memories(self, caller: Caller, request: ListInput) -> Page:
+        request = confined_add(caller, request)
         ids = request.ids
         if request.scoped:
             require_entity(ids.all())
@@ -250,76 +285,67 @@ class Operations:
             sort=request.sort,
         )
 
+    @requires(Role.READER)
     def entity_graph(self, caller: Caller, ids: EntityIds) -> EntityGraphView:
         """The extracted entities of one user's (else agent's, run's, app's) memories and their links."""
+        ids = confined_ids(caller, ids)
         require_entity(ids.all())
         key = scope_key(Scope(org_id=caller.org_id, project_id=caller.project_id, **ids.present()))
         return self.engine_of(caller).browser.graph(key)
 
+    @requires(Role.READER)
     def memory_entities(self, caller: Caller, memory_id: str) -> list[dict[str, str]]:
         """The graph entities one memory of the caller's project mentions (404 as :meth:`get`)."""
         self.get(caller, memory_id)
         return self.engine_of(caller).browser.of_memory(memory_id)
 
+    @requires(Role.READER)
     def links(self, caller: Caller, records: Sequence[MemoryRecord]) -> dict[str, Links]:
         """Each of ``records``' place among its fact's versions (records the caller already read)."""
         return self.engine_of(caller).links([r.id for r in records])
 
+    @requires(Role.READER)
     def items(self, caller: Caller, records: Sequence[MemoryRecord]) -> list[MemoryItem]:
         """``records`` as get and list show them: each with its supersession links."""
         links = self.links(caller, records)
         return [MemoryItem.of(r, links[r.id]) for r in records]
 
+    @requires(Role.READER)
     def item(self, caller: Caller, record: MemoryRecord) -> MemoryItem:
         return self.items(caller, [record])[0]
 
-    def collect(
-        self, caller: Caller, filters: dict[str, Any] | None, *, limit: int, show_expired: bool
-    ) -> list[MemoryRecord]:
-        """Up to ``limit`` of the caller's memories matching ``filters``, newest first (exports, summaries)."""
-        memory = self.engine_of(caller)
-        records: list[MemoryRecord] = []
-        size = min(limit, 1000)
-        page = 1
-        while True:
-            batch = memory.list(
-                filters,
-                org_id=caller.org_id,
-                project_id=caller.project_id,
-                page=page,
-                page_size=size,
-                show_expired=show_expired,
-            )
-            records.extend(batch.records)
-            if len(records) >= limit or len(batch.records) < size:
-                return records[:limit]
-            page += 1
-
-    def count(self, caller: Caller, filters: dict[str, Any] | None, *, show_expired: bool) -> int:
-        page = self.engine_of(caller).list(
-            filters, org_id=caller.org_id, project_id=caller.project_id, page_size=1, show_expired=show_expired
-        )
-        return page.total
-
+    @requires(Role.READER)
     def get(self, caller: Caller, memory_id: str) -> MemoryRecord:
-        """One memory of the caller's project; 404 when it is missing or another tenant's."""
-        return self.engine_of(caller).get(memory_id, **caller.tenant)
+        """One memory of the caller's project; 404 when it is missing, another tenant's or,
+        for a confined caller, another user's (the same answer, so ids cannot be probed)."""
+        return caller.check_owned(self.engine_of(caller).get(memory_id, **caller.tenant))
 
+    @requires(Role.READER)
     def history(self, caller: Caller, memory_id: str) -> list[dict[str, Any]]:
+        if caller.pinned:  # history rows carry no user/agent: the live memory proves ownership
+            self.get(caller, memory_id)
         return self.engine_of(caller).history(memory_id, **caller.tenant)
 
+    @requires(Role.READER)
     def linked_entities(self, caller: Caller, memory_ids: Sequence[str]) -> dict[str, list[str]]:
         """Names of the graph entities each memory mentions (ids a search of ``caller`` returned)."""
         graph = self.engine_of(caller).graph
         return {mid: graph.entities_of(mid) for mid in memory_ids}
 
+    @requires(Role.READER)
     def entities(self, caller: Caller) -> list[EntityCount]:
-        """Users, agents, runs and apps of the caller's project with their memory counts."""
+        """Users, agents, runs and apps of the caller's project with their memory counts
+        (a confined caller's: those of its own memories, see :func:`.confine.entity_tally`)."""
+        if caller.pinned:
+            return entity_tally(caller, lambda page: self.list_memories(caller, page))[0]
         return self.engine_of(caller).counts.list(caller.org_id, caller.project_id)
 
     # -- change ------------------------------------------------------------------------
+    @requires(Role.OWNER)
     def update(self, caller: Caller, memory_id: str, request: UpdateInput) -> MemoryRecord:
         request.check()
+        if caller.pinned:
+            self.get(caller, memory_id)
         return self.engine_of(caller).update(
             memory_id,
             text=request.text,
@@ -330,11 +356,11 @@ class Operations:
             actor=caller.actor,
         )
 
+    @requires(Role.OWNER)
     def update_many(self, caller: Caller, changes: Sequence[tuple[str, UpdateInput]]) -> int:
         """Several updates; every memory must exist and every change be valid before any is made."""
-        memory = self.engine_of(caller)
         for memory_id, _ in changes:
-            memory.get(memory_id, **caller.tenant)
+            self.get(caller, memory_id)
         for memory_id, request in changes:
             try:
                 request.check()
@@ -344,18 +370,22 @@ class Operations:
             self.update(caller, memory_id, request)
         return len(changes)
 
+    @requires(Role.OWNER)
     def delete(self, caller: Caller, memory_id: str, *, delete_linked: bool = False) -> MemoryRecord:
         """One memory; ``delete_linked``: the older ones it superseded too, transitively."""
+        if caller.pinned:
+            self.get(caller, memory_id)
         return self.engine_of(caller).delete(
             memory_id, org_id=caller.org_id, project_id=caller.project_id, actor=caller.actor,
             delete_linked=delete_linked,
         )
 
+    @requires(Role.OWNER)
     def delete_many(self, caller: Caller, memory_ids: Sequence[str]) -> int:
         """Several deletes; every memory must exist before any is deleted (a repeated id counts once)."""
         memory = self.engine_of(caller)
         for memory_id in memory_ids:
-            memory.get(memory_id, **caller.tenant)
+            self.get(caller, memory_id)
         for memory_id in memory_ids:
             try:
                 memory.delete(memory_id, org_id=caller.org_id, project_id=caller.project_id, actor=caller.actor)
@@ -363,13 +393,12 @@ class Operations:
                 pass  # listed twice
         return len(memory_ids)
 
+    @requires(Role.OWNER)
     def delete_all(
         self,
         caller: Caller,
         ids: EntityIds,
         filters: dict[str, Any] | None = None,
-        *,
-        may_span: bool = True,
     ) -> int:
         """Every memory of an entity (never capped); the scope rule applies.
 
@@ -378,9 +407,9 @@ class Operations:
         wildcards add their types together (all four: the whole project, since every
         memory has at least one id); a concrete id given beside them still narrows.
         ``filters`` (a mem0 filter document) narrows the same way. A wildcard or a
-        filter-only delete reaches beyond one named entity, so the door says whether
-        this caller may do that (``may_span``: an OWNER on the platform, an admin
-        self-hosted); one who may not gets a 403 saying so, never a quiet ``deleted: 0``.
+        filter-only delete reaches beyond one named entity: only a caller that
+        :attr:`~.caller.Caller.may_span` (an unconfined OWNER or admin) may do that;
+        one who may not gets a 403 saying so, never a quiet ``deleted: 0``.
 
         The entity's adds accepted before are stopped first, so none brings a memory back
         afterwards: queued ones are cancelled, running ones are told to stop and their
@@ -390,12 +419,13 @@ class Operations:
         require_entity(ids.all(), filters=filters, filters_allowed=filters is not None)
         wild = ids.wildcards()
         concrete = {f: v for f, v in ids.present().items() if f not in wild}
-        if (wild or not concrete) and not may_span:
+        if (wild or not concrete) and not caller.may_span:
             reach = " and ".join(f"{f}='*'" for f in wild) or "a delete by filters alone"
             raise PermissionDenied(
                 f"{reach} deletes the memories of every entity it matches: only an admin may do that; "
                 "name one entity (e.g. user_id=alice) instead"
             )
+        ids = confined_ids(caller, ids)
         unfinished: tuple[str, ...] = ()
         if self._events is not None and ids.present():
             unfinished = self._events.cancel_queued(caller.org_id, caller.project_id, ids.present()).unfinished_ids
@@ -408,6 +438,7 @@ class Operations:
             unfinished=unfinished,
         )
 
+    @requires(Role.OWNER)
     def delete_entity(self, caller: Caller, entity_type: str, entity_id: str) -> int:
         """An entity named by a path (``user``/``alice``) and all its memories."""
         if entity_id == WILDCARD:
@@ -421,43 +452,3 @@ class Operations:
         """Every memory, entity and history row of every tenant (admin only, at the door)."""
         for engine in self._engines() if self._engines is not None else [self.engine]:
             engine.reset()
-
-    # -- feedback, exports, summaries ------------------------------------------------------
-    def feedback(
-        self, caller: Caller, memory_id: str, value: str | None, reason: str | None, user_id: str | None
-    ) -> dict[str, Any]:
-        """A member's feedback on one memory of the project (404 when it is not the project's)."""
-        memory = self.engine_of(caller)
-        memory.get(memory_id, **caller.tenant)
-        return extras.record_feedback(memory.db, caller, memory_id, value, reason, user_id)
-
-    def export(self, caller: Caller, filters: dict[str, Any] | None, schema: Any) -> tuple[str, int]:
-        """Build and keep an export of the memories matching ``filters`` (expired included); id and count."""
-        extras.check_export_size(self.count(caller, filters, show_expired=True))
-        if self._exports is not None:
-            self._exports.admit(caller.org_id, caller.project_id)  # 429 past the hourly quota, before any work
-        records = self.collect(caller, filters, limit=extras.MAX_EXPORT, show_expired=True)
-        if self._exports is None:
-            return extras.store_export(self.engine_of(caller).db, caller, filters, schema, records), len(records)
-        row = self._exports.save(caller.org_id, caller.project_id, filters or {}, extras.export_result(schema, records))
-        return str(row["id"]), len(records)
-
-    def find_export(self, caller: Caller, export_id: str | None, filters: dict[str, Any] | None) -> dict[str, Any]:
-        if self._exports is None:
-            return extras.find_export(self.engine_of(caller).db, caller, export_id, filters)
-        return extras.export_view(self._exports.find(caller.org_id, caller.project_id, export_id, filters), export_id)
-
-    def summarize(
-        self, caller: Caller, filters: dict[str, Any] | None, *, limit: int, settings: dict[str, Any]
-    ) -> extras.Summary:
-        """The newest ``limit`` memories matching ``filters`` summarized, oldest first."""
-        records = self.collect(caller, filters, limit=min(limit, extras.MAX_SUMMARY_MEMORIES), show_expired=False)
-        records.reverse()  # oldest first reads as a story
-        return extras.summarize(self.engine_of(caller).components.language_model, records, settings)
-
-    # -- events --------------------------------------------------------------------------
-    def event(self, caller: Caller, event_id: str) -> Event:
-        return self.events.get(event_id, caller.org_id, caller.project_id)
-
-    def list_events(self, caller: Caller, page: int, page_size: int) -> tuple[list[Event], int]:
-        return self.events.list(caller.org_id, caller.project_id, (page - 1) * page_size, page_size)

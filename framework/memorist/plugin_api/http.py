@@ -18,6 +18,9 @@ imports nothing of the web layer yet. A route with the platform's access rules::
         def on_get(self, req, resp, project_id):
             access(req, self._tenancy, project_id=project_id)  # another tenant's project: 404
             ...
+
+A route that changes a project's resources declares the role it needs on the decorator
+(``@operation(..., role="OWNER")``); ``access`` then refuses a READER with 403.
 """
 
 from __future__ import annotations

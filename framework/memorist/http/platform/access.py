@@ -7,7 +7,10 @@ path (project, member and webhook routes) or as ``org_id``/``project_id`` in
 the query string or JSON body (as the older platform clients send them) -- is
 served in that project with the user's role there. ``READER`` may read (get,
 list, search, history, events, members, exports), ``OWNER`` may also change
-(add, update, delete, members, settings, webhooks, the project itself).
+(add, update, delete, members, settings, webhooks, the project itself). This
+module only finds the project and the member's role; what each role may do is
+declared once: on the operations (:mod:`memorist.operations.authorize`) for
+memories, on the route's ``@operation(role=...)`` for project administration.
 A project the user is not a member of answers 404, whether or not it exists,
 so a key cannot probe other tenants. Narrowing a person's reach is done with
 memberships: a key whose user is a member of one project reaches that project only.
@@ -21,8 +24,9 @@ import falcon
 
 from ...auth.errors import PermissionDenied
 from ...auth.principal import Principal
+from ...auth.roles import Role
 from ...errors import NotFoundError
-from ...operations import Caller
+from ...operations import Caller, authorize_role
 from ...tenancy import Project, ProjectError, Tenancy, not_found
 
 NOT_FOUND = "organization or project not found"
@@ -33,7 +37,7 @@ class Access:
     principal: Principal
     org_id: str
     project_id: str
-    role: str
+    role: Role
 
     @property
     def actor(self) -> str | None:
@@ -41,8 +45,8 @@ class Access:
 
     @property
     def caller(self) -> Caller:
-        """The operations layer's view of this caller: the project served, the member as actor."""
-        return Caller(self.org_id, self.project_id, self.actor)
+        """The operations layer's view of this caller: the project served, the member's role, as actor."""
+        return Caller(self.org_id, self.project_id, self.actor, self.role)
 
 
 def _named(req: falcon.Request, name: str) -> str | None:
@@ -75,11 +79,11 @@ def access(
     req: falcon.Request,
     tenancy: Tenancy,
     *,
-    write: bool = False,
     message_errors: bool = False,
     project_id: str | None = None,
 ) -> Access:
-    """The project a request is for and the caller's role there; 404 when not a member, 403 for ``write``.
+    """The project a request is for and the caller's role there; 404 when not a member,
+    403 below the role the route's ``@operation(role=...)`` declares.
 
     ``project_id`` is the project a path names (webhook routes); without it the
     request's ``org_id``/``project_id`` parameters decide, else the key's home project.
@@ -94,16 +98,25 @@ def access(
         if message_errors:
             raise ProjectError("you are not a member of this project", 403)
         raise PermissionDenied("the key's user is not a member of its project")
-    if write and role != "OWNER":
-        if message_errors:
-            raise ProjectError("you are not authorized to modify this project's resources; OWNER role required", 403)
-        raise PermissionDenied("READER members may not change project resources; OWNER role required")
-    return Access(principal, org_id, project, role)
+    return _authorized(req, Access(principal, org_id, project, Role(role)), message_errors)
 
 
-def project_access(
-    req: falcon.Request, tenancy: Tenancy, org_id: str, project_id: str, *, write: bool = False
-) -> tuple[Access, Project]:
+def _authorized(req: falcon.Request, who: Access, message_errors: bool) -> Access:
+    """``who``, if its role reaches the one the route declares (else 403, in the route's error shape)."""
+    needed: Role | None = getattr(req.context, "required_role", None)
+    if needed is not None:
+        try:
+            authorize_role(who.caller, needed, "changing this project's resources")
+        except PermissionDenied:
+            if message_errors:
+                raise ProjectError(
+                    f"you are not authorized to modify this project's resources; {needed} role required", 403
+                ) from None
+            raise
+    return who
+
+
+def project_access(req: falcon.Request, tenancy: Tenancy, org_id: str, project_id: str) -> tuple[Access, Project]:
     """Access to the project a path names: one the key's user is a member of (else 404)."""
     principal: Principal = req.context.principal
     if tenancy.org_of(project_id) != org_id or (
@@ -115,6 +128,4 @@ def project_access(
     role = tenancy.role_of(project_id, str(principal.user_id))
     if role is None:
         raise ProjectError("you are not a member of this project", 403)
-    if write and role != "OWNER":
-        raise ProjectError("you are not authorized to modify this project's resources; OWNER role required", 403)
-    return Access(principal, org_id, project_id, role), project
+    return _authorized(req, Access(principal, org_id, project_id, Role(role)), True), project

@@ -63,7 +63,7 @@ class AddV3BatchResource:
         "or limits.max_batch_chars: 413.",
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: AddV3Batch) -> None:
-        who = access(req, self._tenancy, write=True)
+        who = access(req, self._tenancy)
         settings = self._tenancy.project(who.org_id, who.project_id).settings
         items: list[AddInput] = []
         for index, item in enumerate(body.items):

@@ -208,7 +208,7 @@ class MemoriesV1(memories.MemoriesV1):
         errors=(400, 403, 422, 429),
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: AddV1) -> None:
-        who = access(req, self._tenancy, write=True)
+        who = access(req, self._tenancy)
         settings = self._tenancy.project(who.org_id, who.project_id).settings
         request = AddInput(
             messages=body.messages,

@@ -97,7 +97,7 @@ class AddV3:
         "Past limits.max_add_chars or limits.max_add_messages: 413.",
     )
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.AddV3) -> None:
-        who = access(req, self._tenancy, write=True)
+        who = access(req, self._tenancy)
         request = add_input(body, self._tenancy.project(who.org_id, who.project_id).settings)
         if not body.infer:
             # Answered at once with a SUCCEEDED event, unless large (memorist.admission): then queued, PENDING.
@@ -219,7 +219,7 @@ class MemoryV1:
         errors=(400, 403, 404, 422),
     )
     def on_put(self, req: falcon.Request, resp: falcon.Response, memory_id: str, body: m.UpdateV1) -> None:
-        who = access(req, self._tenancy, write=True)
+        who = access(req, self._tenancy)
         fields = body.model_fields_set
         request = UpdateInput(
             text=body.text,
@@ -239,7 +239,7 @@ class MemoryV1:
         errors=(403, 404),
     )
     def on_delete(self, req: falcon.Request, resp: falcon.Response, memory_id: str, query: m.DeleteOneQuery) -> None:
-        who = access(req, self._tenancy, write=True)
+        who = access(req, self._tenancy)
         self._ops.delete(who.caller, memory_id, delete_linked=query.delete_linked)
         resp.media = {"message": "Memory deleted successfully!"}
 
@@ -258,7 +258,7 @@ class MemoriesV1:
     )
     def on_delete(self, req: falcon.Request, resp: falcon.Response, query: m.DeleteQuery) -> None:
         ids, rest = delete_scope(query)
-        who = access(req, self._tenancy, write=True)  # OWNER: may delete any entity of the project, "*" too
+        who = access(req, self._tenancy)  # an OWNER (the operation requires it) may delete "*" too
         deleted = self._ops.delete_all(who.caller, ids, rest)
         resp.media = {"message": deleted_message(ids, deleted), "deleted": deleted}
 
@@ -323,7 +323,7 @@ class EntityV2:
     )
     def on_delete(self, req: falcon.Request, resp: falcon.Response, entity_type: str, entity_name: str) -> None:
         EntityIds.entity(entity_type, entity_name)  # a bad type is a 400 before the access check, as before
-        who = access(req, self._tenancy, write=True)
+        who = access(req, self._tenancy)
         deleted = self._ops.delete_entity(who.caller, entity_type, entity_name)
         resp.media = {"message": "Entity deleted successfully.", "deleted": deleted}
 
@@ -341,7 +341,7 @@ class BatchV1:
         errors=(400, 403, 404, 422),
     )
     def on_put(self, req: falcon.Request, resp: falcon.Response, body: m.Batch) -> None:
-        who = access(req, self._tenancy, write=True)
+        who = access(req, self._tenancy)
         changes = [(item.memory_id, UpdateInput(text=item.text, metadata=item.metadata)) for item in body.memories]
         count = self._ops.update_many(who.caller, changes)
         resp.media = {"message": f"Successfully updated {count} memories"}
@@ -355,6 +355,6 @@ class BatchV1:
         errors=(400, 403, 404, 422),
     )
     def on_delete(self, req: falcon.Request, resp: falcon.Response, body: m.Batch) -> None:
-        who = access(req, self._tenancy, write=True)
+        who = access(req, self._tenancy)
         count = self._ops.delete_many(who.caller, [item.memory_id for item in body.memories])
         resp.media = {"message": f"Successfully deleted {count} memories"}

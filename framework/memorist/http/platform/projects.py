@@ -6,9 +6,10 @@ from typing import Any
 
 import falcon
 
+from ...auth.roles import MEMBER_ROLES, Role
 from ...auth.users import UserStore
 from ...errors import ValidationError
-from ...operations import Caller, Operations, iso
+from ...operations import Operations, iso
 from ...operations.projects import delete_project
 from ...tenancy import IGNORED_SETTINGS, Project, ProjectError, Tenancy, not_found
 from ..operations import operation
@@ -102,6 +103,7 @@ class ProjectResource:
     @operation(
         "Change project settings (OWNER); ``enable_graph`` is ignored and answered under ``ignored``",
         auth="platform",
+        role=Role.OWNER,
         tags=TAGS,
         body=m.ProjectPatch,
         project_errors=True,
@@ -111,11 +113,11 @@ class ProjectResource:
     def on_patch(
         self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str, body: m.ProjectPatch
     ) -> None:
-        who, _ = project_access(req, self._tenancy, org_id, project_id, write=True)
+        who, _ = project_access(req, self._tenancy, org_id, project_id)
         changes = {k: v for k, v in body.model_dump().items() if k not in ("org_id", "project_id")}
         switch = changes.get("multilingual")
         if isinstance(switch, bool) and self._ops is not None:
-            problem = self._ops.space_change_problem(Caller(org_id, project_id), switch)
+            problem = self._ops.space_change_problem(who.caller, switch)
             if problem is not None:
                 raise ProjectError(problem, 409)
         try:
@@ -123,7 +125,7 @@ class ProjectResource:
         except ValidationError as exc:
             raise ProjectError(exc.message, 400) from None
         if self._ops is not None:
-            self._ops.space_changed(Caller(org_id, project_id))
+            self._ops.space_changed(who.caller)
         view = project_view(project, self._tenancy, who)
         ignored = {k: why for k, why in IGNORED_SETTINGS.items() if k in changes}
         resp.media = {**view, "ignored": ignored} if ignored else view
@@ -131,6 +133,7 @@ class ProjectResource:
     @operation(
         "Delete the project with its memories, entities, history, events, members and webhooks (OWNER)",
         auth="platform",
+        role=Role.OWNER,
         tags=TAGS,
         project_errors=True,
         response=m.ProjectDeleted,
@@ -142,9 +145,9 @@ class ProjectResource:
         ),
     )
     def on_delete(self, req: falcon.Request, resp: falcon.Response, org_id: str, project_id: str) -> None:
-        who, _ = project_access(req, self._tenancy, org_id, project_id, write=True)
+        who, _ = project_access(req, self._tenancy, org_id, project_id)
         assert self._ops is not None, "the route table passes the operations layer"
-        engine = self._ops.engine_of(Caller(org_id, project_id))
+        engine = self._ops.engine_of(who.caller)
         done = delete_project(engine, self._tenancy, org_id, project_id, who.actor)
         resp.media = {
             "message": "Project deleted successfully.",
@@ -162,6 +165,7 @@ class Projects:
     @operation(
         "Create a project in the caller's organization (OWNER of the caller's project)",
         auth="platform",
+        role=Role.OWNER,
         tags=TAGS,
         body=m.ProjectCreate,
         response=m.ProjectCreated,
@@ -172,9 +176,9 @@ class Projects:
         principal = req.context.principal
         if org_id != principal.org_id:
             raise not_found()
-        who = access(req, self._tenancy, write=True, message_errors=True)
+        who = access(req, self._tenancy, message_errors=True)
         project = self._tenancy.create_project(org_id, body.name, body.description)
-        self._tenancy.set_member(project.id, str(principal.user_id), "OWNER", create=True)
+        self._tenancy.set_member(project.id, str(principal.user_id), Role.OWNER, create=True)
         resp.media = {
             "message": "Project created successfully.",
             "project_id": project.id,
@@ -214,18 +218,19 @@ class Members:
 
     def _change(self, req: falcon.Request, org_id: str, project_id: str, body: m.Member) -> m.Member:
         try:
-            project_access(req, self._tenancy, org_id, project_id, write=True)
+            project_access(req, self._tenancy, org_id, project_id)
         except ProjectError as exc:
             if exc.status == 403:
                 raise ProjectError("you are not authorized to modify project members", 403) from None
             raise
-        if body.role not in ("READER", "OWNER"):
-            raise ProjectError("role: one of READER, OWNER", 400)
+        if body.role not in MEMBER_ROLES:
+            raise ProjectError(f"role: one of {', '.join(MEMBER_ROLES)}", 400)
         return body
 
     @operation(
         "Add a member of the organization to the project (OWNER)",
         auth="platform",
+        role=Role.OWNER,
         tags=TAGS,
         body=m.Member,
         project_errors=True,
@@ -240,6 +245,7 @@ class Members:
     @operation(
         "Change a member's role (OWNER; 409 for the last OWNER)",
         auth="platform",
+        role=Role.OWNER,
         tags=TAGS,
         body=m.Member,
         project_errors=True,
@@ -254,6 +260,7 @@ class Members:
     @operation(
         "Remove a member (OWNER; 409 for the last OWNER); the email is in the query string",
         auth="platform",
+        role=Role.OWNER,
         tags=TAGS,
         query=m.MemberQuery,
         project_errors=True,
@@ -265,7 +272,7 @@ class Members:
     ) -> None:
         email = query.email
         try:
-            project_access(req, self._tenancy, org_id, project_id, write=True)
+            project_access(req, self._tenancy, org_id, project_id)
         except ProjectError as exc:
             if exc.status == 403:
                 raise ProjectError("you are not authorized to modify project members", 403) from None

@@ -6,7 +6,6 @@ from collections.abc import Callable
 
 from ...auth.users import UserStore
 from ...bootstrap import Bootstrap
-from ...tenancy import Tenancy
 from ..services import AppServices
 from . import admin, batch, events, extras, legacy, memories, profiles, projects
 
@@ -15,7 +14,7 @@ PROJECT = ORG + "/projects/{project_id}"
 
 
 def add_routes(add: Callable[[str, object], None], services: AppServices, users: UserStore) -> None:
-    tenancy, ops, limits = Tenancy(services.db), services.operations, services.settings.limits
+    tenancy, ops, limits = services.tenancy, services.operations, services.settings.limits
     assert ops is not None, "routes are added to an assembled kernel"
     add("/v1/ping/", projects.Ping(tenancy))
     add(PROJECT + "/", projects.ProjectResource(tenancy, limits, ops))
@@ -36,7 +35,7 @@ def add_routes(add: Callable[[str, object], None], services: AppServices, users:
     add("/v1/batch/", memories.BatchV1(ops, tenancy, limits))
     add("/v1/event/{event_id}/", events.EventResource(ops, tenancy))
     add("/v1/events/", events.EventList(ops, tenancy))
-    bootstrap = Bootstrap(services.db)
+    bootstrap = Bootstrap(services.db, tenancy)
     add("/api/v1/admin/bootstrap/", admin.BootstrapResource(bootstrap, limits))
     add("/api/v1/admin/keys/", admin.PlatformKeys(bootstrap))
     add("/api/v1/admin/keys/{key_id}/", admin.PlatformKey(bootstrap))

@@ -17,6 +17,7 @@ from ...operations import (
     SearchInput,
     SearchResult,
     UpdateInput,
+    caller_for,
 )
 from ...settings import LimitsSettings
 from ..operations import operation
@@ -26,9 +27,9 @@ TAGS = ("memories",)
 
 
 def caller(req: falcon.Request) -> Caller:
-    """Self-hosted calls act in the default organization and project, as the authenticated principal."""
-    principal = getattr(req.context, "principal", None)
-    return Caller(actor=principal.label if principal else None)
+    """Self-hosted calls act in the default organization and project as the credential's caller:
+    an admin unconfined, a user (session or ``svcsk_`` key) confined to its own ``user_id``."""
+    return caller_for(getattr(req.context, "principal", None))
 
 
 def add_input(body: m.AddMemories) -> AddInput:
@@ -118,9 +119,8 @@ class Memories:
     )
     def on_delete(self, req: falcon.Request, resp: falcon.Response, query: m.DeleteAllQuery) -> None:
         ids = EntityIds.of(query)
-        principal = getattr(req.context, "principal", None)
-        # "*" (every user, agent, ...) reaches past one entity: admins only, as /reset is.
-        deleted = self._ops.delete_all(caller(req), ids, may_span=bool(principal and principal.is_admin))
+        # "*" (every user, agent, ...) reaches past one entity: admins only (Caller.may_span), as /reset is.
+        deleted = self._ops.delete_all(caller(req), ids)
         wild = ids.wildcards()
         reach = f" that had {' or '.join('a ' + f for f in wild)}" if wild else ""
         resp.media = {"message": f"deleted {deleted} memories{reach}", "deleted": deleted}
