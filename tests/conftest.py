@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from tests.tiers import mark_postgres_users
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
@@ -18,14 +20,10 @@ pytest_plugins = ["memorist.testing.fixtures"]
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``--dist loadfile``: the longest files first, one long file per worker (tests/scheduling.py)."""
-    if config.getvalue("dist") != "loadfile":
-        return None
-    from .scheduling import make_scheduler
-
-    return make_scheduler(config, log)
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests using the shared PostgreSQL join the ``postgres`` tier wherever they live (tests/tiers.py)."""
+    mark_postgres_users(items)
 
 
 @pytest.fixture(scope="session", autouse=True)

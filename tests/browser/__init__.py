@@ -1,6 +1,6 @@
 """Playwright fixtures for tests that drive a real headless Chromium (Debian's ``chromium``).
 
-Import the fixtures into a test module (``from .browser import browser_type_launch_args, context``)
+Import the fixtures into a test module (``from tests.browser import browser_type_launch_args, context``)
 to override pytest-playwright's defaults: the browser is ``/usr/bin/chromium`` through
 ``executable_path`` (no browser download, ever), and every context aborts any request to a host
 other than 127.0.0.1 and records each URL, so a test can assert that nothing left the machine.
@@ -31,7 +31,7 @@ CHROMIUM_ARGS = [
     "--disable-dev-shm-usage",  # containers often have a tiny /dev/shm
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",  # belt and braces beside the route guard
 ]
-AXE = Path(__file__).resolve().parent / "assets" / "axe-core" / "axe.min.js"
+AXE = Path(__file__).resolve().parents[1] / "assets" / "axe-core" / "axe.min.js"
 LOCAL_SCHEMES = ("data", "blob", "about")
 
 

@@ -19,9 +19,9 @@ from memorist.testing.inprocess import AppServer
 from memorist.testing.server import bearer
 from playwright.sync_api import Page, expect
 
-from . import browser as pw
-from .browser import NetworkGuard, axe_violations
-from .console_corpus import corpus
+from tests import browser as pw
+from tests.browser import NetworkGuard, axe_violations
+from tests.console_corpus import corpus
 
 browser_type_launch_args = pw.browser_type_launch_args
 context = pw.context
@@ -31,7 +31,6 @@ browser_type = pw.browser_type
 browser = pw.browser
 browser_context_args = pw.browser_context_args
 
-pytestmark = pytest.mark.slow
 
 EMAIL, PASSWORD = "ada@example.com", "correct horse battery"
 USER = "maria-user"

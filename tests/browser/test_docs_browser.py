@@ -20,10 +20,10 @@ from memorist.testing.inprocess import AppServer
 from memorist.testing.server import bearer
 from playwright.sync_api import Page, Request, expect
 
-from . import browser as pw
-from .browser import NetworkGuard, require_chromium
+from tests import browser as pw
+from tests.browser import NetworkGuard, require_chromium
 
-# The Playwright fixtures of tests/browser.py (Debian's chromium, the network guard), for this module.
+# The Playwright fixtures of tests/browser/__init__.py (Debian's chromium, the network guard), for this module.
 browser_type_launch_args = pw.browser_type_launch_args
 context = pw.context
 network_guard = pw.network_guard
@@ -32,7 +32,6 @@ browser_type = pw.browser_type
 browser = pw.browser
 browser_context_args = pw.browser_context_args
 
-pytestmark = pytest.mark.slow
 
 # Routes the issue names; the test also checks that *every* route of /openapi.json is listed.
 EXPECTED_OPERATIONS = {

@@ -20,9 +20,9 @@ from memorist.testing.inprocess import AppServer
 from memorist.testing.net import free_port
 from playwright.sync_api import BrowserType, Page, expect
 
-from . import browser as pw
-from .browser import CHROMIUM_ARGS, require_chromium
-from .test_docs_browser import open_docs, scheme_block
+from tests import browser as pw
+from tests.browser import CHROMIUM_ARGS, require_chromium
+from tests.browser.test_docs_browser import open_docs, scheme_block
 
 browser_type_launch_args = pw.browser_type_launch_args
 context = pw.context
@@ -32,7 +32,6 @@ browser_type = pw.browser_type
 browser = pw.browser
 browser_context_args = pw.browser_context_args
 
-pytestmark = pytest.mark.slow
 KEEP = {"messages": [{"role": "user", "content": "Mi hermana vive en Valencia."}], "user_id": "ana", "infer": False}
 
 

@@ -10,7 +10,7 @@ on a loopback port (``AppServer.listen()``: the app ``memorist serve`` builds, s
 gunicorn itself is not what these tests are about.
 
 Their environments are built before pytest, by ``nox -s old_clients_env`` (``.ci/run`` runs it;
-``tests/oldclients/envs.py``), one directory per release under ``.nox/old_clients`` (or
+``tests/clients/oldclients/envs.py``), one directory per release under ``.nox/old_clients`` (or
 ``MEMORIST_OLD_CLIENTS_DIR``). Without them the tests are skipped with that command as the reason
 -- except in CI (``CI`` set), where a missing environment is a failure.
 """
@@ -31,8 +31,6 @@ from memorist.testing.server import ADMIN
 
 from .oldclients import envs
 
-pytestmark = pytest.mark.slow  # client processes on a real socket
-
 RELEASES = envs.RELEASES
 NPM_RELEASES = envs.NPM_RELEASES
 DRIVER = Path(__file__).parent / "oldclients" / "drive.py"
@@ -47,7 +45,7 @@ def installs() -> Path:
     if absent:
         message = (
             f"old platform clients not installed in {root} ({', '.join(absent)}): "
-            "run `nox -s old_clients_env` (or `python tests/oldclients/envs.py`) first"
+            "run `nox -s old_clients_env` (or `python tests/clients/oldclients/envs.py`) first"
         )
         if os.environ.get("CI"):
             pytest.fail(message + " -- in CI this is a failure, not a skip", pytrace=False)

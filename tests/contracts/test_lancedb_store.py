@@ -396,7 +396,7 @@ _WORKER = textwrap.dedent(
 
 def test_processes_share_one_directory(tmp_path: Path) -> None:
     open_store(tmp_path).close()  # create the table once, as startup would
-    script = _WORKER.format(root=str(Path(__file__).resolve().parent.parent), path=str(tmp_path), dim=DIM)
+    script = _WORKER.format(root=str(Path(__file__).resolve().parents[2]), path=str(tmp_path), dim=DIM)
     procs = [
         subprocess.Popen([sys.executable, "-c", script, str(w)], stderr=subprocess.PIPE, text=True) for w in range(3)
     ]

@@ -19,8 +19,8 @@ from memorist.kernel import Kernel
 from memorist.plugins import load_plugins
 from memorist.settings import load_settings
 
-from .conftest import ROOT, fast_settings
-from .plugins import hashing
+from tests.conftest import ROOT, fast_settings
+from tests.plugins import hashing
 
 HTTP = ROOT / "framework" / "memorist" / "http"
 

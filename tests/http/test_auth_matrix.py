@@ -40,7 +40,7 @@ import requests
 from memorist.testing.inprocess import AppServer as Server
 from memorist.testing.server import ADMIN, JWT_SECRET, bearer
 
-from .conftest import ROOT
+from tests.conftest import ROOT
 
 Policy = Literal["open", "user", "admin", "jwt", "platform"]
 SESSIONS = ("admin_session", "user_session")

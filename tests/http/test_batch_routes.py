@@ -25,8 +25,8 @@ from memorist.plugins import load_plugins
 from memorist.settings import load_settings
 from memorist.tenancy import Tenancy
 
-from .conftest import fast_settings
-from .plugins import hashing, recorder
+from tests.conftest import fast_settings
+from tests.plugins import hashing, recorder
 
 ADMIN_KEY = "batch-admin-key-0123456789abcdef"
 ADMIN = {"X-API-Key": ADMIN_KEY}

@@ -25,8 +25,8 @@ from memorist.plugins import load_plugins
 from memorist.runtime import CONFIGURE_RETRY_AFTER
 from memorist.settings import load_settings
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 ADMIN_KEY = "configure-snapshots-admin-key-0123456789abcdef"
 HEADERS = {"X-API-Key": ADMIN_KEY}

@@ -22,8 +22,8 @@ from memorist.kernel import Kernel
 from memorist.plugins import load_plugins
 from memorist.settings import load_settings
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 ADMIN_KEY = "configure-load-admin-key-0123456789abcdef"
 HEADERS = {"X-API-Key": ADMIN_KEY}

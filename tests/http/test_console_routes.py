@@ -13,8 +13,8 @@ from memorist.http import create_app
 from memorist.plugins import load_plugins
 from memorist.settings import load_settings
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 ADMIN_KEY = {"X-API-Key": "console-admin-key-0123456789"}
 NOTES = [

@@ -13,8 +13,8 @@ from memorist.http.dashboard import STATIC
 from memorist.plugins import load_plugins
 from memorist.settings import load_settings
 
-from .conftest import ROOT, fast_settings
-from .plugins import hashing
+from tests.conftest import ROOT, fast_settings
+from tests.plugins import hashing
 
 SECRET = "dashboard-test-secret-0123456789abcdef"
 ADMIN_KEY = {"X-API-Key": "dashboard-admin-key-0123456789"}

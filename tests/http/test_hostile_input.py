@@ -267,6 +267,7 @@ def test_body_over_the_limit_is_413(server: AppServer, world: World, refusal: No
     refused(resp, 413, str(LIMIT))
 
 
+@pytest.mark.process  # a real gunicorn: bytes on the wire
 @pytest.mark.parametrize(("method", "path"), BODY_ROUTES)
 def test_chunked_body_over_the_limit_is_413(wire: Server, world: World, refusal: None, method: str, path: str) -> None:
     """No Content-Length at all: the server must still stop at the limit (it used to read nothing: 400)."""
@@ -277,6 +278,7 @@ def test_chunked_body_over_the_limit_is_413(wire: Server, world: World, refusal:
     refused(resp, 413, str(LIMIT))
 
 
+@pytest.mark.process  # a real gunicorn: bytes on the wire
 def test_a_chunked_body_is_read(server: AppServer, wire: Server, world: World) -> None:
     """A legitimate chunked request is answered from its body, not as if it had none."""
     body = json.dumps(
@@ -291,6 +293,7 @@ def test_a_chunked_body_is_read(server: AppServer, wire: Server, world: World) -
     assert found.status_code == 200 and found.json()["results"], found.text
 
 
+@pytest.mark.process  # a real gunicorn: bytes on the wire
 def test_lying_content_length(wire: Server, world: World, refusal: None) -> None:
     """Claims bigger than the limit, smaller than the body, bigger than the body, or malformed."""
     add = json.dumps(
@@ -643,6 +646,7 @@ def _path_routes(world: World) -> list[tuple[str, str, dict[str, str], dict[str,
     ]
 
 
+@pytest.mark.process  # a real gunicorn: bytes on the wire
 @pytest.mark.parametrize("odd", ODD_IDS)
 def test_odd_ids_in_path_parameters(wire: Server, world: World, refusal: None, odd: str) -> None:
     """Traversal, encoded slashes, NUL, invalid UTF-8, long and unicode ids: 404/400, nothing read or deleted.
@@ -665,6 +669,7 @@ def test_odd_ids_in_path_parameters(wire: Server, world: World, refusal: None, o
         assert b"Victim" not in content, content[:300]
 
 
+@pytest.mark.process  # a real gunicorn: bytes on the wire
 def test_an_id_past_the_request_line_limit_is_414(wire: Server, world: World, refusal: None) -> None:
     """A 10 KB id does not fit gunicorn's request line (8190 bytes): 414 before the app, no worker lost."""
     status, _ = raw_http(wire, http_request("GET", "/memories/" + "x" * 10_240, b""))
@@ -704,6 +709,7 @@ def _wait(predicate: Callable[[], bool], seconds: float) -> bool:
     return False
 
 
+@pytest.mark.process  # a real gunicorn: bytes on the wire
 def test_a_one_megabyte_message_is_handled_or_refused_clearly(roomy: Server) -> None:
     workers = _workers(roomy)
     megabyte = ("I moved to Lisbon last month and my sister Maya visits on Sundays. " * 15_000)[:1_000_000]
@@ -733,6 +739,7 @@ def test_a_one_megabyte_message_is_handled_or_refused_clearly(roomy: Server) -> 
     assert roomy.get("/health").status_code == 200 and _workers(roomy) == workers
 
 
+@pytest.mark.process  # a real gunicorn: bytes on the wire
 def test_a_stalled_body_does_not_hold_a_worker_forever(roomy: Server) -> None:
     """Content-Length promises more than is sent and the client goes quiet (slow-body attack).
 
@@ -756,6 +763,7 @@ def test_a_stalled_body_does_not_hold_a_worker_forever(roomy: Server) -> None:
     assert _workers(roomy) == before and "WORKER TIMEOUT" not in roomy.output()
 
 
+@pytest.mark.process  # a real gunicorn: bytes on the wire
 def test_server_survived(server: AppServer, wire: Server) -> None:
     """Runs last (file order): the app and the real server answer and logged no unhandled error."""
     for app in (server, wire):

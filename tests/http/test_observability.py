@@ -271,7 +271,7 @@ def test_json_logs_carry_the_request_id(tmp_path: Path) -> None:
 # -- gunicorn: several workers, one set of figures ----------------------------------------------
 
 
-@pytest.mark.slow
+@pytest.mark.process
 def test_metrics_sum_every_gunicorn_worker(tmp_path: Path) -> None:
     """``memorist serve`` with 3 workers: whichever worker answers a scrape, it counts every worker's requests,
     even those of workers killed or aborted since (prometheus-client's multiprocess mode)."""

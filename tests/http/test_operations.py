@@ -29,8 +29,8 @@ from memorist.settings import load_settings
 from memorist.tenancy import Tenancy
 from memorist.worker import AddWorker
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 CHANGED = "user_id: the rule changed in one place"
 

@@ -24,8 +24,8 @@ from memorist.tenancy import Tenancy
 from memorist_heuristic.extractor import HeuristicExtractor
 from sqlalchemy import select
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 
 class ScriptedModel(HeuristicExtractor):

@@ -17,9 +17,9 @@ from memorist.plugins import load_plugins
 from memorist.settings import load_settings
 from memorist.tenancy import Tenancy
 
-from .conftest import fast_settings
-from .plugins import hashing
-from .test_platform_extras import _key
+from tests.conftest import fast_settings
+from tests.http.test_platform_extras import _key
+from tests.plugins import hashing
 
 
 class Site:

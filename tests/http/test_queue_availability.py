@@ -37,8 +37,8 @@ from memorist.worker import AddWorker
 from memorist_heuristic.extractor import HeuristicExtractor
 from sqlalchemy import update
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 
 class SlowModel(HeuristicExtractor):

@@ -34,8 +34,8 @@ from memorist.records import MemoryRecord
 from memorist.settings import load_settings
 from memorist.tenancy import Tenancy
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 ADMIN_KEY = "request-costs-admin-key-0123456789"
 ADMIN = {"X-API-Key": ADMIN_KEY}
@@ -254,7 +254,7 @@ def test_every_search_door_shares_the_query_limit(app: Any) -> None:
 def test_an_extraction_that_multiplies_metadata_is_refused_before_any_write(tmp_path: Path) -> None:
     """One message, 20 KB of metadata: fine before extraction; a model proposing 300 facts from it
     would store each with the metadata (6 MB): 413 naming the limit, nothing stored."""
-    from .fake_openai import FakeOpenAI
+    from tests.fake_openai import FakeOpenAI
 
     with FakeOpenAI() as fake:
         settings = fast_settings(
@@ -277,7 +277,7 @@ def test_the_request_costs_benchmark_prints_each_refusal() -> None:
     import subprocess
     import sys
 
-    script = Path(__file__).resolve().parent.parent / "benchmarks" / "request_costs.py"
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "request_costs.py"
     out = subprocess.run(
         [sys.executable, str(script), "--messages", "5", "--metadata-mb", "0.1"],
         capture_output=True,

@@ -11,7 +11,7 @@ from memorist.db import Database
 from memorist.db.schema import users
 from sqlalchemy import select
 
-from .security_kit import (
+from tests.security_kit import (
     ADMIN_HEADERS,
     PASSWORD,
     bearer,

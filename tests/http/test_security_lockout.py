@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .security_kit import ADMIN_HEADERS, PASSWORD, bearer, client, make_user, register_admin
+from tests.security_kit import ADMIN_HEADERS, PASSWORD, bearer, client, make_user, register_admin
 
 PROXY = "10.9.9.9"  # a load balancer without trusted_proxy_hops: every client has this address
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import falcon.testing
 
-from .security_kit import ADMIN_HEADERS, client
+from tests.security_kit import ADMIN_HEADERS, client
 
 PLANT = {"messages": [{"role": "user", "content": "Ich wohne in Graz."}], "user_id": "eve", "infer": False}
 

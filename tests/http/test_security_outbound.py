@@ -16,7 +16,7 @@ from memorist.cli import cli
 from memorist.outbound import OutboundGuard, OutboundRefused
 from memorist_webhooks.dispatcher import post
 
-from .security_kit import ADMIN_HEADERS, JWT, bearer, client, make_user, register_admin, settings_for
+from tests.security_kit import ADMIN_HEADERS, JWT, bearer, client, make_user, register_admin, settings_for
 
 
 @pytest.fixture

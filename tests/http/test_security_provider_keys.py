@@ -19,8 +19,8 @@ from memorist.records import utcnow
 from memorist.runtime_overrides import OVERRIDES_KEY
 from sqlalchemy import insert
 
-from .fake_openai import FakeOpenAI
-from .security_kit import ADMIN_HEADERS, client
+from tests.fake_openai import FakeOpenAI
+from tests.security_kit import ADMIN_HEADERS, client
 
 SECRET = "sk-deployment-secret-0123456789"
 ADD = {"messages": [{"role": "user", "content": "Je joue du violoncelle le mardi."}], "user_id": "zoe"}

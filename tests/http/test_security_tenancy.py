@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from memorist.admin_cli import admin
 
-from .security_kit import ADMIN_HEADERS, PASSWORD, client, register_admin
+from tests.security_kit import ADMIN_HEADERS, PASSWORD, client, register_admin
 
 
 @pytest.fixture

@@ -21,9 +21,9 @@ from memorist.http import create_app
 from memorist.kernel import Kernel
 from memorist.plugins import load_plugins
 
-from .conftest import fast_settings
-from .plugins import hashing
-from .security_kit import ADMIN_HEADERS, client, settings_for
+from tests.conftest import fast_settings
+from tests.plugins import hashing
+from tests.security_kit import ADMIN_HEADERS, client, settings_for
 
 PEANUTS = "I am allergic to peanuts."
 OTHER_TABLE = {"vector_store": {"provider": "lancedb", "options": {"table": "other"}}}

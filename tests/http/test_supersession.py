@@ -21,8 +21,8 @@ from memorist.plugins import load_plugins
 from memorist.testing.inprocess import AppServer as Server
 from memorist.testing.server import ADMIN
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 MONDAY = "2026-03-02T09:00:00Z"
 FRIDAY = "2026-03-06T18:00:00Z"

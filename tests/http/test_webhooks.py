@@ -27,7 +27,7 @@ from memorist.tenancy import ProjectError, Tenancy
 from memorist.testing.inprocess import AppServer as Server
 from memorist.testing.server import ADMIN
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: Until the ``webhooks`` entry point is installed, the plugin comes in by module path.
 INSTALLED = any(ep.name == "webhooks" for ep in entry_points(group="memorist"))
 if not INSTALLED:

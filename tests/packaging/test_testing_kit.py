@@ -203,7 +203,7 @@ def run_plugin_tests(installed: tuple[Path, Path], *args: str, **env: str) -> su
 
 
 #: The contract's two filter sweeps (one test per case of ``FILTER_CASES``, ~140 tests) run one case
-#: each here: TinyStore is LanceDB, whose own contract run (tests/test_lancedb_store.py) sweeps every
+#: each here: TinyStore is LanceDB, whose own contract run (tests/contracts/test_lancedb_store.py) sweeps every
 #: case; what this run proves is the kit working from an installed package, parametrized tests included.
 ONE_CASE_PER_SWEEP = "not reference_semantics or reference_semantics[eq] or reference_semantics[in]"
 
@@ -311,7 +311,7 @@ def test_the_plugin_guides_embedder_example_works_as_shown(tmp_path: Path) -> No
     ``config check`` and passing the contract suite with the page's own test module."""
     import re
 
-    page = (Path(__file__).resolve().parent.parent / "docs" / "plugins.md").read_text()
+    page = (Path(__file__).resolve().parents[2] / "docs" / "plugins.md").read_text()
     section = page.split("## An embedder, end to end", 1)[1].split("## Plugin settings, in one place", 1)[0]
     plugin, test_module = re.findall(r"```python\n(.*?)```", section, re.S)
     (tmp_path / "my_memorist_embedder").mkdir()

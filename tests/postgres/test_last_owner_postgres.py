@@ -25,8 +25,8 @@ from memorist.plugins import load_plugins
 from memorist.settings import load_settings
 from memorist.tenancy import Tenancy
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 PROJECTS = 12
 ROUNDS = 3

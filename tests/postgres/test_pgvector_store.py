@@ -34,7 +34,7 @@ from memorist_pgvector import PgVectorStore
 from memorist_pgvector.sql import FALSE, TRUE, compile_filter
 
 DIM = VectorStoreContract.dimension
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def open_store(url: str, dimension: int = DIM, **options: Any) -> PgVectorStore:

@@ -20,8 +20,8 @@ from memorist.http import create_app
 from memorist.plugins import load_plugins
 from memorist.settings import load_settings
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 ACCOUNT = {"name": "Ines", "email": "ines@example.com", "password": "correct horse 42"}
 
@@ -39,7 +39,7 @@ def app(settings: Any) -> falcon.testing.TestClient:
     return falcon.testing.TestClient(create_app(settings, load_plugins({}, extra=[hashing])))
 
 
-@pytest.mark.slow
+@pytest.mark.process
 def test_two_nodes_over_one_postgresql_accept_each_others_sessions(tmp_path: Path, pg_fresh_url: str) -> None:
     nodes = [node_settings(tmp_path / name, pg_fresh_url) for name in ("a", "b", "c")]
     started: list[Any] = [None] * len(nodes)

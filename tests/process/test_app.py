@@ -18,10 +18,10 @@ from memorist.plugins import load_plugins
 from memorist.settings import load_settings
 from memorist.testing import free_port
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -81,7 +81,6 @@ def wait_for_health(url: str, process: subprocess.Popen[bytes], seconds: float =
     raise AssertionError("server did not answer in time")
 
 
-@pytest.mark.slow
 def test_memorist_serve_runs_gunicorn_answering_health(tmp_path: Path) -> None:
     """The real command, the real default embedder, two gunicorn workers."""
     port = free_port()
@@ -118,7 +117,6 @@ def test_memorist_serve_runs_gunicorn_answering_health(tmp_path: Path) -> None:
     assert "Control socket" not in output  # gunicorn's per-user control socket stays off
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize(
     ("dimension", "refusal"),
     [(8, "holds 8-dimensional vectors"), (384, "holds vectors made by 'hashing' (384 dimensions)")],

@@ -5,7 +5,7 @@ has returned, i.e. after the vectors and the relational rows are written. The
 test kills every server process (SIGKILL, master and workers) while batches are
 being sent and checks, after a restart on the same data, that every memory an
 answer acknowledged is there with its text. (Queued batches are the durable
-queue's guarantee, covered by ``tests/test_crash.py``.)
+queue's guarantee, covered by ``tests/process/test_crash.py``.)
 """
 
 from __future__ import annotations
@@ -15,13 +15,11 @@ import threading
 import time
 from pathlib import Path
 
-import pytest
 import requests
 from click.testing import CliRunner
 from memorist.cli import cli
 from memorist.testing.server import ADMIN, ADMIN_KEY, Server
 
-pytestmark = pytest.mark.slow
 BATCHES = 60
 
 

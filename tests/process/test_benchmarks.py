@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "benchmarks"
 
 TURNS = [
@@ -275,7 +275,6 @@ def test_agent_loop_with_adds_from_another_engine_catches_up_without_reloads(tmp
     assert "catch-ups 4 (adds by another engine)" in result.stdout
 
 
-@pytest.mark.slow  # starts real `memorist serve` nodes (gunicorn master and two workers), twice
 def test_footprint_reports_worker_and_node_memory(tmp_path: Path) -> None:
     out = tmp_path / "footprint.json"
     result = run(

@@ -23,20 +23,18 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
 from memorist.settings import ServerSettings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 #: The tests that start ``memorist serve`` processes on the default settings' port or data directory
 #: unless told otherwise (they failed beside a quick-start server before ``serve`` checked its
 #: configuration first).
 SERVE_TESTS = [
-    "tests/test_cli_guidance.py",
-    "tests/test_settings.py::test_cli_reports_bad_config_without_traceback",
+    "tests/unit/cli/test_cli_guidance.py",
+    "tests/unit/plugins/test_settings.py::test_cli_reports_bad_config_without_traceback",
 ]
 
-pytestmark = pytest.mark.slow
 
 
 @contextmanager

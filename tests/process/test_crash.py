@@ -7,11 +7,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import pytest
 import requests
 from memorist.testing.server import ADMIN, Server
 
-pytestmark = pytest.mark.slow
 ADDS = 200
 
 

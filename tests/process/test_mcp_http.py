@@ -24,9 +24,9 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from mcp.shared._httpx_utils import create_mcp_http_client  # noqa: E402
 from memorist.testing.server import ADMIN, Server, bearer  # noqa: E402
 
-from .conftest import ROOT  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(300)]
+pytestmark = pytest.mark.timeout(300)
 
 ADA = {"name": "Ada", "email": "ada@mcp.test", "password": "ada-password-1"}
 AMY = {"name": "Amy", "email": "amy@mcp.test", "password": "amy-password-1"}

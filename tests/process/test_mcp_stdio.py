@@ -21,7 +21,7 @@ pytest.importorskip("mcp")
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-from .conftest import ROOT  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -9,9 +9,7 @@ from pathlib import Path
 import pytest
 from memorist.testing.server import ADMIN, Server
 
-from .test_crash import crash_and_recover
-
-pytestmark = pytest.mark.slow
+from tests.process.test_crash import crash_and_recover
 
 
 def pg_env(url: str, **extra: str) -> dict[str, str]:

@@ -20,13 +20,12 @@ import pytest
 import requests
 from memorist.testing.net import free_port
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 QUICKSTART = ROOT / "docs" / "quickstart.md"
 VENV = Path(sys.executable).parent.parent
 MARK = "@@memorist-quickstart-step@@"
 
-pytestmark = pytest.mark.slow
 
 
 def fenced(text: str, language: str) -> list[str]:

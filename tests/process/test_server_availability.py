@@ -25,7 +25,7 @@ import pytest
 import requests
 from memorist.testing.server import ADMIN, Server
 
-from .conftest import ROOT
+from tests.conftest import ROOT
 
 SLOW_SECONDS = 4.0
 

@@ -1,7 +1,7 @@
 """Fixtures of the integration recipes' tier: a real Memorist on a loopback port, a platform key,
 the recipe's installed environment, and the OpenAI stand-in where a framework needs a model.
 
-The environments are built by ``nox -s integrations`` (tests/integrations/envs.py), never here:
+The environments are built by ``nox -s integrations`` (tests/clients/integrations/envs.py), never here:
 without one, its tests are skipped with the command that builds it as the reason. The tier is
 not part of ``.ci/run`` (its installs take minutes; docs/testing.md), so CI skips it too.
 """
@@ -15,7 +15,8 @@ import pytest
 from memorist.testing.inprocess import AppServer
 from memorist.testing.server import ADMIN
 
-from ..fake_openai import FakeOpenAI
+from tests.fake_openai import FakeOpenAI
+
 from . import envs
 
 
@@ -63,7 +64,7 @@ def installed(name: str) -> Path:
     if envs.missing(base, [name]):
         pytest.skip(
             f"integration {name!r} not installed in {base}: run `nox -s integrations` (or "
-            f"`python tests/integrations/envs.py {name}`) first"
+            f"`python tests/clients/integrations/envs.py {name}`) first"
         )
     return base
 

@@ -9,7 +9,7 @@ and are marked complete only after their install succeeded; a changed pin set ge
 (the marker holds the pins). ``nox -s integrations`` builds what is missing, then runs
 ``pytest -m integration``; the tests only look the directories up (:func:`missing`).
 
-Run as a script: ``python tests/integrations/envs.py [NAME ...]`` builds those (default: all).
+Run as a script: ``python tests/clients/integrations/envs.py [NAME ...]`` builds those (default: all).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-CHECKOUT = Path(__file__).resolve().parents[2]
+CHECKOUT = Path(__file__).resolve().parents[3]
 ROOT_ENV = "MEMORIST_INTEGRATIONS_DIR"
 DEFAULT_ROOT = CHECKOUT / ".nox" / "integrations"
 MARKER = ".complete"

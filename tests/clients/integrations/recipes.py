@@ -18,7 +18,7 @@ from pathlib import Path
 
 from . import envs
 
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "integrations"
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "integrations"
 PLACEHOLDER = "http://localhost:8000"
 _BLOCK = re.compile(r'^```\w+ title="(recipe\.\w+)"\n(.*?)^```', re.S | re.M)
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from . import recipes
-from .conftest import Served, forget, installed, stored
+from tests.clients.integrations.conftest import Served, forget, installed, stored
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+from . import recipes
+
+pytestmark = pytest.mark.integration
 
 FACT = "I am vegetarian and I live in Lisbon."
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from ..fake_openai import FakeOpenAI
-from . import recipes
-from .conftest import Served, forget, installed, stored
+from tests.clients.integrations.conftest import Served, forget, installed, stored
+from tests.fake_openai import FakeOpenAI
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+from . import recipes
+
+pytestmark = pytest.mark.integration
 
 
 @pytest.mark.recipe("vercel-ai")

@@ -22,10 +22,11 @@ pytest.importorskip("mcp")
 
 from mcp import Client, StdioServerParameters  # noqa: E402
 
-from . import envs, recipes  # noqa: E402
-from .conftest import Served, forget, installed, stored  # noqa: E402
+from tests.clients.integrations.conftest import Served, forget, installed, stored  # noqa: E402
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+from . import envs, recipes  # noqa: E402
+
+pytestmark = pytest.mark.integration
 
 SNIPPET = re.compile(r'^```json title="([^"]+)"\n(.*?)^```', re.S | re.M)
 PLACEHOLDER_COMMAND = "/home/me/.venvs/memorist/bin/memorist"

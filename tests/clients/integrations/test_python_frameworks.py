@@ -10,11 +10,12 @@ import json
 
 import pytest
 
-from ..fake_openai import FakeOpenAI, Reply
-from . import recipes
-from .conftest import Served, forget, installed, stored
+from tests.clients.integrations.conftest import Served, forget, installed, stored
+from tests.fake_openai import FakeOpenAI, Reply
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+from . import recipes
+
+pytestmark = pytest.mark.integration
 
 
 def llm_env(memorist: Served, llm: FakeOpenAI) -> dict[str, str]:

@@ -2,7 +2,7 @@
 
 Run as ``python drive.py HOST KEY USER [ORG PROJECT]`` with the release first on ``PYTHONPATH``
 (with ORG and PROJECT the client is constructed for that project, as its docs show); the test
-(``tests/test_old_clients.py``) asserts on the printed report. The client is used unchanged,
+(``tests/clients/test_old_clients.py``) asserts on the printed report. The client is used unchanged,
 exactly as an application written against that release calls it (0.1.x: ``version="v2"`` for
 get_all/search as its docs advise, and its v1 default; 1.x: its v2 defaults).
 """

@@ -3,7 +3,7 @@
 Why here and not in the test: installing three clients (two ``pip --target`` installs and an
 ``npm install``) is an environment build, not a test; doing it inside the timed pytest run cost
 CI a minute on every run. ``nox -s old_clients_env`` (which ``.ci/run`` runs before pytest) calls
-:func:`build`; ``tests/test_old_clients.py`` only looks the directories up with :func:`missing`.
+:func:`build`; ``tests/clients/test_old_clients.py`` only looks the directories up with :func:`missing`.
 
 Layout under the root (default ``.nox/old_clients`` in the checkout; ``MEMORIST_OLD_CLIENTS_DIR``
 overrides it): ``<release>/`` holds ``mem0ai==<release>`` installed with ``--no-deps`` (its few
@@ -12,7 +12,7 @@ dependencies -- httpx, requests, pydantic, posthog -- come from the environment 
 marked complete only after its install succeeded, so a new release gets its own directory and a
 half-finished install is redone, never used.
 
-Run as a script: ``python tests/oldclients/envs.py [ROOT]`` builds what is missing.
+Run as a script: ``python tests/clients/oldclients/envs.py [ROOT]`` builds what is missing.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ NAMES = (*RELEASES, *(f"npm-{release}" for release in NPM_RELEASES))
 #: Written into a directory once its install succeeded.
 MARKER = ".complete"
 ROOT_ENV = "MEMORIST_OLD_CLIENTS_DIR"
-DEFAULT_ROOT = Path(__file__).resolve().parents[2] / ".nox" / "old_clients"
+DEFAULT_ROOT = Path(__file__).resolve().parents[3] / ".nox" / "old_clients"
 
 
 def root() -> Path:

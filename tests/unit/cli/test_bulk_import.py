@@ -30,7 +30,7 @@ from memorist.facade import Memory as Facade
 from memorist.import_command import progress
 from memorist.testing.server import code_path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "conv-26.json"
 HASHING = {"MEMORIST_PLUGIN_MODULES": "memorist.testing.hashing", "MEMORIST_EMBEDDER__PROVIDER": "hashing"}
 

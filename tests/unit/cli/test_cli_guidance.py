@@ -21,7 +21,7 @@ from memorist.cli import cli
 from memorist.config_check import CHECKS, Problem, register_check, run_checks
 from memorist.settings import load_settings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def invoke(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> Result:

@@ -10,7 +10,7 @@ from types import ModuleType
 
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 DOCS = ROOT / "docs"
 
 

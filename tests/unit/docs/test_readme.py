@@ -12,7 +12,7 @@ from pathlib import Path
 
 from memorist import hookspecs
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 README = ROOT / "README.md"
 GUIDE_LINK = "docs/plugins.md"
 

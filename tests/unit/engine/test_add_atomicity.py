@@ -26,8 +26,8 @@ from memorist.api import Memory
 from memorist.plugins import load_plugins
 from memorist.testing.server import code_path
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 TEXTS = [f"Fact {i}: the lighthouse keeper paints door {i} a different blue." for i in range(40)]
 CLIENTS = 6

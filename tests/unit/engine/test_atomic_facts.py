@@ -11,8 +11,8 @@ from memorist.api import Memory
 from memorist.plugins import load_plugins
 from memorist_heuristic.atomic import clauses, fact_groups
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 
 @pytest.mark.parametrize(

@@ -12,8 +12,8 @@ from memorist.api import Memory
 from memorist.engine.decay import MAX, MIN, Usage, multiplier
 from memorist.plugins import load_plugins
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 QUERY = "hiking trip in the mountains"
 OLD = "The user took a hiking trip in the mountains."

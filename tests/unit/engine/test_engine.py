@@ -11,8 +11,8 @@ from memorist import Engine as Memory
 from memorist.errors import InvalidFilterError, NotFoundError, ValidationError
 from memorist.plugins import load_plugins
 
-from .conftest import fast_settings
-from .plugins import hashing, recorder
+from tests.conftest import fast_settings
+from tests.plugins import hashing, recorder
 
 OBSERVED = "2023-05-08T13:56:00+00:00"
 

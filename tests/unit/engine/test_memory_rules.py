@@ -25,8 +25,8 @@ from memorist_heuristic.extractor import HeuristicExtractor
 from memorist_heuristic.rewrite import standalone
 from memorist_heuristic.segment import skip_reason
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 NOW = datetime(2024, 5, 14, 9, 30, tzinfo=UTC)
 

@@ -21,8 +21,8 @@ from memorist.testing.inprocess import AppServer
 from memorist.testing.server import ADMIN
 from sqlalchemy import func, select, text, update
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 ASKING = [
     {"role": "user", "content": "Can you help me plan meals for the week?"},

@@ -15,8 +15,8 @@ from memorist.plugins import load_plugins
 from memorist.providers import LanguageModel, ProviderContext
 from memorist_heuristic.extractor import HeuristicExtractor
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 
 @pytest.mark.parametrize(

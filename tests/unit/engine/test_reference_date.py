@@ -10,8 +10,8 @@ from memorist.api import Memory
 from memorist.engine.relative_time import anchored
 from memorist.plugins import load_plugins
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 REFERENCE = datetime(2026, 3, 10, 12, tzinfo=UTC)  # a Tuesday
 

@@ -13,8 +13,8 @@ from memorist import Engine as Memory
 from memorist.engine.scope_index import Pinned
 from memorist.plugins import load_plugins
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 #: What a user says, in several languages and styles; the heuristic extractor restates some.
 SAID = [

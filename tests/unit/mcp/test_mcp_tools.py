@@ -28,8 +28,8 @@ from memorist.mcp.tools import build_server, fixed_caller  # noqa: E402
 from memorist.operations import Operations  # noqa: E402
 from memorist.plugins import load_plugins  # noqa: E402
 
-from .conftest import fast_settings  # noqa: E402
-from .plugins import hashing  # noqa: E402
+from tests.conftest import fast_settings  # noqa: E402
+from tests.plugins import hashing  # noqa: E402
 
 TOOLS = {
     "add_memory",

@@ -13,8 +13,8 @@ from memorist.plugins import load_plugins
 from memorist.runtime import Runtime
 from memorist.settings import load_settings
 
-from .conftest import ROOT, fast_settings
-from .plugins import hashing
+from tests.conftest import ROOT, fast_settings
+from tests.plugins import hashing
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import imports  # noqa: E402

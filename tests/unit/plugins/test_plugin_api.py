@@ -22,8 +22,8 @@ from memorist_webhooks.tables import webhooks
 from pydantic import BaseModel, Field
 from sqlalchemy import insert, inspect, select, text
 
-from .conftest import ROOT, fast_settings
-from .plugins import hashing
+from tests.conftest import ROOT, fast_settings
+from tests.plugins import hashing
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import imports  # noqa: E402

@@ -12,7 +12,7 @@ from memorist.errors import PluginError
 from memorist.plugins import load_plugins
 from memorist.registry import ProviderRegistry
 
-from .plugins import hashing, misspelled
+from tests.plugins import hashing, misspelled
 
 BUILTINS = {"entities", "heuristic", "lancedb", "openai", "pgvector", "rerankers", "sentence_transformers", "webhooks"}
 

@@ -11,7 +11,7 @@ from memorist.plugins import load_plugins
 from memorist.providers import ProviderContext, ProviderOptions, Reranker
 from memorist.registry import ProviderRegistry
 
-from .plugins import hashing
+from tests.plugins import hashing
 
 
 @pytest.fixture(scope="module")

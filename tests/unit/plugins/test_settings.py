@@ -10,7 +10,7 @@ import pytest
 from memorist.errors import ConfigurationError
 from memorist.settings import load_settings
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def write(path: Path, text: str) -> Path:

@@ -21,7 +21,7 @@ from memorist.events import CANCELLED_RUNNING_ERROR, RUNNING, EventStore
 from memorist.testing.inprocess import AppServer
 from memorist.worker import AddWorker
 
-from tests.test_delete_cancels_queued import event, platform_key
+from tests.unit.queue.test_delete_cancels_queued import event, platform_key
 
 Key = dict[str, str]
 

@@ -13,8 +13,8 @@ from memorist.events import FAILED, PENDING, SUCCEEDED, EventStore, QueueFull
 from memorist.plugins import load_plugins
 from memorist.worker import AddWorker
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ import pytest
 from memorist.filters import evaluate, parse_filter
 from memorist.testing.vector_store import make_record, random_vectors
 
-from .test_lancedb_store import DIM, open_store
+from tests.contracts.test_lancedb_store import DIM, open_store
 
 WRITES, ROWS = 80, 60
 KEEP_SECONDS = 1.0
@@ -109,7 +109,7 @@ _READER = textwrap.dedent(
     sys.path.insert(0, {root!r})
     import memorist_lancedb.store as lancedb_store
     from memorist.filters import evaluate, parse_filter
-    from tests.test_lancedb_store import open_store
+    from tests.contracts.test_lancedb_store import open_store
 
     root = Path({path!r})
     store = open_store(root, **{options!r})
@@ -136,7 +136,7 @@ def test_a_read_in_another_process_survives_this_ones_pruning(tmp_path: Path) ->
     compacts and prunes is another."""
     store = open_store(tmp_path, **OPTIONS)
     _write(store, 0, WRITES)
-    script = _READER.format(root=str(Path(__file__).resolve().parent.parent), path=str(tmp_path), options=OPTIONS)
+    script = _READER.format(root=str(Path(__file__).resolve().parents[3]), path=str(tmp_path), options=OPTIONS)
     reader = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wait_for: Callable[[], bool] = lambda: (tmp_path / "inside").exists() or reader.poll() is not None  # noqa: E731
     deadline = time.monotonic() + 60

@@ -17,8 +17,8 @@ from memorist.engine.keywords import Postings, terms
 from memorist.engine.scope_index import Pinned
 from memorist.plugins import load_plugins
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 TOPICS = [
     "I love hiking in the mountains with my dog Max",
@@ -294,7 +294,7 @@ def test_two_engines_over_postgresql_see_each_others_writes(tmp_path: Path, pg_f
         b.close()
 
 
-@pytest.mark.slow
+@pytest.mark.process
 def test_a_served_add_is_found_by_the_next_search_on_either_worker(tmp_path: Path) -> None:
     from memorist.testing.server import ADMIN, Server
 

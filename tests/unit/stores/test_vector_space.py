@@ -18,8 +18,8 @@ from memorist.testing.inprocess import AppServer
 from memorist.testing.server import ADMIN
 from sqlalchemy import select
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 MINILM = {"provider": "sentence-transformers"}
 HASHING_384 = {"provider": "hashing", "options": {"dimension": 384}}
