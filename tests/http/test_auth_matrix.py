@@ -26,8 +26,6 @@ project, OWNER of the project.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -37,10 +35,11 @@ from typing import Any, Literal
 import jwt
 import pytest
 import requests
+from click.testing import CliRunner
+from memorist.cli import cli as main_cli
 from memorist.testing.inprocess import AppServer as Server
+from memorist.testing.inprocess import environment
 from memorist.testing.server import ADMIN, JWT_SECRET, bearer
-
-from tests.conftest import ROOT
 
 Policy = Literal["open", "user", "admin", "jwt", "platform"]
 SESSIONS = ("admin_session", "user_session")
@@ -271,17 +270,13 @@ def token_variants(admin: dict[str, str]) -> dict[str, str]:
 
 
 def cli(server: Server, *args: str) -> dict[str, Any]:
-    """``memorist admin ...`` on the server's database (how a READER key of an existing project is made)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "memorist.cli", "admin", *args],
-        env=server.env,
-        cwd=str(ROOT),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
+    """``memorist admin ...`` on the server's database (how a READER key of an existing project is made).
+
+    Through click's runner in this process, with exactly the app's environment: the command, not a
+    process, is what is used here."""
+    with environment(server.env):
+        done = CliRunner().invoke(main_cli, ["admin", *args], catch_exceptions=False)
+    assert done.exit_code == 0, done.output
     return json.loads(done.stdout)
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+from memorist.cli import cli
 from memorist.errors import PluginError
 from memorist.plugins import load_plugins
 from memorist.registry import ProviderRegistry
@@ -96,23 +97,20 @@ def test_misspelled_hook_fails_at_startup() -> None:
         load_plugins({}, extra=[misspelled])
 
 
-def test_misspelled_hook_in_an_installed_plugin_stops_the_cli(tmp_path: Path) -> None:
+def test_misspelled_hook_in_an_installed_plugin_stops_the_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     source = "from memorist.hookspecs import hookimpl\n\n@hookimpl\ndef memory_addded(memory):\n    pass\n"
     make_distribution(tmp_path, "typo_plugin", source, entry="typo")
-    result = subprocess.run(
-        [sys.executable, "-m", "memorist.cli", "plugins"],
-        capture_output=True,
-        text=True,
-        env={"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin"},
-    )
-    assert result.returncode == 2
+    monkeypatch.syspath_prepend(str(tmp_path))  # installed: its entry point is found on sys.path
+    monkeypatch.delitem(sys.modules, "typo_plugin", raising=False)
+    result = CliRunner().invoke(cli, ["plugins"])
+    assert result.exit_code == 2, result.output
     assert "memory_addded" in result.stderr
     assert "Traceback" not in result.stderr
 
 
 def test_memorist_plugins_command_lists_versions_and_hooks() -> None:
-    result = subprocess.run([sys.executable, "-m", "memorist.cli", "plugins"], capture_output=True, text=True)
-    assert result.returncode == 0, result.stderr
+    result = CliRunner().invoke(cli, ["plugins"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
     assert "lancedb 0.1.0: register_vector_stores" in result.stdout
     assert "heuristic 0.1.0: register_language_models" in result.stdout
     assert "vector_store: lancedb" in result.stdout

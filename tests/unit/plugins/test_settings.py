@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -106,35 +104,25 @@ def test_values_from_a_secrets_directory(tmp_path: Path, monkeypatch: pytest.Mon
 
 @pytest.mark.parametrize("name", ["default", "fast", "openai", "ollama"])
 def test_shipped_configs_validate(name: str) -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "memorist.cli",
-            "config",
-            "check",
-            "--config",
-            str(ROOT / "configs" / f"{name}.yaml"),
-        ],
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stderr
+    from click.testing import CliRunner
+    from memorist.cli import cli
+
+    result = CliRunner().invoke(cli, ["config", "check", "--config", str(ROOT / "configs" / f"{name}.yaml")])
+    assert result.exit_code == 0, result.output
     assert "configuration ok" in result.stdout
 
 
-def test_cli_reports_bad_config_without_traceback(tmp_path: Path) -> None:
+def test_cli_reports_bad_config_without_traceback(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+    from memorist.cli import cli
+
     cfg = write(
         tmp_path / "c.yaml",
         "vector_store:\n  provider: lancdb\nembedder:\n  provider: sentence-transformers\n  options:\n    modle: x\n",
     )
-    result = subprocess.run(
-        [sys.executable, "-m", "memorist.cli", "serve", "--config", str(cfg)],
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,  # the default data directory is ./memorist-data: never the checkout's
-    )
-    assert result.returncode == 2
+    monkeypatch.chdir(tmp_path)  # the default data directory is ./memorist-data: never the checkout's
+    result = CliRunner().invoke(cli, ["serve", "--config", str(cfg)], catch_exceptions=False)
+    assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
     assert lines == [
         "error: embedder.options.modle: unknown option; did you mean model?",
