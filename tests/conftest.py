@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.tiers import mark_postgres_users
+from tests.tiers import keep_collection_order, mark_postgres_users, order_by_tier
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -22,8 +22,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Tests using the shared PostgreSQL join the ``postgres`` tier wherever they live (tests/tiers.py)."""
+    """Tests using the shared PostgreSQL join the ``postgres`` tier wherever they live; the slow tiers'
+    files start first (tests/tiers.py)."""
     mark_postgres_users(items)
+    order_by_tier(items, ROOT / "tests")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    keep_collection_order(config)
 
 
 @pytest.fixture(scope="session", autouse=True)

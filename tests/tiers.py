@@ -48,3 +48,32 @@ def mark_postgres_users(items: list[pytest.Item]) -> None:
     for item in items:
         if POSTGRES_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker("postgres")
+
+
+#: The order files start in: the tiers whose files run longest first, so that under
+#: ``-n 2 --dist loadfile`` both workers begin with the long files (a fresh install, schemathesis,
+#: the benchmarks' smoke runs, the browsers) and the many short files fill in at the end. Before the
+#: tiers a table of per-file costs did this (tests/scheduling.py); a directory needs no upkeep.
+START_ORDER = ("packaging", "process", "browser", "clients", "postgres", "contracts", "http", "unit")
+
+
+def tier_rank(item: pytest.Item, tests_dir: Path) -> int:
+    """Where ``item``'s file starts: the rank of its top directory under tests/ in :data:`START_ORDER`."""
+    try:
+        top = item.path.resolve().relative_to(tests_dir).parts[0]
+    except ValueError:
+        return len(START_ORDER)
+    return START_ORDER.index(top) if top in START_ORDER else len(START_ORDER)
+
+
+def order_by_tier(items: list[pytest.Item], tests_dir: Path) -> None:
+    """Sort ``items`` by tier, in place; stable, so each file's tests keep their order and stay together."""
+    items.sort(key=lambda item: tier_rank(item, tests_dir))
+
+
+def keep_collection_order(config: pytest.Config) -> None:
+    """xdist's ``loadfile`` would hand out the files with the most tests first (``--loadscope-reorder``,
+    its default), putting the long one-test files last, run one after the other while the other
+    worker idles. Keep the tier order instead."""
+    if hasattr(config.option, "loadscopereorder"):
+        config.option.loadscopereorder = False
