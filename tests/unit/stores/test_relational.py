@@ -37,7 +37,7 @@ HEAD_REVISION = sorted(
 )[-1]
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Database]:
     """A migrated database of each kind (PostgreSQL: a new database per test)."""
     if request.param == "sqlite":
