@@ -10,7 +10,7 @@ Rules checked (exit status 1 when one breaks):
 - ``framework/`` has no arrow into ``plugins/`` (the kernel knows contracts, never providers);
 - no module outside ``memorist.http`` imports ``memorist.http`` (the kernel, the worker and the
   CLI run without the web layer); only the HTTP doors (:data:`HTTP_DOORS`) may, and plugins
-  reach it through ``memorist.plugin_api``;
+  reach it through ``memorist.plugin_api.http``;
 - no import cycle among the project's modules.
 
 Run: ``python benchmarks/imports.py`` (add ``--edges`` to print every arrow).
@@ -30,9 +30,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = (ROOT / "framework", ROOT / "plugins")
 HTTP = "memorist.http"
 #: Doors that serve HTTP themselves, so they may import the web layer: the gunicorn runner,
-#: the WSGI entry, the plugin API (which re-exports what route-adding plugins need), and the
+#: the WSGI entry, the plugin API's web helpers (``memorist.plugin_api.http`` re-exports what
+#: route-adding plugins need; the rest of the plugin API stays out of the web layer), and the
 #: test kit's in-process server (``memorist.testing.*`` builds apps for tests).
-HTTP_DOORS = frozenset({"memorist.server", "memorist.wsgi", "memorist.plugin_api"})
+HTTP_DOORS = frozenset({"memorist.server", "memorist.wsgi", "memorist.plugin_api.http"})
 HTTP_DOOR_PACKAGES = ("memorist.testing",)
 
 

@@ -7,6 +7,9 @@ Code written for ``from mem0 import Memory`` runs with only the import changed:
 ``get_all``, ``get``, ``update``, ``delete``, ``delete_all``, ``history`` and
 ``reset`` take mem0's argument names and answer mem0's dictionaries
 (``{"results": [{"id", "memory", "score", "metadata", "created_at", ...}]}``).
+Those dictionaries are the REST API's response models projected as mem0 shows them
+(:meth:`memorist.operations.wire.MemoryItem.mem0`), so a field added to the wire reaches
+Python too.
 
 Both generations of mem0 call styles are accepted: identifiers at the top level
 (``search(q, user_id="alice")``, mem0 1.x) or in ``filters`` (mem0 2.x), and
@@ -28,14 +31,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .api import Memory as Engine
-from .engine.hits import SearchHit
 from .engine.supersession import Links
 from .errors import NotFoundError, ValidationError
 from .mem0_config import IGNORED_MEM0_KEYS, translate_config  # noqa: F401 (re-exported)
 from .operations import Operations
 from .operations.caller import Caller
 from .operations.inputs import UNSET, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
-from .operations.results import AddResult, iso, memory_item, merged_item, skipped_item
+from .operations.results import AddedMemory, AddResult
+from .operations.wire import HistoryEntry, MemoryItem, SearchResult
 from .records import ENTITY_SCOPE_FIELDS, MemoryRecord
 from .settings import Settings
 
@@ -48,30 +51,15 @@ ADD_OPTIONS = ("includes", "excludes", "custom_categories", "multilingual")
 def memory_dict(record: MemoryRecord, links: Links | None = None) -> dict[str, Any]:
     """One memory as mem0 answers it: the wire item without the observation time and unset scope ids
     (with ``links``: get and get_all, its ``linked_memory_ids`` / ``superseded_by`` / ``superseded_at``)."""
-    item = memory_item(record, links)
-    del item["observed_at"]
-    for field in ENTITY_SCOPE_FIELDS:
-        if item[field] is None:
-            del item[field]
-    return item
+    return MemoryItem.of(record, links).mem0()
 
 
 def add_dict(result: AddResult) -> dict[str, Any]:
-    """mem0's add answer, plus what was merged into an existing memory or skipped (and why)."""
-    out: dict[str, Any] = {"results": [{**memory_dict(record), "event": "ADD"} for record in result.stored]}
-    if result.merged:
-        out["merged"] = [merged_item(m) for m in result.merged]
-    if result.skipped:
-        out["skipped"] = [skipped_item(s) for s in result.skipped]
+    """mem0's add answer (each stored memory in full, with ``event``), plus what was merged into an
+    existing memory or skipped (and why), as the REST answer says it."""
+    out = result.wire(AddedMemory)
+    out["results"] = [{**memory_dict(record), "event": "ADD"} for record in result.stored]
     return out
-
-
-def hit_dict(hit: SearchHit) -> dict[str, Any]:
-    item = memory_dict(hit.record)
-    item["score"] = round(hit.score, 6)
-    if hit.details is not None:
-        item["score_details"] = hit.details
-    return item
 
 
 def _scope_filters(
@@ -213,13 +201,16 @@ class Memory:
         metadata: Mapping[str, Any] | None = None,
         expiration_date: Any = _UNSET,
         data: str | None = None,
+        timestamp: Any = None,
     ) -> dict[str, str]:
-        """Change a memory's text (``text``, or mem0's older ``data``), metadata or expiration."""
+        """Change a memory's text (``text``, or mem0's older ``data``), metadata, expiration or
+        ``timestamp`` (when it was said); a call that changes nothing raises ``ValueError``."""
         text = text if text is not None else data
-        if text is None and metadata is None and expiration_date is _UNSET:
-            raise ValidationError("update needs text, metadata or expiration_date")
         request = UpdateInput(
-            text=text, metadata=dict(metadata) if metadata is not None else None, expiration_date=expiration_date
+            text=text,
+            metadata=dict(metadata) if metadata is not None else None,
+            expiration_date=expiration_date,
+            timestamp=timestamp,
         )
         self.operations.update(self._caller, memory_id, request)
         return {"message": "Memory updated successfully!"}
@@ -294,7 +285,7 @@ class Memory:
             as_of=as_of,
             reference_date=reference_date,
         )
-        return {"results": [hit_dict(hit) for hit in self.operations.search(self._caller, request)]}
+        return {"results": [SearchResult.of_hit(hit).mem0() for hit in self.operations.search(self._caller, request)]}
 
     def get(self, memory_id: str) -> dict[str, Any] | None:
         """One memory, or ``None`` when there is none with that id (as mem0)."""
@@ -337,25 +328,7 @@ class Memory:
 
     def history(self, memory_id: str) -> list[dict[str, Any]]:
         """Every ADD / UPDATE / DELETE of a memory, oldest first (kept after deletion)."""
-        out = []
-        for row in self.operations.history(self._caller, memory_id):
-            out.append(
-                {
-                    "id": row["id"],
-                    "memory_id": row["memory_id"],
-                    "old_memory": row["old_memory"],
-                    "new_memory": row["new_memory"],
-                    "event": row["event"],
-                    "created_at": iso(row["created_at"]),
-                    "updated_at": None,
-                    "is_deleted": row["event"] == "DELETE",
-                    "actor_id": row.get("actor"),
-                    "role": row.get("role"),
-                    "linked_memory_ids": row.get("linked_memory_ids", []),
-                    "superseded_by": row.get("superseded_by"),
-                }
-            )
-        return out
+        return [HistoryEntry.of(row).mem0() for row in self.operations.history(self._caller, memory_id)]
 
     # -- lifecycle -----------------------------------------------------------------
     def close(self) -> None:

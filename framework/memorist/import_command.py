@@ -85,7 +85,7 @@ def local_sink(
     from .errors import MemoristError
     from .operations import Caller, Operations
     from .operations.batch import validated
-    from .operations.results import ADDED_SELFHOSTED
+    from .operations.results import AddedMemory
 
     settings, plugins = writable_settings(config)
     engine = Engine.from_settings(settings, plugins)
@@ -101,7 +101,7 @@ def local_sink(
         return True
 
     def store(batch: Sequence[Item]) -> list[dict[str, Any]]:
-        return [r.wire(ADDED_SELFHOSTED) for r in ops.add_batch(caller, [item.add for item in batch])]
+        return [r.wire(AddedMemory) for r in ops.add_batch(caller, [item.add for item in batch])]
 
     return store, check, engine.close
 

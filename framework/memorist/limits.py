@@ -20,3 +20,7 @@ MAX_PLATFORM_PAGE_SIZE = 200
 MAX_MCP_TOP_K = 100
 #: Largest page an MCP tool returns: every row costs the calling agent context tokens.
 MAX_MCP_PAGE_SIZE = 100
+#: Highest page number of any paged list: an unbounded page overflowed SQLite's 64-bit OFFSET (a 500).
+MAX_PAGE = 1_000_000
+#: Most memories one platform batch update or delete (``PUT``/``DELETE /v1/batch/``) names: the hosted API's bound.
+MAX_BATCH_CHANGES = 1000

@@ -24,6 +24,7 @@ from .errors import CapabilityError
 from .filters import Filter
 from .records import (
     ChatMessage,
+    ContextWanted,
     EntityMention,
     ExtractedFact,
     Extraction,
@@ -111,18 +112,12 @@ class LanguageModel(Provider[OptionsT]):
     def extract(self, request: ExtractionRequest) -> list[ExtractedFact]:
         """Facts worth remembering from ``request.messages``; ADD-only, never edits."""
 
-    def recent_wanted(self, request: ExtractionRequest) -> int:
-        """How many of the scope's latest memories extracting ``request`` needs in
-        ``request.recent``: a message may refer to one ("Actually, make that $4000").
-        0, the default, reads nothing, so an add pays for that read only when its
-        messages call for it."""
-        return 0
-
-    def question_wanted(self, request: ExtractionRequest) -> bool:
-        """Whether extracting ``request`` needs ``request.asked``, the question the
-        conversation's previous add ended on: its first message may be the answer ("How
-        old are you?" ... "27"). False, the default, reads nothing."""
-        return False
+    def context_wanted(self, request: ExtractionRequest) -> ContextWanted:
+        """What extracting ``request`` needs beside its messages (see :class:`ContextWanted`):
+        the scope's latest memories in ``request.recent``, the conversation's open question
+        in ``request.asked``. Called once per add before anything is read; the default wants
+        nothing, so an add pays for those reads only when its messages call for them."""
+        return ContextWanted()
 
     def query_forms(self, query: str, user_ids: Sequence[str] = ()) -> list[str]:
         """Forms of a search's ``query`` as the memories this model writes would say it,
@@ -323,7 +318,9 @@ class EntityExtractor(Provider[OptionsT]):
 
     @abstractmethod
     def extract(self, text: str) -> list[EntityMention]:
-        """Entity mentions in ``text``, each once, in order of appearance."""
+        """Entity mentions in ``text``, each once, as written in it (whitespace aside), in the
+        extractor's order of priority (the rules extractor: quoted text, proper nouns, then
+        noun phrases, so its ``max_entities`` cap drops noun phrases first)."""
 
 
 #: Provider kinds, as configuration sections name them, with their contracts.

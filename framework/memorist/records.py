@@ -19,6 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 SCOPE_FIELDS: tuple[str, ...] = ("org_id", "project_id", "user_id", "agent_id", "run_id", "app_id")
 #: The scope fields that name an entity a memory belongs to (user, agent, ...).
 ENTITY_SCOPE_FIELDS: tuple[str, ...] = ("user_id", "agent_id", "run_id", "app_id")
+#: Each of those fields' entity type, as paths and entity rows name it (``user_id`` -> ``user``).
+ENTITY_TYPES: dict[str, str] = {f: f.removesuffix("_id") for f in ENTITY_SCOPE_FIELDS}
 
 DEFAULT_ORG = "default"
 DEFAULT_PROJECT = "default"
@@ -175,6 +177,11 @@ class ExtractedFact(BaseModel):
     source_message: int | None = None
     attributed_to: str | None = None
     speaker: str | None = None
+    #: The fact in its speaker's own words, where they stand alone and differ from ``text``
+    #: ("I'm vegetarian." for "The user is vegetarian."): what the memory's vector is made
+    #: from (``engine.own_words_vectors``), since a search is worded like the user, not like
+    #: the rewrite. None: the vector is made from ``text``.
+    words: str | None = None
 
 
 class SkippedInput(BaseModel):
@@ -225,12 +232,33 @@ class ExtractionRequest(BaseModel):
     #: Keep memories in the input's language rather than translating.
     multilingual: bool = False
     #: The scope's latest memories, oldest first, when the language model asked for them
-    #: (:meth:`~memorist.providers.LanguageModel.recent_wanted`); otherwise empty.
+    #: (``ContextWanted.recent`` from :meth:`~memorist.providers.LanguageModel.context_wanted`);
+    #: otherwise empty.
     recent: list[RecentMemory] = Field(default_factory=list)
     #: The question the conversation's previous add ended on, while still open (nothing
     #: stored since, within the hour), when the language model asked for it
-    #: (:meth:`~memorist.providers.LanguageModel.question_wanted`); otherwise None.
+    #: (``ContextWanted.question`` from :meth:`~memorist.providers.LanguageModel.context_wanted`);
+    #: otherwise None.
     asked: Message | None = None
+
+
+@dataclass(frozen=True)
+class ContextWanted:
+    """What extracting a request needs beside its messages, each read only when asked for.
+
+    Why one answer rather than a method per need: the engine asks once per add, before
+    reading anything, and a model states every need at once; a new kind of context is a
+    new field here (with a default that reads nothing), not a new hook every language
+    model must learn. Returned by :meth:`~memorist.providers.LanguageModel.context_wanted`.
+    """
+
+    #: How many of the scope's latest memories to put in ``ExtractionRequest.recent``: a
+    #: message may refer to one ("Actually, make that $4000"). 0 reads nothing.
+    recent: int = 0
+    #: Whether to put the question the conversation's previous add ended on in
+    #: ``ExtractionRequest.asked``: the first message may be its answer ("27" after "How old
+    #: are you?"). False reads nothing.
+    question: bool = False
 
 
 class EntityMention(BaseModel):

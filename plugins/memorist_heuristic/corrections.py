@@ -20,7 +20,7 @@ stays. With no earlier value of that kind, the sentence is kept as it was said.
 
 A correction sent in an add of its own refers to a fact an earlier add stored:
 the extractor then asks for the scope's latest memories
-(``LanguageModel.recent_wanted``) and resolves against them too, oldest first,
+(``LanguageModel.context_wanted``) and resolves against them too, oldest first,
 before the add's own sentences.
 """
 

@@ -23,6 +23,7 @@ from datetime import datetime, timedelta
 from typing import ClassVar
 
 from memorist.plugin_api import (
+    ContextWanted,
     ExtractedFact,
     Extraction,
     ExtractionRequest,
@@ -42,7 +43,7 @@ from .atomic import clauses, fact_groups
 from .categories import categorize, excluded, exclusion_patterns
 from .corrections import may_correct, restate
 from .dates import resolve_relative_dates
-from .rewrite import framed, speaker_label, standalone
+from .rewrite import framed, own_words, speaker_label, standalone
 from .segment import (
     as_statement,
     classified_sentences,
@@ -113,6 +114,10 @@ class HeuristicExtractorOptions(ProviderOptions):
     include_system: bool = False
     #: One memory per fact a message states (see ``atomic``); off: one memory per message.
     one_fact_per_memory: bool = True
+    #: Offer each fact in the user's own words (``ExtractedFact.words``: "I'm vegetarian."
+    #: for "The user is vegetarian."), which the memory's vector is made from, and search
+    #: queries about the user in the first person to match (see ``rewrite.own_words``).
+    own_words: bool = True
 
 
 class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
@@ -130,22 +135,15 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
 
     def query_forms(self, query: str, user_ids: Sequence[str] = ()) -> list[str]:
         """The query about "the user", as this extractor writes memories (see ``rewrite``)."""
-        return user_voice_forms(query, user_ids, language_of(query))
+        return user_voice_forms(query, user_ids, language_of(query), own_words=self.options.own_words)
 
-    def recent_wanted(self, request: ExtractionRequest) -> int:
-        """The scope's latest memories, only for an add that holds a correction ("make that
-        $4000") an earlier add's fact may be what it corrects."""
-        return RECENT_FOR_CORRECTIONS if any(may_correct(m.content) for m in request.messages) else 0
-
-    def question_wanted(self, request: ExtractionRequest) -> bool:
-        """The question the previous add ended on, only for an add that opens with a user's
-        reply that means little without one ("27", "No.", "Vegetarian, and no nuts please.")."""
-        if not request.messages or request.messages[0].role != "user":
-            return False
-        sentences = split_sentences(request.messages[0].content)
-        first = as_statement(sentences[0]) if sentences else ""
-        reason = skip_reason(first) if first else "empty"
-        return (reason == "filler" and is_short_answer(first)) or (reason is None and is_fragment(first))
+    def context_wanted(self, request: ExtractionRequest) -> ContextWanted:
+        """The scope's latest memories only for an add that holds a correction ("make that
+        $4000": an earlier add's fact may be what it corrects), and the question the previous
+        add ended on only for an add that opens with a user's reply that means little without
+        one ("27", "No.", "Vegetarian, and no nuts please.")."""
+        corrects = any(may_correct(m.content) for m in request.messages)
+        return ContextWanted(recent=RECENT_FOR_CORRECTIONS if corrects else 0, question=_opens_with_a_reply(request))
 
     def extract_detailed(self, request: ExtractionRequest) -> Extraction:
         """Facts, and every sentence or message not kept with the reason (see ``segment``)."""
@@ -209,19 +207,24 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                     from_memories.append(from_memory)
             others = (listener.label,) if listener is not None else ()
             chunks = list(standalone_facts)
+            #: Each chunk's words as the user said them, where they stand alone (see own_words).
+            spoken: list[str | None] = [None] * len(chunks)
             turn = Turn(message.role, 0, answers, patterns, request.observed_at, listener)
             groups = fact_groups(kept) if self.options.one_fact_per_memory else [kept]
             for chunk in [*restated, *(c for group in groups for c in self._chunks(group))]:
                 for _, rework in CHUNK_PASSES:
                     chunk = rework(chunk, turn)
                 # The first memory of a reply opens with the question it answers.
-                chunks.append(standalone(chunk, speaker, others=others, reply_to=None if chunks else question))
+                reply_to = None if chunks else question
+                chunks.append(standalone(chunk, speaker, others=others, reply_to=reply_to))
+                spoken.append(own_words(chunk, message, reply_to) if self.options.own_words else None)
             if question and standalone_facts:  # worded from a memory: it names its speaker already
                 chunks[0] = f"{question} {chunks[0]}"
-            for text in chunks:
+            for text, words in zip(chunks, spoken, strict=True):
                 facts.append(
                     ExtractedFact(
                         text=text,
+                        words=words if words != text else None,
                         categories=categorize(text, request.categories or None),
                         source_message=index,
                         attributed_to=message.role if message.role != "system" else "user",
@@ -274,9 +277,20 @@ def answered(
     return framed(question, speaker_label(before.name, before.role), "question_frame")
 
 
+def _opens_with_a_reply(request: ExtractionRequest) -> bool:
+    """Whether the add opens with a user's reply that means little without the question
+    before it: a short answer ("27", "No.") or a fragment ("Vegetarian, and no nuts please.")."""
+    if not request.messages or request.messages[0].role != "user":
+        return False
+    sentences = split_sentences(request.messages[0].content)
+    first = as_statement(sentences[0]) if sentences else ""
+    reason = skip_reason(first) if first else "empty"
+    return (reason == "filler" and is_short_answer(first)) or (reason is None and is_fragment(first))
+
+
 def open_question(messages: list[Message], question: str | None) -> Message | None:
     """The question the last message ends on, which the conversation's next add may answer:
-    an assistant's (a user's short reply is what :meth:`HeuristicExtractor.question_wanted`
+    an assistant's (a user's short reply is what :meth:`HeuristicExtractor.context_wanted`
     reads it for; between named people, as in LoCoMo, nothing is kept)."""
     if not messages or messages[-1].role != "assistant":
         return None

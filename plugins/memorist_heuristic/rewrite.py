@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from memorist.plugin_api import DEFAULT, Form, capitalized, language_of, lexicon, person_table, shift
+from memorist.plugin_api import DEFAULT, Form, Message, capitalized, language_of, lexicon, person_table, shift
 
 from .verbs import conjugate
 
@@ -67,7 +67,7 @@ def third_person(text: str, speaker: str, *, name_every_time: bool = False) -> s
     "they" could mean either). The lexicon's ``person.first_to_third`` table says how.
     The table is English: text in another language is left as written (its "me" is not
     the English "me"), and the speaker prefix alone says who it is about."""
-    if language_of(text) != lexicon().code:
+    if not shifts_person(text):
         return text
     verb_after, no_agreement_before = _agreement()
     named = False
@@ -88,6 +88,12 @@ def third_person(text: str, speaker: str, *, name_every_time: bool = False) -> s
         return replacement, end
 
     return shift(text, person_table("first_to_third"), choose)
+
+
+def shifts_person(text: str) -> bool:
+    """Whether :func:`third_person` can rewrite ``text``: the lexicon's person table is the
+    default language's, and text in another language keeps its words and gets a frame."""
+    return language_of(text) == lexicon().code
 
 
 def mentions(text: str, speaker: str) -> bool:
@@ -130,3 +136,27 @@ def standalone(text: str, speaker: str, *, others: tuple[str, ...] = (), reply_t
     if not mentions(rewritten, speaker):
         rewritten = framed(rewritten, speaker, "reply_frame" if reply_to else "speaker_frame")
     return f"{reply_to} {rewritten}" if reply_to else rewritten
+
+
+def own_words(chunk: str, message: Message, reply_to: str | None) -> str | None:
+    """The words a memory's vector is made from, where they differ from its text: the user's
+    own (``chunk`` before :func:`standalone` shifts it to the third person and frames it).
+
+    Why: every memory of a user's scope is about "the user", so the label carries nothing a
+    search could tell memories apart by, while the third-person rewrite moves the vector away
+    from how the user (and an agent's next turn) words things: "I'm vegetarian." sits closer
+    to "Can you suggest a dinner recipe?" than "The user is vegetarian." does. Only for an
+    unnamed user's message: a named speaker (one of two people in a conversation) or the
+    assistant is information the vector keeps, and a reply ("27") means little without the
+    question its text opens with. Only in a language the person shift covers
+    (:func:`shifts_person`): elsewhere the text is the user's words behind a frame ("The
+    user: Ich bin Vegetarierin."), and with the default English embedder that frame is
+    what a question about "the user" finds (without it the multilingual benchmark's
+    default run lost 2 of 90 same-language and 2 cross-language cases).
+    """
+    if message.role != "user" or (message.name and message.name.strip()) or reply_to:
+        return None
+    if not shifts_person(chunk):
+        return None
+    words = chunk.strip()
+    return words or None

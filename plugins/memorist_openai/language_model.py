@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 import pydantic
 from memorist.plugin_api import (
     ChatMessage,
+    ContextWanted,
     ExtractedFact,
     Extraction,
     ExtractionRequest,
@@ -180,10 +181,11 @@ class OpenAILanguageModel(LanguageModel[OpenAILanguageModelOptions]):
         """ADD-only facts from both speakers, mapped onto the kernel's ``ExtractedFact``."""
         return self.extract_detailed(request).facts
 
-    def question_wanted(self, request: ExtractionRequest) -> bool:
+    def context_wanted(self, request: ExtractionRequest) -> ContextWanted:
         """The question the previous add ended on, for any add that opens with the user's
-        message: a point read beside a model call, and the model judges what it answers."""
-        return bool(request.messages) and request.messages[0].role == "user"
+        message: a point read beside a model call, and the model judges what it answers.
+        No recent memories: the prompt does not resolve corrections against them."""
+        return ContextWanted(question=bool(request.messages) and request.messages[0].role == "user")
 
     def extract_detailed(self, request: ExtractionRequest) -> Extraction:
         """Facts, and the skips the model reports (with its reasons) plus every message

@@ -131,7 +131,8 @@ def database_ready(context: PluginContext) -> None:
 
 @hookimpl
 def configure_app(app: falcon.App[falcon.Request, falcon.Response], context: PluginContext) -> None:
-    from memorist.plugin_api import OutboundGuard, Tenancy
+    from memorist.plugin_api import OutboundGuard
+    from memorist.plugin_api.http import Tenancy
 
     from .routes import OneWebhook, ProjectWebhooks  # the web layer only where HTTP is served
 

@@ -9,15 +9,8 @@ exists, so a key cannot probe other tenants. Reading needs membership
 from __future__ import annotations
 
 import falcon
-from memorist.plugin_api import (
-    LimitsSettings,
-    NotFoundError,
-    OutboundGuard,
-    Tenancy,
-    ValidationError,
-    access,
-    operation,
-)
+from memorist.plugin_api import NotFoundError, OutboundGuard, ValidationError
+from memorist.plugin_api.http import LimitsSettings, Tenancy, access, operation
 from pydantic import BaseModel, ConfigDict, Field
 
 from .store import EVENT_TYPES, Webhook, WebhookStore, check_url

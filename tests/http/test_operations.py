@@ -23,7 +23,7 @@ from memorist.engine.outcome import AddOutcome, Merged, Skipped
 from memorist.http import create_app
 from memorist.kernel import Kernel
 from memorist.operations import AddInput, Caller, EntityIds, ListInput, Operations, SearchInput, UpdateInput
-from memorist.operations.results import merged_item, skipped_item
+from memorist.operations.wire import MergedInput, SkippedPart
 from memorist.plugins import load_plugins
 from memorist.settings import load_settings
 from memorist.tenancy import Tenancy
@@ -125,7 +125,8 @@ def test_add_result_on_the_selfhosted_surface(doors: Doors, merging: tuple[Merge
     assert resp.status_code == 200, resp.text
     body = resp.json
     assert [set(r) for r in body["results"]] == [{"id", "memory", "event"}]
-    assert body["merged"] == [merged_item(merging[0])] and body["skipped"] == [skipped_item(merging[1])]
+    assert body["merged"] == [MergedInput.of(merging[0]).wire()]
+    assert body["skipped"] == [SkippedPart.of(merging[1]).wire()]
     assert body["merged"][0]["memory_id"] == "m-1" and body["skipped"][0]["reason"] == "no fact"
 
 
@@ -141,7 +142,8 @@ def test_add_result_on_the_platform_surface(doors: Doors, merging: tuple[Merged,
     assert [set(r) for r in body["results"]] == [
         {"id", "memory", "event", "data", "user_id", "created_at", "observed_at"}
     ]
-    assert body["merged"] == [merged_item(merging[0])] and body["skipped"] == [skipped_item(merging[1])]
+    assert body["merged"] == [MergedInput.of(merging[0]).wire()]
+    assert body["skipped"] == [SkippedPart.of(merging[1]).wire()]
 
 
 def test_add_result_of_a_queued_add(doors: Doors, merging: tuple[Merged, Skipped]) -> None:
@@ -156,7 +158,8 @@ def test_add_result_of_a_queued_add(doors: Doors, merging: tuple[Merged, Skipped
     event = doors.client.simulate_get(f"/v1/event/{queued.json['event_id']}/", headers=doors.platform).json
     assert event["status"] == "SUCCEEDED"
     assert [r["event"] for r in event["results"]] == ["ADD"]  # the platform client reads these, as before
-    assert event["merged"] == [merged_item(merging[0])] and event["skipped"] == [skipped_item(merging[1])]
+    assert event["merged"] == [MergedInput.of(merging[0]).wire()]
+    assert event["skipped"] == [SkippedPart.of(merging[1]).wire()]
 
 
 def test_without_merges_the_wire_format_is_unchanged(doors: Doors) -> None:

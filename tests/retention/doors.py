@@ -13,7 +13,7 @@ from memorist.api import Memory
 from memorist.auth.api_keys import ApiKeyStore
 from memorist.auth.users import UserStore
 from memorist.db import Database
-from memorist.operations.results import merged_item, skipped_item
+from memorist.operations.wire import MergedInput, SkippedPart
 from memorist.tenancy import Tenancy
 
 from .suite import USER, AddAnswer
@@ -28,8 +28,8 @@ class PythonDoor:
         outcome = self.memory.add_outcome(messages, user_id=self.user_id)
         return AddAnswer(
             [{"id": r.id, "memory": r.text} for r in outcome.stored],
-            [merged_item(m) for m in outcome.merged],
-            [skipped_item(s) for s in outcome.skipped],
+            [MergedInput.of(m).wire() for m in outcome.merged],
+            [SkippedPart.of(s).wire() for s in outcome.skipped],
         )
 
     def search(self, query: str, top_k: int) -> list[dict[str, Any]]:

@@ -57,6 +57,16 @@ from .supersession_rule import supersedes
 
 #: Stored neighbours a new fact is compared with (the nearest may differ in a value).
 NEAR_CANDIDATES = 5
+#: How much lower the duplicate rule's cosine threshold is for a fact embedded from its
+#: speaker's own words (``ExtractedFact.words``). The rewrite's "The user ..." is shared by
+#: every memory of the scope and lifts the cosine of any two short statements; without it
+#: the same paraphrase scores lower (MiniLM: "I can speak Spanish." / "I speak Spanish."
+#: 0.895 against 0.948 as rewrites; "I really like tea!" / "I like tea." 0.871 against
+#: 0.925), and so do different values ("I live in Lisbon." / "... Porto." 0.75 against 0.81),
+#: which the value-token check rejects anyway. Set on tests/retention: with own words, a
+#: threshold of 0.86 or 0.85 merges every repeat there and no distinct fact; 0.9 missed two
+#: of its 21 paraphrases.
+OWN_WORDS_OFFSET = 0.04
 
 
 @dataclass
@@ -253,7 +263,7 @@ class AddPipeline:
             _, hashes, texts = scopes.setdefault(scope_key(request.scope), (request.scope, {}, {}))
             for fact in self._batch_unique(extraction.facts)[0]:
                 hashes[normalized_hash(fact.text)] = None
-                texts[fact.text] = None
+                texts[self._vector_text(fact)] = None
         store = self._c.vector_store
         # First every scope's snapshot (loads) and same-text lookup, which need no vectors...
         read = []
@@ -312,7 +322,7 @@ class AddPipeline:
         # Each distinct fact of the batch ends up as (id, text) of the memory that holds it.
         holder: dict[int, tuple[str, str]] = {}
         fresh = self._not_stored(facts, request, holder, outcome, batch)
-        wanted = [facts[i].text for i in fresh]
+        wanted = [self._vector_text(facts[i]) for i in fresh]
         # The source messages of a blend ride in the facts' embedder call (:mod:`.source_vectors`).
         sources = [source_of(request, facts[i]) for i in fresh] if self._source_weight > 0 else []
         extra = [t for t in dict.fromkeys(s for s in sources if s is not None) if t not in set(wanted)]
@@ -327,7 +337,9 @@ class AddPipeline:
             record = self._record(request, facts[index], observed_at, now)
             holder[index] = (record.id, record.text)
             records.append(record)
-            replaced.extend(Supersession(h.record, record) for h in near.get(index, ()) if supersedes(record, h.record))
+            replaced.extend(
+                Supersession(h.record, record) for h in near.get(index, ()) if supersedes(record, h.record, h.score)
+            )
         for twin in twins:
             matched_id, matched_text = holder[twin.first]
             outcome.merged.append(merged_with(twin.fact, matched_id, matched_text, twin.reason, twin.similarity))
@@ -389,9 +401,17 @@ class AddPipeline:
         asked = asked_reader(self.questions, request.scope, batch_asked)
         return extract(request, observed_at, self._c.language_model, self._c.vector_store, earlier, asked)
 
+    @staticmethod
+    def _vector_text(fact: ExtractedFact) -> str:
+        """What ``fact``'s vector is made from: its speaker's own words where the language model
+        offers them (``ExtractedFact.words``; it also offers the query forms that match), else
+        its text. The duplicate check compares these vectors too, so a fact restated in the
+        user's words meets the stored one in the same voice."""
+        return fact.words or fact.text
+
     def _to_embed(self, request: AddRequest, facts: Sequence[ExtractedFact]) -> list[str]:
         """The texts an add embeds for ``facts``: theirs, and with a source blend their messages'."""
-        texts = [fact.text for fact in facts]
+        texts = [self._vector_text(fact) for fact in facts]
         if self._source_weight > 0:
             texts += [s for fact in facts if (s := source_of(request, fact)) is not None]
         return list(dict.fromkeys(texts))
@@ -475,14 +495,14 @@ class AddPipeline:
         if request.id_seed:  # this add's own interrupted writes are not duplicates of it
             own = tuple(memory_id(request, normalized_hash(facts[i].text)) for i in fresh)
             where = And((where, Condition("id", "nin", own)))
-        threshold = self._near_duplicate
         known = batch is not None and batch.knows(request.scope, bool(request.id_seed))
         view = None if known else self._view(request.scope)
         keep: list[int] = []
         for row, index in enumerate(fresh):
             fact, vector = facts[index], vectors[row]
+            threshold = self._near_duplicate - (OWN_WORDS_OFFSET if fact.words else 0.0)
             if batch is not None and known:
-                hits = batch.stored_nearest(request.scope, fact.text)
+                hits = batch.stored_nearest(request.scope, self._vector_text(fact))
             elif view is not None:
                 hits = view.search_vector(vector, NEAR_CANDIDATES, where)
             else:

@@ -225,10 +225,10 @@ def extract(
         categories=request.categories,
         multilingual=request.multilingual,
     )
-    wanted = model.recent_wanted(extraction)
-    if wanted > 0:
-        extraction.recent = [*recent_memories(store, request.scope, wanted), *earlier][-wanted:]
-    if asked is not None and model.question_wanted(extraction):
+    wanted = model.context_wanted(extraction)
+    if wanted.recent > 0:
+        extraction.recent = [*recent_memories(store, request.scope, wanted.recent), *earlier][-wanted.recent :]
+    if asked is not None and wanted.question:
         extraction.asked = asked()
     extracted = model.extract_detailed(extraction)
     # An extractor may propose more facts than there were messages: count what it would store.

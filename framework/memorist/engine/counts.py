@@ -17,9 +17,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..db import Database
 from ..db.schema import scope_counts
-from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord, as_utc, utcnow
-
-ENTITY_TYPES = {"user_id": "user", "agent_id": "agent", "run_id": "run", "app_id": "app"}
+from ..records import ENTITY_SCOPE_FIELDS, ENTITY_TYPES, MemoryRecord, as_utc, utcnow
 
 # Built once: every add runs these, and building a statement costs more than SQLite running it.
 _KEY = and_(

@@ -2,7 +2,7 @@
 
 "Actually, make that $4000" sent in its own add refers to a fact stored by an
 earlier add. The extractor says when it needs such context
-(:meth:`~memorist.providers.LanguageModel.recent_wanted`); only then does an add
+(``recent`` in :meth:`~memorist.providers.LanguageModel.context_wanted`); only then does an add
 read the scope's latest memories, so the common add reads nothing more.
 """
 

@@ -39,8 +39,7 @@ from sqlalchemy import select
 from ..db.schema import scope_counts
 from ..filters import And, Condition
 from ..providers import VectorStore
-from ..records import MemoryRecord
-from .counts import ENTITY_TYPES
+from ..records import ENTITY_TYPES, MemoryRecord
 from .generations import EVERYTHING, Generation, ScopeGenerations, record_keys
 from .scope_graph import ScopeGraph
 from .scope_snapshot import Pinned, ScopeView, Snapshot

@@ -45,13 +45,6 @@ class Links:
     #: When the fact changed: the superseding memory's observation time.
     superseded_at: datetime | None = None
 
-    def wire(self) -> dict[str, Any]:
-        return {
-            "linked_memory_ids": list(self.linked_memory_ids),
-            "superseded_by": self.superseded_by,
-            "superseded_at": self.superseded_at.isoformat() if self.superseded_at else None,
-        }
-
 
 @dataclass(frozen=True)
 class Supersession:

@@ -8,7 +8,7 @@ from .. import __version__
 from ..runtime import Runtime
 from .dashboard import wants_html
 from .operations import operation
-from .selfhosted.models import HealthOut, RootOut
+from .selfhosted.admin_models import HealthOut, RootOut
 
 
 class HealthResource:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from .lexicon import DEFAULT, lexicon
-from .person import Form, shift, table
+from .person import Form, PersonTable, shift, table
 
 
 def subject_alias(query: str, user_ids: Sequence[str], user: str = "the user") -> str | None:
@@ -98,14 +98,39 @@ def third_person_alias(query: str, language: str = DEFAULT) -> str | None:
     return aliased if aliased != query else None
 
 
-def query_forms(query: str, user_ids: Sequence[str], language: str = DEFAULT) -> list[str]:
+@lru_cache(maxsize=16)
+def _third_to_first(language: str) -> PersonTable:
+    """``person.query_third_to_first`` with its ``{s}`` written as the language's user label."""
+    lex = lexicon(language)
+    user = str(lex.get("speakers", "user") or "")
+    rows = lex.rows("person", "query_third_to_first") if user else []
+    return PersonTable([[row[0].replace("{s}", user), *row[1:]] for row in rows])
+
+
+def first_person_alias(query: str, language: str = DEFAULT) -> str | None:
+    """``query`` as the user would ask it, where it speaks of "the user"; None when it does not.
+
+    "What can't the user eat?" -> "What can't I eat?", "Where does the user's brother
+    live?" -> "Where does my brother live?": the voice of memories whose vectors hold the
+    user's own words (``ExtractedFact.words``).
+    """
+    aliased = shift(query, _third_to_first(language), lambda text, form: (form.replacements[0], form.end))
+    return aliased if aliased != query else None
+
+
+def query_forms(query: str, user_ids: Sequence[str], language: str = DEFAULT, *, own_words: bool = False) -> list[str]:
     """The forms of ``query`` to search beside it, for memories written about "the user"
-    (``speakers.user`` of ``language``'s lexicon): the searched id and the first person
-    written as the user. Empty for a search not pinned to a user, or a query already in
-    that voice."""
+    (``speakers.user`` of ``language``'s lexicon): the searched id written as the user, and
+    then the query in the voice the memories' vectors hold: the third person ("What do I
+    eat?" -> "What does the user eat?"), or with ``own_words`` (vectors made from the user's
+    own words) the first ("What does the user eat?" -> "What do I eat?"). Empty for a search
+    not pinned to a user, or a query already in that voice."""
     if not user_ids:
         return []
     user = str(lexicon(language).get("speakers", "user") or "the user")
     aliased = subject_alias(query, user_ids, user)
-    aliased = third_person_alias(aliased or query, language) or aliased
+    if own_words:
+        aliased = first_person_alias(aliased or query, language) or aliased
+    else:
+        aliased = third_person_alias(aliased or query, language) or aliased
     return [aliased] if aliased else []

@@ -6,63 +6,44 @@ rule, confinement to the organization and project, validation of an update,
 what an add stored, merged and skipped); this module adds what is MCP's own:
 the user/agent pins of a :class:`~memorist.mcp.scope.Caller` (checked on
 arguments and on every memory reached by id), read-only connections, and
-compact result shapes for a model's context window.
+compact results for a model's context window: the REST response models projected by
+:meth:`~memorist.operations.wire.WireModel.compact` (no nulls, no hashes, times to the
+second, 4-decimal scores), so a field the REST answer gains reaches MCP as well.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
 from typing import Any
 
 from ..engine.supersession import Links
-from ..errors import NotFoundError, ValidationError
+from ..errors import NotFoundError
 from ..operations import AddInput, EntityIds, ListInput, Operations, SearchInput, UpdateInput
 from ..operations import Caller as Tenant
-from ..operations.results import AddResult
-from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord
+from ..operations.results import AddedMemory, AddResult
+from ..operations.wire import EntityOut, HistoryEntry, MemoryItem, MergedInput, SearchResult, SkippedPart
+from ..records import ENTITY_SCOPE_FIELDS, ENTITY_TYPES, MemoryRecord
 from .scope import Caller
 
-ENTITY_TYPES = {"user_id": "user", "agent_id": "agent", "run_id": "run", "app_id": "app"}
 #: How many of a confined caller's memories ``list_entities`` reads to count its agents and runs.
 ENTITY_SCAN_LIMIT = 5000
 SCAN_PAGE = 1000
 
 
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat(timespec="seconds") if value is not None else None
-
-
 def compact(record: MemoryRecord, links: Links | None = None) -> dict[str, Any]:
-    """A memory as a model needs it: no hashes, no nulls, no empty fields; with ``links``, the
-    older memories it replaced and what replaced it, when there are any."""
-    item: dict[str, Any] = {"id": record.id, "memory": record.text}
-    for name in ENTITY_SCOPE_FIELDS:
-        if (value := getattr(record, name)) is not None:
-            item[name] = value
-    if record.categories:
-        item["categories"] = record.categories
-    if record.metadata:
-        item["metadata"] = record.metadata
-    item["observed_at"] = _iso(record.observed_at)
-    if record.updated_at != record.created_at:
-        item["updated_at"] = _iso(record.updated_at)
-    if record.expires_at is not None:
-        item["expiration_date"] = _iso(record.expires_at)
-    if links is not None and links.linked_memory_ids:
-        item["linked_memory_ids"] = list(links.linked_memory_ids)
-    if links is not None and links.superseded_by is not None:
-        item["superseded_by"] = links.superseded_by
-        item["superseded_at"] = _iso(links.superseded_at)
-    return item
+    """A memory as a model needs it (:meth:`MemoryItem.compact`); with ``links``, the older
+    memories it replaced and what replaced it, when there are any."""
+    return MemoryItem.of(record, links).compact()
 
 
 def compact_add(result: AddResult, ids: Mapping[str, str]) -> dict[str, Any]:
-    out: dict[str, Any] = {"stored": [{"id": r.id, "memory": r.text} for r in result.stored]}
+    """What an add did, as the models' compact projections: ``stored`` (id and text), ``merged``
+    (``into`` the memory that already says it) and ``skipped``, with the scope it ran in."""
+    out: dict[str, Any] = {"stored": [AddedMemory.of(r).compact(drop=("event",)) for r in result.stored]}
     if result.merged:
-        out["merged"] = [{"memory": m.text, "into": m.memory_id, "reason": m.reason} for m in result.merged]
+        out["merged"] = [MergedInput.of(m).compact() for m in result.merged]
     if result.skipped:
-        out["skipped"] = [{"memory": s.text, "reason": s.reason} for s in result.skipped]
+        out["skipped"] = [SkippedPart.of(s).compact() for s in result.skipped]
     if not (result.stored or result.merged or result.skipped):
         out["note"] = "nothing was stored: no lasting facts found in the text"
     out["scope"] = dict(ids)
@@ -116,11 +97,10 @@ class MemoryAccess:
         timestamp: str | float | None,
     ) -> dict[str, Any]:
         caller.require_write()
-        if text is None and metadata is None and timestamp is None:
-            raise ValidationError("text: give text, metadata or timestamp to change")
+        change = UpdateInput(text=text, metadata=dict(metadata) if metadata is not None else None, timestamp=timestamp)
+        change.check()  # before the ownership lookup, as on every door
         operations = self._operations()
         self._owned(operations, caller, memory_id)
-        change = UpdateInput(text=text, metadata=dict(metadata) if metadata is not None else None, timestamp=timestamp)
         return compact(operations.update(tenant(caller), memory_id, change))
 
     def delete(self, caller: Caller, memory_id: str, *, delete_linked: bool = False) -> dict[str, Any]:
@@ -156,14 +136,7 @@ class MemoryAccess:
             latest_only=latest_only,
         )
         hits = self._operations().search(tenant(caller), request)
-        results = []
-        for hit in hits:
-            item = compact(hit.record)
-            item["score"] = round(hit.score, 4)
-            if hit.details is not None:
-                item["score_details"] = hit.details
-            results.append(item)
-        return {"results": results, "scope": ids}
+        return {"results": [SearchResult.of_hit(hit).compact() for hit in hits], "scope": ids}
 
     def list(
         self,
@@ -197,32 +170,14 @@ class MemoryAccess:
         if caller.pinned:
             # History rows carry no user/agent: ownership is proven by the live memory.
             self._owned(operations, caller, memory_id)
-        events = []
-        for row in operations.history(tenant(caller), memory_id):
-            event: dict[str, Any] = {"event": row["event"], "at": _iso(row["created_at"])}
-            if row["old_memory"] is not None:
-                event["old_memory"] = row["old_memory"]
-            if row["new_memory"] is not None:
-                event["new_memory"] = row["new_memory"]
-            if row["actor"]:
-                event["actor"] = row["actor"]
-            if row.get("linked_memory_ids"):
-                event["linked_memory_ids"] = row["linked_memory_ids"]
-            if row.get("superseded_by"):
-                event["superseded_by"] = row["superseded_by"]
-            events.append(event)
+        events = [HistoryEntry.of(row).compact() for row in operations.history(tenant(caller), memory_id)]
         return {"memory_id": memory_id, "events": events}
 
     def entities(self, caller: Caller) -> dict[str, Any]:
         """Users, agents, runs and apps with memory counts, as far as the caller may see them."""
         operations = self._operations()
         if not caller.pinned:
-            return {
-                "entities": [
-                    {"type": c.entity_type, "id": c.entity_id, "memories": c.total, "updated_at": _iso(c.updated_at)}
-                    for c in operations.entities(tenant(caller))
-                ]
-            }
+            return {"entities": [EntityOut.of(c).compact() for c in operations.entities(tenant(caller))]}
         # A confined caller sees only the identifiers that occur in its own memories.
         tally: dict[tuple[str, str], int] = {}
         page, seen, total = 1, 0, 0

@@ -30,7 +30,7 @@ from .. import __version__
 from ..errors import MemoristError
 from ..limits import MAX_MCP_PAGE_SIZE as MAX_PAGE_SIZE
 from ..limits import MAX_MCP_TOP_K as MAX_TOP_K
-from ..limits import MAX_QUERY_CHARS
+from ..limits import MAX_PAGE, MAX_QUERY_CHARS
 from .adapter import MemoryAccess
 from .scope import CALLER_KEY, Caller, entity_args
 
@@ -238,7 +238,7 @@ def build_server(access: MemoryAccess, caller_of: CallerSource) -> MCPServer:
         agent_id: AgentId = None,
         run_id: RunId = None,
         app_id: AppId = None,
-        page: Annotated[int, Field(default=1, ge=1, le=100_000)] = 1,
+        page: Annotated[int, Field(default=1, ge=1, le=MAX_PAGE)] = 1,
         page_size: Annotated[int, Field(default=20, ge=1, le=MAX_PAGE_SIZE)] = 20,
         latest_only: Annotated[
             bool, Field(default=False, description="Leave out facts a newer memory replaced (only what is current).")

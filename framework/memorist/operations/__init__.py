@@ -8,46 +8,34 @@ facade) translate their wire format into the typed inputs here and call
 from __future__ import annotations
 
 from .caller import Caller
-from .inputs import ENTITY_TYPES, UNSET, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
+from .inputs import ENTITY_FIELDS, UNSET, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
 from .queued import LeaseLost, run_add_event
-from .results import (
-    ADDED_EVENT,
-    ADDED_PLATFORM,
-    ADDED_SELFHOSTED,
-    AddResult,
-    entity_row,
-    event_view,
-    history_entry,
-    history_entry_v1,
-    iso,
-    memory_item,
-    pick,
-    search_result,
-)
+from .results import AddedMemory, AddedMemoryEvent, AddedMemoryV3, AddResult, EventOut
 from .service import Operations
+from .wire import EntityOut, EntityV1, HistoryEntry, HistoryEntryV1, MemoryItem, SearchResult, iso
 
 __all__ = [
-    "ADDED_EVENT",
-    "ADDED_PLATFORM",
-    "ADDED_SELFHOSTED",
-    "ENTITY_TYPES",
+    "ENTITY_FIELDS",
     "UNSET",
     "AddInput",
     "AddResult",
+    "AddedMemory",
+    "AddedMemoryEvent",
+    "AddedMemoryV3",
     "Caller",
     "EntityIds",
+    "EntityOut",
+    "EntityV1",
+    "EventOut",
+    "HistoryEntry",
+    "HistoryEntryV1",
     "LeaseLost",
     "ListInput",
+    "MemoryItem",
     "Operations",
     "SearchInput",
+    "SearchResult",
     "UpdateInput",
-    "entity_row",
-    "event_view",
-    "history_entry",
-    "history_entry_v1",
     "iso",
-    "memory_item",
-    "pick",
     "run_add_event",
-    "search_result",
 ]

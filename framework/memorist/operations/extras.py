@@ -21,7 +21,7 @@ from ..errors import MemoristError, NotFoundError, ValidationError
 from ..providers import LanguageModel
 from ..records import ChatMessage, MemoryRecord, as_utc, utcnow
 from .caller import Caller
-from .results import iso, memory_item
+from .wire import MemoryItem, iso
 
 log = logging.getLogger("memorist.operations")
 #: An export larger than this is refused (narrow the filters) rather than built in one request.
@@ -72,7 +72,7 @@ def record_feedback(
 
 def export_result(schema: Any, records: list[MemoryRecord]) -> dict[str, Any]:
     """What a stored export holds: the caller's schema, the count and the memories."""
-    return {"schema": schema, "count": len(records), "memories": [memory_item(r) for r in records]}
+    return {"schema": schema, "count": len(records), "memories": [MemoryItem.of(r).wire() for r in records]}
 
 
 def store_export(

@@ -13,12 +13,14 @@ from typing import Any
 
 from ..errors import ValidationError
 from ..filters import Filter
-from ..records import ENTITY_SCOPE_FIELDS
+from ..records import ENTITY_SCOPE_FIELDS, ENTITY_TYPES
 
 #: Path word -> scope field (``DELETE /entities/user/alice``, ``/v2/entities/user/alice/``).
-ENTITY_TYPES = {"user": "user_id", "agent": "agent_id", "run": "run_id", "app": "app_id"}
+ENTITY_FIELDS = {entity_type: name for name, entity_type in ENTITY_TYPES.items()}
 #: What an update may change.
 CHANGEABLE = frozenset({"text", "metadata", "timestamp", "expiration_date"})
+#: The one answer to an update that changes nothing.
+NO_CHANGE = "update needs a change: give text, metadata, timestamp or expiration_date"
 #: ``expiration_date`` not given (``None`` means "clear it").
 UNSET: Any = ...
 
@@ -42,9 +44,9 @@ class EntityIds:
     @classmethod
     def entity(cls, entity_type: str, entity_id: str) -> EntityIds:
         """One entity named by a path (``user``, ``alice``); 400 for an unknown type."""
-        field_name = ENTITY_TYPES.get(entity_type)
+        field_name = ENTITY_FIELDS.get(entity_type)
         if field_name is None:
-            raise ValidationError(f"entity_type: '{entity_type}' is not one of {', '.join(ENTITY_TYPES)}")
+            raise ValidationError(f"entity_type: '{entity_type}' is not one of {', '.join(ENTITY_FIELDS)}")
         return cls(**{field_name: entity_id})
 
     def present(self) -> dict[str, str]:
@@ -149,7 +151,8 @@ class UpdateInput:
     given: frozenset[str] = frozenset()
 
     def check(self) -> None:
-        """At least one change is asked for; one wording for every door."""
+        """At least one change is asked for: the one rule and wording for every door (REST, platform,
+        MCP, Python), checked by :meth:`Operations.update` before the memory is looked up."""
         values = (self.text, self.metadata, self.timestamp)
         if all(v is None for v in values) and self.expiration_date is UNSET and not self.given & CHANGEABLE:
-            raise ValidationError("body: give text, metadata, timestamp or expiration_date")
+            raise ValidationError(NO_CHANGE)

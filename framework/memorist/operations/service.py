@@ -35,8 +35,9 @@ from ..settings import LimitsSettings
 from ..spaces import SpaceDirectory
 from . import batch, extras
 from .caller import Caller
-from .inputs import ENTITY_TYPES, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
-from .results import AddResult, memory_item
+from .inputs import ENTITY_FIELDS, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
+from .results import AddResult
+from .wire import MemoryItem
 
 
 class Operations:
@@ -264,12 +265,12 @@ class Operations:
         """Each of ``records``' place among its fact's versions (records the caller already read)."""
         return self.engine_of(caller).links([r.id for r in records])
 
-    def items(self, caller: Caller, records: Sequence[MemoryRecord]) -> list[dict[str, Any]]:
+    def items(self, caller: Caller, records: Sequence[MemoryRecord]) -> list[MemoryItem]:
         """``records`` as get and list show them: each with its supersession links."""
         links = self.links(caller, records)
-        return [memory_item(r, links[r.id]) for r in records]
+        return [MemoryItem.of(r, links[r.id]) for r in records]
 
-    def item(self, caller: Caller, record: MemoryRecord) -> dict[str, Any]:
+    def item(self, caller: Caller, record: MemoryRecord) -> MemoryItem:
         return self.items(caller, [record])[0]
 
     def collect(
@@ -412,7 +413,7 @@ class Operations:
         if entity_id == WILDCARD:
             raise ValidationError(
                 f"entity_id: '*' is the wildcard, not an entity; to delete the memories of every {entity_type}, "
-                f"delete all memories with {ENTITY_TYPES.get(entity_type, entity_type + '_id')}=* (admins/owners only)"
+                f"delete all memories with {ENTITY_FIELDS.get(entity_type, entity_type + '_id')}=* (admins/owners only)"
             )
         return self.delete_all(caller, EntityIds.entity(entity_type, entity_id))
 

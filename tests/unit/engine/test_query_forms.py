@@ -117,9 +117,13 @@ def test_the_query_voice_is_the_language_models_not_the_engines(tmp_path: Path) 
     assert (
         LanguageModel.query_forms(VoicedAsAna(VoicedAsAna.Options(), ProviderContext(tmp_path)), "Do I?", ["u"]) == []
     )
-    assert HeuristicExtractor(HeuristicExtractor.Options(), ProviderContext(tmp_path)).query_forms(
-        "Where do I live?", ["ana"]
-    ) == ["Where does the user live?"]
+    # The heuristic's vectors hold the user's own words: a query about "the user" is asked in
+    # the first person; with them off (vectors of the third-person text), the other way round.
+    own = HeuristicExtractor(HeuristicExtractor.Options(), ProviderContext(tmp_path))
+    assert own.query_forms("Where does the user live?", ["ana"]) == ["Where do I live?"]
+    assert own.query_forms("Where do I live?", ["ana"]) == []
+    text = HeuristicExtractor(HeuristicExtractor.Options(own_words=False), ProviderContext(tmp_path))
+    assert text.query_forms("Where do I live?", ["ana"]) == ["Where does the user live?"]
     mem = Engine.from_config(
         fast_settings(tmp_path, language_model={"provider": "voiced-as-ana"}),
         plugins=load_plugins({}, extra=[hashing, VoicedAsAnaPlugin()]),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from memorist.providers import ProviderContext
-from memorist.records import ExtractionRequest, Message
+from memorist.records import ContextWanted, ExtractionRequest, Message
 from memorist_entities.rules import RuleEntityExtractor
 from memorist_heuristic.dates import resolve_relative_dates
 from memorist_heuristic.extractor import HeuristicExtractor
@@ -280,7 +280,7 @@ def test_a_correction_in_its_own_add_restates_the_scopes_recent_memory(extractor
         observed_at=MONDAY,
         recent=[just_before, assistant],
     )
-    assert extractor.recent_wanted(request) > 0
+    assert extractor.context_wanted(request).recent > 0
     assert [f.text for f in extractor.extract(request)] == [
         "The user's budget for the trip is about $4000.",  # stored text, value replaced; not the assistant's
         "The user's partner is joining.",
@@ -294,10 +294,23 @@ def test_a_correction_in_its_own_add_restates_the_scopes_recent_memory(extractor
 def test_only_an_add_holding_a_correction_asks_for_recent_memories(extractor: HeuristicExtractor) -> None:
     def wanted(content: str) -> int:
         request = ExtractionRequest(messages=[Message(role="user", content=content)], observed_at=MONDAY)
-        return extractor.recent_wanted(request)
+        return extractor.context_wanted(request).recent
 
     assert wanted("Sorry, make it 8pm.") > 0 and wanted("Oops, I meant Tuesday.") > 0
     assert wanted("I can make it to the party.") == wanted("I like tea.") == 0
+
+
+def test_only_an_add_opening_with_a_bare_reply_asks_for_the_open_question(extractor: HeuristicExtractor) -> None:
+    def wanted(*messages: Message) -> ContextWanted:
+        return extractor.context_wanted(ExtractionRequest(messages=list(messages), observed_at=MONDAY))
+
+    for reply in ("27", "No.", "Vegetarian, and no nuts please.", "Tokyo."):
+        assert wanted(Message(role="user", content=reply)) == ContextWanted(question=True), reply
+    assert wanted(Message(role="user", content="I adopted a beagle named Rex.")) == ContextWanted()
+    assert wanted(Message(role="assistant", content="27")) == ContextWanted()  # the assistant's line answers nothing
+    assert wanted() == ContextWanted()
+    both = wanted(Message(role="user", content="No."), Message(role="user", content="Actually, make that $4000."))
+    assert both.question and both.recent > 0  # every need stated in one answer
 
 
 @pytest.mark.parametrize(

@@ -531,8 +531,8 @@ def test_the_previous_adds_question_goes_in_as_context_and_an_ending_question_is
     llm = make_llm(server, tmp_path)
     reply = Message(role="user", content="27")
     request = _request(messages=[reply, Message(role="assistant", content="Great! And where do you live?")])
-    assert llm.question_wanted(request)
-    assert not llm.question_wanted(_request(messages=[Message(role="assistant", content="Hello!")]))
+    assert llm.context_wanted(request).question and llm.context_wanted(request).recent == 0
+    assert not llm.context_wanted(_request(messages=[Message(role="assistant", content="Hello!")])).question
     request.asked = Message(role="assistant", content="How old are you?")
     server.script_chat(json.dumps({"memories": [{"text": "The user is 27 years old.", "source_message": 0}]}))
     extraction = llm.extract_detailed(request)

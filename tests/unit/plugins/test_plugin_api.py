@@ -57,7 +57,9 @@ def test_built_in_plugins_import_only_the_plugin_api() -> None:
     framework = {name for name, path in graph.files.items() if path.is_relative_to(ROOT / "framework")}
     plugins = set(graph.files) - framework
     reached = {(source, target) for source in plugins for target in graph.edges.get(source, ()) if target in framework}
-    assert reached and {target for _, target in reached} == {"memorist.plugin_api"}, sorted(reached)
+    assert reached and {target for _, target in reached} == {"memorist.plugin_api", "memorist.plugin_api.http"}
+    web = {source for source, target in reached if target == "memorist.plugin_api.http"}
+    assert web and all(source.startswith("memorist_webhooks") for source in web), sorted(web)
 
 
 def test_hooks_receive_the_context(tmp_path: Path) -> None:
@@ -220,14 +222,55 @@ def test_every_published_name_resolves_to_its_home_and_nothing_else_does() -> No
     import importlib
 
     import memorist.plugin_api as api
+    import memorist.plugin_api.http as web
 
-    for home, names in api._HOMES.items():
-        module = importlib.import_module(home)
-        for name in names:
-            assert getattr(api, name) is getattr(module, name), name
-    assert set(api.__all__) == set(api._HOME_OF) | {"hookimpl", "LazyExports", "__version__"}
+    for module in (api, web):
+        homes = module._PUBLISHED.homes
+        assert module.__all__ == sorted({*homes, *module._PUBLISHED.always})
+        for name, home in homes.items():
+            assert getattr(module, name) is getattr(importlib.import_module(home), name), name
+    assert {"Embedder", "hookimpl", "LazyExports", "__version__", "Database"} <= set(api.__all__)
+    assert api.__version__ == importlib.import_module("memorist").__version__
+    assert set(web.__all__) == {"Access", "LimitsSettings", "ProjectError", "Tenancy", "access", "operation"}
+    assert not set(web.__all__) & set(api.__all__)  # each name published once
+    assert "Tenancy" in dir(web) and "VectorStore" in dir(api)
     with pytest.raises(AttributeError, match="Vectorstore"):
         api.Vectorstore  # noqa: B018
+    with pytest.raises(AttributeError, match="'memorist.plugin_api.http' has no attribute 'Embedder'"):
+        web.Embedder  # noqa: B018
+
+
+def test_the_published_list_is_the_type_checking_imports() -> None:
+    """One list: the names type checkers see are exactly the names ``__getattr__`` and
+    ``__all__`` serve (a name added to one cannot be missing from the others)."""
+    import ast
+
+    import memorist.plugin_api as api
+    import memorist.plugin_api.http as web
+
+    for module in (api, web):
+        tree = ast.parse(Path(module.__file__).read_text(encoding="utf-8"))
+        [block] = [n for n in tree.body if isinstance(n, ast.If) and getattr(n.test, "id", "") == "TYPE_CHECKING"]
+        imported = [alias for statement in block.body for alias in statement.names]  # type: ignore[attr-defined]
+        assert all(alias.asname == alias.name for alias in imported)  # the explicit re-export form
+        assert sorted(alias.name for alias in imported) == sorted(module._PUBLISHED.homes)
+
+
+def test_the_core_plugin_api_stays_out_of_the_web_layer() -> None:
+    """A provider plugin (and ``memorist worker``) never pulls in the web layer through the API;
+    only ``memorist.plugin_api.http`` reaches it, and importing that imports nothing yet."""
+    import subprocess
+
+    code = (
+        "import sys, memorist.plugin_api as api, memorist.plugin_api.http; "
+        "api.VectorStore, api.Database, api.lexicon, api.PluginContext; "
+        "print(sorted(m for m in sys.modules if m.startswith('memorist.http')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    graph = imports.scan()
+    assert not {t for t in graph.edges["memorist.plugin_api"] if t.startswith("memorist.http")}
+    assert any(t.startswith("memorist.http") for t in graph.edges["memorist.plugin_api.http"])
 
 
 def test_a_plugins_lazy_exports_load_on_registration_and_on_attribute_access() -> None:
@@ -242,3 +285,13 @@ def test_a_plugins_lazy_exports_load_on_registration_and_on_attribute_access() -
     registered: list[type[VectorStore]] = []
     memorist_lancedb.register_vector_stores(registered.append)
     assert registered == [memorist_lancedb.LanceDBVectorStore]
+
+
+def test_the_list_is_read_whatever_loader_loaded_the_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytest's assertion-rewriting loader (it loads every module of a distribution that registers
+    a pytest plugin, as memorist does) has no ``get_source``: the names are still found."""
+    import memorist.plugin_api as api
+    from memorist.plugin_api._published import homes
+
+    monkeypatch.setattr(api.__spec__, "loader", object())
+    assert homes(api) == api._PUBLISHED.homes and homes(api)["Embedder"] == "memorist.providers"

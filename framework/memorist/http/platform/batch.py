@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 
 from ...errors import MemoristError, ValidationError
 from ...events import Event
-from ...operations import ADDED_PLATFORM, AddInput, Operations
+from ...operations import AddedMemoryV3, AddInput, Operations
 from ...tenancy import Tenancy
 from ..operations import operation
 from . import models as m
@@ -81,6 +81,6 @@ class AddV3BatchResource:
         if verbatim:
             results, events = self._ops.add_batch_recorded(who.caller, [items[i] for i in verbatim])
             for n, (i, event) in enumerate(zip(verbatim, events, strict=True)):
-                done = results[n].wire(ADDED_PLATFORM) if results is not None else None
+                done = results[n].wire(AddedMemoryV3) if results is not None else None
                 answers[i] = queued(event) if done is None else {**done, "event_id": event.id, "status": event.status}
         resp.media = {"items": [answers[i] for i in range(len(items))]}

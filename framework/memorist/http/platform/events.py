@@ -6,13 +6,13 @@ from urllib.parse import urlencode
 
 import falcon
 
-from ...operations import Operations, event_view
+from ...operations import EventOut, Operations
 from ...tenancy import Tenancy
 from ..operations import operation
 from . import models as m
 from .access import access
 
-__all__ = ["EventList", "EventResource", "event_view"]
+__all__ = ["EventList", "EventResource"]
 
 TAGS = ("events",)
 
@@ -30,7 +30,7 @@ class EventResource:
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response, event_id: str) -> None:
         who = access(req, self._tenancy)
-        resp.media = event_view(self._ops.event(who.caller, event_id))
+        resp.media = EventOut.of(self._ops.event(who.caller, event_id)).wire()
 
 
 class EventList:
@@ -57,5 +57,5 @@ class EventList:
             "count": total,
             "next": link(query.page + 1) if query.page * query.page_size < total else None,
             "previous": link(query.page - 1) if query.page > 1 else None,
-            "results": [event_view(e) for e in rows],
+            "results": [EventOut.of(e).wire() for e in rows],
         }

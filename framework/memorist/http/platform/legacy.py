@@ -27,18 +27,17 @@ from pydantic import Field
 from ...errors import ValidationError
 from ...limits import MAX_QUERY_CHARS, MAX_TOP_K
 from ...operations import (
-    ADDED_PLATFORM,
+    AddedMemoryV3,
     AddInput,
     EntityIds,
     ListInput,
     Operations,
     SearchInput,
-    pick,
-    search_result,
+    SearchResult,
 )
+from ...operations.wire import MergedInput, SkippedPart
 from ...tenancy import Tenancy
 from ..operations import operation
-from ..selfhosted.models import MergedInput, SkippedPart
 from . import memories
 from . import models as m
 from .access import access
@@ -152,7 +151,7 @@ class SearchLegacy:
             scoped=False,
         )
         hits = self._ops.search(who.caller, request)
-        results = [pick(search_result(h), body.fields) for h in hits]
+        results = [SearchResult.of_hit(h).wire(body.fields) for h in hits]
         if not body.enable_graph:
             resp.media = results
             return
@@ -182,7 +181,7 @@ def _list(
         scoped=False,
     )
     fields = getattr(body, "fields", None)
-    return [pick(item, fields) for item in ops.items(who.caller, ops.list_memories(who.caller, request).records)]
+    return [item.wire(fields) for item in ops.items(who.caller, ops.list_memories(who.caller, request).records)]
 
 
 class MemoriesV1(memories.MemoriesV1):
@@ -225,7 +224,7 @@ class MemoriesV1(memories.MemoriesV1):
             multilingual=bool(settings.get("multilingual")),
         )
         self._ops.admit_add(request)  # 413 past the add limits; v1 runs even a large add synchronously
-        wire = self._ops.add(who.caller, request).wire(ADDED_PLATFORM)
+        wire = self._ops.add(who.caller, request).wire(AddedMemoryV3)
         # The platform's default output_format on this route is v1.0, the bare array (mem0's API
         # reference; the JS client 2.x and @mastra/mem0 send none and read an array); the Python
         # clients 0.1.x/1.x ask for v1.1 explicitly. merged/skipped ride only on the envelope.

@@ -14,18 +14,17 @@ import falcon
 from ...errors import ValidationError
 from ...filters import Filter, conjoin, parse_filter
 from ...operations import (
-    ADDED_PLATFORM,
     UNSET,
+    AddedMemoryV3,
     AddInput,
     EntityIds,
+    EntityV1,
+    HistoryEntryV1,
     ListInput,
     Operations,
     SearchInput,
+    SearchResult,
     UpdateInput,
-    entity_row,
-    history_entry_v1,
-    pick,
-    search_result,
 )
 from ...tenancy import Tenancy
 from ..operations import operation
@@ -104,7 +103,7 @@ class AddV3:
             # Answered at once with a SUCCEEDED event, unless large (memorist.admission): then queued, PENDING.
             result, event = self._ops.add_recorded(who.caller, request)
             if result is not None:
-                resp.media = {**result.wire(ADDED_PLATFORM), "event_id": event.id, "status": event.status}
+                resp.media = {**result.wire(AddedMemoryV3), "event_id": event.id, "status": event.status}
                 return
         else:
             event = self._ops.submit_add(who.caller, request)
@@ -158,7 +157,7 @@ class SearchV3:
             decay=self._tenancy.project(who.org_id, who.project_id).settings.get("decay") or None,
         )
         hits = self._ops.search(who.caller, request)
-        resp.media = {"results": [pick(search_result(h), body.fields) for h in hits]}
+        resp.media = {"results": [SearchResult.of_hit(h).wire(body.fields) for h in hits]}
 
 
 class ListV3:
@@ -198,7 +197,7 @@ class ListV3:
             "count": page.total,
             "next": link(query.page + 1) if more else None,
             "previous": link(query.page - 1) if query.page > 1 else None,
-            "results": [pick(item, body.fields) for item in self._ops.items(who.caller, page.records)],
+            "results": [item.wire(body.fields) for item in self._ops.items(who.caller, page.records)],
         }
 
 
@@ -209,7 +208,7 @@ class MemoryV1:
     @operation("Get one memory", auth="platform", tags=TAGS, response=m.MemoryItemV1, errors=(403, 404))
     def on_get(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
         who = access(req, self._tenancy)
-        resp.media = self._ops.item(who.caller, self._ops.get(who.caller, memory_id))
+        resp.media = self._ops.item(who.caller, self._ops.get(who.caller, memory_id)).wire()
 
     @operation(
         "Update text, metadata, timestamp or expiration (null clears it)",
@@ -229,7 +228,7 @@ class MemoryV1:
             expiration_date=body.expiration_date if "expiration_date" in fields else UNSET,
             given=frozenset(fields),
         )
-        resp.media = self._ops.item(who.caller, self._ops.update(who.caller, memory_id, request))
+        resp.media = self._ops.item(who.caller, self._ops.update(who.caller, memory_id, request)).wire()
 
     @operation(
         "Delete one memory (``delete_linked``: and the older ones it superseded, transitively)",
@@ -295,7 +294,7 @@ class HistoryV1:
     @operation("History of one memory", auth="platform", tags=TAGS, response=list[m.HistoryEntryV1], errors=(403, 404))
     def on_get(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
         who = access(req, self._tenancy)
-        resp.media = [history_entry_v1(r) for r in self._ops.history(who.caller, memory_id)]
+        resp.media = [HistoryEntryV1.of(r).wire() for r in self._ops.history(who.caller, memory_id)]
 
 
 class EntitiesV1:
@@ -311,7 +310,7 @@ class EntitiesV1:
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         who = access(req, self._tenancy)
-        results = [entity_row(c, named=True) for c in self._ops.entities(who.caller)]
+        results = [EntityV1.of(c).wire() for c in self._ops.entities(who.caller)]
         resp.media = {"count": len(results), "results": results}
 
 

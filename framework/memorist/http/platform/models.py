@@ -1,16 +1,25 @@
-"""Request models of the platform API (what the existing platform client sends)."""
+"""Request and response models of the platform API (what the existing platform client sends and reads).
+
+The memory results are the operations layer's response models (:mod:`memorist.operations.wire`),
+which serialize them for every door; the platform's item is derived from the self-hosted one
+(:data:`MemoryItemV1`), so the two surfaces cannot drift apart.
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
 from ...auth.users import normalize_email
 from ...errors import ValidationError
-from ...limits import MAX_PLATFORM_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TOP_K
+from ...limits import MAX_BATCH_CHANGES, MAX_PAGE, MAX_PLATFORM_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TOP_K
+from ...operations.results import AddedMemoryV3 as AddedMemoryV3
+from ...operations.results import EventOut as EventOut
+from ...operations.wire import EntityV1 as EntityV1
+from ...operations.wire import HistoryEntryV1 as HistoryEntryV1
+from ...operations.wire import MemoryItem, MergedInput, SearchResult, SkippedPart
 from ...records import MESSAGE_ROLES
-from ..selfhosted.models import MergedInput, SkippedPart
 
 ENTITY_KEYS = ("user_id", "agent_id", "run_id", "app_id")
 #: What the tenancy accepts as an organization or project id.
@@ -69,7 +78,7 @@ class SearchV3(PlatformBody):
     explain: bool = False
     enable_graph: bool | None = None
     reference_date: str | int | float | None = Field(
-        default=None, description="Anchors relative time in the query (\"last week\"): a date or Unix seconds"
+        default=None, description='Anchors relative time in the query ("last week"): a date or Unix seconds'
     )
     latest_only: bool = Field(default=False, description="Leave out memories a newer one superseded")
     as_of: str | int | float | None = Field(
@@ -93,7 +102,7 @@ class ListV3(PlatformBody):
 class Paging(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    page: int = Field(default=1, ge=1, le=1_000_000)
+    page: int = Field(default=1, ge=1, le=MAX_PAGE)
     page_size: int = Field(default=100, ge=1, le=MAX_PLATFORM_PAGE_SIZE)
 
 
@@ -135,7 +144,7 @@ class BatchItem(BaseModel):
 
 
 class Batch(PlatformBody):
-    memories: list[BatchItem] = Field(min_length=1, max_length=1000)
+    memories: list[BatchItem] = Field(min_length=1, max_length=MAX_BATCH_CHANGES)
 
 
 class ProjectPatch(PlatformBody):
@@ -155,8 +164,7 @@ class Member(PlatformBody):
 class EventsQuery(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    # Bounded like Paging.page: an unbounded page overflowed SQLite's 64-bit OFFSET (a 500).
-    page: int = Field(default=1, ge=1, le=1_000_000)
+    page: int = Field(default=1, ge=1, le=MAX_PAGE)
     page_size: int = Field(default=50, ge=1, le=MAX_PLATFORM_PAGE_SIZE)
 
 
@@ -288,16 +296,6 @@ class ProjectDeleted(BaseModel):
     keys_revoked: int
 
 
-class AddedMemoryV3(BaseModel):
-    id: str
-    memory: str
-    event: Literal["ADD"]
-    data: dict[str, Any]
-    user_id: str | None
-    created_at: str | None = None
-    observed_at: str | None = None
-
-
 class AddV3Result(BaseModel):
     """``infer=true``: ``event_id`` + ``status`` PENDING; ``infer=false``: ``results`` + ``status`` SUCCEEDED."""
 
@@ -309,34 +307,28 @@ class AddV3Result(BaseModel):
     skipped: list[SkippedPart] | None = None
 
 
-class MemoryItemV1(BaseModel):
-    """A memory (``fields`` in a v3 request may narrow it to some keys; ``id`` always stays)."""
+def _narrowable(model: type[BaseModel], name: str, doc: str) -> type[BaseModel]:
+    """``model`` with every field but ``id`` optional: ``fields`` in a v3 request narrows the answer."""
+    fields: dict[str, Any] = {"id": (str, ...)}
+    for key, info in model.model_fields.items():
+        if key != "id":
+            annotation: Any = info.annotation
+            fields[key] = (annotation | None, Field(default=None, description=info.description))
+    return create_model(name, __doc__=doc, **fields)
 
-    id: str
-    memory: str | None = None
-    hash: str | None = None
-    metadata: dict[str, Any] | None = None
-    categories: list[str] | None = None
-    created_at: str | None = None
-    updated_at: str | None = None
-    expiration_date: str | None = None
-    observed_at: str | None = Field(
-        default=None, description="When the fact was observed: the add's timestamp, else the time of the add"
+
+if TYPE_CHECKING:  # the type checker sees the models they are derived from
+    MemoryItemV1 = MemoryItem
+    SearchHitV3 = SearchResult
+else:
+    MemoryItemV1 = _narrowable(
+        MemoryItem,
+        "MemoryItemV1",
+        "A memory (``fields`` in a v3 request may narrow it to some keys; ``id`` always stays).",
     )
-    attributed_to: str | None = None
-    user_id: str | None = None
-    agent_id: str | None = None
-    run_id: str | None = None
-    app_id: str | None = None
-    #: On get and list (never on search results): the memory's place among its fact's versions.
-    linked_memory_ids: list[str] | None = Field(default=None, description="Older memories this one superseded")
-    superseded_by: str | None = Field(default=None, description="The memory that superseded this one")
-    superseded_at: str | None = Field(default=None, description="When it was superseded")
-
-
-class SearchHitV3(MemoryItemV1):
-    score: float | None = None
-    score_details: dict[str, Any] | None = None
+    SearchHitV3 = _narrowable(
+        SearchResult, "SearchHitV3", "A search hit (``fields`` may narrow it; ``id`` always stays)."
+    )
 
 
 class SearchResultsV3(BaseModel):
@@ -354,51 +346,9 @@ class DeletedOut(PlatformMessage):
     deleted: int
 
 
-class HistoryEntryV1(BaseModel):
-    id: str
-    memory_id: str
-    event: str
-    old_memory: str | None
-    new_memory: str | None
-    input: str | None = Field(description="ADD: the message the memory was extracted from (else null)")
-    metadata: dict[str, Any] | None
-    actor: str | None
-    created_at: str | None
-    updated_at: str | None
-    linked_memory_ids: list[str] = Field(default_factory=list, description="ADD: the memories this add superseded")
-    superseded_by: str | None = Field(default=None, description="SUPERSEDED: the memory that replaced this one")
-
-
-class EntityV1(BaseModel):
-    id: str
-    name: str
-    type: str
-    total_memories: int
-    created_at: str | None
-    updated_at: str | None
-
-
 class EntitiesV1Out(BaseModel):
     count: int
     results: list[EntityV1]
-
-
-class EventOut(BaseModel):
-    id: str
-    event_type: str
-    status: Literal["PENDING", "SUCCEEDED", "FAILED"] = Field(
-        description="PENDING until the memories are committed and listable (a worker's lease shows as PENDING)"
-    )
-    results: list[dict[str, Any]]
-    merged: list[MergedInput] | None = None
-    skipped: list[SkippedPart] | None = None
-    error: str | None
-    attempts: int
-    latency: float | None
-    created_at: str | None
-    updated_at: str | None
-    started_at: str | None
-    finished_at: str | None
 
 
 class EventListOut(BaseModel):

@@ -8,11 +8,10 @@ import falcon
 
 from ...auth.users import UserStore
 from ...errors import ValidationError
-from ...operations import Caller, Operations
+from ...operations import Caller, Operations, iso
 from ...operations.projects import delete_project
 from ...tenancy import IGNORED_SETTINGS, Project, ProjectError, Tenancy, not_found
 from ..operations import operation
-from ..present import iso
 from . import models as m
 from .access import Access, access, project_access
 

@@ -6,15 +6,15 @@ from typing import Any
 
 import falcon
 
-from ...operations import Operations, entity_row
+from ...operations import EntityOut, Operations, iso
 from ...providers import PROVIDER_KINDS
 from ...redaction import redact
 from ...registry import ProviderRegistry
 from ...runtime import CONFIGURABLE, Runtime
 from ...settings import LimitsSettings
 from ..operations import operation
-from ..present import iso
 from ..request_log import RequestLog
+from . import admin_models as am
 from . import models as m
 from .memories import caller
 
@@ -40,7 +40,7 @@ class Configure:
         "Current configuration (secrets redacted)",
         auth="user",
         tags=("configure",),
-        response=m.ConfigView,
+        response=am.ConfigView,
         errors=(401,),
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
@@ -50,11 +50,11 @@ class Configure:
         "Change providers or engine settings at runtime (deep-merged, validated, persisted)",
         auth="admin",
         tags=("configure",),
-        body=m.ConfigurePatch,
-        response=m.ConfigView,
+        body=am.ConfigurePatch,
+        response=am.ConfigView,
         errors=(400, 401, 403, 409, 422, 429),
     )
-    def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.ConfigurePatch) -> None:
+    def on_post(self, req: falcon.Request, resp: falcon.Response, body: am.ConfigurePatch) -> None:
         self._runtime.configure(body.model_dump(exclude_unset=True))
         resp.media = self._view()
 
@@ -82,11 +82,11 @@ class Requests:
         "Recent API calls, newest first (admins see all, users their own); ``status``/``path`` filter them",
         auth="user",
         tags=("requests",),
-        query=m.RequestsQuery,
-        response=list[m.RequestEntry],
+        query=am.RequestsQuery,
+        response=list[am.RequestEntry],
         errors=(401, 422),
     )
-    def on_get(self, req: falcon.Request, resp: falcon.Response, query: m.RequestsQuery) -> None:
+    def on_get(self, req: falcon.Request, resp: falcon.Response, query: am.RequestsQuery) -> None:
         principal = req.context.principal
         rows = self._log.recent(
             query.limit, None if principal.is_admin else principal.label, status=query.status, path=query.path
@@ -119,7 +119,7 @@ class Entities:
         errors=(401,),
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = [entity_row(c) for c in self._ops.entities(caller(req))]
+        resp.media = [EntityOut.of(c).wire() for c in self._ops.entities(caller(req))]
 
 
 class OneEntity:

@@ -17,7 +17,7 @@ import falcon
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...events import Event
-from ...operations import ADDED_SELFHOSTED, Operations
+from ...operations import AddedMemory, Operations
 from ...settings import LimitsSettings
 from ..operations import operation
 from . import models as m
@@ -68,7 +68,7 @@ class MemoriesBatch:
             if isinstance(one, Event):
                 items.append({"results": [], "event_id": one.id, "status": one.status})
             else:
-                items.append(one.wire(ADDED_SELFHOSTED))
+                items.append(one.wire(AddedMemory))
         if outcome and isinstance(outcome[0], Event):
             resp.status = falcon.HTTP_202
         resp.media = {"items": items}

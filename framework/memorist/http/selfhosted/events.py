@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import falcon
 
-from ...operations import Operations, event_view
+from ...operations import EventOut, Operations
 from ..operations import operation
-from ..platform.models import EventOut
 from .memories import caller
 
 
@@ -26,4 +25,4 @@ class OneEvent:
         errors=(401, 404),
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response, event_id: str) -> None:
-        resp.media = event_view(self._ops.event(caller(req), event_id))
+        resp.media = EventOut.of(self._ops.event(caller(req), event_id)).wire()

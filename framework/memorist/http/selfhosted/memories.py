@@ -6,17 +6,17 @@ import falcon
 
 from ...events import Event
 from ...operations import (
-    ADDED_SELFHOSTED,
     UNSET,
+    AddedMemory,
     AddInput,
     Caller,
     EntityIds,
+    HistoryEntry,
     ListInput,
     Operations,
     SearchInput,
+    SearchResult,
     UpdateInput,
-    history_entry,
-    search_result,
 )
 from ...settings import LimitsSettings
 from ..operations import operation
@@ -76,7 +76,7 @@ class Memories:
                 "message": f"a large add is processed in the background; poll GET /events/{outcome.id}",
             }
             return
-        resp.media = outcome.wire(ADDED_SELFHOSTED)
+        resp.media = outcome.wire(AddedMemory)
 
     @operation(
         "List memories of an identifier, newest first or by ``sort``, filtered by text, category, dates, "
@@ -102,7 +102,7 @@ class Memories:
         who = caller(req)
         page = self._ops.list_memories(who, request)
         resp.media = {
-            "results": self._ops.items(who, page.records),
+            "results": [item.wire() for item in self._ops.items(who, page.records)],
             "count": page.total,
             "page": query.page,
             "page_size": query.page_size,
@@ -134,7 +134,7 @@ class OneMemory:
     @operation("Get one memory", auth="user", tags=TAGS, response=m.MemoryItem, errors=(401, 404))
     def on_get(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
         who = caller(req)
-        resp.media = self._ops.item(who, self._ops.get(who, memory_id))
+        resp.media = self._ops.item(who, self._ops.get(who, memory_id)).wire()
 
     @operation(
         "Update a memory's text, metadata or expiration",
@@ -154,7 +154,7 @@ class OneMemory:
             given=frozenset(fields & {"metadata", "expiration_date", "timestamp"}),
         )
         who = caller(req)
-        resp.media = self._ops.item(who, self._ops.update(who, memory_id, request))
+        resp.media = self._ops.item(who, self._ops.update(who, memory_id, request)).wire()
 
     @operation(
         "Delete one memory (``delete_linked``: and the older ones it superseded, transitively)",
@@ -181,7 +181,7 @@ class History:
         errors=(401, 404),
     )
     def on_get(self, req: falcon.Request, resp: falcon.Response, memory_id: str) -> None:
-        resp.media = [history_entry(r) for r in self._ops.history(caller(req), memory_id)]
+        resp.media = [HistoryEntry.of(r).wire() for r in self._ops.history(caller(req), memory_id)]
 
 
 class MemoryEntities:
@@ -243,7 +243,7 @@ class Search:
             as_of=body.as_of,
             reference_date=body.reference_date,
         )
-        resp.media = {"results": [search_result(h) for h in self._ops.search(caller(req), request)]}
+        resp.media = {"results": [SearchResult.of_hit(h).wire() for h in self._ops.search(caller(req), request)]}
 
 
 class Reset:

@@ -1,16 +1,25 @@
 """Request and response models of the self-hosted REST API.
 
-They validate requests and, through :mod:`memorist.http.openapi`, document them.
+Request models validate and, through :mod:`memorist.http.openapi`, document requests. The
+memory results (items, hits, add answers, history, entities) are the operations layer's
+response models (:mod:`memorist.operations.wire`), which serialize them for every door;
+this module imports them so routes name every model from one place.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema
+from pydantic import BaseModel, ConfigDict, Field
 
 from ...errors import ValidationError
-from ...limits import MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TOP_K
+from ...limits import MAX_PAGE, MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TOP_K
+from ...operations.results import AddedMemory as AddedMemory
+from ...operations.wire import EntityOut as EntityOut
+from ...operations.wire import HistoryEntry as HistoryEntry
+from ...operations.wire import MemoryItem as MemoryItem
+from ...operations.wire import MergedInput, SkippedPart
+from ...operations.wire import SearchResult as SearchResult
 
 Identifier = Field(default=None, min_length=1, max_length=255)
 
@@ -44,33 +53,6 @@ class AddMemories(BaseModel):
     enable_graph: bool | None = None
 
 
-class AddedMemory(BaseModel):
-    id: str
-    memory: str
-    event: Literal["ADD"]
-
-
-class MergedInput(BaseModel):
-    """A proposed fact not stored because a memory already says it (see docs/memory-rules.md)."""
-
-    memory: str
-    event: Literal["MERGED"]
-    memory_id: str
-    matched_memory: str | None
-    reason: str
-    similarity: float
-    source_message: int | None
-
-
-class SkippedPart(BaseModel):
-    """An input message, or a part of one, that held nothing to remember, and why."""
-
-    memory: str
-    event: Literal["SKIPPED"]
-    reason: str
-    source_message: int | None
-
-
 class AddResult(BaseModel):
     """``merged`` and ``skipped`` are present when the add had any."""
 
@@ -86,7 +68,7 @@ class ListQuery(BaseModel):
     agent_id: str | None = Identifier
     run_id: str | None = Identifier
     app_id: str | None = Identifier
-    page: int = Field(default=1, ge=1, le=1_000_000)
+    page: int = Field(default=1, ge=1, le=MAX_PAGE)
     page_size: int = Field(default=100, ge=1, le=MAX_PAGE_SIZE)
     show_expired: bool = False
     latest_only: bool = Field(default=False, description="Leave out memories a newer one superseded")
@@ -167,27 +149,6 @@ class DeleteOneQuery(BaseModel):
     )
 
 
-class MemoryItem(BaseModel):
-    id: str
-    memory: str
-    hash: str
-    metadata: dict[str, Any]
-    categories: list[str]
-    created_at: str | None
-    updated_at: str | None
-    expiration_date: str | None
-    observed_at: str | None = Field(default=None, description="When the fact was said (the conversation's time)")
-    attributed_to: str | None
-    user_id: str | None
-    agent_id: str | None
-    run_id: str | None
-    app_id: str | None
-    #: On get and list (never on search results): the memory's place among its fact's versions.
-    linked_memory_ids: list[str] | None = Field(default=None, description="Older memories this one superseded")
-    superseded_by: str | None = Field(default=None, description="The memory that superseded this one")
-    superseded_at: str | None = Field(default=None, description="When it was superseded")
-
-
 class MemoryPage(BaseModel):
     results: list[MemoryItem]
     count: int
@@ -231,29 +192,8 @@ class SearchBody(BaseModel):
     )
 
 
-class SearchResult(MemoryItem):
-    score: float
-    score_details: dict[str, Any] | None = None
-
-
 class SearchResults(BaseModel):
     results: list[SearchResult]
-
-
-class HistoryEntry(BaseModel):
-    id: str
-    memory_id: str
-    event: str
-    old_memory: str | None
-    new_memory: str | None
-    old_metadata: dict[str, Any] | None = None
-    new_metadata: dict[str, Any] | None = None
-    actor: str | None
-    role: str | None
-    created_at: str
-    input: str | None = Field(default=None, description="ADD: the message the memory was extracted from")
-    linked_memory_ids: list[str] = Field(default_factory=list, description="ADD: the memories this add superseded")
-    superseded_by: str | None = Field(default=None, description="SUPERSEDED: the memory that replaced this one")
 
 
 class Message(BaseModel):
@@ -382,32 +322,6 @@ class CreatedKey(BaseModel):
     created_at: str
 
 
-class RequestsQuery(BaseModel):
-    """Filters run in the database, before ``limit``: the newest ``limit`` rows *that match*."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    limit: int = Field(default=50, ge=1, le=500)
-    status: str | None = Field(
-        default=None,
-        pattern=r"^[1-5](\d\d)?$",
-        description="A status class (`4`: every 4xx) or one status code (`401`)",
-    )
-    path: str | None = Field(
-        default=None, min_length=1, max_length=2048, description="Only paths containing this (case-insensitive)"
-    )
-
-
-class RequestEntry(BaseModel):
-    id: str
-    method: str
-    path: str
-    status_code: int
-    latency_ms: float
-    auth_type: str
-    created_at: str
-
-
 class GraphEntityOut(BaseModel):
     id: str
     name: str
@@ -444,76 +358,9 @@ class MemoryEntityOut(BaseModel):
     kind: str
 
 
-class EntityOut(BaseModel):
-    id: str
-    type: str
-    total_memories: int
-    created_at: str
-    updated_at: str
-
-
 class Providers(BaseModel):
     language_model: list[str]
     embedder: list[str]
     vector_store: list[str]
     reranker: list[str]
     entity_extractor: list[str]
-
-
-#: A section of ``POST /configure``: documented as an object; anything else reaches the
-#: runtime's own checks, which answer 400 naming the section (not a 422 from here).
-ConfigSection = Annotated[
-    Any,
-    WithJsonSchema({"type": "object", "additionalProperties": True, "description": "deep-merged into the section"}),
-]
-
-
-class ConfigurePatch(BaseModel):
-    """Settings to change at runtime; each section is deep-merged into the current overrides.
-
-    A provider slot takes ``{"provider": name, "options": {...}}`` (either part may be
-    left out); ``engine`` takes engine tuning keys. Other sections cannot change at
-    runtime and are refused with a 400 naming them.
-    """
-
-    model_config = ConfigDict(extra="allow")
-
-    language_model: ConfigSection = Field(default=None, examples=[{"provider": "heuristic"}])
-    embedder: ConfigSection = None
-    vector_store: ConfigSection = None
-    reranker: ConfigSection = Field(default=None, examples=[{"provider": "mmr", "options": {}}])
-    entity_extractor: ConfigSection = None
-    engine: ConfigSection = Field(default=None, examples=[{"candidate_pool": 200}])
-
-
-class ConfigAuthView(BaseModel):
-    disabled: bool
-    jwt_secret: str | None
-    admin_api_key: str | None
-
-
-class ConfigView(BaseModel):
-    """The configurable sections in effect (secrets redacted) and the stored runtime overrides."""
-
-    language_model: dict[str, Any]
-    embedder: dict[str, Any]
-    vector_store: dict[str, Any]
-    reranker: dict[str, Any]
-    entity_extractor: dict[str, Any]
-    engine: dict[str, Any]
-    auth: ConfigAuthView
-    overrides: dict[str, Any]
-
-
-class HealthOut(BaseModel):
-    status: Literal["ok"]
-    version: str
-    components: dict[str, str] = Field(description="slot -> provider description")
-
-
-class RootOut(BaseModel):
-    name: str
-    version: str
-    docs: str
-    openapi: str
-    dashboard: str
