@@ -21,8 +21,8 @@ from memorist.providers import ProviderContext
 from memorist.records import ExtractionRequest, Message
 from memorist_heuristic.extractor import HeuristicExtractor
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 MONDAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
 

@@ -19,8 +19,8 @@ from memorist.engine.supersession_rule import CHANGE_SIMILARITY, QUANTITY_SIMILA
 from memorist.plugins import load_plugins
 from memorist.records import MemoryRecord, normalized_hash
 
-from .conftest import fast_settings
-from .plugins import hashing
+from tests.conftest import fast_settings
+from tests.plugins import hashing
 
 MONDAY = "2026-03-02T09:00:00Z"
 FRIDAY = "2026-03-06T18:00:00Z"

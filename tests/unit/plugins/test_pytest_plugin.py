@@ -12,7 +12,7 @@ from memorist.testing.reranker import RerankerContract
 
 pytest_plugins = ["pytester"]
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 
 #: A plugin author's test module: a plugin that is not installed, and its tests on the fixtures alone.
 AUTHORS_TESTS = """
