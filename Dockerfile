@@ -40,5 +40,5 @@ EXPOSE 8000
 # A first start answers /health in ~5 s (the embedder's graph is assembled in ~1-2 s; its fused copy
 # is made in the background); 30 s leaves room for a slow host before failures count.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
-    CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/health', timeout=2)"
+    CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/ready', timeout=2)"
 CMD ["memorist", "serve", "--host", "0.0.0.0", "--port", "8000"]

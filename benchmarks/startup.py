@@ -10,6 +10,12 @@ it. The graph cache is the benchmark's own (``MEMORIST_MODEL_CACHE``), never the
 machine's load average is recorded beside the figures: on a shared machine they are only
 indicative.
 
+``serve_health`` launches ``memorist serve`` with two workers and reports three figures: the
+first ``/health`` 200 (liveness, answered before a worker's engine is built), the first
+``/ready`` 200 (one worker's engine built) and ``serve_all_ready`` (both workers logged
+"Worker ready": no request waits any more). ``--alternate N`` runs N cold/warm pairs back to
+back (on one graph cache per pair), the way figures on a loaded host can be compared.
+
     python benchmarks/startup.py --runs 5 --json startup.json
     python benchmarks/startup.py --cold --runs 3 --only memory,serve_health
 """
@@ -28,14 +34,19 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
 
 TARGETS = {"help": 0.5, "memory": 3.0, "serve_health": 3.0}
+#: ``serve_health`` also yields these (one launch measures all three).
+SERVE_FIGURES = ("serve_health", "serve_ready", "serve_all_ready")
 #: A first start on an empty graph cache (``--cold``).
 COLD_TARGETS = {"help": 0.5, "memory": 5.0, "serve_health": 5.0}
 MEMORIST = str(Path(sys.executable).parent / "memorist")
+#: What each worker of ``memorist serve`` logs once its engine is built (memorist.server.READY_LINE).
+READY_LINE = b"Worker ready: engine built"
 #: The graph cache every measured process uses (set in main: the benchmark's own directory).
 GRAPH_CACHE: dict[str, Path] = {}
 
@@ -60,30 +71,48 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def serve_to_health(cwd: Path) -> float:
-    """Seconds from launching ``memorist serve`` to the first 200 from ``/health``."""
+def serve_to_health(cwd: Path) -> dict[str, float]:
+    """Seconds from launching ``memorist serve`` (two workers) to the first 200 from ``/health``
+    (liveness: a worker answers it before its engine is built), from ``/ready`` (one worker's engine
+    built) and to both workers' "Worker ready" log lines (everything served without waiting)."""
     port = free_port()
+    log_path = cwd / "serve.log"
+    found: dict[str, float] = {}
     started = time.perf_counter()
-    process = subprocess.Popen(
-        [MEMORIST, "serve", "--port", str(port)],
-        cwd=cwd,
-        env=env(),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    with open(log_path, "wb") as log:
+        process = subprocess.Popen(
+            [MEMORIST, "serve", "--port", str(port), "--workers", "2"],
+            cwd=cwd,
+            env=env(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
-        while True:
+        legacy = False  # code from before /ready (404, no "Worker ready" line): /health alone
+        while len(found) < 3 and not (legacy and "serve_health" in found):
             if process.poll() is not None:
-                raise RuntimeError(f"memorist serve exited with {process.returncode}")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=30) as answer:
-                    if answer.status == 200:
-                        return time.perf_counter() - started
-            except OSError:
-                time.sleep(0.05)
+                raise RuntimeError(f"memorist serve exited with {process.returncode}:\n{log_path.read_text()}")
+            for name, path in (("serve_health", "/health"), ("serve_ready", "/ready")):
+                if name in found:
+                    continue
+                try:
+                    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as answer:
+                        if answer.status == 200:
+                            found[name] = time.perf_counter() - started
+                except urllib.error.HTTPError as refused:
+                    legacy = legacy or (path == "/ready" and refused.code == 404)
+                except OSError:
+                    pass
+            if "serve_all_ready" not in found and log_path.read_bytes().count(READY_LINE) >= 2:
+                found["serve_all_ready"] = time.perf_counter() - started
+            time.sleep(0.02)
+        return found
     finally:
-        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+        except ProcessLookupError:  # it exited by itself (the error above names why)
+            pass
         try:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
@@ -95,7 +124,7 @@ def python(code: str) -> list[str]:
     return [sys.executable, "-c", code]
 
 
-MEASUREMENTS = {
+MEASUREMENTS: dict[str, Any] = {
     "help": lambda cwd: timed([MEMORIST, "--help"], cwd),
     "memory": lambda cwd: timed(python("from memorist import Memory; Memory()"), cwd),
     "serve_health": serve_to_health,
@@ -152,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", help="comma-separated measurement names")
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--cold", action="store_true", help="first starts: an empty graph cache for every run")
+    parser.add_argument(
+        "--alternate", type=int, metavar="N", help="N cold/warm pairs, alternated (each run's load average printed)"
+    )
     args = parser.parse_args(argv)
     names = args.only.split(",") if args.only else list(MEASUREMENTS)
     results: dict[str, Any] = {
@@ -161,27 +193,14 @@ def main(argv: list[str] | None = None) -> int:
         "median_seconds": {},
     }
     workdir = Path(tempfile.mkdtemp(prefix="memorist-startup-"))
-    targets = COLD_TARGETS if args.cold else TARGETS
     try:
         GRAPH_CACHE["path"] = workdir / "graph-cache"
-        if not args.cold:
-            warm_up(workdir)
-        for name in names:
-            if name == "import_torch" and importlib.util.find_spec("torch") is None:
-                print(f"{name:22s} -- torch is not installed (the lean install)")
-                continue
-            samples = []
-            for _ in range(args.runs):
-                run_dir = workdir / f"{name}-{len(samples)}"
-                run_dir.mkdir()
-                if args.cold:
-                    GRAPH_CACHE["path"] = run_dir / "graph-cache"  # empty: this start prepares the graph
-                samples.append(MEASUREMENTS[name](run_dir))
-            median = statistics.median(samples)
-            results["median_seconds"][name] = round(median, 3)
-            target = targets.get(name)
-            verdict = "" if target is None else (" (target met)" if median < target else f" (target {target} s)")
-            print(f"{name:22s} {median:7.3f} s{verdict}   runs: {', '.join(f'{s:.2f}' for s in samples)}")
+        if args.alternate:
+            results["pairs"] = alternate(workdir, names, args.alternate)
+        else:
+            if not args.cold:
+                warm_up(workdir)
+            measure(workdir, names, args.runs, args.cold, results)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     results["load_average_after"] = os.getloadavg()
@@ -189,6 +208,47 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")
     return 0
+
+
+def measure(workdir: Path, names: list[str], runs: int, cold: bool, results: dict[str, Any]) -> None:
+    """Each measurement ``runs`` times in fresh processes; medians and runs printed and kept in ``results``."""
+    targets = COLD_TARGETS if cold else TARGETS
+    for name in names:
+        if name == "import_torch" and importlib.util.find_spec("torch") is None:
+            print(f"{name:22s} -- torch is not installed (the lean install)")
+            continue
+        samples: dict[str, list[float]] = {}
+        for run in range(runs):
+            run_dir = Path(tempfile.mkdtemp(prefix=f"{name}-{run}-", dir=workdir))
+            if cold:
+                GRAPH_CACHE["path"] = run_dir / "graph-cache"  # empty: this start prepares the graph
+            measured = MEASUREMENTS[name](run_dir)
+            for figure, value in (measured if isinstance(measured, dict) else {name: measured}).items():
+                samples.setdefault(figure, []).append(value)
+        for figure, values in samples.items():
+            median = statistics.median(values)
+            results["median_seconds"][figure] = round(median, 3)
+            results.setdefault("runs_seconds", {})[figure] = [round(v, 3) for v in values]
+            target = targets.get(figure)
+            verdict = "" if target is None else (" (target met)" if median <= target else f" (target {target} s)")
+            print(f"{figure:22s} {median:7.3f} s{verdict}   runs: {', '.join(f'{v:.2f}' for v in values)}")
+
+
+def alternate(workdir: Path, names: list[str], pairs: int) -> list[dict[str, Any]]:
+    """``pairs`` times: one cold run (an empty graph cache), then one warm run (the cache prepared once)."""
+    warm_cache = workdir / "graph-cache"
+    warm_up(workdir)
+    found = []
+    for pair in range(pairs):
+        for cold in (True, False):
+            GRAPH_CACHE["path"] = warm_cache
+            row: dict[str, Any] = {"pair": pair, "cold": cold, "load_average": os.getloadavg()[0]}
+            results: dict[str, Any] = {"median_seconds": {}}
+            print(f"-- pair {pair + 1}, {'cold' if cold else 'warm'}, load average {row['load_average']:.2f}")
+            measure(workdir, names, 1, cold, results)
+            row.update(results["median_seconds"])
+            found.append(row)
+    return found
 
 
 if __name__ == "__main__":

@@ -22,13 +22,19 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 from sqlalchemy import insert, select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from .errors import ConfigurationError
 from .settings import Settings
+
+if TYPE_CHECKING:
+    from sqlalchemy import Select
+
+    from .db import Database
 
 #: Where earlier versions kept the generated secret (one per data directory).
 SECRET_FILE = "jwt_secret"
@@ -52,6 +58,8 @@ def shared_secret(settings: Settings) -> tuple[str, bool]:
 
     Race-safe: the secret is inserted under its primary key; of processes (or nodes)
     starting together, one insert wins and the others read the winner's value.
+    A secret already stored is read without running the migrations first: they load
+    Alembic (~0.5 s before ``memorist serve`` can listen), and the workers run them anyway.
     """
     from .db import Database
     from .db.schema import kv
@@ -59,8 +67,10 @@ def shared_secret(settings: Settings) -> tuple[str, bool]:
 
     db = Database(settings.database_url, pool_size=1)
     try:
-        db.upgrade()
         query = select(kv.c.value).where(kv.c.key == SECRET_KEY)
+        if (stored := _stored_secret(db, query)) is not None:
+            return stored, False
+        db.upgrade()
         with db.connect() as conn:
             found = conn.execute(query).scalar()
         if found is None:
@@ -87,6 +97,17 @@ def shared_secret(settings: Settings) -> tuple[str, bool]:
         ) from None
     finally:
         db.dispose()
+
+
+def _stored_secret(db: Database, query: Select[Any]) -> str | None:
+    """The usable secret a migrated database holds, else None (a new database has no table yet)."""
+    try:
+        with db.connect() as conn:
+            found = conn.execute(query).scalar()
+    except DBAPIError:
+        return None
+    secret = str((found or {}).get("secret") or "")
+    return secret if len(secret) >= MIN_SECRET_CHARS else None
 
 
 def with_jwt_secret(settings: Settings) -> tuple[Settings, str | None]:

@@ -2,6 +2,8 @@
 
 The app is built in each worker after fork (no preload): providers hold
 threads, file handles and model weights that must not be shared across a fork.
+A worker answers ``/health`` from its first moment and builds its app in a thread
+meanwhile (:mod:`memorist.server_startup`; ``/ready`` says when it is built).
 The worker class is :class:`memorist.server_worker.MemoristThreadWorker`
 (threads, bounded reads of slow clients, JSON for gunicorn's own errors).
 A worker that stops (SIGTERM, a restart, ``max_requests``) closes its kernel once
@@ -14,12 +16,15 @@ leaves nothing to replay.
 
 from __future__ import annotations
 
+import logging
+import os
 import sys
+import time
 from typing import TYPE_CHECKING, Any
 
 import click
 from gunicorn.app.base import BaseApplication
-from gunicorn.errors import AppImportError, HaltServer
+from gunicorn.errors import HaltServer
 
 from . import server_worker
 from .malloc_arenas import limit_malloc_arenas
@@ -29,6 +34,8 @@ if TYPE_CHECKING:
     from .kernel import Kernel
 
 WORKER_CLASS = "memorist.server_worker.MemoristThreadWorker"
+#: The log line a worker writes once its engine is built (``/ready`` answers 200 from then on).
+READY_LINE = "Worker ready: engine built"
 
 
 class MemoristGunicorn(BaseApplication):  # type: ignore[misc]
@@ -62,19 +69,36 @@ class MemoristGunicorn(BaseApplication):  # type: ignore[misc]
             self.cfg.set(key, value)
 
     def load(self) -> Any:
-        from .errors import MemoristError
+        """The worker's app: :class:`~memorist.server_startup.StartingApp`, which answers ``/health``
+        at once and builds the kernel and the HTTP app in a thread (``/ready`` says when)."""
+        from . import __version__
+        from .server_startup import StartingApp, stop_worker
+
+        return StartingApp(
+            self._build_app,
+            version=__version__,
+            wait_seconds=float(self._settings.server.timeout),
+            on_failure=stop_worker,
+        ).start()
+
+    def _build_app(self) -> Any:
         from .http import create_app
         from .kernel import Kernel
 
-        try:
-            #: This worker's system, closed by :func:`close_worker_kernel` when the worker stops.
-            self.kernel: Kernel = Kernel.build(self._settings)
-        except MemoristError as exc:
-            # A configuration the data refuses (a store of another dimension or another
-            # embedder's vectors): gunicorn prints this one line and stops ("App failed to
-            # load") instead of a traceback from every worker.
-            raise AppImportError(str(exc)) from exc
-        return create_app(self.kernel)
+        # A configuration the data refuses (a store of another dimension or another embedder's
+        # vectors) raises MemoristError here: stop_worker prints its one line and the worker exits
+        # with gunicorn's "App failed to load" code, so gunicorn stops instead of retrying.
+        started = time.monotonic()
+        kernel = Kernel.build(self._settings)
+        app = create_app(kernel)
+        #: This worker's system, closed by :func:`close_worker_kernel` when the worker stops. Set once
+        #: the app is whole: a worker stopped while building has served nothing, so nothing to close.
+        self.kernel: Kernel = kernel
+        # gunicorn's own log, beside its "Booting worker" line: when this worker serves everything.
+        logging.getLogger("gunicorn.error").info(
+            "%s %.1f s after booting (pid: %s)", READY_LINE, time.monotonic() - started, os.getpid()
+        )
+        return app
 
 
 def close_worker_kernel(server: Any, worker: Any) -> None:

@@ -54,7 +54,8 @@ class ServerSettings(BaseModel):
     workers: int = Field(2, ge=1, le=64)
     #: Requests served at once by each worker process.
     threads: int = Field(8, ge=1, le=256)
-    #: A worker whose main loop has not reported for this long is restarted (requests may take longer).
+    #: A worker whose main loop has not reported for this long is restarted (requests may take longer);
+    #: also how long a request made while a worker still builds its engine waits for it (then 503).
     timeout: int = Field(120, ge=1)
     #: An idle kept-alive connection is closed after this many seconds.
     keepalive: int = Field(5, ge=0, le=300)

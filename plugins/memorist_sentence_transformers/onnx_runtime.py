@@ -23,7 +23,6 @@ import logging
 import os
 import tempfile
 import threading
-import time
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -152,32 +151,33 @@ class OnnxSentenceEncoder:
         outside the BERT recipe."""
         root = Path(model_path)
         graph = _assembled_graph(model_path, cache_dir)
-        started = time.monotonic()
+        then = (
+            "then fusing and quantizing it to int8 (once, ~%d s more)"
+            if tuning.int8
+            else "a fused copy is then made in the background for later starts (once, ~%d s; embedding works meanwhile)"
+        )
+
+        def announce() -> None:
+            log.warning(
+                "embedder: first use of %s: assembling its ONNX graph from the weights (once, ~%d s), "
+                + then
+                + " in %s",
+                label or root.name,
+                graph_preparation.ASSEMBLY_SECONDS,
+                graph_preparation.FUSION_SECONDS * (3 if tuning.int8 else 1),
+                cache_dir,
+            )
+
         try:
-            plain, assembled_here = graph_preparation.assemble_once(root, graph, _INPUT_NAMES)
+            plain, _ = graph_preparation.assemble_once(root, graph, _INPUT_NAMES, announce)
         except OSError as exc:  # a read-only cache (an image's): this process's own copy, every start
             private = Path(tempfile.mkdtemp(prefix="memorist-onnx-"))
             log.warning("embedder: graph cache %s not writable (%s); using %s this time", cache_dir, exc, private)
             cache_dir, graph = private, private / graph.name
-            plain, assembled_here = graph_preparation.assemble_once(root, graph, _INPUT_NAMES)
+            plain, _ = graph_preparation.assemble_once(root, graph, _INPUT_NAMES, announce)
         if plain == graph:  # another process fused it meanwhile
             return cls(model_path, graph, tuning)
-        if not assembled_here:  # another worker assembled it and said so
-            return cls._from_plain(model_path, plain, graph, tuning)
-        then = (
-            "fusing and quantizing it to int8 now (once, ~%d s)"
-            if tuning.int8
-            else "a fused copy is being made in the background for later starts "
-            "(once, ~%d s; embedding works meanwhile)"
-        )
-        log.warning(
-            "embedder: first use of %s: assembled its ONNX graph in %.1f s; " + then + " in %s",
-            label or root.name,
-            time.monotonic() - started,
-            graph_preparation.FUSION_SECONDS * (3 if tuning.int8 else 1),
-            cache_dir,
-        )
-        return cls._from_plain(model_path, plain, graph, tuning)
+        return cls._from_plain(model_path, plain, graph, tuning)  # assembled here, or by another worker
 
     @classmethod
     def _from_plain(cls, model_path: str, plain: Path, graph: Path, tuning: SessionTuning) -> OnnxSentenceEncoder:

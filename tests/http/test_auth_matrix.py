@@ -58,6 +58,7 @@ USER = {"name": "Bob", "email": "bob@matrix.test", "password": "bob-password"}
 README_POLICY: dict[tuple[str, str], Policy] = {
     ("GET", "/"): "open",
     ("GET", "/health"): "open",
+    ("GET", "/ready"): "open",
     ("POST", "/memories"): "user",
     ("POST", "/memories/batch"): "user",
     ("GET", "/memories"): "user",
@@ -451,6 +452,7 @@ def _fresh_platform_memory(env: Env) -> str:
 SPECS: dict[tuple[str, str], Spec] = {
     ("GET", "/"): Spec(200, lambda e, p, m: ("/", {})),
     ("GET", "/health"): Spec(200, lambda e, p, m: ("/health", {})),
+    ("GET", "/ready"): Spec(200, lambda e, p, m: ("/ready", {})),
     ("POST", "/memories"): Spec(
         200,
         lambda e, p, m: (

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import falcon.testing
 import pytest
@@ -34,6 +35,8 @@ def test_health_reports_version_and_components(client: falcon.testing.TestClient
     resp = client.simulate_get("/health")
     assert resp.status_code == 200
     assert resp.json["version"] == __version__
+    assert resp.json["ready"] is True  # in process the app exists once its engine does
+    assert client.simulate_get("/ready").json == {"status": "ready"}
     assert resp.json["components"] == {
         "language_model": "heuristic",
         "embedder": "hashing",
@@ -81,6 +84,20 @@ def wait_for_health(url: str, process: subprocess.Popen[bytes], seconds: float =
     raise AssertionError("server did not answer in time")
 
 
+def wait_for_ready(port: int, process: subprocess.Popen[bytes], seconds: float = 120) -> dict[str, Any]:
+    """``/health``'s first answer from a worker whose engine is built (``/ready`` answered 200 before it)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(f"server exited with {process.returncode}")
+        if requests.get(f"http://127.0.0.1:{port}/ready", timeout=30).status_code == 200:
+            body: dict[str, Any] = requests.get(f"http://127.0.0.1:{port}/health", timeout=30).json()
+            if body["ready"]:
+                return body
+        time.sleep(0.2)
+    raise AssertionError("no worker got ready in time")
+
+
 def test_memorist_serve_runs_gunicorn_answering_health(tmp_path: Path) -> None:
     """The real command, the real default embedder, two gunicorn workers."""
     port = free_port()
@@ -105,8 +122,9 @@ def test_memorist_serve_runs_gunicorn_answering_health(tmp_path: Path) -> None:
     try:
         resp = wait_for_health(f"http://127.0.0.1:{port}/health", process)
         assert resp.status_code == 200
-        body = resp.json()
-        assert body["status"] == "ok"
+        assert resp.json()["status"] == "ok"  # liveness, answered while the engine may still be built
+        body = wait_for_ready(port, process)
+        assert body["ready"] is True
         assert body["components"]["embedder"] == "sentence-transformers:all-MiniLM-L6-v2 (onnx)"
         assert (tmp_path / "data" / "lancedb").exists()
     finally:

@@ -31,7 +31,7 @@ from . import errors
 from .auth import Authenticator, AuthenticatorMiddleware
 from .dashboard import add_routes as add_dashboard_routes
 from .docs import DocsAsset, DocsPage
-from .health import HealthResource, RootResource
+from .health import HealthResource, ReadyResource, RootResource
 from .hosts import HostAllowList, OpenServerGuard
 from .middleware import RequestIdMiddleware
 from .openapi import OpenAPIBuilder, OpenAPIResource
@@ -92,6 +92,7 @@ def create_app(
     services.add_route = routes.add
     routes.add("/", RootResource())
     routes.add("/health", HealthResource(kernel.runtime))
+    routes.add("/ready", ReadyResource())
     add_selfhosted_routes(routes.add, services, auth, api_keys, request_log)
     add_platform_routes(routes.add, services, users)
     add_mcp_route(app, kernel.operations, Tenancy(db), settings.limits.max_body_bytes)

@@ -1,4 +1,9 @@
-"""``GET /health`` and ``GET /``: open, cheap, and enough to tell what a node runs."""
+"""``GET /health``, ``GET /ready`` and ``GET /``: open, cheap, and enough to tell what a node runs.
+
+``/health`` is liveness, ``/ready`` readiness. A worker of ``memorist serve`` answers both
+before its engine is built (``ready: false`` and 503, from :mod:`memorist.server_startup`);
+these resources answer once it is, so here the engine is always ready.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from .. import __version__
 from ..runtime import Runtime
 from .dashboard import wants_html
 from .operations import operation
-from .selfhosted.admin_models import HealthOut, RootOut
+from .selfhosted.admin_models import HealthOut, ReadyOut, RootOut
 
 
 class HealthResource:
@@ -20,8 +25,20 @@ class HealthResource:
         resp.media = {
             "status": "ok",
             "version": __version__,
+            "ready": True,
             "components": self._runtime.memory.components.describe(),
         }
+
+
+class ReadyResource:
+    @operation(
+        "Readiness: 200 once this worker's engine is built (503 with Retry-After while it starts)",
+        auth="open",
+        tags=("service",),
+        response=ReadyOut,
+    )
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        resp.media = {"status": "ready"}
 
 
 class RootResource:

@@ -33,7 +33,7 @@ import falcon
 from ..errors import MemoristError
 
 #: Paths served whatever the ``Host`` (probes that reveal nothing).
-OPEN_PATHS = frozenset({"/health"})
+OPEN_PATHS = frozenset({"/health", "/ready"})
 #: Methods a cross-origin page can make a browser send that change something.
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 

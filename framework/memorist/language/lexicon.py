@@ -108,6 +108,11 @@ def expand(phrase: str) -> list[str]:
     return [v for option in phrase[start + 1 : end].split("/") for v in expand(head + option + tail)]
 
 
+#: libyaml's safe loader where PyYAML has it: the same data, parsed ~4x faster (the lexicons
+#: are read by every process that validates a configuration, ``memorist serve`` before it listens).
+_SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 @lru_cache(maxsize=64)
 def lexicon(code: str = DEFAULT) -> Lexicon:
     """The lexicon of language ``code`` (ISO 639-1); an empty one for a language without
@@ -115,7 +120,7 @@ def lexicon(code: str = DEFAULT) -> Lexicon:
     path = resources.files(__package__).joinpath("lexicons", f"{code}.yaml")
     if not path.is_file():
         return Lexicon(code, {"language": code})
-    return Lexicon(code, yaml.safe_load(path.read_text(encoding="utf-8")) or {})
+    return Lexicon(code, yaml.load(path.read_text(encoding="utf-8"), Loader=_SAFE_LOADER) or {})
 
 
 def lexicons_path() -> Path:

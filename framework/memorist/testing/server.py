@@ -110,7 +110,27 @@ class ServeProcess:
         self.session = session()
 
     def start(self, timeout: float = 90.0) -> ServeProcess:
-        """Start and wait until ``/health`` answers 200; fails with the server's output."""
+        """Start and wait until every worker has built its engine; fails with the server's output.
+
+        A worker answers ``/health`` before its engine is built (``ready: false``) and requests
+        wait for it; a test that reads what the engine reports (``/health``'s components) needs
+        every worker built, which each says in the log (``READY_LINE``).
+        """
+        from ..server import READY_LINE
+
+        offset = self.log_path.stat().st_size if self.log_path.exists() else 0
+        process = self.launch()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise AssertionError(f"server exited with {process.returncode}:\n{self.output()}")
+            if self.healthy() and self.log_path.read_bytes()[offset:].count(READY_LINE.encode()) >= self.workers:
+                return self
+            time.sleep(0.1)
+        raise AssertionError(f"server did not get ready within {timeout:.0f} s:\n{self.output()}")
+
+    def launch(self) -> subprocess.Popen[bytes]:
+        """Start the command and return at once (:meth:`start` also waits for the workers)."""
         with open(self.log_path, "ab") as log:
             self.process = subprocess.Popen(
                 [
@@ -130,14 +150,7 @@ class ServeProcess:
                 cwd=str(self.cwd) if self.cwd else None,
                 start_new_session=True,
             )
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise AssertionError(f"server exited with {self.process.returncode}:\n{self.output()}")
-            if self.healthy():
-                return self
-            time.sleep(0.2)
-        raise AssertionError(f"server did not answer /health within {timeout:.0f} s:\n{self.output()}")
+        return self.process
 
     def healthy(self, headers: dict[str, str] | None = None, path: str = "/health") -> bool:
         try:

@@ -81,7 +81,14 @@ class ConfigView(BaseModel):
 class HealthOut(BaseModel):
     status: Literal["ok"]
     version: str
+    ready: bool = Field(
+        True, description="false while this worker is still building its engine (components empty until then)"
+    )
     components: dict[str, str] = Field(description="slot -> provider description")
+
+
+class ReadyOut(BaseModel):
+    status: Literal["ready"]
 
 
 class RootOut(BaseModel):

@@ -1,0 +1,130 @@
+"""A worker that answers ``/health`` from its first moment and builds its engine meanwhile.
+
+Why: building the engine is most of a start (importing LanceDB, PyArrow and ONNX Runtime,
+opening the database and its migrations, the embedder's session, and on a machine's first
+start the embedder's ONNX graph, assembled once from the weights). A worker that built it
+before serving anything left ``/health`` unanswered for all of that, so a first start looked
+hung, and an orchestrator probing liveness could kill a worker that was only starting.
+
+So a worker of ``memorist serve`` serves :class:`StartingApp` at once and builds the real app
+in a thread:
+
+- ``GET /health`` (liveness) answers 200 at once: ``{"status": "ok", "ready": false, ...}``
+  while the engine is built, the full answer (with the components) once it is;
+- ``GET /ready`` (readiness) answers 503 with ``Retry-After`` until the engine is built, then
+  200: what a load balancer or ``docker compose``'s ``service_healthy`` should wait for;
+- every other request waits for the engine (up to ``server.timeout`` seconds) and is then
+  served as usual, so a client that saw ``/health`` answer can go on at once; past that wait
+  it gets 503 with ``Retry-After``, never a half-built engine.
+
+A build that fails stops the worker as a failed load did before: a
+:class:`~memorist.errors.MemoristError` (a store of another embedder's vectors) exits with
+gunicorn's "App failed to load" code after printing its one line, anything else with its
+"Worker failed to boot" code after logging the traceback; gunicorn's master then stops.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+log = logging.getLogger("memorist.server")
+
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+#: gunicorn's worker exit codes that make its master stop (``Arbiter.APP_LOAD_ERROR`` / ``WORKER_BOOT_ERROR``).
+APP_LOAD_ERROR = 4
+WORKER_BOOT_ERROR = 3
+STARTING_DETAIL = "the server is starting: its engine is being built; retry shortly"
+
+
+class StartingApp:
+    """The WSGI app of a worker whose engine is still being built (see the module's docstring)."""
+
+    def __init__(
+        self,
+        build: Callable[[], WSGIApp],
+        *,
+        version: str,
+        wait_seconds: float,
+        on_failure: Callable[[BaseException], None],
+    ) -> None:
+        self._build = build
+        self._version = version
+        self._wait_seconds = wait_seconds
+        self._on_failure = on_failure
+        self._app: WSGIApp | None = None
+        self._built = threading.Event()
+        self._thread = threading.Thread(target=self._run_build, name="memorist-engine-build", daemon=True)
+
+    def start(self) -> StartingApp:
+        """Start building the engine; requests are answered from now on."""
+        self._thread.start()
+        return self
+
+    @property
+    def ready(self) -> bool:
+        return self._app is not None
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Whether the engine is built within ``timeout`` seconds (None: however long it takes)."""
+        return self._built.wait(timeout)
+
+    def _run_build(self) -> None:
+        try:
+            app = self._build()
+        except BaseException as exc:  # noqa: BLE001 - every failure stops the worker, as a failed load did
+            self._on_failure(exc)
+            return
+        self._app = app
+        self._built.set()
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        app = self._app
+        if app is not None:
+            return app(environ, start_response)
+        path = environ.get("PATH_INFO", "")
+        method = environ.get("REQUEST_METHOD", "GET")
+        if method in ("GET", "HEAD") and path == "/health":
+            body = {"status": "ok", "version": self._version, "ready": False, "components": {}}
+            return _json(start_response, "200 OK", body, method)
+        if method in ("GET", "HEAD") and path == "/ready":
+            return _json(start_response, "503 Service Unavailable", {"detail": STARTING_DETAIL}, method, retry=True)
+        if self._built.wait(self._wait_seconds) and self._app is not None:
+            return self._app(environ, start_response)
+        return _json(start_response, "503 Service Unavailable", {"detail": STARTING_DETAIL}, method, retry=True)
+
+
+def _json(
+    start_response: Callable[..., Any], status: str, body: dict[str, Any], method: str, *, retry: bool = False
+) -> list[bytes]:
+    data = json.dumps(body).encode()
+    headers = [("Content-Type", "application/json"), ("Content-Length", str(len(data))), ("Cache-Control", "no-store")]
+    if retry:
+        headers.append(("Retry-After", "1"))
+    start_response(status, headers)
+    return [] if method == "HEAD" else [data]
+
+
+def stop_worker(exc: BaseException) -> None:
+    """A failed build ends this worker with the exit code that makes gunicorn's master stop.
+
+    ``os._exit`` because the worker's main loop runs in another thread, and nothing was
+    accepted yet: there is nothing to drain or to save.
+    """
+    from .errors import MemoristError
+
+    if isinstance(exc, MemoristError):
+        # One line, as gunicorn prints an AppImportError's (no traceback from every worker).
+        print(str(exc), file=sys.stderr, flush=True)
+        code = APP_LOAD_ERROR
+    else:
+        log.error("the engine could not be built", exc_info=exc)
+        code = WORKER_BOOT_ERROR
+    for handler in logging.getLogger().handlers + logging.getLogger("gunicorn.error").handlers:
+        handler.flush()
+    os._exit(code)
