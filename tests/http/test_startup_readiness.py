@@ -26,9 +26,9 @@ from memorist.settings import load_settings
 from memorist.testing import hashing
 from memorist.testing.server import ADMIN, Server, code_path
 
-from .conftest import fast_settings
+from tests.conftest import fast_settings
 
-TESTS = Path(__file__).resolve().parent
+TESTS = Path(__file__).resolve().parents[1]
 
 
 class HeldBuild:
@@ -115,7 +115,7 @@ def client_status(app: StartingApp, path: str) -> int:
     return falcon.testing.TestClient(app).simulate_get(path).status_code
 
 
-@pytest.mark.slow
+@pytest.mark.process  # a real gunicorn: its workers build while health answers
 def test_serve_answers_health_while_its_workers_build_and_serves_them_after(tmp_path: Path) -> None:
     """A real ``memorist serve`` whose two workers are held in their build: liveness, readiness and a
     write made meanwhile, as a client sees them; the write is kept once the workers are built."""
