@@ -58,7 +58,7 @@ def fuzz(session: nox.Session) -> None:
         "python",
         "-m",
         "pytest",
-        "tests/test_fuzz_schema.py",
+        "tests/process/test_fuzz_schema.py",
         "-q",
         "-s",
         "--timeout=0",
@@ -84,11 +84,11 @@ def old_clients_env(session: nox.Session) -> None:
     One directory per release under ``.nox/old_clients`` (``MEMORIST_OLD_CLIENTS_DIR`` overrides),
     each kept once built: pip-installed with ``--target`` by the interpreter running nox (CI:
     ``.venv/bin/python``), the npm client with ``npm install``. ``.ci/run`` runs this before pytest,
-    so ``tests/test_old_clients.py`` spends no test time installing (tests/oldclients/envs.py).
+    so ``tests/clients/test_old_clients.py`` spends no test time installing (tests/clients/oldclients/envs.py).
     """
     import sys
 
-    session.run(sys.executable, "tests/oldclients/envs.py", *session.posargs)
+    session.run(sys.executable, "tests/clients/oldclients/envs.py", *session.posargs)
 
 
 @nox.session(python=False)
@@ -97,16 +97,16 @@ def old_clients(session: nox.Session) -> None:
 
     Runs in the current environment (the one with Memorist installed, e.g. CI's ``.venv``); each
     release is driven from its own interpreter with only that release on the path, the npm client by
-    Node (tests/test_old_clients.py).
+    Node (tests/clients/test_old_clients.py).
     """
     import sys
 
-    session.run(sys.executable, "tests/oldclients/envs.py")
+    session.run(sys.executable, "tests/clients/oldclients/envs.py")
     session.run(
         sys.executable,  # the interpreter running nox (CI: .venv/bin/python), not whatever is on PATH
         "-m",
         "pytest",
-        "tests/test_old_clients.py",
+        "tests/clients/test_old_clients.py",
         "-q",
         *session.posargs,
         env={"HF_HUB_OFFLINE": "1"},
@@ -119,30 +119,30 @@ def integrations_env(session: nox.Session) -> None:
 
     One directory per integration under ``.nox/integrations`` (``MEMORIST_INTEGRATIONS_DIR``
     overrides), kept between runs: a Python integration in its own venv (pip with constraints.txt),
-    an npm one with ``npm install`` (tests/integrations/envs.py has the pinned versions).
+    an npm one with ``npm install`` (tests/clients/integrations/envs.py has the pinned versions).
     """
     import sys
 
-    session.run(sys.executable, "tests/integrations/envs.py", *session.posargs)
+    session.run(sys.executable, "tests/clients/integrations/envs.py", *session.posargs)
 
 
 @nox.session(python=False)
 def integrations(session: nox.Session) -> None:
     """The nightly tier: install each published integration, then drive it against a real server.
 
-    ``nox -s integrations`` builds what is missing (tests/integrations/envs.py), then runs
+    ``nox -s integrations`` builds what is missing (tests/clients/integrations/envs.py), then runs
     ``pytest -m integration`` in the current environment (the one with Memorist installed); each
     recipe of docs/integrations/ runs in its own package's environment. Not part of ``.ci/run``:
     a cold install of all of them takes ~20 minutes (docs/testing.md).
     """
     import sys
 
-    session.run(sys.executable, "tests/integrations/envs.py")
+    session.run(sys.executable, "tests/clients/integrations/envs.py")
     session.run(
         sys.executable,
         "-m",
         "pytest",
-        "tests/integrations",
+        "tests/clients/integrations",
         "-m",
         "integration",
         "-q",

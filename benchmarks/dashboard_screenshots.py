@@ -5,7 +5,7 @@
 
 It uses what the browser tests use: a real ``memorist serve`` (tests/server.py, the hashing
 test embedder so nothing loads a model) and Playwright on Debian's ``/usr/bin/chromium``
-(tests/browser.py's launch arguments; every host but 127.0.0.1 refused). The server is seeded
+(tests/browser/__init__.py's launch arguments; every host but 127.0.0.1 refused). The server is seeded
 through the REST API with a few users, agents and runs, an edited memory and an API key, so
 every screen shows real answers of a real server.
 """

@@ -1,6 +1,6 @@
 """Regenerate the OpenAPI reference of the docs site from the app's own ``/openapi.json``.
 
-Run ``python docs/gen_openapi.py`` after changing a route; ``tests/test_docs.py``
+Run ``python docs/gen_openapi.py`` after changing a route; ``tests/unit/docs/test_docs.py``
 fails while the checked-in files differ from what the app serves. The document is
 fetched in-process from an app built on the embedded default in a temporary data
 directory, so it lists every route a default install serves (plugins included).

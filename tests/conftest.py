@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from tests.tiers import keep_collection_order, mark_postgres_users, order_by_tier
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
@@ -18,14 +20,16 @@ pytest_plugins = ["memorist.testing.fixtures"]
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
-    """``--dist loadfile``: the longest files first, one long file per worker (tests/scheduling.py)."""
-    if config.getvalue("dist") != "loadfile":
-        return None
-    from .scheduling import make_scheduler
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests using the shared PostgreSQL join the ``postgres`` tier wherever they live; the slow tiers'
+    files start first (tests/tiers.py)."""
+    mark_postgres_users(items)
+    order_by_tier(items, ROOT / "tests")
 
-    return make_scheduler(config, log)
+
+def pytest_configure(config: pytest.Config) -> None:
+    keep_collection_order(config)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -6,7 +6,7 @@ start spent ~55 s in it. A BERT encoder is a short, fixed recipe (embeddings, N
 identical layers of attention and a feed-forward block, pooling), so the graph is
 written here node by node with ``onnx``'s helpers from ``config.json``, the
 safetensors weights and the sentence-transformers module files: about a second, and
-the same vectors (``tests/test_embedder.py`` compares them with sentence-transformers'
+the same vectors (``tests/contracts/test_embedder.py`` compares them with sentence-transformers'
 own, cosine ≥ 0.9999).
 
 The nodes follow the form PyTorch's "eager" attention exports (Q/K/V MatMul + Add,

@@ -1,0 +1,5 @@
+"""Tests in ``tests/contracts/`` carry the ``contracts`` marker (tests/tiers.py, docs/testing.md)."""
+
+from tests.tiers import mark_directory
+
+pytest_collection_modifyitems = mark_directory(__file__, "contracts")

@@ -1,0 +1,5 @@
+"""Tests in ``tests/packaging/`` carry the ``packaging`` marker (tests/tiers.py, docs/testing.md)."""
+
+from tests.tiers import mark_directory
+
+pytest_collection_modifyitems = mark_directory(__file__, "packaging")

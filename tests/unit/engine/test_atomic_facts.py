@@ -1,0 +1,97 @@
+"""One memory per fact: the heuristic splits a message that states several facts, and the
+source message stays in each memory's history (plugins/memorist_heuristic/atomic.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from memorist.api import Memory
+from memorist.plugins import load_plugins
+from memorist_heuristic.atomic import clauses, fact_groups
+
+from tests.conftest import fast_settings
+from tests.plugins import hashing
+
+
+@pytest.mark.parametrize(
+    ("sentences", "groups"),
+    [
+        (["I like tea.", "My phone number is 555-1234."], [["I like tea."], ["My phone number is 555-1234."]]),
+        # A sentence that leans on the one before stays with it.
+        (["I adopted a cat.", "She is three."], [["I adopted a cat.", "She is three."]]),
+        (["We adopted a cat named Miso; she is three."], [["We adopted a cat named Miso; she is three."]]),
+        # Facts no later message replaces stay one memory, as a conversation's context.
+        (["It was great.", "I went home."], [["It was great.", "I went home."]]),
+        (
+            ["I live in Lisbon.", "It has great food.", "I like tea."],
+            [["I live in Lisbon.", "It has great food."], ["I like tea."]],
+        ),
+    ],
+)
+def test_sentences_group_by_fact(sentences: list[str], groups: list[list[str]]) -> None:
+    assert fact_groups(sentences) == groups
+
+
+@pytest.mark.parametrize(
+    ("sentence", "parts"),
+    [
+        (
+            "I moved to Porto last year and I work at Spotify as a designer.",
+            ["I moved to Porto last year.", "I work at Spotify as a designer."],
+        ),
+        # A compound subject is one fact; so is a clause too short to stand alone.
+        ("My husband and I celebrated our anniversary.", ["My husband and I celebrated our anniversary."]),
+        ("I'm a nurse and I love it.", ["I'm a nurse and I love it."]),
+        # Only a clause about the speaker is split off.
+        ("I went to the park with Anna and she loved it.", ["I went to the park with Anna and she loved it."]),
+        ("I play tennis on Sundays and I read a lot.", ["I play tennis on Sundays and I read a lot."]),
+    ],
+)
+def test_clauses_about_the_speaker_are_split(sentence: str, parts: list[str]) -> None:
+    assert clauses(sentence) == parts
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Iterator[Memory]:
+    mem = Memory.from_config(fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing]))
+    yield mem
+    mem.close()
+
+
+def test_two_facts_of_one_message_are_two_memories_with_their_source(memory: Memory) -> None:
+    message = "I like tea. My phone number is 555-1234."
+    stored = memory.add(message, user_id="ana", timestamp="2026-03-02")
+    assert sorted(r.text for r in stored) == ["The user likes tea.", "The user's phone number is 555-1234."]
+    for record in stored:
+        assert memory.history(record.id)[0]["input"] == message
+    # A later change supersedes the fact it changes, not the tea.
+    memory.add("I changed my number, it's 555-9876 now.", user_id="ana", timestamp="2026-03-06")
+    current = sorted(r.text for r in memory.list(user_id="ana", latest_only=True).records)
+    assert current == ["The user changed their number, it's 555-9876 now.", "The user likes tea."]
+
+
+def test_the_option_keeps_one_memory_per_message(tmp_path: Path) -> None:
+    settings = fast_settings(
+        tmp_path, language_model={"provider": "heuristic", "options": {"one_fact_per_memory": False}}
+    )
+    mem = Memory.from_config(settings, plugins=load_plugins({}, extra=[hashing]))
+    try:
+        assert len(mem.add("I like tea. My phone number is 555-1234.", user_id="ana")) == 1
+    finally:
+        mem.close()
+
+
+def test_the_language_model_prompt_asks_for_one_memory_per_fact() -> None:
+    from datetime import UTC, datetime
+
+    from memorist.records import ExtractionRequest, Message
+    from memorist_openai.prompts import DEFAULT_CATEGORIES, extraction_messages
+
+    request = ExtractionRequest(
+        messages=[Message(role="user", content="I like tea. My phone number is 555-1234.")],
+        observed_at=datetime(2026, 3, 2, tzinfo=UTC),
+    )
+    system = extraction_messages(request, DEFAULT_CATEGORIES)[0].content
+    assert "One memory per fact" in system and "naming its subject" in system
