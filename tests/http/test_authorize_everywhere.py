@@ -29,8 +29,8 @@ from memorist.operations import REQUIRED, Caller, Role  # noqa: E402
 from memorist.plugins import load_plugins  # noqa: E402
 from memorist.settings import load_settings  # noqa: E402
 
-from .conftest import fast_settings  # noqa: E402
-from .plugins import hashing  # noqa: E402
+from tests.conftest import fast_settings  # noqa: E402
+from tests.plugins import hashing  # noqa: E402
 
 ADMIN_KEY = "everywhere-admin-key-0123456789"
 MCP_HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
