@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="write the figures to this file")
     args = parser.parse_args(argv)
     from memorist import Engine
-    from memorist.settings import load_settings
+    from memorist.config.settings import load_settings
 
     conversation = json.loads((args.data / f"{args.conversation}.json").read_text())
     turns = [turn for turn, _ in turns_of(conversation)]

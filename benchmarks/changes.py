@@ -38,13 +38,13 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).with_name("changes")
 
-from memorist.api import Memory  # noqa: E402
-from memorist.settings import load_settings  # noqa: E402
+from memorist.config.settings import load_settings  # noqa: E402
+from memorist.python.engine import Engine  # noqa: E402
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
-def replay(memory: Memory, user: str, adds: list[str]) -> tuple[dict[str, int], list[str]]:
+def replay(memory: Engine, user: str, adds: list[str]) -> tuple[dict[str, int], list[str]]:
     """Each statement added alone; ``{memory id: index of its add}`` and the stored texts."""
     origin: dict[str, int] = {}
     for index, text in enumerate(adds):
@@ -54,7 +54,7 @@ def replay(memory: Memory, user: str, adds: list[str]) -> tuple[dict[str, int], 
     return origin, [r.text for r in memory.list(user_id=user, page_size=100).records]
 
 
-def measure(memory: Memory, name: str, sequences: list[dict[str, Any]], verbose: bool) -> dict[str, float]:
+def measure(memory: Engine, name: str, sequences: list[dict[str, Any]], verbose: bool) -> dict[str, float]:
     changed = exact = additive_facts = hidden = 0
     failures: list[str] = []
     missed: dict[str, int] = {}
@@ -108,7 +108,7 @@ def main() -> None:
     names = ("tune", "holdout", "holdout2", "holdout3") if args.set == "all" else (args.set,)
     with tempfile.TemporaryDirectory() as data_dir:
         settings = load_settings(args.config, {"data_dir": data_dir, "request_log": {"enabled": False}})
-        memory = Memory.from_settings(settings)
+        memory = Engine.from_settings(settings)
         try:
             for name in names:
                 sequences = yaml.safe_load((DATA / f"{name}.yaml").read_text(encoding="utf-8"))

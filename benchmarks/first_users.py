@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import yaml  # noqa: E402
-from memorist.api import Memory  # noqa: E402
-from memorist.settings import load_settings  # noqa: E402
+from memorist.config.settings import load_settings  # noqa: E402
+from memorist.python.engine import Engine  # noqa: E402
 
 CONVERSATIONS = Path(__file__).resolve().parent / "first_users" / "conversations.yaml"
 STATEMENTS = ROOT / "tests" / "retention" / "statements.yaml"
@@ -64,7 +64,7 @@ def first_person(question: str) -> str:
     return question
 
 
-def rank(memory: Memory, user: str, question: str, expect: str) -> int | None:
+def rank(memory: Engine, user: str, question: str, expect: str) -> int | None:
     """1-based rank of the first hit containing ``expect``; None past the top 10."""
     for position, hit in enumerate(memory.search(question, user_id=user, top_k=TOP_K), start=1):
         if expect.lower() in hit.record.text.lower():
@@ -72,7 +72,7 @@ def rank(memory: Memory, user: str, question: str, expect: str) -> int | None:
     return None
 
 
-def first_users(memory: Memory) -> list[tuple[str, str, int | None]]:
+def first_users(memory: Engine) -> list[tuple[str, str, int | None]]:
     out = []
     for conversation in yaml.safe_load(CONVERSATIONS.read_text()):
         user = conversation["user"]
@@ -84,7 +84,7 @@ def first_users(memory: Memory) -> list[tuple[str, str, int | None]]:
     return out
 
 
-def retention(memory: Memory) -> tuple[list[tuple[str, str, int | None]], list[tuple[str, str, int | None]]]:
+def retention(memory: Engine) -> tuple[list[tuple[str, str, int | None]], list[tuple[str, str, int | None]]]:
     cases = yaml.safe_load(STATEMENTS.read_text())
     for case in cases:
         messages = case.get("messages") or ([{"role": "user", "content": case["say"]}] if "say" in case else None)
@@ -117,7 +117,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as data_dir:
         settings = load_settings(args.config, {"data_dir": data_dir, "request_log": {"enabled": False}})
-        memory = Memory.from_settings(settings)
+        memory = Engine.from_settings(settings)
         try:
             sets = {"first users": first_users(memory)}
             sets["retention, about the user"], sets["retention, first person"] = retention(memory)

@@ -123,10 +123,10 @@ class HttpSurfaces:
         import falcon.testing
         from memorist.auth.api_keys import ApiKeyStore
         from memorist.auth.users import UserStore
+        from memorist.config.settings import load_settings
         from memorist.http import create_app
-        from memorist.kernel import Kernel
-        from memorist.plugins import load_plugins
-        from memorist.settings import load_settings
+        from memorist.kernel.core import Kernel
+        from memorist.plugin.manager import load_plugins
 
         overrides = {
             "data_dir": str(workdir / "http"),

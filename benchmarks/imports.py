@@ -33,7 +33,7 @@ HTTP = "memorist.http"
 #: the WSGI entry, the plugin API's web helpers (``memorist.plugin_api.http`` re-exports what
 #: route-adding plugins need; the rest of the plugin API stays out of the web layer), and the
 #: test kit's in-process server (``memorist.testing.*`` builds apps for tests).
-HTTP_DOORS = frozenset({"memorist.server", "memorist.wsgi", "memorist.plugin_api.http"})
+HTTP_DOORS = frozenset({"memorist.serve.gunicorn_app", "memorist.wsgi", "memorist.plugin_api.http"})
 HTTP_DOOR_PACKAGES = ("memorist.testing",)
 
 

@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from memorist import Engine as Memory
-    from memorist.settings import load_settings
+    from memorist.config.settings import load_settings
 
     work = Path(tempfile.mkdtemp(prefix="memorist-ingest-ab-"))
     engines = {

@@ -83,7 +83,7 @@ def wrap(owner: Any, name: str, label: str, spent: dict[str, float]) -> None:
 
 def engine(config: Path | None, data_dir: Path | None = None) -> Any:
     from memorist import Engine as Memory
-    from memorist.settings import load_settings
+    from memorist.config.settings import load_settings
 
     where = str(data_dir) if data_dir is not None else tempfile.mkdtemp(prefix="memorist-ingest-")
     return Memory.from_settings(load_settings(config, {"data_dir": where}))

@@ -406,7 +406,7 @@ def verify(load: Load, args: argparse.Namespace) -> dict[str, Any]:
 def configured_limits(config: Path) -> Any:
     """The ``limits`` the server runs with (the same settings loader, this tree's code)."""
     sys.path[:0] = [str(ROOT / "framework"), str(ROOT / "plugins")]
-    from memorist.settings import load_settings
+    from memorist.config.settings import load_settings
 
     return load_settings(config, environ={}).limits
 

@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from memorist import Engine as Memory
-    from memorist.settings import load_settings
+    from memorist.config.settings import load_settings
 
     ks = sorted({int(k) for k in args.k.split(",")})
     files = sorted(args.data.glob("*.json"))

@@ -86,10 +86,10 @@ def summary(samples: list[float]) -> dict[str, float]:
 
 
 def seed_and_time_api(config: str | None, data_dir: Path, memories: int, searches: int) -> dict[str, Any]:
-    from memorist.api import Memory
-    from memorist.settings import load_settings
+    from memorist.config.settings import load_settings
+    from memorist.python.engine import Engine
 
-    memory = Memory.from_config(load_settings(config, {"data_dir": str(data_dir)}))
+    memory = Engine.from_config(load_settings(config, {"data_dir": str(data_dir)}))
     try:
         if memory.list(user_id="bench", page_size=1).total < memories:
             for start in range(0, memories, 100):

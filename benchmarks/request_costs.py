@@ -65,10 +65,10 @@ def main() -> None:
     args = parser.parse_args()
 
     import falcon.testing
+    from memorist.config.settings import load_settings
     from memorist.http import create_app
-    from memorist.kernel import Kernel
-    from memorist.plugins import load_plugins
-    from memorist.settings import load_settings
+    from memorist.kernel.core import Kernel
+    from memorist.plugin.manager import load_plugins
     from memorist.testing import hashing
 
     with tempfile.TemporaryDirectory(prefix="memorist-costs-", ignore_cleanup_errors=True) as tmp:

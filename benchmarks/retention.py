@@ -28,10 +28,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import falcon.testing  # noqa: E402
-from memorist.api import Memory  # noqa: E402
+from memorist.config.settings import load_settings  # noqa: E402
 from memorist.http import create_app  # noqa: E402
-from memorist.kernel import Kernel  # noqa: E402
-from memorist.settings import load_settings  # noqa: E402
+from memorist.kernel.core import Kernel  # noqa: E402
+from memorist.python.engine import Engine  # noqa: E402
 
 from tests.retention.doors import PlatformDoor, PythonDoor, SelfHostedDoor, platform_key  # noqa: E402
 from tests.retention.suite import Door, Report, run  # noqa: E402
@@ -45,7 +45,7 @@ def measure(surface: str, config: Path | None, data_dir: Path) -> Report:
     }
     settings = load_settings(config, overrides)
     if surface == "python":
-        memory = Memory.from_settings(settings)
+        memory = Engine.from_settings(settings)
         try:
             return run(PythonDoor(memory))
         finally:

@@ -24,10 +24,10 @@ from typing import Any
 import falcon.testing
 from memorist.auth.api_keys import ApiKeyStore
 from memorist.auth.users import UserStore
+from memorist.config.settings import load_settings
 from memorist.db import Database
 from memorist.http import create_app
-from memorist.plugins import load_plugins
-from memorist.settings import load_settings
+from memorist.plugin.manager import load_plugins
 from memorist.tenancy import Tenancy
 
 MEMORIES = (

@@ -45,7 +45,7 @@ SERVE_FIGURES = ("serve_health", "serve_ready", "serve_all_ready")
 #: A first start on an empty graph cache (``--cold``).
 COLD_TARGETS = {"help": 0.5, "memory": 5.0, "serve_health": 5.0}
 MEMORIST = str(Path(sys.executable).parent / "memorist")
-#: What each worker of ``memorist serve`` logs once its engine is built (memorist.server.READY_LINE).
+#: What each worker of ``memorist serve`` logs once its engine is built (memorist.serve.gunicorn_app.READY_LINE).
 READY_LINE = b"Worker ready: engine built"
 #: The graph cache every measured process uses (set in main: the benchmark's own directory).
 GRAPH_CACHE: dict[str, Path] = {}
@@ -130,7 +130,7 @@ MEASUREMENTS: dict[str, Any] = {
     "serve_health": serve_to_health,
     # stages, each alone in a fresh interpreter
     "python_alone": lambda cwd: timed(python("pass"), cwd),
-    "import_facade": lambda cwd: timed(python("import memorist.facade"), cwd),
+    "import_facade": lambda cwd: timed(python("import memorist.python.memory"), cwd),
     "import_lancedb": lambda cwd: timed(python("import lancedb"), cwd),
     # the store's way (after the plugin, LanceDB's REST namespace client deferred: see
     # memorist_lancedb.deferred_client) against the plain import after the plugin

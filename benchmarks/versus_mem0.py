@@ -304,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
             searchers["mem0"] = lambda query, user: mem0.search(query, user, TOP_K, 0.0)
         if "memorist" in systems:
             from memorist import Engine
-            from memorist.settings import load_settings
+            from memorist.config.settings import load_settings
 
             began = time.perf_counter()
             where = {"data_dir": str(workdir / "memorist")}

@@ -33,8 +33,8 @@ AUTH = {
 def fetch_openapi() -> dict[str, Any]:
     """The document the embedded default serves, built in-process (no server, no network)."""
     from falcon.testing import TestClient
+    from memorist.config.settings import load_settings
     from memorist.http.app import create_app
-    from memorist.settings import load_settings
 
     # Plugins may start background threads on the database (webhook deliveries): the directory
     # stays until the process exits rather than vanishing under them.

@@ -67,7 +67,7 @@ def _close_leftover_kernels(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     CPU that no test used. Kernels of module- and session-scoped fixtures are built before this
     fixture starts (pytest sets up wider scopes first), so they live as long as their scope.
     """
-    from memorist.kernel import Kernel
+    from memorist.kernel.core import Kernel
 
     built: list[Kernel] = []
     closed: set[int] = set()

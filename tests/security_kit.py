@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import falcon.testing
-from memorist.config_files import deep_merge
+from memorist.config.files import deep_merge
+from memorist.config.settings import load_settings
 from memorist.http import create_app
-from memorist.plugins import load_plugins
-from memorist.settings import load_settings
+from memorist.plugin.manager import load_plugins
 
 from .conftest import fast_settings
 from .plugins import hashing

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memorist.hookspecs import hookimpl
+from memorist.plugin.hookspecs import hookimpl
 
 
 @hookimpl

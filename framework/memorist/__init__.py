@@ -1,7 +1,7 @@
 """Memorist: an open long-term memory service for AI applications.
 
 ``from memorist import Memory`` is the mem0-compatible API (dictionaries in and out,
-see :mod:`memorist.facade`); ``AsyncMemory`` is its asyncio twin; ``Engine`` (also
+see :mod:`memorist.python.memory`); ``AsyncMemory`` is its asyncio twin; ``Engine`` (also
 ``TypedMemory``) is the typed engine underneath, answering records and ``SearchHit``
 objects. Everything is imported lazily: ``import memorist`` stays cheap for the
 command line and for plugin authors.
@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     __version__: str
 
 if TYPE_CHECKING:
-    from .api import Memory as Engine
-    from .facade import AsyncMemory, Memory
+    from .python.engine import Engine
+    from .python.memory import AsyncMemory, Memory
 
     TypedMemory = Engine
 
@@ -39,11 +39,11 @@ def __getattr__(name: str) -> object:
         globals()["__version__"] = value
         return value
     if name in ("Memory", "AsyncMemory"):
-        from . import facade
+        from .python import memory as facade
 
         return getattr(facade, name)
     if name in ("Engine", "TypedMemory"):
-        from .api import Memory as Engine
+        from .python.engine import Engine
 
         return Engine
     raise AttributeError(name)

@@ -232,12 +232,12 @@ class ExtractionRequest(BaseModel):
     #: Keep memories in the input's language rather than translating.
     multilingual: bool = False
     #: The scope's latest memories, oldest first, when the language model asked for them
-    #: (``ContextWanted.recent`` from :meth:`~memorist.providers.LanguageModel.context_wanted`);
+    #: (``ContextWanted.recent`` from :meth:`~memorist.plugin.contracts.LanguageModel.context_wanted`);
     #: otherwise empty.
     recent: list[RecentMemory] = Field(default_factory=list)
     #: The question the conversation's previous add ended on, while still open (nothing
     #: stored since, within the hour), when the language model asked for it
-    #: (``ContextWanted.question`` from :meth:`~memorist.providers.LanguageModel.context_wanted`);
+    #: (``ContextWanted.question`` from :meth:`~memorist.plugin.contracts.LanguageModel.context_wanted`);
     #: otherwise None.
     asked: Message | None = None
 
@@ -249,7 +249,7 @@ class ContextWanted:
     Why one answer rather than a method per need: the engine asks once per add, before
     reading anything, and a model states every need at once; a new kind of context is a
     new field here (with a default that reads nothing), not a new hook every language
-    model must learn. Returned by :meth:`~memorist.providers.LanguageModel.context_wanted`.
+    model must learn. Returned by :meth:`~memorist.plugin.contracts.LanguageModel.context_wanted`.
     """
 
     #: How many of the scope's latest memories to put in ``ExtractionRequest.recent``: a

@@ -27,15 +27,15 @@ from collections.abc import Callable
 
 from sqlalchemy import select
 
+from .config.settings import ProviderSettings, Settings
 from .db import Database
 from .db.schema import projects
 from .engine import vector_space
 from .engine.scope import tenant
 from .errors import ConfigurationError
-from .providers import ProviderContext, VectorStore
+from .plugin.contracts import ProviderContext, VectorStore
+from .plugin.registry import ProviderRegistry
 from .records import DEFAULT_ORG, DEFAULT_PROJECT
-from .registry import ProviderRegistry
-from .settings import ProviderSettings, Settings
 
 #: The ``kv_settings`` key of the multilingual space's vector-space record.
 MULTILINGUAL_KEY = "vector_space:multilingual"

@@ -6,9 +6,9 @@ The only module that builds the app at import time; it reads settings from
 
 from __future__ import annotations
 
+from .config.settings import load_settings
 from .http import create_app
-from .plugins import load_plugins
-from .settings import load_settings
+from .plugin.manager import load_plugins
 
 _plugins = load_plugins()
 app = create_app(load_settings(sections=_plugins.settings_sections()), _plugins)

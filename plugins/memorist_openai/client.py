@@ -36,7 +36,7 @@ R = TypeVar("R")
 #: Key sent to OpenAI-compatible local servers (Ollama, vLLM, llama.cpp, LM
 #: Studio) that need none; the protocol still requires an Authorization header.
 PLACEHOLDER_API_KEY = "not-needed"
-#: Where the official client goes without a base URL (memorist.provider_keys counts it as the key's own).
+#: Where the official client goes without a base URL (memorist.config.provider_keys counts it as the key's own).
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 #: Statuses worth another attempt: timeouts, lock conflicts, rate limits and
@@ -122,7 +122,7 @@ def build_client(options: ClientOptions, guard: Any = None, key_origins: Any = N
     internal addresses, not even by DNS rebinding.
 
     ``key_origins`` (``context.extras["provider_key_origins"]``, a
-    :class:`memorist.provider_keys.KeyOrigins`): the deployment's key is sent only to
+    :class:`memorist.config.provider_keys.KeyOrigins`): the deployment's key is sent only to
     these origins; any other base URL gets the placeholder key, so a base URL set
     through ``/configure`` cannot collect the deployment's ``OPENAI_API_KEY``.
     """

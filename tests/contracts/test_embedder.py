@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from memorist.providers import ProviderContext
+from memorist.plugin.contracts import ProviderContext
 from memorist.testing.embedder import EmbedderContract
 from memorist_sentence_transformers.embedder import SentenceTransformerEmbedder
 from pydantic import ValidationError
@@ -168,7 +168,7 @@ def test_the_default_model_needs_no_torch(tmp_path: Path) -> None:
         "for name in ('torch', 'sentence_transformers', 'transformers'):\n"
         "    sys.modules[name] = None  # importing it fails, as in an install without the torch extra\n"
         "from pathlib import Path\n"
-        "from memorist.providers import ProviderContext\n"
+        "from memorist.plugin.contracts import ProviderContext\n"
         "from memorist_sentence_transformers.embedder import SentenceTransformerEmbedder as E\n"
         f"options = E.Options(onnx_cache_dir={str(tmp_path / 'onnx')!r})\n"
         f"e = E(options, ProviderContext(data_dir=Path({str(tmp_path)!r})))\n"

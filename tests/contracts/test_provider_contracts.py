@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from memorist.providers import (
+from memorist.plugin.contracts import (
     ProviderContext,
 )
+from memorist.plugin.registry import ProviderRegistry
 from memorist.records import EntityMention, ExtractedFact, Extraction, ExtractionRequest, MemoryRecord
-from memorist.registry import ProviderRegistry
 from memorist.testing.embedder import EmbedderContract
 from memorist.testing.entity_extractor import EntityExtractorContract
 from memorist.testing.language_model import LanguageModelContract
@@ -176,8 +176,8 @@ ELSEWHERE = {
 
 def test_every_built_in_provider_of_a_slot_meets_its_contract() -> None:
     """A built-in provider added later without its contract test fails here."""
-    from memorist.plugins import load_plugins
-    from memorist.providers import PROVIDER_KINDS
+    from memorist.plugin.contracts import PROVIDER_KINDS
+    from memorist.plugin.manager import load_plugins
 
     registry = ProviderRegistry.from_plugins(load_plugins({}))
     built_in = {

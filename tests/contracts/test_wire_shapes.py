@@ -257,8 +257,8 @@ def test_a_result_field_changed_in_the_model_reaches_rest_platform_mcp_and_pytho
 ) -> None:
     """``MemoryItem.fields_of`` is the one place a memory becomes a result: change a field there
     and the self-hosted API, the platform API, MCP and the Python facade all answer the change."""
-    from memorist.facade import Memory as Facade
     from memorist.operations.wire import MemoryItem
+    from memorist.python.memory import Memory as Facade
 
     say = [{"role": "user", "content": "Ma sœur habite à Lyon."}]
     added = server.post("/memories", headers=ADMIN, json={"messages": say, "user_id": "ugo", "infer": False})
@@ -305,8 +305,8 @@ def test_a_result_field_changed_in_the_model_reaches_rest_platform_mcp_and_pytho
 def test_mcp_and_python_answer_projections_of_the_declared_fields(server: Server) -> None:
     """MCP's compact views and the facade's mem0 dicts keep only fields the models declare
     (MCP's history and entities rename a few: ``at``, ``memories``; mem0's history its own)."""
-    from memorist.facade import Memory as Facade
     from memorist.operations.wire import HistoryEntry, MemoryItem, SearchResult
+    from memorist.python.memory import Memory as Facade
 
     say = [{"role": "user", "content": "I switched from tea to coffee."}]
     own = server.post("/memories", headers=ADMIN, json={"messages": say, "user_id": "vic", "infer": False})

@@ -1,7 +1,7 @@
 """Add size rules (issue 14, item 1) in process: large adds are queued, oversized adds are refused.
 
 The thresholds are lowered so that the tests send small bodies; the rule is the same at the
-defaults (``memorist.admission``).
+defaults (``memorist.queue.admission``).
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ import falcon.testing
 import pytest
 from memorist.auth.api_keys import ApiKeyStore
 from memorist.auth.users import UserStore
+from memorist.config.settings import load_settings
 from memorist.db import Database
 from memorist.http import create_app
-from memorist.plugins import load_plugins
-from memorist.settings import load_settings
+from memorist.plugin.manager import load_plugins
 from memorist.tenancy import Tenancy
 
 from tests.conftest import fast_settings

@@ -21,13 +21,13 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from memorist.api import Memory as Engine  # noqa: E402
 from memorist.auth.errors import PermissionDenied  # noqa: E402
-from memorist.facade import Memory as Facade  # noqa: E402
+from memorist.config.settings import load_settings  # noqa: E402
 from memorist.http import create_app  # noqa: E402
 from memorist.operations import REQUIRED, Caller, Role  # noqa: E402
-from memorist.plugins import load_plugins  # noqa: E402
-from memorist.settings import load_settings  # noqa: E402
+from memorist.plugin.manager import load_plugins  # noqa: E402
+from memorist.python.engine import Engine  # noqa: E402
+from memorist.python.memory import Memory as Facade  # noqa: E402
 
 from tests.conftest import fast_settings  # noqa: E402
 from tests.plugins import hashing  # noqa: E402

@@ -18,11 +18,11 @@ import pytest
 from memorist import Engine
 from memorist.auth.api_keys import ApiKeyStore
 from memorist.auth.users import UserStore
+from memorist.config.settings import load_settings
 from memorist.db import Database
-from memorist.events import PENDING, SUCCEEDED, EventStore, QueueFull
 from memorist.http import create_app
-from memorist.plugins import load_plugins
-from memorist.settings import load_settings
+from memorist.plugin.manager import load_plugins
+from memorist.queue.events import PENDING, SUCCEEDED, EventStore, QueueFull
 from memorist.tenancy import Tenancy
 
 from tests.conftest import fast_settings

@@ -18,12 +18,12 @@ from typing import Any
 
 import falcon.testing
 import pytest
+from memorist.config.settings import load_settings
 from memorist.engine.scope_index import carried_index
 from memorist.http import create_app
-from memorist.kernel import Kernel
-from memorist.plugins import load_plugins
-from memorist.runtime import CONFIGURE_RETRY_AFTER
-from memorist.settings import load_settings
+from memorist.kernel.core import Kernel
+from memorist.kernel.runtime import CONFIGURE_RETRY_AFTER
+from memorist.plugin.manager import load_plugins
 
 from tests.conftest import fast_settings
 from tests.plugins import hashing

@@ -17,10 +17,10 @@ from typing import Any
 
 import falcon.testing
 import pytest
+from memorist.config.settings import load_settings
 from memorist.http import create_app
-from memorist.kernel import Kernel
-from memorist.plugins import load_plugins
-from memorist.settings import load_settings
+from memorist.kernel.core import Kernel
+from memorist.plugin.manager import load_plugins
 
 from tests.conftest import fast_settings
 from tests.plugins import hashing

@@ -8,10 +8,10 @@ from typing import Any
 
 import falcon.testing
 import pytest
+from memorist.config.settings import load_settings
 from memorist.engine import browse
 from memorist.http import create_app
-from memorist.plugins import load_plugins
-from memorist.settings import load_settings
+from memorist.plugin.manager import load_plugins
 
 from tests.conftest import fast_settings
 from tests.plugins import hashing

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import falcon.testing
 import pytest
+from memorist.config.settings import load_settings
 from memorist.http import create_app
 from memorist.http.dashboard import STATIC
-from memorist.plugins import load_plugins
-from memorist.settings import load_settings
+from memorist.plugin.manager import load_plugins
 
 from tests.conftest import ROOT, fast_settings
 from tests.plugins import hashing

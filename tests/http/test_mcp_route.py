@@ -18,9 +18,9 @@ import pytest
 
 pytest.importorskip("mcp")
 
+from memorist.config.settings import load_settings  # noqa: E402
 from memorist.http import create_app  # noqa: E402
-from memorist.plugins import load_plugins  # noqa: E402
-from memorist.settings import load_settings  # noqa: E402
+from memorist.plugin.manager import load_plugins  # noqa: E402
 
 from tests.conftest import fast_settings  # noqa: E402
 from tests.plugins import hashing  # noqa: E402

@@ -17,17 +17,17 @@ import falcon.testing
 import pytest
 from memorist.auth.api_keys import ApiKeyStore
 from memorist.auth.users import UserStore
+from memorist.config.settings import load_settings
 from memorist.engine import scope
-from memorist.engine.memory import Memory as Engine
+from memorist.engine.memory import MemoryEngine
 from memorist.engine.outcome import AddOutcome, Merged, Skipped
 from memorist.http import create_app
-from memorist.kernel import Kernel
+from memorist.kernel.add_worker import AddWorker
+from memorist.kernel.core import Kernel
 from memorist.operations import AddInput, Caller, EntityIds, ListInput, Operations, SearchInput, UpdateInput
 from memorist.operations.wire import MergedInput, SkippedPart
-from memorist.plugins import load_plugins
-from memorist.settings import load_settings
+from memorist.plugin.manager import load_plugins
 from memorist.tenancy import Tenancy
-from memorist.worker import AddWorker
 
 from tests.conftest import fast_settings
 from tests.plugins import hashing
@@ -101,20 +101,20 @@ def merging(monkeypatch: pytest.MonkeyPatch) -> tuple[Merged, Skipped]:
     """The engine reports a merge and a skip beside what it stored (what issue 13 will make real)."""
     merged = Merged(text="Likes tea", memory_id="m-1", reason="same fact", source_message=0)
     skipped = Skipped(text="ok", reason="no fact", source_message=1)
-    original_add, original_durable = Engine.add_outcome, Engine.add_durably
+    original_add, original_durable = MemoryEngine.add_outcome, MemoryEngine.add_durably
 
-    def add_outcome(self: Engine, request: Any) -> AddOutcome:
+    def add_outcome(self: MemoryEngine, request: Any) -> AddOutcome:
         outcome = original_add(self, request)
         return AddOutcome(outcome.stored, [merged], [skipped])
 
-    def add_durably(self: Engine, request: Any, **kwargs: Any) -> AddOutcome:
+    def add_durably(self: MemoryEngine, request: Any, **kwargs: Any) -> AddOutcome:
         commit = kwargs.pop("commit")
         return original_durable(
             self, request, commit=lambda conn, o: commit(conn, AddOutcome(o.stored, [merged], [skipped])), **kwargs
         )
 
-    monkeypatch.setattr(Engine, "add_outcome", add_outcome)
-    monkeypatch.setattr(Engine, "add_durably", add_durably)
+    monkeypatch.setattr(MemoryEngine, "add_outcome", add_outcome)
+    monkeypatch.setattr(MemoryEngine, "add_durably", add_durably)
     return merged, skipped
 
 
@@ -195,12 +195,12 @@ def test_operations_confine_every_call_to_the_callers_project(doors: Doors) -> N
 def test_the_python_api_holds_one_add_to_the_deployment_limits(tmp_path: Path) -> None:
     """The facade's adds are admitted like every door's (413 naming the limit); a long list is no
     request, so the batch caps do not apply there."""
-    from memorist.api import Memory as TypedEngine
     from memorist.errors import InputTooLarge
-    from memorist.facade import Memory as Facade
+    from memorist.python.engine import Engine
+    from memorist.python.memory import Memory as Facade
 
     limits = {"max_add_chars": 40, "max_batch_items": 2}
-    engine = TypedEngine.from_config(fast_settings(tmp_path, limits=limits), plugins=load_plugins({}, extra=[hashing]))
+    engine = Engine.from_config(fast_settings(tmp_path, limits=limits), plugins=load_plugins({}, extra=[hashing]))
     with Facade(engine=engine) as memory:
         with pytest.raises(InputTooLarge, match="the limit is 40"):
             memory.add("Je préfère le thé vert le matin et le café noir après le déjeuner.", user_id="zoé")

@@ -11,15 +11,15 @@ import falcon.testing
 import pytest
 from memorist.auth.api_keys import ApiKeyStore
 from memorist.auth.users import UserStore
+from memorist.config.settings import load_settings
 from memorist.db import Database
 from memorist.db.schema import exports, feedback
 from memorist.errors import ProviderError
-from memorist.hookspecs import hookimpl
 from memorist.http import create_app
-from memorist.plugins import load_plugins
-from memorist.providers import LanguageModel, ModelT
+from memorist.plugin.contracts import LanguageModel, ModelT
+from memorist.plugin.hookspecs import hookimpl
+from memorist.plugin.manager import load_plugins
 from memorist.records import ChatMessage
-from memorist.settings import load_settings
 from memorist.tenancy import Tenancy
 from memorist_heuristic.extractor import HeuristicExtractor
 from sqlalchemy import select

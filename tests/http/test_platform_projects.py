@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from memorist.hookspecs import hookimpl
+from memorist.plugin.hookspecs import hookimpl
 from memorist.testing.inprocess import AppServer as Server
 from memorist.testing.server import ADMIN
 from sqlalchemy import func, select, text

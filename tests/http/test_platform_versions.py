@@ -10,11 +10,11 @@ from typing import Any
 
 import falcon.testing
 import pytest
+from memorist.config.settings import load_settings
 from memorist.db import Database
-from memorist.events import EventStore
 from memorist.http import create_app
-from memorist.plugins import load_plugins
-from memorist.settings import load_settings
+from memorist.plugin.manager import load_plugins
+from memorist.queue.events import EventStore
 from memorist.tenancy import Tenancy
 
 from tests.conftest import fast_settings

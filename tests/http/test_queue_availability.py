@@ -23,17 +23,17 @@ import falcon.testing
 import pytest
 from memorist.auth.api_keys import ApiKeyStore
 from memorist.auth.users import UserStore
+from memorist.config.settings import load_settings
 from memorist.db import Database
 from memorist.db.schema import events as events_table
-from memorist.events import EXHAUSTED_ERROR, FAILED, SUCCEEDED, EventStore
-from memorist.hookspecs import hookimpl
 from memorist.http import create_app
-from memorist.plugins import load_plugins
-from memorist.providers import Extraction, ExtractionRequest, LanguageModel
+from memorist.kernel.add_worker import AddWorker
+from memorist.plugin.contracts import Extraction, ExtractionRequest, LanguageModel
+from memorist.plugin.hookspecs import hookimpl
+from memorist.plugin.manager import load_plugins
+from memorist.queue.events import EXHAUSTED_ERROR, FAILED, SUCCEEDED, EventStore
 from memorist.records import utcnow
-from memorist.settings import load_settings
 from memorist.tenancy import Tenancy
-from memorist.worker import AddWorker
 from memorist_heuristic.extractor import HeuristicExtractor
 from sqlalchemy import update
 

@@ -19,19 +19,19 @@ from typing import Any
 
 import falcon.testing
 import pytest
-from memorist.api import Memory
 from memorist.auth.api_keys import ApiKeyStore
 from memorist.auth.users import UserStore
+from memorist.config.settings import load_settings
 from memorist.db import Database
 from memorist.engine.add_request import MAX_BATCH_STORED_BYTES, MAX_METADATA_BYTES
 from memorist.engine.search import MAX_QUERY_CHARS
 from memorist.errors import InputTooLarge, InvalidFilterError
-from memorist.facade import Memory as Facade
 from memorist.filters import MAX_FILTER_BYTES, MAX_FILTER_VALUES, Condition, Or, evaluate, parse_filter
 from memorist.http import create_app
-from memorist.plugins import load_plugins
+from memorist.plugin.manager import load_plugins
+from memorist.python.engine import Engine
+from memorist.python.memory import Memory as Facade
 from memorist.records import MemoryRecord
-from memorist.settings import load_settings
 from memorist.tenancy import Tenancy
 
 from tests.conftest import fast_settings
@@ -138,7 +138,7 @@ def test_metadata_within_the_limits_is_stored_and_filterable(app: Any) -> None:
 
 
 def test_python_doors_count_metadata_too(tmp_path: Path) -> None:
-    engine = Memory.from_config(fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing]))
+    engine = Engine.from_config(fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing]))
     mem = Facade(engine=engine)
     try:
         with pytest.raises(InputTooLarge, match="MAX_ADD_STORED_BYTES"):
@@ -218,7 +218,7 @@ def test_mcp_add_metadata_and_recall_topic_are_bounded(tmp_path: Path) -> None:
     from memorist.mcp.tools import build_server, fixed_caller
     from memorist.operations import Caller, Operations
 
-    mem = Memory.from_config(fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing]))
+    mem = Engine.from_config(fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing]))
     operations = Operations(lambda: mem)
     server = build_server(MemoryAccess(lambda: operations), fixed_caller(Caller(actor="a", pinned={"user_id": "a"})))
 
@@ -259,7 +259,7 @@ def test_an_extraction_that_multiplies_metadata_is_refused_before_any_write(tmp_
         settings = fast_settings(
             tmp_path, language_model={"provider": "openai", "options": {"base_url": fake.base_url}}
         )
-        engine = Memory.from_config(settings, plugins=load_plugins({}, extra=[hashing]))
+        engine = Engine.from_config(settings, plugins=load_plugins({}, extra=[hashing]))
         try:
             facts = [{"text": f"Kiwi{i} is a parrot.", "source_message": 0} for i in range(300)]
             fake.script_chat(json.dumps({"memories": facts}))

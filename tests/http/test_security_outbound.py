@@ -413,9 +413,9 @@ def test_provider_client_transport_connects_to_the_checked_address() -> None:
 
 def test_runtime_provider_clients_carry_the_guard(tmp_path: Path) -> None:
     """A language model configured through /configure gets the guarded transport (startup hosts stay trusted)."""
-    from memorist.components import provider_guard
-    from memorist.configure_policy import guarded
-    from memorist.settings import load_settings
+    from memorist.config.configure_policy import guarded
+    from memorist.config.settings import load_settings
+    from memorist.engine.components import provider_guard
 
     base = load_settings(
         None,

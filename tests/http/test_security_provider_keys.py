@@ -13,10 +13,10 @@ from pathlib import Path
 
 import falcon.testing
 import pytest
+from memorist.config.overrides import OVERRIDES_KEY
 from memorist.db import Database
 from memorist.db.schema import kv
 from memorist.records import utcnow
-from memorist.runtime_overrides import OVERRIDES_KEY
 from sqlalchemy import insert
 
 from tests.fake_openai import FakeOpenAI

@@ -9,7 +9,7 @@ from typing import Any
 import falcon.testing
 import pytest
 from click.testing import CliRunner
-from memorist.admin_cli import admin
+from memorist.cli.admin import admin
 
 from tests.security_kit import ADMIN_HEADERS, PASSWORD, client, register_admin
 

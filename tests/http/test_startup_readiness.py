@@ -18,11 +18,11 @@ import falcon.testing
 import pytest
 import requests
 from memorist import __version__
+from memorist.config.settings import load_settings
 from memorist.http import create_app
-from memorist.plugins import load_plugins
-from memorist.server import READY_LINE
+from memorist.plugin.manager import load_plugins
+from memorist.serve.gunicorn_app import READY_LINE
 from memorist.server_startup import STARTING_DETAIL, StartingApp
-from memorist.settings import load_settings
 from memorist.testing import hashing
 from memorist.testing.server import ADMIN, Server, code_path
 

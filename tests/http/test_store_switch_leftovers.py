@@ -18,8 +18,8 @@ import psycopg
 import pytest
 from memorist import Engine
 from memorist.http import create_app
-from memorist.kernel import Kernel
-from memorist.plugins import load_plugins
+from memorist.kernel.core import Kernel
+from memorist.plugin.manager import load_plugins
 
 from tests.conftest import fast_settings
 from tests.plugins import hashing

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memorist.api import Memory
 from memorist.engine.add_request import build_add_request
-from memorist.plugins import load_plugins
+from memorist.plugin.manager import load_plugins
+from memorist.python.engine import Engine
 from memorist.testing.inprocess import AppServer as Server
 from memorist.testing.server import ADMIN
 
@@ -30,8 +30,8 @@ SUNDAY = "2026-03-08T12:00:00Z"
 
 
 @pytest.fixture
-def memory(tmp_path: Path) -> Iterator[Memory]:
-    mem = Memory.from_config(fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing]))
+def memory(tmp_path: Path) -> Iterator[Engine]:
+    mem = Engine.from_config(fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing]))
     yield mem
     mem.close()
 
@@ -40,7 +40,7 @@ def texts(records: Any) -> list[str]:
     return sorted(r.text for r in records)
 
 
-def test_a_correction_on_a_later_add_supersedes_the_earlier_fact(memory: Memory) -> None:
+def test_a_correction_on_a_later_add_supersedes_the_earlier_fact(memory: Engine) -> None:
     old = memory.add("My phone number is 555-1234.", user_id="ana", timestamp=MONDAY)[0]
     new = memory.add("I changed my number, it's 555-9876 now.", user_id="ana", timestamp=FRIDAY)[0]
     assert memory.list(user_id="ana").total == 2  # ADD-only: both kept
@@ -56,7 +56,7 @@ def test_a_correction_on_a_later_add_supersedes_the_earlier_fact(memory: Memory)
     assert memory.history(new.id)[0]["linked_memory_ids"] == [old.id]
 
 
-def test_a_move_supersedes_where_the_user_lived(memory: Memory) -> None:
+def test_a_move_supersedes_where_the_user_lived(memory: Engine) -> None:
     memory.add("I live in Lisbon.", user_id="ana", timestamp=MONDAY)
     memory.add("I moved to Porto.", user_id="ana", timestamp=FRIDAY)
     assert texts(memory.list(user_id="ana", latest_only=True).records) == ["The user moved to Porto."]
@@ -71,19 +71,19 @@ def test_a_move_supersedes_where_the_user_lived(memory: Memory) -> None:
         ("My sister lives in Berlin.", "I live in Lisbon."),
     ],
 )
-def test_an_additive_fact_supersedes_nothing(memory: Memory, first: str, second: str) -> None:
+def test_an_additive_fact_supersedes_nothing(memory: Engine, first: str, second: str) -> None:
     memory.add(first, user_id="ana", timestamp=MONDAY)
     memory.add(second, user_id="ana", timestamp=FRIDAY)
     assert memory.list(user_id="ana", latest_only=True).total == 2
 
 
-def test_other_users_and_speakers_never_supersede(memory: Memory) -> None:
+def test_other_users_and_speakers_never_supersede(memory: Engine) -> None:
     memory.add("I live in Lisbon.", user_id="ana", timestamp=MONDAY)
     memory.add("I moved to Porto.", user_id="bob", timestamp=FRIDAY)
     assert memory.list(user_id="ana", latest_only=True).total == 1
 
 
-def test_delete_linked_removes_the_chain_and_keeps_history(memory: Memory) -> None:
+def test_delete_linked_removes_the_chain_and_keeps_history(memory: Engine) -> None:
     first = memory.add("I live in Lisbon.", user_id="ana", timestamp=MONDAY)[0]
     second = memory.add("I moved to Porto.", user_id="ana", timestamp=FRIDAY)[0]
     third = memory.add("I relocated to Madrid this weekend.", user_id="ana", timestamp=SUNDAY)[0]
@@ -94,7 +94,7 @@ def test_delete_linked_removes_the_chain_and_keeps_history(memory: Memory) -> No
         assert memory.history(gone.id)[-1]["event"] == "DELETE"
 
 
-def test_deleting_the_current_version_alone_makes_the_older_current_again(memory: Memory) -> None:
+def test_deleting_the_current_version_alone_makes_the_older_current_again(memory: Engine) -> None:
     old = memory.add("I live in Lisbon.", user_id="ana", timestamp=MONDAY)[0]
     new = memory.add("I moved to Porto.", user_id="ana", timestamp=FRIDAY)[0]
     memory.delete(new.id)
@@ -102,7 +102,7 @@ def test_deleting_the_current_version_alone_makes_the_older_current_again(memory
     assert memory.links([old.id])[old.id].superseded_by is None
 
 
-def test_as_of_answers_with_the_version_current_then(memory: Memory) -> None:
+def test_as_of_answers_with_the_version_current_then(memory: Engine) -> None:
     old = memory.add("I live in Lisbon.", user_id="ana", timestamp=MONDAY)[0]
     new = memory.add("I moved to Porto.", user_id="ana", timestamp=FRIDAY)[0]
     wednesday = "2026-03-04T00:00:00Z"
@@ -113,7 +113,7 @@ def test_as_of_answers_with_the_version_current_then(memory: Memory) -> None:
     assert memory.list(user_id="ana", as_of="2026-03-01").total == 0
 
 
-def test_a_batch_supersedes_across_its_requests(memory: Memory) -> None:
+def test_a_batch_supersedes_across_its_requests(memory: Engine) -> None:
     requests = [
         build_add_request("I work at Google as an engineer.", user_id="ana", timestamp=MONDAY),
         build_add_request("I just started a new job at Spotify.", user_id="ana", timestamp=FRIDAY),
@@ -225,7 +225,7 @@ def test_selfhosted_routes_show_and_follow_the_links(server: Server) -> None:
 # -- MCP --------------------------------------------------------------------------------
 
 
-def test_mcp_tools_take_latest_only_and_delete_linked(memory: Memory) -> None:
+def test_mcp_tools_take_latest_only_and_delete_linked(memory: Engine) -> None:
     pytest.importorskip("mcp")
     from mcp import Client
     from memorist.mcp.adapter import MemoryAccess

@@ -80,7 +80,7 @@ def test_compose_postgres_profile_has_pgvector_and_two_nodes() -> None:
 
 def test_compose_node_settings_validate(tmp_path: Path) -> None:
     """The nodes' command and environment give a valid configuration (with the postgres extra)."""
-    from memorist.config_check import run_checks
+    from memorist.cli.config_check import run_checks
 
     env = compose()["services"]["node1"]["environment"]
     secret = re.sub(r"^\$\{JWT_SECRET:-(.*)\}$", r"\1", env["JWT_SECRET"])

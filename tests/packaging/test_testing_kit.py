@@ -22,7 +22,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from memorist.providers import ProviderContext
+from memorist.plugin.contracts import ProviderContext
 from memorist.testing import free_port, percentile
 from memorist.testing.embedder import EmbedderContract
 from memorist.testing.hashing import HashingEmbedder
@@ -45,8 +45,8 @@ PLUGIN = {
         from collections.abc import Callable, Sequence
         from typing import ClassVar
 
-        from memorist.hookspecs import hookimpl
-        from memorist.providers import VectorStore
+        from memorist.plugin.hookspecs import hookimpl
+        from memorist.plugin.contracts import VectorStore
         from memorist_lancedb import LanceDBVectorStore
 
 
@@ -69,9 +69,9 @@ PLUGIN = {
         from pathlib import Path
 
         import pytest
-        from memorist.plugins import load_plugins
-        from memorist.providers import ProviderContext
-        from memorist.registry import ProviderRegistry
+        from memorist.plugin.manager import load_plugins
+        from memorist.plugin.contracts import ProviderContext
+        from memorist.plugin.registry import ProviderRegistry
         from memorist.testing.inprocess import AppServer
         from memorist.testing.server import ADMIN
         from memorist.testing.vector_store import VectorStoreContract

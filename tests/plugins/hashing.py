@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import falcon
-from memorist.hookspecs import hookimpl
+from memorist.plugin.hookspecs import hookimpl
 from memorist.testing.hashing import HashingEmbedder, register_embedders
 
 __all__ = ["HashingEmbedder", "configure_app", "register_embedders"]

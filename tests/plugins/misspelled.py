@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memorist.hookspecs import hookimpl
+from memorist.plugin.hookspecs import hookimpl
 
 
 @hookimpl

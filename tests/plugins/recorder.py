@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memorist.hookspecs import hookimpl
+from memorist.plugin.hookspecs import hookimpl
 from memorist.records import MemoryRecord
 
 EVENTS: list[tuple[str, str, str | None]] = []

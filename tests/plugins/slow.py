@@ -10,8 +10,8 @@ import time
 from collections.abc import Callable
 from typing import ClassVar
 
-from memorist.hookspecs import hookimpl
-from memorist.providers import Extraction, ExtractionRequest, LanguageModel
+from memorist.plugin.contracts import Extraction, ExtractionRequest, LanguageModel
+from memorist.plugin.hookspecs import hookimpl
 from memorist_heuristic.extractor import HeuristicExtractor, HeuristicExtractorOptions
 from pydantic import Field
 

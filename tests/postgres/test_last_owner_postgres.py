@@ -18,11 +18,11 @@ import falcon.testing
 import pytest
 from memorist.auth.api_keys import ApiKeyStore
 from memorist.auth.users import UserStore
+from memorist.config.settings import load_settings
 from memorist.db import Database
 from memorist.http import create_app
-from memorist.kernel import Kernel
-from memorist.plugins import load_plugins
-from memorist.settings import load_settings
+from memorist.kernel.core import Kernel
+from memorist.plugin.manager import load_plugins
 from memorist.tenancy import Tenancy
 
 from tests.conftest import fast_settings

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from memorist.errors import ConfigurationError, DimensionMismatchError, InvalidFilterError
 from memorist.filters import Condition, Not, evaluate, parse_filter
-from memorist.plugins import load_plugins
-from memorist.providers import ProviderContext
-from memorist.registry import ProviderRegistry
+from memorist.plugin.contracts import ProviderContext
+from memorist.plugin.manager import load_plugins
+from memorist.plugin.registry import ProviderRegistry
 from memorist.testing.pg import database_name, libpq_url
 from memorist.testing.vector_store import (
     FILTER_CASES,
@@ -629,7 +629,7 @@ _WORKER = textwrap.dedent(
     from pathlib import Path
     sys.path.insert(0, {root!r})
     from memorist.testing.vector_store import make_record, random_vectors
-    from memorist.providers import ProviderContext
+    from memorist.plugin.contracts import ProviderContext
     from memorist_pgvector import PgVectorStore
 
     worker = int(sys.argv[1])

@@ -15,10 +15,10 @@ from typing import Any
 
 import falcon.testing
 import pytest
-from memorist.first_run import SECRET_FILE, with_jwt_secret
+from memorist.cli.first_run import SECRET_FILE, with_jwt_secret
+from memorist.config.settings import load_settings
 from memorist.http import create_app
-from memorist.plugins import load_plugins
-from memorist.settings import load_settings
+from memorist.plugin.manager import load_plugins
 
 from tests.conftest import fast_settings
 from tests.plugins import hashing

@@ -14,9 +14,9 @@ import falcon.testing
 import pytest
 import requests
 from memorist import Engine, __version__
+from memorist.config.settings import load_settings
 from memorist.http import create_app
-from memorist.plugins import load_plugins
-from memorist.settings import load_settings
+from memorist.plugin.manager import load_plugins
 from memorist.testing import free_port
 
 from tests.conftest import fast_settings

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from memorist.settings import ServerSettings
+from memorist.config.settings import ServerSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -134,7 +134,7 @@ def test_memorist_worker_processes_the_queue_and_a_clean_stop_drains_its_journal
 
     import lancedb
     from memorist.db import Database
-    from memorist.events import SUCCEEDED, EventStore
+    from memorist.queue.events import SUCCEEDED, EventStore
     from memorist.testing.server import test_environment
 
     data = tmp_path / "data"

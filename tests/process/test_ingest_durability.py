@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memorist.api import Memory
-from memorist.settings import load_settings
+from memorist.config.settings import load_settings
+from memorist.python.engine import Engine
 
 ACKS = 30
 
@@ -38,8 +38,8 @@ def add_until_killed(data_dir: Path, delay: float | None) -> list[dict[str, str]
     script = textwrap.dedent(
         f"""
         import json, sys
-        from memorist.api import Memory
-        from memorist.settings import load_settings
+        from memorist.python.engine import Engine as Memory
+        from memorist.config.settings import load_settings
         memory = Memory.from_settings(load_settings(None, {overrides(data_dir, delay)!r}))
         for i in range(100_000):
             text = f"My locker number {{i}} at the pool has the code {{i * 7919 % 10_000}}."
@@ -73,7 +73,7 @@ def test_every_acknowledged_add_survives_kill_9_exactly_once(tmp_path: Path, del
         with sqlite3.connect(journal) as conn:
             (pending,) = conn.execute("SELECT count(*) FROM pending").fetchone()
         assert pending >= ACKS
-    memory = Memory.from_settings(load_settings(None, overrides(tmp_path, delay)))
+    memory = Engine.from_settings(load_settings(None, overrides(tmp_path, delay)))
     try:
         page = memory.list(user_id="swimmer", page_size=1000)
         ids = [r.id for r in page.records]

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc
 
 COUNT_ARENAS = r"""
 import ctypes, ctypes.util, os, sys, tempfile, threading
-from memorist.malloc_arenas import limit_malloc_arenas
+from memorist.serve.malloc_arenas import limit_malloc_arenas
 applied = limit_malloc_arenas(int(sys.argv[1]))
 libc = ctypes.CDLL(ctypes.util.find_library("c"))
 libc.malloc.restype = ctypes.c_void_p
@@ -65,8 +65,8 @@ def test_a_malloc_arena_max_in_the_environment_wins() -> None:
 
 
 def test_serve_applies_the_setting_before_gunicorn_starts(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from memorist import server
-    from memorist.settings import Settings
+    from memorist.config.settings import Settings
+    from memorist.serve import gunicorn_app as server
 
     # run_gunicorn puts prometheus-client in multiprocess mode for the workers it forks; in this
     # test process that would outlive the test and change how later tests' /metrics read.

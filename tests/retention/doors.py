@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import falcon.testing
-from memorist.api import Memory
 from memorist.auth.api_keys import ApiKeyStore
 from memorist.auth.users import UserStore
 from memorist.db import Database
 from memorist.operations.wire import MergedInput, SkippedPart
+from memorist.python.engine import Engine
 from memorist.tenancy import Tenancy
 
 from .suite import USER, AddAnswer
@@ -21,7 +21,7 @@ from .suite import USER, AddAnswer
 
 @dataclass
 class PythonDoor:
-    memory: Memory
+    memory: Engine
     user_id: str = USER
 
     def add(self, messages: list[dict[str, Any]]) -> AddAnswer:

@@ -18,12 +18,12 @@ from typing import Any
 
 import falcon.testing
 import pytest
-from memorist.api import Memory
+from memorist.config.settings import load_settings
 from memorist.http import create_app
-from memorist.kernel import Kernel
-from memorist.providers import ProviderContext
+from memorist.kernel.core import Kernel
+from memorist.plugin.contracts import ProviderContext
+from memorist.python.engine import Engine
 from memorist.records import ExtractionRequest, Message
-from memorist.settings import load_settings
 from memorist_heuristic.extractor import HeuristicExtractor
 
 from tests.fake_openai import FakeOpenAI, fake_openai_server
@@ -75,7 +75,7 @@ def test_the_suite_is_what_it_says() -> None:
 
 
 def test_python_api(tmp_path: Path) -> None:
-    memory = Memory.from_settings(settings_for(tmp_path))
+    memory = Engine.from_settings(settings_for(tmp_path))
     try:
         assert_targets(run(PythonDoor(memory), CASES))
     finally:
@@ -146,7 +146,7 @@ def server() -> Iterator[FakeOpenAI]:
 
 def test_openai_compatible_extraction_path(tmp_path: Path, server: FakeOpenAI) -> None:
     llm = {"provider": "openai", "options": {"base_url": server.base_url, "max_retries": 0}}
-    memory = Memory.from_settings(settings_for(tmp_path, language_model=llm))
+    memory = Engine.from_settings(settings_for(tmp_path, language_model=llm))
     writer = HeuristicExtractor(HeuristicExtractor.Options(), ProviderContext(tmp_path))
     try:
         assert_targets(run(ScriptedModelDoor(PythonDoor(memory), server, writer), CASES))

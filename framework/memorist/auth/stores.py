@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..config.settings import AuthSettings
 from ..db import Database
-from ..settings import AuthSettings
 from .api_keys import ApiKeyStore
 from .rate_limit import RateLimiter
 from .throttle import FailureThrottle

@@ -6,7 +6,7 @@ without importing it.
 
 from __future__ import annotations
 
-from ..settings import AuthSettings
+from ..config.settings import AuthSettings
 
 ADMIN_KEY_MIN = 16
 #: HS256 needs a key at least as long as its hash (RFC 7518 3.2): shorter ones can be brute-forced.

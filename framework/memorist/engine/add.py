@@ -22,7 +22,6 @@ from datetime import datetime
 import numpy as np
 from sqlalchemy.engine import Connection
 
-from ..components import Components
 from ..db import Database
 from ..db.locks import Held
 from ..filters import And, Condition, Filter
@@ -42,6 +41,7 @@ from .add_embedding import FactEmbedder
 from .add_guard import AddGuard
 from .add_request import MAX_TEXT, AddRequest, as_recent, extract
 from .batch import BatchStored, scope_key
+from .components import Components
 from .counts import ScopeCounts
 from .dedup import same_fact
 from .entities import EntityGraph

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..components import Components
+from .components import Components
 from .scope_index import Pinned, ScopeIndex
 
 #: ``embed(texts)``: document vectors of ``texts``, one row each, in their order.

@@ -36,7 +36,7 @@ from ..db import Database
 from ..db.locks import Held, NamedLocks
 from ..db.schema import history, kv
 from ..filters import And, Condition
-from ..providers import VectorStore
+from ..plugin.contracts import VectorStore
 from ..records import MemoryRecord, Scope, utcnow
 from .scope import exact_scope
 

@@ -19,7 +19,7 @@ from typing import Any
 import pydantic
 
 from ..errors import InputTooLarge, ValidationError
-from ..providers import LanguageModel, VectorStore
+from ..plugin.contracts import LanguageModel, VectorStore
 from ..records import (
     DEFAULT_ORG,
     DEFAULT_PROJECT,

@@ -27,7 +27,7 @@ from ..db import Database
 from ..db.schema import entities, entity_links
 from ..errors import ValidationError
 from ..filters import Filter
-from ..providers import VectorStore
+from ..plugin.contracts import VectorStore
 from ..records import MemoryRecord
 
 #: The orders of a page: a field, ``-`` in front for descending.

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..components import Components
 from ..db import Database
 from ..filters import Filter
 from ..records import MemoryRecord
+from .components import Components
 from .counts import ScopeCounts
 from .decay import MemoryUsage
 from .entities import EntityGraph

@@ -15,11 +15,12 @@ from typing import Any, Protocol
 
 from sqlalchemy.engine import Connection
 
-from ..components import Components, build_components
+from ..config.settings import Settings
 from ..db import Database
 from ..errors import NotFoundError, ValidationError
 from ..filters import Condition, Filter, conjoin, parse_filter
 from ..limits import MAX_PAGE_SIZE
+from ..plugin.registry import ProviderRegistry
 from ..records import (
     DEFAULT_ORG,
     DEFAULT_PROJECT,
@@ -28,14 +29,13 @@ from ..records import (
     normalized_hash,
     utcnow,
 )
-from ..registry import ProviderRegistry
-from ..settings import Settings
 from . import vector_space
 from .add import AddPipeline
 from .add_request import AddRequest, build_add_request
 from .browse import EntityBrowser, sorted_page
 from .calibration import calibrate_hits, uncalibrate
 from .changes import MemoryChanges
+from .components import Components, build_components
 from .counts import ScopeCounts
 from .entities import EntityGraph
 from .generations import ScopeGenerations, generation_key
@@ -71,7 +71,7 @@ def conjoin_optional(*filters: Filter | None) -> Filter | None:
     return conjoin(*present) if present else None
 
 
-class Memory:
+class MemoryEngine:
     """Long-term memory over the configured providers and relational database."""
 
     def __init__(
@@ -134,16 +134,16 @@ class Memory:
         registry: ProviderRegistry,
         db: Database,
         plugins: HasHooks,
-        previous: Memory | None = None,
+        previous: MemoryEngine | None = None,
         *,
         context: Any = None,
         settle_vector_space: bool = True,
-    ) -> Memory:
+    ) -> MemoryEngine:
         """Build the providers of ``settings`` over an open, migrated database.
 
         ``previous`` lends its unchanged providers to the new engine (reconfiguration).
         Opening the database and loading plugins is the kernel's job
-        (:mod:`memorist.kernel`); ``memorist.Memory.from_config`` does both for the Python API.
+        (:mod:`memorist.kernel.core`); ``memorist.Memory.from_config`` does both for the Python API.
         The embedder must make vectors in the space the store's vectors are in
         (:mod:`.vector_space`); ``settle_vector_space=False`` leaves that to the caller, which
         must then call :func:`.vector_space.settle` before the engine serves.
@@ -171,7 +171,7 @@ class Memory:
         self.generations.close()
         self.db.dispose()
 
-    def retire(self, successor: Memory | None = None) -> None:
+    def retire(self, successor: MemoryEngine | None = None) -> None:
         """Release what this engine holds, except providers a ``successor`` engine shares."""
         self._searcher.close()
         self.adder.close()
@@ -180,7 +180,7 @@ class Memory:
             index.forget()
         self.components.close(keep=successor.components if successor else None)
 
-    def abandon(self, previous: Memory | None) -> None:
+    def abandon(self, previous: MemoryEngine | None) -> None:
         """Retire an engine that never served (a refused ``POST /configure``), leaving storage
         as the request found it: a vector store of its own first removes what building it
         created (an empty table, a new directory), then everything ``previous`` does not
@@ -436,7 +436,7 @@ class Memory:
         that entity type; several add up, and concrete ids beside them narrow.
 
         ``unfinished``: ids that queued adds stopped by this delete noted before writing
-        (:meth:`memorist.events.EventStore.cancel_queued`). Their vectors may be in the store
+        (:meth:`memorist.queue.events.EventStore.cancel_queued`). Their vectors may be in the store
         with no relational row, since those adds never commit: they are removed from the store
         only (:meth:`drop_unrecorded`), never as stored memories, whose delete would take them
         off entity counts they were never added to.

@@ -7,7 +7,7 @@ the answer to that question it is the user's diet. So an add whose last message
 ends on a question (the extractor says which: :attr:`Extraction.open_question`)
 leaves it here, under the conversation's scope key (its run, else its user,
 agent or app), and the next add's extractor may ask for it
-(``question`` in :meth:`~memorist.providers.LanguageModel.context_wanted`): only an add whose
+(``question`` in :meth:`~memorist.plugin.contracts.LanguageModel.context_wanted`): only an add whose
 first message could be such an answer reads it, so other adds pay nothing.
 
 The question stays open only while nothing else happened in the conversation:

@@ -2,13 +2,13 @@
 
 "Actually, make that $4000" sent in its own add refers to a fact stored by an
 earlier add. The extractor says when it needs such context
-(``recent`` in :meth:`~memorist.providers.LanguageModel.context_wanted`); only then does an add
+(``recent`` in :meth:`~memorist.plugin.contracts.LanguageModel.context_wanted`); only then does an add
 read the scope's latest memories, so the common add reads nothing more.
 """
 
 from __future__ import annotations
 
-from ..providers import VectorStore
+from ..plugin.contracts import VectorStore
 from ..records import RecentMemory, Scope
 from .scope import exact_scope
 

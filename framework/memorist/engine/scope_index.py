@@ -38,7 +38,7 @@ from sqlalchemy import select
 
 from ..db.schema import scope_counts
 from ..filters import And, Condition
-from ..providers import VectorStore
+from ..plugin.contracts import VectorStore
 from ..records import ENTITY_TYPES, MemoryRecord
 from .generations import EVERYTHING, Generation, ScopeGenerations, record_keys
 from .scope_graph import ScopeGraph

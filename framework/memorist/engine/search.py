@@ -44,12 +44,12 @@ from typing import Any
 
 import numpy as np
 
-from ..components import Components
+from ..config.settings import EngineSettings
 from ..filters import And, Condition, Filter
 from ..limits import MAX_QUERY_CHARS, MAX_TOP_K  # noqa: F401 - re-exported: their old home
 from ..observability.stages import stage
 from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord, Scope, StoreMatch
-from ..settings import EngineSettings
+from .components import Components
 from .entities import EntityGraph, EntityMatch, scope_key
 from .hits import SearchHit
 from .query_forms import focus_query, without_subject

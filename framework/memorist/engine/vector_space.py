@@ -40,7 +40,7 @@ from sqlalchemy.exc import IntegrityError
 from ..db import Database
 from ..db.schema import kv
 from ..errors import MemoristError
-from ..providers import Embedder, VectorStore
+from ..plugin.contracts import Embedder, VectorStore
 from ..records import utcnow
 
 log = logging.getLogger("memorist.engine")

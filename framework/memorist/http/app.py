@@ -1,6 +1,6 @@
 """The app factory: a kernel (or settings) in, WSGI app out.
 
-The kernel (:mod:`memorist.kernel`) assembles the system (the operations
+The kernel (:mod:`memorist.kernel.core`) assembles the system (the operations
 layer, the tenancy, the authentication stores); ``create_app`` only adds the
 HTTP parts: the authenticator over the kernel's stores, middleware, error
 handlers, both surfaces' routes and the OpenAPI document. It does nothing at import time; only
@@ -16,21 +16,21 @@ import falcon
 
 from ..auth.passwords import dummy_hash
 from ..auth.warnings import secret_warnings
-from ..kernel import Kernel
+from ..config.settings import Settings
+from ..kernel.core import Kernel
 from ..mcp.http import add_mcp_route
 from ..observability import logs as observability_logs
 from ..observability import tracing
-from ..plugins import Plugins
-from ..settings import Settings
+from ..plugin.manager import Plugins
 from . import errors
 from .auth import Authenticator, AuthenticatorMiddleware
 from .dashboard import add_routes as add_dashboard_routes
+from .declaration import LimitsMiddleware
 from .docs import DocsAsset, DocsPage
 from .health import HealthResource, ReadyResource, RootResource
 from .hosts import HostAllowList, OpenServerGuard
 from .middleware import RequestIdMiddleware
 from .openapi import OpenAPIBuilder, OpenAPIResource
-from .operations import LimitsMiddleware
 from .platform.routes import add_routes as add_platform_routes
 from .request_log import RequestLog, RequestLogMiddleware
 from .selfhosted.auth_routes import AuthServices

@@ -20,8 +20,8 @@ from ..auth.throttle import FailureThrottle
 from ..auth.tokens import TokenService
 from ..auth.users import SELFHOSTED, User, UserStore
 from ..auth.warnings import secret_warnings
+from ..config.settings import AuthSettings
 from ..errors import NotFoundError
-from ..settings import AuthSettings
 
 log = logging.getLogger("memorist.auth")
 #: The 401 body names every way in, so a first request without credentials is not a dead end.

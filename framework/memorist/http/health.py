@@ -10,9 +10,9 @@ from __future__ import annotations
 import falcon
 
 from .. import __version__
-from ..runtime import Runtime
+from ..kernel.runtime import Runtime
 from .dashboard import wants_html
-from .operations import operation
+from .declaration import operation
 from .selfhosted.admin_models import HealthOut, ReadyOut, RootOut
 
 

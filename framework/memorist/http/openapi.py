@@ -13,7 +13,7 @@ import falcon
 from pydantic import BaseModel, TypeAdapter
 
 from .. import __version__
-from .operations import Operation, operations_of
+from .declaration import Operation, operations_of
 
 REF = "#/components/schemas/{model}"
 _PARAM = re.compile(r"{(\w+)}")

@@ -24,10 +24,10 @@ from sqlalchemy import func, select
 
 from ..db.engine import Database
 from ..db.schema import events, scope_counts
-from ..events import PENDING, RUNNING
+from ..kernel.runtime import Runtime
 from ..observability import logs, metrics, tracing
 from ..observability.settings import ObservabilitySettings
-from ..runtime import Runtime
+from ..queue.events import PENDING, RUNNING
 
 #: The route label of a request no route matched (its raw path would be one series per probe).
 UNMATCHED = "unmatched"

@@ -3,7 +3,7 @@
 The client starts this process and talks JSON-RPC over its stdin/stdout, so
 the handshake must answer fast: the kernel (database and migrations, the
 engine with its embedding model, LanceDB) is built by the composition root
-(:class:`memorist.kernel.Kernel`) in a background thread that starts once the
+(:class:`memorist.kernel.core.Kernel`) in a background thread that starts once the
 first message (the handshake) is answered; ``tools/list`` answers without it
 and the first tool call waits for it. A
 failure to build is reported by every tool call as a tool error, not a crash.
@@ -21,10 +21,10 @@ from .adapter import MemoryAccess
 from .tools import build_server, fixed_caller
 
 if TYPE_CHECKING:
-    from ..kernel import Kernel
+    from ..config.settings import Settings
+    from ..kernel.core import Kernel
     from ..operations import Operations
-    from ..plugins import Plugins
-    from ..settings import Settings
+    from ..plugin.manager import Plugins
 
 log = logging.getLogger("memorist.mcp")
 #: How long an exiting server waits for a kernel build still in progress.
@@ -74,7 +74,7 @@ class LazyKernel:
         return result
 
     def _build(self) -> None:
-        from ..kernel import Kernel
+        from ..kernel.core import Kernel
 
         try:
             self._kernel = Kernel.build(self._settings, self._plugins)

@@ -4,18 +4,18 @@ A batch is all or nothing at the door: every item is checked (the scope rule,
 the size limits of one add, the engine's own validation of messages and
 dates) before anything is stored, and a bad item is a 4xx naming it
 (``items[3].user_id: ...``). The stored part then runs through the engine's
-batch seam :meth:`memorist.engine.memory.Memory.add_many`, so each item
+batch seam :meth:`memorist.engine.memory.MemoryEngine.add_many`, so each item
 answers exactly what the same add alone would (stored, merged, skipped).
 
-Limits (``limits`` settings, :class:`memorist.settings.LimitsSettings`):
+Limits (``limits`` settings, :class:`memorist.config.settings.LimitsSettings`):
 ``max_batch_items`` adds and ``max_batch_chars`` characters of content per
 batch (413 naming the limit), at most ``MAX_BATCH_STORED_BYTES`` stored bytes over all items
 (content plus each add's metadata once per memory it can store), and each item within one
 add's limits. A batch
 whose content is over ``sync_add_chars`` characters in total is too much to
 answer within a request: the doors queue it, one durable event per item
-(:meth:`memorist.events.EventStore.submit_many`), the same threshold a single
-add uses (:mod:`memorist.admission`).
+(:meth:`memorist.queue.events.EventStore.submit_many`), the same threshold a single
+add uses (:mod:`memorist.queue.admission`).
 """
 
 from __future__ import annotations
@@ -25,11 +25,11 @@ from typing import Any
 
 import pydantic
 
-from ..admission import QUEUE, RUN_NOW, admit, measure
 from ..engine.add_request import MAX_BATCH_STORED_BYTES, AddRequest, possible_memories, stored_bytes
-from ..engine.memory import Memory
+from ..engine.memory import MemoryEngine
 from ..engine.scope import require_entity
 from ..errors import InputTooLarge, MemoristError, ValidationError
+from ..queue.admission import QUEUE, RUN_NOW, admit, measure
 from .caller import Caller
 from .inputs import AddInput
 
@@ -82,12 +82,14 @@ def admit_batch(items: Sequence[AddInput], limits: Any, *, capped: bool = True) 
     return QUEUE if total > limits.sync_add_chars else RUN_NOW
 
 
-def batch_payloads(memory: Memory, caller: Caller, items: Sequence[AddInput]) -> list[dict[str, Any]]:
+def batch_payloads(memory: MemoryEngine, caller: Caller, items: Sequence[AddInput]) -> list[dict[str, Any]]:
     """Each item's add arguments, validated by the engine (400 naming the first bad item; nothing stored)."""
     return [payload for payload, _ in validated(memory, caller, items)]
 
 
-def validated(memory: Memory, caller: Caller, items: Sequence[AddInput]) -> list[tuple[dict[str, Any], AddRequest]]:
+def validated(
+    memory: MemoryEngine, caller: Caller, items: Sequence[AddInput]
+) -> list[tuple[dict[str, Any], AddRequest]]:
     """Every item's JSON-safe payload and the engine's validated request, or the first item's error."""
     out: list[tuple[dict[str, Any], AddRequest]] = []
     total = 0

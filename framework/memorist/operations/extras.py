@@ -18,7 +18,7 @@ from sqlalchemy import insert, select
 from ..db import Database
 from ..db.schema import exports, feedback
 from ..errors import MemoristError, NotFoundError, ValidationError
-from ..providers import LanguageModel
+from ..plugin.contracts import LanguageModel
 from ..records import ChatMessage, MemoryRecord, as_utc, utcnow
 from .caller import Caller
 from .wire import MemoryItem, iso
@@ -78,7 +78,8 @@ def export_result(schema: Any, records: list[MemoryRecord]) -> dict[str, Any]:
 def store_export(
     db: Database, caller: Caller, filters: dict[str, Any] | None, schema: Any, records: list[MemoryRecord]
 ) -> str:
-    """Keep a built export without quotas (the kernel's operations use :class:`memorist.export_store.ExportStore`)."""
+    """Keep a built export without quotas (the kernel's operations use
+    :class:`memorist.operations.export_store.ExportStore`)."""
     row: dict[str, Any] = {
         "id": str(uuid.uuid4()),
         **caller.tenant,

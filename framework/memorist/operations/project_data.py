@@ -12,14 +12,14 @@ from typing import TYPE_CHECKING, Any
 from ..auth.errors import PermissionDenied
 from ..auth.roles import Role
 from ..errors import NotFoundError
-from ..events import Event, EventStore
-from ..export_store import ExportStore
+from ..queue.events import Event, EventStore
 from . import extras
 from .authorize import requires
 from .caller import Caller
+from .export_store import ExportStore
 
 if TYPE_CHECKING:
-    from ..engine.memory import Memory
+    from ..engine.memory import MemoryEngine
     from ..records import MemoryRecord
 
 
@@ -37,7 +37,7 @@ class ProjectData:
 
     _exports: ExportStore | None
 
-    def engine_of(self, caller: Caller) -> Memory:  # provided by Operations
+    def engine_of(self, caller: Caller) -> MemoryEngine:  # provided by Operations
         raise NotImplementedError
 
     def get(self, caller: Caller, memory_id: str) -> MemoryRecord:  # provided by Operations

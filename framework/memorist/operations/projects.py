@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..engine.memory import Memory
+from ..engine.memory import MemoryEngine
 from ..tenancy import Tenancy
 
 
@@ -24,7 +24,9 @@ class ProjectRemoval:
     keys_revoked: int
 
 
-def delete_project(engine: Memory, tenancy: Tenancy, org_id: str, project_id: str, actor: str | None) -> ProjectRemoval:
+def delete_project(
+    engine: MemoryEngine, tenancy: Tenancy, org_id: str, project_id: str, actor: str | None
+) -> ProjectRemoval:
     """Remove the project and everything of it; 404 (``ProjectError``) for an unknown one, before any write."""
     tenancy.project(org_id, project_id)
     engine.emit("project_deleted", org_id=org_id, project_id=project_id)

@@ -9,11 +9,11 @@ stored exactly once. Memory ids derive from the event id, so a redo of a
 deterministic extraction writes the same ids.
 
 A delete of every memory of the add's entity may arrive while it runs
-(:meth:`memorist.events.EventStore.cancel_queued` flags the event). Noting the
+(:meth:`memorist.queue.events.EventStore.cancel_queued` flags the event). Noting the
 ids and committing both require the flag unset, so the add stops at whichever
 comes next: before noting, nothing is written; before committing, the relational
 rows roll back and the vectors already written are removed. Either way the event
-ends FAILED (:data:`memorist.events.CANCELLED_RUNNING_ERROR`) and nothing it
+ends FAILED (:data:`memorist.queue.events.CANCELLED_RUNNING_ERROR`) and nothing it
 extracted outlives the delete.
 """
 
@@ -24,9 +24,9 @@ from collections.abc import Sequence
 
 from sqlalchemy.engine import Connection
 
-from ..engine.memory import Memory
+from ..engine.memory import MemoryEngine
 from ..engine.outcome import AddOutcome
-from ..events import Event, EventStore
+from ..queue.events import Event, EventStore
 from .results import AddResult
 
 log = logging.getLogger("memorist.worker")
@@ -40,7 +40,7 @@ class AddCancelled(Exception):
     """The memories of the add's entity were deleted while it ran: it must leave nothing behind."""
 
 
-def run_add_event(memory: Memory, events: EventStore, event: Event, owner: str) -> AddResult | None:
+def run_add_event(memory: MemoryEngine, events: EventStore, event: Event, owner: str) -> AddResult | None:
     """Process ``event`` (claimed by ``owner``) on ``memory``; raises :class:`LeaseLost` when overtaken.
 
     None when a delete of the add's entity cancelled it (the event is then FAILED, and what
@@ -74,7 +74,7 @@ def run_add_event(memory: Memory, events: EventStore, event: Event, owner: str) 
     return AddResult.of(outcome)
 
 
-def abandon(memory: Memory, events: EventStore, event: Event, owner: str, written: Sequence[str]) -> None:
+def abandon(memory: MemoryEngine, events: EventStore, event: Event, owner: str, written: Sequence[str]) -> None:
     """End a cancelled add: the vectors it wrote go (its relational rows never committed), then
     the event is FAILED. In this order, so a worker dying in between leaves the event to be
     taken over and abandoned again rather than vectors no event accounts for."""

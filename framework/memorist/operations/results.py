@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ..engine.outcome import AddOutcome, Merged, Skipped
-from ..event_records import Event
+from ..queue.event_records import Event
 from ..records import MemoryRecord
 from .wire import MergedInput, SkippedPart, WireModel, iso
 

@@ -17,27 +17,27 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..admission import QUEUE, RUN_NOW, admit
 from ..auth.errors import PermissionDenied
 from ..auth.roles import Role
+from ..config.settings import LimitsSettings
 from ..engine.browse import EntityGraphView
 from ..engine.counts import EntityCount
 from ..engine.entities import scope_key
 from ..engine.hits import SearchHit
-from ..engine.memory import Memory, Page, conjoin_optional
+from ..engine.memory import MemoryEngine, Page, conjoin_optional
 from ..engine.scope import WILDCARD, require_entity
 from ..engine.supersession import Links
 from ..errors import NotFoundError, ValidationError
-from ..events import Event, EventStore
-from ..export_store import ExportStore
 from ..filters import Condition
+from ..queue.admission import QUEUE, RUN_NOW, admit
+from ..queue.events import Event, EventStore
 from ..records import MemoryRecord, Scope
-from ..settings import LimitsSettings
 from ..spaces import SpaceDirectory
 from . import batch
 from .authorize import requires
 from .caller import Caller
 from .confine import confined_add, confined_ids, entity_tally
+from .export_store import ExportStore
 from .inputs import ENTITY_FIELDS, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
 from .project_data import ProjectData
 from .results import AddResult
@@ -54,13 +54,13 @@ class Operations(ProjectData):
 
     def __init__(
         self,
-        engine: Callable[[], Memory],
+        engine: Callable[[], MemoryEngine],
         events: EventStore | None = None,
         limits: LimitsSettings | None = None,
         exports: ExportStore | None = None,
         *,
-        engine_for: Callable[[str, str], Memory] | None = None,
-        engines: Callable[[], Sequence[Memory]] | None = None,
+        engine_for: Callable[[str, str], MemoryEngine] | None = None,
+        engines: Callable[[], Sequence[MemoryEngine]] | None = None,
         spaces: SpaceDirectory | None = None,
         prepare: Callable[[], None] | None = None,
         batch_caps: bool = True,
@@ -80,11 +80,11 @@ class Operations(ProjectData):
         self._exports = exports
 
     @property
-    def engine(self) -> Memory:
+    def engine(self) -> MemoryEngine:
         """The engine serving now."""
         return self._engine()
 
-    def engine_of(self, caller: Caller) -> Memory:
+    def engine_of(self, caller: Caller) -> MemoryEngine:
         """The engine of the vector space the caller's project lives in."""
         if self._engine_for is None:
             return self._engine()
@@ -123,7 +123,7 @@ class Operations(ProjectData):
     @requires(Role.OWNER)
     def add(self, caller: Caller, request: AddInput) -> AddResult:
         """A synchronous add: extract (or store verbatim), store, answer what happened
-        (413 past one add's limits, whatever the door: :mod:`memorist.admission`)."""
+        (413 past one add's limits, whatever the door: :mod:`memorist.queue.admission`)."""
         request = confined_add(caller, request)
         self.admit_add(request)
         require_entity(request.ids.all())
@@ -161,7 +161,7 @@ class Operations(ProjectData):
         return self.events.submit(caller.org_id, caller.project_id, payload)
 
     def admit_add(self, request: AddInput) -> str:
-        """``RUN_NOW`` or ``QUEUE`` for a door's add; 413 past the limits (:mod:`memorist.admission`)."""
+        """``RUN_NOW`` or ``QUEUE`` for a door's add; 413 past the limits (:mod:`memorist.queue.admission`)."""
         return admit(request.messages, self._limits) if self._limits is not None else RUN_NOW
 
     @requires(Role.OWNER)
@@ -413,7 +413,7 @@ class Operations(ProjectData):
 
         The entity's adds accepted before are stopped first, so none brings a memory back
         afterwards: queued ones are cancelled, running ones are told to stop and their
-        workers remove what they wrote (:meth:`memorist.events.EventStore.cancel_queued`).
+        workers remove what they wrote (:meth:`memorist.queue.events.EventStore.cancel_queued`).
         What those adds may already have written, uncommitted, goes from the store only.
         """
         require_entity(ids.all(), filters=filters, filters_allowed=filters is not None)

@@ -34,7 +34,7 @@ import importlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..hookspecs import hookimpl as hookimpl
+from ..plugin.hookspecs import hookimpl as hookimpl
 from ._published import Published
 
 # The published names. This block is the one list: type checkers read these imports (the
@@ -44,7 +44,6 @@ from ._published import Published
 # imports none of the engine or the database layer, only what the plugin itself uses.
 if TYPE_CHECKING:
     from .. import __version__ as __version__
-    from ..context import PluginContext as PluginContext
     from ..db import Database as Database
     from ..engine.supersession_rule import states_attribute as states_attribute
     from ..errors import CapabilityError as CapabilityError
@@ -64,6 +63,7 @@ if TYPE_CHECKING:
     from ..filters import evaluate as evaluate
     from ..filters import is_metadata_field as is_metadata_field
     from ..filters import parse_filter as parse_filter
+    from ..kernel.context import PluginContext as PluginContext
     from ..language import CASELESS as CASELESS
     from ..language import DEFAULT as DEFAULT
     from ..language import SPACELESS as SPACELESS
@@ -83,22 +83,22 @@ if TYPE_CHECKING:
     from ..language import shift as shift
     from ..language import tokens as tokens
     from ..language import user_voice_forms as user_voice_forms
-    from ..models import resolve_model_path as resolve_model_path
     from ..outbound import OutboundGuard as OutboundGuard
     from ..outbound import OutboundRefused as OutboundRefused
     from ..outbound import guarded_transport as guarded_transport
     from ..outbound import pinned_connection as pinned_connection
-    from ..providers import PROVIDER_KINDS as PROVIDER_KINDS
-    from ..providers import Embedder as Embedder
-    from ..providers import EntityExtractor as EntityExtractor
-    from ..providers import LanguageModel as LanguageModel
-    from ..providers import ModelT as ModelT
-    from ..providers import Provider as Provider
-    from ..providers import ProviderContext as ProviderContext
-    from ..providers import ProviderOptions as ProviderOptions
-    from ..providers import Reranker as Reranker
-    from ..providers import VectorStore as VectorStore
-    from ..providers import account_for_messages as account_for_messages
+    from ..plugin.contracts import PROVIDER_KINDS as PROVIDER_KINDS
+    from ..plugin.contracts import Embedder as Embedder
+    from ..plugin.contracts import EntityExtractor as EntityExtractor
+    from ..plugin.contracts import LanguageModel as LanguageModel
+    from ..plugin.contracts import ModelT as ModelT
+    from ..plugin.contracts import Provider as Provider
+    from ..plugin.contracts import ProviderContext as ProviderContext
+    from ..plugin.contracts import ProviderOptions as ProviderOptions
+    from ..plugin.contracts import Reranker as Reranker
+    from ..plugin.contracts import VectorStore as VectorStore
+    from ..plugin.contracts import account_for_messages as account_for_messages
+    from ..plugin.model_weights import resolve_model_path as resolve_model_path
     from ..records import ChatMessage as ChatMessage
     from ..records import ContextWanted as ContextWanted
     from ..records import EntityMention as EntityMention

@@ -31,10 +31,10 @@ from ._published import Published
 
 # The published names, the one list (see memorist.plugin_api).
 if TYPE_CHECKING:
-    from ..http.operations import operation as operation
+    from ..config.settings import LimitsSettings as LimitsSettings
+    from ..http.declaration import operation as operation
     from ..http.platform.access import Access as Access
     from ..http.platform.access import access as access
-    from ..settings import LimitsSettings as LimitsSettings
     from ..tenancy import ProjectError as ProjectError
     from ..tenancy import Tenancy as Tenancy
 

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from memorist.filters import Filter, evaluate
-from memorist.providers import VectorStore
+from memorist.plugin.contracts import VectorStore
 from memorist.records import MemoryRecord, normalized_hash
 
 T0 = datetime(2024, 3, 1, 12, 0, 0, 123456, tzinfo=UTC)

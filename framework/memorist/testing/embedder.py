@@ -26,7 +26,7 @@ import numpy as np
 import pydantic
 import pytest
 
-from ..providers import Embedder
+from ..plugin.contracts import Embedder
 
 #: Texts in several languages and scripts, short and long, with punctuation and emoji.
 TEXTS = [

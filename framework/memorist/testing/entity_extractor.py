@@ -22,7 +22,7 @@ from typing import Any, get_args
 import pydantic
 import pytest
 
-from ..providers import EntityExtractor
+from ..plugin.contracts import EntityExtractor
 from ..records import EntityMention
 
 #: Texts with names, quoted titles and plain words, in several languages and scripts.

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from memorist.filters import evaluate, parse_filter
-from memorist.providers import VectorStore
+from memorist.plugin.contracts import VectorStore
 
 from .contract_data import FILTER_CASES, NASTY_VALUES, ContractBase, filter_dataset, make_record, newest_first
 

@@ -33,7 +33,7 @@ import pytest
 if TYPE_CHECKING:
     import falcon.testing
 
-    from ..providers import ProviderContext
+    from ..plugin.contracts import ProviderContext
     from .hashing import HashingEmbedder
     from .inprocess import AppServer
     from .pg import PostgresCluster
@@ -158,7 +158,7 @@ def memorist_client(memorist_app: AppServer) -> falcon.testing.TestClient:
 def memorist_provider_context(tmp_path: Path) -> ProviderContext:
     """What startup hands a provider besides its options, over a fresh data directory: build the
     provider under test with it (``MyProvider(MyProvider.Options(), memorist_provider_context)``)."""
-    from ..providers import ProviderContext
+    from ..plugin.contracts import ProviderContext
 
     data_dir = tmp_path / "provider-data"
     data_dir.mkdir(exist_ok=True)

@@ -23,8 +23,8 @@ from typing import ClassVar, Literal
 import numpy as np
 from pydantic import Field
 
-from ..hookspecs import hookimpl
-from ..providers import Embedder, ProviderContext, ProviderOptions
+from ..plugin.contracts import Embedder, ProviderContext, ProviderOptions
+from ..plugin.hookspecs import hookimpl
 
 _WORD = re.compile(r"[a-z0-9]+")
 

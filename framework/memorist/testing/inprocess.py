@@ -45,7 +45,7 @@ from .net import free_port
 from .server import test_environment
 
 if TYPE_CHECKING:
-    from ..kernel import Kernel
+    from ..kernel.core import Kernel
 
 #: Where in-process apps "listen": a name that resolves nowhere, so nothing can leave the process by accident.
 DEFAULT_URL = "http://memorist.test"
@@ -120,10 +120,10 @@ class AppServer:
     # -- lifecycle ---------------------------------------------------------------------------
     def start(self) -> AppServer:
         """Build the app as ``memorist serve`` would in each worker: settings and plugins from ``env``."""
+        from ..config.settings import load_settings
         from ..http import create_app
-        from ..kernel import Kernel
-        from ..plugins import load_plugins
-        from ..settings import load_settings
+        from ..kernel.core import Kernel
+        from ..plugin.manager import load_plugins
 
         self.data_dir.mkdir(parents=True, exist_ok=True)
         logger = logging.getLogger("memorist")

@@ -3,7 +3,7 @@
 Why: the engine relies on more than ``extract`` returning a list. It stores each fact with
 the message it cites (so a citation must name a message of the request), reports every
 message that gave no memory with its reason (nothing is dropped silently), reads the scope's
-recent memories and the open question only when :meth:`~memorist.providers.LanguageModel.context_wanted`
+recent memories and the open question only when :meth:`~memorist.plugin.contracts.LanguageModel.context_wanted`
 asks (so that answer must be a :class:`~memorist.records.ContextWanted` and cost nothing),
 searches the forms ``query_forms`` offers, and calls ``complete_json`` only on a model that
 says it is ``generative``. A subclass provides one fixture, ``language_model`` (a built
@@ -29,7 +29,7 @@ import pydantic
 import pytest
 
 from ..errors import CapabilityError
-from ..providers import LanguageModel
+from ..plugin.contracts import LanguageModel
 from ..records import ContextWanted, Extraction, ExtractionRequest, Message
 
 WHEN = datetime(2024, 5, 14, 9, 30, tzinfo=UTC)

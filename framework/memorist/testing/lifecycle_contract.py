@@ -13,7 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from memorist.errors import DimensionMismatchError
-from memorist.providers import VectorStore
+from memorist.plugin.contracts import VectorStore
 
 from .contract_data import ContractBase, filter_dataset, make_record
 

@@ -23,7 +23,7 @@ from typing import Any
 import pydantic
 import pytest
 
-from ..providers import Reranker
+from ..plugin.contracts import Reranker
 from ..records import MemoryRecord, normalized_hash
 
 WHEN = datetime(2024, 5, 1, tzinfo=UTC)

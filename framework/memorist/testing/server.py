@@ -116,7 +116,7 @@ class ServeProcess:
         wait for it; a test that reads what the engine reports (``/health``'s components) needs
         every worker built, which each says in the log (``READY_LINE``).
         """
-        from ..server import READY_LINE
+        from ..serve.gunicorn_app import READY_LINE
 
         offset = self.log_path.stat().st_size if self.log_path.exists() else 0
         process = self.launch()

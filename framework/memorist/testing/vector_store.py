@@ -1,4 +1,4 @@
-"""The contract every :class:`memorist.providers.VectorStore` must meet, as a reusable pytest suite.
+"""The contract every :class:`memorist.plugin.contracts.VectorStore` must meet, as a reusable pytest suite.
 
 A backend's test module (built-in or a third-party plugin's) subclasses
 :class:`VectorStoreContract` and provides two fixtures::
@@ -40,7 +40,7 @@ import pytest
 
 from memorist.errors import DimensionMismatchError
 from memorist.filters import evaluate, parse_filter
-from memorist.providers import VectorStore
+from memorist.plugin.contracts import VectorStore
 
 from .contract_data import (
     FILTER_CASES,

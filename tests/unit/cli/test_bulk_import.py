@@ -24,10 +24,10 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 from memorist import Engine
+from memorist.bulk.import_command import progress
 from memorist.cli import cli
-from memorist.facade import AsyncMemory
-from memorist.facade import Memory as Facade
-from memorist.import_command import progress
+from memorist.python.memory import AsyncMemory
+from memorist.python.memory import Memory as Facade
 from memorist.testing.server import code_path
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -292,7 +292,7 @@ def test_async_facade_add_many(tmp_path: Path) -> None:
 
 
 def test_reading_locomo_samples_and_jsonl_by_content() -> None:
-    from memorist.importer import BadLine, Item, read_items
+    from memorist.bulk.importer import BadLine, Item, read_items
 
     turn = {"speaker": "Ann", "dia_id": "D1:1", "text": "I keep two goats."}
     sample = {"sample_id": "conv-7", "conversation": {"session_1": [turn], "session_1_date_time": "8 May, 2023"}}

@@ -18,8 +18,8 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 from memorist.cli import cli
-from memorist.config_check import CHECKS, Problem, register_check, run_checks
-from memorist.settings import load_settings
+from memorist.cli.config_check import CHECKS, Problem, register_check, run_checks
+from memorist.config.settings import load_settings
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -313,10 +313,11 @@ def test_help_lists_plugin_commands_without_importing_the_engine() -> None:
         "answer = CliRunner().invoke(cli, ['--help'])\n"
         "assert answer.exit_code == 0 and 'serve' in answer.output, answer.output\n"
         f"loaded = sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r})\n"
-        "loaded += sorted(m for m in ('memorist.db', 'memorist.providers', 'memorist.context') if m in sys.modules)\n"
+        "loaded += sorted(m for m in ('memorist.db', 'memorist.plugin.contracts', 'memorist.kernel.context')"
+        " if m in sys.modules)\n"
         "assert not loaded, loaded\n"
-        "import memorist.plugins\n"
-        "names = {name for name, _ in memorist.plugins.load_plugins().manager.list_name_plugin()}\n"
+        "import memorist.plugin.manager\n"
+        "names = {name for name, _ in memorist.plugin.manager.load_plugins().manager.list_name_plugin()}\n"
         "assert {'lancedb', 'webhooks', 'openai'} <= names, names\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

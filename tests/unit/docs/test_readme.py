@@ -10,7 +10,7 @@ import inspect
 import re
 from pathlib import Path
 
-from memorist import hookspecs
+from memorist.plugin import hookspecs
 
 ROOT = Path(__file__).resolve().parents[3]
 README = ROOT / "README.md"

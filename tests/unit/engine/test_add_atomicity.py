@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memorist.api import Memory
-from memorist.plugins import load_plugins
+from memorist.plugin.manager import load_plugins
+from memorist.python.engine import Engine as Memory
 from memorist.testing.server import code_path
 
 from tests.conftest import fast_settings
@@ -77,8 +77,8 @@ def test_threads_of_one_engine_store_each_text_once(tmp_path: Path) -> None:
 
 
 def _process(data_dir: str, seed: int, start: Any, done: Any) -> None:
-    from memorist.api import Memory
-    from memorist.plugins import load_plugins
+    from memorist.plugin.manager import load_plugins
+    from memorist.python.engine import Engine as Memory
     from memorist.testing import hashing as kit_hashing
 
     memory = Memory.from_config(
@@ -138,8 +138,8 @@ def test_threads_over_postgresql_store_each_text_once(tmp_path: Path, pg_fresh_u
 CHILD = """
 import sys, time
 from pathlib import Path
-from memorist.api import Memory
-from memorist.plugins import load_plugins
+from memorist.python.engine import Engine as Memory
+from memorist.plugin.manager import load_plugins
 from memorist.testing import hashing
 
 data, signal, mode = sys.argv[1], Path(sys.argv[2]), sys.argv[3]

@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from memorist.api import Memory
+from memorist.config.settings import load_settings
 from memorist.engine import memory as engine_memory
 from memorist.engine.add_request import AddRequest
 from memorist.engine.outcome import AddOutcome
-from memorist.settings import load_settings
+from memorist.python.engine import Engine
 
 from tests.retention.suite import load_cases
 
@@ -34,7 +34,7 @@ def shape(outcome: AddOutcome, text_of: dict[str, str]) -> dict[str, Any]:
     }
 
 
-def requests_for(memory: Memory, user: str, other: str) -> list[AddRequest]:
+def requests_for(memory: Engine, user: str, other: str) -> list[AddRequest]:
     """Every case for ``user``; every third also for ``other`` (said right after it)."""
     out = []
     for n, case in enumerate(CASES):
@@ -49,12 +49,12 @@ def requests_for(memory: Memory, user: str, other: str) -> list[AddRequest]:
 @pytest.fixture(scope="module")
 def memory(tmp_path_factory: pytest.TempPathFactory) -> Any:
     data_dir = tmp_path_factory.mktemp("add-many")
-    memory = Memory.from_settings(load_settings(None, {"data_dir": str(data_dir)}))
+    memory = Engine.from_settings(load_settings(None, {"data_dir": str(data_dir)}))
     yield memory
     memory.close()
 
 
-def test_a_batch_answers_what_one_add_after_another_answers(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_batch_answers_what_one_add_after_another_answers(memory: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     one_by_one = [memory.add_outcome(r) for r in requests_for(memory, "seq", "seq-other")]
     added: list[str] = []
     emit = memory.emit
@@ -82,7 +82,7 @@ def test_a_batch_answers_what_one_add_after_another_answers(memory: Memory, monk
     assert sum(1 for o in batched for m in o.merged if m.reason == "same_text") >= 12
 
 
-def test_a_batch_is_stored_once_with_its_history_and_found_at_once(memory: Memory) -> None:
+def test_a_batch_is_stored_once_with_its_history_and_found_at_once(memory: Engine) -> None:
     requests = [
         memory.add_request(f"My locker number at the pool is {n}0{n}.", user_id="fresh", infer=False) for n in range(5)
     ]
@@ -98,11 +98,11 @@ def test_a_batch_is_stored_once_with_its_history_and_found_at_once(memory: Memor
     assert counts[("user", "fresh")] == 5
 
 
-def test_an_empty_batch_answers_nothing(memory: Memory) -> None:
+def test_an_empty_batch_answers_nothing(memory: Engine) -> None:
     assert memory.add_many([]) == []
 
 
-def test_a_failing_request_stores_nothing_of_its_chunk(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failing_request_stores_nothing_of_its_chunk(memory: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     good = memory.add_request("I keep bees on the roof.", user_id="failing", infer=False)
     bad = memory.add_request("This one breaks the extractor.", user_id="failing")
 

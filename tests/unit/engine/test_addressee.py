@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from memorist.api import Memory
-from memorist.providers import ProviderContext
+from memorist.plugin.contracts import ProviderContext
+from memorist.python.engine import Engine
 from memorist.records import ExtractionRequest, Message
 from memorist_heuristic.extractor import HeuristicExtractor
 
@@ -132,7 +132,7 @@ def test_a_reply_opens_with_no_question_but_the_other_partys_just_before(tmp_pat
 def test_what_the_assistant_said_is_found_when_asked_about_you(tmp_path: Path) -> None:
     """ "What did you recommend?" asks about the assistant; the memory says "The assistant
     recommends...". The default embedder: what a first user sees."""
-    mem = Memory.from_config({"data_dir": str(tmp_path)})
+    mem = Engine.from_config({"data_dir": str(tmp_path)})
     try:
         mem.add(
             [

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from memorist.api import Memory
-from memorist.plugins import load_plugins
+from memorist.plugin.manager import load_plugins
+from memorist.python.engine import Engine
 from memorist_heuristic.atomic import clauses, fact_groups
 
 from tests.conftest import fast_settings
@@ -54,13 +54,13 @@ def test_clauses_about_the_speaker_are_split(sentence: str, parts: list[str]) ->
 
 
 @pytest.fixture
-def memory(tmp_path: Path) -> Iterator[Memory]:
-    mem = Memory.from_config(fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing]))
+def memory(tmp_path: Path) -> Iterator[Engine]:
+    mem = Engine.from_config(fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing]))
     yield mem
     mem.close()
 
 
-def test_two_facts_of_one_message_are_two_memories_with_their_source(memory: Memory) -> None:
+def test_two_facts_of_one_message_are_two_memories_with_their_source(memory: Engine) -> None:
     message = "I like tea. My phone number is 555-1234."
     stored = memory.add(message, user_id="ana", timestamp="2026-03-02")
     assert sorted(r.text for r in stored) == ["The user likes tea.", "The user's phone number is 555-1234."]
@@ -76,7 +76,7 @@ def test_the_option_keeps_one_memory_per_message(tmp_path: Path) -> None:
     settings = fast_settings(
         tmp_path, language_model={"provider": "heuristic", "options": {"one_fact_per_memory": False}}
     )
-    mem = Memory.from_config(settings, plugins=load_plugins({}, extra=[hashing]))
+    mem = Engine.from_config(settings, plugins=load_plugins({}, extra=[hashing]))
     try:
         assert len(mem.add("I like tea. My phone number is 555-1234.", user_id="ana")) == 1
     finally:

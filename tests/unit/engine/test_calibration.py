@@ -16,11 +16,11 @@ import falcon.testing
 import pytest
 from memorist.auth.api_keys import ApiKeyStore
 from memorist.auth.users import UserStore
+from memorist.config.settings import load_settings
 from memorist.engine.calibration import ANCHORS, calibrate, uncalibrate
 from memorist.http import create_app
-from memorist.kernel import Kernel
-from memorist.plugins import load_plugins
-from memorist.settings import load_settings
+from memorist.kernel.core import Kernel
+from memorist.plugin.manager import load_plugins
 from memorist.tenancy import Tenancy
 
 from tests.conftest import fast_settings
@@ -115,7 +115,7 @@ def test_a_threshold_is_on_the_calibrated_scale(site: Site) -> None:
 
 
 def test_every_door_answers_the_same_score(site: Site) -> None:
-    from memorist.facade import Memory as Facade
+    from memorist.python.memory import Memory as Facade
 
     rest = {h["memory"]: h["score"] for h in site.selfhosted("Where does Noor live?", threshold=0.0)}
     platform = {h["memory"]: h["score"] for h in site.v3("Where does Noor live?", threshold=0.0)}

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from memorist import Engine as Memory
 from memorist.errors import InvalidFilterError, NotFoundError, ValidationError
-from memorist.plugins import load_plugins
+from memorist.plugin.manager import load_plugins
 
 from tests.conftest import fast_settings
 from tests.plugins import hashing, recorder

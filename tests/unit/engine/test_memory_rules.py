@@ -12,14 +12,14 @@ from pathlib import Path
 from typing import ClassVar
 
 import pytest
-from memorist.api import Memory
 from memorist.engine.dedup import value_tokens, values_agree
 from memorist.engine.hits import SearchHit
 from memorist.engine.query_forms import without_subject
-from memorist.hookspecs import hookimpl
 from memorist.language.voice import subject_alias
-from memorist.plugins import load_plugins
-from memorist.providers import LanguageModel, ProviderContext
+from memorist.plugin.contracts import LanguageModel, ProviderContext
+from memorist.plugin.hookspecs import hookimpl
+from memorist.plugin.manager import load_plugins
+from memorist.python.engine import Engine
 from memorist.records import ExtractedFact, ExtractionRequest, MemoryRecord, Message
 from memorist_heuristic.extractor import HeuristicExtractor
 from memorist_heuristic.rewrite import standalone
@@ -148,8 +148,8 @@ def test_value_tokens_are_canonical() -> None:
 
 
 @pytest.fixture
-def memory(tmp_path: Path) -> Iterator[Memory]:
-    mem = Memory.from_config(
+def memory(tmp_path: Path) -> Iterator[Engine]:
+    mem = Engine.from_config(
         fast_settings(tmp_path, engine={"near_duplicate_threshold": 0.5}),
         plugins=load_plugins({}, extra=[hashing]),
     )
@@ -158,7 +158,7 @@ def memory(tmp_path: Path) -> Iterator[Memory]:
 
 
 @pytest.mark.parametrize("infer", [True, False])
-def test_a_changed_value_is_a_new_memory_whatever_the_cosine(memory: Memory, infer: bool) -> None:
+def test_a_changed_value_is_a_new_memory_whatever_the_cosine(memory: Engine, infer: bool) -> None:
     first = memory.add_outcome("My phone number is 555-1234.", user_id="u1", infer=infer)
     second = memory.add_outcome("My phone number is 555-9876.", user_id="u1", infer=infer)
     assert len(first.stored) == 1 and len(second.stored) == 1 and not second.merged
@@ -166,7 +166,7 @@ def test_a_changed_value_is_a_new_memory_whatever_the_cosine(memory: Memory, inf
     assert any("555-9876" in t for t in found) and any("555-1234" in t for t in found)
 
 
-def test_a_repeat_is_merged_and_names_the_memory_it_matched(memory: Memory) -> None:
+def test_a_repeat_is_merged_and_names_the_memory_it_matched(memory: Engine) -> None:
     stored = memory.add_outcome("I adopted a puppy named Rex last spring.", user_id="u1").stored
     exact = memory.add_outcome("i adopted a puppy named rex last spring", user_id="u1")
     assert exact.stored == [] and memory.add("I adopted a puppy named Rex last spring.", user_id="u1") == []
@@ -179,7 +179,7 @@ def test_a_repeat_is_merged_and_names_the_memory_it_matched(memory: Memory) -> N
     assert memory.list(user_id="u1").total == 1
 
 
-def test_a_repeat_within_one_add_names_the_memory_that_add_stored(memory: Memory) -> None:
+def test_a_repeat_within_one_add_names_the_memory_that_add_stored(memory: Engine) -> None:
     outcome = memory.add_outcome(["I love green tea.", "Hello!", "I love green tea."], user_id="u1", infer=False)
     assert [r.text for r in outcome.stored] == ["I love green tea.", "Hello!"]
     assert [(m.source_message, m.memory_id) for m in outcome.merged] == [(2, outcome.stored[0].id)]
@@ -202,7 +202,7 @@ class OnlyExtractPlugin:
 
 
 def test_a_language_model_without_reasons_still_reports_skips(tmp_path: Path) -> None:
-    mem = Memory.from_config(
+    mem = Engine.from_config(
         fast_settings(tmp_path, language_model={"provider": "only-extract"}),
         plugins=load_plugins({}, extra=[hashing, OnlyExtractPlugin()]),
     )
@@ -254,7 +254,7 @@ def test_a_question_naming_the_user_finds_what_was_asked_not_the_memory_of_her_n
     """With ``user_id="ada"`` the memories say "the user"; only one says "Ada". Her name in a
     question used to rank that memory first (by BM25 and the entity graph) for "What sport
     does Ada play?". The default embedder: the ranking is what a first user sees."""
-    mem = Memory.from_config({"data_dir": str(tmp_path)})
+    mem = Engine.from_config({"data_dir": str(tmp_path)})
     try:
         for fact in (
             "I'm vegan.",
@@ -277,7 +277,7 @@ def test_a_question_naming_the_user_finds_what_was_asked_not_the_memory_of_her_n
         mem.close()
 
 
-def test_the_newest_version_of_a_changed_fact_is_found_first(memory: Memory) -> None:
+def test_the_newest_version_of_a_changed_fact_is_found_first(memory: Engine) -> None:
     memory.add("My phone number is 555-1234.", user_id="u1", timestamp="2024-01-05")
     memory.add("I live in Boston.", user_id="u1", timestamp="2024-01-06")
     memory.add("My phone number is 555-9876.", user_id="u1", timestamp="2024-03-01")
@@ -308,7 +308,7 @@ def test_versions_differ_only_in_values() -> None:
 def test_a_value_corrected_later_in_the_same_add_is_found_first(tmp_path: Path) -> None:
     """ "Actually, make that $4000" used to be stored as said: no search for the budget found
     it, and the old $3000 ranked first. The default embedder: what a first user sees."""
-    mem = Memory.from_config({"data_dir": str(tmp_path)})
+    mem = Engine.from_config({"data_dir": str(tmp_path)})
     try:
         outcome = mem.add_outcome(
             [
@@ -342,7 +342,7 @@ def test_a_correction_sent_in_its_own_add_is_found_first(tmp_path: Path, monkeyp
     reads: list[int] = []
     real = add_request.recent_memories
     monkeypatch.setattr(add_request, "recent_memories", lambda *a: reads.append(1) or real(*a))
-    mem = Memory.from_config({"data_dir": str(tmp_path)})
+    mem = Engine.from_config({"data_dir": str(tmp_path)})
     try:
         mem.add(
             [
@@ -485,7 +485,7 @@ def test_a_stated_change_is_placed_above_the_older_fact_it_changes(
 def test_a_change_said_in_other_words_is_found_first(tmp_path: Path) -> None:
     """A first user's session (the default embedder): a dentist appointment moved, a taste
     changed. The newer statements used to rank below the facts they change."""
-    mem = Memory.from_config({"data_dir": str(tmp_path)})
+    mem = Engine.from_config({"data_dir": str(tmp_path)})
     try:
         mem.add(
             [

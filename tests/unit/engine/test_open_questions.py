@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from memorist import Engine as Memory
 from memorist.db.schema import open_questions
-from memorist.plugins import load_plugins
+from memorist.plugin.manager import load_plugins
 from memorist.records import DEFAULT_ORG, DEFAULT_PROJECT, Scope, utcnow
 from memorist.testing.inprocess import AppServer
 from memorist.testing.server import ADMIN

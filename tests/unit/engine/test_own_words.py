@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from memorist import Engine as Memory
 from memorist.language.voice import first_person_alias, query_forms
-from memorist.plugins import load_plugins
-from memorist.providers import ProviderContext
+from memorist.plugin.contracts import ProviderContext
+from memorist.plugin.manager import load_plugins
 from memorist.records import ExtractionRequest, Message
 from memorist_heuristic.extractor import HeuristicExtractor
 

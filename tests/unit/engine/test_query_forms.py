@@ -8,11 +8,11 @@ from typing import ClassVar
 
 import pytest
 from memorist import Engine
-from memorist.api import Memory
-from memorist.hookspecs import hookimpl
 from memorist.language.voice import third_person_alias
-from memorist.plugins import load_plugins
-from memorist.providers import LanguageModel, ProviderContext
+from memorist.plugin.contracts import LanguageModel, ProviderContext
+from memorist.plugin.hookspecs import hookimpl
+from memorist.plugin.manager import load_plugins
+from memorist.python.engine import Engine as Memory
 from memorist_heuristic.extractor import HeuristicExtractor
 
 from tests.conftest import fast_settings

@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from memorist.api import Memory
 from memorist.engine.relative_time import anchored
-from memorist.plugins import load_plugins
+from memorist.plugin.manager import load_plugins
+from memorist.python.engine import Engine
 
 from tests.conftest import fast_settings
 from tests.plugins import hashing
@@ -32,7 +32,7 @@ def test_relative_time_is_written_out_at_the_reference_date(query: str, written:
 
 
 def test_reference_date_favours_memories_of_the_period_it_names(tmp_path: Path) -> None:
-    mem = Memory.from_config(fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing]))
+    mem = Engine.from_config(fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing]))
     try:
         mem.add(
             "The user went to a jazz concert downtown.",

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from memorist import Engine as Memory
 from memorist.engine.scope_index import Pinned
-from memorist.plugins import load_plugins
+from memorist.plugin.manager import load_plugins
 
 from tests.conftest import fast_settings
 from tests.plugins import hashing
@@ -122,7 +122,7 @@ def test_saying_the_same_again_is_still_merged(tmp_path: Path) -> None:
 
 
 def test_the_weight_is_bounded() -> None:
-    from memorist.settings import EngineSettings
+    from memorist.config.settings import EngineSettings
     from pydantic import ValidationError
 
     assert EngineSettings().source_vector_weight >= 0

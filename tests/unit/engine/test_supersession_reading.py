@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from memorist.api import Memory
 from memorist.engine.supersession_rule import CHANGE_SIMILARITY, QUANTITY_SIMILARITY, read, supersedes
-from memorist.plugins import load_plugins
+from memorist.plugin.manager import load_plugins
+from memorist.python.engine import Engine
 from memorist.records import MemoryRecord, normalized_hash
 
 from tests.conftest import fast_settings
@@ -114,13 +114,13 @@ def test_a_later_clause_about_the_speaker_makes_the_fact_theirs() -> None:
 
 
 @pytest.fixture
-def memory(tmp_path: Path) -> Iterator[Memory]:
-    mem = Memory.from_config(fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing]))
+def memory(tmp_path: Path) -> Iterator[Engine]:
+    mem = Engine.from_config(fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing]))
     yield mem
     mem.close()
 
 
-def _latest(memory: Memory, user: str) -> list[str]:
+def _latest(memory: Engine, user: str) -> list[str]:
     return sorted(r.text for r in memory.list(user_id=user, latest_only=True).records)
 
 
@@ -132,7 +132,7 @@ def _latest(memory: Memory, user: str) -> list[str]:
         ("Ich arbeite bei Siemens.", "Ich arbeite jetzt bei Bosch."),
     ],
 )
-def test_a_change_told_in_another_language_supersedes_across_adds(memory: Memory, first: str, second: str) -> None:
+def test_a_change_told_in_another_language_supersedes_across_adds(memory: Engine, first: str, second: str) -> None:
     old = memory.add(first, user_id="ana", timestamp=MONDAY)[0]
     new = memory.add(second, user_id="ana", timestamp=FRIDAY)[0]
     assert memory.list(user_id="ana").total == 2  # ADD-only: both kept
@@ -148,7 +148,7 @@ def test_a_change_told_in_another_language_supersedes_across_adds(memory: Memory
         ("Ich spiele Tennis.", "Ich spiele auch Schach."),
     ],
 )
-def test_an_additive_fact_in_another_language_supersedes_nothing(memory: Memory, first: str, second: str) -> None:
+def test_an_additive_fact_in_another_language_supersedes_nothing(memory: Engine, first: str, second: str) -> None:
     memory.add(first, user_id="ana", timestamp=MONDAY)
     memory.add(second, user_id="ana", timestamp=FRIDAY)
     assert memory.list(user_id="ana", latest_only=True).total == 2

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from memorist.providers import ProviderContext
+from memorist.plugin.contracts import ProviderContext
 from memorist.records import ExtractionRequest, Message
 from memorist_heuristic.extractor import HeuristicExtractor
 from memorist_heuristic.segment import skip_reason

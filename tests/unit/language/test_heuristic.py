@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from memorist.providers import ProviderContext
+from memorist.plugin.contracts import ProviderContext
 from memorist.records import ContextWanted, ExtractionRequest, Message
 from memorist_entities.rules import RuleEntityExtractor
 from memorist_heuristic.dates import resolve_relative_dates

@@ -16,8 +16,8 @@ import pytest
 from memorist import Engine as Memory
 from memorist.engine.keywords import index_terms, terms
 from memorist.language import language_of
-from memorist.plugins import load_plugins
-from memorist.providers import ProviderContext
+from memorist.plugin.contracts import ProviderContext
+from memorist.plugin.manager import load_plugins
 from memorist.testing.inprocess import AppServer
 from memorist.testing.server import ADMIN
 from memorist_entities.rules import RuleEntityExtractor

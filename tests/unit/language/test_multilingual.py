@@ -234,7 +234,7 @@ def test_reembed_from_table_moves_a_store_to_another_embedder(tmp_path: Path) ->
 
 
 def test_the_multilingual_embedder_maps_one_fact_in_two_languages_together(tmp_path: Path) -> None:
-    from memorist.providers import ProviderContext
+    from memorist.plugin.contracts import ProviderContext
     from memorist_sentence_transformers import MultilingualUseEmbedder
 
     options = MultilingualUseEmbedder.Options(batch_size=2)

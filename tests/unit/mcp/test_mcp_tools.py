@@ -21,7 +21,6 @@ from memorist import limits
 pytest.importorskip("mcp")
 
 from mcp import Client  # noqa: E402
-from memorist.api import Memory  # noqa: E402
 from memorist.mcp.adapter import MemoryAccess  # noqa: E402
 from memorist.mcp.tools import build_server, fixed_caller  # noqa: E402
 from memorist.operations import (  # noqa: E402
@@ -30,7 +29,8 @@ from memorist.operations import (  # noqa: E402
     Role,
     ScopeError,
 )
-from memorist.plugins import load_plugins  # noqa: E402
+from memorist.plugin.manager import load_plugins  # noqa: E402
+from memorist.python.engine import Engine  # noqa: E402
 
 from tests.conftest import fast_settings  # noqa: E402
 from tests.plugins import hashing  # noqa: E402
@@ -48,13 +48,13 @@ TOOLS = {
 
 
 @pytest.fixture
-def memory(tmp_path: Path) -> Iterator[Memory]:
-    mem = Memory.from_config(fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing]))
+def memory(tmp_path: Path) -> Iterator[Engine]:
+    mem = Engine.from_config(fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing]))
     yield mem
     mem.close()
 
 
-def session(memory: Memory, caller: Caller) -> Callable[[Callable[[Client], Awaitable[Any]]], Any]:
+def session(memory: Engine, caller: Caller) -> Callable[[Callable[[Client], Awaitable[Any]]], Any]:
     """Run ``body(client)`` against a server confined to ``caller``."""
     operations = Operations(lambda: memory)
     server = build_server(MemoryAccess(lambda: operations), fixed_caller(caller))
@@ -105,7 +105,7 @@ def test_caller_ids_pins_defaults_and_refuses_widening() -> None:
         Caller(actor="x", pinned={"org_id": "other"})
 
 
-def test_tools_listed_with_descriptions_and_schemas(memory: Memory) -> None:
+def test_tools_listed_with_descriptions_and_schemas(memory: Engine) -> None:
     async def body(client: Client) -> None:
         listed = {t.name: t for t in (await client.list_tools()).tools}
         assert set(listed) == TOOLS
@@ -125,7 +125,7 @@ def test_tools_listed_with_descriptions_and_schemas(memory: Memory) -> None:
     session(memory, ALICE)(body)
 
 
-def test_add_search_get_update_history_delete(memory: Memory) -> None:
+def test_add_search_get_update_history_delete(memory: Engine) -> None:
     async def body(client: Client) -> None:
         added = await call(
             client,
@@ -158,7 +158,7 @@ def test_add_search_get_update_history_delete(memory: Memory) -> None:
     session(memory, ALICE)(body)
 
 
-def test_filters_threshold_and_top_k(memory: Memory) -> None:
+def test_filters_threshold_and_top_k(memory: Engine) -> None:
     async def body(client: Client) -> None:
         for i, topic in enumerate(["tea", "coffee", "tea"]):
             await call(
@@ -172,7 +172,7 @@ def test_filters_threshold_and_top_k(memory: Memory) -> None:
     session(memory, ALICE)(body)
 
 
-def test_scope_arguments_cannot_widen(memory: Memory) -> None:
+def test_scope_arguments_cannot_widen(memory: Engine) -> None:
     memory.add("Bob's locker code is 4711", user_id="bob", infer=False)
     bob_id = memory.list(user_id="bob").records[0].id
 
@@ -204,7 +204,7 @@ def test_scope_arguments_cannot_widen(memory: Memory) -> None:
     session(memory, BOB)(as_bob)
 
 
-def test_bad_arguments_are_tool_errors(memory: Memory) -> None:
+def test_bad_arguments_are_tool_errors(memory: Engine) -> None:
     async def body(client: Client) -> None:
         # Argument errors come back as one short line per field, no pydantic boilerplate.
         assert await error(client, "search_memories", query="x", top_k=0) == (
@@ -228,7 +228,7 @@ def test_bad_arguments_are_tool_errors(memory: Memory) -> None:
     session(memory, ALICE)(body)
 
 
-def test_read_only_and_unscoped_callers(memory: Memory) -> None:
+def test_read_only_and_unscoped_callers(memory: Engine) -> None:
     reader = Caller(actor="reader", role=Role.READER, pinned={"user_id": "alice"})
 
     async def read_only(client: Client) -> None:
@@ -247,7 +247,7 @@ def test_read_only_and_unscoped_callers(memory: Memory) -> None:
     session(memory, Caller(actor="operator"))(unscoped)
 
 
-def test_recent_resource_and_recall_prompt(memory: Memory) -> None:
+def test_recent_resource_and_recall_prompt(memory: Engine) -> None:
     async def body(client: Client) -> None:
         await call(client, "add_memory", text="I prefer window seats on flights", infer=False)
         templates = (await client.list_resource_templates()).resource_templates

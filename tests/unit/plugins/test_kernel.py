@@ -8,10 +8,10 @@ import time
 from pathlib import Path
 
 import pytest
-from memorist.kernel import Kernel
-from memorist.plugins import load_plugins
-from memorist.runtime import Runtime
-from memorist.settings import load_settings
+from memorist.config.settings import load_settings
+from memorist.kernel.core import Kernel
+from memorist.kernel.runtime import Runtime
+from memorist.plugin.manager import load_plugins
 
 from tests.conftest import ROOT, fast_settings
 from tests.plugins import hashing
@@ -30,7 +30,7 @@ def test_reading_the_engine_never_touches_the_database(tmp_path: Path, monkeypat
     k = kernel(tmp_path)
     try:
         monkeypatch.setattr(Runtime, "_load", lambda self: pytest.fail("a request polled the database"))
-        monkeypatch.setattr("memorist.runtime.CHECK_SECONDS", 0.0)
+        monkeypatch.setattr("memorist.kernel.runtime.CHECK_SECONDS", 0.0)
         assert k.runtime.memory is k.runtime.memory
     finally:
         monkeypatch.undo()
@@ -68,7 +68,8 @@ def test_kernel_wires_operations_events_and_workers_once(tmp_path: Path) -> None
 
 def test_the_worker_and_the_cli_run_without_the_web_layer() -> None:
     code = (
-        "import sys, memorist.kernel, memorist.worker, memorist.cli, memorist.admin_cli, memorist.api;"
+        "import sys, memorist.kernel.core, memorist.kernel.add_worker, memorist.cli, memorist.cli.admin,"
+        " memorist.python.engine;"
         "bad = sorted(m for m in sys.modules if m.startswith('memorist.http'));"
         "print(bad); sys.exit(1 if bad else 0)"
     )
@@ -78,7 +79,7 @@ def test_the_worker_and_the_cli_run_without_the_web_layer() -> None:
 
 def test_the_import_drawing_is_clean() -> None:
     graph = imports.scan()
-    assert "memorist.kernel" in graph.files and "memorist_lancedb" in graph.files
+    assert "memorist.kernel.core" in graph.files and "memorist_lancedb" in graph.files
     assert imports.violations(graph) == []
 
 

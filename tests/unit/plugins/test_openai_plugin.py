@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 import pytest
 from memorist.errors import ConfigurationError, ProviderError
-from memorist.providers import ProviderContext
+from memorist.plugin.contracts import ProviderContext
+from memorist.plugin.registry import ProviderRegistry
 from memorist.records import ChatMessage, ExtractionRequest, Message
-from memorist.registry import ProviderRegistry
 from memorist_openai import OpenAIEmbedder, OpenAILanguageModel
 from memorist_openai.client import parse_retry_after
 from memorist_openai.language_model import extract_json_object
@@ -503,7 +503,7 @@ def test_defaults() -> None:
 
 
 def test_registered_through_entry_point(server: FakeOpenAI, tmp_path: Path) -> None:
-    from memorist.plugins import load_plugins
+    from memorist.plugin.manager import load_plugins
 
     registry = ProviderRegistry.from_plugins(load_plugins(environ={"MEMORIST_PLUGINS": "openai"}))
     assert registry.get("language_model", "openai") is OpenAILanguageModel

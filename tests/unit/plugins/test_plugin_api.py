@@ -8,14 +8,14 @@ from typing import Any, ClassVar
 
 import memorist_webhooks
 import pytest
-from memorist.context import PluginContext
+from memorist.config.settings import load_settings
 from memorist.db import Database
 from memorist.errors import ConfigurationError
-from memorist.kernel import Kernel, open_context
+from memorist.kernel.context import PluginContext
+from memorist.kernel.core import Kernel, open_context
+from memorist.plugin.manager import load_plugins
 from memorist.plugin_api import hookimpl
-from memorist.plugins import load_plugins
 from memorist.records import utcnow
-from memorist.settings import load_settings
 from memorist_webhooks.config import DeliveryPolicy, WebhooksSettings
 from memorist_webhooks.tables import metadata as webhook_metadata
 from memorist_webhooks.tables import webhooks
@@ -171,7 +171,7 @@ def test_a_database_at_revision_0003_from_before_the_move_still_migrates(tmp_pat
 
 
 def test_providers_get_the_database_url_from_the_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from memorist.providers import ProviderContext
+    from memorist.plugin.contracts import ProviderContext
     from memorist_pgvector.store import resolve_url
 
     monkeypatch.setenv("MEMORIST_DATABASE__URL", "postgresql://from-the-environment/x")
@@ -182,13 +182,13 @@ def test_providers_get_the_database_url_from_the_settings(tmp_path: Path, monkey
 
 
 def test_one_slot_table_describes_the_five_provider_kinds() -> None:
-    from memorist import hookspecs
-    from memorist.components import Components
+    from memorist.config.settings import Settings
+    from memorist.engine.components import Components
     from memorist.http.selfhosted.models import Providers
-    from memorist.providers import PROVIDER_KINDS, Provider
-    from memorist.runtime import CONFIGURABLE
-    from memorist.settings import Settings
-    from memorist.slots import SLOT_NAMES, SLOTS, build_order
+    from memorist.kernel.runtime import CONFIGURABLE
+    from memorist.plugin import hookspecs
+    from memorist.plugin.contracts import PROVIDER_KINDS, Provider
+    from memorist.plugin.slots import SLOT_NAMES, SLOTS, build_order
 
     assert len(SLOTS) == 5 and list(PROVIDER_KINDS) == list(SLOT_NAMES)
     defaults = Settings().provider_slots()
@@ -294,4 +294,4 @@ def test_the_list_is_read_whatever_loader_loaded_the_module(monkeypatch: pytest.
     from memorist.plugin_api._published import homes
 
     monkeypatch.setattr(api.__spec__, "loader", object())
-    assert homes(api) == api._PUBLISHED.homes and homes(api)["Embedder"] == "memorist.providers"
+    assert homes(api) == api._PUBLISHED.homes and homes(api)["Embedder"] == "memorist.plugin.contracts"

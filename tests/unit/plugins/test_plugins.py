@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 from memorist.cli import cli
 from memorist.errors import PluginError
-from memorist.plugins import load_plugins
-from memorist.registry import ProviderRegistry
+from memorist.plugin.manager import load_plugins
+from memorist.plugin.registry import ProviderRegistry
 
 from tests.plugins import hashing, misspelled
 
@@ -29,8 +29,8 @@ def make_distribution(root: Path, module: str, source: str, entry: str = "thirdp
 
 
 THIRD_PARTY = """
-    from memorist.hookspecs import hookimpl
-    from memorist.providers import Reranker
+    from memorist.plugin.hookspecs import hookimpl
+    from memorist.plugin.contracts import Reranker
 
     class ReverseReranker(Reranker):
         name = "reverse"
@@ -98,7 +98,7 @@ def test_misspelled_hook_fails_at_startup() -> None:
 
 
 def test_misspelled_hook_in_an_installed_plugin_stops_the_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    source = "from memorist.hookspecs import hookimpl\n\n@hookimpl\ndef memory_addded(memory):\n    pass\n"
+    source = "from memorist.plugin.hookspecs import hookimpl\n\n@hookimpl\ndef memory_addded(memory):\n    pass\n"
     make_distribution(tmp_path, "typo_plugin", source, entry="typo")
     monkeypatch.syspath_prepend(str(tmp_path))  # installed: its entry point is found on sys.path
     monkeypatch.delitem(sys.modules, "typo_plugin", raising=False)

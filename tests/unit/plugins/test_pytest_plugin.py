@@ -74,7 +74,7 @@ def test_the_plugin_imports_nothing_heavy() -> None:
     ``testing`` extra or not: it may import pytest and nothing of the app, requests or numpy."""
     code = (
         "import sys, memorist.testing.fixtures as f; "
-        "print(sorted(m for m in ('requests', 'falcon', 'numpy', 'memorist.providers', 'memorist.testing.pg') "
+        "print(sorted(m for m in ('requests', 'falcon', 'numpy', 'memorist.plugin.contracts', 'memorist.testing.pg') "
         "if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -7,9 +7,9 @@ from typing import ClassVar
 
 import pytest
 from memorist.errors import ConfigurationError, PluginError, UnknownProviderError
-from memorist.plugins import load_plugins
-from memorist.providers import ProviderContext, ProviderOptions, Reranker
-from memorist.registry import ProviderRegistry
+from memorist.plugin.contracts import ProviderContext, ProviderOptions, Reranker
+from memorist.plugin.manager import load_plugins
+from memorist.plugin.registry import ProviderRegistry
 
 from tests.plugins import hashing
 

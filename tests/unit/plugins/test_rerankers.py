@@ -14,7 +14,8 @@ import memorist_rerankers
 import numpy as np
 import pytest
 from memorist.errors import CapabilityError, ConfigurationError, ProviderError
-from memorist.providers import LanguageModel, ProviderContext, ProviderOptions, Reranker
+from memorist.plugin.contracts import LanguageModel, ProviderContext, ProviderOptions, Reranker
+from memorist.plugin.registry import ProviderRegistry
 from memorist.records import (
     ChatMessage,
     ExtractedFact,
@@ -22,7 +23,6 @@ from memorist.records import (
     MemoryRecord,
     normalized_hash,
 )
-from memorist.registry import ProviderRegistry
 from memorist_rerankers import CrossEncoderReranker, LLMReranker, MMRReranker
 from memorist_rerankers.cross_encoder import resolve_model_path
 from memorist_rerankers.llm import RelevanceScores
@@ -71,7 +71,7 @@ def test_hookimpl_registers_the_three_rerankers() -> None:
 
 def test_installed_entry_point_builds_each_reranker(tmp_path: Path) -> None:
     """Through the ``memorist`` entry point, as startup finds it (only this plugin loaded)."""
-    from memorist.plugins import load_plugins
+    from memorist.plugin.manager import load_plugins
 
     registry = ProviderRegistry.from_plugins(load_plugins({"MEMORIST_PLUGINS": "rerankers"}))
     assert registry.names("reranker") == ["cross-encoder", "llm", "mmr"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from memorist.config.settings import load_settings
 from memorist.errors import ConfigurationError
-from memorist.settings import load_settings
 
 ROOT = Path(__file__).resolve().parents[3]
 

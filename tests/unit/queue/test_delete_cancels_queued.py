@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from memorist.events import CANCELLED_ERROR
+from memorist.queue.events import CANCELLED_ERROR
 from memorist.testing.inprocess import AppServer
 from memorist.testing.server import ADMIN
 

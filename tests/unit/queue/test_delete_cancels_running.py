@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from memorist.engine.memory import Memory
-from memorist.events import CANCELLED_RUNNING_ERROR, RUNNING, EventStore
+from memorist.engine.memory import MemoryEngine
+from memorist.kernel.add_worker import AddWorker
+from memorist.queue.events import CANCELLED_RUNNING_ERROR, RUNNING, EventStore
 from memorist.testing.inprocess import AppServer
-from memorist.worker import AddWorker
 
 from tests.unit.queue.test_delete_cancels_queued import event, platform_key
 
@@ -57,7 +57,7 @@ class Hold:
         self._release.set()
 
 
-def hold_while_extracting(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> Hold:
+def hold_while_extracting(memory: MemoryEngine, monkeypatch: pytest.MonkeyPatch) -> Hold:
     """Holds the worker in extraction: claimed and RUNNING, nothing noted or written yet."""
     hold, model = Hold(), memory.components.language_model
     extract = model.extract_detailed
@@ -70,7 +70,7 @@ def hold_while_extracting(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> Ho
     return hold
 
 
-def hold_after_writing_vectors(memory: Memory, monkeypatch: pytest.MonkeyPatch) -> Hold:
+def hold_after_writing_vectors(memory: MemoryEngine, monkeypatch: pytest.MonkeyPatch) -> Hold:
     """Holds the worker after its vectors are in the store, before its relational rows commit."""
     hold, store = Hold(), memory.components.vector_store
     upsert = store.upsert
@@ -84,13 +84,13 @@ def hold_after_writing_vectors(memory: Memory, monkeypatch: pytest.MonkeyPatch) 
     return hold
 
 
-HOLDS: dict[str, Callable[[Memory, pytest.MonkeyPatch], Hold]] = {
+HOLDS: dict[str, Callable[[MemoryEngine, pytest.MonkeyPatch], Hold]] = {
     "while_extracting": hold_while_extracting,
     "after_writing_vectors": hold_after_writing_vectors,
 }
 
 
-def parts(server: AppServer) -> tuple[Memory, EventStore]:
+def parts(server: AppServer) -> tuple[MemoryEngine, EventStore]:
     assert server.kernel is not None
     return server.kernel.runtime.memory, server.kernel.events
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 from memorist import Engine as Memory
-from memorist.events import FAILED, PENDING, SUCCEEDED, EventStore, QueueFull
-from memorist.plugins import load_plugins
-from memorist.worker import AddWorker
+from memorist.kernel.add_worker import AddWorker
+from memorist.plugin.manager import load_plugins
+from memorist.queue.events import FAILED, PENDING, SUCCEEDED, EventStore, QueueFull
 
 from tests.conftest import fast_settings
 from tests.plugins import hashing

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 from memorist.filters import parse_filter
-from memorist.providers import ProviderContext
+from memorist.plugin.contracts import ProviderContext
 from memorist.testing.vector_store import make_record, random_vectors, unit
 from memorist_lancedb import LanceDBVectorStore
 
@@ -143,7 +143,7 @@ def _child(data_dir: Path, body: str) -> subprocess.CompletedProcess[str]:
         import os, signal, sys
         import numpy as np
         from pathlib import Path
-        from memorist.providers import ProviderContext
+        from memorist.plugin.contracts import ProviderContext
         from memorist.testing.vector_store import make_record, random_vectors
         from memorist_lancedb import LanceDBVectorStore
         store = LanceDBVectorStore(

@@ -15,7 +15,7 @@ from memorist import Engine as Memory
 from memorist.engine import scope_index
 from memorist.engine.keywords import Postings, terms
 from memorist.engine.scope_index import Pinned
-from memorist.plugins import load_plugins
+from memorist.plugin.manager import load_plugins
 
 from tests.conftest import fast_settings
 from tests.plugins import hashing

@@ -13,7 +13,7 @@ from memorist import Engine
 from memorist.db.schema import kv
 from memorist.engine import vector_space
 from memorist.engine.vector_space import VectorSpaceMismatchError
-from memorist.plugins import load_plugins
+from memorist.plugin.manager import load_plugins
 from memorist.testing.inprocess import AppServer
 from memorist.testing.server import ADMIN
 from sqlalchemy import select

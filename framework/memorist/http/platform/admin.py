@@ -9,7 +9,7 @@ import falcon
 from ...bootstrap import Bootstrap
 from ...errors import MemoristError, NotFoundError
 from ...tenancy import ProjectError
-from ..operations import operation
+from ..declaration import operation
 from . import models as m
 
 TAGS = ("platform admin",)

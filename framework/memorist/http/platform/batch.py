@@ -23,10 +23,10 @@ import falcon
 from pydantic import BaseModel, Field
 
 from ...errors import MemoristError, ValidationError
-from ...events import Event
 from ...operations import AddedMemoryV3, AddInput, Operations
+from ...queue.events import Event
 from ...tenancy import Tenancy
-from ..operations import operation
+from ..declaration import operation
 from . import models as m
 from .access import access
 from .memories import TAGS, add_input

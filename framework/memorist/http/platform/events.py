@@ -8,7 +8,7 @@ import falcon
 
 from ...operations import EventOut, Operations
 from ...tenancy import Tenancy
-from ..operations import operation
+from ..declaration import operation
 from . import models as m
 from .access import access
 

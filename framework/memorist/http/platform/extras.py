@@ -5,7 +5,7 @@ project; ``POST /v1/exports/`` builds a JSON export of the project's memories
 synchronously and stores it; ``POST /v1/exports/get/`` returns a stored export;
 ``POST /v1/summary/`` summarizes the memories matching ``filters`` with the
 language model when it is generative, else as bullet lines. Stored exports
-have quotas and a retention period (:mod:`memorist.export_store`). Everything is
+have quotas and a retention period (:mod:`memorist.operations.export_store`). Everything is
 confined to the key's project; a memory or export of another project answers
 404 as if it did not exist.
 """
@@ -18,14 +18,14 @@ from typing import Any, Literal
 import falcon
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from ...context import PluginContext as AppServices
+from ...config.settings import LimitsSettings
 from ...filters import parse_filter
+from ...kernel.context import PluginContext
 from ...operations import Operations, iso
 from ...operations.extras import MAX_EXPORT, MAX_SUMMARY_MEMORIES, SUCCEEDED, SummaryDraft
 from ...records import ENTITY_SCOPE_FIELDS, utcnow
-from ...settings import LimitsSettings
 from ...tenancy import Tenancy
-from ..operations import operation
+from ..declaration import operation
 from .access import access
 
 __all__ = ["MAX_EXPORT", "MAX_SUMMARY_MEMORIES", "SummaryDraft", "add_routes"]
@@ -217,7 +217,7 @@ class Summary:
         }
 
 
-def add_routes(add: Callable[[str, object], None], services: AppServices, tenancy: Tenancy) -> None:
+def add_routes(add: Callable[[str, object], None], services: PluginContext, tenancy: Tenancy) -> None:
     """Called by the platform route table with its ``add`` (so the routes reach /openapi.json)."""
     ops, limits = services.operations, services.settings.limits
     assert ops is not None, "routes are added to an assembled kernel"

@@ -37,7 +37,7 @@ from ...operations import (
 )
 from ...operations.wire import MergedInput, SkippedPart
 from ...tenancy import Tenancy
-from ..operations import operation
+from ..declaration import operation
 from . import memories
 from . import models as m
 from .access import access

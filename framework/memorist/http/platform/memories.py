@@ -27,7 +27,7 @@ from ...operations import (
     UpdateInput,
 )
 from ...tenancy import Tenancy
-from ..operations import operation
+from ..declaration import operation
 from . import models as m
 from .access import access
 from .query_filters import parse_query_filters, split_entity_ids
@@ -100,7 +100,7 @@ class AddV3:
         who = access(req, self._tenancy)
         request = add_input(body, self._tenancy.project(who.org_id, who.project_id).settings)
         if not body.infer:
-            # Answered at once with a SUCCEEDED event, unless large (memorist.admission): then queued, PENDING.
+            # Answered at once with a SUCCEEDED event, unless large (memorist.queue.admission): then queued, PENDING.
             result, event = self._ops.add_recorded(who.caller, request)
             if result is not None:
                 resp.media = {**result.wire(AddedMemoryV3), "event_id": event.id, "status": event.status}

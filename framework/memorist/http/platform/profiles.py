@@ -18,7 +18,7 @@ import falcon
 
 from ...errors import ValidationError
 from ...tenancy import Tenancy
-from ..operations import operation
+from ..declaration import operation
 from . import models as m
 from .access import access
 

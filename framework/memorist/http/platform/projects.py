@@ -12,7 +12,7 @@ from ...errors import ValidationError
 from ...operations import Operations, iso
 from ...operations.projects import delete_project
 from ...tenancy import IGNORED_SETTINGS, Project, ProjectError, Tenancy, not_found
-from ..operations import operation
+from ..declaration import operation
 from . import models as m
 from .access import Access, access, project_access
 

@@ -6,14 +6,14 @@ from collections.abc import Callable
 
 from ...auth.users import UserStore
 from ...bootstrap import Bootstrap
-from ..services import AppServices
+from ...kernel.context import PluginContext
 from . import admin, batch, events, extras, legacy, memories, profiles, projects
 
 ORG = "/api/v1/orgs/organizations/{org_id}"
 PROJECT = ORG + "/projects/{project_id}"
 
 
-def add_routes(add: Callable[[str, object], None], services: AppServices, users: UserStore) -> None:
+def add_routes(add: Callable[[str, object], None], services: PluginContext, users: UserStore) -> None:
     tenancy, ops, limits = services.tenancy, services.operations, services.settings.limits
     assert ops is not None, "routes are added to an assembled kernel"
     add("/v1/ping/", projects.Ping(tenancy))

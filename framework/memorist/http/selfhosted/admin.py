@@ -6,13 +6,13 @@ from typing import Any
 
 import falcon
 
+from ...config.settings import LimitsSettings
+from ...kernel.runtime import CONFIGURABLE, Runtime
 from ...operations import EntityOut, Operations, iso
-from ...providers import PROVIDER_KINDS
+from ...plugin.contracts import PROVIDER_KINDS
+from ...plugin.registry import ProviderRegistry
 from ...redaction import redact
-from ...registry import ProviderRegistry
-from ...runtime import CONFIGURABLE, Runtime
-from ...settings import LimitsSettings
-from ..operations import operation
+from ..declaration import operation
 from ..request_log import RequestLog
 from . import admin_models as am
 from . import models as m

@@ -20,10 +20,10 @@ from ...auth.errors import AuthenticationError, AuthMisconfigured, PermissionDen
 from ...auth.rate_limit import RateLimiter
 from ...auth.tokens import TokenService
 from ...auth.users import UserStore
+from ...config.settings import AuthSettings, LimitsSettings
 from ...errors import ValidationError
-from ...settings import AuthSettings, LimitsSettings
 from ..auth import client_address
-from ..operations import Gate, operation
+from ..declaration import Gate, operation
 from . import models as m
 
 TAGS = ("auth",)

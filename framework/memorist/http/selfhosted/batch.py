@@ -16,10 +16,10 @@ from typing import Literal
 import falcon
 from pydantic import BaseModel, ConfigDict, Field
 
-from ...events import Event
+from ...config.settings import LimitsSettings
 from ...operations import AddedMemory, Operations
-from ...settings import LimitsSettings
-from ..operations import operation
+from ...queue.events import Event
+from ..declaration import operation
 from . import models as m
 from .memories import TAGS, add_input, caller
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import falcon
 
 from ...operations import EventOut, Operations
-from ..operations import operation
+from ..declaration import operation
 from .memories import caller
 
 

@@ -11,9 +11,9 @@ import falcon
 
 from ...auth.api_keys import ApiKeyStore
 from ...auth.errors import ConflictError
+from ...config.settings import LimitsSettings
 from ...errors import NotFoundError
-from ...settings import LimitsSettings
-from ..operations import operation
+from ..declaration import operation
 from . import models as m
 from .auth_routes import AuthServices
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import falcon
 
-from ...events import Event
+from ...config.settings import LimitsSettings
 from ...operations import (
     UNSET,
     AddedMemory,
@@ -19,8 +19,8 @@ from ...operations import (
     UpdateInput,
     caller_for,
 )
-from ...settings import LimitsSettings
-from ..operations import operation
+from ...queue.events import Event
+from ..declaration import operation
 from . import models as m
 
 TAGS = ("memories",)
@@ -68,7 +68,7 @@ class Memories:
     def on_post(self, req: falcon.Request, resp: falcon.Response, body: m.AddMemories) -> None:
         request = add_input(body)
         outcome = self._ops.add_or_queue(caller(req), request)
-        if isinstance(outcome, Event):  # a large add (memorist.admission): processed in the background
+        if isinstance(outcome, Event):  # a large add (memorist.queue.admission): processed in the background
             resp.status = falcon.HTTP_202
             resp.media = {
                 "results": [],

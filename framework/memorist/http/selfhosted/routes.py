@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...auth.api_keys import ApiKeyStore
+from ...kernel.context import PluginContext
 from ..request_log import RequestLog
-from ..services import AppServices
 from . import admin, auth_routes, batch, events, keys, memories, users_admin
 from .auth_routes import AuthServices
 
 
 def add_routes(
     add: Callable[[str, object], None],
-    services: AppServices,
+    services: PluginContext,
     auth: AuthServices,
     api_keys: ApiKeyStore,
     request_log: RequestLog,

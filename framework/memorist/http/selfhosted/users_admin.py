@@ -15,7 +15,7 @@ import falcon
 
 from ...auth.api_keys import ApiKeyStore
 from ...errors import NotFoundError, ValidationError
-from ..operations import operation
+from ..declaration import operation
 from . import models as m
 from .auth_routes import AuthServices
 

@@ -6,7 +6,7 @@ Revises: 0006
 A delete of every memory of a user (agent, run, app) cancels the entity's queued adds
 at once; one already running cannot be stopped from outside, so it is flagged instead,
 and its worker neither writes nor keeps anything once it sees the flag. See
-``memorist.events.EventStore.cancel_queued``. An integer (0/1) like ``users.disabled``:
+``memorist.queue.events.EventStore.cancel_queued``. An integer (0/1) like ``users.disabled``:
 the same column on SQLite and PostgreSQL, and existing rows read 0.
 """
 

@@ -1,0 +1,1 @@
+"""Bulk work on a store: ``memorist import`` (file and HTTP), re-embedding."""

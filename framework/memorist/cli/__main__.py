@@ -1,0 +1,5 @@
+"""``python -m memorist.cli``: what the module ran as a script."""
+
+from . import main
+
+main()

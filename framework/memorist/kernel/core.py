@@ -1,0 +1,153 @@
+"""The composition root: settings + plugins -> the running system.
+
+Every door starts here and nothing is wired twice: ``create_app`` (both HTTP
+surfaces), ``memorist worker``, ``memorist admin`` and the Python API
+(``memorist.Memory``). The order is fixed: load plugins, open the database and
+run the migrations, tell plugins the database is ready, build the engine
+runtime (providers), the event store, the operations layer, the
+authentication stores (:class:`~memorist.auth.stores.AuthStores`), and on
+request the queue workers. The tenancy (organizations, projects, members) is
+built once per context (:attr:`PluginContext.tenancy`).
+
+Reconfiguration never happens inside a request: :class:`~memorist.kernel.runtime.Runtime`
+swaps the engine in ``POST /configure`` itself, and its watcher thread follows
+changes made by other processes.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import pydantic
+from pydantic import BaseModel
+
+from ..auth.stores import AuthStores
+from ..config.settings import Settings
+from ..db import Database
+from ..errors import ConfigurationError, format_validation_error
+from ..operations import Operations
+from ..operations.export_store import ExportStore
+from ..plugin.manager import Plugins, load_plugins
+from ..plugin.registry import ProviderRegistry
+from ..queue.events import EventStore
+from ..tenancy import Tenancy
+from .add_worker import AddWorker
+from .context import PluginContext
+from .runtime import Runtime
+
+log = logging.getLogger("memorist.kernel")
+
+
+def plugin_settings(settings: Settings, plugins: Plugins) -> dict[str, BaseModel]:
+    """Each plugin's validated settings section; defaults when ``settings`` was loaded without it."""
+    found: dict[str, BaseModel] = {}
+    for name, model in plugins.settings_sections().items():
+        value = getattr(settings, name, None)
+        if not isinstance(value, model):
+            try:
+                value = model.model_validate(value or {})
+            except pydantic.ValidationError as exc:
+                raise ConfigurationError(format_validation_error(exc, name, model)) from None
+        found[name] = value
+    return found
+
+
+def open_context(settings: Settings, plugins: Plugins, registry: ProviderRegistry | None = None) -> PluginContext:
+    """Open and migrate the database (kernel, then plugins), then run ``database_ready``.
+
+    Every process does this first, whatever door it is: a server, a worker, ``memorist
+    admin``, the Python API. The returned context has no engine yet.
+    """
+    db = Database(settings.database_url, pool_timeout=settings.database.pool_timeout_seconds)
+    db.upgrade(plugins.migrations())
+    context = PluginContext(
+        settings=settings,
+        registry=registry or ProviderRegistry.from_plugins(plugins),
+        db=db,
+        plugins=plugins,
+        plugin_settings=plugin_settings(settings, plugins),
+    )
+    plugins.hook.database_ready(context=context)
+    return context
+
+
+def event_store(db: Database, settings: Settings) -> EventStore:
+    return EventStore.from_settings(db, settings.queue)
+
+
+@dataclass
+class Kernel:
+    """The running system one process serves from."""
+
+    settings: Settings
+    plugins: Plugins
+    registry: ProviderRegistry
+    db: Database
+    runtime: Runtime
+    events: EventStore
+    operations: Operations
+    context: PluginContext
+    #: Accounts, keys, tokens and rate limiters: one set for every door that checks credentials.
+    auth: AuthStores
+
+    @classmethod
+    def build(cls, settings: Settings, plugins: Plugins | None = None, *, watch: bool = True) -> Kernel:
+        """Assemble everything from ``settings``; ``watch`` follows other processes' ``/configure``."""
+        plugins = plugins or load_plugins()
+        registry = ProviderRegistry.from_plugins(plugins)
+        context = open_context(settings, plugins, registry)
+        db = context.db
+        runtime = Runtime(settings, plugins, db, registry, context=context)
+        events = event_store(db, settings)
+        operations = Operations(
+            lambda: runtime.memory,
+            events,
+            settings.limits,
+            ExportStore(db, settings.exports),
+            engine_for=runtime.memory_for,
+            engines=runtime.all_engines,
+            spaces=runtime.spaces,
+            prepare=runtime.prepare_multilingual,
+        )
+        context.runtime, context.events, context.operations = runtime, events, operations
+        if watch:
+            runtime.watch()
+        auth = AuthStores.build(db, settings.auth)
+        return cls(settings, plugins, registry, db, runtime, events, operations, context, auth)
+
+    @property
+    def tenancy(self) -> Tenancy:
+        """Organizations, projects and members (one per running system, see :attr:`PluginContext.tenancy`)."""
+        return self.context.tenancy
+
+    def worker(self, threads: int | None = None) -> AddWorker:
+        """Queue workers over this kernel's engine (not started)."""
+        count = threads if threads is not None else max(self.settings.queue.workers, 1)
+        q = self.settings.queue
+        return AddWorker(
+            lambda: self.runtime.memory,
+            self.events,
+            threads=count,
+            poll_seconds=q.poll_seconds,
+            max_run_seconds=q.max_run_seconds,
+            retention_days=q.retention_days,
+            memory_for=self.runtime.memory_for,
+        )
+
+    def start_workers(self) -> AddWorker | None:
+        """Start the in-process queue workers the settings ask for (``queue.workers``; 0 = none)."""
+        if not self.settings.queue.workers:
+            return None
+        worker = self.worker(self.settings.queue.workers)
+        worker.start()
+        self.context.worker = worker
+        return worker
+
+    def close(self) -> None:
+        """Stop the watcher and workers, release providers and the database."""
+        if self.context.worker is not None:
+            self.context.worker.stop()
+        self.runtime.stop()
+        self.context.close()
+        self.runtime.memory.close()
