@@ -28,7 +28,10 @@ USER = Pinned("default", "default", "user_id", "u1")
 
 
 def engine(data_dir: Path, **engine_settings: Any) -> Memory:
-    settings = fast_settings(data_dir, engine=engine_settings)
+    # The fact's side of the blend is its stored text here: the heuristic's own-words vector
+    # (tests/unit/engine/test_own_words.py) is switched off so the blend is measured alone.
+    heuristic = {"provider": "heuristic", "options": {"own_words": False}}
+    settings = fast_settings(data_dir, engine=engine_settings, language_model=heuristic)
     return Memory.from_config(settings, plugins=load_plugins({}, extra=[hashing]))
 
 
