@@ -287,11 +287,20 @@ def test_metrics_sum_every_gunicorn_worker(tmp_path: Path) -> None:
                 srv.url + path, headers={"Connection": "close", **kwargs.pop("headers", {})}, timeout=30
             )
 
+        def probe() -> int:
+            """1 for a /health a built worker answered: a replacement still building its engine
+            answers liveness itself, outside the app and its metrics (docs/startup.md)."""
+            answer = fresh("/health")
+            assert answer.status_code == 200
+            return 1 if answer.json()["ready"] else 0
+
+        served = 0
+
         for _ in range(30):
-            assert fresh("/health").status_code == 200
+            served += probe()
         srv.kill_worker()  # SIGKILL: no exit handlers run
         for _ in range(30):
-            assert fresh("/health").status_code == 200
+            served += probe()
         # SIGABRT (what gunicorn's arbiter sends a stuck worker): the worker exits through Python's
         # exit handlers, which must leave the shared directory to the others.
         import os
@@ -304,7 +313,7 @@ def test_metrics_sum_every_gunicorn_worker(tmp_path: Path) -> None:
             assert time.monotonic() < deadline, "the aborted worker was not replaced"
             time.sleep(0.2)
         for _ in range(30):
-            assert fresh("/health").status_code == 200
+            served += probe()
         seen = set()
         for _ in range(8):
             text = fresh("/metrics", headers=ADMIN).text
@@ -312,7 +321,7 @@ def test_metrics_sum_every_gunicorn_worker(tmp_path: Path) -> None:
     finally:
         srv.stop()
     # Each scrape sums the workers' files; the count may only grow by /health probes of the test kit.
-    assert min(seen) >= 90, seen
+    assert served >= 30 and min(seen) >= served, (served, seen)
 
 
 def test_state_counts_are_reused_for_their_max_age() -> None:

@@ -123,9 +123,9 @@ def test_serve_answers_health_while_its_workers_build_and_serves_them_after(tmp_
     server = Server(
         tmp_path / "data",
         env={
-            "MEMORIST_PLUGIN_MODULES": "memorist.testing.hashing,startup_gate",
+            "MEMORIST_PLUGIN_MODULES": "memorist.testing.hashing,tests.startup_gate",
             "STARTUP_GATE": str(gate),
-            "PYTHONPATH": f"{code_path()}:{TESTS}",
+            "PYTHONPATH": f"{code_path()}:{TESTS.parent}",  # tests/http would shadow the stdlib http
         },
     )
     server.data_dir.mkdir(parents=True)
