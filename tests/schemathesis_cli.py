@@ -11,7 +11,9 @@ the server under test. One lock around the parse costs nothing measurable here.
 from __future__ import annotations
 
 import ast
+import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 _parse = ast.parse
@@ -24,6 +26,10 @@ def _serialized_parse(*args: Any, **kwargs: Any) -> Any:
 
 
 if __name__ == "__main__":
+    # Run as a file, this script's folder (tests/) is first on sys.path, where the tier folders
+    # (tests/packaging/ ...) would shadow the installed packages schemathesis imports.
+    here = Path(__file__).resolve().parent
+    sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != here]
     ast.parse = _serialized_parse  # type: ignore[assignment]
     import schemathesis.cli
 

@@ -54,7 +54,7 @@ def mark_postgres_users(items: list[pytest.Item]) -> None:
 #: ``-n 2 --dist loadfile`` both workers begin with the long files (a fresh install, schemathesis,
 #: the benchmarks' smoke runs, the browsers) and the many short files fill in at the end. Before the
 #: tiers a table of per-file costs did this (tests/scheduling.py); a directory needs no upkeep.
-START_ORDER = ("packaging", "process", "browser", "clients", "postgres", "contracts", "http", "unit")
+START_ORDER = ("packaging", "process", "browser", "clients", "postgres", "contracts", "routes", "unit")
 
 
 def tier_rank(item: pytest.Item, tests_dir: Path) -> int:

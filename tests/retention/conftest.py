@@ -2,4 +2,4 @@
 
 from tests.tiers import mark_directory
 
-pytest_collection_modifyitems = mark_directory(__file__, "http")
+pytest_collection_modifyitems = mark_directory(__file__, "routes")

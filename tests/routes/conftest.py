@@ -1,5 +1,5 @@
-"""Tests in ``tests/http/`` carry the ``http`` marker (tests/tiers.py, docs/testing.md)."""
+"""Tests in ``tests/routes/`` carry the ``routes`` marker (tests/tiers.py, docs/testing.md)."""
 
 from tests.tiers import mark_directory
 
-pytest_collection_modifyitems = mark_directory(__file__, "http")
+pytest_collection_modifyitems = mark_directory(__file__, "routes")

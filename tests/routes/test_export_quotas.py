@@ -15,7 +15,7 @@ import pytest
 from memorist.db.schema import exports
 from sqlalchemy import func, select
 
-from tests.http.test_platform_extras import Tenant, add, make_tenant
+from tests.routes.test_platform_extras import Tenant, add, make_tenant
 
 
 def stored(t: Tenant, project_id: str = "web") -> int:

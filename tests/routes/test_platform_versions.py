@@ -18,7 +18,7 @@ from memorist.queue.events import EventStore
 from memorist.tenancy import Tenancy
 
 from tests.conftest import fast_settings
-from tests.http.test_platform_extras import _key
+from tests.routes.test_platform_extras import _key
 from tests.plugins import hashing
 
 

@@ -125,7 +125,7 @@ def test_serve_answers_health_while_its_workers_build_and_serves_them_after(tmp_
         env={
             "MEMORIST_PLUGIN_MODULES": "memorist.testing.hashing,tests.startup_gate",
             "STARTUP_GATE": str(gate),
-            "PYTHONPATH": f"{code_path()}:{TESTS.parent}",  # tests/http would shadow the stdlib http
+            "PYTHONPATH": f"{code_path()}:{TESTS.parent}",  # tests/routes would shadow the stdlib http
         },
     )
     server.data_dir.mkdir(parents=True)
