@@ -115,8 +115,11 @@ def test_table_loads_sorts_filters_and_pages_on_the_server(
     filters.get_by_label("Rows per page").select_option("50")
     filters.get_by_role("button", name="Apply filters").click()
     expected = api_page(
-        server, metadata_key="topic", created_from=page.evaluate("new Date('2025-01-01T00:00:00').toISOString()"),
-        created_to=page.evaluate("new Date('2025-03-31T23:59:59.999').toISOString()"), page_size=1,
+        server,
+        metadata_key="topic",
+        created_from=page.evaluate("new Date('2025-01-01T00:00:00').toISOString()"),
+        created_to=page.evaluate("new Date('2025-03-31T23:59:59.999').toISOString()"),
+        page_size=1,
     )["count"]
     assert 0 < int(expected) < SIZE  # type: ignore[call-overload]
     expect(page.locator("table.memtable caption")).to_have_text(f"user {USER}: {expected} memories")

@@ -36,7 +36,6 @@ SERVE_TESTS = [
 ]
 
 
-
 @contextmanager
 def default_port_busy() -> Iterator[int]:
     """A listener on the default ``serve`` address for the block: ours if it is free, else the one there."""

@@ -27,7 +27,6 @@ VENV = Path(sys.executable).parent.parent
 MARK = "@@memorist-quickstart-step@@"
 
 
-
 def fenced(text: str, language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", text, re.S)
 

@@ -517,9 +517,7 @@ SPECS: dict[tuple[str, str], Spec] = {
         200, lambda e, p, m: (f"/memories/{_fresh_memory(e) if m == 'fresh' else e.ids['memory']}", {})
     ),
     ("GET", "/memories/{memory_id}/history"): Spec(200, lambda e, p, m: (f"/memories/{e.ids['memory']}/history", {})),
-    ("GET", "/memories/{memory_id}/entities"): Spec(
-        200, lambda e, p, m: (f"/memories/{e.ids['memory']}/entities", {})
-    ),
+    ("GET", "/memories/{memory_id}/entities"): Spec(200, lambda e, p, m: (f"/memories/{e.ids['memory']}/entities", {})),
     ("GET", "/graph"): Spec(200, lambda e, p, m: ("/graph?user_id=matrix", {})),
     ("POST", "/search"): Spec(200, lambda e, p, m: ("/search", {"json": {"query": "matrix", "user_id": "matrix"}})),
     ("GET", "/configure"): Spec(200, lambda e, p, m: ("/configure", {})),

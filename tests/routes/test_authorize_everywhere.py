@@ -95,9 +95,7 @@ def doors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Doors]:
     python.close()
 
 
-def test_the_role_an_operation_requires_is_checked_on_every_door(
-    doors: Doors, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_role_an_operation_requires_is_checked_on_every_door(doors: Doors, monkeypatch: pytest.MonkeyPatch) -> None:
     assert REQUIRED["search"] is Role.READER
     assert doors.rest_search().json["results"], "a user's key searches its own memories"
     assert doors.platform_search().json, "a platform OWNER searches the project (v1 answers a list)"

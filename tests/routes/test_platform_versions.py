@@ -18,8 +18,8 @@ from memorist.queue.events import EventStore
 from memorist.tenancy import Tenancy
 
 from tests.conftest import fast_settings
-from tests.routes.test_platform_extras import _key
 from tests.plugins import hashing
+from tests.routes.test_platform_extras import _key
 
 
 class Site:

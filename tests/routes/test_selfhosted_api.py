@@ -188,6 +188,7 @@ def test_a_user_key_is_confined_to_its_user(server: Server, admin: dict[str, str
     admin_headers = bearer(admin["access_token"])
     key = server.post("/api-keys", headers=bearer(user["access_token"]), json={"label": "confined"}).json()["key"]
     mine = {"X-API-Key": key}
+
     def said(text: str) -> list[dict[str, str]]:
         return [{"role": "user", "content": text}]
 

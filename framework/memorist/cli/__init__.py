@@ -154,9 +154,7 @@ def serve(config: str | None, host: str | None, port: int | None, workers: int |
 @cli.command()
 @config_option
 @data_dir_option
-@click.option(
-    "--email", help="The account's email (default: the existing admin, else a new admin@localhost)."
-)
+@click.option("--email", help="The account's email (default: the existing admin, else a new admin@localhost).")
 @click.option("--password", help="Password of a new account (default: generated and printed once).")
 @click.option("--label", default="memorist init", show_default=True, help="Label of the new API key.")
 def init(config: str | None, email: str | None, password: str | None, label: str) -> None:

@@ -376,7 +376,10 @@ class Operations(ProjectData):
         if caller.pinned:
             self.get(caller, memory_id)
         return self.engine_of(caller).delete(
-            memory_id, org_id=caller.org_id, project_id=caller.project_id, actor=caller.actor,
+            memory_id,
+            org_id=caller.org_id,
+            project_id=caller.project_id,
+            actor=caller.actor,
             delete_linked=delete_linked,
         )
 

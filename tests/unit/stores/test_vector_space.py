@@ -87,9 +87,7 @@ def test_two_processes_recording_at_once_check_against_the_first(
     # with the record the first wrote, not give up.
     reads = iter([None])
     real_read = vector_space._read
-    monkeypatch.setattr(
-        vector_space, "_read", lambda db, key=vector_space.KEY: next(reads, None) or real_read(db, key)
-    )
+    monkeypatch.setattr(vector_space, "_read", lambda db, key=vector_space.KEY: next(reads, None) or real_read(db, key))
     with pytest.raises(VectorSpaceMismatchError):
         memory(tmp_path, MINILM)
 

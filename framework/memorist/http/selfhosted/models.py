@@ -184,7 +184,7 @@ class SearchBody(BaseModel):
     show_expired: bool = False
     enable_graph: bool | None = None
     reference_date: str | int | float | None = Field(
-        default=None, description="Anchors relative time in the query (\"last week\"): a date or Unix seconds"
+        default=None, description='Anchors relative time in the query ("last week"): a date or Unix seconds'
     )
     latest_only: bool = Field(default=False, description="Leave out memories a newer one superseded")
     as_of: str | int | float | None = Field(
