@@ -1,6 +1,6 @@
 """A worker answers ``/health`` before its engine is built; ``/ready`` and other requests wait for it.
 
-The in-process tests drive :class:`memorist.server_startup.StartingApp` over a real app whose
+The in-process tests drive :class:`memorist.serve.startup.StartingApp` over a real app whose
 build is held on an event; the process test holds a real ``memorist serve``'s workers in their
 build (``tests/startup_gate.py``) and shows what a client sees meanwhile and after.
 """
@@ -22,7 +22,7 @@ from memorist.config.settings import load_settings
 from memorist.http import create_app
 from memorist.plugin.manager import load_plugins
 from memorist.serve.gunicorn_app import READY_LINE
-from memorist.server_startup import STARTING_DETAIL, StartingApp
+from memorist.serve.startup import STARTING_DETAIL, StartingApp
 from memorist.testing import hashing
 from memorist.testing.server import ADMIN, Server, code_path
 

@@ -1,7 +1,7 @@
 """``GET /health``, ``GET /ready`` and ``GET /``: open, cheap, and enough to tell what a node runs.
 
 ``/health`` is liveness, ``/ready`` readiness. A worker of ``memorist serve`` answers both
-before its engine is built (``ready: false`` and 503, from :mod:`memorist.server_startup`);
+before its engine is built (``ready: false`` and 503, from :mod:`memorist.serve.startup`);
 these resources answer once it is, so here the engine is always ready.
 """
 

@@ -3,7 +3,7 @@
 The app is built in each worker after fork (no preload): providers hold
 threads, file handles and model weights that must not be shared across a fork.
 A worker answers ``/health`` from its first moment and builds its app in a thread
-meanwhile (:mod:`memorist.server_startup`; ``/ready`` says when it is built).
+meanwhile (:mod:`memorist.serve.startup`; ``/ready`` says when it is built).
 The worker class is :class:`memorist.serve.thread_worker.MemoristThreadWorker`
 (threads, bounded reads of slow clients, JSON for gunicorn's own errors).
 A worker that stops (SIGTERM, a restart, ``max_requests``) closes its kernel once
@@ -69,10 +69,10 @@ class MemoristGunicorn(BaseApplication):  # type: ignore[misc]
             self.cfg.set(key, value)
 
     def load(self) -> Any:
-        """The worker's app: :class:`~memorist.server_startup.StartingApp`, which answers ``/health``
+        """The worker's app: :class:`~memorist.serve.startup.StartingApp`, which answers ``/health``
         at once and builds the kernel and the HTTP app in a thread (``/ready`` says when)."""
         from .. import __version__
-        from ..server_startup import StartingApp, stop_worker
+        from .startup import StartingApp, stop_worker
 
         return StartingApp(
             self._build_app,

@@ -116,7 +116,7 @@ def stop_worker(exc: BaseException) -> None:
     ``os._exit`` because the worker's main loop runs in another thread, and nothing was
     accepted yet: there is nothing to drain or to save.
     """
-    from .errors import MemoristError
+    from ..errors import MemoristError
 
     if isinstance(exc, MemoristError):
         # One line, as gunicorn prints an AppImportError's (no traceback from every worker).
