@@ -20,6 +20,10 @@ if TYPE_CHECKING:
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _ADVISORY_LOCK_ID = 7_311_042  # arbitrary, constant: "memorist migrations"
+#: Alembic's ``context`` and ``op`` are process-wide proxies: two threads migrating at once,
+#: even different databases (an engine built in the background beside another), would run
+#: one's operations on the other's connection. The file and advisory locks order processes.
+_ALEMBIC_IN_THIS_PROCESS = threading.Lock()
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -149,7 +153,7 @@ class Database:
         """
         from alembic import command
 
-        with self._migration_lock() as conn:
+        with _ALEMBIC_IN_THIS_PROCESS, self._migration_lock() as conn:
             command.upgrade(_config(conn), "head")
             for name, versions in plugins:
                 command.upgrade(_config(conn, name, versions), "head")
