@@ -110,6 +110,7 @@ def peak_rss_mb(args: list[str], env: dict[str, str]) -> float:
     return float(out.stdout.strip())
 
 
+@pytest.mark.process  # child processes: the peak memory of whole imports of 4 MB and 30 MB
 def test_a_large_file_is_streamed_in_bounded_memory(tmp_path: Path) -> None:
     """Two imports that store the same memories (each keeps its first 20,000 characters): one
     from a 4 MB file, one from a ~30 MB file whose lines are longer. Streamed, the larger file
