@@ -33,19 +33,18 @@ def unconfined(caller: Caller, what: str) -> None:
 class ProjectData:
     """Counts, collections, feedback, exports, summaries and events of the caller's project.
 
-    The three stubs below are :class:`~.service.Operations`' own (it overrides them)."""
+    What it uses of :class:`~.service.Operations` is declared for the type checker only."""
 
     _exports: ExportStore | None
 
-    def engine_of(self, caller: Caller) -> MemoryEngine:  # provided by Operations
-        raise NotImplementedError
+    if TYPE_CHECKING:
 
-    def get(self, caller: Caller, memory_id: str) -> MemoryRecord:  # provided by Operations
-        raise NotImplementedError
+        @property
+        def events(self) -> EventStore: ...
 
-    @property
-    def events(self) -> EventStore:
-        raise NotImplementedError
+        def engine_of(self, caller: Caller) -> MemoryEngine: ...
+
+        def get(self, caller: Caller, memory_id: str) -> MemoryRecord: ...
 
     @requires(Role.READER)
     def collect(
