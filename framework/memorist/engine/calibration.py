@@ -46,7 +46,7 @@ from .hits import SearchHit
 ANCHORS: tuple[tuple[float, float], ...] = (
     (0.0, 0.0),
     (0.10, 0.10),
-    (0.21, 0.20),
+    (0.22, 0.20),
     (0.27, 0.50),
     (0.45, 0.75),
     (0.65, 0.90),
