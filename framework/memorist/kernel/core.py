@@ -17,6 +17,7 @@ changes made by other processes.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pydantic
@@ -25,6 +26,7 @@ from pydantic import BaseModel
 from ..auth.stores import AuthStores
 from ..config.settings import Settings
 from ..db import Database
+from ..engine.memory import MemoryEngine
 from ..errors import ConfigurationError, format_validation_error
 from ..operations import Operations
 from ..operations.export_store import ExportStore
@@ -70,6 +72,21 @@ def open_context(settings: Settings, plugins: Plugins, registry: ProviderRegistr
     )
     plugins.hook.database_ready(context=context)
     return context
+
+
+def in_process_operations(engine: Callable[[], MemoryEngine], settings: Settings) -> Operations:
+    """The operations layer of a door that runs in its caller's own process: the Python API
+    (``memorist.Memory``) and ``memorist import``.
+
+    Such a door is the operator's own tool, so it works under the operator's ``limits``
+    settings, the same object the HTTP doors admit adds with: one add past
+    ``limits.max_add_chars`` or ``limits.max_add_messages`` is refused with the error naming
+    the limit. What bounds one *request* does not apply: a batch's item and character caps
+    (a list handed over in-process, or a file, is no request; it is stored in bounded
+    chunks), the per-address rate limits (there is no address), and the queue (the caller
+    waits for its own adds, so none is answered 202).
+    """
+    return Operations(engine, limits=settings.limits, batch_caps=False)
 
 
 def event_store(db: Database, settings: Settings) -> EventStore:
