@@ -10,6 +10,8 @@ like every later probe, instead of leaving no trace.
 
 from __future__ import annotations
 
+from typing import Any
+
 import falcon
 
 from .middleware import RequestIdMiddleware
@@ -49,7 +51,8 @@ class StartingReady:
 
 def starting_app(version: str) -> falcon.App[falcon.Request, falcon.Response]:
     """The answers of a starting worker (see the module docstring)."""
-    app = falcon.App(middleware=[RequestIdMiddleware(), TelemetryMiddleware()])
+    middleware: list[Any] = [RequestIdMiddleware(), TelemetryMiddleware()]
+    app = falcon.App(middleware=middleware)
     app.add_route("/health", StartingHealth(version))
     app.add_route("/ready", StartingReady())
     app.add_sink(not_yet)
