@@ -49,6 +49,8 @@ class RequestLog:
 
     def _ensure_thread(self) -> None:
         # Started lazily so that it runs in the process that serves (after gunicorn forks).
+        if self._stop.is_set():  # closed with its kernel: no thread is started again
+            return
         if self._thread is None or not self._thread.is_alive():
             with self._lock:
                 if self._thread is None or not self._thread.is_alive():
@@ -62,11 +64,11 @@ class RequestLog:
         thread = self._thread
         if thread is not None and thread.is_alive() and thread is not threading.current_thread():
             thread.join(FLUSH_SECONDS * 4)
+        atexit.unregister(self.flush)  # its database goes with the kernel
         self.flush()
 
     def _run(self) -> None:
-        while not self._stop.is_set():
-            time.sleep(FLUSH_SECONDS)
+        while not self._stop.wait(FLUSH_SECONDS):
             self.flush()
 
     def flush(self) -> None:
