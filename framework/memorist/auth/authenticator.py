@@ -38,6 +38,8 @@ class Presented(Protocol):
     def remote_addr(self) -> str: ...
 
     def get_header(self, name: str) -> str | None: ...
+
+
 #: The 401 body names every way in, so a first request without credentials is not a dead end.
 UNAUTHENTICATED = (
     "authentication required: send 'Authorization: Bearer <access token>' or 'X-API-Key: <key>'. "
