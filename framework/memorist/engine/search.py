@@ -21,10 +21,11 @@ searched as a keyword, and the query vector is also the mean with the query as
 the memories would say it, which the language model that wrote them offers
 (``LanguageModel.query_forms``: "What does the user eat?").
 
-A query that names no entity of the scope is weighed by its *kind* (see
-:mod:`.query_kind`): the keyword and context weights are scaled by the share of its
-terms that its best keyword hit holds, so an agent's turn, whose words a memory shares
-only by accident, is ranked by meaning, and a lookup by words keeps every signal.
+With ``engine.query_kind`` on, a query that names no entity of the scope is weighed by
+its *kind* (see :mod:`.query_kind`): the keyword and context weights are scaled by the
+share of its terms that its best keyword hit holds, so an agent's turn, whose words a
+memory shares only by accident, is ranked by meaning, and a lookup by words keeps every
+signal.
 
 ``score = base + temporal_weight * temporal * (1 - base)`` where ``base`` is the
 weighted mean of the first three; it never leaves [0, 1]. A signal that is 0 for
@@ -224,7 +225,7 @@ class HybridSearch:
         best_keyword = max([c.keyword_raw for c in candidates.values()] + [KEYWORD_FLOOR])
         period = query_period(query)
         weights = self._signal_weights(candidates)
-        if not matches:  # names nothing of the scope: an agent's turn, or a lookup by words?
+        if self._s.query_kind and not matches:  # names nothing of the scope: a turn, or a lookup?
             share = lookup_share(focused, self._best_keyword_text(source, candidates))
             weights = scaled_keyword_weight(weights, share)
             context_weight *= share

@@ -62,13 +62,28 @@ SAID = (
 
 @pytest.fixture(params=[True, False], ids=["scope-index", "store"])
 def memory(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Memory]:
-    """The default engine (real MiniLM and LanceDB), searching from the scope's in-memory
-    snapshot or from the store (where the best keyword hit's text is read from the table)."""
-    engine = Memory.from_config({"data_dir": str(tmp_path), "engine": {"scope_index": request.param}})
+    """The default engine (real MiniLM and LanceDB) with ``engine.query_kind`` on, searching
+    from the scope's in-memory snapshot or from the store (where the best keyword hit's text
+    is read from the table)."""
+    engine = Memory.from_config(
+        {"data_dir": str(tmp_path), "engine": {"scope_index": request.param, "query_kind": True}}
+    )
     try:
         for text in SAID:
             engine.add([{"role": "user", "content": text}], user_id="maya")
         yield engine
+    finally:
+        engine.close()
+
+
+def test_by_default_a_shared_word_still_counts(tmp_path: Path) -> None:
+    """``query_kind`` is opt-in: the default ranks the turn with the configured weights."""
+    engine = Memory.from_config({"data_dir": str(tmp_path)})
+    try:
+        for text in SAID:
+            engine.add([{"role": "user", "content": text}], user_id="maya")
+        hits = engine.search("Recommend a good book for my holiday.", user_id="maya", top_k=3)
+        assert hits[0].record.text == "The user: Tom booked a holiday cottage in Wales."
     finally:
         engine.close()
 
