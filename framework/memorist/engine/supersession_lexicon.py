@@ -54,6 +54,10 @@ class Lexicon:
     calendar: frozenset[str] = frozenset()
     ordinals: frozenset[str] = frozenset()
     relative_dates: Phrases = Phrases({})
+    #: Multi-word attribute rows, labelled with their attribute: "broke up", "tied the knot".
+    attribute_phrases: Phrases = Phrases({})
+    #: Words that state a taste ("favourite", "prefers", "is into"): the preference slot.
+    preferences: Phrases = Phrases({})
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -90,6 +94,15 @@ class Lexicon:
             union("months") | union("weekdays"),
             union("ordinal_suffixes"),
             Phrases({fold(p): "relative_dates" for lex in lexes for p in lex.mapping("relative_dates")}),
+            Phrases(
+                {
+                    p: name
+                    for lex in reversed(lexes)
+                    for name in lex.get("attribute_phrases") or {}
+                    for p in lex.phrases("attribute_phrases", name)
+                }
+            ),
+            merged("preference_words"),
         )
 
 
@@ -136,4 +149,6 @@ def reading_lexicon(code: str) -> Lexicon:
         calendar=merged.calendar,
         ordinals=merged.ordinals,
         relative_dates=merged.relative_dates,
+        attribute_phrases=merged.attribute_phrases,
+        preferences=merged.preferences,
     )

@@ -18,14 +18,26 @@ it does not say it adds to what was said ("also", "another", ...), and one of:
   "is flying to Tokyo on the 14th" / "flight to Tokyo moved to the 16th", "lives in
   Munich" / "is in Berlin these days". Words miss a change told with other forms of a
   word or with none of the older fact's words; the embedder reads them as one topic;
+- the newer names a **relationship state** (the relationship attribute: "split up",
+  "engaged") and both name one person: "has been with Marco" / "Marco and the user
+  broke up" (the older need not hold a relationship word);
+- the newer **says it changes something and names nothing else** (its only content words
+  are names: "switched to a Pixel") and the two are closer in meaning than
+  :data:`BARE_CHANGE_SIMILARITY`;
+- both state a **taste** (the lexicons' ``preference_words``: "favourite", "prefers",
+  "is into"), the newer says it changed, and the two are closer in meaning than
+  :data:`PREFERENCE_SIMILARITY`: the preference slot, judged by the embedder since two
+  tastes of one category (two cuisines, two drinks) rarely share a word;
 - both hold a **quantity of one unit** with another value ("sleeps about 7 hours a
   night" / "sleeps 6 hours a night", "pays 45 dollars a month for the gym" / "gym
   membership went up to 55 dollars a month", "at 9:30" / "at 10:00") and are closer
   in meaning than :data:`QUANTITY_SIMILARITY`, neither placed at a point in time: "ran
   5 km on Saturday" / "ran 8 km on Sunday" (0.88) are two events, not two versions.
 
-The words are data (the language layer's lexicons: ``exclusive_attributes``,
-``replacement_words``, ...); this module is the mechanism. It reads every language's
+The words are data (the language layer's lexicons: ``exclusive_attributes`` and their
+multi-word ``attribute_phrases``, whose relationship rows are the states a couple passes
+through: dating, engaged, married, "split up", "tied the knot"; ``replacement_words``,
+``preference_words``, ...); this module is the mechanism. It reads every language's
 attribute, change and additive words at once: a fact the extractor keeps in the
 speaker's words ("The user: Vivo en Sevilla.") is too short to tell its language
 reliably, and those are content words that rarely mean something else in another
@@ -64,6 +76,16 @@ CHANGE_SIMILARITY = 0.6
 #: km on Mondays" / "swims 2 km on Fridays" 0.66, "pays 45 dollars ... gym" / "phone plan costs
 #: 30 dollars" 0.57.
 QUANTITY_SIMILARITY = 0.7
+#: A stated change that names nothing but its new value ("switched to a Pixel": a name and a
+#: change word, no topic word left) replaces the nearest fact of its subject at this cosine or
+#: more: its meaning is the only evidence of what it changes. Tune set: 0.44 ("uses an
+#: iPhone"); the additive facts with a change word score 0.52 and below but keep topic words.
+BARE_CHANGE_SIMILARITY = 0.4
+#: Two tastes, the newer told as a change, are one preference slot at this cosine or more:
+#: "favourite cuisine is Thai" / "obsessed with Mexican food these days" (0.51 on the tune
+#: set). A taste needs both facts to say it is one and the newer to say it changed, so the
+#: bar sits below :data:`CHANGE_SIMILARITY`; "likes tea" / "likes coffee" (no change) stay apart.
+PREFERENCE_SIMILARITY = 0.45
 #: A number and what it counts: "7 hours", "45 dollars", "$400", "9:30".
 _QUANTITY = re.compile(r"([$€£¥])\s?(\d[\d,.]*)|\b(\d{1,2}:\d{2})\b|\b(\d[\d,.]*)\s*([^\W\d_]+)")
 #: Longest facts read for the "X is V" shape: a long memory differs in more than one value.
@@ -127,6 +149,10 @@ class Reading:
     quantities: frozenset[tuple[str, str]] = frozenset()
     #: Whether it places itself at a point in time (a weekday, a month, "yesterday"): an event.
     anchored: bool = False
+    #: Whether it states a taste ("favourite", "prefers", "is into"): the preference slot.
+    preference: bool = False
+    #: The people and things it names (capitalized words past the first): "Mia", "Pixel".
+    names: frozenset[str] = frozenset()
 
 
 def _base(word: str) -> str:
@@ -153,6 +179,7 @@ def read(text: str) -> Reading:
     names = {t.word for t in found[1:] if t.surface[0].isupper()}
     attributes = frozenset(
         [lex.attributes[_base(w)] for w in words if _base(w) in lex.attributes]
+        + _phrased(found, lex)
         + _value_kinds(text)
         + _framed(text, found, lex)
     )
@@ -176,7 +203,21 @@ def read(text: str) -> Reading:
         _shapes(text, words, lex),
         _quantities(text, lex),
         _anchored(found, lex),
+        lex.preferences.anywhere(found),
+        frozenset(
+            n for n in names if _base(n) not in lex.speaker and _base(n) not in lex.attributes and n not in lex.others
+        ),
     )
+
+
+def _phrased(found: list[Token], lex: Lexicon) -> list[str]:
+    """The attributes ``found`` names with a multi-word row ("split up": relationship)."""
+    out = []
+    for i in range(len(found)):
+        hit = lex.attribute_phrases.at(found, i)
+        if hit is not None:
+            out.append(hit[1])
+    return out
 
 
 def _quantities(text: str, lex: Lexicon) -> frozenset[tuple[str, str]]:
@@ -307,7 +348,18 @@ def supersedes(newer: MemoryRecord, older: MemoryRecord, similarity: float | Non
         return True
     if new.shapes & old.shapes:
         return True
+    if "relationship" in new.attributes and _people(new) & _people(old):
+        return True
+    if new.change and not new.topic and (similarity or 0.0) >= BARE_CHANGE_SIMILARITY:
+        return True
+    if new.preference and old.preference and new.change and (similarity or 0.0) >= PREFERENCE_SIMILARITY:
+        return True
     return similarity is not None and similarity >= QUANTITY_SIMILARITY and _other_quantity(new, old)
+
+
+def _people(reading: Reading) -> frozenset[str]:
+    """Whom a fact names: its names, and a subject other than the speaker ("Sara and the user")."""
+    return reading.names | (reading.subjects - {SELF})
 
 
 def _other_quantity(new: Reading, old: Reading) -> bool:
