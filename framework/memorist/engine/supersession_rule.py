@@ -344,7 +344,7 @@ def supersedes(newer: MemoryRecord, older: MemoryRecord, similarity: float | Non
         return False
     if new.attributes & old.attributes:
         return True
-    if new.change and (new.topic & old.topic or (similarity is not None and similarity >= CHANGE_SIMILARITY)):
+    if new.change and (new.topic & old.topic or new.names & old.names or (similarity or 0.0) >= CHANGE_SIMILARITY):
         return True
     if new.shapes & old.shapes:
         return True
