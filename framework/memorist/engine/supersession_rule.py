@@ -8,6 +8,9 @@ it does not say it adds to what was said ("also", "another", ...), and one of:
 - both name the same **attribute** a person holds one value of at a time
   (where they live, their phone number, employer, partner, ...): "lives in
   Lisbon" / "moved to Porto";
+- the newer **says it changes an attribute** (an attribute word and a change word:
+  "went vegan now") and the two are closer in meaning than
+  :data:`ATTRIBUTE_CHANGE_SIMILARITY`, though the older told its value without the word;
 - the newer **says it changes something** ("now", "no longer", "switched",
   "changed", ...) and shares a topic word with the older: "dentist appointment
   on Friday" / "the dentist appointment was rescheduled to Monday";
@@ -76,6 +79,12 @@ CHANGE_SIMILARITY = 0.6
 #: km on Mondays" / "swims 2 km on Fridays" 0.66, "pays 45 dollars ... gym" / "phone plan costs
 #: 30 dollars" 0.57.
 QUANTITY_SIMILARITY = 0.7
+#: A stated change of an attribute held one value at a time ("went vegan now": diet) replaces
+#: an older fact of its subject this close in meaning that told the old value in other words
+#: ("eats a lot of meat"): the attribute and the change are two signs, so the bar sits below
+#: :data:`CHANGE_SIMILARITY`. Tune set: additive facts with an attribute and a change word
+#: score 0.35 ("bought a new laptop" / "got a new phone case").
+ATTRIBUTE_CHANGE_SIMILARITY = 0.5
 #: A stated change that names nothing but its new value ("switched to a Pixel": a name and a
 #: change word, no topic word left) replaces the nearest fact of its subject at this cosine or
 #: more: its meaning is the only evidence of what it changes. Tune set: 0.44 ("uses an
@@ -343,6 +352,8 @@ def supersedes(newer: MemoryRecord, older: MemoryRecord, similarity: float | Non
     if new.additive or not new.subjects & old.subjects:
         return False
     if new.attributes & old.attributes:
+        return True
+    if new.attributes and new.change and (similarity or 0.0) >= ATTRIBUTE_CHANGE_SIMILARITY:
         return True
     if new.change and (new.topic & old.topic or new.names & old.names or (similarity or 0.0) >= CHANGE_SIMILARITY):
         return True
