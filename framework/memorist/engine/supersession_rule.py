@@ -55,7 +55,7 @@ stays apart: "has a dog" / "also has a cat", "likes tea" / "likes coffee",
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..language import DEFAULT, Token, fold, language_of, lexicon, tokens
@@ -212,7 +212,7 @@ def read(text: str) -> Reading:
         _shapes(text, words, lex),
         _quantities(text, lex),
         _anchored(found, lex),
-        lex.preferences.anywhere(found),
+        lex.preferences.anywhere([replace(t, word=_base(t.word)) for t in found]),  # "j'adore": "adore"
         frozenset(
             n for n in names if _base(n) not in lex.speaker and _base(n) not in lex.attributes and n not in lex.others
         ),

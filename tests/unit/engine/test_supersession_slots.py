@@ -1,0 +1,133 @@
+"""Slots a newer fact replaces without sharing the older one's words.
+
+A relationship's state ("split up", "tied the knot", "ci siamo lasciati"), a taste
+("favourite", "obsessed with", "préfère"), a change naming only its new value ("switched to
+a Pixel"), an attribute changed in other words ("went vegan now" after "eats a lot of meat"):
+the words are the lexicons' rows, the rule (:mod:`memorist.engine.supersession_rule`) the
+mechanism. The cosine is given where the rule reads it (an add has it from its duplicate
+check); the end-to-end cases run the real engine with the hashing embedder, where the words
+alone must decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from memorist.engine.supersession_rule import (
+    ATTRIBUTE_CHANGE_SIMILARITY,
+    BARE_CHANGE_SIMILARITY,
+    PREFERENCE_SIMILARITY,
+    supersedes,
+)
+from memorist.plugin.manager import load_plugins
+from memorist.python.engine import Engine
+from memorist.records import MemoryRecord, normalized_hash
+
+from tests.conftest import fast_settings
+from tests.plugins import hashing
+
+MONDAY = "2026-03-02T09:00:00Z"
+FRIDAY = "2026-03-06T18:00:00Z"
+
+
+def _record(text: str, day: int) -> MemoryRecord:
+    moment = datetime(2026, 3, day, tzinfo=UTC)
+    return MemoryRecord(
+        id=f"m{day}", text=text, hash=normalized_hash(text), observed_at=moment, created_at=moment, updated_at=moment
+    )
+
+
+def _replaces(older: str, newer: str, similarity: float | None = None) -> bool:
+    return supersedes(_record(newer, 6), _record(older, 2), similarity)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "replaces"),
+    [
+        ("The user is in a relationship with Mia.", "Mia and the user split up last month.", True),
+        ("The user's fiancé is Omar.", "Omar and the user tied the knot in May.", True),
+        # The older holds no relationship word: the person named links the two.
+        ("The user has been with Sara since college.", "Sara and the user broke up.", True),
+        ("The user: Ich bin mit Lena zusammen.", "The user: Lena und ich haben Schluss gemacht.", True),
+        ("The user: Mi novia se llama Eva.", "The user: Eva y yo rompimos.", True),
+        ("The user: Il mio ragazzo è Luca.", "The user: Luca e io ci siamo lasciati.", True),
+        # The same person, no state: two facts.
+        ("The user is dating Chris.", "Chris and the user went to Rome in June.", False),
+        ("The user's husband is David.", "David's sister is Ruth.", False),
+        # A state, but of another person than the older fact names.
+        ("The user's colleague Ben lives in Leeds.", "Anna and the user broke up.", False),
+    ],
+)
+def test_a_relationship_state_replaces_the_older_one(older: str, newer: str, replaces: bool) -> None:
+    assert _replaces(older, newer) is replaces
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("The user's favorite cuisine is Thai.", "The user is obsessed with Mexican food these days."),
+        ("The user: J'adore le thé vert.", "The user: Maintenant je préfère le café."),
+        ("The user: Me encanta el rock.", "The user: Ahora prefiero el jazz."),
+    ],
+)
+def test_two_tastes_told_as_a_change_are_one_preference(older: str, newer: str) -> None:
+    assert _replaces(older, newer, PREFERENCE_SIMILARITY + 0.05)
+    assert not _replaces(older, newer, PREFERENCE_SIMILARITY - 0.1)  # two tastes of other things
+
+
+def test_two_tastes_without_a_change_stay_apart() -> None:
+    assert not _replaces("The user likes tea.", "The user likes coffee.", 0.7)
+    assert not _replaces("The user's favorite season is autumn.", "The user loves the beach in summer.", 0.47)
+    assert not _replaces("The user loves horror movies.", "The user also enjoys documentaries now.", 0.9)
+
+
+def test_a_change_naming_only_its_new_value_replaces_the_nearest_fact() -> None:
+    older, newer = "The user uses an iPhone.", "The user switched to a Pixel."
+    assert _replaces(older, newer, BARE_CHANGE_SIMILARITY + 0.05)
+    assert not _replaces(older, newer, BARE_CHANGE_SIMILARITY - 0.1)
+    # A change with words of its own needs the shared word or the higher bar.
+    assert not _replaces("The user runs every morning.", "The user started a new podcast now.", 0.45)
+
+
+def test_a_change_naming_what_it_drops_replaces_the_fact_that_named_it() -> None:
+    assert _replaces("The user's Skype is jon.b.", "Reach the user on Zoom, they no longer use Skype.")
+    assert not _replaces("The user's Skype is jon.b.", "The user no longer uses Slack.")
+
+
+def test_an_attribute_changed_in_other_words_replaces_a_close_fact() -> None:
+    older, newer = "The user eats a lot of meat.", "The user went vegan now."
+    assert _replaces(older, newer, ATTRIBUTE_CHANGE_SIMILARITY + 0.05)
+    assert not _replaces(older, newer, ATTRIBUTE_CHANGE_SIMILARITY - 0.1)
+    assert not _replaces("The user bought a new laptop.", "The user got a new phone case.", 0.35)
+
+
+@pytest.fixture
+def memory(tmp_path: Path) -> Iterator[Engine]:
+    mem = Engine.from_config(fast_settings(tmp_path), plugins=load_plugins({}, extra=[hashing]))
+    yield mem
+    mem.close()
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("I've been with Sara since college.", "Sara and I broke up."),
+        ("Abito a Milano.", "Mi sono trasferito a Torino."),
+        ("Mi novia se llama Eva.", "Eva y yo rompimos."),
+    ],
+)
+def test_a_state_change_supersedes_across_adds(memory: Engine, first: str, second: str) -> None:
+    old = memory.add(first, user_id="ana", timestamp=MONDAY)[0]
+    new = memory.add(second, user_id="ana", timestamp=FRIDAY)[0]
+    assert [r.id for r in memory.list(user_id="ana", latest_only=True).records] == [new.id]
+    assert memory.links([old.id])[old.id].superseded_by == new.id
+
+
+def test_an_italian_fact_of_two_words_is_stored_and_an_added_one_keeps_it(memory: Engine) -> None:
+    # Italian drops the pronoun: "Ho" (I have) is the speaker, not filler.
+    memory.add("Ho un fratello.", user_id="gio", timestamp=MONDAY)
+    memory.add("Ho anche una sorella.", user_id="gio", timestamp=FRIDAY)
+    assert memory.list(user_id="gio", latest_only=True).total == 2
