@@ -58,6 +58,8 @@ class Lexicon:
     attribute_phrases: Phrases = Phrases({})
     #: Words that state a taste ("favourite", "prefers", "is into"): the preference slot.
     preferences: Phrases = Phrases({})
+    #: Words by which a date opens a state rather than placing an event: "from next week".
+    state_openers: Phrases = Phrases({})
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -103,6 +105,7 @@ class Lexicon:
                 }
             ),
             merged("preference_words"),
+            merged("state_openers"),
         )
 
 
@@ -151,4 +154,5 @@ def reading_lexicon(code: str) -> Lexicon:
         relative_dates=merged.relative_dates,
         attribute_phrases=merged.attribute_phrases,
         preferences=merged.preferences,
+        state_openers=merged.state_openers,
     )

@@ -211,7 +211,7 @@ def read(text: str) -> Reading:
         lex.change.anywhere(found),
         _shapes(text, words, lex),
         _quantities(text, lex),
-        _anchored(found, lex),
+        _anchored([t for t in found if not _in_parentheses(text, t)], lex),
         lex.preferences.anywhere([replace(t, word=_base(t.word)) for t in found]),  # "j'adore": "adore"
         frozenset(
             n for n in names if _base(n) not in lex.speaker and _base(n) not in lex.attributes and n not in lex.others
@@ -244,9 +244,30 @@ def _quantities(text: str, lex: Lexicon) -> frozenset[tuple[str, str]]:
     return frozenset(out)
 
 
+def _in_parentheses(text: str, token: Token) -> bool:
+    """Whether ``token`` stands inside "( ... )": the extractor's resolution of a relative
+    date ("next week (the week of 12 January 2026)") repeats the date, it places nothing new."""
+    opened = text.rfind("(", 0, token.start)
+    return opened != -1 and text.rfind(")", opened, token.start) == -1
+
+
 def _anchored(found: list[Token], lex: Lexicon) -> bool:
-    """Whether a fact names a point in time: a month or weekday, or a relative date."""
-    return any(t.word in lex.calendar for t in found) or lex.relative_dates.anywhere(found)
+    """Whether a fact names a point in time: a month or weekday, or a relative date; not
+    one a state starts from ("starts at 10:00 from next week": a new value, no event)."""
+    index = 0
+    while index < len(found):
+        opener = lex.state_openers.at(found, index)
+        if opener is not None:  # skip the opener and the date it opens
+            index += opener[0]
+            if index < len(found) - 1 and found[index].word in STOP_WORDS:  # "starting in May"
+                index += 1
+            date = lex.relative_dates.at(found, index)
+            index += date[0] if date is not None else int(index < len(found) and found[index].word in lex.calendar)
+            continue
+        if found[index].word in lex.calendar or lex.relative_dates.at(found, index) is not None:
+            return True
+        index += 1
+    return False
 
 
 #: The extractor's label before a statement it keeps in the speaker's own words

@@ -95,6 +95,7 @@ def test_a_change_naming_only_its_new_value_replaces_the_nearest_fact() -> None:
 def test_a_change_naming_what_it_drops_replaces_the_fact_that_named_it() -> None:
     assert _replaces("The user's Skype is jon.b.", "Reach the user on Zoom, they no longer use Skype.")
     assert not _replaces("The user's Skype is jon.b.", "The user no longer uses Slack.")
+    assert _replaces("The user is flying to Tokyo on the 14th.", "The user's flight to Tokyo moved to the 16th.")
 
 
 def test_an_attribute_changed_in_other_words_replaces_a_close_fact() -> None:
@@ -131,3 +132,25 @@ def test_an_italian_fact_of_two_words_is_stored_and_an_added_one_keeps_it(memory
     memory.add("Ho un fratello.", user_id="gio", timestamp=MONDAY)
     memory.add("Ho anche una sorella.", user_id="gio", timestamp=FRIDAY)
     assert memory.list(user_id="gio", latest_only=True).total == 2
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "replaces"),
+    [
+        # A date a state starts from is no event: the new value replaces the old.
+        ("The user: Our standup is at 9:30.", "The user: Standup starts at 10:00 from next week.", True),
+        ("The user's rent is 900 euros a month.", "The user's rent is 950 euros a month starting in May.", True),
+        ("The user: Das Training ist um 18:00.", "The user: Ab März ist das Training um 19:00.", True),
+        # The extractor's resolution in parentheses repeats a date; it places nothing new.
+        (
+            "The user: Our standup is at 9:30.",
+            "The user: Standup starts at 10:00 from next week (the week of 12 January 2026).",
+            True,
+        ),
+        # Placed in time: two events, however alike.
+        ("The user ran 5 km on Saturday.", "The user ran 8 km on Sunday.", False),
+        ("The user ran 5 km last week (the week of 5 January 2026).", "The user ran 8 km this week.", False),
+    ],
+)
+def test_a_date_that_opens_a_state_is_no_event(older: str, newer: str, replaces: bool) -> None:
+    assert _replaces(older, newer, 0.8) is replaces
