@@ -190,3 +190,35 @@ def test_a_correction_told_to_another_node_supersedes(tmp_path: Path) -> None:
     finally:
         first.close()
         second.close()
+
+
+def test_mcp_search_takes_reference_date(memory: Engine) -> None:
+    pytest.importorskip("mcp")
+    from mcp import Client
+    from memorist.mcp.adapter import MemoryAccess
+    from memorist.mcp.tools import build_server, fixed_caller
+    from memorist.operations import Caller, Operations
+
+    memory.add(
+        "The user went to a jazz concert downtown.", user_id="ana", infer=False, timestamp="2026-01-13T20:00:00Z"
+    )
+    memory.add("The user went to a rock concert uptown.", user_id="ana", infer=False, timestamp="2026-03-03T20:00:00Z")
+    operations = Operations(lambda: memory)
+    server = build_server(
+        MemoryAccess(lambda: operations), fixed_caller(Caller(actor="ana", pinned={"user_id": "ana"}))
+    )
+    query = "Which concert did I go to last week?"
+
+    async def main() -> None:
+        async with Client(server, mode="legacy") as mcp:
+            for reference, named in (("2026-03-10", "rock"), ("2026-01-20", "jazz")):
+                found = await mcp.call_tool(
+                    "search_memories", {"query": query, "threshold": 0.0, "reference_date": reference}
+                )
+                assert not found.is_error, found.content
+                assert found.structured_content is not None
+                assert named in found.structured_content["results"][0]["memory"], reference
+            bad = await mcp.call_tool("search_memories", {"query": query, "reference_date": "not a date"})
+            assert bad.is_error and "reference_date" in str(bad.content)
+
+    asyncio.run(main())
