@@ -97,6 +97,10 @@ BARE_CHANGE_SIMILARITY = 0.4
 PREFERENCE_SIMILARITY = 0.45
 #: A number and what it counts: "7 hours", "45 dollars", "$400", "9:30".
 _QUANTITY = re.compile(r"([$€£¥])\s?(\d[\d,.]*)|\b(\d{1,2}:\d{2})\b|\b(\d[\d,.]*)\s*([^\W\d_]+)")
+#: Longest older fact a slot read without a shared word replaces (:func:`_same_slot`): a fact
+#: stated once ("The user has been with Sara since college." is 9 words) rather than a memory
+#: that blends several ("The event was really thought-provoking. Melanie is starting ...").
+SLOT_MAX_TOKENS = 20
 #: Longest facts read for the "X is V" shape: a long memory differs in more than one value.
 COPULA_MAX_TOKENS = 14
 #: The subject of a fact in the extractor's own voice for the speaker: the last word of the
@@ -162,6 +166,8 @@ class Reading:
     preference: bool = False
     #: The people and things it names (capitalized words past the first): "Mia", "Pixel".
     names: frozenset[str] = frozenset()
+    #: How many words it has.
+    size: int = 0
 
 
 def _base(word: str) -> str:
@@ -216,6 +222,7 @@ def read(text: str) -> Reading:
         frozenset(
             n for n in names if _base(n) not in lex.speaker and _base(n) not in lex.attributes and n not in lex.others
         ),
+        len(found),
     )
 
 
@@ -374,23 +381,34 @@ def supersedes(newer: MemoryRecord, older: MemoryRecord, similarity: float | Non
         return False
     if new.attributes & old.attributes:
         return True
-    if new.attributes and new.change and (similarity or 0.0) >= ATTRIBUTE_CHANGE_SIMILARITY:
-        return True
     if new.change and (new.topic & old.topic or new.names & old.names or (similarity or 0.0) >= CHANGE_SIMILARITY):
         return True
     if new.shapes & old.shapes:
         return True
-    if "relationship" in new.attributes and _people(new) & _people(old):
-        return True
-    if new.change and not new.topic and (similarity or 0.0) >= BARE_CHANGE_SIMILARITY:
-        return True
-    if new.preference and old.preference and new.change and (similarity or 0.0) >= PREFERENCE_SIMILARITY:
+    if old.size <= SLOT_MAX_TOKENS and _same_slot(new, old, similarity or 0.0):
         return True
     return similarity is not None and similarity >= QUANTITY_SIMILARITY and _other_quantity(new, old)
 
 
+def _same_slot(new: Reading, old: Reading, similarity: float) -> bool:
+    """The slots read without a shared word: a relationship's state, a changed attribute, a
+    bare change, a taste (see the module's description). Only for a short older fact: a long
+    memory blends several, and a word or a cosine says nothing of which one changed."""
+    if "relationship" in new.attributes and (_people(new) & old.names) - old.subjects:
+        return True
+    if new.attributes and new.change and similarity >= ATTRIBUTE_CHANGE_SIMILARITY:
+        return True
+    if new.change and not new.topic and similarity >= BARE_CHANGE_SIMILARITY:
+        return True
+    return new.preference and old.preference and new.change and similarity >= PREFERENCE_SIMILARITY
+
+
 def _people(reading: Reading) -> frozenset[str]:
-    """Whom a fact names: its names, and a subject other than the speaker ("Sara and the user")."""
+    """Whom a fact names: its names, and a subject other than the speaker ("Sara and the user").
+    The rule links a relationship state to a short older fact naming that person past its
+    subject (the partner: "has been with Sara"), never to any older fact about the same
+    subject ("Caroline ... as a single parent" replaces nothing Caroline said before), nor to
+    a long memory that names them among other things."""
     return reading.names | (reading.subjects - {SELF})
 
 

@@ -59,6 +59,9 @@ def _replaces(older: str, newer: str, similarity: float | None = None) -> bool:
         ("The user's husband is David.", "David's sister is Ruth.", False),
         # A state, but of another person than the older fact names.
         ("The user's colleague Ben lives in Leeds.", "Anna and the user broke up.", False),
+        # A relationship word about the subject itself links nothing it said before.
+        ("Maya wants to work in mental health.", "Maya is ready to adopt, even as a single parent.", False),
+        ("Leo: Let's take a dance class!", "Leo: It's like having a partner to dance with!", False),
     ],
 )
 def test_a_relationship_state_replaces_the_older_one(older: str, newer: str, replaces: bool) -> None:
@@ -76,6 +79,17 @@ def test_a_relationship_state_replaces_the_older_one(older: str, newer: str, rep
 def test_two_tastes_told_as_a_change_are_one_preference(older: str, newer: str) -> None:
     assert _replaces(older, newer, PREFERENCE_SIMILARITY + 0.05)
     assert not _replaces(older, newer, PREFERENCE_SIMILARITY - 0.1)  # two tastes of other things
+
+
+def test_a_long_memory_is_no_slot_a_taste_replaces() -> None:
+    # A memory blending several statements names a taste among other things: a cosine says
+    # nothing of which one a new taste changes.
+    older = (
+        "It is a big deal for Nate, it has been a wild ride. Sending positive vibes and hoping "
+        "someone likes the script enough to film it, that would be awesome!"
+    )
+    assert not _replaces(older, "Nate's new favorite snack is this creamy cheese.", 0.6)
+    assert _replaces("Nate likes salty crisps.", "Nate's new favorite snack is this creamy cheese.", 0.6)
 
 
 def test_two_tastes_without_a_change_stay_apart() -> None:
