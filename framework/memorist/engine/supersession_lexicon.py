@@ -60,6 +60,9 @@ class Lexicon:
     preferences: Phrases = Phrases({})
     #: Words by which a date opens a state rather than placing an event: "from next week".
     state_openers: Phrases = Phrases({})
+    #: Words by which a fact says a habit began ("started", "angefangen"): a change only when
+    #: the two facts are close in meaning, since a begun habit is as often one more.
+    onsets: Phrases = Phrases({})
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -106,6 +109,7 @@ class Lexicon:
             ),
             merged("preference_words"),
             merged("state_openers"),
+            merged("onset_words"),
         )
 
 
@@ -155,4 +159,5 @@ def reading_lexicon(code: str) -> Lexicon:
         attribute_phrases=merged.attribute_phrases,
         preferences=merged.preferences,
         state_openers=merged.state_openers,
+        onsets=merged.onsets,
     )

@@ -27,6 +27,9 @@ it does not say it adds to what was said ("also", "another", ...), and one of:
 - the newer **says it changes something and names nothing else** (its only content words
   are names: "switched to a Pixel") and the two are closer in meaning than
   :data:`BARE_CHANGE_SIMILARITY`;
+- the newer says a **habit began** (``onset_words``: "started", "began") and the two are
+  closer in meaning than :data:`CHANGE_SIMILARITY`: "prefers window seats" / "has started
+  picking aisle seats"; a begun habit far in meaning is one more ("started a podcast");
 - both state a **taste** (the lexicons' ``preference_words``: "favourite", "prefers",
   "is into"), the newer says it changed, and the two are closer in meaning than
   :data:`PREFERENCE_SIMILARITY`: the preference slot, judged by the embedder since two
@@ -97,9 +100,9 @@ BARE_CHANGE_SIMILARITY = 0.4
 PREFERENCE_SIMILARITY = 0.45
 #: A number and what it counts: "7 hours", "45 dollars", "$400", "9:30".
 _QUANTITY = re.compile(r"([$€£¥])\s?(\d[\d,.]*)|\b(\d{1,2}:\d{2})\b|\b(\d[\d,.]*)\s*([^\W\d_]+)")
-#: Longest older fact a slot read without a shared word replaces (:func:`_same_slot`): a fact
-#: stated once ("The user has been with Sara since college." is 9 words) rather than a memory
-#: that blends several ("The event was really thought-provoking. Melanie is starting ...").
+#: Longest fact, older or newer, a slot read without a shared word links (:func:`_same_slot`):
+#: a fact stated once ("The user has been with Sara since college." is 9 words) rather than a
+#: memory that blends several ("The event was really thought-provoking. Melanie is starting ...").
 SLOT_MAX_TOKENS = 20
 #: Longest facts read for the "X is V" shape: a long memory differs in more than one value.
 COPULA_MAX_TOKENS = 14
@@ -168,6 +171,8 @@ class Reading:
     names: frozenset[str] = frozenset()
     #: How many words it has.
     size: int = 0
+    #: Whether it says a habit began ("has started picking aisle seats").
+    onset: bool = False
 
 
 def _base(word: str) -> str:
@@ -223,6 +228,7 @@ def read(text: str) -> Reading:
             n for n in names if _base(n) not in lex.speaker and _base(n) not in lex.attributes and n not in lex.others
         ),
         len(found),
+        lex.onsets.anywhere(found),
     )
 
 
@@ -385,20 +391,22 @@ def supersedes(newer: MemoryRecord, older: MemoryRecord, similarity: float | Non
         return True
     if new.shapes & old.shapes:
         return True
-    if old.size <= SLOT_MAX_TOKENS and _same_slot(new, old, similarity or 0.0):
+    if max(old.size, new.size) <= SLOT_MAX_TOKENS and _same_slot(new, old, similarity or 0.0):
         return True
     return similarity is not None and similarity >= QUANTITY_SIMILARITY and _other_quantity(new, old)
 
 
 def _same_slot(new: Reading, old: Reading, similarity: float) -> bool:
     """The slots read without a shared word: a relationship's state, a changed attribute, a
-    bare change, a taste (see the module's description). Only for a short older fact: a long
-    memory blends several, and a word or a cosine says nothing of which one changed."""
+    bare change, a habit begun, a taste (see the module's description). Only between short
+    facts: a long memory blends several, and a word or a cosine says nothing of which changed."""
     if "relationship" in new.attributes and (_people(new) & old.names) - old.subjects:
         return True
     if new.attributes and new.change and similarity >= ATTRIBUTE_CHANGE_SIMILARITY:
         return True
     if new.change and not new.topic and similarity >= BARE_CHANGE_SIMILARITY:
+        return True
+    if new.onset and similarity >= CHANGE_SIMILARITY:
         return True
     return new.preference and old.preference and new.change and similarity >= PREFERENCE_SIMILARITY
 

@@ -106,6 +106,14 @@ def test_a_change_naming_only_its_new_value_replaces_the_nearest_fact() -> None:
     assert not _replaces("The user runs every morning.", "The user started a new podcast now.", 0.45)
 
 
+def test_a_habit_begun_replaces_a_close_one_only() -> None:
+    older, newer = "The user prefers window seats on trains.", "The user has started booking aisle seats."
+    assert _replaces(older, newer, 0.65)
+    assert not _replaces(older, newer, 0.45)  # far in meaning: one more habit
+    assert not _replaces("The user plays the guitar.", "The user has started learning the piano too.", 0.9)
+    assert _replaces("The user: Ich laufe jeden Morgen.", "The user: Ich habe mit Schwimmen angefangen.", 0.65)
+
+
 def test_a_change_naming_what_it_drops_replaces_the_fact_that_named_it() -> None:
     assert _replaces("The user's Skype is jon.b.", "Reach the user on Zoom, they no longer use Skype.")
     assert not _replaces("The user's Skype is jon.b.", "The user no longer uses Slack.")
