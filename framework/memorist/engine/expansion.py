@@ -6,7 +6,7 @@ sister is Maria." shares its words, "Maria moved to Lyon." shares none of them
 but shares an entity (Maria) with the first. A list question ("What
 activities does Melanie do?") gathers memories spread over months that
 resemble each other more than they resemble the question. After the first
-ranking, two signals look at the best hits instead of the query alone:
+ranking, three signals look at the best hits instead of the query alone:
 
 - ``linked``: memories that share a *specific* entity (a rare one in the
   scope, never one the query itself names: that is already the entity
@@ -18,8 +18,16 @@ ranking, two signals look at the best hits instead of the query alone:
   the query plus the centroid of the best hits' vectors, and a memory's
   semantic signal becomes ``(1 - w) * cos(query) + w * cos(feedback)``; the
   nearest memories to the feedback vector that no retriever found join too.
+- ``session``: the memories stored within ``session_window`` places of a best
+  hit in the scope's stored order and observed within ``SESSION_GAP`` of it
+  (the other turns of the exchange the hit came from: a question about "the
+  trip" is often answered a turn or two after the one naming the trip) move a
+  share of the way towards that hit's score, ``score + w * max(0, hit - score)``,
+  never past it. The ``context`` signal already mixes in the score of the one
+  memory just before or after each memory; this reaches a few turns further,
+  from the best hits only.
 
-Both read only the scope snapshot the search already holds (vectors, and the
+All three read only the scope snapshot the search already holds (vectors, and the
 entity-graph partition loaded beside it): no store round trip, a few
 milliseconds on a scope of a few thousand memories, and the memories just
 added are there (read-your-writes). At most ``expansion_max_candidates``
@@ -48,6 +56,8 @@ if TYPE_CHECKING:
 #: An entity linked to more than this share of the scope's memories says nothing about
 #: which of them answer (a speaker's own name, "the user").
 MAX_LINK_SHARE = 0.05
+#: Seconds between two memories' observation times within which they count as one session.
+SESSION_GAP = 3600
 
 
 class Scored(Protocol):
@@ -72,6 +82,10 @@ class ExpansionSettings:
     feedback_beta: float = 1.0
     #: Memories that may join the candidates per search.
     max_candidates: int = 20
+    #: Share of the way a best hit's session neighbour moves towards its score (0: off).
+    session_weight: float = 0.0
+    #: How far (in stored order) a session neighbour may be.
+    session_window: int = 3
 
     @classmethod
     def of(cls, engine: EngineSettings) -> ExpansionSettings:
@@ -81,11 +95,13 @@ class ExpansionSettings:
             engine.feedback_weight,
             engine.feedback_beta,
             engine.expansion_max_candidates,
+            engine.session_weight,
+            engine.session_window,
         )
 
     @property
     def enabled(self) -> bool:
-        return self.hits > 0 and (self.linked_weight > 0 or self.feedback_weight > 0)
+        return self.hits > 0 and (self.linked_weight > 0 or self.feedback_weight > 0 or self.session_weight > 0)
 
 
 def expand(
@@ -120,6 +136,33 @@ def expand(
         )
     if settings.linked_weight > 0 and graph is not None:
         _linked(snapshot, graph, candidates, best, query, accepted, query_entities, settings, new_candidate, budget)
+    if settings.session_weight > 0 and settings.session_window > 0:
+        _neighbours(snapshot, candidates, best, settings)
+
+
+def _neighbours(
+    snapshot: Snapshot, candidates: dict[str, Scored], best: list[Scored], settings: ExpansionSettings
+) -> None:
+    """Move memories stored within ``session_window`` of a best hit and observed within
+    ``SESSION_GAP`` of it (the other turns of its exchange) towards that hit's score."""
+    position = {memory_id: i for i, memory_id in enumerate(snapshot.order)}
+    seeds = {c.match.id for c in best}
+    pull: dict[str, float] = {}
+    for seed in best:
+        i = position.get(seed.match.id)
+        if i is None:
+            continue
+        when = seed.match.observed_at
+        for j in range(max(0, i - settings.session_window), min(len(snapshot.order), i + settings.session_window + 1)):
+            memory_id = snapshot.order[j]
+            if memory_id in seeds or memory_id not in candidates:
+                continue
+            if abs((candidates[memory_id].match.observed_at - when).total_seconds()) > SESSION_GAP:
+                continue
+            pull[memory_id] = max(pull.get(memory_id, 0.0), seed.score)
+    for memory_id, reach in pull.items():
+        cand = candidates[memory_id]
+        cand.score = _clip(cand.score + settings.session_weight * max(0.0, reach - cand.score))
 
 
 def feedback_vector(snapshot: Snapshot, query: np.ndarray, ids: list[str], beta: float) -> np.ndarray:
