@@ -104,11 +104,12 @@ def test_a_second_hop_is_found_through_the_entity_the_first_names(
         linked.close()
 
 
-def test_the_default_expansion_lifts_the_second_hop(tmp_path: Path, case: tuple[str, list[str], list[str]]) -> None:
+def test_the_default_link_weight_lifts_the_second_hop(tmp_path: Path, case: tuple[str, list[str], list[str]]) -> None:
     question, (first, second), distractors = case
     texts = [first, *distractors, second]
-    plain = _engine(tmp_path / "plain", linked_weight=0.0)
-    default = _engine(tmp_path / "default")
+    # Stored seconds apart, every memory is in one session: the session signal is left out here.
+    plain = _engine(tmp_path / "plain", linked_weight=0.0, session_weight=0.0)
+    default = _engine(tmp_path / "default", session_weight=0.0)
     try:
         _store(plain, texts)
         _store(default, texts)
@@ -209,3 +210,116 @@ def test_every_signal_off_changes_nothing() -> None:
     assert not off.enabled
     expand(snap, None, candidates, snap.vectors[0], Condition("user_id", "eq", "u"), set(), off, 0.7, _Cand)
     assert list(candidates) == ["m000"] and candidates["m000"].score == 0.5
+
+
+# --- session neighbours ------------------------------------------------------------------------------------
+
+#: (question, the answer, sessions of three turns each, stored an hour or more apart): the answer
+#: is said right after the turn that names what was asked about, and shares no word with it.
+SESSIONS = {
+    "en": (
+        "What did Lena get up to in Japan?",
+        "We ate ramen every night and walked around the old temples in Kyoto.",
+        [
+            [
+                "I just got back from my trip to Japan!",
+                "We ate ramen every night and walked around the old temples in Kyoto.",
+                "The flight home was really long though.",
+            ],
+            ["My sister is visiting next week.", "We are planning to cook dinner together.", "She loves Italian food."],
+            [
+                "I started a pottery class on Mondays.",
+                "My first bowl came out crooked.",
+                "The teacher is very patient.",
+            ],
+            [
+                "Our team won the volleyball match.",
+                "Afterwards we all went out for pizza.",
+                "I hurt my wrist a little.",
+            ],
+            ["I want to travel somewhere warm in winter.", "Maybe Spain or Portugal.", "I need to save money first."],
+            ["I tried a new noodle bar downtown.", "The broth was too salty for me.", "I will not go back there."],
+        ],
+    ),
+    "fr": (
+        "Qu'a fait Lena au Japon ?",
+        "Nous avons mangé des ramen tous les soirs et visité les vieux temples de Kyoto.",
+        [
+            [
+                "Je viens de rentrer de mon voyage au Japon !",
+                "Nous avons mangé des ramen tous les soirs et visité les vieux temples de Kyoto.",
+                "Le vol du retour était vraiment long.",
+            ],
+            [
+                "Ma sœur vient me voir la semaine prochaine.",
+                "Nous allons cuisiner ensemble.",
+                "Elle adore la cuisine italienne.",
+            ],
+            [
+                "J'ai commencé un cours de poterie le lundi.",
+                "Mon premier bol est tout tordu.",
+                "Le professeur est très patient.",
+            ],
+            [
+                "Notre équipe a gagné le match de volley.",
+                "Ensuite nous sommes allés manger une pizza.",
+                "Je me suis un peu fait mal au poignet.",
+            ],
+            [
+                "Je voudrais partir au chaud cet hiver.",
+                "Peut-être en Espagne ou au Portugal.",
+                "Je dois d'abord économiser.",
+            ],
+            [
+                "J'ai essayé un nouveau bar à nouilles en ville.",
+                "Le bouillon était trop salé pour moi.",
+                "Je n'y retournerai pas.",
+            ],
+        ],
+    ),
+}
+
+
+def _converse(memory: Engine, sessions: list[list[str]]) -> None:
+    for month, turns in enumerate(sessions, start=1):
+        for minute, text in enumerate(turns):
+            when = f"2024-{month:02d}-10T18:{minute:02d}:00Z"
+            memory.add([{"role": "user", "content": text}], user_id="lena", infer=False, timestamp=when)
+
+
+def _rank_of(memory: Engine, question: str, text: str) -> int | None:
+    hits = memory.search(question, user_id="lena", top_k=20, threshold=0.0)
+    return next((i for i, h in enumerate(hits) if h.record.text == text), None)
+
+
+@pytest.mark.parametrize("language", sorted(SESSIONS))
+def test_the_turn_after_a_best_hit_is_reached_through_its_session(tmp_path: Path, language: str) -> None:
+    question, answer, sessions = SESSIONS[language]
+    plain = _engine(tmp_path / "plain", session_weight=0.0)
+    default = _engine(tmp_path / "default")
+    try:
+        _converse(plain, sessions)
+        _converse(default, sessions)
+        before, after = _rank_of(plain, question, answer), _rank_of(default, question, answer)
+        assert after is not None and after < 3
+        assert before is None or after <= before
+        if language == "fr":  # MiniLM reads French poorly: the session, not the cosine, finds it
+            assert before is None or before >= 3
+    finally:
+        plain.close()
+        default.close()
+
+
+def test_a_neighbour_from_another_session_is_not_lifted(tmp_path: Path) -> None:
+    """The same turns stored a day apart each: no session, so the answer stays where the
+    cosine puts it."""
+    question, answer, sessions = SESSIONS["fr"]
+    apart = _engine(tmp_path)
+    try:
+        for day, text in enumerate(t for turns in sessions for t in turns):
+            when = f"2024-01-{1 + day:02d}T18:00:00Z"
+            apart.add([{"role": "user", "content": text}], user_id="lena", infer=False, timestamp=when)
+        rank = _rank_of(apart, question, answer)
+        assert rank is None or rank >= 3
+    finally:
+        apart.close()
