@@ -56,6 +56,8 @@ if TYPE_CHECKING:
 #: An entity linked to more than this share of the scope's memories says nothing about
 #: which of them answer (a speaker's own name, "the user").
 MAX_LINK_SHARE = 0.05
+#: A best hit leads the expansion only if it scores at least this share of the first one.
+SEED_SHARE = 0.5
 #: Seconds between two memories' observation times within which they count as one session.
 SESSION_GAP = 3600
 
@@ -126,6 +128,9 @@ def expand(
     best = sorted(candidates.values(), key=lambda c: (-c.score, c.match.id))[: settings.hits]
     if not best or best[0].score <= 0:
         return
+    # Only strong hits lead anywhere: one far below the first is as likely noise as not (and
+    # among near-zero scores which ties come first is an accident of ids).
+    best = [c for c in best if c.score >= SEED_SHARE * best[0].score]
     accepted = snapshot.accepted(where)
     query = np.asarray(query_vector, dtype=np.float32).reshape(-1)
     query = query / (float(np.linalg.norm(query)) or 1.0)
