@@ -57,6 +57,8 @@ stays apart: "has a dog" / "also has a cat", "likes tea" / "likes coffee",
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..records import MemoryRecord
 from .supersession_reading import SELF, Reading, read, states_attribute
 
@@ -104,9 +106,16 @@ PREFERENCE_SIMILARITY = 0.45
 SLOT_MAX_TOKENS = 20
 
 
-def supersedes(newer: MemoryRecord, older: MemoryRecord, similarity: float | None = None) -> bool:
+def supersedes(
+    newer: MemoryRecord,
+    older: MemoryRecord,
+    similarity: float | None = None,
+    attribute_of: Callable[[str], str | None] | None = None,
+) -> bool:
     """Whether storing ``newer`` makes ``older`` a past version (see the module's description);
-    ``similarity``: the two facts' cosine, when the caller has it."""
+    ``similarity``: the two facts' cosine, when the caller has it; ``attribute_of``: a fact
+    text's single-valued attribute read by meaning (:mod:`.attribute_prototypes`), asked only
+    when no other sign links the two."""
     if newer.id == older.id or newer.hash == older.hash:
         return False
     if (newer.speaker or "").casefold() != (older.speaker or "").casefold():
@@ -124,7 +133,12 @@ def supersedes(newer: MemoryRecord, older: MemoryRecord, similarity: float | Non
         return True
     if new.shapes & old.shapes:
         return True
-    if max(old.size, new.size) <= SLOT_MAX_TOKENS and _same_slot(new, old, similarity or 0.0):
+    short = max(old.size, new.size) <= SLOT_MAX_TOKENS
+    if short and _same_slot(new, old, similarity or 0.0):
+        return True
+    if short and attribute_of is not None and (new.change or new.onset) and _same_meant_attribute(
+        newer.text, older.text, attribute_of
+    ):
         return True
     return similarity is not None and similarity >= QUANTITY_SIMILARITY and _other_quantity(new, old)
 
@@ -142,6 +156,13 @@ def _same_slot(new: Reading, old: Reading, similarity: float) -> bool:
     if new.onset and similarity >= CHANGE_SIMILARITY:
         return True
     return new.preference and old.preference and new.change and similarity >= PREFERENCE_SIMILARITY
+
+
+def _same_meant_attribute(newer: str, older: str, attribute_of: Callable[[str], str | None]) -> bool:
+    """Both facts are nearest to one single-valued attribute's prototypes ("is a morning
+    person" / "has turned into a night owl": schedule), the newer told as a change."""
+    attribute = attribute_of(newer)
+    return attribute is not None and attribute_of(older) == attribute
 
 
 def _people(reading: Reading) -> frozenset[str]:
