@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|holdout3|holdout4|holdout5|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout5|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -104,11 +104,12 @@ def measure(memory: Engine, name: str, sequences: list[dict[str, Any]], verbose:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=("tune", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "all"), default="tune")
+    sets = ("tune", "holdout", "holdout2", "holdout3", "holdout4", "holdout5")
+    parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
-    names = ("tune", "holdout", "holdout2", "holdout3", "holdout4", "holdout5") if args.set == "all" else (args.set,)
+    names = sets if args.set == "all" else (args.set,)
     with tempfile.TemporaryDirectory() as data_dir:
         settings = load_settings(args.config, {"data_dir": data_dir, "request_log": {"enabled": False}})
         memory = Engine.from_settings(settings)

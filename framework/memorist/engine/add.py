@@ -40,6 +40,7 @@ from ..records import (
 from .add_embedding import FactEmbedder
 from .add_guard import AddGuard
 from .add_request import MAX_TEXT, AddRequest, as_recent, extract
+from .attribute_prototypes import AttributeReader
 from .batch import BatchStored, scope_key
 from .components import Components
 from .counts import ScopeCounts
@@ -53,7 +54,6 @@ from .scope import exact_scope
 from .scope_index import Pinned, ScopeIndex, ScopeView
 from .source_vectors import blend, source_of
 from .supersession import Supersession, SupersessionLog
-from .attribute_prototypes import AttributeReader
 from .supersession_rule import supersedes
 
 #: Stored neighbours a new fact is compared with (the nearest may differ in a value).

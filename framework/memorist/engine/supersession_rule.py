@@ -34,6 +34,10 @@ it does not say it adds to what was said ("also", "another", ...), and one of:
   "is into"), the newer says it changed, and the two are closer in meaning than
   :data:`PREFERENCE_SIMILARITY`: the preference slot, judged by the embedder since two
   tastes of one category (two cuisines, two drinks) rarely share a word;
+- both are nearest the prototypes of one **single-valued attribute read by meaning**
+  (:mod:`.attribute_prototypes`: schedule, occupation, ...) and the newer says it changes:
+  "is a morning person" / "has turned into a night owl", which share no word and sit far
+  apart in meaning (0.44) but are each close to "is an early bird";
 - both hold a **quantity of one unit** with another value ("sleeps about 7 hours a
   night" / "sleeps 6 hours a night", "pays 45 dollars a month for the gym" / "gym
   membership went up to 55 dollars a month", "at 9:30" / "at 10:00") and are closer
@@ -136,8 +140,11 @@ def supersedes(
     short = max(old.size, new.size) <= SLOT_MAX_TOKENS
     if short and _same_slot(new, old, similarity or 0.0):
         return True
-    if short and attribute_of is not None and (new.change or new.onset) and _same_meant_attribute(
-        newer.text, older.text, attribute_of
+    if (
+        short
+        and attribute_of is not None
+        and (new.change or new.onset)
+        and _same_meant_attribute(newer.text, older.text, attribute_of)
     ):
         return True
     return similarity is not None and similarity >= QUANTITY_SIMILARITY and _other_quantity(new, old)

@@ -9,7 +9,6 @@ registry), since the prototypes are sentences only a real embedder reads as one 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
 import pytest
