@@ -129,6 +129,8 @@ def supersedes(
     if older.observed_at > newer.observed_at:
         return False
     new, old = read(newer.text), read(older.text)
+    if new.subjects & old.subjects and _other_count(new, old):
+        return True
     if new.additive or not new.subjects & old.subjects:
         return False
     if new.attributes & old.attributes:
@@ -170,6 +172,16 @@ def _same_meant_attribute(newer: str, older: str, attribute_of: Callable[[str], 
     person" / "has turned into a night owl": schedule), the newer told as a change."""
     attribute = attribute_of(newer)
     return attribute is not None and attribute_of(older) == attribute
+
+
+def _other_count(new: Reading, old: Reading) -> bool:
+    """Both count one thing a person has, with another number: "has two kids" / "had their
+    third child". An additive word stands only beside an ordinal ("third" states the new
+    count); "also has two dogs" after "has a dog" is more dogs, not a new count of them."""
+    for thing, number, ordinal in new.counts:
+        if (ordinal or not new.additive) and any(t == thing and n != number for t, n, _ in old.counts):
+            return True
+    return False
 
 
 def _people(reading: Reading) -> frozenset[str]:

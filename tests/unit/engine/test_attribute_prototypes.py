@@ -89,7 +89,7 @@ def _current(memory: Engine, user: str, adds: list[str]) -> list[int]:
     ("adds", "current"),
     [
         # A change of schedule told in words the older fact does not hold.
-        (["I'm always up at dawn, I love early mornings.", "I've become a total night person."], [1]),
+        (["I'm always up at dawn, I love early mornings.", "These days I'm a total night person."], [1]),
         # A career change: no employer word in common, far in meaning.
         (["I sell insurance for a living.", "I changed careers and I'm a nurse now."], [1]),
         # Kinds held many at once stay current together.
