@@ -116,6 +116,28 @@ class EngineSettings(BaseModel):
     #: The context signal reads the scope's ids in stored order; above this many memories in
     #: the scope it is skipped (that read grows with the scope: ~9 ms per 1,000 on LanceDB).
     context_max_memories: int = Field(2000, ge=0, le=1_000_000)
+    #: Weigh a query that names no entity of the scope by its kind: its keyword and context
+    #: weights scaled by the share of its terms its best keyword hit holds, so an agent's turn
+    #: ("Can you suggest a dinner recipe?") is ranked by meaning (see
+    #: ``memorist.engine.query_kind``). Off by default: it lifts English agent turns
+    #: (benchmarks/implicit.py held out 0.738 -> 0.762) but costs languages the embedder does
+    #: not read, whose ranking the keyword index carries (multilingual.py default run, same
+    #: language: 86 -> 80 of 90); for an English-reading or multilingual embedder, turn it on.
+    query_kind: bool = False
+    #: Second-pass expansion of a search pinned to one cached scope (see
+    #: ``memorist.engine.expansion``): the best hits it starts from, the bonus for sharing a
+    #: specific entity with them, the share of the semantic signal taken from similarity to
+    #: the query moved towards their centroid (pseudo-relevance feedback), that move's size,
+    #: how many memories may join the candidates, and the pull towards a best hit of the
+    #: memories stored within ``session_window`` of it in the same session. A weight of 0
+    #: turns its signal off.
+    expansion_hits: int = Field(5, ge=0, le=50)
+    linked_weight: float = Field(0.1, ge=0, le=1)
+    feedback_weight: float = Field(0.0, ge=0, le=1)
+    feedback_beta: float = Field(1.0, ge=0, le=10)
+    expansion_max_candidates: int = Field(20, ge=0, le=200)
+    session_weight: float = Field(0.3, ge=0, le=1)
+    session_window: int = Field(3, ge=0, le=50)
     #: Search without entities too common in the scope to inform (e.g. the user's own name),
     #: averaged with the full query (see ``memorist.engine.search.focus_query``).
     focus_queries: bool = True

@@ -21,6 +21,12 @@ searched as a keyword, and the query vector is also the mean with the query as
 the memories would say it, which the language model that wrote them offers
 (``LanguageModel.query_forms``: "What does the user eat?").
 
+With ``engine.query_kind`` on, a query that names no entity of the scope is weighed by
+its *kind* (see :mod:`.query_kind`): the keyword and context weights are scaled by the
+share of its terms that its best keyword hit holds, so an agent's turn, whose words a
+memory shares only by accident, is ranked by meaning, and a lookup by words keeps every
+signal.
+
 ``score = base + temporal_weight * temporal * (1 - base)`` where ``base`` is the
 weighted mean of the first three; it never leaves [0, 1]. A signal that is 0 for
 every candidate (no entity named, no word shared) is left out of the mean rather
@@ -51,10 +57,13 @@ from ..observability.stages import stage
 from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord, Scope, StoreMatch
 from .components import Components
 from .entities import EntityGraph, EntityMatch, scope_key
+from .expansion import ExpansionSettings, expand
 from .hits import SearchHit
 from .query_forms import focus_query, without_subject
+from .query_kind import lookup_share, scaled_keyword_weight
 from .scope import equality_values
-from .scope_index import Pinned, ScopeIndex
+from .scope_graph import ScopeGraph
+from .scope_index import Pinned, ScopeIndex, ScopeView
 from .temporal import query_period, temporal_score
 from .versions import current_first
 
@@ -110,6 +119,7 @@ class HybridSearch:
         # The store path's keyword query and stored-order read overlap the rest (each releases
         # the GIL); sized for a few concurrent searches of the same engine.
         self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="memorist-search")
+        self._expansion = ExpansionSettings.of(settings)
 
     def search(
         self,
@@ -218,12 +228,19 @@ class HybridSearch:
         best_keyword = max([c.keyword_raw for c in candidates.values()] + [KEYWORD_FLOOR])
         period = query_period(query)
         weights = self._signal_weights(candidates)
+        if self._s.query_kind and not matches:  # names nothing of the scope: a turn, or a lookup?
+            share = lookup_share(focused, self._best_keyword_text(source, candidates))
+            weights = scaled_keyword_weight(weights, share)
+            context_weight *= share
         for cand in candidates.values():
             cand.keyword = min(1.0, cand.keyword_raw / best_keyword)
             cand.temporal = temporal_score(period, cand.match.observed_at)
             base = float(weights @ np.array([cand.semantic, cand.keyword, cand.entity]))
             bonus = self._s.temporal_weight * cand.temporal * (1.0 - base)
             cand.score = max(0.0, min(1.0, base + bonus))
+        if view is not None and self.index is not None and self._expansion.enabled:
+            with stage("search", "expand"):  # what the best hits reach, from the snapshot alone
+                self._expand(view, graph, candidates, query_vector, where, matches, float(weights[0]))
         order = order_future.result() if order_future is not None else None
         if view is not None and wants_order:
             order = view.sequence(conversation, self._s.context_max_memories)
@@ -240,6 +257,30 @@ class HybridSearch:
             fetched = self._records(source, ranked, top_k)
         return current_first(
             [SearchHit(record, c.score, c.details() if explain else None) for c, record in fetched], query
+        )
+
+    def _expand(
+        self,
+        view: ScopeView,
+        graph: ScopeGraph | None,
+        candidates: dict[str, Candidate],
+        query_vector: np.ndarray,
+        where: Filter,
+        matches: list[EntityMatch],
+        semantic_share: float,
+    ) -> None:
+        if graph is None and self._expansion.linked_weight > 0 and self.index is not None:
+            graph = self.index.graph(view.snapshot)
+        expand(
+            view.snapshot,
+            graph,
+            candidates,  # type: ignore[arg-type]
+            query_vector,
+            where,
+            {m.entity_id for m in matches},
+            self._expansion,
+            semantic_share,
+            lambda match, semantic: Candidate(match, semantic=semantic, score=semantic_share * semantic),
         )
 
     def _signal_weights(self, candidates: dict[str, Candidate]) -> np.ndarray:
@@ -266,6 +307,19 @@ class HybridSearch:
             dtype=float,
         )
         return weights / weights.sum() if weights.sum() > 0 else np.array([1.0, 0.0, 0.0])
+
+    @staticmethod
+    def _best_keyword_text(source: Any, candidates: dict[str, Candidate]) -> str | None:
+        """The text of the best keyword hit (ties: lowest id), read from the store when the
+        keyword retriever returned no record; None when no memory shares a term."""
+        found = [c for c in candidates.values() if c.keyword_raw > 0]
+        if not found:
+            return None
+        best = min(found, key=lambda c: (-c.keyword_raw, c.match.id))
+        if best.match.record is not None:
+            return best.match.record.text
+        record = source.fetch([best.match]).get(best.match.id)
+        return record.text if record is not None else None
 
     @staticmethod
     def _records(source: Any, ranked: list[Candidate], count: int) -> list[tuple[Candidate, MemoryRecord]]:
