@@ -74,9 +74,12 @@ def test_metrics_are_for_admins_or_the_scrape_token(server: AppServer) -> None:
 
 def test_requests_stages_queue_and_store_sizes_are_exposed(server: AppServer) -> None:
     before = families(server.get("/metrics", headers=ADMIN).text)
+    # The metrics are process-wide: other tests in this worker may have counted /memories
+    # requests of another method or status, so only an exact series counts as "before".
+    wanted = {"method": "POST", "route": "/memories", "status": "200"}
     ok_before = (
-        sample(before["memorist_http_requests"], "_total", method="POST", route="/memories", status="200")
-        if any(s.labels.get("route") == "/memories" for s in before["memorist_http_requests"].samples)
+        sample(before["memorist_http_requests"], "_total", **wanted)
+        if any(all(s.labels.get(k) == v for k, v in wanted.items()) for s in before["memorist_http_requests"].samples)
         else 0.0
     )
     add(server, "I moved to Lisbon last spring and I work as a nurse.", "obs-ana")
