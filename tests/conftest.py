@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.tiers import keep_collection_order, mark_postgres_users, order_by_tier
+from tests.tiers import directory_marker, excludes_marker, keep_collection_order, mark_postgres_users, order_by_tier
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -30,6 +30,17 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     keep_collection_order(config)
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A tier directory whose marker ``-m`` rules out is not collected: the fast tier imports no
+    slow tier's test module (tests/tiers.py, ``excludes_marker``). ``None`` leaves it to pytest."""
+    if collection_path.parent != ROOT / "tests" or not collection_path.is_dir():
+        return None
+    marker = directory_marker(collection_path)
+    if marker is not None and excludes_marker(config.getoption("markexpr", ""), marker):
+        return True
+    return None
 
 
 @pytest.fixture(scope="session", autouse=True)
