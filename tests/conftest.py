@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -72,6 +74,55 @@ def _prompt_graph_fusion() -> None:
     from memorist_sentence_transformers import graph_preparation
 
     graph_preparation.FUSION_DELAY_SECONDS = 0.0
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _migrated_sqlite_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A new SQLite database starts as a copy of one this worker migrated, then migrates as usual.
+
+    Why: most tests build their own app or engine on a fresh data directory, and each of those
+    ran every Alembic migration from an empty file (~60 ms of CPU, half of building an app);
+    a worker did that hundreds of times for the same schema. The first fresh database of each
+    set of migrations (the kernel's plus the plugins') is migrated for real into a template;
+    later ones copy it under the migration lock the real upgrade takes, and the real upgrade
+    still runs on the copy: Alembic finds it at head and does nothing, or migrates what the
+    template lacks. Existing files, PostgreSQL and in-memory databases go straight through.
+    """
+    from memorist.db.engine import Database
+
+    real = Database.upgrade
+    folder = tmp_path_factory.mktemp("migrated-templates")
+    templates: dict[tuple[tuple[str, str], ...], Path] = {}
+    building = threading.Lock()
+
+    def upgrade(self: Database, plugins: Any = ()) -> None:
+        path = self.url.split("///", 1)[-1] if self.is_sqlite else ""
+        if not path or path == ":memory:" or Path(path).exists():
+            return real(self, plugins)
+        plugins = list(plugins)
+        key = tuple((name, str(Path(versions).resolve())) for name, versions in plugins)
+        with building:
+            template = templates.get(key)
+            if template is None:
+                template = folder / f"template-{len(templates)}.db"
+                migrated = Database(f"sqlite:///{template}")
+                try:
+                    real(migrated, plugins)
+                finally:
+                    migrated.dispose()
+                templates[key] = template
+        with open(f"{path}.migrate.lock", "a+") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                if not Path(path).exists():
+                    shutil.copyfile(template, path)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+        return real(self, plugins)
+
+    Database.upgrade = upgrade  # type: ignore[method-assign]
+    yield
+    Database.upgrade = real  # type: ignore[method-assign]
 
 
 @pytest.fixture(scope="session", autouse=True)
