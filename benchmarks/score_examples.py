@@ -173,7 +173,7 @@ def summary(kind: str, pairs: list[tuple[float, float]], ranks: list[int] | None
         "n": len(pairs),
         "raw": stats([r for r, _ in pairs]),
         "score": stats(scores),
-        "at_least": {t: sum(s >= float(t) for s in scores) for t in ("0.3", "0.5", "0.7")},
+        "at_least": {t: sum(s >= float(t) for s in scores) for t in ("0.2", "0.3", "0.5", "0.7")},
     }
     if ranks is not None:
         line["target_ranked_first"] = sum(r == 1 for r in ranks)

@@ -22,10 +22,17 @@ def check_not_reserved(value: str | None, field: str) -> None:
 
 
 class Bootstrap:
-    def __init__(self, db: Database, tenancy: Tenancy | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        tenancy: Tenancy | None = None,
+        users: UserStore | None = None,
+        keys: ApiKeyStore | None = None,
+    ) -> None:
+        # A kernel passes its own (Kernel.bootstrap); ``memorist admin`` may open bare ones.
         self.tenancy = tenancy or Tenancy(db)
-        self.users = UserStore(db)
-        self.keys = ApiKeyStore(db)
+        self.users = users or UserStore(db)
+        self.keys = keys or ApiKeyStore(db)
 
     def ensure_user(self, email: str, name: str | None = None, password: str | None = None) -> str:
         """The platform account with this email, created if needed.

@@ -20,9 +20,11 @@ import requests
 from memorist import __version__
 from memorist.config.settings import load_settings
 from memorist.http import create_app
+from memorist.http.starting import STARTING_DETAIL, starting_app
+from memorist.observability import metrics
 from memorist.plugin.manager import load_plugins
 from memorist.serve.gunicorn_app import READY_LINE
-from memorist.serve.startup import STARTING_DETAIL, StartingApp
+from memorist.serve.startup import StartingApp
 from memorist.testing import hashing
 from memorist.testing.server import ADMIN, Server, code_path
 
@@ -51,7 +53,9 @@ class HeldBuild:
 
 
 def starting(held: HeldBuild, wait_seconds: float = 30) -> StartingApp:
-    return StartingApp(held.build, version=__version__, wait_seconds=wait_seconds, on_failure=held.failures.append)
+    return StartingApp(
+        held.build, answer=starting_app(__version__), wait_seconds=wait_seconds, on_failure=held.failures.append
+    )
 
 
 @pytest.fixture
@@ -76,6 +80,28 @@ def test_health_answers_at_once_and_ready_refuses_while_the_engine_is_built(held
     assert client.simulate_get("/ready").json == {"status": "ready"}
     built = client.simulate_get("/health").json
     assert built["ready"] is True and built["components"]["embedder"] == "hashing"
+
+
+def health_probes(text: str) -> float:
+    """``GET /health`` answers counted in a Prometheus exposition text."""
+    prefix = 'memorist_http_requests_total{method="GET",route="/health",status="200"} '
+    return sum(float(line[len(prefix) :]) for line in text.splitlines() if line.startswith(prefix))
+
+
+def test_a_starting_workers_answers_carry_a_request_id_and_are_counted(held: HeldBuild) -> None:
+    """A probe of a starting worker is a request like any other: its ``X-Request-ID`` comes back
+    (the caller's, or a fresh one) and it appears in ``/metrics`` once the app is built."""
+    metrics.set_enabled(True)  # the process's switch, as the built app's settings set it
+    app = starting(held).start()
+    client = falcon.testing.TestClient(app)
+    counted = health_probes(metrics.render(None)[0].decode())
+    before = client.simulate_get("/health", headers={"X-Request-ID": "sonde-1"})
+    assert before.json["ready"] is False and before.headers["X-Request-ID"] == "sonde-1"
+    ready = client.simulate_get("/ready")
+    assert ready.status_code == 503 and len(ready.headers["X-Request-ID"]) == 32
+    held.release()
+    assert app.wait(30)
+    assert health_probes(client.simulate_get("/metrics").text) == counted + 1  # the probe made while starting
 
 
 def test_a_request_made_while_starting_waits_for_the_engine_and_is_served(held: HeldBuild) -> None:

@@ -4,7 +4,7 @@ Every door that checks credentials (both HTTP surfaces, ``/mcp``, the
 dashboard's session routes) shares these: the account and key stores, the
 token service and the rate limiters whose counts live in the database (so
 they hold across worker processes). The web layer only wraps them
-(:class:`memorist.http.auth.Authenticator`, the auth routes).
+(the kernel builds the authenticator and account services over them, :mod:`memorist.kernel.serving`).
 """
 
 from __future__ import annotations

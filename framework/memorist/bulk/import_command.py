@@ -80,21 +80,27 @@ def local_sink(
     config: str | None, skip_invalid: bool, tally: Tally
 ) -> tuple[Sink, Callable[[Item], bool], Callable[[], None]]:
     """Adds stored in this process, into ``--data-dir``/``--config``'s store: the sink, the
-    up-front check of one item (a bad one stops the import or is left out: False), and ``close``."""
+    up-front check of one item (a bad one stops the import or is left out: False), and ``close``.
+
+    Both go through the operations layer the kernel gives in-process doors
+    (:func:`memorist.kernel.core.in_process_operations`): each line is held to the
+    operator's ``limits`` (one add's characters and messages), checked as the store
+    checks it, before anything is stored.
+    """
     from ..errors import MemoristError
-    from ..operations import Caller, Operations
-    from ..operations.batch import validated
+    from ..kernel.core import in_process_operations
+    from ..operations import Caller
     from ..operations.results import AddedMemory
     from ..python.engine import Engine
 
     settings, plugins = writable_settings(config)
     engine = Engine.from_settings(settings, plugins)
-    ops = Operations(lambda: engine)
+    ops = in_process_operations(lambda: engine, settings)
     caller = Caller(actor="memorist import")
 
     def check(item: Item) -> bool:
         try:
-            validated(engine, caller, [item.add])
+            ops.check_batch(caller, [item.add])
         except MemoristError as exc:
             reject(BadLine(item.where, exc.message.removeprefix("items[0].")), skip_invalid, tally)
             return False

@@ -125,6 +125,7 @@ def _copy_table(settings: object, plugins: object, table: str, batch: int) -> No
     from ..engine.components import validate_settings
     from ..engine.generations import ScopeGenerations
     from ..errors import ConfigurationError
+    from ..kernel.context import close_context
     from ..kernel.core import open_context
     from ..plugin.registry import ProviderRegistry
 
@@ -147,7 +148,7 @@ def _copy_table(settings: object, plugins: object, table: str, batch: int) -> No
     )
     if recorded.get("label") == embedder.describe() and recorded.get("dimension") == embedder.dimension:
         embedder.close()
-        context.close()
+        close_context(context)
         click.echo(
             f"reembed: the store's vectors come from {embedder.describe()} already (a finished run); "
             f"nothing to do. The old table '{table}' can be dropped once you are satisfied."
@@ -186,7 +187,7 @@ def _copy_table(settings: object, plugins: object, table: str, batch: int) -> No
     finally:
         for provider in (source, target, embedder):
             provider.close()
-        context.close()
+        close_context(context)
 
 
 def _progress(total: int) -> ProgressBar[int]:

@@ -189,7 +189,7 @@ def worker(config: str | None, threads: int | None) -> None:
     kernel = Kernel.build(settings, plugins)
     count = threads or max(settings.queue.workers, 1)
     add_worker = kernel.worker(count)
-    kernel.context.worker = add_worker  # Kernel.close stops it, however the command ends
+    kernel.adopt_worker(add_worker)  # Kernel.close stops it, however the command ends
     signal.signal(signal.SIGTERM, lambda *_: add_worker.stop())
     signal.signal(signal.SIGINT, lambda *_: add_worker.stop())
     click.echo(f"memorist worker: {count} threads on {settings.database_url.split('@')[-1]}")

@@ -116,6 +116,14 @@ class EngineSettings(BaseModel):
     #: The context signal reads the scope's ids in stored order; above this many memories in
     #: the scope it is skipped (that read grows with the scope: ~9 ms per 1,000 on LanceDB).
     context_max_memories: int = Field(2000, ge=0, le=1_000_000)
+    #: Weigh a query that names no entity of the scope by its kind: its keyword and context
+    #: weights scaled by the share of its terms its best keyword hit holds, so an agent's turn
+    #: ("Can you suggest a dinner recipe?") is ranked by meaning (see
+    #: ``memorist.engine.query_kind``). Off by default: it lifts English agent turns
+    #: (benchmarks/implicit.py held out 0.738 -> 0.762) but costs languages the embedder does
+    #: not read, whose ranking the keyword index carries (multilingual.py default run, same
+    #: language: 86 -> 80 of 90); for an English-reading or multilingual embedder, turn it on.
+    query_kind: bool = False
     #: Search without entities too common in the scope to inform (e.g. the user's own name),
     #: averaged with the full query (see ``memorist.engine.search.focus_query``).
     focus_queries: bool = True

@@ -21,6 +21,12 @@ searched as a keyword, and the query vector is also the mean with the query as
 the memories would say it, which the language model that wrote them offers
 (``LanguageModel.query_forms``: "What does the user eat?").
 
+With ``engine.query_kind`` on, a query that names no entity of the scope is weighed by
+its *kind* (see :mod:`.query_kind`): the keyword and context weights are scaled by the
+share of its terms that its best keyword hit holds, so an agent's turn, whose words a
+memory shares only by accident, is ranked by meaning, and a lookup by words keeps every
+signal.
+
 ``score = base + temporal_weight * temporal * (1 - base)`` where ``base`` is the
 weighted mean of the first three; it never leaves [0, 1]. A signal that is 0 for
 every candidate (no entity named, no word shared) is left out of the mean rather
@@ -53,6 +59,7 @@ from .components import Components
 from .entities import EntityGraph, EntityMatch, scope_key
 from .hits import SearchHit
 from .query_forms import focus_query, without_subject
+from .query_kind import lookup_share, scaled_keyword_weight
 from .scope import equality_values
 from .scope_index import Pinned, ScopeIndex
 from .temporal import query_period, temporal_score
@@ -218,6 +225,10 @@ class HybridSearch:
         best_keyword = max([c.keyword_raw for c in candidates.values()] + [KEYWORD_FLOOR])
         period = query_period(query)
         weights = self._signal_weights(candidates)
+        if self._s.query_kind and not matches:  # names nothing of the scope: a turn, or a lookup?
+            share = lookup_share(focused, self._best_keyword_text(source, candidates))
+            weights = scaled_keyword_weight(weights, share)
+            context_weight *= share
         for cand in candidates.values():
             cand.keyword = min(1.0, cand.keyword_raw / best_keyword)
             cand.temporal = temporal_score(period, cand.match.observed_at)
@@ -266,6 +277,19 @@ class HybridSearch:
             dtype=float,
         )
         return weights / weights.sum() if weights.sum() > 0 else np.array([1.0, 0.0, 0.0])
+
+    @staticmethod
+    def _best_keyword_text(source: Any, candidates: dict[str, Candidate]) -> str | None:
+        """The text of the best keyword hit (ties: lowest id), read from the store when the
+        keyword retriever returned no record; None when no memory shares a term."""
+        found = [c for c in candidates.values() if c.keyword_raw > 0]
+        if not found:
+            return None
+        best = min(found, key=lambda c: (-c.keyword_raw, c.match.id))
+        if best.match.record is not None:
+            return best.match.record.text
+        record = source.fetch([best.match]).get(best.match.id)
+        return record.text if record is not None else None
 
     @staticmethod
     def _records(source: Any, ranked: list[Candidate], count: int) -> list[tuple[Candidate, MemoryRecord]]:

@@ -1,9 +1,11 @@
 """The app factory: a kernel (or settings) in, WSGI app out.
 
-The kernel (:mod:`memorist.kernel.core`) assembles the system (the operations
-layer, the tenancy, the authentication stores); ``create_app`` only adds the
-HTTP parts: the authenticator over the kernel's stores, middleware, error
-handlers, both surfaces' routes and the OpenAPI document. It does nothing at import time; only
+The kernel (:mod:`memorist.kernel.core`) assembles the system: the operations
+layer, the tenancy, the authentication stores and what the serving doors share over
+them (:class:`memorist.kernel.serving.Serving`: the authenticator, the account
+services, the request log, the metrics' state). ``create_app`` builds none of it;
+it mounts middleware, error handlers, both surfaces' routes, ``/mcp`` and the
+OpenAPI document over the kernel's parts. It does nothing at import time; only
 :mod:`memorist.wsgi` calls it on import, for gunicorn.
 """
 
@@ -14,16 +16,12 @@ from typing import Any
 
 import falcon
 
-from ..auth.passwords import dummy_hash
-from ..auth.warnings import secret_warnings
 from ..config.settings import Settings
 from ..kernel.core import Kernel
 from ..mcp.http import add_mcp_route
-from ..observability import logs as observability_logs
-from ..observability import tracing
 from ..plugin.manager import Plugins
 from . import errors
-from .auth import Authenticator, AuthenticatorMiddleware
+from .auth import AuthenticatorMiddleware
 from .dashboard import add_routes as add_dashboard_routes
 from .declaration import LimitsMiddleware
 from .docs import DocsAsset, DocsPage
@@ -32,10 +30,9 @@ from .hosts import HostAllowList, OpenServerGuard
 from .middleware import RequestIdMiddleware
 from .openapi import OpenAPIBuilder, OpenAPIResource
 from .platform.routes import add_routes as add_platform_routes
-from .request_log import RequestLog, RequestLogMiddleware
-from .selfhosted.auth_routes import AuthServices
+from .request_log import RequestLogMiddleware
 from .selfhosted.routes import add_routes as add_selfhosted_routes
-from .telemetry import TelemetryMiddleware, add_metrics_route
+from .telemetry import MetricsResource, TelemetryMiddleware
 
 log = logging.getLogger("memorist.http")
 
@@ -43,57 +40,47 @@ log = logging.getLogger("memorist.http")
 def create_app(
     settings: Settings | Kernel, plugins: Plugins | None = None
 ) -> falcon.App[falcon.Request, falcon.Response]:
-    """Build the WSGI app serving both HTTP surfaces from a kernel (or from ``settings``)."""
-    base = settings.settings if isinstance(settings, Kernel) else settings
-    for warning in secret_warnings(base.auth):  # first: before the model load's own output
-        log.warning(warning)
+    """Mount both HTTP surfaces over a kernel (built from ``settings`` when given those)."""
     kernel = settings if isinstance(settings, Kernel) else Kernel.build(settings, plugins)
+    kernel.start_serving()
     settings = kernel.settings
-    observability_logs.configure(settings.observability)
-    tracing.configure(settings.observability)  # None (and no import) unless an exporter is set
-    services = kernel.context
-    db = kernel.db
+    serving = kernel.serving
 
-    auth_settings = settings.auth
-    dummy_hash()  # made once per worker at boot, so the first unknown-email login costs what the others do
-    stores = kernel.auth
-    users, api_keys = stores.users, stores.api_keys
-    authenticator = Authenticator(auth_settings, stores.tokens, api_keys, users, stores.throttle)
-    auth = AuthServices(
-        auth_settings, users, stores.tokens, stores.login_limiter, settings.limits, stores.address_limiter
-    )
-    request_log = RequestLog(db, settings.request_log.retention_days)
-    kernel.start_workers()
-
-    middleware: list[Any] = [
-        RequestIdMiddleware(),
-        TelemetryMiddleware(),
-        LimitsMiddleware(settings.limits),
-        AuthenticatorMiddleware(authenticator),
-    ]
-    if auth_settings.disabled:  # an open server: no web page may drive it
-        middleware.insert(1, OpenServerGuard(HostAllowList(settings.server.host, settings.server.allowed_hosts)))
-    if settings.request_log.enabled:
-        middleware.append(RequestLogMiddleware(request_log))
-    app = falcon.App(middleware=middleware)
+    app = falcon.App(middleware=middleware(kernel))
     app.req_options.strip_url_path_trailing_slash = False
     app.req_options.auto_parse_qs_csv = False
     errors.install(app)
     routes = RouteTable(app, OpenAPIBuilder("Memorist"))
-    services.add_route = routes.add
     routes.add("/", RootResource())
     routes.add("/health", HealthResource(kernel.runtime))
     routes.add("/ready", ReadyResource())
-    add_selfhosted_routes(routes.add, services, auth, api_keys, request_log)
-    add_platform_routes(routes.add, services, users)
+    add_selfhosted_routes(routes.add, kernel)
+    add_platform_routes(routes.add, kernel)
     add_mcp_route(app, kernel.operations, kernel.tenancy, settings.limits.max_body_bytes)
     app.add_route("/openapi.json", OpenAPIResource(routes.openapi))
-    add_metrics_route(app, settings.observability, db, kernel.runtime)
+    if serving.metrics_state is not None:
+        app.add_route("/metrics", MetricsResource(settings.observability, serving.metrics_state))
     app.add_route("/docs", DocsPage())
     app.add_route("/docs/static/{name}", DocsAsset())
     add_dashboard_routes(app.add_route)
-    kernel.plugins.hook.configure_app(app=app, context=services)
+    kernel.plugins.hook.configure_app(app=app, context=kernel.context.with_routes(routes.add))
     return app
+
+
+def middleware(kernel: Kernel) -> list[Any]:
+    """Every request's middleware, in order, over the kernel's serving parts."""
+    settings = kernel.settings
+    found: list[Any] = [
+        RequestIdMiddleware(),
+        TelemetryMiddleware(),
+        LimitsMiddleware(settings.limits),
+        AuthenticatorMiddleware(kernel.serving.authenticator),
+    ]
+    if settings.auth.disabled:  # an open server: no web page may drive it
+        found.insert(1, OpenServerGuard(HostAllowList(settings.server.host, settings.server.allowed_hosts)))
+    if settings.request_log.enabled:
+        found.append(RequestLogMiddleware(kernel.serving.request_log))
+    return found
 
 
 class RouteTable:
@@ -108,4 +95,4 @@ class RouteTable:
         self.openapi.add(path, resource)
 
 
-__all__ = ["RouteTable", "create_app"]
+__all__ = ["RouteTable", "create_app", "middleware"]

@@ -16,18 +16,11 @@ from __future__ import annotations
 
 import hmac
 import time
-from datetime import UTC, datetime
-from typing import Any
 
 import falcon
-from sqlalchemy import func, select
 
-from ..db.engine import Database
-from ..db.schema import events, scope_counts
-from ..kernel.runtime import Runtime
 from ..observability import logs, metrics, tracing
 from ..observability.settings import ObservabilitySettings
-from ..queue.events import PENDING, RUNNING
 
 #: The route label of a request no route matched (its raw path would be one series per probe).
 UNMATCHED = "unmatched"
@@ -82,37 +75,6 @@ class TelemetryMiddleware:
             req.context.log_token = None
 
 
-def state_sources(db: Database, runtime: Runtime) -> metrics.StateSources:
-    """Queue, memory and entity figures read from this deployment's stores at each scrape."""
-
-    def queue() -> dict[str, tuple[int, datetime | None]]:
-        query = (
-            select(events.c.status, func.count(), func.min(events.c.created_at))
-            .where(events.c.status.in_((PENDING, RUNNING)))
-            .group_by(events.c.status)
-        )
-        found: dict[str, tuple[int, datetime | None]] = {PENDING: (0, None), RUNNING: (0, None)}
-        with db.connect() as conn:
-            for status, count, oldest in conn.execute(query):
-                if oldest is not None and oldest.tzinfo is None:
-                    oldest = oldest.replace(tzinfo=UTC)  # SQLite hands back naive UTC
-                found[str(status)] = (int(count), oldest)
-        return found
-
-    def entities() -> dict[str, int]:
-        query = (
-            select(scope_counts.c.entity_type, func.count())
-            .where(scope_counts.c.total > 0)
-            .group_by(scope_counts.c.entity_type)
-        )
-        with db.connect() as conn:
-            return {str(kind): int(count) for kind, count in conn.execute(query)}
-
-    return metrics.StateSources(
-        queue=queue, memories=lambda: int(runtime.memory.components.vector_store.count()), entities=entities
-    )
-
-
 class MetricsResource:
     """``GET /metrics``: the Prometheus text format (see the module doc for who may read it)."""
 
@@ -135,13 +97,3 @@ class MetricsResource:
         body, content_type = metrics.render(self._state)
         resp.data = body
         resp.content_type = content_type
-
-
-def add_metrics_route(
-    app: falcon.App[Any, Any], settings: ObservabilitySettings, db: Database, runtime: Runtime
-) -> None:
-    """Serve ``/metrics`` unless ``observability.metrics`` is off."""
-    metrics.set_enabled(settings.metrics)
-    if settings.metrics:
-        state = metrics.StateCollector(state_sources(db, runtime), settings.metrics_state_seconds)
-        app.add_route("/metrics", MetricsResource(settings, state))

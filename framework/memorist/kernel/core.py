@@ -1,13 +1,17 @@
 """The composition root: settings + plugins -> the running system.
 
 Every door starts here and nothing is wired twice: ``create_app`` (both HTTP
-surfaces), ``memorist worker``, ``memorist admin`` and the Python API
-(``memorist.Memory``). The order is fixed: load plugins, open the database and
-run the migrations, tell plugins the database is ready, build the engine
-runtime (providers), the event store, the operations layer, the
-authentication stores (:class:`~memorist.auth.stores.AuthStores`), and on
-request the queue workers. The tenancy (organizations, projects, members) is
-built once per context (:attr:`PluginContext.tenancy`).
+surfaces), ``/mcp`` and ``memorist mcp``, ``memorist worker``, ``memorist admin``,
+``memorist import`` and the Python API (``memorist.Memory``). The order is fixed:
+load plugins, open the database and run the migrations, tell plugins the database
+is ready, build the engine runtime (providers), the event store, the operations
+layer with the operator's limits, the authentication stores
+(:class:`~memorist.auth.stores.AuthStores`) and what the serving doors share over
+them (:class:`~memorist.kernel.serving.Serving`: the authenticator, the account
+services, the request log, the metrics' state), and on request the queue workers.
+The tenancy (organizations, projects, members) is built once per running system
+(:attr:`PluginContext.tenancy`). Plugins see all of it through a read-only
+:class:`~memorist.kernel.context.PluginContext`.
 
 Reconfiguration never happens inside a request: :class:`~memorist.kernel.runtime.Runtime`
 swaps the engine in ``POST /configure`` itself, and its watcher thread follows
@@ -16,15 +20,19 @@ changes made by other processes.
 
 from __future__ import annotations
 
+import functools
 import logging
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import pydantic
 from pydantic import BaseModel
 
 from ..auth.stores import AuthStores
+from ..bootstrap import Bootstrap
 from ..config.settings import Settings
 from ..db import Database
+from ..engine.memory import MemoryEngine
 from ..errors import ConfigurationError, format_validation_error
 from ..operations import Operations
 from ..operations.export_store import ExportStore
@@ -33,8 +41,9 @@ from ..plugin.registry import ProviderRegistry
 from ..queue.events import EventStore
 from ..tenancy import Tenancy
 from .add_worker import AddWorker
-from .context import PluginContext
+from .context import Assembly, PluginContext, assembly_of, close_context
 from .runtime import Runtime
+from .serving import Serving, prepare_process
 
 log = logging.getLogger("memorist.kernel")
 
@@ -61,15 +70,31 @@ def open_context(settings: Settings, plugins: Plugins, registry: ProviderRegistr
     """
     db = Database(settings.database_url, pool_timeout=settings.database.pool_timeout_seconds)
     db.upgrade(plugins.migrations())
-    context = PluginContext(
+    assembly = Assembly(
         settings=settings,
         registry=registry or ProviderRegistry.from_plugins(plugins),
         db=db,
         plugins=plugins,
         plugin_settings=plugin_settings(settings, plugins),
     )
+    context = PluginContext(assembly)
     plugins.hook.database_ready(context=context)
     return context
+
+
+def in_process_operations(engine: Callable[[], MemoryEngine], settings: Settings) -> Operations:
+    """The operations layer of a door that runs in its caller's own process: the Python API
+    (``memorist.Memory``) and ``memorist import``.
+
+    Such a door is the operator's own tool, so it works under the operator's ``limits``
+    settings, the same object the HTTP doors admit adds with: one add past
+    ``limits.max_add_chars`` or ``limits.max_add_messages`` is refused with the error naming
+    the limit. What bounds one *request* does not apply: a batch's item and character caps
+    (a list handed over in-process, or a file, is no request; it is stored in bounded
+    chunks), the per-address rate limits (there is no address), and the queue (the caller
+    waits for its own adds, so none is answered 202).
+    """
+    return Operations(engine, limits=settings.limits, batch_caps=False)
 
 
 def event_store(db: Database, settings: Settings) -> EventStore:
@@ -87,9 +112,13 @@ class Kernel:
     runtime: Runtime
     events: EventStore
     operations: Operations
+    #: What plugins are handed: a read-only view of this kernel.
     context: PluginContext
     #: Accounts, keys, tokens and rate limiters: one set for every door that checks credentials.
     auth: AuthStores
+    #: The authenticator, account services, request log and metrics' state the serving doors share.
+    serving: Serving
+    _started: bool = field(default=False, repr=False)
 
     @classmethod
     def build(cls, settings: Settings, plugins: Plugins | None = None, *, watch: bool = True) -> Kernel:
@@ -110,19 +139,32 @@ class Kernel:
             spaces=runtime.spaces,
             prepare=runtime.prepare_multilingual,
         )
-        context.runtime, context.events, context.operations = runtime, events, operations
+        assembly = assembly_of(context)
+        assembly.runtime, assembly.events, assembly.operations = runtime, events, operations
         if watch:
             runtime.watch()
         auth = AuthStores.build(db, settings.auth)
-        return cls(settings, plugins, registry, db, runtime, events, operations, context, auth)
+        serving = Serving.build(settings, db, auth, lambda: int(runtime.memory.components.vector_store.count()))
+        return cls(settings, plugins, registry, db, runtime, events, operations, context, auth, serving)
 
     @property
     def tenancy(self) -> Tenancy:
         """Organizations, projects and members (one per running system, see :attr:`PluginContext.tenancy`)."""
         return self.context.tenancy
 
+    @functools.cached_property
+    def bootstrap(self) -> Bootstrap:
+        """Platform accounts, projects and keys as an administrator makes them (the admin routes)."""
+        return Bootstrap(self.db, self.tenancy, self.auth.users, self.auth.api_keys)
+
+    @property
+    def running_worker(self) -> AddWorker | None:
+        """The queue workers this process runs (started by :meth:`start_serving` or adopted), if any."""
+        return assembly_of(self.context).worker
+
     def worker(self, threads: int | None = None) -> AddWorker:
-        """Queue workers over this kernel's engine (not started)."""
+        """Queue workers over this kernel's engine (not started; :meth:`adopt_worker` to have
+        :meth:`close` stop them)."""
         count = threads if threads is not None else max(self.settings.queue.workers, 1)
         q = self.settings.queue
         return AddWorker(
@@ -135,19 +177,35 @@ class Kernel:
             memory_for=self.runtime.memory_for,
         )
 
+    def adopt_worker(self, worker: AddWorker) -> None:
+        """``worker`` is this process's queue workers: :meth:`close` stops it, however the process ends."""
+        assembly_of(self.context).worker = worker
+
     def start_workers(self) -> AddWorker | None:
         """Start the in-process queue workers the settings ask for (``queue.workers``; 0 = none)."""
-        if not self.settings.queue.workers:
-            return None
+        if not self.settings.queue.workers or self.running_worker is not None:
+            return self.running_worker
         worker = self.worker(self.settings.queue.workers)
         worker.start()
-        self.context.worker = worker
+        self.adopt_worker(worker)
         return worker
+
+    def start_serving(self) -> None:
+        """What a process serving callers does once per kernel, whatever its doors: set up its
+        logs, traces and metrics (:func:`~memorist.kernel.serving.prepare_process`) and start the
+        in-process queue workers. Idempotent: a second app over this kernel starts nothing twice."""
+        if self._started:
+            return
+        self._started = True
+        prepare_process(self.settings)
+        self.start_workers()
 
     def close(self) -> None:
         """Stop the watcher and workers, release providers and the database."""
-        if self.context.worker is not None:
-            self.context.worker.stop()
+        worker = self.running_worker
+        if worker is not None:
+            worker.stop()
         self.runtime.stop()
-        self.context.close()
+        self.serving.close()
+        close_context(self.context)
         self.runtime.memory.close()

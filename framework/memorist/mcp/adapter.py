@@ -108,6 +108,8 @@ class MemoryAccess:
         rerank: bool,
         explain: bool,
         latest_only: bool = False,
+        as_of: str | None = None,
+        reference_date: str | None = None,
     ) -> dict[str, Any]:
         ids = caller.ids(requested)
         request = SearchInput(
@@ -119,6 +121,8 @@ class MemoryAccess:
             rerank=rerank,
             explain=explain,
             latest_only=latest_only,
+            as_of=as_of,
+            reference_date=reference_date,
         )
         hits = self._operations().search(caller, request)
         return {"results": [SearchResult.of_hit(hit).compact() for hit in hits], "scope": ids}
@@ -131,9 +135,10 @@ class MemoryAccess:
         page: int,
         page_size: int,
         latest_only: bool = False,
+        as_of: str | None = None,
     ) -> dict[str, Any]:
         ids = caller.ids(requested)
-        request = ListInput(ids=EntityIds(**ids), page=page, page_size=page_size, latest_only=latest_only)
+        request = ListInput(ids=EntityIds(**ids), page=page, page_size=page_size, latest_only=latest_only, as_of=as_of)
         operations = self._operations()
         result = operations.list_memories(caller, request)
         links = operations.links(caller, result.records)

@@ -6,7 +6,7 @@ authenticates in Falcon. The SDK's *stateless JSON-response* mode makes each
 MCP POST self-contained (one JSON-RPC message in, one JSON body out, no
 session to pin to a worker, no open stream), which is exactly a WSGI request.
 So ``/mcp`` is an ordinary Falcon route: the credentials are checked by the
-same :class:`~memorist.http.auth.Authenticator` as the REST API, the caller's
+same :class:`~memorist.auth.authenticator.Authenticator` (the kernel's) as the REST API, the caller's
 scope is fixed from them, and the request is handed to the SDK's ASGI
 handler on a small event loop that each worker process starts on first use
 (after the fork). One port, one process model, one authentication path.

@@ -66,6 +66,14 @@ RunId = Annotated[
 ]
 AppId = Annotated[str | None, Field(default=None, min_length=1, max_length=255, description="An application.")]
 MemoryId = Annotated[str, Field(min_length=1, max_length=128, description="The memory's id, from a search or list.")]
+AsOf = Annotated[
+    str | None,
+    Field(
+        default=None,
+        max_length=64,
+        description="Answer as of this date-time (ISO 8601): memories observed by then, each version current then.",
+    ),
+]
 
 
 class Turn(BaseModel):
@@ -214,6 +222,15 @@ def build_server(access: MemoryAccess, caller_of: CallerSource) -> MCPServer:
         latest_only: Annotated[
             bool, Field(default=False, description="Leave out facts a newer memory replaced (only what is current).")
         ] = False,
+        as_of: AsOf = None,
+        reference_date: Annotated[
+            str | None,
+            Field(
+                default=None,
+                max_length=64,
+                description='Anchors relative time in the query ("last week") at this date (ISO 8601).',
+            ),
+        ] = None,
     ) -> dict[str, Any]:
         """Find remembered facts relevant to a question or topic (hybrid semantic + keyword + entity search).
 
@@ -230,6 +247,8 @@ def build_server(access: MemoryAccess, caller_of: CallerSource) -> MCPServer:
                 rerank=rerank,
                 explain=explain,
                 latest_only=latest_only,
+                as_of=as_of,
+                reference_date=reference_date,
             )
 
     @server.tool(annotations=read_only)
@@ -244,6 +263,7 @@ def build_server(access: MemoryAccess, caller_of: CallerSource) -> MCPServer:
         latest_only: Annotated[
             bool, Field(default=False, description="Leave out facts a newer memory replaced (only what is current).")
         ] = False,
+        as_of: AsOf = None,
     ) -> dict[str, Any]:
         """List memories newest first, one page at a time (to review everything; prefer search to find something)."""
         with tool_errors():
@@ -253,6 +273,7 @@ def build_server(access: MemoryAccess, caller_of: CallerSource) -> MCPServer:
                 page=page,
                 page_size=page_size,
                 latest_only=latest_only,
+                as_of=as_of,
             )
 
     @server.tool(annotations=read_only)

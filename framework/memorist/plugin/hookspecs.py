@@ -5,7 +5,8 @@ with a ``register`` function and a plugin passes it provider *classes*;
 configuration later picks one by name and builds it with validated options.
 A plugin declares its own settings section and its own database migrations
 the same way. Lifecycle hooks receive ``context`` (a
-:class:`~memorist.kernel.context.PluginContext`: settings, database, engine, ...), as
+:class:`~memorist.kernel.context.PluginContext`: a read-only view of the running system,
+settings, database, engine, ...), as
 datasette's hooks receive ``datasette``; no plugin needs module globals to find
 the database. The plugin author guide lists these hooks with their exact
 signatures, and a test keeps the two in step. Plugins import everything they

@@ -16,7 +16,8 @@ from .. import spaces
 from ..config.settings import Settings, load_settings
 from ..engine import vector_space
 from ..engine.memory import MemoryEngine
-from ..kernel.core import open_context
+from ..kernel.context import assembly_of, close_context
+from ..kernel.core import in_process_operations, open_context
 from ..plugin.manager import Plugins, load_plugins
 
 
@@ -60,15 +61,18 @@ class Engine(MemoryEngine):
             else:
                 memory = cls.build(settings, context.registry, context.db, plugins, context=context)
         except BaseException:  # e.g. a store of another embedder's vectors: release the database
-            context.close()
+            close_context(context)
             context.db.dispose()
             raise
         assert isinstance(memory, cls)
-        context.engine_ref = lambda: memory
+        assembly = assembly_of(context)
+        assembly.engine_ref = lambda: memory
+        # What plugins read as ``context.operations``: the in-process doors' layer over this engine.
+        assembly.operations = in_process_operations(assembly.engine_ref, settings)
         return memory
 
     def close(self) -> None:
         """Stop what plugins started for this engine (e.g. webhook delivery), then release it."""
         if self.context is not None:
-            self.context.close()
+            close_context(self.context)
         super().close()

@@ -34,6 +34,7 @@ from ..config.mem0_config import IGNORED_MEM0_KEYS, translate_config  # noqa: F4
 from ..config.settings import Settings
 from ..engine.supersession import Links
 from ..errors import NotFoundError, ValidationError
+from ..kernel.core import in_process_operations
 from ..operations import Operations
 from ..operations.caller import Caller
 from ..operations.inputs import UNSET, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
@@ -92,8 +93,8 @@ class Memory:
                 config, instructions = translate_config(config)
             engine = Engine.from_config(config)
         self.engine = engine
-        # One add's limits (memorist.queue.admission) hold here as on every door; a long list is no request.
-        self.operations = Operations(lambda: self.engine, limits=engine.settings.limits, batch_caps=False)
+        # The operator's limits, as on every door (memorist.kernel.core.in_process_operations).
+        self.operations: Operations = in_process_operations(lambda: self.engine, engine.settings)
         self._caller = Caller(actor="python")
         self._instructions = instructions
 

@@ -63,12 +63,12 @@ def admit(messages: str | Mapping[str, Any] | Sequence[Any], limits: Any) -> str
     size = measure(messages)
     if size.messages > limits.max_add_messages:
         raise InputTooLarge(
-            f"messages: {size.messages} messages in one add; the limit is {limits.max_add_messages}, "
-            "split them into several adds"
+            f"messages: {size.messages} messages in one add; the limit is {limits.max_add_messages} "
+            "(limits.max_add_messages), split them into several adds"
         )
     if size.chars > limits.max_add_chars:
         raise InputTooLarge(
-            f"messages: {size.chars} characters of content in one add; the limit is {limits.max_add_chars}, "
-            "split them into several adds"
+            f"messages: {size.chars} characters of content in one add; the limit is {limits.max_add_chars} "
+            "(limits.max_add_chars), split them into several adds"
         )
     return QUEUE if size.chars > limits.sync_add_chars else RUN_NOW

@@ -72,11 +72,12 @@ class MemoristGunicorn(BaseApplication):  # type: ignore[misc]
         """The worker's app: :class:`~memorist.serve.startup.StartingApp`, which answers ``/health``
         at once and builds the kernel and the HTTP app in a thread (``/ready`` says when)."""
         from .. import __version__
+        from ..http.starting import starting_app
         from .startup import StartingApp, stop_worker
 
         return StartingApp(
             self._build_app,
-            version=__version__,
+            answer=starting_app(__version__),
             wait_seconds=float(self._settings.server.timeout),
             on_failure=stop_worker,
         ).start()

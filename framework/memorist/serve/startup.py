@@ -17,6 +17,11 @@ in a thread:
   served as usual, so a client that saw ``/health`` answer can go on at once; past that wait
   it gets 503 with ``Retry-After``, never a half-built engine.
 
+Those answers come from ``answer``, a small WSGI app the HTTP door gives
+(:func:`memorist.http.starting.starting_app`): it runs the full app's request-id and
+telemetry middleware, so a probe of a starting worker carries ``X-Request-ID`` and is
+counted in ``/metrics`` like any other.
+
 A build that fails stops the worker as a failed load did before: a
 :class:`~memorist.errors.MemoristError` (a store of another embedder's vectors) exits with
 gunicorn's "App failed to load" code after printing its one line, anything else with its
@@ -25,7 +30,6 @@ gunicorn's "App failed to load" code after printing its one line, anything else 
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import sys
@@ -39,7 +43,6 @@ WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 #: gunicorn's worker exit codes that make its master stop (``Arbiter.APP_LOAD_ERROR`` / ``WORKER_BOOT_ERROR``).
 APP_LOAD_ERROR = 4
 WORKER_BOOT_ERROR = 3
-STARTING_DETAIL = "the server is starting: its engine is being built; retry shortly"
 
 
 class StartingApp:
@@ -49,12 +52,13 @@ class StartingApp:
         self,
         build: Callable[[], WSGIApp],
         *,
-        version: str,
+        answer: WSGIApp,
         wait_seconds: float,
         on_failure: Callable[[BaseException], None],
     ) -> None:
         self._build = build
-        self._version = version
+        #: What answers until the app is built: /health (200, not ready), /ready and late requests (503).
+        self._answer = answer
         self._wait_seconds = wait_seconds
         self._on_failure = on_failure
         self._app: WSGIApp | None = None
@@ -89,25 +93,11 @@ class StartingApp:
             return app(environ, start_response)
         path = environ.get("PATH_INFO", "")
         method = environ.get("REQUEST_METHOD", "GET")
-        if method in ("GET", "HEAD") and path == "/health":
-            body = {"status": "ok", "version": self._version, "ready": False, "components": {}}
-            return _json(start_response, "200 OK", body, method)
-        if method in ("GET", "HEAD") and path == "/ready":
-            return _json(start_response, "503 Service Unavailable", {"detail": STARTING_DETAIL}, method, retry=True)
+        if method in ("GET", "HEAD") and path in ("/health", "/ready"):
+            return self._answer(environ, start_response)
         if self._built.wait(self._wait_seconds) and self._app is not None:
             return self._app(environ, start_response)
-        return _json(start_response, "503 Service Unavailable", {"detail": STARTING_DETAIL}, method, retry=True)
-
-
-def _json(
-    start_response: Callable[..., Any], status: str, body: dict[str, Any], method: str, *, retry: bool = False
-) -> list[bytes]:
-    data = json.dumps(body).encode()
-    headers = [("Content-Type", "application/json"), ("Content-Length", str(len(data))), ("Cache-Control", "no-store")]
-    if retry:
-        headers.append(("Retry-After", "1"))
-    start_response(status, headers)
-    return [] if method == "HEAD" else [data]
+        return self._answer(environ, start_response)
 
 
 def stop_worker(exc: BaseException) -> None:

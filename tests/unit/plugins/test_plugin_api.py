@@ -11,7 +11,7 @@ import pytest
 from memorist.config.settings import load_settings
 from memorist.db import Database
 from memorist.errors import ConfigurationError
-from memorist.kernel.context import PluginContext
+from memorist.kernel.context import PluginContext, close_context
 from memorist.kernel.core import Kernel, open_context
 from memorist.plugin.manager import load_plugins
 from memorist.plugin_api import hookimpl
@@ -88,7 +88,7 @@ def test_a_plugin_declares_its_settings_section(tmp_path: Path, monkeypatch: pyt
     try:
         assert context.plugin_settings["greeter"] == Greeting(greeting="hi", times=3)
     finally:
-        context.close()
+        close_context(context)
     monkeypatch.delenv("MEMORIST_GREETER__TIMES")
     config.write_text("greeter:\n  times: 0\n")
     with pytest.raises(ConfigurationError, match=r"greeter\.times: Input should be greater than or equal to 1"):

@@ -20,7 +20,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ...config.settings import LimitsSettings
 from ...filters import parse_filter
-from ...kernel.context import PluginContext
 from ...operations import Operations, iso
 from ...operations.extras import MAX_EXPORT, MAX_SUMMARY_MEMORIES, SUCCEEDED, SummaryDraft
 from ...records import ENTITY_SCOPE_FIELDS, utcnow
@@ -217,10 +216,8 @@ class Summary:
         }
 
 
-def add_routes(add: Callable[[str, object], None], services: PluginContext, tenancy: Tenancy) -> None:
+def add_routes(add: Callable[[str, object], None], ops: Operations, tenancy: Tenancy, limits: LimitsSettings) -> None:
     """Called by the platform route table with its ``add`` (so the routes reach /openapi.json)."""
-    ops, limits = services.operations, services.settings.limits
-    assert ops is not None, "routes are added to an assembled kernel"
     add("/v1/feedback/", Feedback(ops, tenancy, limits))
     add("/v1/exports/", Exports(ops, tenancy, limits))
     add("/v1/exports/get/", ExportLookup(ops, tenancy, limits))

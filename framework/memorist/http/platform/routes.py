@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ...auth.users import UserStore
-from ...bootstrap import Bootstrap
-from ...kernel.context import PluginContext
+from ...kernel.core import Kernel
 from . import admin, batch, events, extras, legacy, memories, profiles, projects
 
 ORG = "/api/v1/orgs/organizations/{org_id}"
 PROJECT = ORG + "/projects/{project_id}"
 
 
-def add_routes(add: Callable[[str, object], None], services: PluginContext, users: UserStore) -> None:
-    tenancy, ops, limits = services.tenancy, services.operations, services.settings.limits
-    assert ops is not None, "routes are added to an assembled kernel"
+def add_routes(add: Callable[[str, object], None], kernel: Kernel) -> None:
+    """Mount the platform routes over ``kernel``'s parts (nothing is built here)."""
+    tenancy, ops, limits, users = kernel.tenancy, kernel.operations, kernel.settings.limits, kernel.auth.users
     add("/v1/ping/", projects.Ping(tenancy))
     add(PROJECT + "/", projects.ProjectResource(tenancy, limits, ops))
     add(ORG + "/projects/", projects.Projects(tenancy, limits))
@@ -35,9 +33,9 @@ def add_routes(add: Callable[[str, object], None], services: PluginContext, user
     add("/v1/batch/", memories.BatchV1(ops, tenancy, limits))
     add("/v1/event/{event_id}/", events.EventResource(ops, tenancy))
     add("/v1/events/", events.EventList(ops, tenancy))
-    bootstrap = Bootstrap(services.db, tenancy)
+    bootstrap = kernel.bootstrap
     add("/api/v1/admin/bootstrap/", admin.BootstrapResource(bootstrap, limits))
     add("/api/v1/admin/keys/", admin.PlatformKeys(bootstrap))
     add("/api/v1/admin/keys/{key_id}/", admin.PlatformKey(bootstrap))
-    extras.add_routes(add, services, tenancy)
+    extras.add_routes(add, ops, tenancy, limits)
     profiles.add_routes(add, tenancy)

@@ -8,12 +8,12 @@ import falcon
 
 from ...config.settings import LimitsSettings
 from ...kernel.runtime import CONFIGURABLE, Runtime
+from ...observability.request_log import RequestLog
 from ...operations import EntityOut, Operations, iso
 from ...plugin.contracts import PROVIDER_KINDS
 from ...plugin.registry import ProviderRegistry
 from ...redaction import redact
 from ..declaration import operation
-from ..request_log import RequestLog
 from . import admin_models as am
 from . import models as m
 from .memories import caller

@@ -16,13 +16,9 @@ import hashlib
 
 import falcon
 
-from ...auth.errors import AuthenticationError, AuthMisconfigured, PermissionDenied
-from ...auth.rate_limit import RateLimiter
-from ...auth.tokens import TokenService
-from ...auth.users import UserStore
-from ...config.settings import AuthSettings, LimitsSettings
+from ...auth.errors import AuthenticationError, PermissionDenied
+from ...auth.services import AuthServices
 from ...errors import ValidationError
-from ..auth import client_address
 from ..declaration import Gate, operation
 from . import models as m
 
@@ -35,45 +31,6 @@ ANONYMOUS_ME = {
     "role": "admin",
     "created_at": "1970-01-01T00:00:00+00:00",
 }
-
-
-class AuthServices:
-    """What the auth resources share."""
-
-    def __init__(
-        self,
-        settings: AuthSettings,
-        users: UserStore,
-        tokens: TokenService,
-        limiter: RateLimiter,
-        limits: LimitsSettings,
-        address_limiter: RateLimiter | None = None,
-    ) -> None:
-        self.settings = settings
-        self.users = users
-        self.tokens = tokens
-        #: Failed logins per account.
-        self.limiter = limiter
-        #: Failed logins (and registrations) per client address.
-        self.address_limiter = address_limiter or limiter
-        self.limits = limits
-
-    def address(self, req: falcon.Request) -> str:
-        return client_address(req, self.settings.trusted_proxy_hops)
-
-    def issue(self, user_id: str) -> dict[str, str]:
-        """A new login (token pair) for ``user_id`` at its current token version."""
-        return self.tokens.issue(user_id, version=self.users.get(user_id).token_version).body()
-
-    def need_secret(self) -> None:
-        if not self.settings.disabled and not self.settings.jwt_secret:
-            raise AuthMisconfigured("JWT_SECRET is not set: authentication endpoints cannot work until it is")
-
-    def user_id(self, req: falcon.Request) -> str:
-        principal = req.context.principal
-        if principal is None or principal.user_id is None:
-            raise PermissionDenied("this route needs a dashboard user (not the admin key or auth-disabled mode)")
-        return str(principal.user_id)
 
 
 def _gate(bucket: str | None = None) -> Gate:

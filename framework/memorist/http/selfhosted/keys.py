@@ -11,11 +11,11 @@ import falcon
 
 from ...auth.api_keys import ApiKeyStore
 from ...auth.errors import ConflictError
+from ...auth.services import AuthServices
 from ...config.settings import LimitsSettings
 from ...errors import NotFoundError
 from ..declaration import operation
 from . import models as m
-from .auth_routes import AuthServices
 
 TAGS = ("api-keys",)
 

@@ -4,22 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ...auth.api_keys import ApiKeyStore
-from ...kernel.context import PluginContext
-from ..request_log import RequestLog
+from ...kernel.core import Kernel
 from . import admin, auth_routes, batch, events, keys, memories, users_admin
-from .auth_routes import AuthServices
 
 
-def add_routes(
-    add: Callable[[str, object], None],
-    services: PluginContext,
-    auth: AuthServices,
-    api_keys: ApiKeyStore,
-    request_log: RequestLog,
-) -> None:
-    runtime, ops, limits = services.runtime, services.operations, services.settings.limits
-    assert runtime is not None and ops is not None, "routes are added to an assembled kernel"
+def add_routes(add: Callable[[str, object], None], kernel: Kernel) -> None:
+    """Mount the self-hosted routes over ``kernel``'s parts (nothing is built here)."""
+    runtime, ops, limits = kernel.runtime, kernel.operations, kernel.settings.limits
+    auth, api_keys, request_log = kernel.serving.accounts, kernel.auth.api_keys, kernel.serving.request_log
     add("/memories", memories.Memories(ops, limits))
     add("/memories/batch", batch.MemoriesBatch(ops, limits))
     add("/memories/{memory_id}", memories.OneMemory(ops, limits))
@@ -29,7 +21,7 @@ def add_routes(
     add("/search", memories.Search(ops, limits))
     add("/reset", memories.Reset(ops))
     add("/configure", admin.Configure(runtime, limits))
-    add("/configure/providers", admin.ProvidersList(services.registry))
+    add("/configure/providers", admin.ProvidersList(kernel.registry))
     add("/auth/setup-status", auth_routes.SetupStatus(auth))
     add("/auth/register", auth_routes.Register(auth))
     add("/auth/login", auth_routes.Login(auth))

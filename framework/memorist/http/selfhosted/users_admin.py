@@ -14,10 +14,10 @@ from __future__ import annotations
 import falcon
 
 from ...auth.api_keys import ApiKeyStore
+from ...auth.services import AuthServices
 from ...errors import NotFoundError, ValidationError
 from ..declaration import operation
 from . import models as m
-from .auth_routes import AuthServices
 
 TAGS = ("users",)
 

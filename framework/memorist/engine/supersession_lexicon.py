@@ -1,0 +1,163 @@
+"""The word lists the supersession rule reads, loaded from the language layer's lexicons.
+
+:mod:`.supersession_rule` is the mechanism; this module gathers its data: each
+language's ``exclusive_attributes`` (with their multi-word ``attribute_phrases``:
+"broke up", "tied the knot"), ``preference_words``, ``replacement_words``,
+``additive_words`` and the short frame words. Content words are read from every
+language at once; frame words only from the statement's own language and the default
+(see :func:`reading_lexicon`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from ..language import DEFAULT, Phrases, fold, languages, lexicon
+
+
+@dataclass(frozen=True)
+class Frame:
+    """A shape of words that names an attribute without one of its words (see the lexicon's
+    ``role_frame`` and ``age_frame``)."""
+
+    attribute: str
+    copulas: frozenset[str]
+    articles: frozenset[str] = frozenset()
+    prepositions: frozenset[str] = frozenset()
+    most_words: int = 0
+    before: frozenset[str] = frozenset()
+    most_digits: int = 0
+    units: tuple[tuple[str, ...], ...] = ()
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """The supersession rule's word lists, read from the language layer's lexicon."""
+
+    attributes: dict[str, str]  # word -> attribute
+    additive: Phrases
+    change: Phrases
+    change_words: frozenset[str]
+    change_openers: frozenset[str]
+    copulas: frozenset[str]
+    speaker: frozenset[str]
+    others: frozenset[str]
+    #: Longest first: "user's" is "user", not "user'".
+    possessive_endings: tuple[str, ...]
+    articles: frozenset[str]
+    role: tuple[Frame, ...]
+    age: tuple[Frame, ...]
+    #: Elided words' openings, longest first: French "j'habite" is "habite".
+    elisions: tuple[str, ...] = ()
+    #: Months and weekdays: a number before one is a date.
+    calendar: frozenset[str] = frozenset()
+    ordinals: frozenset[str] = frozenset()
+    relative_dates: Phrases = Phrases({})
+    #: Multi-word attribute rows, labelled with their attribute: "broke up", "tied the knot".
+    attribute_phrases: Phrases = Phrases({})
+    #: Words that state a taste ("favourite", "prefers", "is into"): the preference slot.
+    preferences: Phrases = Phrases({})
+    #: Words by which a date opens a state rather than placing an event: "from next week".
+    state_openers: Phrases = Phrases({})
+    #: Words by which a fact says a habit began ("started", "angefangen"): a change only when
+    #: the two facts are close in meaning, since a begun habit is as often one more.
+    onsets: Phrases = Phrases({})
+
+    @classmethod
+    def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
+        """The lists of the languages ``codes``, merged (a word two languages name keeps the
+        attribute of the first)."""
+        lexes = [lexicon(code) for code in codes]
+        attributes: dict[str, str] = {}
+        for lex in lexes:
+            for name in lex.get("exclusive_attributes") or {}:
+                for word in lex.words("exclusive_attributes", name):
+                    attributes.setdefault(word, name)
+        change = [p for lex in lexes for p in lex.phrases("replacement_words")]
+
+        def union(name: str) -> frozenset[str]:
+            return frozenset().union(*(lex.words(name) for lex in lexes))
+
+        def merged(name: str) -> Phrases:
+            return Phrases({p: name for lex in lexes for p in lex.phrases(name)})
+
+        return cls(
+            attributes,
+            merged("additive_words"),
+            merged("replacement_words"),
+            frozenset(w for p in change for w in p.split()),
+            frozenset(p.split()[0] for p in change),
+            union("copulas"),
+            union("speaker_words"),
+            union("relatives"),
+            tuple(sorted(union("possessive_endings"), key=len, reverse=True)),
+            union("articles"),
+            tuple(f for code in codes if (f := _frame(code, "role_frame")) is not None),
+            tuple(f for code in codes if (f := _frame(code, "age_frame")) is not None),
+            tuple(sorted(union("elisions"), key=len, reverse=True)),
+            union("months") | union("weekdays"),
+            union("ordinal_suffixes"),
+            Phrases({fold(p): "relative_dates" for lex in lexes for p in lex.mapping("relative_dates")}),
+            Phrases(
+                {
+                    p: name
+                    for lex in reversed(lexes)
+                    for name in lex.get("attribute_phrases") or {}
+                    for p in lex.phrases("attribute_phrases", name)
+                }
+            ),
+            merged("preference_words"),
+            merged("state_openers"),
+            merged("onset_words"),
+        )
+
+
+def _frame(language: str, name: str) -> Frame | None:
+    lex = lexicon(language)
+    if not lex.get(name):
+        return None
+    return Frame(
+        str(lex.get(name, "attribute")),
+        lex.words(name, "copulas"),
+        lex.words(name, "articles"),
+        lex.words(name, "prepositions"),
+        int(lex.get(name, "most_words") or 0),
+        lex.words(name, "before"),
+        int(lex.get(name, "most_digits") or 0),
+        tuple(tuple(p.split()) for p in lex.phrases(name, "units")),
+    )
+
+
+@lru_cache(maxsize=1)
+def rule_lexicon() -> Lexicon:
+    """Every language's lists that has them (the default language's first)."""
+    codes = [DEFAULT, *(c for c in languages() if c != DEFAULT)]
+    return Lexicon.load(tuple(c for c in codes if lexicon(c).get("exclusive_attributes")))
+
+
+@lru_cache(maxsize=64)
+def reading_lexicon(code: str) -> Lexicon:
+    """The lists a statement in language ``code`` is read with: every language's attribute,
+    change and additive words (content words), but the frame words (copulas, relatives,
+    speaker words, articles, the role and age frames) of the default language and ``code``
+    only. Those are short words another language uses otherwise: Spanish "son" is a copula,
+    French "chat" a pet, German "kind" a child, and none of them is one in English."""
+    merged = rule_lexicon()
+    own = code != DEFAULT and bool(lexicon(code).get("exclusive_attributes"))
+    return replace(
+        Lexicon.load((DEFAULT, code) if own else (DEFAULT,)),
+        attributes=merged.attributes,
+        additive=merged.additive,
+        change=merged.change,
+        change_words=merged.change_words,
+        change_openers=merged.change_openers,
+        elisions=merged.elisions,
+        calendar=merged.calendar,
+        ordinals=merged.ordinals,
+        relative_dates=merged.relative_dates,
+        attribute_phrases=merged.attribute_phrases,
+        preferences=merged.preferences,
+        state_openers=merged.state_openers,
+        onsets=merged.onsets,
+    )

@@ -1,0 +1,301 @@
+"""How the supersession rule reads one fact: who it is about, which attributes it names,
+whether it says it changes or adds, its topic words, names, quantities and shape.
+
+:mod:`.supersession_rule` decides from two such readings; this module turns a fact's
+text into one with the lists of :mod:`.supersession_lexicon` (the frame words of the
+fact's own language and the default's, every language's content words).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+from ..language import DEFAULT, Token, fold, language_of, lexicon, tokens
+from .keywords import STOP_WORDS, terms
+from .supersession_lexicon import Frame, Lexicon, reading_lexicon, rule_lexicon
+from .versions import version_key
+
+#: Values whose shape names their attribute in any language: an e-mail address, a phone number.
+VALUE_KINDS = (
+    ("email", re.compile(r"[\w.+\-]+@[\w\-]+\.[\w.\-]+")),
+    ("phone", re.compile(r"(?<![\w.])\+?\d[\d \-().]{5,}\d(?![\w.]?\d)")),
+)
+#: A number and what it counts: "7 hours", "45 dollars", "$400", "9:30".
+_QUANTITY = re.compile(r"([$€£¥])\s?(\d[\d,.]*)|\b(\d{1,2}:\d{2})\b|\b(\d[\d,.]*)\s*([^\W\d_]+)")
+#: Longest facts read for the "X is V" shape: a long memory differs in more than one value.
+COPULA_MAX_TOKENS = 14
+#: The subject of a fact in the extractor's own voice for the speaker: the last word of the
+#: lexicon's label for the user ("the user" -> "user").
+SELF = str(lexicon(DEFAULT).get("speakers", "user") or "user").split()[-1].casefold()
+
+
+def _is_copula(word: str, copulas: frozenset[str]) -> bool:
+    """``word`` is a copula, alone ("is"), as a clitic on its subject ("I'm": "'m") or after an
+    elided subject ("j'ai": "ai")."""
+    if word in copulas or _base(word) in copulas:
+        return True
+    return any(c.startswith("'") and word.endswith(c) and len(word) > len(c) for c in copulas)
+
+
+def _role(words: list[Token], frame: Frame) -> bool:
+    """A role: "<copula> a|an <1 to most_words words> at|for" ("is a junior lawyer at ...")."""
+    for i, token in enumerate(words[:-3]):
+        if _is_copula(token.word, frame.copulas) and words[i + 1].word in frame.articles:
+            last = min(i + 2 + frame.most_words, len(words) - 1)
+            if any(words[j].word in frame.prepositions for j in range(i + 3, last + 1)):
+                return True
+    return False
+
+
+def _age(words: list[Token], text: str, frame: Frame) -> bool:
+    """A number after ``before`` ("turned 35"), or closing a fact after a copula ("is 30",
+    "I'm 31 years old")."""
+    for i, token in enumerate(words[1:], 1):
+        if not token.word.isdigit() or text[words[i - 1].end : token.start].strip():
+            continue  # a number right after the word before it ("turned 35", not "is $300")
+        if words[i - 1].word in frame.before:
+            return True
+        rest = tuple(w.word for w in words[i + 1 :])
+        closes = not rest or rest in frame.units
+        tail = text[words[-1].end :].strip()
+        if closes and len(token.word) <= frame.most_digits and _is_copula(words[i - 1].word, frame.copulas):
+            return tail in ("", ".", "!")
+    return False
+
+
+def _framed(text: str, words: list[Token], lex: Lexicon) -> list[str]:
+    found = [frame.attribute for frame in lex.role if _role(words, frame)]
+    return found + [frame.attribute for frame in lex.age if _age(words, text, frame)]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the rule needs of one fact's text."""
+
+    subjects: frozenset[str]
+    attributes: frozenset[str]
+    topic: frozenset[str]
+    additive: bool
+    change: bool
+    #: The text's value-masked shapes when it is a short "X is V" statement (else empty).
+    shapes: frozenset[str]
+    #: Its quantities as (unit, value): ("hour", "7"), ("$", "400"), (":", "9:30").
+    quantities: frozenset[tuple[str, str]] = frozenset()
+    #: Whether it places itself at a point in time (a weekday, a month, "yesterday"): an event.
+    anchored: bool = False
+    #: Whether it states a taste ("favourite", "prefers", "is into"): the preference slot.
+    preference: bool = False
+    #: The people and things it names (capitalized words past the first): "Mia", "Pixel".
+    names: frozenset[str] = frozenset()
+    #: How many words it has.
+    size: int = 0
+    #: Whether it says a habit began ("has started picking aisle seats").
+    onset: bool = False
+
+
+def _base(word: str) -> str:
+    """``word`` without a possessive ending ("user's" -> "user") or an elided word before it
+    ("j'habite" -> "habite")."""
+    lex = rule_lexicon()
+    for elision in lex.elisions:
+        if word.startswith(elision) and len(word) > len(elision):
+            word = word[len(elision) :]
+            break
+    for ending in lex.possessive_endings:
+        if word.endswith(ending) and len(word) > len(ending):
+            return word[: -len(ending)]
+    return word
+
+
+@lru_cache(maxsize=65_536)
+def read(text: str) -> Reading:
+    code = _language(text)
+    lex = reading_lexicon(code)
+    found = tokens(text)
+    words = [t.word for t in found]
+    # Names: capitalized words past the first; never a topic ("Emma" changes nothing of "Lisbon").
+    names = {t.word for t in found[1:] if t.surface[0].isupper()}
+    attributes = frozenset(
+        [lex.attributes[_base(w)] for w in words if _base(w) in lex.attributes]
+        + _phrased(found, lex)
+        + _value_kinds(text)
+        + _framed(text, found, lex)
+    )
+    frame = lexicon(code).words("function_words") if code != DEFAULT else frozenset()
+    kept = [
+        _base(w)
+        for w in words
+        if w[0].isalpha()
+        and _base(w) not in lex.speaker
+        and w not in lex.change_words
+        and w not in names
+        and _base(w) not in frame
+    ]
+    topic = frozenset(terms(" ".join(kept)))
+    return Reading(
+        _clause_subjects(text, words, lex),
+        attributes,
+        topic,
+        lex.additive.anywhere(found),
+        lex.change.anywhere(found),
+        _shapes(text, words, lex),
+        _quantities(text, lex),
+        _anchored([t for t in found if not _in_parentheses(text, t)], lex),
+        lex.preferences.anywhere([replace(t, word=_base(t.word)) for t in found]),  # "j'adore": "adore"
+        frozenset(
+            n for n in names if _base(n) not in lex.speaker and _base(n) not in lex.attributes and n not in lex.others
+        ),
+        len(found),
+        lex.onsets.anywhere(found),
+    )
+
+
+def _phrased(found: list[Token], lex: Lexicon) -> list[str]:
+    """The attributes ``found`` names with a multi-word row ("split up": relationship)."""
+    out = []
+    for i in range(len(found)):
+        hit = lex.attribute_phrases.at(found, i)
+        if hit is not None:
+            out.append(hit[1])
+    return out
+
+
+def _quantities(text: str, lex: Lexicon) -> frozenset[tuple[str, str]]:
+    """``text``'s numbers with what they count (a unit's plural is its singular's term; a
+    month, weekday or ordinal ending after a number makes a date, no quantity)."""
+    out: set[tuple[str, str]] = set()
+    for symbol, amount, clock, number, unit in _QUANTITY.findall(fold(text)):
+        if symbol:
+            out.add((symbol, amount.rstrip(".,")))
+        elif clock:
+            out.add((":", clock))
+        elif unit not in lex.calendar and unit not in lex.ordinals and unit not in STOP_WORDS:
+            named = terms(unit)
+            out.add((named[0] if named else unit, number.rstrip(".,")))
+    return frozenset(out)
+
+
+def _in_parentheses(text: str, token: Token) -> bool:
+    """Whether ``token`` stands inside "( ... )": the extractor's resolution of a relative
+    date ("next week (the week of 12 January 2026)") repeats the date, it places nothing new."""
+    opened = text.rfind("(", 0, token.start)
+    return opened != -1 and text.rfind(")", opened, token.start) == -1
+
+
+def _anchored(found: list[Token], lex: Lexicon) -> bool:
+    """Whether a fact names a point in time: a month or weekday, or a relative date; not
+    one a state starts from ("starts at 10:00 from next week": a new value, no event)."""
+    index = 0
+    while index < len(found):
+        opener = lex.state_openers.at(found, index)
+        if opener is not None:  # skip the opener and the date it opens
+            index += opener[0]
+            if index < len(found) - 1 and found[index].word in STOP_WORDS:  # "starting in May"
+                index += 1
+            date = lex.relative_dates.at(found, index)
+            index += date[0] if date is not None else int(index < len(found) and found[index].word in lex.calendar)
+            continue
+        if found[index].word in lex.calendar or lex.relative_dates.at(found, index) is not None:
+            return True
+        index += 1
+    return False
+
+
+#: The extractor's label before a statement it keeps in the speaker's own words
+#: ("The user: Vivo en Sevilla."): its language is the statement's, not the label's.
+_LABELLED = re.compile(r"^[^:]{1,40}:\s*")
+
+
+def _language(text: str) -> str:
+    """The language ``text``'s statement is in (past the extractor's label). Its function
+    words are no topic (the default's stop words :func:`terms` already drops)."""
+    return language_of(_LABELLED.sub("", text, count=1))
+
+
+#: Where a fact's clauses part: "David passed away in January; the user is a widow." is about
+#: David and about the user.
+_CLAUSE_BREAK = re.compile(r"\s*[;,]\s+")
+
+
+def _clause_subjects(text: str, words: list[str], lex: Lexicon) -> frozenset[str]:
+    """Who a fact is about, and the speaker or a relative a later clause is about (a later
+    clause's first word is no subject otherwise: ", it's 555-9876 now")."""
+    out = _subjects(words, lex)
+    clauses = _CLAUSE_BREAK.split(text)
+    for clause in clauses[1:] if len(clauses) > 1 else ():
+        found = [t.word for t in tokens(clause)]
+        if len(found) >= 2:
+            out |= {s for s in _subjects(found, lex) if s == SELF or s in lex.others}
+    return out
+
+
+def _subjects(words: list[str], lex: Lexicon) -> frozenset[str]:
+    """Who a fact is about: its first word (past "the"), the speaker ("user") for the
+    extractor's voice, for an attribute or change word opening a fact written without a
+    subject ("Lives in Porto"), and for "the user" named early ("Anna and the user ...");
+    the owned thing of a possessive that is not an attribute ("the user's sister ...")."""
+    rest = words[1:] if words and words[0] in lex.articles else words
+    if not rest:
+        return frozenset()
+    first = _base(rest[0])
+    out: set[str] = set()
+    other = False
+    if first in lex.speaker or first in lex.attributes or first in lex.change_openers:
+        out.add(SELF)
+        # A possessive: "the user's <owned> ...", or the speaker's own "my" after the
+        # extractor's label ("The user: Ma sœur habite à Paris.").
+        owner = rest[0] != first or (first == SELF and len(rest) > 1 and rest[1] in lex.speaker)
+        owned = next(
+            (
+                _base(w)
+                for w in rest[1:4]
+                if _base(w) not in lex.attributes and _base(w) not in lex.speaker and w.isalpha()
+            ),
+            None,
+        )
+        if owner and owned in lex.others:
+            out, other = {owned}, True
+    else:
+        out.add(first)
+    if SELF in (_base(w) for w in rest[:5]) and not other and not (rest[0] != first and first == SELF):
+        out.add(SELF)
+    return frozenset(out)
+
+
+def _shapes(text: str, words: list[str], lex: Lexicon) -> frozenset[str]:
+    """A short "X is V" fact's version key, and the key with each word left open."""
+    if (
+        len(words) > COPULA_MAX_TOKENS
+        or not lex.copulas & {w for w in words}
+        and not any(w.endswith(("'s", "’s")) for w in words[2:])
+    ):
+        return frozenset()
+    key = version_key(text)
+    if key is None:
+        return frozenset()
+    tokens = key.split(" ")
+    open_one = {
+        " ".join([*tokens[:i], "*", *tokens[i + 1 :]])
+        for i, token in enumerate(tokens)
+        if token[0].isalpha() and token not in STOP_WORDS and _base(token) not in lex.speaker
+    }
+    return frozenset({key, *open_one})
+
+
+def states_attribute(text: str) -> bool:
+    """Whether ``text`` names an attribute a person holds one value of at a time (where they
+    live, their phone number, ...): a fact a later one may replace, which an extractor keeps
+    as a memory of its own so the replacement takes nothing else with it."""
+    return bool(read(text).attributes)
+
+
+def _value_kinds(text: str) -> list[str]:
+    """The attributes ``text``'s values name by their shape; a phone number needs seven digits
+    or more (not "1200 euros", nor "2026")."""
+    return [
+        kind
+        for kind, shape in VALUE_KINDS
+        if any(kind != "phone" or sum(c.isdigit() for c in found) >= 7 for found in shape.findall(text))
+    ]
