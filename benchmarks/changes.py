@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|holdout3|holdout4|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout5|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -19,7 +19,9 @@ before the rule was tuned, and read once at the end (76%); ``holdout2.yaml`` was
 after that and before the rule changed again, and is read only to check those changes;
 ``holdout3.yaml`` (English, Spanish, French) was written before the next round of
 changes and is only reported on; ``holdout4.yaml`` (English, German, French, Spanish,
-Italian) was written before the third round's tuning and is read to check it.
+Italian) was written before the third round's tuning and is read to check it;
+``holdout5.yaml`` (English, German, Spanish, French, Italian) was written before the
+fourth round's tuning and is read to check it.
 """
 
 from __future__ import annotations
@@ -102,11 +104,12 @@ def measure(memory: Engine, name: str, sequences: list[dict[str, Any]], verbose:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=("tune", "holdout", "holdout2", "holdout3", "holdout4", "all"), default="tune")
+    sets = ("tune", "holdout", "holdout2", "holdout3", "holdout4", "holdout5")
+    parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
-    names = ("tune", "holdout", "holdout2", "holdout3", "holdout4") if args.set == "all" else (args.set,)
+    names = sets if args.set == "all" else (args.set,)
     with tempfile.TemporaryDirectory() as data_dir:
         settings = load_settings(args.config, {"data_dir": data_dir, "request_log": {"enabled": False}})
         memory = Engine.from_settings(settings)

@@ -3,6 +3,11 @@
 A memory must stand alone long after it was said, so a relative expression is
 kept and followed by its absolute reading against the observation time:
 "yesterday" observed on 8 May 2023 becomes "yesterday (7 May 2023)".
+
+"in two weeks" is a date ahead only in a clause about the future ("We're moving in two
+weeks"); "We haven't spoken in two years" or "I lost 5 kilos in two months" say a length of
+time, and stay as said (see :func:`ahead`; the words are the lexicon's ``future_*`` and
+``perfect_*`` lists).
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from dateutil.relativedelta import relativedelta
-from memorist.plugin_api import lexicon
+from memorist.plugin_api import Token, lexicon, phrases, tokens
 
 _LEXICON = lexicon()
 WEEKDAYS = list(_LEXICON.ordered_words("weekdays"))
@@ -91,6 +96,8 @@ _AFTER = {k: int(v) for k, v in _LEXICON.mapping("amount_after").items()}
 _BEFORE = {k: int(v) for k, v in _LEXICON.mapping("amount_before").items()}
 _N = rf"(\d+|{_alternation(_NUMBERS)})"
 _UNIT = rf"({_alternation(_UNITS)})"
+#: "in two weeks": a date only where :func:`ahead` says its clause is about the future.
+_AHEAD = re.compile(rf"\b({_alternation(_BEFORE)}) {_N} {_UNIT}\b", re.I)
 #: The lexicon's relative dates, one pattern for each kind of phrase, tried in this order.
 _PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str], datetime], str]]] = [
     (
@@ -106,10 +113,90 @@ _PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str], datetime], str]]
         lambda m, d: _ago(_amount(m.group(1)) or 1, _UNITS[m.group(2).lower()], d, _AFTER[m.group(3).lower()]),
     ),
     (
-        re.compile(rf"\b({_alternation(_BEFORE)}) {_N} {_UNIT}\b", re.I),
+        _AHEAD,
         lambda m, d: _ago(_amount(m.group(2)) or 1, _UNITS[m.group(3).lower()], d, _BEFORE[m.group(1).lower()]),
     ),
 ]
+
+
+#: Where a clause ends: a sign, or a full stop before a space (not a decimal point).
+_CLAUSE_END = re.compile(r"[,;:()\[\]—–]|[.!?…]+(?=\s|$)")
+_BE_FORMS = _LEXICON.words("future_be_forms")
+_PROGRESSIVE = str(_LEXICON.get("future_progressive_suffix") or "\0")
+_SCHEDULE = _LEXICON.words("future_schedule_verbs")
+_NEGATIONS = _LEXICON.words("future_negations")
+_NEGATION_SUFFIX = str(_LEXICON.get("negation_suffix") or "\0")
+_BREAKS = _LEXICON.words("future_clause_breaks")
+_JOINERS = _LEXICON.words("future_joiners")
+_SUBJECTS = _LEXICON.words("future_subjects")
+_BE_ENDINGS = tuple(_LEXICON.words("future_be_endings"))
+_PERFECT = _LEXICON.words("perfect_auxiliaries")
+_PERFECT_ADVERBS = _LEXICON.words("perfect_adverbs")
+_PARTICIPLES = _LEXICON.words("perfect_participles")
+_PARTICIPLE_SUFFIXES = tuple(_LEXICON.words("perfect_suffixes"))
+_NOT_PARTICIPLES = _LEXICON.words("verbs", "ed_present")
+
+
+def _clauses(text: str) -> list[list[Token]]:
+    """The words of ``text`` by clause (see the lexicon's ``future_clause_breaks``)."""
+    out: list[list[Token]] = [[]]
+    ends = [m.start() for m in _CLAUSE_END.finditer(text)]
+    found = tokens(text)
+    for i, token in enumerate(found):
+        while ends and ends[0] < token.start:
+            ends.pop(0)
+            if out[-1]:
+                out.append([])
+        joins = token.word in _JOINERS and i + 1 < len(found) and found[i + 1].word in _SUBJECTS
+        if (token.word in _BREAKS or joins) and out[-1]:
+            out.append([])
+        out[-1].append(token)
+    return [clause for clause in out if clause]
+
+
+def _perfect(words: list[Token], i: int) -> bool:
+    """Whether ``words[i]`` opens a perfect ("haven't spoken", "have never been")."""
+    if words[i].word not in _PERFECT:
+        return False
+    for nxt in words[i + 1 : i + 3]:
+        word = nxt.word
+        if word in _PARTICIPLES or (word.endswith(_PARTICIPLE_SUFFIXES) and word not in _NOT_PARTICIPLES):
+            return True
+        if word not in _PERFECT_ADVERBS:
+            return False
+    return False
+
+
+def _says_future(clause: list[Token], amount: int) -> bool:
+    """Whether a clause is about the future and says no length of time (``amount``: where
+    the "in <amount>" stands in it)."""
+    markers = phrases("future_markers")
+    future = False
+    for i, token in enumerate(clause):
+        word = token.word
+        if word in _NEGATIONS or word.endswith(_NEGATION_SUFFIX) or _perfect(clause, i):
+            return False
+        if word in _SCHEDULE or markers.at(clause, i) is not None:
+            future = True
+        elif i + 1 == amount and (word in _BE_FORMS or word.endswith(_BE_ENDINGS)):
+            future = True  # "the wedding is in two months"
+        elif word in _BE_FORMS and i + 1 < len(clause) and clause[i + 1].word.endswith(_PROGRESSIVE):
+            future = True  # "we're moving"
+    return future
+
+
+def ahead(text: str, start: int, end: int) -> bool:
+    """Whether the "in <amount> <units>" at ``text[start:end]`` is a date ahead: its clause is
+    about the future (a clause of the amount alone, "In two weeks, we move", reads the next)."""
+    clauses = _clauses(text)
+    for k, clause in enumerate(clauses):
+        inside = [i for i, t in enumerate(clause) if start <= t.start < end]
+        if not inside:
+            continue
+        if len(inside) == len(clause) and k + 1 < len(clauses):
+            return _says_future(clauses[k + 1], -1)
+        return _says_future(clause, inside[0])
+    return False
 
 
 def resolve_relative_dates(text: str, observed_at: datetime) -> str:
@@ -119,6 +206,8 @@ def resolve_relative_dates(text: str, observed_at: datetime) -> str:
         for match in pattern.finditer(text):
             if any(s < match.end() and match.start() < e for s, e, _ in spans):
                 continue  # a longer rule already covered this stretch
+            if pattern is _AHEAD and not ahead(text, match.start(), match.end()):
+                continue  # "haven't spoken in two years": a length of time, not a date
             spans.append((match.start(), match.end(), resolve(match, observed_at)))
     if not spans:
         return text

@@ -124,6 +124,20 @@ class EngineSettings(BaseModel):
     #: not read, whose ranking the keyword index carries (multilingual.py default run, same
     #: language: 86 -> 80 of 90); for an English-reading or multilingual embedder, turn it on.
     query_kind: bool = False
+    #: Second-pass expansion of a search pinned to one cached scope (see
+    #: ``memorist.engine.expansion``): the best hits it starts from, the bonus for sharing a
+    #: specific entity with them, the share of the semantic signal taken from similarity to
+    #: the query moved towards their centroid (pseudo-relevance feedback), that move's size,
+    #: how many memories may join the candidates, and the pull towards a best hit of the
+    #: memories stored within ``session_window`` of it in the same session. A weight of 0
+    #: turns its signal off.
+    expansion_hits: int = Field(5, ge=0, le=50)
+    linked_weight: float = Field(0.1, ge=0, le=1)
+    feedback_weight: float = Field(0.0, ge=0, le=1)
+    feedback_beta: float = Field(1.0, ge=0, le=10)
+    expansion_max_candidates: int = Field(20, ge=0, le=200)
+    session_weight: float = Field(0.3, ge=0, le=1)
+    session_window: int = Field(3, ge=0, le=50)
     #: Search without entities too common in the scope to inform (e.g. the user's own name),
     #: averaged with the full query (see ``memorist.engine.search.focus_query``).
     focus_queries: bool = True

@@ -40,6 +40,7 @@ from ..records import (
 from .add_embedding import FactEmbedder
 from .add_guard import AddGuard
 from .add_request import MAX_TEXT, AddRequest, as_recent, extract
+from .attribute_prototypes import AttributeReader
 from .batch import BatchStored, scope_key
 from .components import Components
 from .counts import ScopeCounts
@@ -134,6 +135,8 @@ class AddPipeline:
         self._near_duplicate = near_duplicate
         #: Embeds an add's facts, beside the scope loads when there are any (:mod:`.add_embedding`).
         self._embedding = FactEmbedder(components, index)
+        #: A fact's single-valued attribute read by meaning, for the supersession rule.
+        self._attributes = AttributeReader(self._embedding.now)
         #: Each conversation's open question (needs the generations to tell when it closed).
         self.questions = OpenQuestions(db, generations) if generations is not None else None
         #: Scope locks around the duplicate check and the writes, and intents for history (:mod:`.add_guard`).
@@ -338,7 +341,9 @@ class AddPipeline:
             holder[index] = (record.id, record.text)
             records.append(record)
             replaced.extend(
-                Supersession(h.record, record) for h in near.get(index, ()) if supersedes(record, h.record, h.score)
+                Supersession(h.record, record)
+                for h in near.get(index, ())
+                if supersedes(record, h.record, h.score, self._attributes.attribute_of)
             )
         for twin in twins:
             matched_id, matched_text = holder[twin.first]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from sqlalchemy import select
 
@@ -128,6 +129,19 @@ class ScopeGraph:
             weight = math.log(1 + total / count) / math.log(1 + total) if total > 1 else 1.0
             out.append(EntityMatch(entity_id, self.names.get(entity_id, ""), min(1.0, weight)))
         return out
+
+    @cached_property
+    def _entities_by_memory(self) -> dict[str, tuple[str, ...]]:
+        by_memory: dict[str, list[str]] = {}
+        for entity_id in sorted(self.links):
+            for memory_id in self.links[entity_id]:
+                by_memory.setdefault(memory_id, []).append(entity_id)
+        return {m: tuple(e) for m, e in by_memory.items()}
+
+    def entities_of(self, memory_id: str) -> tuple[str, ...]:
+        """The entities ``memory_id`` is linked to (the inverse of :attr:`links`, built on first
+        use: a partition is read-only once loaded, a write makes a new one)."""
+        return self._entities_by_memory.get(memory_id, ())
 
     def memories_of(self, entity_ids: Sequence[str]) -> dict[str, set[str]]:
         """``EntityGraph.memories_of`` for this partition's entities (all their links)."""

@@ -57,11 +57,13 @@ from ..observability.stages import stage
 from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord, Scope, StoreMatch
 from .components import Components
 from .entities import EntityGraph, EntityMatch, scope_key
+from .expansion import ExpansionSettings, expand
 from .hits import SearchHit
 from .query_forms import focus_query, without_subject
 from .query_kind import lookup_share, scaled_keyword_weight
 from .scope import equality_values
-from .scope_index import Pinned, ScopeIndex
+from .scope_graph import ScopeGraph
+from .scope_index import Pinned, ScopeIndex, ScopeView
 from .temporal import query_period, temporal_score
 from .versions import current_first
 
@@ -117,6 +119,7 @@ class HybridSearch:
         # The store path's keyword query and stored-order read overlap the rest (each releases
         # the GIL); sized for a few concurrent searches of the same engine.
         self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="memorist-search")
+        self._expansion = ExpansionSettings.of(settings)
 
     def search(
         self,
@@ -235,6 +238,9 @@ class HybridSearch:
             base = float(weights @ np.array([cand.semantic, cand.keyword, cand.entity]))
             bonus = self._s.temporal_weight * cand.temporal * (1.0 - base)
             cand.score = max(0.0, min(1.0, base + bonus))
+        if view is not None and self.index is not None and self._expansion.enabled:
+            with stage("search", "expand"):  # what the best hits reach, from the snapshot alone
+                self._expand(view, graph, candidates, query_vector, where, matches, float(weights[0]))
         order = order_future.result() if order_future is not None else None
         if view is not None and wants_order:
             order = view.sequence(conversation, self._s.context_max_memories)
@@ -251,6 +257,30 @@ class HybridSearch:
             fetched = self._records(source, ranked, top_k)
         return current_first(
             [SearchHit(record, c.score, c.details() if explain else None) for c, record in fetched], query
+        )
+
+    def _expand(
+        self,
+        view: ScopeView,
+        graph: ScopeGraph | None,
+        candidates: dict[str, Candidate],
+        query_vector: np.ndarray,
+        where: Filter,
+        matches: list[EntityMatch],
+        semantic_share: float,
+    ) -> None:
+        if graph is None and self._expansion.linked_weight > 0 and self.index is not None:
+            graph = self.index.graph(view.snapshot)
+        expand(
+            view.snapshot,
+            graph,
+            candidates,  # type: ignore[arg-type]
+            query_vector,
+            where,
+            {m.entity_id for m in matches},
+            self._expansion,
+            semantic_share,
+            lambda match, semantic: Candidate(match, semantic=semantic, score=semantic_share * semantic),
         )
 
     def _signal_weights(self, candidates: dict[str, Candidate]) -> np.ndarray:

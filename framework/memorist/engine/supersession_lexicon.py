@@ -10,7 +10,7 @@ language at once; frame words only from the statement's own language and the def
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from ..language import DEFAULT, Phrases, fold, languages, lexicon
@@ -63,6 +63,11 @@ class Lexicon:
     #: Words by which a fact says a habit began ("started", "angefangen"): a change only when
     #: the two facts are close in meaning, since a begun habit is as often one more.
     onsets: Phrases = Phrases({})
+    #: Words of things a person has a count of -> what they count ("kids": "children").
+    counted: dict[str, str] = field(default_factory=dict)
+    #: Count words -> their number ("two": 2) and ordinals -> theirs ("third": 3).
+    numbers: dict[str, int] = field(default_factory=dict)
+    ordinals_counted: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -110,6 +115,20 @@ class Lexicon:
             merged("preference_words"),
             merged("state_openers"),
             merged("onset_words"),
+            {
+                w: name
+                for lex in lexes
+                for name in lex.get("counted_things") or {}
+                for w in lex.words("counted_things", name)
+            },
+            {
+                k: int(v)
+                for lex in lexes
+                for rows in ("number_words", "count_words")
+                for k, v in lex.mapping(rows).items()
+                if " " not in k
+            },
+            {k: int(v) for lex in lexes for k, v in lex.mapping("ordinal_words").items()},
         )
 
 
@@ -160,4 +179,7 @@ def reading_lexicon(code: str) -> Lexicon:
         preferences=merged.preferences,
         state_openers=merged.state_openers,
         onsets=merged.onsets,
+        counted=merged.counted,
+        numbers=merged.numbers,
+        ordinals_counted=merged.ordinals_counted,
     )

@@ -93,6 +93,9 @@ class Reading:
     size: int = 0
     #: Whether it says a habit began ("has started picking aisle seats").
     onset: bool = False
+    #: Counts of things a person has, as (what is counted, number, told as an ordinal):
+    #: ("children", 2, False) for "has two kids", ("children", 3, True) for "third child".
+    counts: frozenset[tuple[str, int, bool]] = frozenset()
 
 
 def _base(word: str) -> str:
@@ -149,7 +152,25 @@ def read(text: str) -> Reading:
         ),
         len(found),
         lex.onsets.anywhere(found),
+        _counts(words, lex),
     )
+
+
+def _counts(words: list[str], lex: Lexicon) -> frozenset[tuple[str, int, bool]]:
+    """A number, a number word or an ordinal right before a counted thing ("two kids",
+    "3 cats", "third child")."""
+    out: set[tuple[str, int, bool]] = set()
+    for word, noun in zip(words, words[1:], strict=False):
+        counted = lex.counted.get(noun)
+        if counted is None:
+            continue
+        if word.isdigit() and len(word) <= 2:
+            out.add((counted, int(word), False))
+        elif word in lex.numbers:
+            out.add((counted, lex.numbers[word], False))
+        elif word in lex.ordinals_counted:
+            out.add((counted, lex.ordinals_counted[word], True))
+    return frozenset(out)
 
 
 def _phrased(found: list[Token], lex: Lexicon) -> list[str]:

@@ -34,6 +34,10 @@ it does not say it adds to what was said ("also", "another", ...), and one of:
   "is into"), the newer says it changed, and the two are closer in meaning than
   :data:`PREFERENCE_SIMILARITY`: the preference slot, judged by the embedder since two
   tastes of one category (two cuisines, two drinks) rarely share a word;
+- both are nearest the prototypes of one **single-valued attribute read by meaning**
+  (:mod:`.attribute_prototypes`: schedule, occupation, ...) and the newer says it changes:
+  "is a morning person" / "has turned into a night owl", which share no word and sit far
+  apart in meaning (0.44) but are each close to "is an early bird";
 - both hold a **quantity of one unit** with another value ("sleeps about 7 hours a
   night" / "sleeps 6 hours a night", "pays 45 dollars a month for the gym" / "gym
   membership went up to 55 dollars a month", "at 9:30" / "at 10:00") and are closer
@@ -56,6 +60,8 @@ stays apart: "has a dog" / "also has a cat", "likes tea" / "likes coffee",
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from ..records import MemoryRecord
 from .supersession_reading import SELF, Reading, read, states_attribute
@@ -104,9 +110,16 @@ PREFERENCE_SIMILARITY = 0.45
 SLOT_MAX_TOKENS = 20
 
 
-def supersedes(newer: MemoryRecord, older: MemoryRecord, similarity: float | None = None) -> bool:
+def supersedes(
+    newer: MemoryRecord,
+    older: MemoryRecord,
+    similarity: float | None = None,
+    attribute_of: Callable[[str], str | None] | None = None,
+) -> bool:
     """Whether storing ``newer`` makes ``older`` a past version (see the module's description);
-    ``similarity``: the two facts' cosine, when the caller has it."""
+    ``similarity``: the two facts' cosine, when the caller has it; ``attribute_of``: a fact
+    text's single-valued attribute read by meaning (:mod:`.attribute_prototypes`), asked only
+    when no other sign links the two."""
     if newer.id == older.id or newer.hash == older.hash:
         return False
     if (newer.speaker or "").casefold() != (older.speaker or "").casefold():
@@ -116,6 +129,8 @@ def supersedes(newer: MemoryRecord, older: MemoryRecord, similarity: float | Non
     if older.observed_at > newer.observed_at:
         return False
     new, old = read(newer.text), read(older.text)
+    if new.subjects & old.subjects and _other_count(new, old):
+        return True
     if new.additive or not new.subjects & old.subjects:
         return False
     if new.attributes & old.attributes:
@@ -124,7 +139,15 @@ def supersedes(newer: MemoryRecord, older: MemoryRecord, similarity: float | Non
         return True
     if new.shapes & old.shapes:
         return True
-    if max(old.size, new.size) <= SLOT_MAX_TOKENS and _same_slot(new, old, similarity or 0.0):
+    short = max(old.size, new.size) <= SLOT_MAX_TOKENS
+    if short and _same_slot(new, old, similarity or 0.0):
+        return True
+    if (
+        short
+        and attribute_of is not None
+        and (new.change or new.onset)
+        and _same_meant_attribute(newer.text, older.text, attribute_of)
+    ):
         return True
     return similarity is not None and similarity >= QUANTITY_SIMILARITY and _other_quantity(new, old)
 
@@ -142,6 +165,23 @@ def _same_slot(new: Reading, old: Reading, similarity: float) -> bool:
     if new.onset and similarity >= CHANGE_SIMILARITY:
         return True
     return new.preference and old.preference and new.change and similarity >= PREFERENCE_SIMILARITY
+
+
+def _same_meant_attribute(newer: str, older: str, attribute_of: Callable[[str], str | None]) -> bool:
+    """Both facts are nearest to one single-valued attribute's prototypes ("is a morning
+    person" / "has turned into a night owl": schedule), the newer told as a change."""
+    attribute = attribute_of(newer)
+    return attribute is not None and attribute_of(older) == attribute
+
+
+def _other_count(new: Reading, old: Reading) -> bool:
+    """Both count one thing a person has, with another number: "has two kids" / "had their
+    third child". An additive word stands only beside an ordinal ("third" states the new
+    count); "also has two dogs" after "has a dog" is more dogs, not a new count of them."""
+    for thing, number, ordinal in new.counts:
+        if (ordinal or not new.additive) and any(t == thing and n != number for t, n, _ in old.counts):
+            return True
+    return False
 
 
 def _people(reading: Reading) -> frozenset[str]:

@@ -31,7 +31,8 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from ..language import DEFAULT, WORD_OR_NUMBER, lexicon
+from ..language import DEFAULT, SPACELESS, WORD_OR_NUMBER, lexicon, script_of
+from ..language.scripts import runs
 from ..records import MemoryRecord
 from .hits import SearchHit
 from .keywords import STOP_WORDS, terms
@@ -76,29 +77,54 @@ CHANGE = re.compile(
 _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
+def _spaceless(token: str) -> bool:
+    return not token.isascii() and script_of(token[0]) in SPACELESS
+
+
+def _pieces(token: str) -> list[str]:
+    """A token as the key reads it: a run of a script without spaces ("私の電話番号は090-1234
+    -5678です") is cut where the script changes, so the number in it is a value like any other."""
+    if token.isascii() or not _spaceless(token):
+        return [token]
+    return [run for run, _ in runs(token)]
+
+
 @lru_cache(maxsize=65_536)  # a scope's memories come back search after search: tokenize each once
 def version_key(text: str) -> str | None:
-    """``text`` with numbers and capitalized words masked, or None when too little is left."""
+    """``text`` with numbers and capitalized words masked, or None when too little is left.
+
+    A run of a script without spaces is cut where its script changes, so a number inside it
+    is masked like any other value, and counts one word per two characters (as the heuristic's
+    content rule does): "The user: 火曜日はジムに行きます。" is a clause, not one word."""
     out: list[str] = []
     words = 0
     previous = "."
     for token in _TOKEN.findall(text):
         sentence_start = previous in _SENTENCE_END
         previous = token
-        if token[0].isdigit() or (token[0].isupper() and not sentence_start):
-            out.append("#")
-        else:
-            out.append(token.casefold())
-            words += token[0].isalpha()
+        for piece in _pieces(token):
+            if piece[0].isdigit() or (piece[0].isupper() and not sentence_start):
+                out.append("#")
+            elif _spaceless(piece):
+                out.append(piece.casefold())
+                words += max(1, len(piece) // 2)
+            else:
+                out.append(piece.casefold())
+                words += piece[0].isalpha()
     return " ".join(out) if words >= MIN_WORDS else None
 
 
 @lru_cache(maxsize=65_536)
 def _one_word_keys(key: str) -> tuple[str, ...]:
     """A short fact's version key with each word in turn left open: two facts sharing one
-    differ in that word alone ("favorite color is green" / "blue")."""
+    differ in that word alone ("favorite color is green" / "blue").
+
+    Only where words are written apart: a run of a script without spaces (Chinese, Japanese,
+    Thai; Korean with its particles glued on) is a whole clause, so "火曜日はジムに行きます。"
+    and "兄は大阪に住んでいます。" would differ in "one word" and read as versions of one
+    fact. Such texts are versions only when equal once their values are masked."""
     tokens = key.split(" ")
-    if len(tokens) > ONE_WORD_MAX_TOKENS:
+    if len(tokens) > ONE_WORD_MAX_TOKENS or any(_spaceless(token) for token in tokens):
         return ()
     return tuple(
         " ".join([*tokens[:i], "*", *tokens[i + 1 :]])

@@ -70,7 +70,8 @@ def test_bare_questions_are_dropped_but_self_statements_kept() -> None:
         ("3 days ago", "3 days ago (5 May 2023)"),
         ("two years ago", "two years ago (2021)"),
         ("last weekend", "last weekend (the weekend of 6 May 2023)"),
-        ("in 2 weeks", "in 2 weeks (the week of 22 May 2023)"),
+        # "in 2 weeks" after a past verb is how long it took (see test_dates_ahead.py)
+        ("in 2 weeks", "in 2 weeks"),
     ],
 )
 def test_relative_dates_resolve_against_the_observation_time(phrase: str, absolute: str) -> None:

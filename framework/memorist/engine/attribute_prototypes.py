@@ -1,0 +1,101 @@
+"""Which single-valued attribute a short fact is about, read by meaning.
+
+The word lists of :mod:`.supersession_lexicon` name an attribute when a fact holds one of
+its words ("lives", "job"). A change is often told in words no list holds and far in
+meaning from the older value: "is a morning person" / "has turned into a night owl"
+(cosine 0.44), "does marketing for a shoe brand" / "is a software developer now" (0.26).
+Both facts are still about one attribute a person holds one value of at a time (when they
+sleep, what they do for a living), and each is close to a plain sentence about that
+attribute. So the lexicons hold a few such sentences per attribute
+(``attribute_prototypes``; the words are data) and a fact's attribute is the one whose
+sentence is nearest to it by the embedder's cosine, when that is at least
+:data:`FLOOR` and ahead of every other attribute's nearest by :data:`MARGIN`. The
+``open`` rows are kinds a person holds many of (hobbies, trips, things owned): a fact
+nearest one of them names no attribute, so "plays the violin" is not an occupation.
+
+The prototypes are embedded once per reader (one reader per add pipeline, hence per
+embedder), and each fact's text once per process (a bounded cache).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from threading import Lock
+
+import numpy as np
+
+from ..language import languages, lexicon
+
+#: A fact names an attribute only when its nearest prototype is at least this close.
+FLOOR = 0.45
+#: ... and the nearest prototype of any other attribute (or of an ``open`` kind) is at least
+#: this much farther.
+MARGIN = 0.12
+#: The label of the kinds a person holds many of.
+OPEN = "open"
+#: Fact texts whose attribute a reader remembers.
+CACHE_SIZE = 8_192
+
+Embed = Callable[[list[str]], np.ndarray]
+
+
+def prototypes() -> list[tuple[str, str]]:
+    """Every language's ``attribute_prototypes`` as (attribute, sentence)."""
+    out: list[tuple[str, str]] = []
+    for code in languages():
+        rows = lexicon(code).get("attribute_prototypes") or {}
+        for attribute, sentences in rows.items():
+            out.extend((str(attribute), str(s)) for s in sentences or ())
+    return out
+
+
+def _unit(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    return np.asarray(matrix / np.where(norms == 0, 1.0, norms), dtype=np.float32)
+
+
+class AttributeReader:
+    """Reads a fact's single-valued attribute with one embedder."""
+
+    def __init__(self, embed: Embed, rows: Sequence[tuple[str, str]] | None = None) -> None:
+        self._embed = embed
+        self._rows = list(prototypes() if rows is None else rows)
+        self._labels = np.array([label for label, _ in self._rows])
+        self._matrix: np.ndarray | None = None
+        self._seen: OrderedDict[str, str | None] = OrderedDict()
+        self._lock = Lock()
+
+    def _prototypes(self) -> np.ndarray:
+        if self._matrix is None:
+            self._matrix = _unit(np.asarray(self._embed([s for _, s in self._rows]))) if self._rows else None
+        return self._matrix if self._matrix is not None else np.zeros((0, 0), dtype=np.float32)
+
+    def of(self, texts: Sequence[str]) -> list[str | None]:
+        """Each text's attribute, or None (no prototype close enough, an ``open`` kind, or two
+        attributes about as near)."""
+        with self._lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._seen]
+            if missing and self._rows:
+                protos = self._prototypes()
+                scores = _unit(np.asarray(self._embed(missing))) @ protos.T
+                for text, row in zip(missing, scores, strict=True):
+                    self._seen[text] = self._label(row)
+                    if len(self._seen) > CACHE_SIZE:
+                        self._seen.popitem(last=False)
+            return [self._seen.get(t) for t in texts]
+
+    def attribute_of(self, text: str) -> str | None:
+        """One text's attribute (see :meth:`of`)."""
+        return self.of([text])[0]
+
+    def _label(self, row: np.ndarray) -> str | None:
+        best: dict[str, float] = {}
+        for label, score in zip(self._labels, row, strict=True):
+            best[str(label)] = max(best.get(str(label), -1.0), float(score))
+        ranked = sorted(best.items(), key=lambda item: item[1], reverse=True)
+        if not ranked or ranked[0][0] == OPEN or ranked[0][1] < FLOOR:
+            return None
+        if len(ranked) > 1 and ranked[0][1] - ranked[1][1] < MARGIN:
+            return None
+        return ranked[0][0]
