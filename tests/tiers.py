@@ -10,6 +10,8 @@ tier is ``pytest -m "not (process or browser or postgres or packaging or clients
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -54,7 +56,7 @@ def mark_postgres_users(items: list[pytest.Item]) -> None:
 #: ``-n 2 --dist loadfile`` both workers begin with the long files (a fresh install, schemathesis,
 #: the benchmarks' smoke runs, the browsers) and the many short files fill in at the end. Before the
 #: tiers a table of per-file costs did this (tests/scheduling.py); a directory needs no upkeep.
-START_ORDER = ("packaging", "process", "browser", "clients", "postgres", "contracts", "routes", "unit")
+START_ORDER = ("packaging", "process", "browser", "clients", "postgres", "contracts", "retention", "routes", "unit")
 
 
 def tier_rank(item: pytest.Item, tests_dir: Path) -> int:
@@ -77,3 +79,46 @@ def keep_collection_order(config: pytest.Config) -> None:
     worker idles. Keep the tier order instead."""
     if hasattr(config.option, "loadscopereorder"):
         config.option.loadscopereorder = False
+
+
+#: How a tier directory's conftest names its marker (``mark_directory(__file__, "process")``).
+_DIRECTORY_MARKER = re.compile(r'mark_directory\(__file__, "(\w+)"\)')
+#: What pytest accepts as a marker name in ``-m`` (its expression scanner's identifier).
+_IDENTIFIER = re.compile(r"(?:\w|:|\+|-|\.|\[|\]|\\|/)+")
+
+
+def directory_marker(directory: Path) -> str | None:
+    """The marker ``directory``'s own conftest applies to every test below it, if it applies one."""
+    conftest = directory / "conftest.py"
+    if not conftest.is_file():
+        return None
+    found = _DIRECTORY_MARKER.search(conftest.read_text(encoding="utf-8"))
+    return found.group(1) if found else None
+
+
+def excludes_marker(markexpr: str, marker: str) -> bool:
+    """Whether ``-m markexpr`` deselects every test carrying ``marker``, whatever other markers it has.
+
+    Why: ``-m`` deselects only after collection, so the fast tier imported the slow tiers' test
+    modules (schemathesis, Playwright's pages, the packaging helpers) in each worker and built
+    their ~600 items just to drop them. A tier directory whose marker the expression rules out
+    on its own is not collected at all (``pytest_ignore_collect`` in tests/conftest.py). The
+    answer is exact: the expression is evaluated with ``marker`` set and every combination of
+    the other names it mentions; anything it cannot read (keyword arguments) collects as before.
+    """
+    if not markexpr or "=" in markexpr:
+        return False
+    try:
+        from _pytest.mark.expression import Expression
+
+        expression = Expression.compile(markexpr)
+    except (ImportError, SyntaxError):
+        return False
+    names = sorted({n for n in _IDENTIFIER.findall(markexpr) if n not in ("and", "or", "not")} - {marker})
+    if len(names) > 12:  # 4096 evaluations at most
+        return False
+    for combination in itertools.product((False, True), repeat=len(names)):
+        present = {marker, *(name for name, on in zip(names, combination, strict=True) if on)}
+        if expression.evaluate(lambda name, /, present=present, **kwargs: name in present and not kwargs):
+            return False
+    return True

@@ -394,6 +394,7 @@ _WORKER = textwrap.dedent(
 )
 
 
+@pytest.mark.process  # another process under test (docs/testing.md#test-tiers)
 def test_processes_share_one_directory(tmp_path: Path) -> None:
     open_store(tmp_path).close()  # create the table once, as startup would
     script = _WORKER.format(root=str(Path(__file__).resolve().parents[2]), path=str(tmp_path), dim=DIM)

@@ -99,6 +99,7 @@ def _process(data_dir: str, seed: int, start: Any, done: Any) -> None:
         memory.close()
 
 
+@pytest.mark.process  # another process under test (docs/testing.md#test-tiers)
 def test_two_processes_on_one_data_directory_store_each_text_once(tmp_path: Path) -> None:
     pytest.importorskip("memorist.testing.hashing")
     data = tmp_path / "data"
@@ -165,6 +166,7 @@ else:
 """
 
 
+@pytest.mark.process  # another process under test (docs/testing.md#test-tiers)
 @pytest.mark.parametrize("mode", ["one", "batch"])
 def test_kill9_between_store_and_history_leaves_no_memory_without_history(tmp_path: Path, mode: str) -> None:
     data, marker = tmp_path / "data", tmp_path / "upserted"

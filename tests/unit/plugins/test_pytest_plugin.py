@@ -7,8 +7,14 @@ import sys
 import tomllib
 from pathlib import Path
 
+import lancedb  # noqa: F401 - see below
 import pytest
 from memorist.testing.reranker import RerankerContract
+
+# An in-process pytester session removes the modules it imported when it ends, and LanceDB's
+# Rust core cannot be imported twice in one process (its logger panics: "env_logger::init_from_env
+# should not be called after logger initialized"): imported here, LanceDB is in the snapshot
+# pytester restores, so the inner session's stores do not break the worker's later LanceDB tests.
 
 pytest_plugins = ["pytester"]
 
@@ -121,6 +127,7 @@ def guide_example() -> str:
     return page[start : page.index("```", start)]
 
 
+@pytest.mark.process  # another process under test (docs/testing.md#test-tiers)
 def test_naming_it_in_a_conftest_beside_the_plugin_option_loads_it_once(pytester: pytest.Pytester) -> None:
     """As with the installed entry point: ``pytest_plugins`` in a conftest and the plugin already
     loaded. In a process of its own, as a plugin author runs it; with the plugin guide's example."""

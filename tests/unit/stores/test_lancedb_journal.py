@@ -155,6 +155,7 @@ def _child(data_dir: Path, body: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, env=os.environ)
 
 
+@pytest.mark.process  # another process under test (docs/testing.md#test-tiers)
 def test_kill_after_the_journal_write_keeps_every_acknowledged_row(tmp_path: Path) -> None:
     done = _child(
         tmp_path,
@@ -177,6 +178,7 @@ def test_kill_after_the_journal_write_keeps_every_acknowledged_row(tmp_path: Pat
     store.close()
 
 
+@pytest.mark.process  # another process under test (docs/testing.md#test-tiers)
 def test_kill_between_the_table_write_and_the_journal_delete_writes_each_row_once(tmp_path: Path) -> None:
     done = _child(
         tmp_path,

@@ -131,6 +131,7 @@ _READER = textwrap.dedent(
 )
 
 
+@pytest.mark.process  # another process under test (docs/testing.md#test-tiers)
 def test_a_read_in_another_process_survives_this_ones_pruning(tmp_path: Path) -> None:
     """Two server workers on one directory: the reader is one process, the writer that
     compacts and prunes is another."""
