@@ -23,6 +23,7 @@ from memorist.testing.server import ADMIN
 
 from tests.conftest import fast_settings
 from tests.plugins import hashing
+from tests.supersession_pairs import record as _record
 
 MONDAY = "2026-03-02T09:00:00Z"
 FRIDAY = "2026-03-06T18:00:00Z"
@@ -284,17 +285,6 @@ def test_mem0_client_project_decay_turns_decay_on_for_its_searches(server: Serve
     assert min(factors.values()) < 0.4 < 1.0 < max(factors.values())
     client.project.update(decay=False)
     assert [(h["id"], h["score"]) for h in search()] == [(h["id"], h["score"]) for h in before]
-
-
-def _record(text: str, day: int) -> Any:
-    from datetime import UTC, datetime
-
-    from memorist.records import MemoryRecord, normalized_hash
-
-    moment = datetime(2026, 3, day, tzinfo=UTC)
-    return MemoryRecord(
-        id=f"m{day}", text=text, hash=normalized_hash(text), observed_at=moment, created_at=moment, updated_at=moment
-    )
 
 
 @pytest.mark.parametrize(

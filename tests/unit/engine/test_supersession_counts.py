@@ -4,18 +4,10 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 from memorist.engine.supersession_rule import supersedes
-from memorist.records import MemoryRecord, normalized_hash
 
-
-def _record(text: str, day: int) -> MemoryRecord:
-    moment = datetime(2026, 3, day, tzinfo=UTC)
-    return MemoryRecord(
-        id=f"m{day}", text=text, hash=normalized_hash(text), observed_at=moment, created_at=moment, updated_at=moment
-    )
+from tests.supersession_pairs import record as _record
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,6 @@ alone must decide.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -20,28 +19,16 @@ from memorist.engine.supersession_rule import (
     ATTRIBUTE_CHANGE_SIMILARITY,
     BARE_CHANGE_SIMILARITY,
     PREFERENCE_SIMILARITY,
-    supersedes,
 )
 from memorist.plugin.manager import load_plugins
 from memorist.python.engine import Engine
-from memorist.records import MemoryRecord, normalized_hash
 
 from tests.conftest import fast_settings
 from tests.plugins import hashing
+from tests.supersession_pairs import replaces as _replaces
 
 MONDAY = "2026-03-02T09:00:00Z"
 FRIDAY = "2026-03-06T18:00:00Z"
-
-
-def _record(text: str, day: int) -> MemoryRecord:
-    moment = datetime(2026, 3, day, tzinfo=UTC)
-    return MemoryRecord(
-        id=f"m{day}", text=text, hash=normalized_hash(text), observed_at=moment, created_at=moment, updated_at=moment
-    )
-
-
-def _replaces(older: str, newer: str, similarity: float | None = None) -> bool:
-    return supersedes(_record(newer, 6), _record(older, 2), similarity)
 
 
 @pytest.mark.parametrize(
