@@ -49,7 +49,7 @@ from ..filters import Filter
 from ..records import StoreMatch
 
 if TYPE_CHECKING:
-    from ..config.settings import EngineSettings
+    from ..config.engine_settings import EngineSettings
     from .scope_graph import ScopeGraph
     from .scope_snapshot import Snapshot
 
@@ -72,7 +72,7 @@ class Scored(Protocol):
 
 @dataclass(frozen=True)
 class ExpansionSettings:
-    """How far the best hits reach (see :class:`memorist.config.settings.EngineSettings`)."""
+    """How far the best hits reach (see :class:`memorist.config.engine_settings.EngineSettings`)."""
 
     #: Best hits the expansion starts from.
     hits: int = 5

@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from ..config.settings import EngineSettings
+from ..config.engine_settings import EngineSettings
 from ..filters import And, Condition, Filter
 from ..limits import MAX_QUERY_CHARS, MAX_TOP_K  # noqa: F401 - re-exported: their old home
 from ..observability.stages import stage

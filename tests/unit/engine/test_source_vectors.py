@@ -125,7 +125,7 @@ def test_saying_the_same_again_is_still_merged(tmp_path: Path) -> None:
 
 
 def test_the_weight_is_bounded() -> None:
-    from memorist.config.settings import EngineSettings
+    from memorist.config.engine_settings import EngineSettings
     from pydantic import ValidationError
 
     assert EngineSettings().source_vector_weight >= 0
