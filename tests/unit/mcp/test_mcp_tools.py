@@ -222,6 +222,9 @@ def test_bad_arguments_are_tool_errors(memory: Engine) -> None:
         assert "filter" in (await error(client, "search_memories", query="x", filters={"nosuch": {"op": 1}})).lower()
         assert "text" in await error(client, "update_memory", memory_id="abc")
         assert "page_size" in await error(client, "list_memories", page_size=1000)
+        assert "as_of" in await error(client, "search_memories", query="x", as_of="last Tuesday-ish")
+        assert "reference_date" in await error(client, "search_memories", query="x", reference_date="soon")
+        assert "as_of" in await error(client, "list_memories", as_of="13/45/2026")
         # The server is still fine after all that.
         assert (await call(client, "list_memories"))["total"] == 0
 
