@@ -64,26 +64,34 @@ class AttributeReader:
         self._labels = np.array([label for label, _ in self._rows])
         self._matrix: np.ndarray | None = None
         self._seen: OrderedDict[str, str | None] = OrderedDict()
+        #: Guards the cache only: concurrent adds embed their texts in parallel.
         self._lock = Lock()
+        #: Held while the prototypes embed, once per reader.
+        self._preparing = Lock()
 
     def _prototypes(self) -> np.ndarray:
-        if self._matrix is None:
-            self._matrix = _unit(np.asarray(self._embed([s for _, s in self._rows]))) if self._rows else None
-        return self._matrix if self._matrix is not None else np.zeros((0, 0), dtype=np.float32)
+        with self._preparing:
+            if self._matrix is None:
+                self._matrix = _unit(np.asarray(self._embed([s for _, s in self._rows])))
+        return self._matrix
 
     def of(self, texts: Sequence[str]) -> list[str | None]:
         """Each text's attribute, or None (no prototype close enough, an ``open`` kind, or two
         attributes about as near)."""
+        if not self._rows:
+            return [None] * len(texts)
         with self._lock:
-            missing = [t for t in dict.fromkeys(texts) if t not in self._seen]
-            if missing and self._rows:
-                protos = self._prototypes()
-                scores = _unit(np.asarray(self._embed(missing))) @ protos.T
+            known = {t: self._seen[t] for t in dict.fromkeys(texts) if t in self._seen}
+        missing = [t for t in dict.fromkeys(texts) if t not in known]
+        if missing:
+            protos = self._prototypes()
+            scores = _unit(np.asarray(self._embed(missing))) @ protos.T
+            with self._lock:
                 for text, row in zip(missing, scores, strict=True):
-                    self._seen[text] = self._label(row)
+                    known[text] = self._seen[text] = self._label(row)
                     if len(self._seen) > CACHE_SIZE:
                         self._seen.popitem(last=False)
-            return [self._seen.get(t) for t in texts]
+        return [known[t] for t in texts]
 
     def attribute_of(self, text: str) -> str | None:
         """One text's attribute (see :meth:`of`)."""
