@@ -9,6 +9,7 @@ pool that does run dry answers 503 with ``Retry-After`` after a bounded wait.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
@@ -56,6 +57,15 @@ def _search(client: falcon.testing.TestClient, query: str, user: str) -> falcon.
     return client.simulate_post("/search", headers=HEADERS, json={"query": query, "user_id": user})
 
 
+def _pool_drains(kernel: Kernel, within_seconds: float) -> bool:
+    deadline = time.monotonic() + within_seconds
+    while kernel.db.engine.pool.checkedout():  # type: ignore[attr-defined]
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def test_configure_calls_beside_serving_threads_never_run_the_pool_dry(
     served: tuple[Kernel, falcon.testing.TestClient],
 ) -> None:
@@ -79,7 +89,9 @@ def test_configure_calls_beside_serving_threads_never_run_the_pool_dry(
             )
             assert configured.status_code == 200, configured.text
     assert answers and set(answers) == {200}, sorted(set(answers))
-    assert kernel.db.engine.pool.checkedout() == 0  # type: ignore[attr-defined]
+    # The request log's writer thread borrows a connection for a moment every second, so a
+    # leak is a connection still out after it has had time to finish, not one out right now.
+    assert _pool_drains(kernel, within_seconds=5.0), kernel.db.engine.pool.status()  # type: ignore[attr-defined]
     found = _search(client, "green tea", "mika").json["results"]
     assert found and "green tea" in found[0]["memory"]
 
