@@ -23,6 +23,7 @@ from memorist.plugin.registry import ProviderRegistry
 from memorist.testing.vector_store import (
     FILTER_CASES,
     NASTY_VALUES,
+    LoadedStore,
     VectorStoreContract,
     filter_dataset,
     make_record,
@@ -68,6 +69,22 @@ class TestLanceDBContract(VectorStoreContract):
     @pytest.fixture
     def store(self, make_store: Callable[[int], LanceDBVectorStore]) -> LanceDBVectorStore:
         return make_store(DIM)
+
+    @pytest.fixture(scope="class", params=["direct", "journal"])
+    @classmethod
+    def filter_dataset_store(
+        cls, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+    ) -> Iterator[LoadedStore]:
+        """One store of each variant holding the filter dataset, read by every test that only
+        reads it (~190 filter and search cases per variant) instead of each opening and
+        filling its own; the tests that write keep a fresh ``store``."""
+        behind = request.param == "journal"
+        store = open_store(tmp_path_factory.mktemp("filters"), DIM, write_behind=behind, flush_delay_seconds=600.0)
+        records = filter_dataset()
+        vectors = random_vectors(len(records), DIM)
+        store.upsert(records, vectors)
+        yield LoadedStore(store, records, vectors)
+        store.close()
 
 
 # -- registration and options ---------------------------------------------------------------
@@ -175,14 +192,24 @@ def test_unknown_field_never_reaches_sql() -> None:
         compile_filter(Not(Condition("user_id = user_id OR 1", "eq", "x")))
 
 
+@pytest.fixture(scope="module")
+def filter_table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LoadedStore]:
+    """The filter dataset written straight to a table, which the bounds' SQL reads (no test writes)."""
+    store = open_store(tmp_path_factory.mktemp("bounds"))
+    records = filter_dataset()
+    vectors = random_vectors(len(records), DIM)
+    store.upsert(records, vectors)
+    yield LoadedStore(store, records, vectors)
+    store.close()
+
+
 @pytest.mark.parametrize(("case", "raw"), FILTER_CASES, ids=[c for c, _ in FILTER_CASES])
-def test_filter_bounds_bracket_the_reference(tmp_path: Path, case: str, raw: dict[str, Any]) -> None:
+def test_filter_bounds_bracket_the_reference(filter_table: LoadedStore, case: str, raw: dict[str, Any]) -> None:
     """Each bound, run as SQL on its own, must contain / be contained in the exact answer."""
     from memorist.filters import evaluate
 
-    store = open_store(tmp_path)
-    records = filter_dataset()
-    store.upsert(records, random_vectors(len(records), DIM))
+    store, records = filter_table.store, filter_table.records
+    assert isinstance(store, LanceDBVectorStore)
     where = parse_filter(raw)
     expected = {r.id for r in records if evaluate(where, r)}
     bounds = compile_filter(where)

@@ -11,6 +11,7 @@ accepts).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
@@ -288,6 +289,15 @@ NASTY_VALUES = [
 def selected(records: list[MemoryRecord], where: Filter) -> set[str]:
     """Ids of ``records`` that ``where`` accepts (a helper for backend-specific tests)."""
     return {r.id for r in records if evaluate(where, r)}
+
+
+@dataclass(frozen=True)
+class LoadedStore:
+    """A store holding :func:`filter_dataset`: the records and the vectors it was written with."""
+
+    store: VectorStore
+    records: list[MemoryRecord]
+    vectors: np.ndarray
 
 
 class ContractBase:

@@ -15,18 +15,40 @@ import pytest
 from memorist.filters import evaluate, parse_filter
 from memorist.plugin.contracts import VectorStore
 
-from .contract_data import FILTER_CASES, NASTY_VALUES, ContractBase, filter_dataset, make_record, newest_first
+from .contract_data import (
+    FILTER_CASES,
+    NASTY_VALUES,
+    ContractBase,
+    LoadedStore,
+    filter_dataset,
+    make_record,
+    newest_first,
+)
 
 
 class FilterContract(ContractBase):
     """Filters select what :func:`memorist.filters.evaluate` selects, in every store operation."""
 
+    @pytest.fixture
+    def filter_dataset_store(self, store: VectorStore) -> LoadedStore:
+        """``store`` holding :func:`filter_dataset`, for the tests that only read it.
+
+        Why a fixture of its own: the filter sweep runs every case of ``FILTER_CASES`` over the
+        same records, and none of those tests writes. By default each test still loads a fresh
+        ``store``; a backend whose stores are slow to open or fill may override this fixture with
+        a wider scope (``scope="class"``, one store per variant of the backend) that every such
+        test then reads. Tests that write (``delete_where``, upserts) keep using ``store``.
+        """
+        records = filter_dataset()
+        return LoadedStore(store, records, self.load(store, records))
+
     # -- filters -----------------------------------------------------------------------------
 
     @pytest.mark.parametrize(("case", "raw"), FILTER_CASES, ids=[c for c, _ in FILTER_CASES])
-    def test_filter_matches_reference_semantics(self, store: VectorStore, case: str, raw: dict[str, Any]) -> None:
-        records = filter_dataset()
-        vectors = self.load(store, records)
+    def test_filter_matches_reference_semantics(
+        self, filter_dataset_store: LoadedStore, case: str, raw: dict[str, Any]
+    ) -> None:
+        store, records, vectors = filter_dataset_store.store, filter_dataset_store.records, filter_dataset_store.vectors
         where = parse_filter(raw)
         expected = {r.id for r in records if evaluate(where, r)}
         assert 0 < len(expected) < len(records), f"case {case} must be selective to be a test"
@@ -47,9 +69,8 @@ class FilterContract(ContractBase):
         assert store.delete_where(where) == len(expected)
         assert {r.id for r in store.list(limit=1000)} == {r.id for r in records} - expected
 
-    def test_keyword_search_respects_every_filter_kind(self, store: VectorStore) -> None:
-        records = filter_dataset()
-        self.load(store, records)
+    def test_keyword_search_respects_every_filter_kind(self, filter_dataset_store: LoadedStore) -> None:
+        store, records = filter_dataset_store.store, filter_dataset_store.records
         mentions_tea = {"a1", "b1"}
         checked = 0
         for _, raw in FILTER_CASES:

@@ -47,6 +47,7 @@ from .contract_data import (
     NASTY_VALUES,
     T0,
     ContractBase,
+    LoadedStore,
     filter_dataset,
     make_record,
     newest_first,
@@ -64,6 +65,7 @@ __all__ = [
     "ContractBase",
     "FilterContract",
     "LifecycleContract",
+    "LoadedStore",
     "VectorStoreContract",
     "filter_dataset",
     "make_record",
@@ -196,9 +198,8 @@ class VectorStoreContract(FilterContract, LifecycleContract):
         assert store.list(offset=23) == []
         assert store.list(limit=0) == []
 
-    def test_list_paginates_after_exact_filtering(self, store: VectorStore) -> None:
-        records = filter_dataset()
-        self.load(store, records)
+    def test_list_paginates_after_exact_filtering(self, filter_dataset_store: LoadedStore) -> None:
+        store, records = filter_dataset_store.store, filter_dataset_store.records
         for raw in ({"metadata.topic": {"ne": "drinks"}}, {"user_id": {"ne": "bob"}}):
             where = parse_filter(raw)
             expected = newest_first([r for r in records if evaluate(where, r)])
@@ -281,16 +282,14 @@ class VectorStoreContract(FilterContract, LifecycleContract):
         assert [h.record.id for h in store.search_vector(unit(d, 1) * 3, 1)] == ["same"]
         assert store.search_vector(unit(d, 1), 0) == []
 
-    def test_vector_search_returns_full_records(self, store: VectorStore) -> None:
-        records = filter_dataset()
-        vectors = self.load(store, records)
+    def test_vector_search_returns_full_records(self, filter_dataset_store: LoadedStore) -> None:
+        store, records, vectors = filter_dataset_store.store, filter_dataset_store.records, filter_dataset_store.vectors
         (hit,) = store.search_vector(vectors[0], 1)
         assert hit.record == records[0]
         assert hit.score == pytest.approx(1.0, abs=1e-4)
 
-    def test_vector_search_with_filter(self, store: VectorStore) -> None:
-        records = filter_dataset()
-        vectors = self.load(store, records)
+    def test_vector_search_with_filter(self, filter_dataset_store: LoadedStore) -> None:
+        store, records, vectors = filter_dataset_store.store, filter_dataset_store.records, filter_dataset_store.vectors
         query = vectors[3]  # b1, which the filter excludes
         for raw in ({"user_id": "alice"}, {"metadata.topic": {"ne": "drinks"}}):
             where = parse_filter(raw)
@@ -362,16 +361,15 @@ class VectorStoreContract(FilterContract, LifecycleContract):
             "\x00tea",
         ],
     )
-    def test_keyword_search_does_not_interpret_query_syntax(self, store: VectorStore, query: str) -> None:
-        self.load(store, filter_dataset())
+    def test_keyword_search_does_not_interpret_query_syntax(self, filter_dataset_store: LoadedStore, query: str) -> None:
+        store = filter_dataset_store.store
         hits = store.search_keyword(query, 5)
         assert isinstance(hits, list)
         if "tea" in query:
             assert {"a1", "b1"} <= {h.record.id for h in hits}
 
-    def test_keyword_search_with_filter(self, store: VectorStore) -> None:
-        records = filter_dataset()
-        self.load(store, records)
+    def test_keyword_search_with_filter(self, filter_dataset_store: LoadedStore) -> None:
+        store = filter_dataset_store.store
         assert [h.record.id for h in store.search_keyword("tea", 5, parse_filter({"user_id": "bob"}))] == ["b1"]
         where = parse_filter({"NOT": {"metadata.tags": "coffee"}})
         assert [h.record.id for h in store.search_keyword("tea", 5, where)] == ["a1"]
@@ -385,10 +383,9 @@ class VectorStoreContract(FilterContract, LifecycleContract):
         ids=["all", "scope", "metadata", "scope-and-wildcard"],
     )
     def test_matches_agree_with_searches_and_fetch_returns_whole_records(
-        self, store: VectorStore, raw: dict[str, Any] | None
+        self, filter_dataset_store: LoadedStore, raw: dict[str, Any] | None
     ) -> None:
-        records = filter_dataset()
-        vectors = self.load(store, records)
+        store, records, vectors = filter_dataset_store.store, filter_dataset_store.records, filter_dataset_store.vectors
         by_id = {r.id: r for r in records}
         where = parse_filter(raw) if raw is not None else None
         for query in (vectors[0], vectors[5]):
