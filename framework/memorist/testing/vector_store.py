@@ -361,7 +361,9 @@ class VectorStoreContract(FilterContract, LifecycleContract):
             "\x00tea",
         ],
     )
-    def test_keyword_search_does_not_interpret_query_syntax(self, filter_dataset_store: LoadedStore, query: str) -> None:
+    def test_keyword_search_does_not_interpret_query_syntax(
+        self, filter_dataset_store: LoadedStore, query: str
+    ) -> None:
         store = filter_dataset_store.store
         hits = store.search_keyword(query, 5)
         assert isinstance(hits, list)
