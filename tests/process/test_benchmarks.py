@@ -398,3 +398,13 @@ def test_index_terms_times_per_clause_detection_against_english_terms(tmp_path: 
     assert "LoCoMo turns" in lines[0], result.stdout
     assert [line.split()[0] for line in lines[1:]] == ["index_terms", "terms"]
     assert all(float(line.split()[-4]) > 0 for line in lines[1:])
+
+
+def test_the_request_costs_benchmark_prints_each_refusal() -> None:
+    """``benchmarks/request_costs.py`` (what one request may cost, tests/routes/test_request_costs.py)
+    at its smallest: each refusal printed with its status and the limit it names."""
+    result = run("request_costs.py", "--messages", "5", "--metadata-mb", "0.1", timeout=300)
+    lines = {line.split("  ")[0].strip(): line for line in result.stdout.splitlines()}
+    assert " 413 in " in lines["metadata-heavy add x5"] and "MAX_METADATA_BYTES" in lines["metadata-heavy add x5"]
+    assert " 400 in " in lines["filter 200 OR x 300 in"] and "MAX_FILTER_VALUES" in lines["filter 200 OR x 300 in"]
+    assert " 200 in " in lines["filter 4 OR x 250 in"]

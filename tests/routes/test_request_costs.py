@@ -270,21 +270,3 @@ def test_an_extraction_that_multiplies_metadata_is_refused_before_any_write(tmp_
             assert len(engine.add("My parrots are Kiwi0 to Kiwi2.", user_id="fx", metadata={"doc": "d" * 20_000})) == 3
         finally:
             engine.close()
-
-
-def test_the_request_costs_benchmark_prints_each_refusal() -> None:
-    import subprocess
-    import sys
-
-    script = Path(__file__).resolve().parents[2] / "benchmarks" / "request_costs.py"
-    out = subprocess.run(
-        [sys.executable, str(script), "--messages", "5", "--metadata-mb", "0.1"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    lines = {line.split("  ")[0].strip(): line for line in out.stdout.splitlines()}
-    assert " 413 in " in lines["metadata-heavy add x5"] and "MAX_METADATA_BYTES" in lines["metadata-heavy add x5"]
-    assert " 400 in " in lines["filter 200 OR x 300 in"] and "MAX_FILTER_VALUES" in lines["filter 200 OR x 300 in"]
-    assert " 200 in " in lines["filter 4 OR x 250 in"]
