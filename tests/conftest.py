@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -123,6 +124,47 @@ def _migrated_sqlite_templates(tmp_path_factory: pytest.TempPathFactory) -> Iter
     Database.upgrade = upgrade  # type: ignore[method-assign]
     yield
     Database.upgrade = real  # type: ignore[method-assign]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _installed_plugins_read_once_per_path() -> Iterator[None]:
+    """``load_plugins`` reads the installed distributions' metadata once per ``sys.path``.
+
+    Why: every app, engine and CLI command a test builds calls ``load_plugins``, which asks
+    ``importlib.metadata`` for the ``memorist`` entry points and each plugin's distribution
+    name and version: ~25 ms of parsing the same METADATA files each time, nearly all of a
+    plugin load. The installed set does not change under a running worker unless ``sys.path``
+    does, so the answer is kept per (group, ``sys.path``): a test that puts a distribution of
+    its own on ``sys.path`` (tests/unit/plugins/test_plugins.py) is read afresh. The entry
+    points, their order and the versions reported are importlib's own.
+    """
+    from importlib import metadata
+
+    from memorist.plugin import manager
+
+    real = manager.entry_points
+    read: dict[tuple[str, tuple[str, ...]], list[metadata.EntryPoint]] = {}
+
+    def entry_points(*, group: str) -> list[metadata.EntryPoint]:
+        key = (group, tuple(sys.path))
+        if key not in read:
+            read[key] = [
+                metadata.EntryPoint(ep.name, ep.value, ep.group)._for(_ReadDistribution(ep.dist))  # type: ignore[attr-defined]
+                for ep in real(group=group)
+            ]
+        return read[key]
+
+    manager.entry_points = entry_points  # type: ignore[assignment]
+    yield
+    manager.entry_points = real
+
+
+class _ReadDistribution:
+    """The name and version of an entry point's distribution, read once (all the manager asks)."""
+
+    def __init__(self, dist: Any) -> None:
+        self.name: str | None = dist.name if dist is not None else None
+        self.version: str | None = dist.version if dist is not None else None
 
 
 @pytest.fixture(scope="session", autouse=True)

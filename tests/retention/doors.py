@@ -95,7 +95,7 @@ class PlatformDoor:
             if event["status"] in ("SUCCEEDED", "FAILED"):
                 break
             assert time.monotonic() < deadline, f"event {event_id} still {event['status']}"
-            time.sleep(0.02)
+            time.sleep(0.005)
         assert event["status"] == "SUCCEEDED", event
         # The event shows the stored memories in ``results``, and what it merged or skipped beside them.
         stored = [{"id": r["id"], "memory": r["data"]["memory"]} for r in event["results"] if r["event"] == "ADD"]

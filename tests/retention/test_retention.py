@@ -35,7 +35,7 @@ CASES = load_cases()
 
 
 def settings_for(data_dir: Path, **extra: Any) -> Any:
-    return load_settings(None, {"data_dir": str(data_dir), "queue": {"workers": 1, "poll_seconds": 0.02}, **extra})
+    return load_settings(None, {"data_dir": str(data_dir), "queue": {"workers": 1, "poll_seconds": 0.01}, **extra})
 
 
 def assert_targets(report: Report) -> None:
