@@ -127,6 +127,75 @@ def _migrated_sqlite_templates(tmp_path_factory: pytest.TempPathFactory) -> Iter
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _lancedb_tables_from_templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A new LanceDB table starts as a copy of one this worker created and indexed, then opens as usual.
+
+    Why: most tests build a store on a fresh data directory, and each created its table and
+    then its five indexes (BM25 on ``text``, BTrees, bitmaps) on the empty table: ~25 ms of
+    LanceDB commits per app or engine, hundreds of times a worker for the same empty table.
+    The first table of each kind (name, dimension and the index options) is made for real, by
+    the store's own ``open_table`` and ``ensure_indexes``, into a template; later new tables are
+    a copy of it moved into place in one rename (a table another process or thread made first
+    wins, and is opened as it is). The store then opens the copy with its own code, finds
+    every index there, and still counts the table as one it created (``discard_created``).
+    Existing tables, other options and child processes go straight through.
+    """
+    try:
+        from memorist_lancedb import store as lancedb_store
+        from memorist_lancedb.table import FtsSettings
+    except ImportError:
+        yield
+        return
+    store_class = lancedb_store.LanceDBVectorStore
+    real_init, real_open = store_class.__init__, lancedb_store.open_table
+    folder = tmp_path_factory.mktemp("lancedb-templates")
+    templates: dict[tuple[Any, ...], Path] = {}
+    building = threading.Lock()
+    opening = threading.local()  # the options of the store this thread is opening
+
+    def init(self: Any, options: Any, context: Any) -> None:
+        opening.options = options
+        try:
+            real_init(self, options, context)
+        finally:
+            opening.options = None
+
+    def open_table(db: Any, name: str, path: Path, dimension: int) -> tuple[Any, bool]:
+        options = getattr(opening, "options", None)
+        target = path / f"{name}.lance"
+        if options is None or target.exists():
+            return real_open(db, name, path, dimension)
+        fts = FtsSettings(options.fts_language, options.fts_stem, options.fts_remove_stop_words)
+        key = (name, dimension, fts, options.scalar_indexes)
+        with building:
+            template = templates.get(key)
+            if template is None:
+                import lancedb
+
+                template = folder / f"template-{len(templates)}"
+                made_db = lancedb.connect(str(template))
+                table, _ = real_open(made_db, name, template, dimension)
+                lancedb_store.ensure_indexes(table, fts, options.scalar_indexes, options.commit_retries)
+                del table, made_db
+                templates[key] = template
+        copying = path / f".{name}.lance.{os.getpid()}.{threading.get_ident()}.copying"
+        shutil.copytree(template / f"{name}.lance", copying)
+        try:
+            copying.rename(target)
+        except OSError:  # made meanwhile by another thread or process: theirs is the table
+            shutil.rmtree(copying, ignore_errors=True)
+            return real_open(db, name, path, dimension)
+        table, _ = real_open(db, name, path, dimension)
+        return table, True
+
+    store_class.__init__ = init  # type: ignore[method-assign]
+    lancedb_store.open_table = open_table
+    yield
+    store_class.__init__ = real_init  # type: ignore[method-assign]
+    lancedb_store.open_table = real_open
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _installed_plugins_read_once_per_path() -> Iterator[None]:
     """``load_plugins`` reads the installed distributions' metadata once per ``sys.path``.
 
