@@ -300,8 +300,19 @@ FILTER_CASES = [
 ]
 
 
-@pytest.fixture
-def filter_memory(memory: Memory) -> dict[str, str]:
+@pytest.fixture(scope="module")
+def filter_memory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Memory, dict[str, str]]]:
+    """An engine holding four memories across scopes, metadata and categories, and their names
+    by id: built once for the filter cases, which only list and search it."""
+    data_dir = tmp_path_factory.mktemp("filters")
+    memory = Memory.from_config(fast_settings(data_dir), plugins=load_plugins({}, extra=[hashing]))
+    try:
+        yield memory, _fill_filter_memory(memory)
+    finally:
+        memory.close()
+
+
+def _fill_filter_memory(memory: Memory) -> dict[str, str]:
     ids = {}
     rows = [
         ("a", dict(user_id="u1"), {"topic": "food", "rank": 1, "note": "Blue cheese"}, ["food"]),
@@ -331,13 +342,12 @@ def filter_memory(memory: Memory) -> dict[str, str]:
 
 @pytest.mark.parametrize(("filters", "expected"), FILTER_CASES)
 def test_filters_on_list_and_search(
-    memory: Memory, filter_memory: dict[str, str], filters: dict, expected: set[str]
+    filter_memory: tuple[Memory, dict[str, str]], filters: dict, expected: set[str]
 ) -> None:
-    listed = {filter_memory[r.id] for r in memory.list(filters).records}
+    memory, names = filter_memory
+    listed = {names[r.id] for r in memory.list(filters).records}
     assert listed == expected
-    searched = {
-        filter_memory[h.record.id] for h in memory.search("memory text", filters=filters, top_k=50, threshold=0)
-    }
+    searched = {names[h.record.id] for h in memory.search("memory text", filters=filters, top_k=50, threshold=0)}
     assert searched == expected
 
 
