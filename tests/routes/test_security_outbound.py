@@ -24,6 +24,13 @@ def c(tmp_path: Path) -> falcon.testing.TestClient:
     return client(tmp_path / "data")
 
 
+@pytest.fixture(scope="module")
+def refusing(tmp_path_factory: pytest.TempPathFactory) -> falcon.testing.TestClient:
+    """One app for the ``/configure`` refusals: each case reads the configuration before and after
+    its own request, so a case that changed it fails itself, and none needs a fresh app."""
+    return client(tmp_path_factory.mktemp("refusing") / "data")
+
+
 def platform_key(c: falcon.testing.TestClient, project_id: str = "proj_hooks") -> dict[str, str]:
     made = c.simulate_post(
         "/api/v1/admin/bootstrap/",
@@ -95,8 +102,9 @@ def platform_key(c: falcon.testing.TestClient, project_id: str = "proj_hooks") -
     ],
 )
 def test_configure_refuses_secrets_files_paths_internal_urls_and_malformed_sections(
-    c: falcon.testing.TestClient, patch: dict[str, Any], field: str
+    refusing: falcon.testing.TestClient, patch: dict[str, Any], field: str
 ) -> None:
+    c = refusing
     before = c.simulate_get("/configure", headers=ADMIN_HEADERS).json
     resp = c.simulate_post("/configure", headers=ADMIN_HEADERS, json=patch)
     assert resp.status_code in (400, 422), resp.text  # 422: the body's shape; 400: the policy
