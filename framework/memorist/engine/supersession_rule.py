@@ -131,8 +131,10 @@ def supersedes(
     new, old = read(newer.text), read(older.text)
     if new.subjects & old.subjects and _other_count(new, old):
         return True
-    if new.additive or not new.subjects & old.subjects:
+    if new.additive:
         return False
+    if not new.subjects & old.subjects:
+        return _through_owner(new, old, similarity or 0.0)
     if new.attributes & old.attributes:
         return True
     if new.change and (new.topic & old.topic or new.names & old.names or (similarity or 0.0) >= CHANGE_SIMILARITY):
@@ -165,6 +167,15 @@ def _same_slot(new: Reading, old: Reading, similarity: float) -> bool:
     if new.onset and similarity >= CHANGE_SIMILARITY:
         return True
     return new.preference and old.preference and new.change and similarity >= PREFERENCE_SIMILARITY
+
+
+def _through_owner(new: Reading, old: Reading, similarity: float) -> bool:
+    """A relative's event told once through the speaker's possessive and once with the relative
+    as subject ("the user's sister's visit is on the 9th" / "the user's sister is now coming on
+    the 15th"): the same event when the newer says it changed and the two are close in meaning
+    (their one shared word, the relative, says nothing of which of the relative's facts it is)."""
+    linked = new.subjects & old.owners or new.owners & old.subjects
+    return bool(linked) and new.change and similarity >= CHANGE_SIMILARITY and max(new.size, old.size) <= SLOT_MAX_TOKENS
 
 
 def _same_meant_attribute(newer: str, older: str, attribute_of: Callable[[str], str | None]) -> bool:
