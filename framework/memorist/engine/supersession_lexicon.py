@@ -138,10 +138,7 @@ class Lexicon:
             },
             {k: int(v) for lex in lexes for k, v in lex.mapping("ordinal_words").items()},
             tuple((word, name) for word, name in attributes.items() if spaceless(word)),
-            {
-                kind: frozenset(p for lex in lexes for p in lex.phrases(kind) if spaceless(p))
-                for kind in INSIDE_LISTS
-            },
+            {kind: frozenset(p for lex in lexes for p in lex.phrases(kind) if spaceless(p)) for kind in INSIDE_LISTS},
         )
 
 

@@ -175,7 +175,9 @@ def _through_owner(new: Reading, old: Reading, similarity: float) -> bool:
     the 15th"): the same event when the newer says it changed and the two are close in meaning
     (their one shared word, the relative, says nothing of which of the relative's facts it is)."""
     linked = new.subjects & old.owners or new.owners & old.subjects
-    return bool(linked) and new.change and similarity >= CHANGE_SIMILARITY and max(new.size, old.size) <= SLOT_MAX_TOKENS
+    return (
+        bool(linked) and new.change and similarity >= CHANGE_SIMILARITY and max(new.size, old.size) <= SLOT_MAX_TOKENS
+    )
 
 
 def _same_meant_attribute(newer: str, older: str, attribute_of: Callable[[str], str | None]) -> bool:
