@@ -73,6 +73,13 @@ FRIDAY = "2026-03-06T18:00:00Z"
         ("The user: La riunione è martedì.", "The user: La riunione è stata posticipata a venerdì.", None, True),
         ("The user's team offsite is on the 3rd.", "The team offsite got pushed to the 10th.", None, True),
         ("The user: A consulta no dentista é na segunda.", "The user: A consulta foi adiada para quinta.", None, True),
+        # An engagement ended, and a craving as a taste, in the relationship and taste rows
+        ("The user is engaged to Lucas.", "Lucas and the user called off the engagement.", None, True),
+        ("The user: Ich bin mit Jan verlobt.", "The user: Jan und ich haben die Verlobung gelöst.", None, True),
+        ("The user: Sono fidanzata con Luca.", "The user: Io e Luca abbiamo rotto il fidanzamento.", None, True),
+        ("The user is engaged to Lucas.", "The user has a speaking engagement on Friday.", 0.4, False),
+        ("The user loves sushi.", "The user craves ramen these days.", PREFERENCE_SIMILARITY, True),
+        ("The user loves sushi.", "The user craves ramen.", PREFERENCE_SIMILARITY, False),
         # A habit stopped
         ("The user drinks two coffees a day.", "The user stopped drinking coffee.", None, True),
         ("The user plays tennis on Sundays.", "The user stopped by the bakery.", 0.2, False),
