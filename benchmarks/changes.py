@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout6|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout7|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -24,7 +24,9 @@ Italian) was written before the third round's tuning and is read to check it;
 fourth round's tuning and is read to check it; ``holdout6.yaml`` (English, German,
 Spanish, French, Portuguese, Russian, Japanese; terse chat, long chatty messages and
 assistant turns stating a fact) was written before the fifth round's changes and is
-read to check them. An add is a statement or a list of chat messages
+read to check them; ``holdout7.yaml`` (eight languages) was written in that round after
+holdout6's failures had been read, before its last changes, and is read once to report them.
+An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
 
@@ -108,7 +110,7 @@ def measure(memory: Engine, name: str, sequences: list[dict[str, Any]], verbose:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sets = ("tune", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6")
+    sets = ("tune", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7")
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
     parser.add_argument("--verbose", action="store_true")
