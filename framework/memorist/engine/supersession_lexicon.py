@@ -204,4 +204,8 @@ def reading_lexicon(code: str) -> Lexicon:
         ordinals_counted=merged.ordinals_counted,
         inside_attributes=merged.inside_attributes,
         inside=merged.inside,
+        # An age told with its own words ("fiz 36 anos", "Tenho 35 anos") is read in any
+        # language: a short statement's language is often unsure, and the frame (a number
+        # beside a birthday verb or an age unit) means nothing else in another language.
+        age=merged.age,
     )

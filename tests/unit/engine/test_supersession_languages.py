@@ -6,6 +6,8 @@
 - a plan moved to a new date, or a habit stopped, says so with a lexicon row in each language
   ("pushed to", "déplacé", "adelantado", "posticipata", "aufgehört", "бросил");
 - a German age is told after its number ("7 geworden"), a German marriage ends "scheiden lassen";
+  an age frame ("Completei 53 anos") is read in every language, since a short statement's
+  language is often unsure;
 - a preamble's colon opens the clause that holds the subject ("Some context: they live in
   Austin"), a parenthesised date is no opening word, and a relative's event told through the
   speaker's possessive ("the user's brother's wedding") is the one the relative's own statement
@@ -57,6 +59,9 @@ FRIDAY = "2026-03-06T18:00:00Z"
         ("The user: Meine Tochter ist 6.", "The user: Meine Tochter ist letzte Woche 7 geworden.", None, True),
         ("The user: Ich bin 40.", "The user: Mein Sohn ist 12 geworden.", None, False),
         ("The user: Ich bin mit Paul verheiratet.", "The user: Paul und ich lassen uns scheiden.", None, True),
+        # An age frame is read whatever language a short statement seems to be in
+        ("The user: Tenho 52 anos.", "The user: Completei 53 anos em maio.", None, True),
+        ("The user: Tenho 35 anos.", "The user: Meu filho fez 8 anos.", None, False),
         # A plan moved: the reschedule rows of each language
         (
             "The user: Le rendez-vous chez le dentiste est lundi.",
