@@ -83,6 +83,8 @@ FRIDAY = "2026-03-06T18:00:00Z"
         ("The user: Ich bin mit Jan verlobt.", "The user: Jan und ich haben die Verlobung gelöst.", None, True),
         ("The user: Sono fidanzata con Luca.", "The user: Io e Luca abbiamo rotto il fidanzamento.", None, True),
         ("The user is engaged to Lucas.", "The user has a speaking engagement on Friday.", 0.4, False),
+        ("The user is single.", "The user has been seeing someone since May.", None, True),
+        ("The user is married to Tom.", "The user started seeing a therapist.", 0.3, False),
         ("The user loves sushi.", "The user craves ramen these days.", PREFERENCE_SIMILARITY, True),
         ("The user loves sushi.", "The user craves ramen.", PREFERENCE_SIMILARITY, False),
         # A habit stopped
