@@ -145,10 +145,12 @@ def read(text: str) -> Reading:
         and _base(w) not in frame
     ]
     topic = frozenset(terms(" ".join(kept)))
+    based = [replace(t, word=_base(t.word)) for t in found]  # "j'adore": "adore", "user's": "user"
+    # The extractor's resolution of a relative date ("Last month (December 2025) the user ...")
+    # is no word of the sentence: its subject is still within the opening words.
+    subjects = _clause_subjects(text, [t.word for t in found if not _in_parentheses(text, t)], lex)
     return Reading(
-        # The extractor's resolution of a relative date ("Last month (December 2025) the user
-        # ...") is no word of the sentence: its subject is still within the opening words.
-        _clause_subjects(text, [t.word for t in found if not _in_parentheses(text, t)], lex),
+        subjects | {SELF} if _holds_taste(based, lex) else subjects,
         attributes,
         topic,
         lex.additive.anywhere(found) or "additive_words" in inside,
@@ -156,8 +158,7 @@ def read(text: str) -> Reading:
         _shapes(text, words, lex),
         _quantities(text, lex),
         _anchored([t for t in found if not _in_parentheses(text, t)], lex),
-        lex.preferences.anywhere([replace(t, word=_base(t.word)) for t in found])  # "j'adore": "adore"
-        or "preference_words" in inside,
+        lex.preferences.anywhere(based) or "preference_words" in inside,
         frozenset(
             n for n in names if _base(n) not in lex.speaker and _base(n) not in lex.attributes and n not in lex.others
         ),
@@ -166,6 +167,13 @@ def read(text: str) -> Reading:
         _counts(words, lex),
         _owners(words, lex),
     )
+
+
+def _holds_taste(based: list[Token], lex: Lexicon) -> bool:
+    """Whether the speaker holds a taste the fact names, wherever it stands: "Padel has
+    replaced tennis as the user's favourite sport", "Thai food is what the user craves now"
+    are the user's tastes though they open with the thing."""
+    return any(t.word == SELF and lex.preferences.at(based, i + 1) is not None for i, t in enumerate(based))
 
 
 def _inside(runs: list[str], lex: Lexicon) -> set[str]:

@@ -11,7 +11,8 @@
 - a preamble's colon opens the clause that holds the subject ("Some context: they live in
   Austin"), a parenthesised date is no opening word, and a relative's event told through the
   speaker's possessive ("the user's brother's wedding") is the one the relative's own statement
-  changes.
+  changes; a taste named as the user's ("... the user's favourite season") is the user's
+  wherever it stands in the fact.
 
 Each case beside one that must stay: an addition, someone else's fact, a far-off statement.
 The door: the mem0-style ``Memory`` facade's ``search(latest_only=True)`` over the real engine
@@ -86,6 +87,14 @@ FRIDAY = "2026-03-06T18:00:00Z"
         ("The user is single.", "The user has been seeing someone since May.", None, True),
         ("The user is married to Tom.", "The user started seeing a therapist.", 0.3, False),
         ("The user loves sushi.", "The user craves ramen these days.", PREFERENCE_SIMILARITY, True),
+        # A taste the user holds, though the fact opens with the thing
+        (
+            "The user's favourite season is autumn.",
+            "Spring with its long bright evenings is now the user's favourite season.",
+            0.6,
+            True,
+        ),
+        ("The user's favourite season is autumn.", "Spring is Anna's favourite season now.", 0.6, False),
         ("The user loves sushi.", "The user craves ramen.", PREFERENCE_SIMILARITY, False),
         # A habit stopped
         ("The user drinks two coffees a day.", "The user stopped drinking coffee.", None, True),
