@@ -42,7 +42,11 @@ it does not say it adds to what was said ("also", "another", ...), and one of:
   night" / "sleeps 6 hours a night", "pays 45 dollars a month for the gym" / "gym
   membership went up to 55 dollars a month", "at 9:30" / "at 10:00") and are closer
   in meaning than :data:`QUANTITY_SIMILARITY`, neither placed at a point in time: "ran
-  5 km on Saturday" / "ran 8 km on Sunday" (0.88) are two events, not two versions.
+  5 km on Saturday" / "ran 8 km on Sunday" (0.88) are two events, not two versions;
+- one is about a relative and the other names that relative through the speaker's
+  possessive ("the user's sister's visit is on the 9th" / "the user's sister is now coming
+  on the 15th"), the newer says it changes and the two are closer in meaning than
+  :data:`CHANGE_SIMILARITY`: one event of the relative's.
 
 The words are data (the language layer's lexicons: ``exclusive_attributes`` and their
 multi-word ``attribute_phrases``, whose relationship rows are the states a couple passes
@@ -53,7 +57,9 @@ speaker's words ("The user: Vivo en Sevilla.") is too short to tell its language
 reliably, and those are content words that rarely mean something else in another
 language. The short frame words (copulas, relatives, "my") and the function words the
 topic drops ("en", "la", "je" are no shared topic) are those of the language the
-statement is told in, with the default's (see :func:`reading_lexicon`).
+statement is told in, with the default's (see :func:`reading_lexicon`); in a script
+written without spaces (Japanese, Chinese, Thai) the rows are found inside a run.
+An age frame is read in every language, since a short statement's language is unsure.
 Facts of two different speakers never supersede each other. What
 stays apart: "has a dog" / "also has a cat", "likes tea" / "likes coffee",
 "visited Paris" / "visited Rome" (no exclusive attribute, no stated change).
