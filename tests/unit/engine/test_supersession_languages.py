@@ -1,8 +1,8 @@
 """Facts over time in more languages and shapes: the fifth round's mechanisms.
 
 - Portuguese and Russian have their lists (attributes, change and additive words, frame words);
-  Japanese writes words together, so its rows are found inside a run ("福岡に引っ越しました"
-  holds 引っ越: residence);
+  Japanese and Chinese write words together, and Korean glues particles to its words, so
+  their rows are found inside a run ("福岡に引っ越しました" holds 引っ越: residence);
 - a plan moved to a new date, or a habit stopped, says so with a lexicon row in each language
   ("pushed to", "déplacé", "adelantado", "posticipata", "aufgehört", "бросил");
 - a German age is told after its number ("7 geworden"), a German marriage ends "scheiden lassen";
@@ -56,6 +56,14 @@ FRIDAY = "2026-03-06T18:00:00Z"
         ("The user: 緑茶が好きです。", "The user: 今はコーヒーの方が好きです。", PREFERENCE_SIMILARITY, True),
         ("The user: コーヒーが好きです。", "The user: 紅茶も好きです。", 0.7, False),
         ("The user: 犬を飼っています。", "The user: 猫も飼っています。", 0.7, False),
+        # Chinese and Korean: rows found inside a run or a word with its particles
+        ("The user: 我住在北京。", "The user: 我搬到上海了。", None, True),
+        ("The user: 我有女朋友。", "The user: 我们上个月分手了。", None, True),
+        ("The user: 我喜欢喝咖啡。", "The user: 我现在更喜欢喝茶。", PREFERENCE_SIMILARITY, True),
+        ("The user: 我喜欢喝咖啡。", "The user: 我也喜欢喝茶。", 0.7, False),
+        ("The user: 서울에 살고 있어요.", "The user: 부산으로 이사했어요.", None, True),
+        ("The user: 삼성에서 일해요.", "The user: 이제 카카오에서 일해요.", None, True),
+        ("The user: 강아지를 키워요.", "The user: 고양이도 키워요.", 0.7, False),
         # German: an age after its number, a marriage's end
         ("The user: Meine Tochter ist 6.", "The user: Meine Tochter ist letzte Woche 7 geworden.", None, True),
         ("The user: Ich bin 40.", "The user: Mein Sohn ist 12 geworden.", None, False),
