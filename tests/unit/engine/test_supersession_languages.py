@@ -1,8 +1,8 @@
 """Facts over time in more languages and shapes: the fifth round's mechanisms.
 
-- Portuguese and Russian have their lists (attributes, change and additive words, frame words);
-  Japanese and Chinese write words together, and Korean glues particles to its words, so
-  their rows are found inside a run ("福岡に引っ越しました" holds 引っ越: residence);
+- Portuguese, Russian, Greek, Hindi, Arabic and Hebrew have their lists (attributes, change
+  and additive words); Japanese, Chinese and Thai write words together, and Korean glues
+  particles to its words, so their rows are found inside a run ("福岡に引っ越しました" holds 引っ越: residence);
 - a plan moved to a new date, or a habit stopped, says so with a lexicon row in each language
   ("pushed to", "déplacé", "adelantado", "posticipata", "aufgehört", "бросил");
 - a German age is told after its number ("7 geworden"), a German marriage ends "scheiden lassen";
@@ -64,6 +64,18 @@ FRIDAY = "2026-03-06T18:00:00Z"
         ("The user: 서울에 살고 있어요.", "The user: 부산으로 이사했어요.", None, True),
         ("The user: 삼성에서 일해요.", "The user: 이제 카카오에서 일해요.", None, True),
         ("The user: 강아지를 키워요.", "The user: 고양이도 키워요.", 0.7, False),
+        # Greek, Hindi, Arabic, Hebrew, Thai
+        ("The user: Μένω στην Αθήνα.", "The user: Μετακόμισα στη Θεσσαλονίκη.", None, True),
+        ("The user: Έχω έναν σκύλο.", "The user: Έχω επίσης μια γάτα.", 0.7, False),
+        ("The user: मेरी शादी हो चुकी है।", "The user: हमारा तलाक हो गया।", None, True),
+        ("The user: मेरे पास एक कुत्ता है।", "The user: मेरे पास एक बिल्ली भी है।", 0.7, False),
+        ("The user: أسكن في القاهرة.", "The user: انتقلت إلى الإسكندرية.", None, True),
+        ("The user: عندي قطة.", "The user: عندي أيضا كلب.", 0.7, False),
+        ("The user: אני גר בחיפה.", "The user: עברתי לגור בתל אביב.", None, True),
+        ("The user: יש לי כלב.", "The user: יש לי גם חתול.", 0.7, False),
+        ("The user: ฉันทำงานที่ธนาคาร", "The user: ตอนนี้ฉันทำงานที่โรงเรียน", None, True),
+        # "ใหม่" (new) sits inside เชียงใหม่ and "ชอบ" (like) inside รับผิดชอบ: no rows
+        ("The user: ฉันรับผิดชอบงานขาย", "The user: ฉันเป็นคนเชียงใหม่", 0.7, False),
         # German: an age after its number, a marriage's end
         ("The user: Meine Tochter ist 6.", "The user: Meine Tochter ist letzte Woche 7 geworden.", None, True),
         ("The user: Ich bin 40.", "The user: Mein Sohn ist 12 geworden.", None, False),
