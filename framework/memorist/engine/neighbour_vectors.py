@@ -69,9 +69,8 @@ def neighbour_matrix(snapshot: Snapshot, window: int, beta: float) -> np.ndarray
     key = ("neighbour_vectors", window, beta)
     with snapshot.lock:
         cached = snapshot.derived.get(key)
-    if cached is not None:
-        matrix: np.ndarray = cached
-        return matrix
+    if isinstance(cached, np.ndarray):
+        return cached
     matrix = _blend(snapshot, window, beta)
     with snapshot.lock:
         snapshot.derived[key] = matrix
