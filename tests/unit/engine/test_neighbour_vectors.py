@@ -178,15 +178,19 @@ def test_a_turn_added_after_the_scope_was_loaded_is_read_in_its_exchange(tmp_pat
 # --- the matrix alone ------------------------------------------------------------------------------
 
 
-def _snapshot(minutes: list[int]) -> Snapshot:
-    """One memory per entry, observed that many minutes after a start, stored in that order."""
+def _snapshot(minutes: list[int], speakers: list[str] | None = None) -> Snapshot:
+    """One memory per entry, observed that many minutes after a start, stored in that order,
+    said by ``speakers`` (by default two, taking turns)."""
     start = datetime(2024, 1, 1, tzinfo=UTC)
+    voices = speakers or ["Ana" if i % 2 == 0 else "Ben" for i in range(len(minutes))]
     records = [
         MemoryRecord(
             id=f"m{i:03d}",
             text=f"turn {i}",
             hash=f"h{i}",
             user_id="u",
+            attributed_to="user",
+            speaker=voices[i],
             created_at=start + timedelta(seconds=i),
             updated_at=start + timedelta(seconds=i),
             observed_at=start + timedelta(minutes=m),
@@ -215,3 +219,37 @@ def test_the_blend_reaches_the_window_within_one_session_and_is_kept_with_the_sn
     # Computed once per snapshot and setting.
     assert neighbour_matrix(snap, 1, 1.0) is matrix
     assert np.allclose(np.linalg.norm(matrix, axis=1), 1.0)
+
+
+def test_one_voice_stating_facts_in_a_row_is_no_exchange() -> None:
+    """A user's facts stated one after another keep their own vectors; a dialogue's turns blend."""
+    alone = _snapshot([0, 1, 2, 3], ["Ana", "Ana", "Ana", "Ana"])
+    assert np.allclose(neighbour_matrix(alone, 2, 1.0), alone.vectors)
+    # One reply in the window makes the turns around it an exchange.
+    answered = _snapshot([0, 1, 2, 3], ["Ana", "Ana", "Ana", "Ben"])
+    matrix = neighbour_matrix(answered, 2, 1.0)
+    assert not np.allclose(matrix[1], answered.vectors[1]) and not np.allclose(matrix[3], answered.vectors[3])
+    assert np.allclose(matrix[0], answered.vectors[0])  # Ben's reply is three turns away
+
+
+def test_facts_a_user_states_one_by_one_rank_as_without_it(tmp_path: Path) -> None:
+    """An agent's user states her facts one add at a time: each one's neighbours are other
+    facts, not its exchange, and the ranking stays the plain one."""
+    facts = [
+        "I'm vegetarian.",
+        "I'm allergic to peanuts.",
+        "My sister Noor lives in Utrecht.",
+        "I work night shifts at the hospital.",
+        "I'm training for a half marathon in October.",
+        "My daughter starts school in September.",
+    ]
+    plain, read = _engine(tmp_path / "plain"), _engine(tmp_path / "read", neighbour_weight=1.0)
+    try:
+        for memory in (plain, read):
+            for text in facts:
+                memory.add([{"role": "user", "content": text}], user_id="lena", infer=False)
+        for question in ("Can you suggest a dinner recipe for tonight?", "When could I visit my family?"):
+            assert _ranking(read, question) == _ranking(plain, question)
+    finally:
+        plain.close()
+        read.close()
