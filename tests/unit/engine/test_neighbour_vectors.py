@@ -253,3 +253,14 @@ def test_facts_a_user_states_one_by_one_rank_as_without_it(tmp_path: Path) -> No
     finally:
         plain.close()
         read.close()
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("neighbour_weight", 1.5), ("neighbour_weight", -0.1), ("neighbour_window", 21)]
+)
+def test_a_setting_out_of_range_is_refused_by_name(field: str, value: float) -> None:
+    from memorist.config.engine_settings import EngineSettings
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match=field):
+        EngineSettings(**{field: value})
