@@ -59,6 +59,7 @@ from .components import Components
 from .entities import EntityGraph, EntityMatch, scope_key
 from .expansion import ExpansionSettings, expand
 from .hits import SearchHit
+from .neighbour_vectors import lift_semantic
 from .query_forms import focus_query, without_subject
 from .query_kind import embedder_reads, lookup_share, scaled_keyword_weight
 from .scope import equality_values
@@ -224,6 +225,18 @@ class HybridSearch:
         if links is not None:
             self._entity_signal(source, matches, links, where, candidates, pool, query_vector)
         self._fill_semantic(query_vector, where, candidates, missing_semantic)
+        if view is not None and self._s.neighbour_weight > 0 and self._s.neighbour_window > 0:
+            with stage("search", "neighbours"):  # what each turn means within its exchange
+                lift_semantic(
+                    view.snapshot,
+                    candidates,  # type: ignore[arg-type]
+                    query_vector,
+                    where,
+                    self._s.neighbour_window,
+                    self._s.neighbour_weight,
+                    pool,
+                    lambda match, semantic: Candidate(match, semantic=semantic),
+                )
 
         best_keyword = max([c.keyword_raw for c in candidates.values()] + [KEYWORD_FLOOR])
         period = query_period(query)
