@@ -119,6 +119,13 @@ FRIDAY = "2026-03-06T18:00:00Z"
         # A habit stopped
         ("The user drinks two coffees a day.", "The user stopped drinking coffee.", None, True),
         ("The user plays tennis on Sundays.", "The user stopped by the bakery.", 0.2, False),
+        ("The user had lunch at a café in Paris.", "The user stopped at a café in Rome.", 0.5, False),
+        (
+            "The user: Je travaille sur un projet de jardin.",
+            "The user: J'ai bien avancé sur le projet de jardin.",
+            0.7,
+            False,
+        ),
         # A preamble before a colon; a parenthesised date before the subject
         (
             "A word of background before the question: they live in Austin.",
