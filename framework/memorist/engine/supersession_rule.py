@@ -60,7 +60,9 @@ topic drops ("en", "la", "je" are no shared topic) are those of the language the
 statement is told in, with the default's (see :func:`reading_lexicon`); in a script
 written without spaces (Japanese, Chinese, Thai) the rows are found inside a run.
 An age frame is read in every language, since a short statement's language is unsure.
-Facts of two different speakers never supersede each other. What
+Facts of two different speakers never supersede each other, except that what the
+assistant said about the user and what the user says about themselves are one person's
+facts (the subject "user" in both). What
 stays apart: "has a dog" / "also has a cat", "likes tea" / "likes coffee",
 "visited Paris" / "visited Rome" (no exclusive attribute, no stated change).
 """
@@ -130,11 +132,15 @@ def supersedes(
         return False
     if (newer.speaker or "").casefold() != (older.speaker or "").casefold():
         return False
-    if newer.attributed_to and older.attributed_to and newer.attributed_to != older.attributed_to:
-        return False
     if older.observed_at > newer.observed_at:
         return False
     new, old = read(newer.text), read(older.text)
+    if newer.attributed_to and older.attributed_to and newer.attributed_to != older.attributed_to:
+        # The assistant's own facts and the user's stay apart, but what the assistant said
+        # about the user ("Since you work as a pharmacist...") is the user's fact as much as
+        # the user's own words, and the user's later change replaces it.
+        if not (SELF in new.subjects and SELF in old.subjects):
+            return False
     if new.subjects & old.subjects and _other_count(new, old):
         return True
     if new.additive:
