@@ -355,4 +355,4 @@ def test_the_plugin_guides_embedder_example_works_as_shown(tmp_path: Path) -> No
         text=True,
         timeout=300,
     )
-    assert contract.returncode == 0 and "9 passed" in contract.stdout, contract.stdout[-2000:]
+    assert contract.returncode == 0 and "10 passed" in contract.stdout, contract.stdout[-2000:]
