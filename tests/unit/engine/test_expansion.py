@@ -325,7 +325,6 @@ def test_a_neighbour_from_another_session_is_not_lifted(tmp_path: Path) -> None:
         apart.close()
 
 
-
 #: A question one fact answers in its own words, that fact, and the facts the user stated after
 #: it: an agent's loop adds a user's facts one after another, seconds apart, so they all fall in
 #: one session, and the facts after the answer are about something else. English only: the
