@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout5|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout7|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -21,7 +21,13 @@ after that and before the rule changed again, and is read only to check those ch
 changes and is only reported on; ``holdout4.yaml`` (English, German, French, Spanish,
 Italian) was written before the third round's tuning and is read to check it;
 ``holdout5.yaml`` (English, German, Spanish, French, Italian) was written before the
-fourth round's tuning and is read to check it.
+fourth round's tuning and is read to check it; ``holdout6.yaml`` (English, German,
+Spanish, French, Portuguese, Russian, Japanese; terse chat, long chatty messages and
+assistant turns stating a fact) was written before the fifth round's changes and is
+read to check them; ``holdout7.yaml`` (eight languages) was written in that round after
+holdout6's failures had been read, before its last changes, and is read once to report them.
+An add is a statement or a list of chat messages
+(``{role, content}``), passed to ``add`` as it stands.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ from memorist.python.engine import Engine  # noqa: E402
 START = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 
 
-def replay(memory: Engine, user: str, adds: list[str]) -> tuple[dict[str, int], list[str]]:
+def replay(memory: Engine, user: str, adds: list[Any]) -> tuple[dict[str, int], list[str]]:
     """Each statement added alone; ``{memory id: index of its add}`` and the stored texts."""
     origin: dict[str, int] = {}
     for index, text in enumerate(adds):
@@ -104,7 +110,7 @@ def measure(memory: Engine, name: str, sequences: list[dict[str, Any]], verbose:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sets = ("tune", "holdout", "holdout2", "holdout3", "holdout4", "holdout5")
+    sets = ("tune", "holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7")
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
     parser.add_argument("--verbose", action="store_true")

@@ -1,7 +1,7 @@
 """Retrieval benchmark on LoCoMo conversations: evidence recall@k, ingest speed, search latency.
 
     python benchmarks/locomo.py [--data DIR] [--config FILE] [--k 1,5,10,20,50] [--split tune|validate|all]
-                                [--data-dir DIR --reuse] [--json OUT]
+                                [--data-dir DIR --reuse] [--json OUT] [--ranks OUT.jsonl]
 
 Every dialogue turn is one add through the Python API (``user_id`` = the
 conversation file's name, ``metadata={"dia_id": ...}``, ``timestamp`` = its
@@ -81,6 +81,36 @@ def evidence_ids(raw: list[str]) -> set[str]:
     return ids
 
 
+def rank_line(user: str, qa: dict[str, Any], wanted: set[str], hits: list[Any], ranked: list[Any]) -> str:
+    """One question's diagnostic line: each evidence turn's first rank (None: not in the hits)
+    with its memory's text and signals, and the signals of the hits that are not evidence."""
+    evidence: dict[str, Any] = {}
+    for dia_id in sorted(wanted):
+        rank = ranked.index(dia_id) if dia_id in ranked else None
+        hit = hits[rank] if rank is not None else None
+        evidence[dia_id] = {
+            "rank": rank,
+            "text": hit.record.text if hit is not None else None,
+            "signals": hit.details if hit is not None else None,
+        }
+    above = [
+        {"rank": i, "dia_id": ranked[i], "text": h.record.text, "signals": h.details}
+        for i, h in enumerate(hits[:10])
+        if ranked[i] not in wanted
+    ]
+    return json.dumps(
+        {
+            "user": user,
+            "split": split_of(user),
+            "category": CATEGORIES.get(qa["category"], str(qa["category"])),
+            "question": qa["question"],
+            "evidence": evidence,
+            "top10_not_evidence": above,
+        },
+        default=str,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="directory of LoCoMo JSON files")
@@ -99,6 +129,12 @@ def main(argv: list[str] | None = None) -> int:
         "--reuse",
         action="store_true",
         help="with --data-dir: skip ingesting conversations already stored there (ranking experiments)",
+    )
+    parser.add_argument(
+        "--ranks",
+        type=Path,
+        help="write one JSON line per question: where each evidence turn ranked (null: below the largest k) "
+        "and its signals, beside the signals of the hits above it (the diagnostic for ranking work)",
     )
     args = parser.parse_args(argv)
 
@@ -142,14 +178,19 @@ def main(argv: list[str] | None = None) -> int:
     by_split: dict[tuple[str, int], list[float]] = defaultdict(list)
     by_split_category: dict[tuple[str, int, int], list[float]] = defaultdict(list)
     latencies: list[float] = []
+    rank_lines: list[str] | None = [] if args.ranks is not None else None
     for user, qa in questions:
         wanted = evidence_ids(qa.get("evidence", []))
         if not wanted:
             continue
         started = time.perf_counter()
-        hits = memory.search(qa["question"], filters={"user_id": user}, top_k=max_k, threshold=0.0)
+        hits = memory.search(
+            qa["question"], filters={"user_id": user}, top_k=max_k, threshold=0.0, explain=args.ranks is not None
+        )
         latencies.append((time.perf_counter() - started) * 1000)
         ranked = [h.record.metadata.get("dia_id") for h in hits]
+        if rank_lines is not None:
+            rank_lines.append(rank_line(user, qa, wanted, hits, ranked))
         for k in ks:
             found = len(wanted & set(ranked[:k])) / len(wanted)
             recall[k].append(found)
@@ -202,6 +243,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"search latency: p50 {p50} ms, p95 {p95} ms ({len(latencies)} queries)")
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    if args.ranks is not None and rank_lines is not None:
+        args.ranks.write_text("".join(line + "\n" for line in rank_lines))
     memory.close()
     return 0
 

@@ -32,6 +32,11 @@ class OpenAIEmbedderOptions(ClientOptions):
     #: (e.g. nomic-embed-text: "search_document: " / "search_query: ").
     document_prefix: str = ""
     query_prefix: str = ""
+    #: The languages the model reads (ISO 639-1 codes); None: every language (OpenAI's
+    #: embedding models are multilingual). Name them for an English-only model served
+    #: locally (``[en]``): the engine then ranks an agent's turn by meaning alone only in
+    #: those languages (``engine.query_kind``).
+    languages: list[str] | None = None
 
 
 class OpenAIEmbedder(Embedder[OpenAIEmbedderOptions]):
@@ -52,6 +57,11 @@ class OpenAIEmbedder(Embedder[OpenAIEmbedderOptions]):
 
     def describe(self) -> str:
         return f"openai:{self.options.model}"
+
+    @property
+    def languages(self) -> frozenset[str] | None:
+        codes = frozenset(c.strip().lower().split("-")[0] for c in self.options.languages or () if c.strip())
+        return codes or None
 
     def close(self) -> None:
         self._client.close()

@@ -29,6 +29,7 @@ from memorist.plugin_api import resolve_model_path as resolve_packaged
 from pydantic import Field, model_validator
 
 from .bert_graph import UnsupportedModel
+from .model_card import card_languages, normalized
 from .onnx_runtime import CacheMiss, OnnxSentenceEncoder, SessionTuning, default_cache_dir
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
@@ -64,6 +65,11 @@ class SentenceTransformerEmbedderOptions(ProviderOptions):
     #: Where exported ONNX graphs are cached; default ``$MEMORIST_MODEL_CACHE`` or
     #: ``~/.cache/memorist/onnx``.
     onnx_cache_dir: str | None = None
+    #: The languages the model reads (ISO 639-1 codes, e.g. ``[en]``); None: what the model
+    #: card's ``language`` says (all-MiniLM-L6-v2: English), and every language when it says
+    #: nothing or ``multilingual``. The engine ranks an agent's turn by meaning alone only in
+    #: these languages (``engine.query_kind``).
+    languages: list[str] | None = None
 
     @model_validator(mode="after")
     def _quantize_needs_onnx(self) -> SentenceTransformerEmbedderOptions:
@@ -85,6 +91,7 @@ class SentenceTransformerEmbedder(Embedder[SentenceTransformerEmbedderOptions]):
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         path = resolve_model_path(options.model)
+        self._languages = normalized(options.languages) if options.languages else card_languages(path)
         # Tokenizers are not safe to call from several threads at once.
         self._lock = threading.Lock()
         self._model: Any = None
@@ -158,6 +165,10 @@ class SentenceTransformerEmbedder(Embedder[SentenceTransformerEmbedderOptions]):
     @property
     def dimension(self) -> int:
         return self._dimension
+
+    @property
+    def languages(self) -> frozenset[str] | None:
+        return self._languages
 
     def describe(self) -> str:
         backend = "torch" if self._onnx is None else "onnx" if self.options.quantize == "none" else "onnx, int8"

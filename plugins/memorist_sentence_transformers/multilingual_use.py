@@ -24,6 +24,8 @@ from pydantic import Field
 
 #: What the model outputs; fixed by its weights.
 DIMENSION = 512
+#: The languages its model card lists (zh-TW is Chinese to the language layer).
+LANGUAGES = frozenset({"ar", "de", "en", "es", "fr", "it", "ja", "ko", "nl", "pl", "pt", "ru", "th", "tr", "zh"})
 
 
 class MultilingualUseOptions(ProviderOptions):
@@ -59,6 +61,10 @@ class MultilingualUseEmbedder(Embedder[MultilingualUseOptions]):
     @property
     def dimension(self) -> int:
         return DIMENSION
+
+    @property
+    def languages(self) -> frozenset[str] | None:
+        return LANGUAGES
 
     def describe(self) -> str:
         return f"{self.name}:use-multilingual-v3"

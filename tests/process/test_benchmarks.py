@@ -169,9 +169,24 @@ def test_locomo_reports_the_tune_and_validate_conversations_apart(tmp_path: Path
             "multi-hop", "temporal", "open-domain", "single-hop",
         }  # fmt: skip
     only = tmp_path / "tune.json"
+    ranks = tmp_path / "ranks.jsonl"
     run("locomo.py", "--data", str(data), "--k", "10", "--split", "tune", "--data-dir", str(tmp_path / "d"),
-        "--reuse", "--json", str(only))  # fmt: skip
-    assert set(json.loads(only.read_text())["splits"]) == {"tune"}
+        "--reuse", "--json", str(only), "--ranks", str(ranks))  # fmt: skip
+    tune = json.loads(only.read_text())
+    assert set(tune["splits"]) == {"tune"}
+    # The diagnostic: one line per answerable question, each evidence turn's rank within the
+    # largest k (None below it), agreeing with the recall the run printed.
+    lines = [json.loads(line) for line in ranks.read_text().splitlines()]
+    assert [line["question"] for line in lines] == [q for q, _, c in QUESTIONS if c in (1, 2, 3, 4)]
+    found = []
+    for line in lines:
+        assert line["split"] == "tune" and line["category"] in {"multi-hop", "temporal", "open-domain", "single-hop"}
+        for item in line["evidence"].values():
+            assert item["rank"] is None or (0 <= item["rank"] < 10 and "semantic" in item["signals"])
+        found.append(sum(item["rank"] is not None for item in line["evidence"].values()) / len(line["evidence"]))
+        above = line["top10_not_evidence"]
+        assert all(other["rank"] < 10 and other["dia_id"] not in line["evidence"] for other in above)
+    assert round(sum(found) / len(found), 4) == tune["recall"]["@10"]
 
 
 def test_implicit_cases_are_many_varied_and_split_by_id() -> None:

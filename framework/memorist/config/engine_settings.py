@@ -40,14 +40,14 @@ class EngineSettings(BaseModel):
     #: The context signal reads the scope's ids in stored order; above this many memories in
     #: the scope it is skipped (that read grows with the scope: ~9 ms per 1,000 on LanceDB).
     context_max_memories: int = Field(2000, ge=0, le=1_000_000)
-    #: Weigh a query that names no entity of the scope by its kind: its keyword and context
-    #: weights scaled by the share of its terms its best keyword hit holds, so an agent's turn
-    #: ("Can you suggest a dinner recipe?") is ranked by meaning (see
-    #: ``memorist.engine.query_kind``). Off by default: it lifts English agent turns
-    #: (benchmarks/implicit.py held out 0.738 -> 0.762) but costs languages the embedder does
-    #: not read, whose ranking the keyword index carries (multilingual.py default run, same
-    #: language: 86 -> 80 of 90); for an English-reading or multilingual embedder, turn it on.
-    query_kind: bool = False
+    #: Weigh a query that names no entity of the scope, in a language the embedder reads
+    #: (``Embedder.languages``), by its kind: its keyword and context weights scaled by the
+    #: share of its terms its best keyword hit holds, so an agent's turn ("Can you suggest a
+    #: dinner recipe?") is ranked by meaning (see ``memorist.engine.query_kind``). A query in
+    #: another language keeps every signal: there the keyword index carries the ranking.
+    #: On by default: benchmarks/implicit.py hit@3 0.702 / 0.750 -> 0.738 / 0.762 (tune /
+    #: held out), LoCoMo and multilingual.py's same-language cases unchanged.
+    query_kind: bool = True
     #: Second-pass expansion of a search pinned to one cached scope (see
     #: ``memorist.engine.expansion``): the best hits it starts from, the bonus for sharing a
     #: specific entity with them, the share of the semantic signal taken from similarity to
@@ -62,6 +62,15 @@ class EngineSettings(BaseModel):
     expansion_max_candidates: int = Field(20, ge=0, le=200)
     session_weight: float = Field(0.3, ge=0, le=1)
     session_window: int = Field(3, ge=0, le=50)
+    #: Read each memory also within its exchange (see ``memorist.engine.neighbour_vectors``):
+    #: its vector plus the mean of its session neighbours' (the memories stored within
+    #: ``neighbour_window`` places and observed in the same session, when one of them is
+    #: another voice's: a dialogue), and its semantic signal moved ``neighbour_weight`` of the
+    #: way up to that vector's similarity where higher. Off by default (0): on LoCoMo's
+    #: conversations 0.5 lifts recall@10 on both halves but loses recall@50 on the held-out
+    #: one; figures in docs/benchmarks.md.
+    neighbour_weight: float = Field(0.0, ge=0, le=1)
+    neighbour_window: int = Field(2, ge=0, le=20)
     #: Search without entities too common in the scope to inform (e.g. the user's own name),
     #: averaged with the full query (see ``memorist.engine.search.focus_query``).
     focus_queries: bool = True

@@ -18,20 +18,33 @@ its terms keeps every signal as before, one whose words no memory holds together
 ranked by meaning. The terms are the keyword index's (:func:`.keywords.index_terms`), in
 every language it reads.
 
-Opt-in (``engine.query_kind``): ranking by meaning needs an embedder that reads the
-query's language. The default English MiniLM on Arabic, Chinese, Japanese or Korean puts
-every memory of the language near the query, and there the keyword index carries the
-ranking; weighing those queries by their lookup share cost ``benchmarks/multilingual.py``'s
-default run 6 of its 90 same-language cases. Telling from the similarities alone whether
-the embedder reads a query was tried (the median cosine of the nearest memories) and
-fails in small scopes, where a few related memories are the median.
+Ranking by meaning needs an embedder that reads the query's language. The default
+English MiniLM on Arabic, Chinese, Japanese or Korean puts every memory of the language
+near the query, and there the keyword index carries the ranking: weighing those queries by
+their lookup share cost ``benchmarks/multilingual.py``'s default run 6 of its 90
+same-language cases. So the kind is weighed only for a query in a language the space's
+embedder declares it reads (:attr:`~memorist.plugin.contracts.Embedder.languages`: the
+model card's languages for a local model, USE's sixteen, every language for a hosted one
+unless configured), told by :func:`memorist.language.language_of`; any other query keeps
+every signal. Telling from the similarities alone whether the embedder reads a query was
+tried first (the median cosine of the nearest memories) and fails in small scopes, where a
+few related memories are the median.
 """
 
 from __future__ import annotations
 
+from collections.abc import Set
+
 import numpy as np
 
+from ..language import language_of
 from .keywords import index_terms
+
+
+def embedder_reads(languages: Set[str] | None, query: str) -> bool:
+    """Whether an embedder that reads ``languages`` (None: every language) reads ``query``:
+    only then may the query's kind move weight from its words to its meaning."""
+    return languages is None or language_of(query) in languages
 
 
 def lookup_share(query: str, best_keyword_text: str | None) -> float:

@@ -79,6 +79,10 @@ class Snapshot:
     #: Rows by normalized-text hash: an add's duplicate lookup (``hash in (...)``) is then a
     #: few dict reads instead of evaluating the filter on every record of the scope.
     by_hash: dict[str | None, tuple[int, ...]] = field(default_factory=dict)
+    #: Values a ranking pass derives from this snapshot alone, computed on first use and kept
+    #: while it lives (e.g. :func:`memorist.engine.neighbour_vectors.neighbour_matrix`); an
+    #: extended snapshot starts empty. Read and written under ``lock``.
+    derived: dict[object, object] = field(default_factory=dict)
     #: The buffer ``vectors`` is a view of, shared with the snapshots this one grows into, so
     #: an add appends its vectors instead of copying the scope's (:mod:`.row_buffer`).
     row_buffer: RowBuffer = field(default_factory=RowBuffer)

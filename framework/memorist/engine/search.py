@@ -21,8 +21,8 @@ searched as a keyword, and the query vector is also the mean with the query as
 the memories would say it, which the language model that wrote them offers
 (``LanguageModel.query_forms``: "What does the user eat?").
 
-With ``engine.query_kind`` on, a query that names no entity of the scope is weighed by
-its *kind* (see :mod:`.query_kind`): the keyword and context weights are scaled by the
+With ``engine.query_kind`` on, a query that names no entity of the scope, in a language
+the embedder reads, is weighed by its *kind* (see :mod:`.query_kind`): the keyword and context weights are scaled by the
 share of its terms that its best keyword hit holds, so an agent's turn, whose words a
 memory shares only by accident, is ranked by meaning, and a lookup by words keeps every
 signal.
@@ -59,8 +59,9 @@ from .components import Components
 from .entities import EntityGraph, EntityMatch, scope_key
 from .expansion import ExpansionSettings, expand
 from .hits import SearchHit
+from .neighbour_vectors import lift_semantic
 from .query_forms import focus_query, without_subject
-from .query_kind import lookup_share, scaled_keyword_weight
+from .query_kind import embedder_reads, lookup_share, scaled_keyword_weight
 from .scope import equality_values
 from .scope_graph import ScopeGraph
 from .scope_index import Pinned, ScopeIndex, ScopeView
@@ -224,11 +225,24 @@ class HybridSearch:
         if links is not None:
             self._entity_signal(source, matches, links, where, candidates, pool, query_vector)
         self._fill_semantic(query_vector, where, candidates, missing_semantic)
+        if view is not None and self._s.neighbour_weight > 0 and self._s.neighbour_window > 0:
+            with stage("search", "neighbours"):  # what each turn means within its exchange
+                lift_semantic(
+                    view.snapshot,
+                    candidates,  # type: ignore[arg-type]
+                    query_vector,
+                    where,
+                    self._s.neighbour_window,
+                    self._s.neighbour_weight,
+                    pool,
+                    lambda match, semantic: Candidate(match, semantic=semantic),
+                )
 
         best_keyword = max([c.keyword_raw for c in candidates.values()] + [KEYWORD_FLOOR])
         period = query_period(query)
         weights = self._signal_weights(candidates)
-        if self._s.query_kind and not matches:  # names nothing of the scope: a turn, or a lookup?
+        # Names nothing of the scope, in a language the embedder reads: a turn, or a lookup?
+        if self._s.query_kind and not matches and embedder_reads(self._c.embedder.languages, query):
             share = lookup_share(focused, self._best_keyword_text(source, candidates))
             weights = scaled_keyword_weight(weights, share)
             context_weight *= share

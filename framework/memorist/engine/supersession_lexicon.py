@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from ..language import DEFAULT, Phrases, fold, languages, lexicon
+from ..language import DEFAULT, SPACELESS, Phrases, fold, languages, lexicon
+from ..language.scripts import script_of
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,8 @@ class Frame:
     prepositions: frozenset[str] = frozenset()
     most_words: int = 0
     before: frozenset[str] = frozenset()
+    #: Words right after the number that name the attribute: German "42 geworden".
+    after: frozenset[str] = frozenset()
     most_digits: int = 0
     units: tuple[tuple[str, ...], ...] = ()
 
@@ -68,6 +71,11 @@ class Lexicon:
     #: Count words -> their number ("two": 2) and ordinals -> theirs ("third": 3).
     numbers: dict[str, int] = field(default_factory=dict)
     ordinals_counted: dict[str, int] = field(default_factory=dict)
+    #: Rows in a script written without spaces (Japanese, Chinese, Thai): a tokenizer returns
+    #: a whole run there, so these are found inside a run rather than as a word of it.
+    #: Attribute stems as (stem, attribute); the other lists as {list name: stems}.
+    inside_attributes: tuple[tuple[str, str], ...] = ()
+    inside: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -129,7 +137,18 @@ class Lexicon:
                 if " " not in k
             },
             {k: int(v) for lex in lexes for k, v in lex.mapping("ordinal_words").items()},
+            tuple((word, name) for word, name in attributes.items() if spaceless(word)),
+            {kind: frozenset(p for lex in lexes for p in lex.phrases(kind) if spaceless(p)) for kind in INSIDE_LISTS},
         )
+
+
+#: The lists whose spaceless rows :class:`Lexicon` keeps for matching inside a run.
+INSIDE_LISTS = ("replacement_words", "additive_words", "preference_words", "onset_words")
+
+
+def spaceless(text: str) -> bool:
+    """Whether ``text`` holds a letter of a script written without spaces between words."""
+    return any(script_of(char) in SPACELESS for char in text)
 
 
 def _frame(language: str, name: str) -> Frame | None:
@@ -143,6 +162,7 @@ def _frame(language: str, name: str) -> Frame | None:
         lex.words(name, "prepositions"),
         int(lex.get(name, "most_words") or 0),
         lex.words(name, "before"),
+        lex.words(name, "after"),
         int(lex.get(name, "most_digits") or 0),
         tuple(tuple(p.split()) for p in lex.phrases(name, "units")),
     )
@@ -182,4 +202,10 @@ def reading_lexicon(code: str) -> Lexicon:
         counted=merged.counted,
         numbers=merged.numbers,
         ordinals_counted=merged.ordinals_counted,
+        inside_attributes=merged.inside_attributes,
+        inside=merged.inside,
+        # An age told with its own words ("fiz 36 anos", "Tenho 35 anos") is read in any
+        # language: a short statement's language is often unsure, and the frame (a number
+        # beside a birthday verb or an age unit) means nothing else in another language.
+        age=merged.age,
     )

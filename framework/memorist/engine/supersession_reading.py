@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from ..language import DEFAULT, Token, fold, language_of, lexicon, tokens
 from .keywords import STOP_WORDS, terms
-from .supersession_lexicon import Frame, Lexicon, reading_lexicon, rule_lexicon
+from .supersession_lexicon import Frame, Lexicon, reading_lexicon, rule_lexicon, spaceless
 from .versions import version_key
 
 #: Values whose shape names their attribute in any language: an e-mail address, a phone number.
@@ -50,12 +50,14 @@ def _role(words: list[Token], frame: Frame) -> bool:
 
 
 def _age(words: list[Token], text: str, frame: Frame) -> bool:
-    """A number after ``before`` ("turned 35"), or closing a fact after a copula ("is 30",
-    "I'm 31 years old")."""
+    """A number after ``before`` ("turned 35") or before ``after`` ("42 geworden"), or closing
+    a fact after a copula ("is 30", "I'm 31 years old")."""
     for i, token in enumerate(words[1:], 1):
         if not token.word.isdigit() or text[words[i - 1].end : token.start].strip():
             continue  # a number right after the word before it ("turned 35", not "is $300")
         if words[i - 1].word in frame.before:
+            return True
+        if i + 1 < len(words) and words[i + 1].word in frame.after and len(token.word) <= frame.most_digits:
             return True
         rest = tuple(w.word for w in words[i + 1 :])
         closes = not rest or rest in frame.units
@@ -96,6 +98,9 @@ class Reading:
     #: Counts of things a person has, as (what is counted, number, told as an ordinal):
     #: ("children", 2, False) for "has two kids", ("children", 3, True) for "third child".
     counts: frozenset[tuple[str, int, bool]] = frozenset()
+    #: The relatives whose thing the speaker's possessive names: "sister" in "the user's
+    #: sister's visit" (the visit is the user's to plan and the sister's to make).
+    owners: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=65_536)
@@ -125,11 +130,14 @@ def read(text: str) -> Reading:
     words = [t.word for t in found]
     # Names: capitalized words past the first; never a topic ("Emma" changes nothing of "Lisbon").
     names = {t.word for t in found[1:] if t.surface[0].isupper()}
+    runs = [w for w in words if spaceless(w)]
+    inside = _inside(runs, lex)
     attributes = frozenset(
         [lex.attributes[_base(w)] for w in words if _base(w) in lex.attributes]
         + _phrased(found, lex)
         + _value_kinds(text)
         + _framed(text, found, lex)
+        + [attribute for stem, attribute in lex.inside_attributes if any(stem in run for run in runs)]
     )
     frame = lexicon(code).words("function_words") if code != DEFAULT else frozenset()
     kept = [
@@ -142,23 +150,43 @@ def read(text: str) -> Reading:
         and _base(w) not in frame
     ]
     topic = frozenset(terms(" ".join(kept)))
+    based = [replace(t, word=_base(t.word)) for t in found]  # "j'adore": "adore", "user's": "user"
+    # The extractor's resolution of a relative date ("Last month (December 2025) the user ...")
+    # is no word of the sentence: its subject is still within the opening words.
+    subjects = _clause_subjects(text, [t.word for t in found if not _in_parentheses(text, t)], lex)
     return Reading(
-        _clause_subjects(text, words, lex),
+        subjects | {SELF} if _holds_taste(based, lex) else subjects,
         attributes,
         topic,
-        lex.additive.anywhere(found),
-        lex.change.anywhere(found),
+        lex.additive.anywhere(found) or "additive_words" in inside,
+        lex.change.anywhere(found) or "replacement_words" in inside,
         _shapes(text, words, lex),
         _quantities(text, lex),
         _anchored([t for t in found if not _in_parentheses(text, t)], lex),
-        lex.preferences.anywhere([replace(t, word=_base(t.word)) for t in found]),  # "j'adore": "adore"
+        lex.preferences.anywhere(based) or "preference_words" in inside,
         frozenset(
             n for n in names if _base(n) not in lex.speaker and _base(n) not in lex.attributes and n not in lex.others
         ),
         len(found),
-        lex.onsets.anywhere(found),
+        lex.onsets.anywhere(found) or "onset_words" in inside,
         _counts(words, lex),
+        _owners(words, lex),
     )
+
+
+def _holds_taste(based: list[Token], lex: Lexicon) -> bool:
+    """Whether the speaker holds a taste the fact names, wherever it stands: "Padel has
+    replaced tennis as the user's favourite sport", "Thai food is what the user craves now"
+    are the user's tastes though they open with the thing."""
+    return any(t.word == SELF and lex.preferences.at(based, i + 1) is not None for i, t in enumerate(based))
+
+
+def _inside(runs: list[str], lex: Lexicon) -> set[str]:
+    """The lists (``replacement_words``, ...) with a row inside one of ``runs``, the runs of a
+    script written without spaces: "今は紅茶の方が好きです" holds 今は (a change) and 好き (a taste)."""
+    if not runs:
+        return set()
+    return {kind for kind, stems in lex.inside.items() if any(stem in run for stem in stems for run in runs)}
 
 
 def _counts(words: list[str], lex: Lexicon) -> frozenset[tuple[str, int, bool]]:
@@ -241,15 +269,20 @@ def _language(text: str) -> str:
 
 
 #: Where a fact's clauses part: "David passed away in January; the user is a widow." is about
-#: David and about the user.
-_CLAUSE_BREAK = re.compile(r"\s*[;,]\s+")
+#: David and about the user; a colon opens what a preamble announces ("Some background:
+#: they are based in Denver" is about the speaker).
+_CLAUSE_BREAK = re.compile(r"\s*[;,:]\s+")
+#: The extractor's label of who said a statement ("The user: ...", "Caroline: ..."): a name of
+#: a few words, not a preamble; the statement after it is the fact's first clause.
+_SPEAKER_LABEL = re.compile(r"^\s*[^\s:]+(?:\s+[^\s:]+){0,2}:\s*")
 
 
 def _clause_subjects(text: str, words: list[str], lex: Lexicon) -> frozenset[str]:
     """Who a fact is about, and the speaker or a relative a later clause is about (a later
     clause's first word is no subject otherwise: ", it's 555-9876 now")."""
     out = _subjects(words, lex)
-    clauses = _CLAUSE_BREAK.split(text)
+    label = _SPEAKER_LABEL.match(text)
+    clauses = _CLAUSE_BREAK.split(text[label.end() :] if label else text)
     for clause in clauses[1:] if len(clauses) > 1 else ():
         found = [t.word for t in tokens(clause)]
         if len(found) >= 2:
@@ -288,6 +321,16 @@ def _subjects(words: list[str], lex: Lexicon) -> frozenset[str]:
     if SELF in (_base(w) for w in rest[:5]) and not other and not (rest[0] != first and first == SELF):
         out.add(SELF)
     return frozenset(out)
+
+
+def _owners(words: list[str], lex: Lexicon) -> frozenset[str]:
+    """The relative a possessive chain opening the fact names past the speaker ("the user's
+    sister's visit": sister)."""
+    rest = words[1:] if words and words[0] in lex.articles else words
+    if len(rest) < 3 or _base(rest[0]) not in lex.speaker or rest[0] == _base(rest[0]):
+        return frozenset()
+    owned = rest[1]
+    return frozenset({_base(owned)}) if owned != _base(owned) and _base(owned) in lex.others else frozenset()
 
 
 def _shapes(text: str, words: list[str], lex: Lexicon) -> frozenset[str]:

@@ -42,7 +42,11 @@ it does not say it adds to what was said ("also", "another", ...), and one of:
   night" / "sleeps 6 hours a night", "pays 45 dollars a month for the gym" / "gym
   membership went up to 55 dollars a month", "at 9:30" / "at 10:00") and are closer
   in meaning than :data:`QUANTITY_SIMILARITY`, neither placed at a point in time: "ran
-  5 km on Saturday" / "ran 8 km on Sunday" (0.88) are two events, not two versions.
+  5 km on Saturday" / "ran 8 km on Sunday" (0.88) are two events, not two versions;
+- one is about a relative and the other names that relative through the speaker's
+  possessive ("the user's sister's visit is on the 9th" / "the user's sister is now coming
+  on the 15th"), the newer says it changes and the two are closer in meaning than
+  :data:`CHANGE_SIMILARITY`: one event of the relative's.
 
 The words are data (the language layer's lexicons: ``exclusive_attributes`` and their
 multi-word ``attribute_phrases``, whose relationship rows are the states a couple passes
@@ -53,8 +57,12 @@ speaker's words ("The user: Vivo en Sevilla.") is too short to tell its language
 reliably, and those are content words that rarely mean something else in another
 language. The short frame words (copulas, relatives, "my") and the function words the
 topic drops ("en", "la", "je" are no shared topic) are those of the language the
-statement is told in, with the default's (see :func:`reading_lexicon`).
-Facts of two different speakers never supersede each other. What
+statement is told in, with the default's (see :func:`reading_lexicon`); in a script
+written without spaces (Japanese, Chinese, Thai) the rows are found inside a run.
+An age frame is read in every language, since a short statement's language is unsure.
+Facts of two different speakers never supersede each other, except that what the
+assistant said about the user and what the user says about themselves are one person's
+facts (the subject "user" in both). What
 stays apart: "has a dog" / "also has a cat", "likes tea" / "likes coffee",
 "visited Paris" / "visited Rome" (no exclusive attribute, no stated change).
 """
@@ -124,15 +132,21 @@ def supersedes(
         return False
     if (newer.speaker or "").casefold() != (older.speaker or "").casefold():
         return False
-    if newer.attributed_to and older.attributed_to and newer.attributed_to != older.attributed_to:
-        return False
     if older.observed_at > newer.observed_at:
         return False
     new, old = read(newer.text), read(older.text)
+    if newer.attributed_to and older.attributed_to and newer.attributed_to != older.attributed_to:
+        # The assistant's own facts and the user's stay apart, but what the assistant said
+        # about the user ("Since you work as a pharmacist...") is the user's fact as much as
+        # the user's own words, and the user's later change replaces it.
+        if not (SELF in new.subjects and SELF in old.subjects):
+            return False
     if new.subjects & old.subjects and _other_count(new, old):
         return True
-    if new.additive or not new.subjects & old.subjects:
+    if new.additive:
         return False
+    if not new.subjects & old.subjects:
+        return _through_owner(new, old, similarity or 0.0)
     if new.attributes & old.attributes:
         return True
     if new.change and (new.topic & old.topic or new.names & old.names or (similarity or 0.0) >= CHANGE_SIMILARITY):
@@ -165,6 +179,17 @@ def _same_slot(new: Reading, old: Reading, similarity: float) -> bool:
     if new.onset and similarity >= CHANGE_SIMILARITY:
         return True
     return new.preference and old.preference and new.change and similarity >= PREFERENCE_SIMILARITY
+
+
+def _through_owner(new: Reading, old: Reading, similarity: float) -> bool:
+    """A relative's event told once through the speaker's possessive and once with the relative
+    as subject ("the user's sister's visit is on the 9th" / "the user's sister is now coming on
+    the 15th"): the same event when the newer says it changed and the two are close in meaning
+    (their one shared word, the relative, says nothing of which of the relative's facts it is)."""
+    linked = new.subjects & old.owners or new.owners & old.subjects
+    return (
+        bool(linked) and new.change and similarity >= CHANGE_SIMILARITY and max(new.size, old.size) <= SLOT_MAX_TOKENS
+    )
 
 
 def _same_meant_attribute(newer: str, older: str, attribute_of: Callable[[str], str | None]) -> bool:

@@ -44,7 +44,9 @@ class PersonTable:
                 self._rows.setdefault(" ".join(fold(surface).split()), tuple(row[1:]))
         alternatives = sorted(self._rows, key=lambda s: (-len(s), s))
         body = "|".join(r"\s+".join(re.escape(w).replace("'", _APOSTROPHE) for w in s.split()) for s in alternatives)
-        self.pattern = re.compile(rf"(?<![\w'’])(?:{body})(?![\w'’])", re.I)
+        # A form is a word of its own: not a piece of an address ("proton.me", "me@x.com",
+        # "my.name@x.com"), whose letters are a value to keep as written.
+        self.pattern = re.compile(rf"(?<![\w'’@.])(?:{body})(?![\w'’@]|\.\w)", re.I)
 
     def forms(self, text: str, position: int = 0) -> Iterator[Form]:
         """The forms of ``text`` from ``position``, in order. A lower-case "i" next to a full

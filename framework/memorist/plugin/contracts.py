@@ -193,6 +193,16 @@ class Embedder(Provider[OptionsT]):
     def embed(self, texts: Sequence[str], purpose: Literal["document", "query"] = "document") -> np.ndarray:
         """A float32 array of shape ``(len(texts), dimension)``, L2-normalized."""
 
+    @property
+    def languages(self) -> frozenset[str] | None:
+        """The languages (ISO 639-1 codes, as :func:`memorist.language.language_of` names them)
+        whose meaning the vectors carry; None: every language, or not declared.
+
+        Why the engine asks: ranking by meaning alone is right only where the embedder reads
+        the query. An English model puts every Arabic or Korean text near every other, and
+        there the keyword index must keep carrying the ranking (``engine.query_kind``)."""
+        return None
+
 
 class VectorStore(Provider[OptionsT]):
     """Stores memories with their vectors; answers vector, keyword and filtered queries.

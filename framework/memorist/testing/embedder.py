@@ -103,6 +103,15 @@ class EmbedderContract:
             vectors = embedder.embed([text, paraphrase, unrelated])
             assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2], (text, paraphrase, unrelated)
 
+    def test_languages_are_every_language_or_a_set_of_codes(self, embedder: Embedder[Any]) -> None:
+        """``languages``: None (every language) or a non-empty set of lower-case ISO 639-1 codes,
+        as :func:`memorist.language.language_of` names a query's language."""
+        languages = embedder.languages
+        if languages is None:
+            return
+        assert isinstance(languages, frozenset) and languages
+        assert all(isinstance(code, str) and code == code.lower() and 2 <= len(code) <= 3 for code in languages)
+
     def test_options_refuse_unknown_keys(self, embedder: Embedder[Any]) -> None:
         with pytest.raises(pydantic.ValidationError):
             type(embedder).Options.model_validate({"no_such_option_anywhere": 1})

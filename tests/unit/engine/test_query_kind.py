@@ -62,12 +62,10 @@ SAID = (
 
 @pytest.fixture(params=[True, False], ids=["scope-index", "store"])
 def memory(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Memory]:
-    """The default engine (real MiniLM and LanceDB) with ``engine.query_kind`` on, searching
-    from the scope's in-memory snapshot or from the store (where the best keyword hit's text
-    is read from the table)."""
-    engine = Memory.from_config(
-        {"data_dir": str(tmp_path), "engine": {"scope_index": request.param, "query_kind": True}}
-    )
+    """The default engine (real MiniLM and LanceDB; ``engine.query_kind`` is on by default),
+    searching from the scope's in-memory snapshot or from the store (where the best keyword
+    hit's text is read from the table)."""
+    engine = Memory.from_config({"data_dir": str(tmp_path), "engine": {"scope_index": request.param}})
     try:
         for text in SAID:
             engine.add([{"role": "user", "content": text}], user_id="maya")
@@ -76,9 +74,9 @@ def memory(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Memory]:
         engine.close()
 
 
-def test_by_default_a_shared_word_still_counts(tmp_path: Path) -> None:
-    """``query_kind`` is opt-in: the default ranks the turn with the configured weights."""
-    engine = Memory.from_config({"data_dir": str(tmp_path)})
+def test_turned_off_a_shared_word_still_counts(tmp_path: Path) -> None:
+    """``query_kind: false`` ranks the turn with the configured weights, as before it existed."""
+    engine = Memory.from_config({"data_dir": str(tmp_path), "engine": {"query_kind": False}})
     try:
         for text in SAID:
             engine.add([{"role": "user", "content": text}], user_id="maya")
