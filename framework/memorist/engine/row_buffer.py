@@ -21,9 +21,11 @@ import threading
 
 import numpy as np
 
-#: Spare rows a new buffer gets at least (an add usually stores one to three memories).
-MIN_SPARE = 64
-#: Spare rows as a share of the rows held: the copies a growing scope makes stay amortized O(1).
+#: Spare rows a new buffer gets at least (an add usually stores one to three memories). Small:
+#: the index may hold a thousand small scopes, and spare rows are memory none of them uses yet.
+MIN_SPARE = 8
+#: Spare rows as a share of the rows held: the copies a growing scope makes stay amortized O(1)
+#: (a copy every quarter of the scope's size), for at most a quarter more memory.
 SPARE_SHARE = 0.25
 
 
