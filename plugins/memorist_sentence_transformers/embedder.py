@@ -55,9 +55,10 @@ class SentenceTransformerEmbedderOptions(ProviderOptions):
     #: server's), searches and adds measured no faster or slower, so it is off by default.
     spin: bool = False
     #: "int8": ONNX Runtime runs a copy of the graph with int8 weights (one scale per output
-    #: channel), about twice as fast for a small loss of recall (LoCoMo @10/@50 0.765/0.904
-    #: against 0.766/0.909; docs/benchmarks.md). The vectors are ~0.99 cosine to the float
-    #: model's and mix with them: over a store the float model filled, int8 searches find as much.
+    #: channel), about twice as fast for a small loss of recall (LoCoMo @10/@50 0.794/0.918
+    #: against 0.795/0.920; its validation conversations lose 0.007 at @50, so float stays
+    #: the default: docs/benchmarks.md). The vectors are ~0.99 cosine to the float model's and
+    #: mix with them: over a store the float model filled, int8 searches find as much.
     quantize: Literal["none", "int8"] = "none"
     #: "onnx": ONNX Runtime over a graph exported once and cached; "torch": PyTorch.
     backend: Literal["onnx", "torch"] = "onnx"

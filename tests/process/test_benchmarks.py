@@ -391,6 +391,21 @@ def test_ingest_stages_times_each_stage_of_an_add_and_spreads_adds_over_users(tm
     assert single and bulk and single.group(1) == bulk.group(1), spread  # the same adds, the same users
 
 
+def test_add_cpu_prints_each_piece_of_an_add_by_cpu_and_wall_time(tmp_path: Path) -> None:
+    """benchmarks/add_cpu.py: the adding thread's CPU outside the embedding, and a line per piece
+    of the add pipeline with its wall and CPU time and how often it ran."""
+    data = tmp_path / "locomo"
+    write_conversation(data)
+    out = run("add_cpu.py", "--data", str(data), "--turns", "8").stdout
+    head = re.search(
+        r"^[\d.]+ turns/s, [\d.]+ ms an add; the adding thread's CPU ([\d.]+) ms an add, (-?[\d.]+) outside", out
+    )
+    assert head and float(head.group(1)) > 0, out
+    for piece in ("embed", "commit", "entity links", "open_intent", "written", "hooks"):
+        assert re.search(rf"^  {piece} +[\d.]+ +[\d.]+  \d+$", out, re.M), (piece, out)
+    assert re.search(r"^  extracted +[\d.]+ +[\d.]+  8$", out, re.M), out  # one extraction per turn
+
+
 def test_first_users_ranks_the_answer_in_small_scopes(tmp_path: Path) -> None:
     out = tmp_path / "first.json"
     result = run("first_users.py", "--json", str(out))

@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import bindparam, delete, insert, select
 from sqlalchemy.engine import Connection
 
 from ..db import Database
@@ -48,6 +48,11 @@ INTENT_PREFIX = "add-intent/"
 _MARGIN = timedelta(seconds=5)
 #: Most memories one recovered intent's scope is searched for (an add stores far fewer).
 _RECOVER_ROWS = 10_000
+
+# The intent's two statements, built once: every synchronous add runs both, and building a
+# statement with its values inline (coercion, cache key) cost more than SQLite running it.
+_OPEN_INTENT = insert(kv)
+_CLOSE_INTENT = delete(kv).where(kv.c.key == bindparam("p_key"))
 
 #: ``commit(conn, scope, actor, records)``: the add's relational rows for ``records``.
 CommitRows = Callable[[Connection, Scope, "str | None", list[MemoryRecord]], None]
@@ -74,15 +79,16 @@ class AddGuard:
     def open_intent(self, held: Held, scopes: Sequence[Scope], actor: str | None) -> str:
         """Note, durably, that memories of ``scopes`` are about to be written (before the vector write)."""
         key = f"{INTENT_PREFIX}{uuid.uuid4()}"
-        value = {"scopes": [s.model_dump() for s in scopes], "actor": actor, "at": utcnow().isoformat()}
+        now = utcnow()
+        value = {"scopes": [s.model_dump() for s in scopes], "actor": actor, "at": now.isoformat()}
         with held.begin() as conn:
-            conn.execute(insert(kv).values(key=key, value=value, updated_at=utcnow()))
+            conn.execute(_OPEN_INTENT, {"key": key, "value": value, "updated_at": now})
         return key
 
     @staticmethod
     def close_intent(conn: Connection, key: str) -> None:
         """In the transaction of the history rows: the add is whole."""
-        conn.execute(delete(kv).where(kv.c.key == key))
+        conn.execute(_CLOSE_INTENT, {"p_key": key})
 
     def pending(self) -> list[tuple[str, dict[str, Any]]]:
         with self._db.connect() as conn:

@@ -15,9 +15,11 @@ import re
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from rapidfuzz import fuzz
 from sqlalchemy import bindparam, delete, func, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError
 
@@ -51,6 +53,28 @@ _RENAME = (
 _CREATE_ENTITY = insert(entities)
 _CREATE_ALIAS = insert(entity_aliases)
 _LINK = insert(entity_links)
+#: A new entity and its alias, each inserted unless its name is already taken, per dialect:
+#: two statements where a savepoint around plain inserts took four (SAVEPOINT and RELEASE,
+#: which SQLAlchemy compiles anew each time), for the one or two entities most adds create.
+#: PostgreSQL's tell whether a row went in by RETURNING it (psycopg answers no row count for
+#: them); SQLite's by their row count (RETURNING needs SQLite 3.35, newer than some systems').
+_CREATE_IF_NEW = {
+    "sqlite": (
+        sqlite.insert(entities).on_conflict_do_nothing(),
+        sqlite.insert(entity_aliases).on_conflict_do_nothing(),
+    ),
+    "postgresql": (
+        postgresql.insert(entities).on_conflict_do_nothing().returning(entities.c.id),
+        postgresql.insert(entity_aliases).on_conflict_do_nothing().returning(entity_aliases.c.entity_id),
+    ),
+}
+_DROP_ENTITY = delete(entities).where(entities.c.id == bindparam("p_id"))
+
+
+def _inserted(conn: Connection, statement: Any, row: dict[str, Any]) -> bool:
+    """Run one of :data:`_CREATE_IF_NEW`'s inserts; whether its row went in."""
+    result = conn.execute(statement, row)
+    return result.first() is not None if result.returns_rows else result.rowcount == 1
 
 
 def normalize(surface: str) -> str:
@@ -156,20 +180,33 @@ class EntityGraph:
                     return entity_id
         entity_id = str(uuid.uuid4())
         now = utcnow()
-        try:
-            with conn.begin_nested():
-                entity = {"id": entity_id, "scope_key": key, "name": mention.text[:255], "norm": norm}
-                conn.execute(_CREATE_ENTITY, {**entity, "kind": mention.kind, "created_at": now, "updated_at": now})
-                conn.execute(_CREATE_ALIAS, {"scope_key": key, "norm": norm, "entity_id": entity_id})
-        except IntegrityError:  # another writer created it first
-            existing = conn.execute(_ALIAS_OF, {"p_key": key, "p_norm": norm}).scalar_one()
-            return str(existing)
+        entity = {"id": entity_id, "scope_key": key, "name": mention.text[:255], "norm": norm}
+        row = {**entity, "kind": mention.kind, "created_at": now, "updated_at": now}
+        alias = {"scope_key": key, "norm": norm, "entity_id": entity_id}
+        if_new = _CREATE_IF_NEW.get(conn.dialect.name)
+        if if_new is not None:
+            created = _inserted(conn, if_new[0], row) and _inserted(conn, if_new[1], alias)
+            if not created:  # another writer created the name (or its alias) first: use theirs
+                conn.execute(_DROP_ENTITY, {"p_id": entity_id})  # nothing when the name was taken
+                return str(conn.execute(_ALIAS_OF, {"p_key": key, "p_norm": norm}).scalar_one())
+        else:
+            try:
+                with conn.begin_nested():
+                    conn.execute(_CREATE_ENTITY, row)
+                    conn.execute(_CREATE_ALIAS, alias)
+            except IntegrityError:  # another writer created it first
+                existing = conn.execute(_ALIAS_OF, {"p_key": key, "p_norm": norm}).scalar_one()
+                return str(existing)
         if mention.kind == "proper_noun":
             proper_nouns.append((entity_id, mention.text[:255]))
         return entity_id
 
     @staticmethod
     def _add_alias(conn: Connection, key: str, norm: str, entity_id: str) -> None:
+        if_new = _CREATE_IF_NEW.get(conn.dialect.name)
+        if if_new is not None:
+            _inserted(conn, if_new[1], {"scope_key": key, "norm": norm, "entity_id": entity_id})
+            return
         try:
             with conn.begin_nested():
                 conn.execute(_CREATE_ALIAS, {"scope_key": key, "norm": norm, "entity_id": entity_id})

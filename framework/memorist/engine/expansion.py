@@ -23,9 +23,15 @@ ranking, three signals look at the best hits instead of the query alone:
   (the other turns of the exchange the hit came from: a question about "the
   trip" is often answered a turn or two after the one naming the trip) move a
   share of the way towards that hit's score, ``score + w * max(0, hit - score)``,
-  never past it. The ``context`` signal already mixes in the score of the one
-  memory just before or after each memory; this reaches a few turns further,
-  from the best hits only.
+  never past it, and never by more than their own semantic similarity over
+  :data:`SESSION_FLOOR`: ``min(w * max(0, hit - score), max(0, semantic -
+  floor))``. The pull reorders turns that resemble the question a little; a
+  neighbour that does not resemble it at all (in an agent's store, where facts
+  are added one after another, the next fact is usually about something else)
+  keeps its own score, so a score still says how well the memory itself answers.
+  The ``context`` signal already mixes in the score of the one memory just
+  before or after each memory; this reaches a few turns further, from the best
+  hits only.
 
 All three read only the scope snapshot the search already holds (vectors, and the
 entity-graph partition loaded beside it): no store round trip, a few
@@ -60,6 +66,11 @@ MAX_LINK_SHARE = 0.05
 SEED_SHARE = 0.5
 #: Seconds between two memories' observation times within which they count as one session.
 SESSION_GAP = 3600
+#: Query similarity (MiniLM cosine) at or below which a session neighbour is not lifted, and over
+#: which it is lifted by at most the excess: unrelated short sentences sit around 0.0-0.2, the
+#: turn that answers a question about the turn before it rarely below 0.2. The largest floor at
+#: which LoCoMo's tuning conversations lose nothing (0.15 loses).
+SESSION_FLOOR = 0.10
 
 
 class Scored(Protocol):
@@ -149,7 +160,8 @@ def _neighbours(
     snapshot: Snapshot, candidates: dict[str, Scored], best: list[Scored], settings: ExpansionSettings
 ) -> None:
     """Move memories stored within ``session_window`` of a best hit and observed within
-    ``SESSION_GAP`` of it (the other turns of its exchange) towards that hit's score."""
+    ``SESSION_GAP`` of it (the other turns of its exchange) towards that hit's score, by no
+    more than their own query similarity over ``SESSION_FLOOR``."""
     position = {memory_id: i for i, memory_id in enumerate(snapshot.order)}
     seeds = {c.match.id for c in best}
     pull: dict[str, float] = {}
@@ -167,7 +179,8 @@ def _neighbours(
             pull[memory_id] = max(pull.get(memory_id, 0.0), seed.score)
     for memory_id, reach in pull.items():
         cand = candidates[memory_id]
-        cand.score = _clip(cand.score + settings.session_weight * max(0.0, reach - cand.score))
+        lift = settings.session_weight * max(0.0, reach - cand.score)
+        cand.score = _clip(cand.score + min(lift, max(0.0, cand.semantic - SESSION_FLOOR)))
 
 
 def feedback_vector(snapshot: Snapshot, query: np.ndarray, ids: list[str], beta: float) -> np.ndarray:

@@ -17,6 +17,7 @@ from ..filters import And, Condition, Filter, Not, Or, evaluate
 from ..records import MemoryRecord, StoreHit, StoreMatch
 from .generations import Generation, generation_key
 from .keywords import Postings
+from .row_buffer import RowBuffer
 from .scope_graph import ScopeGraph
 
 #: Filters whose masks a snapshot remembers (a user's searches repeat the same few).
@@ -82,6 +83,9 @@ class Snapshot:
     #: while it lives (e.g. :func:`memorist.engine.neighbour_vectors.neighbour_matrix`); an
     #: extended snapshot starts empty. Read and written under ``lock``.
     derived: dict[object, object] = field(default_factory=dict)
+    #: The buffer ``vectors`` is a view of, shared with the snapshots this one grows into, so
+    #: an add appends its vectors instead of copying the scope's (:mod:`.row_buffer`).
+    row_buffer: RowBuffer = field(default_factory=RowBuffer)
 
     @classmethod
     def build(
@@ -124,7 +128,7 @@ class Snapshot:
             self.pinned,
             generation,
             every,
-            np.concatenate([self.vectors, matrix]),
+            self.row_buffer.appended(self.vectors, matrix),
             self.postings.extended([r.text for r in records]),
             self._order_with(records),
             rows,
@@ -135,6 +139,7 @@ class Snapshot:
             # a search's filter) carry over, evaluated on the new records only.
             masks=self._extended_masks(records),
             graph_base=self._graph_base_with(records),
+            row_buffer=self.row_buffer,
         )
 
     def _graph_base_with(self, records: list[MemoryRecord]) -> tuple[ScopeGraph, tuple[str, ...]] | None:

@@ -39,7 +39,12 @@ score is then mixed with its *context*, the best score of the memory stored just
 before or after it in the scope: ``(1 - context_weight) * score +
 context_weight * context``. A neighbour no retriever found counts as if it had
 the weakest vector hit's semantic score and nothing else (an upper bound, found
-without another query). Ties break by id, so the ranking is deterministic.
+without another query). A *lift* from a neighbour is bounded by the memory's own
+semantic similarity over :data:`CONTEXT_FLOOR`: in an agent's store facts are added
+one after another, and the fact stored right after an answer is usually about
+something else; it keeps its own score, so a score still says how well the memory
+itself answers (an unrelated one < 0.2 on the calibrated scale). A weaker neighbour
+still weighs on a memory as before. Ties break by id, so the ranking is deterministic.
 """
 
 from __future__ import annotations
@@ -76,6 +81,12 @@ KEYWORD_FLOOR = 6.5
 #: Entities at least this specific (see :class:`EntityMatch`) pull in linked memories
 #: that neither retriever found; common ones (a speaker's own name) only boost.
 EXPANSION_MIN_WEIGHT = 0.3
+
+#: A neighbour's score lifts a memory's by at most the memory's own semantic similarity over
+#: this floor (see :meth:`HybridSearch._context_signal`). MiniLM puts unrelated short facts at
+#: cosine 0.05-0.2 to a question; 0.15 is the largest at which LoCoMo's tuning
+#: conversations lose nothing (0.20 loses 0.001 recall@10).
+CONTEXT_FLOOR = 0.15
 
 
 @dataclass
@@ -393,7 +404,8 @@ class HybridSearch:
         outside_score: float,
         context_weight: float,
     ) -> None:
-        """Mix every candidate's score with its best neighbour's in the scope's stored order.
+        """Mix every candidate's score with its best neighbour's in the scope's stored order,
+        a lift by no more than the candidate's own semantic similarity over ``CONTEXT_FLOOR``.
 
         A neighbour no retriever found scores ``outside_score``: at most as similar as the
         weakest vector hit, with no keyword or entity evidence (no extra query needed).
@@ -407,7 +419,10 @@ class HybridSearch:
             near = [scores.get(order[j], outside_score) for j in (i - 1, i + 1) if 0 <= j < len(order)]
             cand.context = max(near, default=0.0)
         for cand in candidates.values():
-            cand.score = (1.0 - context_weight) * cand.score + context_weight * cand.context
+            shift = context_weight * (cand.context - cand.score)
+            if shift > 0:  # a lift: no more than the memory's own resemblance to the query
+                shift = min(shift, max(0.0, cand.semantic - CONTEXT_FLOOR))
+            cand.score += shift
 
     @staticmethod
     def _apply_entities(cand: Candidate, entity_ids: set[str], by_id: dict[str, EntityMatch]) -> None:

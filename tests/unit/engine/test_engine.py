@@ -453,20 +453,6 @@ def test_overlong_identifiers_are_refused_on_every_database(memory: Memory) -> N
         memory.add("too long", user_id="u" * 300, infer=False)
 
 
-def test_context_lifts_the_turn_stored_next_to_a_relevant_one(memory: Memory) -> None:
-    say(memory, "I adopted a puppy named Biscuit last week.")
-    reply = say(memory, "She chews every shoe in the house.", speaker="Melanie")[0]
-    for text in ["I repaired the old fence in the garden.", "I baked sourdough bread for the market."]:
-        say(memory, text)
-    twin = say(memory, "He chews every shoe in the house.", speaker="Melanie")[0]
-    hits = memory.search("Tell me about the puppy Biscuit", user_id="u1", threshold=0.0, explain=True, top_k=10)
-    assert "Biscuit" in hits[0].record.text
-    by_id = {h.record.id: h for h in hits}
-    # Same words, neither about the puppy: only the neighbour of the relevant turn is lifted.
-    assert by_id[reply.id].details["context"] > by_id[twin.id].details["context"]
-    assert by_id[reply.id].score > by_id[twin.id].score
-
-
 def test_one_add_naming_several_new_people_reads_the_scopes_names_once(memory: Memory) -> None:
     """Every unknown proper noun of an add is matched against the scope's known ones: read once per
     add (a memory naming three new people read them three times), yet a name that extends one the

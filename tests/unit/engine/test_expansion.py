@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from memorist import Engine
 from memorist.config.settings import load_settings
-from memorist.engine.expansion import ExpansionSettings, expand, feedback_vector
+from memorist.engine.expansion import SESSION_FLOOR, ExpansionSettings, expand, feedback_vector
 from memorist.engine.scope_snapshot import Pinned, Snapshot
 from memorist.filters import Condition
 from memorist.records import MemoryRecord, StoreMatch
@@ -323,3 +323,65 @@ def test_a_neighbour_from_another_session_is_not_lifted(tmp_path: Path) -> None:
         assert rank is None or rank >= 3
     finally:
         apart.close()
+
+
+#: A question one fact answers in its own words, that fact, and the facts the user stated after
+#: it: an agent's loop adds a user's facts one after another, seconds apart, so they all fall in
+#: one session, and the facts after the answer are about something else. English only: the
+#: default embedder (all-MiniLM-L6-v2) reads English, and in German the same unrelated facts
+#: score 0.52-0.65 with the session pass off (cosines 0.29-0.47): the scale's promise needs an
+#: embedder that reads the language. The bound itself is checked language-free below.
+AGENT_FACTS = (
+    "Which dog did I adopt?",
+    "I just adopted a greyhound named Comet.",
+    [
+        "My sister Noor lives in Utrecht.",
+        "I am allergic to peanuts.",
+        "Work meetings are on Tuesdays at 10.",
+        "I drive a blue Volvo station wagon.",
+        "My favourite band is Radiohead.",
+    ],
+)
+
+
+def test_an_unrelated_fact_stored_after_the_answer_keeps_a_low_score(tmp_path: Path) -> None:
+    """The session pass may reorder turns that resemble the question; it must not give the
+    facts stored after the answer an answer's score (the calibrated scale: unrelated < 0.2).
+    The fact right after the answer is left out: it resembles "Which dog did I adopt?" a
+    little (cosine 0.20), and this pass may lift it by that over the floor (the ``context``
+    signal's own bounded lift is tested in test_context_signal.py)."""
+    question, answer, after = AGENT_FACTS
+    memory = _engine(tmp_path)
+    try:
+        for second, text in enumerate([answer, *after]):
+            when = f"2024-05-01T09:00:{second:02d}Z"
+            memory.add([{"role": "user", "content": text}], user_id="maya", infer=False, timestamp=when)
+        hits = memory.search(question, user_id="maya", top_k=10, threshold=0.0)
+        scores = {h.record.text: h.score for h in hits}
+        assert hits[0].record.text == answer and scores[answer] >= 0.5
+        for text in after[1:4]:  # two to four places after the answer: within the session window
+            assert scores[text] < 0.2, (text, scores[text])
+    finally:
+        memory.close()
+
+
+def test_a_session_neighbour_moves_by_at_most_its_own_similarity_over_the_floor() -> None:
+    """Three memories stored in a row: the best hit in the middle, a neighbour that resembles
+    the query a little on one side, one that does not resemble it at all on the other."""
+    snap = _snapshot(3)
+    hit, related, unrelated = snap.records[1], snap.records[0], snap.records[2]
+
+    def cand(record: MemoryRecord, semantic: float, score: float) -> _Cand:
+        return _Cand(StoreMatch(record.id, semantic, record.observed_at, None, record), semantic, score)
+
+    candidates: dict[str, Any] = {
+        hit.id: cand(hit, 0.8, 0.8),
+        related.id: cand(related, SESSION_FLOOR + 0.05, 0.2),
+        unrelated.id: cand(unrelated, SESSION_FLOOR - 0.05, 0.2),
+    }
+    settings = ExpansionSettings(hits=1, session_weight=0.3, session_window=3)
+    expand(snap, None, candidates, snap.vectors[1], Condition("user_id", "eq", "u"), set(), settings, 0.7, _Cand)
+    assert candidates[hit.id].score == 0.8
+    assert candidates[unrelated.id].score == 0.2  # no resemblance: not lifted at all
+    # 0.3 of the way to the hit would be +0.18; its resemblance over the floor allows +0.05.
+    assert candidates[related.id].score == pytest.approx(0.25)
