@@ -257,24 +257,22 @@ def _anchored(found: list[Token], lex: Lexicon) -> bool:
     return False
 
 
-#: The extractor's label before a statement it keeps in the speaker's own words
-#: ("The user: Vivo en Sevilla."): its language is the statement's, not the label's.
-_LABELLED = re.compile(r"^[^:]{1,40}:\s*")
+#: The extractor's label of who said a statement ("The user: Vivo en Sevilla.", "Caroline:
+#: ..."): a name of a few words, not a preamble. The statement after it is the fact's first
+#: clause, and its language is the statement's, not the label's.
+_SPEAKER_LABEL = re.compile(r"^\s*[^\s:]+(?:\s+[^\s:]+){0,2}:\s*")
 
 
 def _language(text: str) -> str:
     """The language ``text``'s statement is in (past the extractor's label). Its function
     words are no topic (the default's stop words :func:`terms` already drops)."""
-    return language_of(_LABELLED.sub("", text, count=1))
+    return language_of(_SPEAKER_LABEL.sub("", text, count=1))
 
 
 #: Where a fact's clauses part: "David passed away in January; the user is a widow." is about
 #: David and about the user; a colon opens what a preamble announces ("Some background:
 #: they are based in Denver" is about the speaker).
 _CLAUSE_BREAK = re.compile(r"\s*[;,:]\s+")
-#: The extractor's label of who said a statement ("The user: ...", "Caroline: ..."): a name of
-#: a few words, not a preamble; the statement after it is the fact's first clause.
-_SPEAKER_LABEL = re.compile(r"^\s*[^\s:]+(?:\s+[^\s:]+){0,2}:\s*")
 
 
 def _clause_subjects(text: str, words: list[str], lex: Lexicon) -> frozenset[str]:
