@@ -76,6 +76,10 @@ class Lexicon:
     #: Attribute stems as (stem, attribute); the other lists as {list name: stems}.
     inside_attributes: tuple[tuple[str, str], ...] = ()
     inside: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: A group the speaker belongs to ("we", "our") and the attributes it shares with them
+    #: (where they live): "we relocated to Nashville" is where the speaker lives.
+    group_speaker: frozenset[str] = frozenset()
+    group_attributes: frozenset[str] = frozenset()
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -139,6 +143,8 @@ class Lexicon:
             {k: int(v) for lex in lexes for k, v in lex.mapping("ordinal_words").items()},
             tuple((word, name) for word, name in attributes.items() if spaceless(word)),
             {kind: frozenset(p for lex in lexes for p in lex.phrases(kind) if spaceless(p)) for kind in INSIDE_LISTS},
+            union("group_speaker_words"),
+            union("group_attributes"),
         )
 
 

@@ -153,7 +153,11 @@ def read(text: str) -> Reading:
     based = [replace(t, word=_base(t.word)) for t in found]  # "j'adore": "adore", "user's": "user"
     # The extractor's resolution of a relative date ("Last month (December 2025) the user ...")
     # is no word of the sentence: its subject is still within the opening words.
-    subjects = _clause_subjects(text, [t.word for t in found if not _in_parentheses(text, t)], lex)
+    said = [t.word for t in found if not _in_parentheses(text, t)]
+    subjects = _clause_subjects(text, said, lex)
+    counts = _counts(words, lex)
+    if SELF not in subjects and (attributes & lex.group_attributes or counts) and _group_opens(said, lex, len(found)):
+        subjects |= {SELF}
     return Reading(
         subjects | {SELF} if _holds_taste(based, lex) else subjects,
         attributes,
@@ -169,9 +173,29 @@ def read(text: str) -> Reading:
         ),
         len(found),
         lex.onsets.anywhere(found) or "onset_words" in inside,
-        _counts(words, lex),
+        counts,
         _owners(words, lex),
     )
+
+
+#: How far into a fact its group subject ("we") may stand: past an opening date ("Last
+#: weekend we relocated ..."), not deep in a clause about something else.
+GROUP_WINDOW = 5
+#: Longest fact whose "we" is read as the speaker: a long memory blends several statements,
+#: and its "we" may be any of them.
+GROUP_MAX_TOKENS = 20
+
+
+def _group_opens(words: list[str], lex: Lexicon, size: int) -> bool:
+    """Whether a short fact's subject, within its opening words, is a group the speaker
+    belongs to ("we", "our home"), not a relative's or pet's ("our dog lives ...")."""
+    if size > GROUP_MAX_TOKENS:
+        return False
+    for i, word in enumerate(words[:GROUP_WINDOW]):
+        if word in lex.group_speaker:
+            owned = words[i + 1] if i + 1 < len(words) else ""
+            return _base(owned) not in lex.others
+    return False
 
 
 def _holds_taste(based: list[Token], lex: Lexicon) -> bool:
