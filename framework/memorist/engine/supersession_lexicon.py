@@ -80,6 +80,12 @@ class Lexicon:
     #: (where they live): "we relocated to Nashville" is where the speaker lives.
     group_speaker: frozenset[str] = frozenset()
     group_attributes: frozenset[str] = frozenset()
+    #: Words by which a speaker hands what follows to their listener ("Congratulations on
+    #: the new job"): a clause opening with one is about the listener.
+    addressee_openers: Phrases = Phrases({})
+    #: Words of a value rather than a topic ("a lot of", "two", "weekly", "km"): what changes
+    #: between versions, never what two facts are about.
+    values: frozenset[str] = frozenset()
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -145,6 +151,8 @@ class Lexicon:
             {kind: frozenset(p for lex in lexes for p in lex.phrases(kind) if spaceless(p)) for kind in INSIDE_LISTS},
             union("group_speaker_words"),
             union("group_attributes"),
+            merged("addressee_openers"),
+            frozenset().union(*(lex.words("value_words", "self") for lex in lexes)),
         )
 
 
@@ -210,6 +218,7 @@ def reading_lexicon(code: str) -> Lexicon:
         ordinals_counted=merged.ordinals_counted,
         inside_attributes=merged.inside_attributes,
         inside=merged.inside,
+        addressee_openers=merged.addressee_openers,
         # An age told with its own words ("fiz 36 anos", "Tenho 35 anos") is read in any
         # language: a short statement's language is often unsure, and the frame (a number
         # beside a birthday verb or an age unit) means nothing else in another language.

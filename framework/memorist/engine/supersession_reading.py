@@ -148,6 +148,7 @@ def read(text: str) -> Reading:
         and w not in lex.change_words
         and w not in names
         and _base(w) not in frame
+        and w not in lex.values
     ]
     topic = frozenset(terms(" ".join(kept)))
     based = [replace(t, word=_base(t.word)) for t in found]  # "j'adore": "adore", "user's": "user"
@@ -309,6 +310,11 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon) -> frozenset[str
         found = [t.word for t in tokens(clause)]
         if len(found) >= 2:
             out |= {s for s in _subjects(found, lex) if s == SELF or s in lex.others}
+    if label is not None and any(lex.addressee_openers.at(tokens(clause), 0) for clause in clauses):
+        # "The assistant: Congratulations on the new job as a bank teller!": the listener's
+        # job. A speaker's listener is the user (two named people's turns name no listener
+        # the reading could tell, and their facts never meet the user's).
+        out |= {SELF}
     return out
 
 

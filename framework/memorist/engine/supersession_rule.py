@@ -72,6 +72,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..records import MemoryRecord
+from .attribute_prototypes import TASTE
 from .supersession_reading import SELF, Reading, read, states_attribute
 
 __all__ = [
@@ -156,13 +157,13 @@ def supersedes(
     short = max(old.size, new.size) <= SLOT_MAX_TOKENS
     if short and _same_slot(new, old, similarity or 0.0):
         return True
-    if (
-        short
-        and attribute_of is not None
-        and (new.change or new.onset)
-        and _same_meant_attribute(newer.text, older.text, attribute_of)
-    ):
-        return True
+    if short and attribute_of is not None and (new.change or new.onset):
+        meant = _same_meant_attribute(newer.text, older.text, attribute_of)
+        # A kind of taste: the newer states a taste and says it changed ("lately really into
+        # jazz"); a thing that is merely new ("bought a new coffee machine") is no taste, and
+        # a taste begun is as often one more ("started listening to podcasts").
+        if meant is not None and (not meant.startswith(TASTE) or new.preference and new.change):
+            return True
     return similarity is not None and similarity >= QUANTITY_SIMILARITY and _other_quantity(new, old)
 
 
@@ -192,11 +193,11 @@ def _through_owner(new: Reading, old: Reading, similarity: float) -> bool:
     )
 
 
-def _same_meant_attribute(newer: str, older: str, attribute_of: Callable[[str], str | None]) -> bool:
-    """Both facts are nearest to one single-valued attribute's prototypes ("is a morning
-    person" / "has turned into a night owl": schedule), the newer told as a change."""
+def _same_meant_attribute(newer: str, older: str, attribute_of: Callable[[str], str | None]) -> str | None:
+    """The single-valued attribute (or kind of taste) both facts are nearest to by meaning ("is
+    a morning person" / "has turned into a night owl": schedule), else None."""
     attribute = attribute_of(newer)
-    return attribute is not None and attribute_of(older) == attribute
+    return attribute if attribute is not None and attribute_of(older) == attribute else None
 
 
 def _other_count(new: Reading, old: Reading) -> bool:
