@@ -86,6 +86,12 @@ class Lexicon:
     #: Words of a value rather than a topic ("a lot of", "two", "weekly", "km"): what changes
     #: between versions, never what two facts are about.
     values: frozenset[str] = frozenset()
+    #: A unit's words -> its one name ("kilos": "kg"), every language's.
+    units: dict[str, str] = field(default_factory=dict)
+    #: Words right before a quantity that say it moved ("down to 76 kg").
+    quantity_changes: Phrases = Phrases({})
+    #: Words by which a fact says it holds of late ("lately"): a taste's change, nothing else's.
+    recency: Phrases = Phrases({})
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -153,6 +159,14 @@ class Lexicon:
             union("group_attributes"),
             merged("addressee_openers"),
             frozenset().union(*(lex.words("value_words", "self") for lex in lexes)),
+            {
+                fold(w): name
+                for lex in lexes
+                for name in lex.get("unit_words") or {}
+                for w in lex.words("unit_words", name)
+            },
+            merged("quantity_changes"),
+            merged("recency_words"),
         )
 
 
@@ -219,6 +233,9 @@ def reading_lexicon(code: str) -> Lexicon:
         inside_attributes=merged.inside_attributes,
         inside=merged.inside,
         addressee_openers=merged.addressee_openers,
+        units=merged.units,
+        quantity_changes=merged.quantity_changes,
+        recency=merged.recency,
         # An age told with its own words ("fiz 36 anos", "Tenho 35 anos") is read in any
         # language: a short statement's language is often unsure, and the frame (a number
         # beside a birthday verb or an age unit) means nothing else in another language.

@@ -101,6 +101,10 @@ class Reading:
     #: The relatives whose thing the speaker's possessive names: "sister" in "the user's
     #: sister's visit" (the visit is the user's to plan and the sister's to make).
     owners: frozenset[str] = frozenset()
+    #: The units of the quantities it says moved ("down to 76 kg": "kg").
+    moved: frozenset[str] = frozenset()
+    #: Whether it says it holds of late ("lately"): a taste told so has changed.
+    recent: bool = False
 
 
 @lru_cache(maxsize=65_536)
@@ -176,6 +180,8 @@ def read(text: str) -> Reading:
         lex.onsets.anywhere(found) or "onset_words" in inside,
         counts,
         _owners(words, lex),
+        _moved(text, found, lex),
+        lex.recency.anywhere(found),
     )
 
 
@@ -242,17 +248,38 @@ def _phrased(found: list[Token], lex: Lexicon) -> list[str]:
 
 
 def _quantities(text: str, lex: Lexicon) -> frozenset[tuple[str, str]]:
-    """``text``'s numbers with what they count (a unit's plural is its singular's term; a
-    month, weekday or ordinal ending after a number makes a date, no quantity)."""
-    out: set[tuple[str, str]] = set()
-    for symbol, amount, clock, number, unit in _QUANTITY.findall(fold(text)):
-        if symbol:
-            out.add((symbol, amount.rstrip(".,")))
-        elif clock:
-            out.add((":", clock))
-        elif unit not in lex.calendar and unit not in lex.ordinals and unit not in STOP_WORDS:
-            named = terms(unit)
-            out.add((named[0] if named else unit, number.rstrip(".,")))
+    """``text``'s numbers with what they count (a unit's words are its one name, "kilos" is
+    "kg"; another word's plural is its singular's term; a month, weekday or ordinal ending
+    after a number makes a date, no quantity)."""
+    return frozenset(q for m in _QUANTITY.finditer(fold(text)) if (q := _quantity(m, lex)) is not None)
+
+
+def _quantity(match: re.Match[str], lex: Lexicon) -> tuple[str, str] | None:
+    symbol, amount, clock, number, unit = match.groups()
+    if symbol:
+        return symbol, amount.rstrip(".,")
+    if clock:
+        return ":", clock
+    if unit in lex.units:
+        return lex.units[unit], number.rstrip(".,")
+    if unit not in lex.calendar and unit not in lex.ordinals and unit not in STOP_WORDS:
+        named = terms(unit)
+        return named[0] if named else unit, number.rstrip(".,")
+    return None
+
+
+def _moved(text: str, found: list[Token], lex: Lexicon) -> frozenset[str]:
+    """The units of the quantities ``text`` says moved: a ``quantity_changes`` row right before
+    the quantity ("down to 76 kg", "rose to $1,400")."""
+    out: set[str] = set()
+    for index in range(len(found)):
+        hit = lex.quantity_changes.at(found, index)
+        if hit is None:
+            continue
+        after = fold(text[found[index + hit[0] - 1].end :]).lstrip()
+        match = _QUANTITY.match(after)
+        if match is not None and (quantity := _quantity(match, lex)) is not None:
+            out.add(quantity[0])
     return frozenset(out)
 
 

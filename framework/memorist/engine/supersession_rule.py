@@ -146,6 +146,8 @@ def supersedes(
         return True
     if new.additive:
         return False
+    if new.subjects & old.subjects and _moved_quantity(new, old):
+        return True
     if not new.subjects & old.subjects:
         return _through_owner(new, old, similarity or 0.0)
     if new.attributes & old.attributes:
@@ -157,13 +159,8 @@ def supersedes(
     short = max(old.size, new.size) <= SLOT_MAX_TOKENS
     if short and _same_slot(new, old, similarity or 0.0):
         return True
-    if short and attribute_of is not None and (new.change or new.onset):
-        meant = _same_meant_attribute(newer.text, older.text, attribute_of)
-        # A kind of taste: the newer states a taste and says it changed ("lately really into
-        # jazz"); a thing that is merely new ("bought a new coffee machine") is no taste, and
-        # a taste begun is as often one more ("started listening to podcasts").
-        if meant is not None and (not meant.startswith(TASTE) or new.preference and new.change):
-            return True
+    if short and attribute_of is not None and _same_meaning_changed(new, old, newer.text, older.text, attribute_of):
+        return True
     return similarity is not None and similarity >= QUANTITY_SIMILARITY and _other_quantity(new, old)
 
 
@@ -193,6 +190,24 @@ def _through_owner(new: Reading, old: Reading, similarity: float) -> bool:
     )
 
 
+def _same_meaning_changed(
+    new: Reading, old: Reading, newer: str, older: str, attribute_of: Callable[[str], str | None]
+) -> bool:
+    """Both facts are about one single-valued attribute read by meaning, the newer told as a
+    change or an onset; or both are of one kind of taste and the newer states a taste that
+    changed or holds of late ("Lately the user has been really into jazz" / "listens to a lot
+    of pop music": music). A thing merely new ("bought a new coffee machine") states no taste,
+    and a taste begun is as often one more ("started listening to podcasts")."""
+    if not (new.change or new.onset or new.preference and new.recent):
+        return False
+    meant = _same_meant_attribute(newer, older, attribute_of)
+    if meant is None:
+        return False
+    if meant.startswith(TASTE):
+        return new.preference and (new.change or new.recent)
+    return new.change or new.onset
+
+
 def _same_meant_attribute(newer: str, older: str, attribute_of: Callable[[str], str | None]) -> str | None:
     """The single-valued attribute (or kind of taste) both facts are nearest to by meaning ("is
     a morning person" / "has turned into a night owl": schedule), else None."""
@@ -208,6 +223,17 @@ def _other_count(new: Reading, old: Reading) -> bool:
         if (ordinal or not new.additive) and any(t == thing and n != number for t, n, _ in old.counts):
             return True
     return False
+
+
+def _moved_quantity(new: Reading, old: Reading) -> bool:
+    """The newer says a quantity moved ("down to 76 kg") and the older holds another value of
+    that unit ("weighs 82 kg"), neither an event: the older value is where it moved from."""
+    if new.anchored or old.anchored:
+        return False
+    return any(
+        unit in new.moved and value not in {v for u, v in new.quantities if u == unit}
+        for unit, value in old.quantities
+    )
 
 
 def _people(reading: Reading) -> frozenset[str]:
