@@ -32,6 +32,15 @@ class Frame:
     after: frozenset[str] = frozenset()
     most_digits: int = 0
     units: tuple[tuple[str, ...], ...] = ()
+    #: A role told without an article (French "Je suis comptable dans une banque", Spanish
+    #: "Soy contable en un banco"): the Romance languages name a profession so.
+    bare: bool = False
+    #: Endings of a word that is no role after the copula but a compound past's participle
+    #: ("Je suis allée chez le médecin").
+    not_endings: tuple[str, ...] = ()
+    #: Words one of which follows the preposition, when given (Spanish "en un banco", not
+    #: "feliz en Madrid").
+    objects: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -193,6 +202,9 @@ def _frame(language: str, name: str) -> Frame | None:
         lex.words(name, "after"),
         int(lex.get(name, "most_digits") or 0),
         tuple(tuple(p.split()) for p in lex.phrases(name, "units")),
+        bool(lex.get(name, "bare")),
+        tuple(lex.words(name, "not_endings")),
+        lex.words(name, "objects"),
     )
 
 

@@ -40,12 +40,22 @@ def _is_copula(word: str, copulas: frozenset[str]) -> bool:
 
 
 def _role(words: list[Token], frame: Frame) -> bool:
-    """A role: "<copula> a|an <1 to most_words words> at|for" ("is a junior lawyer at ...")."""
-    for i, token in enumerate(words[:-3]):
-        if _is_copula(token.word, frame.copulas) and words[i + 1].word in frame.articles:
-            last = min(i + 2 + frame.most_words, len(words) - 1)
-            if any(words[j].word in frame.prepositions for j in range(i + 3, last + 1)):
-                return True
+    """A role: "<copula> a|an <1 to most_words words> at|for" ("is a junior lawyer at ..."), the
+    article optional in a ``bare`` frame ("suis comptable dans ..."), whose first word is no
+    participle (``not_endings``: "suis allée chez ...")."""
+    for i, token in enumerate(words[:-2]):
+        if not _is_copula(token.word, frame.copulas):
+            continue
+        first = i + 2 if words[i + 1].word in frame.articles else i + 1
+        if first == i + 1 and (not frame.bare or words[first].word.endswith(frame.not_endings or ("\0",))):
+            continue
+        last = min(first + frame.most_words, len(words) - 1)
+        if any(
+            words[j].word in frame.prepositions
+            and (not frame.objects or j + 1 < len(words) and words[j + 1].word in frame.objects)
+            for j in range(first + 1, last + 1)
+        ):
+            return True
     return False
 
 
