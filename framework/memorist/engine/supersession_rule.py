@@ -231,8 +231,7 @@ def _moved_quantity(new: Reading, old: Reading) -> bool:
     if new.anchored or old.anchored:
         return False
     return any(
-        unit in new.moved and value not in {v for u, v in new.quantities if u == unit}
-        for unit, value in old.quantities
+        unit in new.moved and value not in {v for u, v in new.quantities if u == unit} for unit, value in old.quantities
     )
 
 
