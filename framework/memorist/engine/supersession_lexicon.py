@@ -101,6 +101,8 @@ class Lexicon:
     quantity_changes: Phrases = Phrases({})
     #: Words by which a fact says it holds of late ("lately"): a taste's change, nothing else's.
     recency: Phrases = Phrases({})
+    #: Words naming a partner ("husband", "novia"): a possessed one may be a subject of its own.
+    partners: frozenset[str] = frozenset()
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -176,6 +178,7 @@ class Lexicon:
             },
             merged("quantity_changes"),
             merged("recency_words"),
+            union("partner_words"),
         )
 
 
@@ -248,6 +251,9 @@ def reading_lexicon(code: str) -> Lexicon:
         units=merged.units,
         quantity_changes=merged.quantity_changes,
         recency=merged.recency,
+        # A partner's word rarely means anything else in another language, and a short
+        # statement's language is often unsure ("Mi novio come carne.").
+        partners=merged.partners,
         # An age told with its own words ("fiz 36 anos", "Tenho 35 anos") is read in any
         # language: a short statement's language is often unsure, and the frame (a number
         # beside a birthday verb or an age unit) means nothing else in another language.

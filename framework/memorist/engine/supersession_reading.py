@@ -29,6 +29,8 @@ COPULA_MAX_TOKENS = 14
 #: The subject of a fact in the extractor's own voice for the speaker: the last word of the
 #: lexicon's label for the user ("the user" -> "user").
 SELF = str(lexicon(DEFAULT).get("speakers", "user") or "user").split()[-1].casefold()
+#: The assistant in the extractor's voice ("the assistant" -> "assistant"): whose listener is the user.
+ASSISTANT = str(lexicon(DEFAULT).get("speakers", "assistant") or "assistant").split()[-1].casefold()
 
 
 def _is_copula(word: str, copulas: frozenset[str]) -> bool:
@@ -169,7 +171,7 @@ def read(text: str) -> Reading:
     # The extractor's resolution of a relative date ("Last month (December 2025) the user ...")
     # is no word of the sentence: its subject is still within the opening words.
     said = [t.word for t in found if not _in_parentheses(text, t)]
-    subjects = _clause_subjects(text, said, lex)
+    subjects = _clause_subjects(text, said, lex, frozenset(names))
     counts = _counts(words, lex)
     if SELF not in subjects and (attributes & lex.group_attributes or counts) and _group_opens(said, lex, len(found)):
         subjects |= {SELF}
@@ -337,25 +339,32 @@ def _language(text: str) -> str:
 _CLAUSE_BREAK = re.compile(r"\s*[;,:]\s+")
 
 
-def _clause_subjects(text: str, words: list[str], lex: Lexicon) -> frozenset[str]:
+def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset[str] = frozenset()) -> frozenset[str]:
     """Who a fact is about, and the speaker or a relative a later clause is about (a later
     clause's first word is no subject otherwise: ", it's 555-9876 now")."""
-    out = _subjects(words, lex)
+    out = _subjects(words, lex, names)
     label = _SPEAKER_LABEL.match(text)
     clauses = _CLAUSE_BREAK.split(text[label.end() :] if label else text)
     for clause in clauses[1:] if len(clauses) > 1 else ():
         found = [t.word for t in tokens(clause)]
         if len(found) >= 2:
             out |= {s for s in _subjects(found, lex) if s == SELF or s in lex.others}
-    if label is not None and any(lex.addressee_openers.at(tokens(clause), 0) for clause in clauses):
-        # "The assistant: Congratulations on the new job as a bank teller!": the listener's
-        # job. A speaker's listener is the user (two named people's turns name no listener
-        # the reading could tell, and their facts never meet the user's).
-        out |= {SELF}
-    return out
+    handed = [lex.addressee_openers.at(tokens(clause), 0) is not None for clause in clauses]
+    if label is not None and any(handed):
+        # "The assistant: Congratulations on the new job as a bank teller!": the listener's job,
+        # and the assistant's listener is the user. The user's "Congrats on the new job!" is
+        # the assistant's or someone else's, and a named speaker's listener is not known from
+        # one turn: when it opens the fact, the fact is not the speaker's own.
+        named = label.group(0).strip(": \t").split()
+        speaker = named[-1].casefold() if named else ""
+        if speaker == ASSISTANT:
+            out |= {SELF}
+        elif handed[0]:
+            out -= {speaker, SELF}
+    return frozenset(out)
 
 
-def _subjects(words: list[str], lex: Lexicon) -> frozenset[str]:
+def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset()) -> frozenset[str]:
     """Who a fact is about: its first word (past "the"), the speaker ("user") for the
     extractor's voice, for an attribute or change word opening a fact written without a
     subject ("Lives in Porto"), and for "the user" named early ("Anna and the user ...");
@@ -381,11 +390,38 @@ def _subjects(words: list[str], lex: Lexicon) -> frozenset[str]:
         )
         if owner and owned in lex.others:
             out, other = {owned}, True
+        partner = _partner(rest, lex, names) if owner else None
+        if partner is not None:
+            out, other = {partner}, True
     else:
         out.add(first)
     if SELF in (_base(w) for w in rest[:5]) and not other and not (rest[0] != first and first == SELF):
         out.add(SELF)
     return frozenset(out)
+
+
+#: Words joining two people ("the user's husband and the user"): a couple's fact is the speaker's too.
+_JOINERS = lexicon(DEFAULT).words("people_joiners")
+#: The attribute whose words tell a name ("called", "se llama"): a partner's name is the
+#: speaker's relationship, not a fact of the partner's own.
+NAME = "name"
+
+
+def _partner(rest: list[str], lex: Lexicon, names: frozenset[str]) -> str | None:
+    """The partner a possessive names as the subject of what follows ("the user's husband eats
+    meat", "the user's wife moved to Paris": theirs), not as the speaker's relationship: the
+    partner's name or value ("the user's partner's name is Sam", "the user's husband is David",
+    "the user's boyfriend Jake lives with them") nor the couple ("the user's husband and the
+    user are going to Portugal")."""
+    after = [i for i in (1, 2) if i < len(rest) and rest[i] not in lex.speaker]
+    if not after or after[0] + 1 >= len(rest):
+        return None
+    word, following = rest[after[0]], rest[after[0] + 1 : after[0] + 3]
+    if word not in lex.partners or not following[0].isalpha() or following[0] in _JOINERS:
+        return None
+    if following[0] in names or any(_is_copula(w, lex.copulas) or lex.attributes.get(w) == NAME for w in following):
+        return None
+    return word
 
 
 def _owners(words: list[str], lex: Lexicon) -> frozenset[str]:

@@ -48,8 +48,31 @@ def test_a_diet_ended_replaces_the_diet(older: str, newer: str) -> None:
     assert _replaces(older, newer)
 
 
-def test_what_a_relative_eats_is_no_diet_of_the_user() -> None:
-    assert not _replaces("The user is vegetarian.", "The user's dog eats meat.")
+@pytest.mark.parametrize(
+    "newer",
+    [
+        "The user's dog eats meat.",
+        # A partner named through the possessive is the subject of what follows ...
+        "The user's husband eats meat though.",
+        "The user: Mi novio come carne.",
+        "The user: Mein Freund isst Fleisch.",
+    ],
+)
+def test_what_a_relative_or_partner_eats_is_no_diet_of_the_user(newer: str) -> None:
+    assert not _replaces("The user is vegetarian.", newer)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # ... but a partner's name or the couple is the speaker's relationship.
+        ("The user's partner's name is Sam.", "Sam and the user separated in the spring."),
+        ("The user: Mi novio se llama Pablo.", "The user: Pablo y yo lo dejamos."),
+        ("The user: Meine Freundin heißt Anna.", "The user: Anna und ich haben uns getrennt."),
+    ],
+)
+def test_a_partners_name_stays_the_speakers_relationship(older: str, newer: str) -> None:
+    assert _replaces(older, newer)
 
 
 @pytest.mark.parametrize(
@@ -86,6 +109,9 @@ def test_a_households_we_is_the_speaker_for_where_they_live(older: str, newer: s
             True,
         ),
         ("The user: Trabajo en un banco.", "The assistant: ¡Felicidades por el nuevo trabajo en Google!", True),
+        # The user's congratulation is someone else's news, a named speaker's too.
+        ("The user works as a teacher.", "The user: Congrats on the new job!", False),
+        ("Tim works at a bank.", "Tim: Congrats on the new team.", False),
         # The assistant's own news about a job names nobody's job of the user's.
         (
             "The user has been a barista at a café downtown.",
