@@ -97,12 +97,14 @@ class Lexicon:
     values: frozenset[str] = frozenset()
     #: A unit's words -> its one name ("kilos": "kg"), every language's.
     units: dict[str, str] = field(default_factory=dict)
-    #: Words right before a quantity that say it moved ("down to 76 kg").
-    quantity_changes: Phrases = Phrases({})
+    #: Words right before a quantity that say it moved ("down to 76 kg", "涨到3500元"), folded.
+    quantity_changes: tuple[str, ...] = ()
     #: Words by which a fact says it holds of late ("lately"): a taste's change, nothing else's.
     recency: Phrases = Phrases({})
     #: Words naming a partner ("husband", "novia"): a possessed one may be a subject of its own.
     partners: frozenset[str] = frozenset()
+    #: Change words that tell a new thing, not a changed state ("new"): no taste's change alone.
+    novelty: Phrases = Phrases({})
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -176,14 +178,15 @@ class Lexicon:
                 for name in lex.get("unit_words") or {}
                 for w in lex.words("unit_words", name)
             },
-            merged("quantity_changes"),
+            tuple(fold(" ".join(p.split())) for lex in lexes for p in lex.phrases("quantity_changes")),
             merged("recency_words"),
             union("partner_words"),
+            merged("novelty_words"),
         )
 
 
 #: The lists whose spaceless rows :class:`Lexicon` keeps for matching inside a run.
-INSIDE_LISTS = ("replacement_words", "additive_words", "preference_words", "onset_words")
+INSIDE_LISTS = ("replacement_words", "additive_words", "preference_words", "onset_words", "novelty_words")
 
 
 def spaceless(text: str) -> bool:
@@ -254,6 +257,7 @@ def reading_lexicon(code: str) -> Lexicon:
         # A partner's word rarely means anything else in another language, and a short
         # statement's language is often unsure ("Mi novio come carne.").
         partners=merged.partners,
+        novelty=merged.novelty,
         # An age told with its own words ("fiz 36 anos", "Tenho 35 anos") is read in any
         # language: a short statement's language is often unsure, and the frame (a number
         # beside a birthday verb or an age unit) means nothing else in another language.

@@ -23,7 +23,10 @@ VALUE_KINDS = (
     ("phone", re.compile(r"(?<![\w.])\+?\d[\d \-().]{5,}\d(?![\w.]?\d)")),
 )
 #: A number and what it counts: "7 hours", "45 dollars", "$400", "9:30".
-_QUANTITY = re.compile(r"([$€£¥])\s?(\d[\d,.]*)|\b(\d{1,2}:\d{2})\b|\b(\d[\d,.]*)\s*([^\W\d_]+)")
+#: In a script without spaces a number follows a letter directly ("房租3000元"): no word boundary.
+_QUANTITY = re.compile(
+    r"([$€£¥])\s?(\d[\d,.]*)|\b(\d{1,2}:\d{2})\b|(?:\b|(?<=[\u3040-\u9fff\uac00-\ud7af]))(\d[\d,.]*)\s*([^\W\d_]+)"
+)
 #: Longest facts read for the "X is V" shape: a long memory differs in more than one value.
 COPULA_MAX_TOKENS = 14
 #: The subject of a fact in the extractor's own voice for the speaker: the last word of the
@@ -117,6 +120,9 @@ class Reading:
     moved: frozenset[str] = frozenset()
     #: Whether it says it holds of late ("lately"): a taste told so has changed.
     recent: bool = False
+    #: Whether it says a state changed, not only that a thing is new ("switched", "now"; not
+    #: "bought a new coffee machine"): an older taste's change needs no taste word of its own.
+    shift: bool = False
 
 
 @lru_cache(maxsize=65_536)
@@ -192,8 +198,9 @@ def read(text: str) -> Reading:
         lex.onsets.anywhere(found) or "onset_words" in inside,
         counts,
         _owners(words, lex),
-        _moved(text, found, lex),
+        _moved(text, lex),
         lex.recency.anywhere(found),
+        _shifts(found, runs, lex),
     )
 
 
@@ -215,6 +222,14 @@ def _group_opens(words: list[str], lex: Lexicon, size: int) -> bool:
             owned = words[i + 1] if i + 1 < len(words) else ""
             return _base(owned) not in lex.others
     return False
+
+
+def _shifts(found: list[Token], runs: list[str], lex: Lexicon) -> bool:
+    """Whether a change word other than a ``novelty_words`` one ("new") stands in the fact."""
+    if any(lex.change.at(found, i) is not None and lex.novelty.at(found, i) is None for i in range(len(found))):
+        return True
+    novel = lex.inside.get("novelty_words", frozenset())
+    return any(stem in run for stem in lex.inside.get("replacement_words", ()) if stem not in novel for run in runs)
 
 
 def _holds_taste(based: list[Token], lex: Lexicon) -> bool:
@@ -274,24 +289,29 @@ def _quantity(match: re.Match[str], lex: Lexicon) -> tuple[str, str] | None:
         return ":", clock
     if unit in lex.units:
         return lex.units[unit], number.rstrip(".,")
+    if spaceless(unit):  # a run of a script without spaces: "元了" holds the unit 元
+        named = next((lex.units[u] for u in sorted(lex.units, key=len, reverse=True) if unit.startswith(u)), None)
+        return (named or unit), number.rstrip(".,")
     if unit not in lex.calendar and unit not in lex.ordinals and unit not in STOP_WORDS:
         named = terms(unit)
         return named[0] if named else unit, number.rstrip(".,")
     return None
 
 
-def _moved(text: str, found: list[Token], lex: Lexicon) -> frozenset[str]:
+def _moved(text: str, lex: Lexicon) -> frozenset[str]:
     """The units of the quantities ``text`` says moved: a ``quantity_changes`` row right before
-    the quantity ("down to 76 kg", "rose to $1,400")."""
+    the quantity ("down to 76 kg", "rose to $1,400"; in a script without spaces, at the end of
+    the run before it: "房租涨到3500元")."""
+    folded = fold(text)
     out: set[str] = set()
-    for index in range(len(found)):
-        hit = lex.quantity_changes.at(found, index)
-        if hit is None:
-            continue
-        after = fold(text[found[index + hit[0] - 1].end :]).lstrip()
-        match = _QUANTITY.match(after)
-        if match is not None and (quantity := _quantity(match, lex)) is not None:
-            out.add(quantity[0])
+    for match in _QUANTITY.finditer(folded):
+        before = folded[: match.start()].rstrip()
+        for row in lex.quantity_changes:
+            start = len(before) - len(row)
+            if before.endswith(row) and (spaceless(row) or start == 0 or not before[start - 1].isalnum()):
+                if (quantity := _quantity(match, lex)) is not None:
+                    out.add(quantity[0])
+                break
     return frozenset(out)
 
 
@@ -364,6 +384,12 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset
     return frozenset(out)
 
 
+#: How far into a fact the speaker named stands as its subject ("Anna and the user ...") ...
+SUBJECT_WINDOW = 5
+#: ... and past an opening phrase led by a function word ("With the new baby the user ...").
+OPENING_PHRASE_WINDOW = 8
+
+
 def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset()) -> frozenset[str]:
     """Who a fact is about: its first word (past "the"), the speaker ("user") for the
     extractor's voice, for an attribute or change word opening a fact written without a
@@ -395,7 +421,13 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
             out, other = {partner}, True
     else:
         out.add(first)
-    if SELF in (_base(w) for w in rest[:5]) and not other and not (rest[0] != first and first == SELF):
+    # "Anna and the user ...", "Last month (...) the user joined ...": the speaker named early;
+    # past an opening phrase ("With the new baby the user is lucky to get ...") a little later.
+    named = SELF in (_base(w) for w in rest[:SUBJECT_WINDOW])
+    # Past the first words only as a subject, not as an owner: "Our dog lives with the user's parents".
+    if not named and first in STOP_WORDS:
+        named = SELF in rest[SUBJECT_WINDOW:OPENING_PHRASE_WINDOW]
+    if named and not other and not (rest[0] != first and first == SELF):
         out.add(SELF)
     return frozenset(out)
 

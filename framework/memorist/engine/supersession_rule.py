@@ -194,17 +194,18 @@ def _same_meaning_changed(
     new: Reading, old: Reading, newer: str, older: str, attribute_of: Callable[[str], str | None]
 ) -> bool:
     """Both facts are about one single-valued attribute read by meaning, the newer told as a
-    change or an onset; or both are of one kind of taste and the newer states a taste that
-    changed or holds of late ("Lately the user has been really into jazz" / "listens to a lot
-    of pop music": music). A thing merely new ("bought a new coffee machine") states no taste,
-    and a taste begun is as often one more ("started listening to podcasts")."""
-    if not (new.change or new.onset or new.preference and new.recent):
+    change or an onset; or both are of one kind of taste, one of them states a taste, and the
+    newer says it changed or holds of late: "listens to a lot of pop music" / "Lately the user
+    has been really into jazz", "loves horror movies" / "These days the user mostly watches
+    documentaries". A thing merely new ("bought a new coffee machine" after "likes green tea")
+    changes no taste, and a taste begun is as often one more ("started listening to podcasts")."""
+    if not (new.change or new.onset or new.recent):
         return False
     meant = _same_meant_attribute(newer, older, attribute_of)
     if meant is None:
         return False
     if meant.startswith(TASTE):
-        return new.preference and (new.change or new.recent)
+        return (new.preference and (new.change or new.recent)) or (old.preference and (new.shift or new.recent))
     return new.change or new.onset
 
 
