@@ -290,8 +290,8 @@ def _quantity(match: re.Match[str], lex: Lexicon) -> tuple[str, str] | None:
     if unit in lex.units:
         return lex.units[unit], number.rstrip(".,")
     if spaceless(unit):  # a run of a script without spaces: "元了" holds the unit 元
-        named = next((lex.units[u] for u in sorted(lex.units, key=len, reverse=True) if unit.startswith(u)), None)
-        return (named or unit), number.rstrip(".,")
+        opening = next((lex.units[u] for u in sorted(lex.units, key=len, reverse=True) if unit.startswith(u)), None)
+        return (opening or unit), number.rstrip(".,")
     if unit not in lex.calendar and unit not in lex.ordinals and unit not in STOP_WORDS:
         named = terms(unit)
         return named[0] if named else unit, number.rstrip(".,")
