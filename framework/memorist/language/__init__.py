@@ -4,6 +4,8 @@ reads text (extraction, dedup, versions, keywords, query forms, entities).
 - :mod:`.lexicon`: word lists per language as data files (``lexicons/<code>.yaml``).
 - :mod:`.scripts`: the writing system of a text and its words in any script; scripts
   without spaces are read as character pairs.
+- :mod:`.segments`: sentences and clauses in every script, by the kind of boundary a
+  reader parts at (sentence, clause, colon, phrase, dash, bracket).
 - :mod:`.person`: person-shift tables ("I am" -> "Ana is", "do I" -> "does the user").
 
 :func:`language_of` tells a text's language cheaply: by script where a script has one
@@ -21,9 +23,11 @@ from .person import Form, PersonTable, at_sentence_start, capitalized, shift
 from .person import table as person_table
 from .phrases import Phrases, Token, phrases, tokens
 from .scripts import CASELESS, NUMBER, SPACELESS, WORD_OR_NUMBER, main_script, pieces, script_of, scripts, words
+from .segments import Boundary, boundaries, has_boundary, opening_break, sentences, split
 from .voice import query_forms as user_voice_forms
 
 __all__ = [
+    "Boundary",
     "CASELESS",
     "DEFAULT",
     "NUMBER",
@@ -35,19 +39,24 @@ __all__ = [
     "Token",
     "WORD_OR_NUMBER",
     "at_sentence_start",
+    "boundaries",
     "capitalized",
     "fold",
+    "has_boundary",
     "language_of",
     "languages",
     "lexicon",
     "lexicons_path",
     "main_script",
+    "opening_break",
     "person_table",
     "phrases",
     "pieces",
     "script_of",
+    "sentences",
     "scripts",
     "shift",
+    "split",
     "tokens",
     "user_voice_forms",
     "words",
