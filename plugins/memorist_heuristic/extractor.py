@@ -33,6 +33,7 @@ from memorist.plugin_api import (
     ProviderOptions,
     SkippedInput,
     account_for_messages,
+    join_sentences,
     language_of,
     sentences,
     user_voice_forms,
@@ -245,9 +246,7 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                 chunks.append(current)
                 current = sentence
             else:
-                # Scripts without spaces end a sentence with a full-width stop and no space.
-                space = "" if current.endswith(("。", "！", "？")) else " "
-                current = f"{current}{space}{sentence}" if current else sentence
+                current = join_sentences(current, sentence)
         if current:
             chunks.append(current)
         return chunks

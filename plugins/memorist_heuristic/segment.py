@@ -18,11 +18,20 @@ from __future__ import annotations
 
 import re
 
-from memorist.plugin_api import SPACELESS, Token, language_of, lexicon, phrases, script_of, sentences, tokens
+from memorist.plugin_api import (
+    QUESTION_MARKS,
+    SPACELESS,
+    Token,
+    language_of,
+    lexicon,
+    phrases,
+    script_of,
+    sentences,
+    tokens,
+)
 
 #: Punctuation closing a greeting, an opener or an acknowledgement ("Hi, ", "Got it! ").
 _PUNCTUATION_AFTER = re.compile(r"\s*[,!.:;—–~-]+\s*")
-_QUESTION_MARKS = ("?", "？", "؟", "\u037e")
 _CLOSER_BEFORE = re.compile(r"[\s,;—–-]+$")
 _CLOSER_AFTER = re.compile(r"[\s.!?…]*$")
 
@@ -268,7 +277,7 @@ def is_filler(sentence: str) -> bool:
 def _is_question(sentence: str) -> bool:
     """Whether ``sentence`` ends with a question mark (of its language: Greek writes ";")."""
     end = sentence.rstrip(" \"')")
-    return end.endswith(_QUESTION_MARKS) or end.endswith(tuple(lexicon(language_of(sentence)).words("question_marks")))
+    return end.endswith(QUESTION_MARKS) or end.endswith(tuple(lexicon(language_of(sentence)).words("question_marks")))
 
 
 def is_bare_question(sentence: str) -> bool:

@@ -23,7 +23,16 @@ from .person import Form, PersonTable, at_sentence_start, capitalized, shift
 from .person import table as person_table
 from .phrases import Phrases, Token, phrases, tokens
 from .scripts import CASELESS, NUMBER, SPACELESS, WORD_OR_NUMBER, main_script, pieces, script_of, scripts, words
-from .segments import Boundary, boundaries, has_boundary, opening_break, sentences, split
+from .segments import (
+    QUESTION_MARKS,
+    Boundary,
+    boundaries,
+    has_boundary,
+    join_sentences,
+    opening_break,
+    sentences,
+    split,
+)
 from .voice import query_forms as user_voice_forms
 
 __all__ = [
@@ -35,6 +44,7 @@ __all__ = [
     "Form",
     "Lexicon",
     "PersonTable",
+    "QUESTION_MARKS",
     "Phrases",
     "Token",
     "WORD_OR_NUMBER",
@@ -43,6 +53,7 @@ __all__ = [
     "capitalized",
     "fold",
     "has_boundary",
+    "join_sentences",
     "language_of",
     "languages",
     "lexicon",

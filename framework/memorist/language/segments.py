@@ -76,6 +76,8 @@ _STANDING: dict[Boundary, str] = {
     Boundary.DASH: "—–",
     Boundary.BRACKET: "()[]（）［］",
 }
+#: The marks that end a question, in every script ("?", "？", "؟", Greek's U+037E).
+QUESTION_MARKS = ("?", "？", "؟", "\u037e")
 #: What may close a sentence after its mark: quotes and brackets ('"Done." Then ...').
 _CLOSERS = "\"'’”»)]」』）"
 #: What may open a sentence before its first letter.
@@ -117,6 +119,14 @@ def split(text: str, at: Boundary, *, within_words: bool = False) -> list[str]:
         start = end
     out.append(text[start:])
     return out
+
+
+def join_sentences(left: str, right: str) -> str:
+    """Two sentences as one text: a space between them, none after a full-width stop
+    ("猫が好きです。犬も好きです。")."""
+    if not left or not right:
+        return left or right
+    return f"{left}{right}" if left.endswith(tuple(_STANDING[Boundary.SENTENCE])) else f"{left} {right}"
 
 
 def has_boundary(text: str, at: Boundary) -> bool:

@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from ..kernel.context import PluginContext as PluginContext
     from ..language import CASELESS as CASELESS
     from ..language import DEFAULT as DEFAULT
+    from ..language import QUESTION_MARKS as QUESTION_MARKS
     from ..language import SPACELESS as SPACELESS
     from ..language import Boundary as Boundary
     from ..language import Form as Form
@@ -78,6 +79,7 @@ if TYPE_CHECKING:
     from ..language import capitalized as capitalized
     from ..language import fold as fold
     from ..language import has_boundary as has_boundary
+    from ..language import join_sentences as join_sentences
     from ..language import language_of as language_of
     from ..language import lexicon as lexicon
     from ..language import opening_break as opening_break
