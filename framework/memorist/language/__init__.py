@@ -19,13 +19,14 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .lexicon import DEFAULT, Lexicon, fold, languages, lexicon, lexicons_path
-from .person import Form, PersonTable, at_sentence_start, capitalized, shift
+from .person import Form, PersonTable, capitalized, shift
 from .person import table as person_table
 from .phrases import Phrases, Token, phrases, tokens
 from .scripts import CASELESS, NUMBER, SPACELESS, WORD_OR_NUMBER, main_script, pieces, script_of, scripts, words
 from .segments import (
     QUESTION_MARKS,
     Boundary,
+    at_sentence_start,
     boundaries,
     has_boundary,
     join_sentences,

@@ -182,6 +182,27 @@ def _opens_sentence(char: str) -> bool:
     return char.isupper() or char.isdigit() or script_of(char) in CASELESS
 
 
+#: What may stand between a sentence's end and the word opening the next: an opening quote
+#: or parenthesis ('He said: "you ...').
+_LEADS = '"“«「『（('
+
+
+def at_sentence_start(text: str, position: int) -> bool:
+    """Whether ``position`` of ``text`` opens a sentence (so a word put there is capitalized):
+    the text's start, or after a line break, a sentence's end mark (not an abbreviation's
+    full stop: "e.g. you") or an opening quote, with spaces between."""
+    head = text[:position]
+    before = head.rstrip()
+    if not before or "\n" in head[len(before) :]:
+        return True
+    last = before[-1]
+    if last in _LEADS:
+        return True
+    if last not in _SPACED[Boundary.SENTENCE] and last not in _STANDING[Boundary.SENTENCE]:
+        return False
+    return last != "." or not _after_abbreviation(before)
+
+
 def sentences(text: str) -> list[str]:
     """The sentences of ``text``, stripped, in order. A line break always ends one; a full
     stop (of any script) does unless the next word opens in lower case or, for ".", an

@@ -4,7 +4,16 @@ of boundary each reader parts at."""
 from __future__ import annotations
 
 import pytest
-from memorist.language import Boundary, boundaries, has_boundary, join_sentences, opening_break, sentences, split
+from memorist.language import (
+    Boundary,
+    at_sentence_start,
+    boundaries,
+    has_boundary,
+    join_sentences,
+    opening_break,
+    sentences,
+    split,
+)
 from memorist.language.segments import abbreviations
 
 #: The kinds the keyword index detects a clause's language by.
@@ -176,3 +185,22 @@ def test_sentences_join_without_a_space_after_a_full_width_stop() -> None:
     assert join_sentences("私は東京に住んでいます。", "猫が好きです。") == "私は東京に住んでいます。猫が好きです。"
     assert join_sentences("I live in Tokyo.", "I like cats.") == "I live in Tokyo. I like cats."
     assert join_sentences("", "Ich wohne in Köln.") == "Ich wohne in Köln."
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "opens"),
+    [
+        ("I met Dr. Okafor yesterday. you know him?", "Okafor", False),  # after an abbreviation
+        ("I met Dr. Okafor yesterday. you know him?", "you", True),
+        ("We met at 5 p.m. you were late.", "you", False),
+        ('She said: "you rock"', "you", True),  # after an opening quote
+        ("Sure\n  you can", "you", True),  # after a line break
+        ("Hallo, ich bin Ana", "ich", False),
+        ("ありがとう！私は大阪出身です。", "私", True),
+        ("شكرا؟ أنا من القاهرة", "أنا", True),
+        ("धन्यवाद। मैं दिल्ली से हूँ", "मैं", True),
+    ],
+)
+def test_at_sentence_start(text: str, word: str, opens: bool) -> None:
+    assert at_sentence_start(text, text.index(word)) is opens
+    assert at_sentence_start(text, 0)
