@@ -99,26 +99,27 @@ def _pattern(at: Boundary, within_words: bool = False) -> re.Pattern[str]:
     if standing:
         units.append(rf"[{standing}]+")
     unit = "|".join(units) or r"(?!)"
-    return re.compile(rf"\s*(?:{unit})(?:\s*(?:{unit}))*\s*")
+    return re.compile(rf"(?:{unit})(?:\s*(?:{unit}))*\s*")
 
 
 def boundaries(text: str, at: Boundary, *, within_words: bool = False) -> list[tuple[int, int]]:
     """Where ``text`` parts at a boundary of the kinds ``at``: the span of each run of marks
     with the spaces around it, in order. ``within_words``: a Western mark parts inside a
     run of letters too ("3.5", "ana@mail.com" in pieces)."""
-    return [m.span() for m in _pattern(at, within_words).finditer(text)]
+    spans = []
+    for match in _pattern(at, within_words).finditer(text):
+        start = match.start()
+        while start and text[start - 1].isspace():  # the spaces before the marks (found from
+            start -= 1  # the marks: a pattern opening with spaces is tried at every space)
+        spans.append((start, match.end()))
+    return spans
 
 
 def split(text: str, at: Boundary, *, within_words: bool = False) -> list[str]:
-    """``text`` cut at every boundary of the kinds ``at`` (pieces may be empty, as with
-    :func:`re.split`: a text opening with a mark has an empty first piece)."""
-    out: list[str] = []
-    start = 0
-    for begin, end in boundaries(text, at, within_words=within_words):
-        out.append(text[start:begin])
-        start = end
-    out.append(text[start:])
-    return out
+    """``text`` cut at every boundary of the kinds ``at``, the marks and the spaces after them
+    left out (pieces may be empty, as with :func:`re.split`: a text opening with a mark has
+    an empty first piece; a space before a mark stays with the piece before it)."""
+    return _pattern(at, within_words).split(text)
 
 
 def join_sentences(left: str, right: str) -> str:
@@ -142,7 +143,7 @@ def opening_break(text: str, at: Boundary, joiners: frozenset[str] = frozenset()
     words = tokens(text) if joiners else []
     end, word = 0, 0
     while True:
-        mark = pattern.match(text, end)
+        mark = pattern.match(text, len(text) - len(text[end:].lstrip()))
         if mark is not None:
             end = mark.end()
             continue
