@@ -292,7 +292,7 @@ def _replied(messages: list[Message], index: int) -> bool:
     message, reply = messages[index], messages[index + 1]
     if message.role not in parties or reply.role not in parties or reply.role == message.role:
         return False
-    last = split_sentences(message.content)[-1:] or [""]
+    last = sentences(message.content)[-1:] or [""]
     if len(as_statement(last[0])) > MAX_QUESTION_CHARS:
         return False
     return any(reason is None for _, reason in classified_sentences(reply.content))
