@@ -12,21 +12,22 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ..language import DEFAULT, Boundary, Token, fold, language_of, lexicon, split, tokens
+from ..language import DEFAULT, Boundary, Token, language_of, lexicon, split, tokens
 from .keywords import STOP_WORDS, terms
-from .supersession_lexicon import Frame, Lexicon, reading_lexicon, rule_lexicon, spaceless
+from .supersession_lexicon import Lexicon, reading_lexicon, spaceless
+from .supersession_values import (
+    anchored,
+    base,
+    counts,
+    framed,
+    in_parentheses,
+    is_copula,
+    moved,
+    quantities,
+    value_kinds,
+)
 from .versions import version_key
 
-#: Values whose shape names their attribute in any language: an e-mail address, a phone number.
-VALUE_KINDS = (
-    ("email", re.compile(r"[\w.+\-]+@[\w\-]+\.[\w.\-]+")),
-    ("phone", re.compile(r"(?<![\w.])\+?\d[\d \-().]{5,}\d(?![\w.]?\d)")),
-)
-#: A number and what it counts: "7 hours", "45 dollars", "$400", "9:30".
-#: In a script without spaces a number follows a letter directly ("房租3000元"): no word boundary.
-_QUANTITY = re.compile(
-    r"([$€£¥])\s?(\d[\d,.]*)|\b(\d{1,2}:\d{2})\b|(?:\b|(?<=[\u3040-\u9fff\uac00-\ud7af]))(\d[\d,.]*)\s*([^\W\d_]+)"
-)
 #: Longest facts read for the "X is V" shape: a long memory differs in more than one value.
 COPULA_MAX_TOKENS = 14
 #: The subject of a fact in the extractor's own voice for the speaker: the last word of the
@@ -34,57 +35,6 @@ COPULA_MAX_TOKENS = 14
 SELF = str(lexicon(DEFAULT).get("speakers", "user") or "user").split()[-1].casefold()
 #: The assistant in the extractor's voice ("the assistant" -> "assistant"): whose listener is the user.
 ASSISTANT = str(lexicon(DEFAULT).get("speakers", "assistant") or "assistant").split()[-1].casefold()
-
-
-def _is_copula(word: str, copulas: frozenset[str]) -> bool:
-    """``word`` is a copula, alone ("is"), as a clitic on its subject ("I'm": "'m") or after an
-    elided subject ("j'ai": "ai")."""
-    if word in copulas or _base(word) in copulas:
-        return True
-    return any(c.startswith("'") and word.endswith(c) and len(word) > len(c) for c in copulas)
-
-
-def _role(words: list[Token], frame: Frame) -> bool:
-    """A role: "<copula> a|an <1 to most_words words> at|for" ("is a junior lawyer at ..."), the
-    article optional in a ``bare`` frame ("suis comptable dans ..."), whose first word is no
-    participle (``not_endings``: "suis allée chez ...")."""
-    for i, token in enumerate(words[:-2]):
-        if not _is_copula(token.word, frame.copulas):
-            continue
-        first = i + 2 if words[i + 1].word in frame.articles else i + 1
-        if first == i + 1 and (not frame.bare or words[first].word.endswith(frame.not_endings or ("\0",))):
-            continue
-        last = min(first + frame.most_words, len(words) - 1)
-        if any(
-            words[j].word in frame.prepositions
-            and (not frame.objects or j + 1 < len(words) and words[j + 1].word in frame.objects)
-            for j in range(first + 1, last + 1)
-        ):
-            return True
-    return False
-
-
-def _age(words: list[Token], text: str, frame: Frame) -> bool:
-    """A number after ``before`` ("turned 35") or before ``after`` ("42 geworden"), or closing
-    a fact after a copula ("is 30", "I'm 31 years old")."""
-    for i, token in enumerate(words[1:], 1):
-        if not token.word.isdigit() or text[words[i - 1].end : token.start].strip():
-            continue  # a number right after the word before it ("turned 35", not "is $300")
-        if words[i - 1].word in frame.before:
-            return True
-        if i + 1 < len(words) and words[i + 1].word in frame.after and len(token.word) <= frame.most_digits:
-            return True
-        rest = tuple(w.word for w in words[i + 1 :])
-        closes = not rest or rest in frame.units
-        tail = text[words[-1].end :].strip()
-        if closes and len(token.word) <= frame.most_digits and _is_copula(words[i - 1].word, frame.copulas):
-            return tail in ("", ".", "!")
-    return False
-
-
-def _framed(text: str, words: list[Token], lex: Lexicon) -> list[str]:
-    found = [frame.attribute for frame in lex.role if _role(words, frame)]
-    return found + [frame.attribute for frame in lex.age if _age(words, text, frame)]
 
 
 @dataclass(frozen=True)
@@ -126,25 +76,6 @@ class Reading:
 
 
 @lru_cache(maxsize=65_536)
-def _base(word: str) -> str:
-    """``word`` without a possessive ending ("user's" -> "user") or an elided word before it
-    ("j'habite" -> "habite").
-
-    Cached: a reading asks it of each word a dozen times over (attributes, topic, copulas,
-    names), and with the lexicon's endings tried each time that was half of reading a new
-    memory (0.33 -> 0.16 ms a LoCoMo turn, the same readings)."""
-    lex = rule_lexicon()
-    for elision in lex.elisions:
-        if word.startswith(elision) and len(word) > len(elision):
-            word = word[len(elision) :]
-            break
-    for ending in lex.possessive_endings:
-        if word.endswith(ending) and len(word) > len(ending):
-            return word[: -len(ending)]
-    return word
-
-
-@lru_cache(maxsize=65_536)
 def read(text: str) -> Reading:
     code = _language(text)
     lex = reading_lexicon(code)
@@ -155,31 +86,31 @@ def read(text: str) -> Reading:
     runs = [w for w in words if spaceless(w)]
     inside = _inside(runs, lex)
     attributes = frozenset(
-        [lex.attributes[_base(w)] for w in words if _base(w) in lex.attributes]
+        [lex.attributes[base(w)] for w in words if base(w) in lex.attributes]
         + _phrased(found, lex)
-        + _value_kinds(text)
-        + _framed(text, found, lex)
+        + value_kinds(text)
+        + framed(text, found, lex)
         + [attribute for stem, attribute in lex.inside_attributes if any(stem in run for run in runs)]
     )
     frame = lexicon(code).words("function_words") if code != DEFAULT else frozenset()
     kept = [
-        _base(w)
+        base(w)
         for w in words
         if w[0].isalpha()
-        and _base(w) not in lex.speaker
+        and base(w) not in lex.speaker
         and w not in lex.change_words
         and w not in names
-        and _base(w) not in frame
+        and base(w) not in frame
         and w not in lex.values
     ]
     topic = frozenset(terms(" ".join(kept)))
-    based = [replace(t, word=_base(t.word)) for t in found]  # "j'adore": "adore", "user's": "user"
+    based = [replace(t, word=base(t.word)) for t in found]  # "j'adore": "adore", "user's": "user"
     # The extractor's resolution of a relative date ("Last month (December 2025) the user ...")
     # is no word of the sentence: its subject is still within the opening words.
-    said = [t.word for t in found if not _in_parentheses(text, t)]
+    said = [t.word for t in found if not in_parentheses(text, t)]
     subjects = _clause_subjects(text, said, lex, frozenset(names))
-    counts = _counts(words, lex)
-    if SELF not in subjects and (attributes & lex.group_attributes or counts) and _group_opens(said, lex, len(found)):
+    held = counts(words, lex)
+    if SELF not in subjects and (attributes & lex.group_attributes or held) and _group_opens(said, lex, len(found)):
         subjects |= {SELF}
     return Reading(
         subjects | {SELF} if _holds_taste(based, lex) else subjects,
@@ -188,17 +119,17 @@ def read(text: str) -> Reading:
         lex.additive.anywhere(found) or "additive_words" in inside,
         lex.change.anywhere(found) or "replacement_words" in inside,
         _shapes(text, words, lex),
-        _quantities(text, lex),
-        _anchored([t for t in found if not _in_parentheses(text, t)], lex),
+        quantities(text, lex),
+        anchored([t for t in found if not in_parentheses(text, t)], lex),
         lex.preferences.anywhere(based) or "preference_words" in inside,
         frozenset(
-            n for n in names if _base(n) not in lex.speaker and _base(n) not in lex.attributes and n not in lex.others
+            n for n in names if base(n) not in lex.speaker and base(n) not in lex.attributes and n not in lex.others
         ),
         len(found),
         lex.onsets.anywhere(found) or "onset_words" in inside,
-        counts,
+        held,
         _owners(words, lex),
-        _moved(text, lex),
+        moved(text, lex),
         lex.recency.anywhere(found),
         _shifts(found, runs, lex),
     )
@@ -220,7 +151,7 @@ def _group_opens(words: list[str], lex: Lexicon, size: int) -> bool:
     for i, word in enumerate(words[:GROUP_WINDOW]):
         if word in lex.group_speaker:
             owned = words[i + 1] if i + 1 < len(words) else ""
-            return _base(owned) not in lex.others
+            return base(owned) not in lex.others
     return False
 
 
@@ -247,23 +178,6 @@ def _inside(runs: list[str], lex: Lexicon) -> set[str]:
     return {kind for kind, stems in lex.inside.items() if any(stem in run for stem in stems for run in runs)}
 
 
-def _counts(words: list[str], lex: Lexicon) -> frozenset[tuple[str, int, bool]]:
-    """A number, a number word or an ordinal right before a counted thing ("two kids",
-    "3 cats", "third child")."""
-    out: set[tuple[str, int, bool]] = set()
-    for word, noun in zip(words, words[1:], strict=False):
-        counted = lex.counted.get(noun)
-        if counted is None:
-            continue
-        if word.isdigit() and len(word) <= 2:
-            out.add((counted, int(word), False))
-        elif word in lex.numbers:
-            out.add((counted, lex.numbers[word], False))
-        elif word in lex.ordinals_counted:
-            out.add((counted, lex.ordinals_counted[word], True))
-    return frozenset(out)
-
-
 def _phrased(found: list[Token], lex: Lexicon) -> list[str]:
     """The attributes ``found`` names with a multi-word row ("split up": relationship)."""
     out = []
@@ -272,73 +186,6 @@ def _phrased(found: list[Token], lex: Lexicon) -> list[str]:
         if hit is not None:
             out.append(hit[1])
     return out
-
-
-def _quantities(text: str, lex: Lexicon) -> frozenset[tuple[str, str]]:
-    """``text``'s numbers with what they count (a unit's words are its one name, "kilos" is
-    "kg"; another word's plural is its singular's term; a month, weekday or ordinal ending
-    after a number makes a date, no quantity)."""
-    return frozenset(q for m in _QUANTITY.finditer(fold(text)) if (q := _quantity(m, lex)) is not None)
-
-
-def _quantity(match: re.Match[str], lex: Lexicon) -> tuple[str, str] | None:
-    symbol, amount, clock, number, unit = match.groups()
-    if symbol:
-        return symbol, amount.rstrip(".,")
-    if clock:
-        return ":", clock
-    if unit in lex.units:
-        return lex.units[unit], number.rstrip(".,")
-    if spaceless(unit):  # a run of a script without spaces: "元了" holds the unit 元
-        opening = next((lex.units[u] for u in sorted(lex.units, key=len, reverse=True) if unit.startswith(u)), None)
-        return (opening or unit), number.rstrip(".,")
-    if unit not in lex.calendar and unit not in lex.ordinals and unit not in STOP_WORDS:
-        named = terms(unit)
-        return named[0] if named else unit, number.rstrip(".,")
-    return None
-
-
-def _moved(text: str, lex: Lexicon) -> frozenset[str]:
-    """The units of the quantities ``text`` says moved: a ``quantity_changes`` row right before
-    the quantity ("down to 76 kg", "rose to $1,400"; in a script without spaces, at the end of
-    the run before it: "房租涨到3500元")."""
-    folded = fold(text)
-    out: set[str] = set()
-    for match in _QUANTITY.finditer(folded):
-        before = folded[: match.start()].rstrip()
-        for row in lex.quantity_changes:
-            start = len(before) - len(row)
-            if before.endswith(row) and (spaceless(row) or start == 0 or not before[start - 1].isalnum()):
-                if (quantity := _quantity(match, lex)) is not None:
-                    out.add(quantity[0])
-                break
-    return frozenset(out)
-
-
-def _in_parentheses(text: str, token: Token) -> bool:
-    """Whether ``token`` stands inside "( ... )": the extractor's resolution of a relative
-    date ("next week (the week of 12 January 2026)") repeats the date, it places nothing new."""
-    opened = text.rfind("(", 0, token.start)
-    return opened != -1 and text.rfind(")", opened, token.start) == -1
-
-
-def _anchored(found: list[Token], lex: Lexicon) -> bool:
-    """Whether a fact names a point in time: a month or weekday, or a relative date; not
-    one a state starts from ("starts at 10:00 from next week": a new value, no event)."""
-    index = 0
-    while index < len(found):
-        opener = lex.state_openers.at(found, index)
-        if opener is not None:  # skip the opener and the date it opens
-            index += opener[0]
-            if index < len(found) - 1 and found[index].word in STOP_WORDS:  # "starting in May"
-                index += 1
-            date = lex.relative_dates.at(found, index)
-            index += date[0] if date is not None else int(index < len(found) and found[index].word in lex.calendar)
-            continue
-        if found[index].word in lex.calendar or lex.relative_dates.at(found, index) is not None:
-            return True
-        index += 1
-    return False
 
 
 #: The extractor's label of who said a statement ("The user: Vivo en Sevilla.", "Caroline:
@@ -398,7 +245,7 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
     rest = words[1:] if words and words[0] in lex.articles else words
     if not rest:
         return frozenset()
-    first = _base(rest[0])
+    first = base(rest[0])
     out: set[str] = set()
     other = False
     if first in lex.speaker or first in lex.attributes or first in lex.change_openers:
@@ -408,9 +255,9 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
         owner = rest[0] != first or (first == SELF and len(rest) > 1 and rest[1] in lex.speaker)
         owned = next(
             (
-                _base(w)
+                base(w)
                 for w in rest[1:4]
-                if _base(w) not in lex.attributes and _base(w) not in lex.speaker and w.isalpha()
+                if base(w) not in lex.attributes and base(w) not in lex.speaker and w.isalpha()
             ),
             None,
         )
@@ -423,7 +270,7 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
         out.add(first)
     # "Anna and the user ...", "Last month (...) the user joined ...": the speaker named early;
     # past an opening phrase ("With the new baby the user is lucky to get ...") a little later.
-    named = SELF in (_base(w) for w in rest[:SUBJECT_WINDOW])
+    named = SELF in (base(w) for w in rest[:SUBJECT_WINDOW])
     # Past the first words only as a subject, not as an owner: "Our dog lives with the user's parents".
     if not named and first in STOP_WORDS:
         named = SELF in rest[SUBJECT_WINDOW:OPENING_PHRASE_WINDOW]
@@ -451,7 +298,7 @@ def _partner(rest: list[str], lex: Lexicon, names: frozenset[str]) -> str | None
     word, following = rest[after[0]], rest[after[0] + 1 : after[0] + 3]
     if word not in lex.partners or not following[0].isalpha() or following[0] in _JOINERS:
         return None
-    if following[0] in names or any(_is_copula(w, lex.copulas) or lex.attributes.get(w) == NAME for w in following):
+    if following[0] in names or any(is_copula(w, lex.copulas) or lex.attributes.get(w) == NAME for w in following):
         return None
     return word
 
@@ -460,10 +307,10 @@ def _owners(words: list[str], lex: Lexicon) -> frozenset[str]:
     """The relative a possessive chain opening the fact names past the speaker ("the user's
     sister's visit": sister)."""
     rest = words[1:] if words and words[0] in lex.articles else words
-    if len(rest) < 3 or _base(rest[0]) not in lex.speaker or rest[0] == _base(rest[0]):
+    if len(rest) < 3 or base(rest[0]) not in lex.speaker or rest[0] == base(rest[0]):
         return frozenset()
     owned = rest[1]
-    return frozenset({_base(owned)}) if owned != _base(owned) and _base(owned) in lex.others else frozenset()
+    return frozenset({base(owned)}) if owned != base(owned) and base(owned) in lex.others else frozenset()
 
 
 def _shapes(text: str, words: list[str], lex: Lexicon) -> frozenset[str]:
@@ -481,7 +328,7 @@ def _shapes(text: str, words: list[str], lex: Lexicon) -> frozenset[str]:
     open_one = {
         " ".join([*tokens[:i], "*", *tokens[i + 1 :]])
         for i, token in enumerate(tokens)
-        if token[0].isalpha() and token not in STOP_WORDS and _base(token) not in lex.speaker
+        if token[0].isalpha() and token not in STOP_WORDS and base(token) not in lex.speaker
     }
     return frozenset({key, *open_one})
 
@@ -491,13 +338,3 @@ def states_attribute(text: str) -> bool:
     live, their phone number, ...): a fact a later one may replace, which an extractor keeps
     as a memory of its own so the replacement takes nothing else with it."""
     return bool(read(text).attributes)
-
-
-def _value_kinds(text: str) -> list[str]:
-    """The attributes ``text``'s values name by their shape; a phone number needs seven digits
-    or more (not "1200 euros", nor "2026")."""
-    return [
-        kind
-        for kind, shape in VALUE_KINDS
-        if any(kind != "phone" or sum(c.isdigit() for c in found) >= 7 for found in shape.findall(text))
-    ]
