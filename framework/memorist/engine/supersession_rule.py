@@ -43,6 +43,13 @@ it does not say it adds to what was said ("also", "another", ...), and one of:
   membership went up to 55 dollars a month", "at 9:30" / "at 10:00") and are closer
   in meaning than :data:`QUANTITY_SIMILARITY`, neither placed at a point in time: "ran
   5 km on Saturday" / "ran 8 km on Sunday" (0.88) are two events, not two versions;
+- the newer says **a quantity moved** (``quantity_changes`` right before it: "down to 76 kg",
+  "rose to $1,400") and the older holds another value of that unit ("weighs 82 kg"), at any
+  cosine: "moved to" a value says there was one before;
+- both are of **one kind of taste** read by meaning (:mod:`.attribute_prototypes`'s
+  ``taste_prototypes``: food, drink, music, ...), one of them states a taste, and the newer
+  says it changed or holds of late: "listens to a lot of pop music" / "Lately the user has
+  been really into jazz"; a thing merely new ("bought a new coffee machine") changes none;
 - one is about a relative and the other names that relative through the speaker's
   possessive ("the user's sister's visit is on the 9th" / "the user's sister is now coming
   on the 15th"), the newer says it changes and the two are closer in meaning than
