@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..language import Token, fold
+from ..language import Token, fold, tokens
 from .keywords import STOP_WORDS, terms
 from .supersession_lexicon import Frame, Lexicon, rule_lexicon, spaceless
 
@@ -119,8 +119,26 @@ def counts(words: list[str], lex: Lexicon) -> frozenset[tuple[str, int, bool]]:
 def quantities(text: str, lex: Lexicon) -> frozenset[tuple[str, str]]:
     """``text``'s numbers with what they count (a unit's words are its one name, "kilos" is
     "kg"; another word's plural is its singular's term; a month, weekday or ordinal ending
-    after a number makes a date, no quantity)."""
-    return frozenset(q for m in _QUANTITY.finditer(fold(text)) if (q := _quantity(m, lex)) is not None)
+    after a number makes a date, no quantity), in digits or in words ("three coffees")."""
+    return frozenset(quantity for _, quantity in _told(text, lex))
+
+
+def _told(text: str, lex: Lexicon) -> list[tuple[int, tuple[str, str]]]:
+    """Each quantity of ``text`` with where it starts in the folded text: "76 kg", "$400",
+    "9:30", and a number word of more than two letters before a word ("three coffees": not
+    "a coffee", whose article counts nothing)."""
+    folded = fold(text)
+    out = [(m.start(), q) for m in _QUANTITY.finditer(folded) if (q := _quantity(m, lex)) is not None]
+    found = tokens(text)
+    for word, unit in zip(found, found[1:], strict=False):
+        number = lex.numbers.get(word.word)
+        if number is None or len(word.word) <= 2 or not unit.word.isalpha() or text[word.end : unit.start].strip():
+            continue
+        if unit.word in STOP_WORDS or unit.word in lex.calendar or unit.word in lex.ordinals:
+            continue
+        named = lex.units.get(unit.word) or next(iter(terms(unit.word)), unit.word)
+        out.append((word.start, (named, str(number))))
+    return out
 
 
 def _quantity(match: re.Match[str], lex: Lexicon) -> tuple[str, str] | None:
@@ -142,17 +160,16 @@ def _quantity(match: re.Match[str], lex: Lexicon) -> tuple[str, str] | None:
 
 def moved(text: str, lex: Lexicon) -> frozenset[str]:
     """The units of the quantities ``text`` says moved: a ``quantity_changes`` row right before
-    the quantity ("down to 76 kg", "rose to $1,400"; in a script without spaces, at the end of
-    the run before it: "房租涨到3500元")."""
+    the quantity ("down to 76 kg", "rose to $1,400", "cut down to one coffee"; in a script
+    without spaces, at the end of the run before it: "房租涨到3500元")."""
     folded = fold(text)
     out: set[str] = set()
-    for match in _QUANTITY.finditer(folded):
-        before = folded[: match.start()].rstrip()
+    for start, (unit, _) in _told(text, lex):
+        before = folded[:start].rstrip()
         for row in lex.quantity_changes:
-            start = len(before) - len(row)
-            if before.endswith(row) and (spaceless(row) or start == 0 or not before[start - 1].isalnum()):
-                if (quantity := _quantity(match, lex)) is not None:
-                    out.add(quantity[0])
+            opens = len(before) - len(row)
+            if before.endswith(row) and (spaceless(row) or opens == 0 or not before[opens - 1].isalnum()):
+                out.add(unit)
                 break
     return frozenset(out)
 

@@ -149,6 +149,9 @@ def test_a_romance_profession_without_its_article_is_a_role(older: str, newer: s
         ("The user: Je pèse 82 kilos.", "The user: Je suis descendue à 76 kg.", True),
         ("The user: Peso 82 kilos.", "The user: Bajé a 76 kilos con la dieta.", True),
         ("The user's rent is $1,200 a month.", "The user's rent rose to $1,400 a month.", True),
+        # A number told in words ("three coffees"), not an article ("a coffee").
+        ("The user drinks three coffees a day.", "The user has cut down to one coffee a day.", True),
+        ("The user: Tomo tres cafés al día.", "The user: Bajé a dos cafés al día.", True),
         # A script without spaces: the row ends the run before the number.
         ("The user: 我每个月房租3000元。", "The user: 房租涨到3500元了。", True),
         # No word says the quantity moved: another thing of the same unit.
