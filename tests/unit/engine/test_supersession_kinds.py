@@ -23,8 +23,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 from memorist.config.settings import load_settings
+from memorist.engine.attribute_prototypes import TASTE, AttributeReader, prototypes
 from memorist.plugin.manager import load_plugins
 from memorist.python.engine import Engine
 from memorist.python.memory import Memory
@@ -230,6 +232,41 @@ def test_an_answered_question_opens_the_answer(memory: Memory) -> None:
     # Unanswered, the question still states what it states.
     alone = memory.add("Have you seen my new car?", user_id="lee")["results"]
     assert len(alone) == 1 and "new car" in alone[0]["memory"], alone
+
+
+VOCABULARY = ("job", "nurse", "jazz", "music", "tea", "drink", "hike")
+
+
+def _counts(texts: list[str]) -> np.ndarray:
+    return np.array(
+        [[text.lower().split().count(w) for w in VOCABULARY] for text in texts], dtype=np.float32
+    ) + np.float32(1e-3)
+
+
+ROWS = [
+    ("occupation", "job nurse"),
+    ("open", "hike"),
+    (f"{TASTE}music", "music jazz"),
+    (f"{TASTE}drink", "drink tea"),
+]
+
+
+def test_a_fact_of_no_attribute_is_read_for_its_kind_of_taste() -> None:
+    reader = AttributeReader(_counts, ROWS)
+    # An attribute comes first; a taste's kind only for a fact that names none.
+    assert reader.of(["nurse job", "jazz music", "tea drink", "hike hike"]) == [
+        "occupation",
+        f"{TASTE}music",
+        f"{TASTE}drink",
+        None,
+    ]
+    # As near to two kinds: none.
+    assert reader.attribute_of("jazz tea") is None
+
+
+def test_the_lexicons_hold_kinds_of_taste() -> None:
+    kinds = {kind for kind, _ in prototypes() if kind.startswith(TASTE)}
+    assert {f"{TASTE}food", f"{TASTE}drink", f"{TASTE}music"} <= kinds
 
 
 @pytest.fixture(scope="module")
