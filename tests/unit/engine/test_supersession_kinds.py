@@ -80,6 +80,18 @@ def test_a_partners_name_stays_the_speakers_relationship(older: str, newer: str)
 
 
 @pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("The user: Estoy casada con Pedro.", "The user: Pedro y yo nos divorciamos el año pasado."),
+        ("The user: Sono sposata con Marco.", "The user: Io e Marco siamo divorziati."),
+        ("The user: Sou casada com o João.", "The user: Eu e o João nos divorciamos."),
+    ],
+)
+def test_a_divorce_told_with_the_couple_as_subject_ends_the_marriage(older: str, newer: str) -> None:
+    assert _replaces(older, newer)
+
+
+@pytest.mark.parametrize(
     ("older", "newer", "replaces"),
     [
         (
