@@ -24,6 +24,7 @@ from .supersession_values import (
     is_copula,
     moved,
     quantities,
+    told,
     value_kinds,
 )
 from .versions import version_key
@@ -110,6 +111,8 @@ def read(text: str) -> Reading:
     said = [t.word for t in found if not in_parentheses(text, t)]
     subjects = _clause_subjects(text, said, lex, frozenset(names))
     held = counts(words, lex)
+    said_values = told(text, lex)
+    change = lex.change.anywhere(found) or "replacement_words" in inside
     if SELF not in subjects and (attributes & lex.group_attributes or held) and _group_opens(said, lex, len(found)):
         subjects |= {SELF}
     return Reading(
@@ -117,9 +120,9 @@ def read(text: str) -> Reading:
         attributes,
         topic,
         lex.additive.anywhere(found) or "additive_words" in inside,
-        lex.change.anywhere(found) or "replacement_words" in inside,
+        change,
         _shapes(text, words, lex),
-        quantities(text, lex),
+        quantities(said_values),
         anchored([t for t in found if not in_parentheses(text, t)], lex),
         lex.preferences.anywhere(based) or "preference_words" in inside,
         frozenset(
@@ -129,9 +132,9 @@ def read(text: str) -> Reading:
         lex.onsets.anywhere(found) or "onset_words" in inside,
         held,
         _owners(words, lex),
-        moved(text, lex),
+        moved(text, said_values, lex),
         lex.recency.anywhere(found),
-        _shifts(found, runs, lex),
+        change and _shifts(found, runs, lex),
     )
 
 

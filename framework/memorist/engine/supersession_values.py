@@ -116,17 +116,17 @@ def counts(words: list[str], lex: Lexicon) -> frozenset[tuple[str, int, bool]]:
     return frozenset(out)
 
 
-def quantities(text: str, lex: Lexicon) -> frozenset[tuple[str, str]]:
-    """``text``'s numbers with what they count (a unit's words are its one name, "kilos" is
-    "kg"; another word's plural is its singular's term; a month, weekday or ordinal ending
-    after a number makes a date, no quantity), in digits or in words ("three coffees")."""
-    return frozenset(quantity for _, quantity in _told(text, lex))
+def quantities(values: list[tuple[int, tuple[str, str]]]) -> frozenset[tuple[str, str]]:
+    """A fact's quantities as (unit, value), from :func:`told`'s reading of its text."""
+    return frozenset(quantity for _, quantity in values)
 
 
-def _told(text: str, lex: Lexicon) -> list[tuple[int, tuple[str, str]]]:
-    """Each quantity of ``text`` with where it starts in the folded text: "76 kg", "$400",
-    "9:30", and a number word of more than two letters before a word ("three coffees": not
-    "a coffee", whose article counts nothing)."""
+def told(text: str, lex: Lexicon) -> list[tuple[int, tuple[str, str]]]:
+    """Each quantity of ``text`` with where it starts in the folded text: a number and what it
+    counts (a unit's words are its one name, "kilos" is "kg"; another word's plural is its
+    singular's term; a month, weekday or ordinal after a number makes a date, no quantity):
+    "76 kg", "$400", "9:30", and a number word of more than two letters before a word ("three
+    coffees": not "a coffee", whose article counts nothing)."""
     folded = fold(text)
     out = [(m.start(), q) for m in _QUANTITY.finditer(folded) if (q := _quantity(m, lex)) is not None]
     found = tokens(text)
@@ -158,13 +158,14 @@ def _quantity(match: re.Match[str], lex: Lexicon) -> tuple[str, str] | None:
     return None
 
 
-def moved(text: str, lex: Lexicon) -> frozenset[str]:
-    """The units of the quantities ``text`` says moved: a ``quantity_changes`` row right before
+def moved(text: str, values: list[tuple[int, tuple[str, str]]], lex: Lexicon) -> frozenset[str]:
+    """The units of the quantities ``text`` (read as ``values`` by :func:`told`) says moved: a
+    ``quantity_changes`` row right before
     the quantity ("down to 76 kg", "rose to $1,400", "cut down to one coffee"; in a script
     without spaces, at the end of the run before it: "房租涨到3500元")."""
     folded = fold(text)
     out: set[str] = set()
-    for start, (unit, _) in _told(text, lex):
+    for start, (unit, _) in values:
         before = folded[:start].rstrip()
         for row in lex.quantity_changes:
             opens = len(before) - len(row)
