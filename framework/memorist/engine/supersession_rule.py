@@ -204,15 +204,16 @@ def _same_meaning_changed(
     change or an onset; or both are of one kind of taste, one of them states a taste, and the
     newer says it changed or holds of late: "listens to a lot of pop music" / "Lately the user
     has been really into jazz", "loves horror movies" / "These days the user mostly watches
-    documentaries". A thing merely new ("bought a new coffee machine" after "likes green tea")
-    changes no taste, and a taste begun is as often one more ("started listening to podcasts")."""
+    documentaries". A thing merely new ("bought a new coffee machine" after "likes green tea",
+    "loves their new espresso machine") changes no taste, and a taste begun is as often one
+    more ("started listening to podcasts")."""
     if not (new.change or new.onset or new.recent):
         return False
     meant = _same_meant_attribute(newer, older, attribute_of)
     if meant is None:
         return False
     if meant.startswith(TASTE):
-        return (new.preference and (new.change or new.recent)) or (old.preference and (new.shift or new.recent))
+        return (new.preference or old.preference) and (new.shift or new.recent)
     return new.change or new.onset
 
 

@@ -308,6 +308,7 @@ def _current(engine: Engine, user: str, adds: list[str]) -> list[int]:
         # Another kind, or a thing merely new, adds to the taste.
         (["I listen to a lot of pop music.", "I've been reading a lot of sci-fi lately."], [0, 1]),
         (["I like green tea.", "I bought a new coffee machine."], [0, 1]),
+        (["I like green tea.", "I love my new espresso machine."], [0, 1]),
         (["I love Italian food.", "I'm really into jazz these days."], [0, 1]),
         (["I love rock music.", "I bought a new guitar."], [0, 1]),
         (["My favourite sport is tennis.", "These days I'm reading a lot of history books."], [0, 1]),
