@@ -105,6 +105,19 @@ class Lexicon:
     partners: frozenset[str] = frozenset()
     #: Change words that tell a new thing, not a changed state ("new"): no taste's change alone.
     novelty: Phrases = Phrases({})
+    #: The single words of ``novelty_words`` ("new", "nuevo"): left out of an "X is V" shape.
+    novelty_words: frozenset[str] = frozenset()
+    #: Words that qualify one value of a slot a person may hold several of at once ("work",
+    #: "personal", "home", "mobile") -> their group: two values told with different qualifiers
+    #: of a group ("work email" / "personal email") are two values, not two versions.
+    qualifiers: dict[str, str] = field(default_factory=dict)
+    #: The attributes such qualifiers split (phone, email, address).
+    qualified_attributes: frozenset[str] = frozenset()
+    #: Words joining a clause to the one before ("and", "so", "y", "und"): no subject of it.
+    clause_joiners: frozenset[str] = frozenset()
+    #: Words right after a quantity (and its counter) that say it moved there: Japanese
+    #: "1杯に減らしました", Korean "1잔으로 줄였어요", where the verb follows the number. Folded.
+    quantity_changes_after: tuple[str, ...] = ()
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -182,6 +195,19 @@ class Lexicon:
             merged("recency_words"),
             union("partner_words"),
             merged("novelty_words"),
+            novelty_words=frozenset(w for lex in lexes for w in lex.words("novelty_words")),
+            qualifiers={
+                fold(w): name
+                for lex in lexes
+                for name in lex.get("slot_qualifiers") or {}
+                if name != "attributes"
+                for w in lex.words("slot_qualifiers", name)
+            },
+            qualified_attributes=frozenset().union(*(lex.words("slot_qualifiers", "attributes") for lex in lexes)),
+            clause_joiners=union("clause_joiners"),
+            quantity_changes_after=tuple(
+                fold(" ".join(p.split())) for lex in lexes for p in lex.phrases("quantity_changes_after")
+            ),
         )
 
 
@@ -258,6 +284,11 @@ def reading_lexicon(code: str) -> Lexicon:
         # statement's language is often unsure ("Mi novio come carne.").
         partners=merged.partners,
         novelty=merged.novelty,
+        novelty_words=merged.novelty_words,
+        qualifiers=merged.qualifiers,
+        qualified_attributes=merged.qualified_attributes,
+        clause_joiners=merged.clause_joiners,
+        quantity_changes_after=merged.quantity_changes_after,
         # An age told with its own words ("fiz 36 anos", "Tenho 35 anos") is read in any
         # language: a short statement's language is often unsure, and the frame (a number
         # beside a birthday verb or an age unit) means nothing else in another language.

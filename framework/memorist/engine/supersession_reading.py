@@ -74,6 +74,9 @@ class Reading:
     #: Whether it says a state changed, not only that a thing is new ("switched", "now"; not
     #: "bought a new coffee machine"): an older taste's change needs no taste word of its own.
     shift: bool = False
+    #: The words qualifying which of a slot's several values it tells ("work", "personal",
+    #: "home", "mobile"): a work and a personal e-mail are two values, both current.
+    qualifiers: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=65_536)
@@ -109,7 +112,7 @@ def read(text: str) -> Reading:
     # The extractor's resolution of a relative date ("Last month (December 2025) the user ...")
     # is no word of the sentence: its subject is still within the opening words.
     said = [t.word for t in found if not in_parentheses(text, t)]
-    subjects = _clause_subjects(text, said, lex, frozenset(names))
+    subjects = _clause_subjects(text, said, lex, frozenset(names)) | _labelled_name(text, lex)
     held = counts(words, lex)
     said_values = told(text, lex)
     change = lex.change.anywhere(found) or "replacement_words" in inside
@@ -135,7 +138,16 @@ def read(text: str) -> Reading:
         moved(text, said_values, lex),
         lex.recency.anywhere(found),
         change and _shifts(found, runs, lex),
+        _qualifiers(words, runs, lex),
     )
+
+
+def _qualifiers(words: list[str], runs: list[str], lex: Lexicon) -> frozenset[str]:
+    """The slot qualifiers a fact holds (in a script without spaces, inside a run)."""
+    found = {w for w in words if w in lex.qualifiers}
+    spaced = [q for q in lex.qualifiers if spaceless(q)]
+    found |= {q for q in spaced for run in runs if q in run}
+    return frozenset(found)
 
 
 #: How far into a fact its group subject ("we") may stand: past an opening date ("Last
@@ -203,6 +215,30 @@ def _language(text: str) -> str:
     return language_of(_SPEAKER_LABEL.sub("", text, count=1))
 
 
+def _labelled_name(text: str, lex: Lexicon) -> frozenset[str]:
+    """A name opening the statement after the extractor's label ("The user: Eli turned 8
+    today"): the statement is about that person as much as about the speaker who told it."""
+    label = _SPEAKER_LABEL.match(text)
+    if label is None:
+        return frozenset()
+    found = tokens(text[label.end() :])
+    if len(found) < 2 or not found[0].surface[:1].isupper() or found[0].surface.isupper():
+        return frozenset()
+    word = found[0].word
+    frame = lexicon(_language(text)).words("function_words")
+    if (
+        word in STOP_WORDS
+        or word in frame
+        or base(word) in lex.speaker
+        or base(word) in lex.attributes
+        or word in lex.change_words
+        or word in lex.clause_joiners
+        or not word.isalpha()
+    ):
+        return frozenset()
+    return frozenset({word})
+
+
 #: Where a fact's clauses part: "David passed away in January; the user is a widow." is about
 #: David and about the user; a colon opens what a preamble announces ("Some background:
 #: they are based in Denver" is about the speaker).
@@ -260,12 +296,19 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
             (
                 base(w)
                 for w in rest[1:4]
-                if base(w) not in lex.attributes and base(w) not in lex.speaker and w.isalpha()
+                if base(w) not in lex.attributes
+                and base(w) not in lex.speaker
+                and w not in lex.change_words
+                and w.isalpha()
             ),
             None,
         )
         if owner and owned in lex.others:
             out, other = {owned}, True
+            # "the user's son Eli ...": Eli is the son, and a later "Eli turned 8" is about him.
+            at = next((i for i, w in enumerate(rest[1:4], 1) if base(w) == owned), None)
+            if at is not None and at + 1 < len(rest) and rest[at + 1] in names:
+                out.add(rest[at + 1])
         partner = _partner(rest, lex, names) if owner else None
         if partner is not None:
             out, other = {partner}, True
@@ -333,7 +376,49 @@ def _shapes(text: str, words: list[str], lex: Lexicon) -> frozenset[str]:
         for i, token in enumerate(tokens)
         if token[0].isalpha() and token not in STOP_WORDS and base(token) not in lex.speaker
     }
-    return frozenset({key, *open_one})
+    # "the user's new manager is #" is a version of "the user's manager is #": a novelty word
+    # ("new", "nuevo", "neuer") before the attribute says the value changed, not what it is.
+    plain = " ".join(t for t in tokens if t not in lex.novelty_words)
+    return frozenset({key, plain, *open_one})
+
+
+#: Where a fact is read clause by clause: its sentences, and the clauses and phrases in them.
+_CLAUSE_PARTS = Boundary.LINE | Boundary.SENTENCE | Boundary.CLAUSE | Boundary.PHRASE | Boundary.DASH
+#: Most clauses of one fact read on their own: a reading's cost stays bounded for a long memory.
+MAX_CLAUSES = 12
+
+
+@lru_cache(maxsize=16_384)
+def clause_readings(text: str) -> tuple[tuple[str, Reading], ...]:
+    """Each clause of a fact of several, read as a fact of its own, with its text (past the
+    joiner that links it, behind the extractor's label): one clause of a long message may
+    change a fact ("..., so they had to get a new number too, it's 312-555-0182 now. Also
+    ..."), and the additive or other subject of another clause says nothing of it. A clause
+    that names no subject of its own ("it's ... now", "so they ...") is about the fact's
+    subjects. Empty for a fact of one clause."""
+    label = _SPEAKER_LABEL.match(text)
+    prefix = label.group(0) if label else ""
+    parts = [part.strip() for part in split(text[len(prefix) :], _CLAUSE_PARTS) if part.strip()]
+    if len(parts) < 2:
+        return ()
+    whole = read(text)
+    lex = reading_lexicon(_language(text))
+    out = []
+    for part in parts[:MAX_CLAUSES]:
+        found = tokens(part)
+        while found and found[0].word in lex.clause_joiners:
+            part = part[found[1].start :] if len(found) > 1 else ""
+            found = tokens(part)
+        if len(found) < 2:
+            continue
+        clause = prefix + part
+        reading = read(clause)
+        opener = found[0]
+        own = reading.subjects & ({SELF} | lex.others) or (
+            opener.surface[:1].isupper() and opener.word not in STOP_WORDS and not label
+        )
+        out.append((clause, reading if own else replace(reading, subjects=whole.subjects)))
+    return tuple(out)
 
 
 def states_attribute(text: str) -> bool:

@@ -77,10 +77,12 @@ stays apart: "has a dog" / "also has a cat", "likes tea" / "likes coffee",
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from ..records import MemoryRecord
 from .attribute_prototypes import TASTE
-from .supersession_reading import SELF, Reading, read, states_attribute
+from .supersession_lexicon import rule_lexicon
+from .supersession_reading import SELF, Reading, clause_readings, read, states_attribute
 
 __all__ = [
     "ATTRIBUTE_CHANGE_SIMILARITY",
@@ -149,6 +151,29 @@ def supersedes(
         # the user's own words, and the user's later change replaces it.
         if not (SELF in new.subjects and SELF in old.subjects):
             return False
+    if _replaces(new, old, newer.text, older.text, similarity, attribute_of):
+        return True
+    # One clause of a fact of several may change the older ("..., it's 312-555-0182 now. Also
+    # ..."): read each clause that says a change or a moved quantity on its own, with the
+    # whole's size for the slots read without a shared word and the whole's cosine.
+    return any(
+        _replaces(replace(part, size=max(part.size, new.size)), old, clause, older.text, similarity, attribute_of)
+        for clause, part in clause_readings(newer.text)
+        if part.change or part.moved
+    )
+
+
+def _replaces(
+    new: Reading,
+    old: Reading,
+    newer: str,
+    older: str,
+    similarity: float | None,
+    attribute_of: Callable[[str], str | None] | None,
+) -> bool:
+    """:func:`supersedes` over two readings (``newer``, ``older``: their texts)."""
+    if _qualified_apart(new, old):
+        return False
     if new.subjects & old.subjects and _other_count(new, old):
         return True
     if new.additive:
@@ -166,7 +191,7 @@ def supersedes(
     short = max(old.size, new.size) <= SLOT_MAX_TOKENS
     if short and _same_slot(new, old, similarity or 0.0):
         return True
-    if short and attribute_of is not None and _same_meaning_changed(new, old, newer.text, older.text, attribute_of):
+    if short and attribute_of is not None and _same_meaning_changed(new, old, newer, older, attribute_of):
         return True
     return similarity is not None and similarity >= QUANTITY_SIMILARITY and _other_quantity(new, old)
 
@@ -183,7 +208,20 @@ def _same_slot(new: Reading, old: Reading, similarity: float) -> bool:
         return True
     if new.onset and similarity >= CHANGE_SIMILARITY:
         return True
-    return new.preference and old.preference and new.change and similarity >= PREFERENCE_SIMILARITY
+    # A taste told of late ("ultimamente il mio piatto preferito ...") has changed, as a taste's
+    # kind read by meaning already counts it (:func:`_same_meaning_changed`).
+    return new.preference and old.preference and (new.change or new.recent) and similarity >= PREFERENCE_SIMILARITY
+
+
+def _qualified_apart(new: Reading, old: Reading) -> bool:
+    """Two values of a slot a person holds several of at once, told with different qualifiers
+    ("work email" / "personal email", "home number" / "mobile number") and no stated change of
+    state ("instead", "switched"; a "new" alone is the new value's): both current. A value
+    qualified on one side only is the slot's ("my cell is ..." / "my number is ...")."""
+    shared = new.attributes & old.attributes
+    if not shared or not shared <= rule_lexicon().qualified_attributes or new.shift:
+        return False
+    return bool(new.qualifiers and old.qualifiers and not new.qualifiers & old.qualifiers)
 
 
 def _through_owner(new: Reading, old: Reading, similarity: float) -> bool:

@@ -166,6 +166,9 @@ def moved(text: str, values: list[tuple[int, tuple[str, str]]], lex: Lexicon) ->
     folded = fold(text)
     out: set[str] = set()
     for start, (unit, _) in values:
+        if _moved_after(folded[start:], lex):
+            out.add(unit)
+            continue
         before = folded[:start].rstrip()
         for row in lex.quantity_changes:
             opens = len(before) - len(row)
@@ -173,6 +176,26 @@ def moved(text: str, values: list[tuple[int, tuple[str, str]]], lex: Lexicon) ->
                 out.add(unit)
                 break
     return frozenset(out)
+
+
+#: Most letters of a counter between a number and the words after it that say it moved ("1杯に").
+COUNTER_LETTERS = 3
+_NUMBER = re.compile(r"\d[\d,.]*\s*")
+
+
+def _moved_after(rest: str, lex: Lexicon) -> bool:
+    """Whether a ``quantity_changes_after`` row follows the number opening ``rest`` and its
+    counter: Japanese "1杯に減らしました", Korean "1잔으로 줄였어요" (the verb after the number)."""
+    number = _NUMBER.match(rest)
+    if number is None or not lex.quantity_changes_after:
+        return False
+    after = rest[number.end() :]
+    for skip in range(0, COUNTER_LETTERS + 1):
+        if skip > len(after) or skip and (after[skip - 1].isdigit() or after[skip - 1].isspace()):
+            break
+        if after[skip:].startswith(lex.quantity_changes_after):
+            return True
+    return False
 
 
 def in_parentheses(text: str, token: Token) -> bool:
