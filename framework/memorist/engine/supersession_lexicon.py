@@ -115,6 +115,8 @@ class Lexicon:
     qualified_attributes: frozenset[str] = frozenset()
     #: Words joining a clause to the one before ("and", "so", "y", "und"): no subject of it.
     clause_joiners: frozenset[str] = frozenset()
+    #: Additive words only where they close a clause ("a new number too,"; not "too heavy").
+    closing_additive: frozenset[str] = frozenset()
     #: Words right after a quantity (and its counter) that say it moved there: Japanese
     #: "1杯に減らしました", Korean "1잔으로 줄였어요", where the verb follows the number. Folded.
     quantity_changes_after: tuple[str, ...] = ()
@@ -205,6 +207,7 @@ class Lexicon:
             },
             qualified_attributes=frozenset().union(*(lex.words("slot_qualifiers", "attributes") for lex in lexes)),
             clause_joiners=union("clause_joiners"),
+            closing_additive=union("closing_additive_words"),
             quantity_changes_after=tuple(
                 fold(" ".join(p.split())) for lex in lexes for p in lex.phrases("quantity_changes_after")
             ),
@@ -288,6 +291,7 @@ def reading_lexicon(code: str) -> Lexicon:
         qualifiers=merged.qualifiers,
         qualified_attributes=merged.qualified_attributes,
         clause_joiners=merged.clause_joiners,
+        closing_additive=merged.closing_additive,
         quantity_changes_after=merged.quantity_changes_after,
         # An age told with its own words ("fiz 36 anos", "Tenho 35 anos") is read in any
         # language: a short statement's language is often unsure, and the frame (a number

@@ -112,6 +112,8 @@ def read(text: str) -> Reading:
     # The extractor's resolution of a relative date ("Last month (December 2025) the user ...")
     # is no word of the sentence: its subject is still within the opening words.
     said = [t.word for t in found if not in_parentheses(text, t)]
+    # "The user: Mia turned 5 yesterday" is about Mia too (the speaker stays a subject: a
+    # statement in a language that drops its pronoun opens with a verb, "Corro 25 km").
     subjects = _clause_subjects(text, said, lex, frozenset(names)) | _labelled_name(text, lex)
     held = counts(words, lex)
     said_values = told(text, lex)
@@ -122,7 +124,7 @@ def read(text: str) -> Reading:
         subjects | {SELF} if _holds_taste(based, lex) else subjects,
         attributes,
         topic,
-        lex.additive.anywhere(found) or "additive_words" in inside,
+        lex.additive.anywhere(found) or "additive_words" in inside or _closing_additive(text, found, lex),
         change,
         _shapes(text, words, lex),
         quantities(said_values),
@@ -140,6 +142,21 @@ def read(text: str) -> Reading:
         change and _shifts(found, runs, lex),
         _qualifiers(words, runs, lex),
     )
+
+
+#: What may follow a closing additive word: a mark ending its clause, or the text's end.
+_CLAUSE_END = frozenset(",.;:!?)")
+
+
+def _closing_additive(text: str, found: list[Token], lex: Lexicon) -> bool:
+    """Whether a ``closing_additive_words`` row ends a clause ("got a new number too, ...")
+    rather than saying a degree before a word ("too heavy")."""
+    for token in found:
+        if token.word in lex.closing_additive:
+            after = text[token.end :].lstrip()
+            if not after or after[0] in _CLAUSE_END:
+                return True
+    return False
 
 
 def _qualifiers(words: list[str], runs: list[str], lex: Lexicon) -> frozenset[str]:
@@ -219,7 +236,10 @@ def _labelled_name(text: str, lex: Lexicon) -> frozenset[str]:
     """A name opening the statement after the extractor's label ("The user: Eli turned 8
     today"): the statement is about that person as much as about the speaker who told it."""
     label = _SPEAKER_LABEL.match(text)
-    if label is None:
+    # Only behind the extractor's label for the user or the assistant: a named speaker's turn
+    # ("Caroline: Long time no talk.") opens with any word, and its people are told apart
+    # by the turn's speaker.
+    if label is None or label.group(0).strip(": \t").split()[-1].casefold() not in (SELF, ASSISTANT):
         return frozenset()
     found = tokens(text[label.end() :])
     if len(found) < 2 or not found[0].surface[:1].isupper() or found[0].surface.isupper():
@@ -395,7 +415,8 @@ def clause_readings(text: str) -> tuple[tuple[str, Reading], ...]:
     change a fact ("..., so they had to get a new number too, it's 312-555-0182 now. Also
     ..."), and the additive or other subject of another clause says nothing of it. A clause
     that names no subject of its own ("it's ... now", "so they ...") is about the fact's
-    subjects. Empty for a fact of one clause."""
+    subjects; so is one about someone named (a conversation's two named people are told
+    apart by the whole fact). Empty for a fact of one clause."""
     label = _SPEAKER_LABEL.match(text)
     prefix = label.group(0) if label else ""
     parts = [part.strip() for part in split(text[len(prefix) :], _CLAUSE_PARTS) if part.strip()]
@@ -413,10 +434,7 @@ def clause_readings(text: str) -> tuple[tuple[str, Reading], ...]:
             continue
         clause = prefix + part
         reading = read(clause)
-        opener = found[0]
-        own = reading.subjects & ({SELF} | lex.others) or (
-            opener.surface[:1].isupper() and opener.word not in STOP_WORDS and not label
-        )
+        own = reading.subjects & ({SELF} | lex.others)
         out.append((clause, reading if own else replace(reading, subjects=whole.subjects)))
     return tuple(out)
 
