@@ -169,7 +169,9 @@ def supersedes(
         if new.size <= SLOT_MAX_TOKENS:
             # A short fact's additive word is the whole fact's ("Your studio will change things
             # too"): only its subject is read clause by clause.
-            if not new.additive and _replaces(replace(part, size=new.size), old, clause, older.text, similarity, attribute_of):
+            if not new.additive and _replaces(
+                replace(part, size=new.size), old, clause, older.text, similarity, attribute_of
+            ):
                 return True
         elif _value_changed(part, old):
             return True
