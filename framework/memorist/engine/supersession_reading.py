@@ -232,6 +232,12 @@ def _language(text: str) -> str:
     return language_of(_SPEAKER_LABEL.sub("", text, count=1))
 
 
+def _voiced(label: str) -> bool:
+    """Whether ``label`` is the extractor's label for the user or the assistant ("The user:")."""
+    named = label.strip(": \t").split()
+    return bool(named) and named[-1].casefold() in (SELF, ASSISTANT)
+
+
 def _labelled_name(text: str, lex: Lexicon) -> frozenset[str]:
     """A name opening the statement after the extractor's label ("The user: Eli turned 8
     today"): the statement is about that person as much as about the speaker who told it."""
@@ -239,7 +245,7 @@ def _labelled_name(text: str, lex: Lexicon) -> frozenset[str]:
     # Only behind the extractor's label for the user or the assistant: a named speaker's turn
     # ("Caroline: Long time no talk.") opens with any word, and its people are told apart
     # by the turn's speaker.
-    if label is None or label.group(0).strip(": \t").split()[-1].casefold() not in (SELF, ASSISTANT):
+    if label is None or not _voiced(label.group(0)):
         return frozenset()
     found = tokens(text[label.end() :])
     if len(found) < 2 or not found[0].surface[:1].isupper() or found[0].surface.isupper():
@@ -409,14 +415,15 @@ MAX_CLAUSES = 12
 
 
 @lru_cache(maxsize=16_384)
-def clause_readings(text: str) -> tuple[tuple[str, Reading], ...]:
+def clause_readings(text: str) -> tuple[tuple[str, Reading, bool], ...]:
     """Each clause of a fact of several, read as a fact of its own, with its text (past the
     joiner that links it, behind the extractor's label): one clause of a long message may
     change a fact ("..., so they had to get a new number too, it's 312-555-0182 now. Also
     ..."), and the additive or other subject of another clause says nothing of it. A clause
     that names no subject of its own ("it's ... now", "so they ...") is about the fact's
     subjects; so is one about someone named (a conversation's two named people are told
-    apart by the whole fact). Empty for a fact of one clause."""
+    apart by the whole fact). Each with whether it names its subject itself (the speaker or a
+    relative). Empty for a fact of one clause."""
     label = _SPEAKER_LABEL.match(text)
     prefix = label.group(0) if label else ""
     parts = [part.strip() for part in split(text[len(prefix) :], _CLAUSE_PARTS) if part.strip()]
@@ -435,7 +442,12 @@ def clause_readings(text: str) -> tuple[tuple[str, Reading], ...]:
         clause = prefix + part
         reading = read(clause)
         own = reading.subjects & ({SELF} | lex.others)
-        out.append((clause, reading if own else replace(reading, subjects=whole.subjects)))
+        if not own and prefix and not _voiced(prefix):
+            # A preamble read as a label ("Long week: ..., and they started a new job"): the
+            # clause's own subject stands past it.
+            own = read(part).subjects & ({SELF} | lex.others)
+            reading = replace(reading, subjects=own) if own else reading
+        out.append((clause, reading if own else replace(reading, subjects=whole.subjects), bool(own)))
     return tuple(out)
 
 

@@ -163,7 +163,7 @@ def supersedes(
     # a value that names its attribute (an e-mail, a phone number) or a quantity it says moved,
     # since a long memory blends several statements and its "new" or "now" and shared words
     # say nothing of which (LoCoMo's turns: 109 wrong links when every sign counted).
-    for clause, part in clause_readings(newer.text):
+    for clause, part, own in clause_readings(newer.text):
         if not (part.change or part.moved):
             continue
         if new.size <= SLOT_MAX_TOKENS:
@@ -173,17 +173,21 @@ def supersedes(
                 replace(part, size=new.size), old, clause, older.text, similarity, attribute_of
             ):
                 return True
-        elif _value_changed(part, old):
+        elif _value_changed(part, old, own and old.size <= SLOT_MAX_TOKENS):
             return True
     return False
 
 
-def _value_changed(new: Reading, old: Reading) -> bool:
+def _value_changed(new: Reading, old: Reading, attributes: bool) -> bool:
     """A clause of a long memory gives a new value of an attribute its value names (an e-mail,
-    a phone number) or says a quantity moved: "it's 312-555-0182 now", "is down to 84 kg"."""
+    a phone number) or says a quantity moved: "it's 312-555-0182 now", "is down to 84 kg";
+    with ``attributes`` (a clause naming the speaker or a relative itself, and a short older
+    fact), a changed value of any attribute both name: "..., the user moved to Bristol last
+    week, and ..."."""
     if not new.subjects & old.subjects or new.additive or _qualified_apart(new, old):
         return False
-    return bool(new.attributes & old.attributes & VALUE_ATTRIBUTES) or _moved_quantity(new, old)
+    shared = new.attributes & old.attributes
+    return bool(shared & VALUE_ATTRIBUTES or attributes and shared) or _moved_quantity(new, old)
 
 
 def _replaces(
