@@ -442,11 +442,12 @@ def clause_readings(text: str) -> tuple[tuple[str, Reading, bool], ...]:
         clause = prefix + part
         reading = read(clause)
         own = reading.subjects & ({SELF} | lex.others)
-        if not own and prefix and not _voiced(prefix):
-            # A preamble read as a label ("Long week: ..., and they started a new job"): the
-            # clause's own subject stands past it.
-            own = read(part).subjects & ({SELF} | lex.others)
-            reading = replace(reading, subjects=own) if own else reading
+        if prefix and not _voiced(prefix):
+            # A preamble read as a label ("Long week: ..., and they started a new job", "Busy
+            # week: the user's sister moved ..."): the clause's own subject stands past it.
+            alone = read(part).subjects & ({SELF} | lex.others)
+            if alone and (not own or alone - {SELF}):
+                own, reading = alone, replace(reading, subjects=alone)
         out.append((clause, reading if own else replace(reading, subjects=whole.subjects), bool(own)))
     return tuple(out)
 

@@ -178,6 +178,17 @@ def supersedes(
     return False
 
 
+def _bound(newer: str, old: Reading) -> bool:
+    """Whether one clause of ``newer`` names both an attribute of the older fact and its
+    subject: "Busy week: the user's sister moved to Bristol, they helped her carry the boxes"
+    names a move (the sister's) and the speaker (helping), never the speaker's move. A clause
+    naming no subject of its own is the whole fact's ("..., it's 312-555-0182 now")."""
+    clauses = clause_readings(newer)
+    return not clauses or any(
+        part.attributes & old.attributes and part.subjects & old.subjects for _, part, _ in clauses
+    )
+
+
 def _value_changed(new: Reading, old: Reading, attributes: bool) -> bool:
     """A clause of a long memory gives a new value of an attribute its value names (an e-mail,
     a phone number) or says a quantity moved: "it's 312-555-0182 now", "is down to 84 kg";
@@ -209,7 +220,7 @@ def _replaces(
         return True
     if not new.subjects & old.subjects:
         return _through_owner(new, old, similarity or 0.0)
-    if new.attributes & old.attributes:
+    if new.attributes & old.attributes and _bound(newer, old):
         return True
     if new.change and (new.topic & old.topic or new.names & old.names or (similarity or 0.0) >= CHANGE_SIMILARITY):
         return True
