@@ -24,7 +24,8 @@ from ..engine.browse import EntityGraphView
 from ..engine.counts import EntityCount
 from ..engine.entities import scope_key
 from ..engine.hits import SearchHit
-from ..engine.memory import MemoryEngine, Page, conjoin_optional
+from ..engine.memory import MemoryEngine
+from ..engine.memory_reads import Page, conjoin_optional
 from ..engine.scope import WILDCARD, require_entity
 from ..engine.supersession import Links
 from ..errors import NotFoundError, ValidationError
