@@ -83,8 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=400)
     args = parser.parse_args(argv)
     from dateutil import parser as date_parser
-    from memorist.engine import duplicate_rule
-    from memorist.engine import supersession_rule
+    from memorist.engine import duplicate_rule, supersession_rule
 
     selected = turns(args.data, args.turns)
     if not selected:
