@@ -32,11 +32,14 @@ from .supersession import Links, SupersessionLog, with_supersession
 
 @dataclass
 class Page:
+    """One page of memories and how many the filter matches in all."""
+
     records: list[MemoryRecord]
     total: int
 
 
 def conjoin_optional(*filters: Filter | None) -> Filter | None:
+    """The conjunction of the filters given; None when none is."""
     present = [f for f in filters if f is not None]
     return conjoin(*present) if present else None
 
