@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from memorist.plugin_api import language_of, lexicon, states_attribute, tokens
+from memorist.plugin_api import Boundary, has_boundary, language_of, lexicon, states_attribute, tokens
 
 
 @dataclass(frozen=True)
@@ -35,13 +35,13 @@ class AtomicWords:
 
     openers: frozenset[str]
     conjunctions: frozenset[str]
-    marks: tuple[str, ...]
+    marks: Boundary
     min_clause_words: int
     max_fact_words: int
 
 
 #: A language without ``atomic`` words: no cut within a sentence, and no length limit of its own.
-_NONE = AtomicWords(frozenset(), frozenset(), (), 0, 1 << 30)
+_NONE = AtomicWords(frozenset(), frozenset(), Boundary(0), 0, 1 << 30)
 
 
 @lru_cache(maxsize=64)
@@ -52,7 +52,7 @@ def words(language: str) -> AtomicWords:
     return AtomicWords(
         lex.words("atomic", "self_openers"),
         lex.words("atomic", "clause_conjunctions"),
-        tuple(str(lex.get("atomic", "clause_marks") or "").split()),
+        Boundary.CLAUSE,
         int(lex.get("atomic", "min_clause_words")),
         int(lex.get("atomic", "max_fact_words")),
     )
@@ -73,7 +73,7 @@ def stands_alone(sentence: str) -> bool:
 
 
 def _cuts(sentence: str, lexicon: AtomicWords) -> list[tuple[int, int]]:
-    """Where a conjunction (a word, or a mark such as ";") comes before a clause opening with
+    """Where a conjunction (a word, or a semicolon) comes before a clause opening with
     the speaker: ``(end of the left clause, start of the right one)`` in ``sentence``."""
     found = tokens(sentence)
     cuts: list[tuple[int, int]] = []
@@ -84,7 +84,7 @@ def _cuts(sentence: str, lexicon: AtomicWords) -> list[tuple[int, int]]:
         if before.word in lexicon.conjunctions and i >= 2:
             gap = sentence[found[i - 2].end : before.start]
             cuts.append((found[i - 2].end if gap.strip(" ,;") == "" else before.start, found[i].start))
-        elif any(mark in sentence[before.end : found[i].start] for mark in lexicon.marks):
+        elif has_boundary(sentence[before.end : found[i].start], lexicon.marks):
             cuts.append((before.end, found[i].start))
     return cuts
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memorist.plugin_api import lexicon
+from memorist.plugin_api import Boundary, lexicon, opening_break
 
 _LEXICON = lexicon()
 
@@ -64,8 +64,8 @@ _CORRECTION = re.compile(
 )
 #: What follows the value starts a clause of its own ("$4000, my partner is joining"), or it
 #: belongs to the value ("$1,500 per month") and is already in the restated sentence.
-_JOINER = rf"(?:{_any('correction_joiners')})\b"
-_CLAUSE_AFTER = re.compile(rf"^\s*(?:[,;:\-–—]|{_JOINER})[\s,;:]*(?:{_JOINER}\s*)?", re.I)
+_JOINERS = _LEXICON.words("correction_joiners")
+_CLAUSE_AFTER = Boundary.CLAUSE | Boundary.COLON | Boundary.PHRASE | Boundary.DASH | Boundary.HYPHEN
 
 
 #: Anywhere in a message: whether an add must read the scope's latest memories for it.
@@ -112,8 +112,8 @@ def restate(sentence: str, earlier: list[str]) -> Restated | None:
             continue
         start, end = found[-1]
         corrected = before[:start] + value + before[end:]
-        clause = _CLAUSE_AFTER.match(match.group("rest"))
-        rest = match.group("rest")[clause.end() :].strip() if clause else ""
+        clause = opening_break(match.group("rest"), _CLAUSE_AFTER, _JOINERS)
+        rest = match.group("rest")[clause:].strip() if clause else ""
         return Restated(corrected, _sentence(rest) if re.search(r"[A-Za-z]{2}", rest) else None, source)
     return None
 

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from dateutil.relativedelta import relativedelta
-from memorist.plugin_api import Token, lexicon, phrases, tokens
+from memorist.plugin_api import Boundary, Token, boundaries, lexicon, phrases, tokens
 
 _LEXICON = lexicon()
 WEEKDAYS = list(_LEXICON.ordered_words("weekdays"))
@@ -119,8 +119,9 @@ _PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str], datetime], str]]
 ]
 
 
-#: Where a clause ends: a sign, or a full stop before a space (not a decimal point).
-_CLAUSE_END = re.compile(r"[,;:()\[\]—–]|[.!?…]+(?=\s|$)")
+#: Where a clause ends: any mark but a line break (a full stop before a space, not a decimal
+#: point), and the lexicon's ``future_clause_breaks`` words.
+_CLAUSE_END = Boundary.SENTENCE | Boundary.CLAUSE | Boundary.COLON | Boundary.PHRASE | Boundary.DASH | Boundary.BRACKET
 _BE_FORMS = _LEXICON.words("future_be_forms")
 _PROGRESSIVE = str(_LEXICON.get("future_progressive_suffix") or "\0")
 _SCHEDULE = _LEXICON.words("future_schedule_verbs")
@@ -140,7 +141,7 @@ _NOT_PARTICIPLES = _LEXICON.words("verbs", "ed_present")
 def _clauses(text: str) -> list[list[Token]]:
     """The words of ``text`` by clause (see the lexicon's ``future_clause_breaks``)."""
     out: list[list[Token]] = [[]]
-    ends = [m.start() for m in _CLAUSE_END.finditer(text)]
+    ends = [start for start, _ in boundaries(text, _CLAUSE_END)]
     found = tokens(text)
     for i, token in enumerate(found):
         while ends and ends[0] < token.start:

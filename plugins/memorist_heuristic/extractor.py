@@ -33,7 +33,9 @@ from memorist.plugin_api import (
     ProviderOptions,
     SkippedInput,
     account_for_messages,
+    join_sentences,
     language_of,
+    sentences,
     user_voice_forms,
 )
 from pydantic import Field
@@ -50,7 +52,6 @@ from .segment import (
     is_fragment,
     is_short_answer,
     skip_reason,
-    split_sentences,
     without_acknowledgement,
     without_closer,
     without_opener,
@@ -245,9 +246,7 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                 chunks.append(current)
                 current = sentence
             else:
-                # Scripts without spaces end a sentence with a full-width stop and no space.
-                space = "" if current.endswith(("。", "！", "？")) else " "
-                current = f"{current}{space}{sentence}" if current else sentence
+                current = join_sentences(current, sentence)
         if current:
             chunks.append(current)
         return chunks
@@ -282,8 +281,8 @@ def _opens_with_a_reply(request: ExtractionRequest) -> bool:
     before it: a short answer ("27", "No.") or a fragment ("Vegetarian, and no nuts please.")."""
     if not request.messages or request.messages[0].role != "user":
         return False
-    sentences = split_sentences(request.messages[0].content)
-    first = as_statement(sentences[0]) if sentences else ""
+    said = sentences(request.messages[0].content)
+    first = as_statement(said[0]) if said else ""
     reason = skip_reason(first) if first else "empty"
     return (reason == "filler" and is_short_answer(first)) or (reason is None and is_fragment(first))
 

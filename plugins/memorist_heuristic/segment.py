@@ -18,43 +18,22 @@ from __future__ import annotations
 
 import re
 
-from memorist.plugin_api import CASELESS, SPACELESS, Token, language_of, lexicon, phrases, script_of, tokens
-
-# Checked just after the full stop, so each abbreviation includes its own dot.
-_ABBREVIATIONS = (
-    r"(?<!\bMr\.)(?<!\bMrs\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)(?<!\bvs\.)(?<!\betc\.)"
-    r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\ba\.m\.)(?<!\bp\.m\.)(?<!\bJr\.)(?<!\bProf\.)"
+from memorist.plugin_api import (
+    QUESTION_MARKS,
+    SPACELESS,
+    Token,
+    language_of,
+    lexicon,
+    phrases,
+    script_of,
+    sentences,
+    tokens,
 )
-#: Where a sentence may end: a full stop (of any script) and spaces, unless an abbreviation
-#: ends there; the next sentence must open with a capital, a digit or a caseless letter.
-_SENTENCE_END = re.compile(_ABBREVIATIONS + r"(?<=[.!?…؟।])[\"')\]]*\s+|(?<=[。！？])\s*")
-_LINE_BREAK = re.compile(r"\s*\n+\s*")
+
 #: Punctuation closing a greeting, an opener or an acknowledgement ("Hi, ", "Got it! ").
 _PUNCTUATION_AFTER = re.compile(r"\s*[,!.:;—–~-]+\s*")
-_QUESTION_MARKS = ("?", "？", "؟", "\u037e")
 _CLOSER_BEFORE = re.compile(r"[\s,;—–-]+$")
 _CLOSER_AFTER = re.compile(r"[\s.!?…]*$")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text``; line breaks always end a sentence."""
-    sentences: list[str] = []
-    for line in _LINE_BREAK.split(text.strip()):
-        start = 0
-        for end in _SENTENCE_END.finditer(line):
-            following = line[end.end() : end.end() + 2].lstrip("\"'([")
-            if end.end() < len(line) and not _opens_sentence(following[:1]):
-                continue
-            sentences.append(line[start : end.end()].strip())
-            start = end.end()
-        sentences.append(line[start:].strip())
-    return [s for s in sentences if s]
-
-
-def _opens_sentence(char: str) -> bool:
-    if not char:
-        return False
-    return char.isupper() or char.isdigit() or script_of(char) in CASELESS
 
 
 def _content(words: list[Token], function_words: frozenset[str]) -> int:
@@ -298,7 +277,7 @@ def is_filler(sentence: str) -> bool:
 def _is_question(sentence: str) -> bool:
     """Whether ``sentence`` ends with a question mark (of its language: Greek writes ";")."""
     end = sentence.rstrip(" \"')")
-    return end.endswith(_QUESTION_MARKS) or end.endswith(tuple(lexicon(language_of(sentence)).words("question_marks")))
+    return end.endswith(QUESTION_MARKS) or end.endswith(tuple(lexicon(language_of(sentence)).words("question_marks")))
 
 
 def is_bare_question(sentence: str) -> bool:
@@ -341,7 +320,7 @@ def _past(word: str, past: frozenset[str], suffix: str, not_past: frozenset[str]
 
 def classified_sentences(text: str) -> list[tuple[str, str | None]]:
     """Every sentence of ``text`` with the reason it is dropped (None: kept), in order."""
-    return [(s, skip_reason(s)) for s in map(as_statement, split_sentences(text))]
+    return [(s, skip_reason(s)) for s in map(as_statement, sentences(text))]
 
 
 def informative_sentences(text: str) -> list[str]:

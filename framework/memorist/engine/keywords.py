@@ -14,7 +14,6 @@ normalisation (``KEYWORD_FLOOR``) keeps its meaning.
 
 from __future__ import annotations
 
-import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
@@ -22,7 +21,7 @@ from functools import lru_cache
 import numpy as np
 import Stemmer
 
-from ..language import DEFAULT, fold, language_of, lexicon, pieces, script_of
+from ..language import DEFAULT, Boundary, fold, language_of, lexicon, pieces, script_of, split
 from ..language.scripts import TERM as WORD_TERM
 from ..language.scripts import runs
 
@@ -86,7 +85,9 @@ def terms(text: str) -> list[str]:
 
 #: Where a text's clauses part: each clause's function words are its own language's (a
 #: memory "The user: Me operaron de la rodilla" is an English frame around Spanish words).
-_CLAUSE = re.compile(r"[.!?;:\n。！？；：]+")
+#: A mark inside a word parts too: the "com" of "ana.gomez@gmail.com" is no Portuguese word
+#: of "Mi correo es ...".
+_CLAUSE = Boundary.LINE | Boundary.SENTENCE | Boundary.CLAUSE | Boundary.COLON
 
 
 @lru_cache(maxsize=64)
@@ -119,7 +120,7 @@ def index_terms(text: str) -> list[str]:
     plus each Han character alone, so a one-character word (狗, 猫) matches as well as the
     character pairs of longer words."""
     out: list[str] = []
-    for clause in _CLAUSE.split(text):
+    for clause in split(text, _CLAUSE, within_words=True):
         language = language_of(clause)
         skip = _function_words(language)
         for token in TERM.findall(clause.lower()):

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ..language import DEFAULT, Token, fold, language_of, lexicon, tokens
+from ..language import DEFAULT, Boundary, Token, fold, language_of, lexicon, split, tokens
 from .keywords import STOP_WORDS, terms
 from .supersession_lexicon import Frame, Lexicon, reading_lexicon, rule_lexicon, spaceless
 from .versions import version_key
@@ -272,7 +272,7 @@ def _language(text: str) -> str:
 #: Where a fact's clauses part: "David passed away in January; the user is a widow." is about
 #: David and about the user; a colon opens what a preamble announces ("Some background:
 #: they are based in Denver" is about the speaker).
-_CLAUSE_BREAK = re.compile(r"\s*[;,:]\s+")
+_CLAUSE_BREAK = Boundary.CLAUSE | Boundary.COLON | Boundary.PHRASE
 
 
 def _clause_subjects(text: str, words: list[str], lex: Lexicon) -> frozenset[str]:
@@ -280,7 +280,7 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon) -> frozenset[str
     clause's first word is no subject otherwise: ", it's 555-9876 now")."""
     out = _subjects(words, lex)
     label = _SPEAKER_LABEL.match(text)
-    clauses = _CLAUSE_BREAK.split(text[label.end() :] if label else text)
+    clauses = split(text[label.end() :] if label else text, _CLAUSE_BREAK)
     for clause in clauses[1:] if len(clauses) > 1 else ():
         found = [t.word for t in tokens(clause)]
         if len(found) >= 2:

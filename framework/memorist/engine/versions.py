@@ -31,7 +31,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from ..language import DEFAULT, SPACELESS, WORD_OR_NUMBER, lexicon, script_of
+from ..language import DEFAULT, SPACELESS, WORD_OR_NUMBER, Boundary, lexicon, script_of, split
 from ..language.scripts import runs
 from ..records import MemoryRecord
 from .hits import SearchHit
@@ -74,7 +74,6 @@ CHANGE = re.compile(
     + r"|(?:the )?\d))\b",
     re.IGNORECASE,
 )
-_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
 def _spaceless(token: str) -> bool:
@@ -245,7 +244,7 @@ def _when(record: MemoryRecord) -> tuple[object, ...]:
 def _change_topic(text: str) -> frozenset[str]:
     """The terms of the sentences of ``text`` that say something changed: a long memory's
     "anymore" is about its own sentence, not about everything the memory mentions."""
-    sentences = _SENTENCE.split(text)
+    sentences = split(text, Boundary.SENTENCE)
     return frozenset().union(*(_topic(s) for s in sentences if CHANGE.search(s)))
 
 

@@ -4,6 +4,8 @@ reads text (extraction, dedup, versions, keywords, query forms, entities).
 - :mod:`.lexicon`: word lists per language as data files (``lexicons/<code>.yaml``).
 - :mod:`.scripts`: the writing system of a text and its words in any script; scripts
   without spaces are read as character pairs.
+- :mod:`.segments`: sentences and clauses in every script, by the kind of boundary a
+  reader parts at (sentence, clause, colon, phrase, dash, bracket).
 - :mod:`.person`: person-shift tables ("I am" -> "Ana is", "do I" -> "does the user").
 
 :func:`language_of` tells a text's language cheaply: by script where a script has one
@@ -17,13 +19,25 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .lexicon import DEFAULT, Lexicon, fold, languages, lexicon, lexicons_path
-from .person import Form, PersonTable, at_sentence_start, capitalized, shift
+from .person import Form, PersonTable, capitalized, shift
 from .person import table as person_table
 from .phrases import Phrases, Token, phrases, tokens
 from .scripts import CASELESS, NUMBER, SPACELESS, WORD_OR_NUMBER, main_script, pieces, script_of, scripts, words
+from .segments import (
+    QUESTION_MARKS,
+    Boundary,
+    at_sentence_start,
+    boundaries,
+    has_boundary,
+    join_sentences,
+    opening_break,
+    sentences,
+    split,
+)
 from .voice import query_forms as user_voice_forms
 
 __all__ = [
+    "Boundary",
     "CASELESS",
     "DEFAULT",
     "NUMBER",
@@ -31,23 +45,30 @@ __all__ = [
     "Form",
     "Lexicon",
     "PersonTable",
+    "QUESTION_MARKS",
     "Phrases",
     "Token",
     "WORD_OR_NUMBER",
     "at_sentence_start",
+    "boundaries",
     "capitalized",
     "fold",
+    "has_boundary",
+    "join_sentences",
     "language_of",
     "languages",
     "lexicon",
     "lexicons_path",
     "main_script",
+    "opening_break",
     "person_table",
     "phrases",
     "pieces",
     "script_of",
+    "sentences",
     "scripts",
     "shift",
+    "split",
     "tokens",
     "user_voice_forms",
     "words",

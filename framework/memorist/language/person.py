@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .lexicon import DEFAULT, fold, lexicon
+from .segments import at_sentence_start
 
 _APOSTROPHE = "['’]"
-_SENTENCE_END = re.compile(r"(?:^|[.!?]\s*|\n\s*|[\"“(]\s*)$")
-_ABBREVIATION_BEFORE = re.compile(r"\b(?:i\.e|e\.g|etc|vs|approx|incl)\.\s*$", re.I)
 
 
 @dataclass(frozen=True)
@@ -68,12 +67,6 @@ class PersonTable:
 def table(name: str, language: str = DEFAULT) -> PersonTable:
     """The person-shift table ``name`` of ``language``'s lexicon (empty when it has none)."""
     return PersonTable(lexicon(language).rows("person", name))
-
-
-def at_sentence_start(text: str, position: int) -> bool:
-    """Whether ``position`` of ``text`` opens a sentence (so a replacement is capitalized)."""
-    before = text[max(0, position - 8) : position]
-    return _SENTENCE_END.search(before[-3:]) is not None and not _ABBREVIATION_BEFORE.search(before)
 
 
 def capitalized(text: str) -> str:

@@ -66,21 +66,29 @@ if TYPE_CHECKING:
     from ..kernel.context import PluginContext as PluginContext
     from ..language import CASELESS as CASELESS
     from ..language import DEFAULT as DEFAULT
+    from ..language import QUESTION_MARKS as QUESTION_MARKS
     from ..language import SPACELESS as SPACELESS
+    from ..language import Boundary as Boundary
     from ..language import Form as Form
     from ..language import Lexicon as Lexicon
     from ..language import PersonTable as PersonTable
     from ..language import Phrases as Phrases
     from ..language import Token as Token
     from ..language import at_sentence_start as at_sentence_start
+    from ..language import boundaries as boundaries
     from ..language import capitalized as capitalized
     from ..language import fold as fold
+    from ..language import has_boundary as has_boundary
+    from ..language import join_sentences as join_sentences
     from ..language import language_of as language_of
     from ..language import lexicon as lexicon
+    from ..language import opening_break as opening_break
     from ..language import person_table as person_table
     from ..language import phrases as phrases
     from ..language import script_of as script_of
+    from ..language import sentences as sentences
     from ..language import shift as shift
+    from ..language import split as split
     from ..language import tokens as tokens
     from ..language import user_voice_forms as user_voice_forms
     from ..outbound import OutboundGuard as OutboundGuard

@@ -6,12 +6,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from memorist.language import sentences
 from memorist.plugin.contracts import ProviderContext
 from memorist.records import ContextWanted, ExtractionRequest, Message
 from memorist_entities.rules import RuleEntityExtractor
 from memorist_heuristic.dates import resolve_relative_dates
 from memorist_heuristic.extractor import HeuristicExtractor
-from memorist_heuristic.segment import informative_sentences, split_sentences
+from memorist_heuristic.segment import informative_sentences
 
 MONDAY = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)  # 8 May 2023 was a Monday
 
@@ -28,7 +29,7 @@ def extract(extractor: HeuristicExtractor, *messages: Message, **kwargs: object)
 
 def test_sentences_are_segmented_without_breaking_abbreviations() -> None:
     text = "I met Dr. Smith at 5 p.m. today! She was great. What a day\nAnyway, bye"
-    assert split_sentences(text) == [
+    assert sentences(text) == [
         "I met Dr. Smith at 5 p.m. today!",
         "She was great.",
         "What a day",

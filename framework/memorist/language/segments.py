@@ -1,0 +1,226 @@
+"""Sentences and clauses of a text, in every script the lexicons cover: the one segmenter.
+
+A boundary has a kind, and each reader asks for the kinds it needs: the extractor cuts a
+message into sentences (a line break, a full stop, a question or exclamation mark), the
+keyword index detects a language per clause (a sentence's end, a semicolon or a colon),
+the supersession rule reads who each clause of a fact is about (a semicolon, a colon or a
+comma), the reading of relative dates keeps a time word with its own clause (every mark
+below, dashes and brackets too). The marks of each kind are listed once here, for every
+script: "。！？" end a Chinese or Japanese sentence, "؟" an Arabic question, "।" a Hindi
+sentence, "،" and "、" are commas, "؛" and "；" semicolons.
+
+A Western mark (".", ",", ";", ":") parts only before a space or the text's end, so
+"3.5", "1,200", "10:30" and "e.g." stay whole; a full-width mark of Chinese and Japanese
+parts where it stands, since those scripts put no space after it. Which words part a
+clause ("and I ...", "because ...") is a lexicon's data, passed in by the reader.
+
+A full stop after an abbreviation (the lexicons' ``abbreviations``: "Dr.", "e.g.") ends no
+sentence, and neither does one before a lower-case word. Thai writes no mark at a
+sentence's end (a space parts it, as it parts phrases), so a Thai line is one sentence.
+
+Why not a library: pySBD took fifty times the time of this splitter per LoCoMo turn and
+reads English only; ICU's sentence iterator (PyICU) reads every script and is faster, but
+LoCoMo recall was no better with it, it gives no weaker kinds of boundary, and its only
+wheels are a third party's. See docs/language.md.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from functools import lru_cache
+
+from .lexicon import fold, languages, lexicon
+from .phrases import tokens
+from .scripts import CASELESS, script_of
+
+
+class Boundary(enum.IntFlag):
+    """The kinds of boundary, strongest first; a reader combines those it parts at."""
+
+    #: A line break: always a sentence's end.
+    LINE = enum.auto()
+    #: A full stop, a question or an exclamation mark, an ellipsis.
+    SENTENCE = enum.auto()
+    #: A semicolon: two clauses of one sentence.
+    CLAUSE = enum.auto()
+    #: A colon: what a preamble announces ("Some background: they live in Denver").
+    COLON = enum.auto()
+    #: A comma: a phrase or a clause of a list.
+    PHRASE = enum.auto()
+    #: An em or en dash: an aside.
+    DASH = enum.auto()
+    #: A hyphen between spaces ("mental health - I'd love to"), an aside typed without a dash.
+    HYPHEN = enum.auto()
+    #: A parenthesis or a bracket.
+    BRACKET = enum.auto()
+
+
+#: Marks written before a space (Latin, Greek, Cyrillic, Hebrew, Arabic, Devanagari and
+#: Ethiopic writing), by kind. Greek's question mark (U+037E) ends a sentence; its ";" is a
+#: semicolon as everywhere (text is not read as Greek for it).
+_SPACED: dict[Boundary, str] = {
+    Boundary.SENTENCE: ".!?…‼⁇⁈⁉\u037e؟۔।॥።፧",
+    Boundary.CLAUSE: ";؛፤",
+    Boundary.COLON: ":፥",
+    Boundary.PHRASE: ",،፣",
+    Boundary.HYPHEN: "-",
+}
+#: Marks that part where they stand: full-width marks of Chinese and Japanese (no space
+#: follows them), dashes and brackets (an aside may touch its words: "Porto—for now").
+_STANDING: dict[Boundary, str] = {
+    Boundary.LINE: "\n",
+    Boundary.SENTENCE: "。！？｡",
+    Boundary.CLAUSE: "；",
+    Boundary.COLON: "：",
+    Boundary.PHRASE: "，、､",
+    Boundary.DASH: "—–",
+    Boundary.BRACKET: "()[]（）［］",
+}
+#: The marks that end a question, in every script ("?", "？", "؟", Greek's U+037E).
+QUESTION_MARKS = ("?", "？", "؟", "\u037e")
+#: What may close a sentence after its mark: quotes and brackets ('"Done." Then ...').
+_CLOSERS = "\"'’”»)]」』）"
+#: What may open a sentence before its first letter.
+_OPENERS = "\"'([“«「『（"
+
+
+def _class(marks: str) -> str:
+    return "".join(re.escape(c) for c in marks)
+
+
+@lru_cache(maxsize=32)
+def _pattern(at: Boundary, within_words: bool = False) -> re.Pattern[str]:
+    """A run of boundary marks of the kinds ``at``, with the spaces around it."""
+    spaced = _class("".join(marks for kind, marks in _SPACED.items() if kind & at))
+    standing = _class("".join(marks for kind, marks in _STANDING.items() if kind & at))
+    units = []
+    if spaced:  # a Western mark parts before a space or the end, past a closing quote
+        units.append(rf"[{spaced}]+" if within_words else rf"[{spaced}]+[{_class(_CLOSERS)}]*(?=\s|$)")
+    if standing:
+        units.append(rf"[{standing}]+")
+    unit = "|".join(units) or r"(?!)"
+    return re.compile(rf"(?:{unit})(?:\s*(?:{unit}))*\s*")
+
+
+def boundaries(text: str, at: Boundary, *, within_words: bool = False) -> list[tuple[int, int]]:
+    """Where ``text`` parts at a boundary of the kinds ``at``: the span of each run of marks
+    with the spaces around it, in order. ``within_words``: a Western mark parts inside a
+    run of letters too ("3.5", "ana@mail.com" in pieces)."""
+    spans = []
+    for match in _pattern(at, within_words).finditer(text):
+        start = match.start()
+        while start and text[start - 1].isspace():  # the spaces before the marks (found from
+            start -= 1  # the marks: a pattern opening with spaces is tried at every space)
+        spans.append((start, match.end()))
+    return spans
+
+
+def split(text: str, at: Boundary, *, within_words: bool = False) -> list[str]:
+    """``text`` cut at every boundary of the kinds ``at``, the marks and the spaces after them
+    left out (pieces may be empty, as with :func:`re.split`: a text opening with a mark has
+    an empty first piece; a space before a mark stays with the piece before it)."""
+    return _pattern(at, within_words).split(text)
+
+
+def join_sentences(left: str, right: str) -> str:
+    """Two sentences as one text: a space between them, none after a full-width stop
+    ("猫が好きです。犬も好きです。")."""
+    if not left or not right:
+        return left or right
+    return f"{left}{right}" if left.endswith(tuple(_STANDING[Boundary.SENTENCE])) else f"{left} {right}"
+
+
+def has_boundary(text: str, at: Boundary) -> bool:
+    """Whether ``text`` (the gap between two words, say) holds a boundary of the kinds ``at``."""
+    return bool(boundaries(text, at))
+
+
+def opening_break(text: str, at: Boundary, joiners: frozenset[str] = frozenset()) -> int:
+    """Where the break ``text`` opens with ends: marks of the kinds ``at`` and words of
+    ``joiners`` (a lexicon's "and", "because"), with the spaces between; 0 when ``text``
+    opens with neither (", and my partner is joining" -> the offset of "my")."""
+    pattern = _pattern(at)
+    words = tokens(text) if joiners else []
+    end, word = 0, 0
+    while True:
+        mark = pattern.match(text, len(text) - len(text[end:].lstrip()))
+        if mark is not None:
+            end = mark.end()
+            continue
+        while word < len(words) and words[word].start < end:
+            word += 1
+        if word < len(words) and words[word].word in joiners and not text[end : words[word].start].strip():
+            end = words[word].end
+            word += 1
+            continue
+        break
+    return len(text) - len(text[end:].lstrip()) if end else 0
+
+
+@lru_cache(maxsize=1)
+def abbreviations() -> tuple[str, ...]:
+    """Every lexicon's ``abbreviations`` (folded, each with its dots): a full stop closing
+    one ends no sentence ("Dr. Lee", "e.g. tea")."""
+    return tuple(sorted({word for code in languages() for word in lexicon(code).words("abbreviations")}))
+
+
+def _after_abbreviation(head: str) -> bool:
+    """Whether ``head`` ends with an abbreviation standing as a word of its own."""
+    for word in abbreviations():
+        size = len(word)
+        if fold(head[-size:]) == word:
+            before = head[-size - 1 : -size]
+            if not before or not (before.isalnum() or before == "_"):
+                return True
+    return False
+
+
+def _opens_sentence(char: str) -> bool:
+    """Whether a sentence may open with ``char``: a capital, a digit, or a letter of a
+    script without case."""
+    if not char:
+        return False
+    return char.isupper() or char.isdigit() or script_of(char) in CASELESS
+
+
+#: What may stand between a sentence's end and the word opening the next: an opening quote
+#: or parenthesis ('He said: "you ...').
+_LEADS = '"“«「『（('
+
+
+def at_sentence_start(text: str, position: int) -> bool:
+    """Whether ``position`` of ``text`` opens a sentence (so a word put there is capitalized):
+    the text's start, or after a line break, a sentence's end mark (not an abbreviation's
+    full stop: "e.g. you") or an opening quote, with spaces between."""
+    head = text[:position]
+    before = head.rstrip()
+    if not before or "\n" in head[len(before) :]:
+        return True
+    last = before[-1]
+    if last in _LEADS:
+        return True
+    if last not in _SPACED[Boundary.SENTENCE] and last not in _STANDING[Boundary.SENTENCE]:
+        return False
+    return last != "." or not _after_abbreviation(before)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of ``text``, stripped, in order. A line break always ends one; a full
+    stop (of any script) does unless the next word opens in lower case or, for ".", an
+    abbreviation ends there."""
+    out: list[str] = []
+    for line in split(text.strip(), Boundary.LINE):
+        start = 0
+        for begin, end in boundaries(line, Boundary.SENTENCE):
+            if end < len(line) and not _opens_sentence(line[end : end + 2].lstrip(_OPENERS)[:1]):
+                continue
+            run = line[begin:end]
+            marks = run.strip().rstrip(_CLOSERS)
+            last = begin + len(run) - len(run.lstrip()) + len(marks)
+            if marks.endswith(".") and _after_abbreviation(line[:last]):
+                continue
+            out.append(line[start:end].strip())
+            start = end
+        out.append(line[start:].strip())
+    return [s for s in out if s]
