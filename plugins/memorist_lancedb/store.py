@@ -353,7 +353,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             return overlay_snapshot(pending, where, limit, lambda n: self._snapshot(where, n))
 
     def _snapshot(self, where: Filter, limit: int) -> tuple[list[MemoryRecord], np.ndarray] | None:
-        return read_snapshot(self._t(), self._record_columns, self._dimension, where, limit)
+        return read_snapshot(self._t, self._record_columns, self._dimension, where, limit)
 
     def _list(self, where: Filter | None, offset: int, limit: int) -> list[MemoryRecord]:
         bounds = compile_filter(where)

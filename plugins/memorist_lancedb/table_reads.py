@@ -8,7 +8,7 @@ part of a filter SQL cannot decide exactly.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -32,9 +32,10 @@ def scan_accepted(table: Any, columns: list[str], where: Filter | None, bounds: 
 
 
 def read_snapshot(
-    table: Any, record_columns: list[str], dimension: int, where: Filter, limit: int
+    table: Callable[[], Any], record_columns: list[str], dimension: int, where: Filter, limit: int
 ) -> tuple[list[MemoryRecord], np.ndarray] | None:
-    """Every record ``where`` accepts with its vector, or None past ``limit`` rows."""
+    """Every record ``where`` accepts with its vector, or None past ``limit`` rows (``table()``
+    is not called for a filter that accepts nothing)."""
     bounds = compile_filter(where)
     if bounds.upper == FALSE:
         return [], np.zeros((0, dimension), dtype=np.float32)
@@ -42,7 +43,7 @@ def read_snapshot(
     # The packed record alone, without the ``id`` column beside it: a scope's first search
     # scans its rows, and each column read costs (~1 ms of ~6 for 100 rows of 100k).
     sql = None if bounds.upper == TRUE else bounds.upper
-    arrow = scan(table, [*record_columns, VECTOR], sql, limit + 1)
+    arrow = scan(table(), [*record_columns, VECTOR], sql, limit + 1)
     if arrow.num_rows > limit:
         return None
     records = from_arrow(arrow)
