@@ -50,6 +50,7 @@ from .segment import (
     as_statement,
     classified_sentences,
     is_fragment,
+    is_question,
     is_short_answer,
     skip_reason,
     without_acknowledgement,
@@ -183,10 +184,15 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
             classified = classified_sentences(message.content)
             if index == len(request.messages) - 1 and classified and classified[-1][1] == "question":
                 ending_question = classified[-1][0]
+            replied = _replied(request.messages, index)
             for position, (sentence, reason) in enumerate(classified):
                 turn = Turn(message.role, position, answers, patterns, request.observed_at, listener)
                 for _, judge in JUDGE_PASSES:
                     reason = judge(sentence, reason, turn)
+                if reason is None and replied and position == len(classified) - 1 and is_question(sentence):
+                    # "What should I put on my CV?" then the assistant's advice: the reply's
+                    # memory opens with the question and keeps what it states (see ``answered``).
+                    reason = "question"
                 if reason is not None:
                     skipped.append(SkippedInput(message=index, reason=reason, text=sentence))
                     if reason == "question":
@@ -274,6 +280,22 @@ def answered(
     if question is None or len(question) > MAX_QUESTION_CHARS:
         return None
     return framed(question, speaker_label(before.name, before.role), "question_frame")
+
+
+def _replied(messages: list[Message], index: int) -> bool:
+    """Whether the other party (user and assistant) replies to ``messages[index]`` right after
+    it with something kept: a question there that states something ("What should I put on my
+    CV?", "Any tips for my first week?") is then the reply's question, not a memory of its own."""
+    parties = ("user", "assistant")
+    if index + 1 >= len(messages):
+        return False
+    message, reply = messages[index], messages[index + 1]
+    if message.role not in parties or reply.role not in parties or reply.role == message.role:
+        return False
+    last = sentences(message.content)[-1:] or [""]
+    if len(as_statement(last[0])) > MAX_QUESTION_CHARS:
+        return False
+    return any(reason is None for _, reason in classified_sentences(reply.content))
 
 
 def _opens_with_a_reply(request: ExtractionRequest) -> bool:

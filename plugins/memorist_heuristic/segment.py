@@ -280,6 +280,11 @@ def _is_question(sentence: str) -> bool:
     return end.endswith(QUESTION_MARKS) or end.endswith(tuple(lexicon(language_of(sentence)).words("question_marks")))
 
 
+def is_question(sentence: str) -> bool:
+    """Whether ``sentence`` asks something (it ends with its language's question mark)."""
+    return _is_question(sentence)
+
+
 def is_bare_question(sentence: str) -> bool:
     """A question that states nothing about the speaker (``read`` needs a past marker)."""
     return _is_question(sentence) and not _states_about_speaker(sentence)

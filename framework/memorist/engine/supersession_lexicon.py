@@ -32,6 +32,15 @@ class Frame:
     after: frozenset[str] = frozenset()
     most_digits: int = 0
     units: tuple[tuple[str, ...], ...] = ()
+    #: A role told without an article (French "Je suis comptable dans une banque", Spanish
+    #: "Soy contable en un banco"): the Romance languages name a profession so.
+    bare: bool = False
+    #: Endings of a word that is no role after the copula but a compound past's participle
+    #: ("Je suis allée chez le médecin").
+    not_endings: tuple[str, ...] = ()
+    #: Words one of which follows the preposition, when given (Spanish "en un banco", not
+    #: "feliz en Madrid").
+    objects: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -76,6 +85,26 @@ class Lexicon:
     #: Attribute stems as (stem, attribute); the other lists as {list name: stems}.
     inside_attributes: tuple[tuple[str, str], ...] = ()
     inside: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: A group the speaker belongs to ("we", "our") and the attributes it shares with them
+    #: (where they live): "we relocated to Nashville" is where the speaker lives.
+    group_speaker: frozenset[str] = frozenset()
+    group_attributes: frozenset[str] = frozenset()
+    #: Words by which a speaker hands what follows to their listener ("Congratulations on
+    #: the new job"): a clause opening with one is about the listener.
+    addressee_openers: Phrases = Phrases({})
+    #: Words of a value rather than a topic ("a lot of", "two", "weekly", "km"): what changes
+    #: between versions, never what two facts are about.
+    values: frozenset[str] = frozenset()
+    #: A unit's words -> its one name ("kilos": "kg"), every language's.
+    units: dict[str, str] = field(default_factory=dict)
+    #: Words right before a quantity that say it moved ("down to 76 kg", "涨到3500元"), folded.
+    quantity_changes: tuple[str, ...] = ()
+    #: Words by which a fact says it holds of late ("lately"): a taste's change, nothing else's.
+    recency: Phrases = Phrases({})
+    #: Words naming a partner ("husband", "novia"): a possessed one may be a subject of its own.
+    partners: frozenset[str] = frozenset()
+    #: Change words that tell a new thing, not a changed state ("new"): no taste's change alone.
+    novelty: Phrases = Phrases({})
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -139,11 +168,25 @@ class Lexicon:
             {k: int(v) for lex in lexes for k, v in lex.mapping("ordinal_words").items()},
             tuple((word, name) for word, name in attributes.items() if spaceless(word)),
             {kind: frozenset(p for lex in lexes for p in lex.phrases(kind) if spaceless(p)) for kind in INSIDE_LISTS},
+            union("group_speaker_words"),
+            union("group_attributes"),
+            merged("addressee_openers"),
+            frozenset().union(*(lex.words("value_words", "self") for lex in lexes)),
+            {
+                fold(w): name
+                for lex in lexes
+                for name in lex.get("unit_words") or {}
+                for w in lex.words("unit_words", name)
+            },
+            tuple(fold(" ".join(p.split())) for lex in lexes for p in lex.phrases("quantity_changes")),
+            merged("recency_words"),
+            union("partner_words"),
+            merged("novelty_words"),
         )
 
 
 #: The lists whose spaceless rows :class:`Lexicon` keeps for matching inside a run.
-INSIDE_LISTS = ("replacement_words", "additive_words", "preference_words", "onset_words")
+INSIDE_LISTS = ("replacement_words", "additive_words", "preference_words", "onset_words", "novelty_words")
 
 
 def spaceless(text: str) -> bool:
@@ -165,6 +208,9 @@ def _frame(language: str, name: str) -> Frame | None:
         lex.words(name, "after"),
         int(lex.get(name, "most_digits") or 0),
         tuple(tuple(p.split()) for p in lex.phrases(name, "units")),
+        bool(lex.get(name, "bare")),
+        tuple(lex.words(name, "not_endings")),
+        lex.words(name, "objects"),
     )
 
 
@@ -204,6 +250,14 @@ def reading_lexicon(code: str) -> Lexicon:
         ordinals_counted=merged.ordinals_counted,
         inside_attributes=merged.inside_attributes,
         inside=merged.inside,
+        addressee_openers=merged.addressee_openers,
+        units=merged.units,
+        quantity_changes=merged.quantity_changes,
+        recency=merged.recency,
+        # A partner's word rarely means anything else in another language, and a short
+        # statement's language is often unsure ("Mi novio come carne.").
+        partners=merged.partners,
+        novelty=merged.novelty,
         # An age told with its own words ("fiz 36 anos", "Tenho 35 anos") is read in any
         # language: a short statement's language is often unsure, and the frame (a number
         # beside a birthday verb or an age unit) means nothing else in another language.

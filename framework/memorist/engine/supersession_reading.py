@@ -12,64 +12,30 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ..language import DEFAULT, Boundary, Token, fold, language_of, lexicon, split, tokens
+from ..language import DEFAULT, Boundary, Token, language_of, lexicon, split, tokens
 from .keywords import STOP_WORDS, terms
-from .supersession_lexicon import Frame, Lexicon, reading_lexicon, rule_lexicon, spaceless
+from .supersession_lexicon import Lexicon, reading_lexicon, spaceless
+from .supersession_values import (
+    anchored,
+    base,
+    counts,
+    framed,
+    in_parentheses,
+    is_copula,
+    moved,
+    quantities,
+    told,
+    value_kinds,
+)
 from .versions import version_key
 
-#: Values whose shape names their attribute in any language: an e-mail address, a phone number.
-VALUE_KINDS = (
-    ("email", re.compile(r"[\w.+\-]+@[\w\-]+\.[\w.\-]+")),
-    ("phone", re.compile(r"(?<![\w.])\+?\d[\d \-().]{5,}\d(?![\w.]?\d)")),
-)
-#: A number and what it counts: "7 hours", "45 dollars", "$400", "9:30".
-_QUANTITY = re.compile(r"([$€£¥])\s?(\d[\d,.]*)|\b(\d{1,2}:\d{2})\b|\b(\d[\d,.]*)\s*([^\W\d_]+)")
 #: Longest facts read for the "X is V" shape: a long memory differs in more than one value.
 COPULA_MAX_TOKENS = 14
 #: The subject of a fact in the extractor's own voice for the speaker: the last word of the
 #: lexicon's label for the user ("the user" -> "user").
 SELF = str(lexicon(DEFAULT).get("speakers", "user") or "user").split()[-1].casefold()
-
-
-def _is_copula(word: str, copulas: frozenset[str]) -> bool:
-    """``word`` is a copula, alone ("is"), as a clitic on its subject ("I'm": "'m") or after an
-    elided subject ("j'ai": "ai")."""
-    if word in copulas or _base(word) in copulas:
-        return True
-    return any(c.startswith("'") and word.endswith(c) and len(word) > len(c) for c in copulas)
-
-
-def _role(words: list[Token], frame: Frame) -> bool:
-    """A role: "<copula> a|an <1 to most_words words> at|for" ("is a junior lawyer at ...")."""
-    for i, token in enumerate(words[:-3]):
-        if _is_copula(token.word, frame.copulas) and words[i + 1].word in frame.articles:
-            last = min(i + 2 + frame.most_words, len(words) - 1)
-            if any(words[j].word in frame.prepositions for j in range(i + 3, last + 1)):
-                return True
-    return False
-
-
-def _age(words: list[Token], text: str, frame: Frame) -> bool:
-    """A number after ``before`` ("turned 35") or before ``after`` ("42 geworden"), or closing
-    a fact after a copula ("is 30", "I'm 31 years old")."""
-    for i, token in enumerate(words[1:], 1):
-        if not token.word.isdigit() or text[words[i - 1].end : token.start].strip():
-            continue  # a number right after the word before it ("turned 35", not "is $300")
-        if words[i - 1].word in frame.before:
-            return True
-        if i + 1 < len(words) and words[i + 1].word in frame.after and len(token.word) <= frame.most_digits:
-            return True
-        rest = tuple(w.word for w in words[i + 1 :])
-        closes = not rest or rest in frame.units
-        tail = text[words[-1].end :].strip()
-        if closes and len(token.word) <= frame.most_digits and _is_copula(words[i - 1].word, frame.copulas):
-            return tail in ("", ".", "!")
-    return False
-
-
-def _framed(text: str, words: list[Token], lex: Lexicon) -> list[str]:
-    found = [frame.attribute for frame in lex.role if _role(words, frame)]
-    return found + [frame.attribute for frame in lex.age if _age(words, text, frame)]
+#: The assistant in the extractor's voice ("the assistant" -> "assistant"): whose listener is the user.
+ASSISTANT = str(lexicon(DEFAULT).get("speakers", "assistant") or "assistant").split()[-1].casefold()
 
 
 @dataclass(frozen=True)
@@ -101,25 +67,13 @@ class Reading:
     #: The relatives whose thing the speaker's possessive names: "sister" in "the user's
     #: sister's visit" (the visit is the user's to plan and the sister's to make).
     owners: frozenset[str] = frozenset()
-
-
-@lru_cache(maxsize=65_536)
-def _base(word: str) -> str:
-    """``word`` without a possessive ending ("user's" -> "user") or an elided word before it
-    ("j'habite" -> "habite").
-
-    Cached: a reading asks it of each word a dozen times over (attributes, topic, copulas,
-    names), and with the lexicon's endings tried each time that was half of reading a new
-    memory (0.33 -> 0.16 ms a LoCoMo turn, the same readings)."""
-    lex = rule_lexicon()
-    for elision in lex.elisions:
-        if word.startswith(elision) and len(word) > len(elision):
-            word = word[len(elision) :]
-            break
-    for ending in lex.possessive_endings:
-        if word.endswith(ending) and len(word) > len(ending):
-            return word[: -len(ending)]
-    return word
+    #: The units of the quantities it says moved ("down to 76 kg": "kg").
+    moved: frozenset[str] = frozenset()
+    #: Whether it says it holds of late ("lately"): a taste told so has changed.
+    recent: bool = False
+    #: Whether it says a state changed, not only that a thing is new ("switched", "now"; not
+    #: "bought a new coffee machine"): an older taste's change needs no taste word of its own.
+    shift: bool = False
 
 
 @lru_cache(maxsize=65_536)
@@ -133,45 +87,83 @@ def read(text: str) -> Reading:
     runs = [w for w in words if spaceless(w)]
     inside = _inside(runs, lex)
     attributes = frozenset(
-        [lex.attributes[_base(w)] for w in words if _base(w) in lex.attributes]
+        [lex.attributes[base(w)] for w in words if base(w) in lex.attributes]
         + _phrased(found, lex)
-        + _value_kinds(text)
-        + _framed(text, found, lex)
+        + value_kinds(text)
+        + framed(text, found, lex)
         + [attribute for stem, attribute in lex.inside_attributes if any(stem in run for run in runs)]
     )
     frame = lexicon(code).words("function_words") if code != DEFAULT else frozenset()
     kept = [
-        _base(w)
+        base(w)
         for w in words
         if w[0].isalpha()
-        and _base(w) not in lex.speaker
+        and base(w) not in lex.speaker
         and w not in lex.change_words
         and w not in names
-        and _base(w) not in frame
+        and base(w) not in frame
+        and w not in lex.values
     ]
     topic = frozenset(terms(" ".join(kept)))
-    based = [replace(t, word=_base(t.word)) for t in found]  # "j'adore": "adore", "user's": "user"
+    based = [replace(t, word=base(t.word)) for t in found]  # "j'adore": "adore", "user's": "user"
     # The extractor's resolution of a relative date ("Last month (December 2025) the user ...")
     # is no word of the sentence: its subject is still within the opening words.
-    subjects = _clause_subjects(text, [t.word for t in found if not _in_parentheses(text, t)], lex)
+    said = [t.word for t in found if not in_parentheses(text, t)]
+    subjects = _clause_subjects(text, said, lex, frozenset(names))
+    held = counts(words, lex)
+    said_values = told(text, lex)
+    change = lex.change.anywhere(found) or "replacement_words" in inside
+    if SELF not in subjects and (attributes & lex.group_attributes or held) and _group_opens(said, lex, len(found)):
+        subjects |= {SELF}
     return Reading(
         subjects | {SELF} if _holds_taste(based, lex) else subjects,
         attributes,
         topic,
         lex.additive.anywhere(found) or "additive_words" in inside,
-        lex.change.anywhere(found) or "replacement_words" in inside,
+        change,
         _shapes(text, words, lex),
-        _quantities(text, lex),
-        _anchored([t for t in found if not _in_parentheses(text, t)], lex),
+        quantities(said_values),
+        anchored([t for t in found if not in_parentheses(text, t)], lex),
         lex.preferences.anywhere(based) or "preference_words" in inside,
         frozenset(
-            n for n in names if _base(n) not in lex.speaker and _base(n) not in lex.attributes and n not in lex.others
+            n for n in names if base(n) not in lex.speaker and base(n) not in lex.attributes and n not in lex.others
         ),
         len(found),
         lex.onsets.anywhere(found) or "onset_words" in inside,
-        _counts(words, lex),
+        held,
         _owners(words, lex),
+        moved(text, said_values, lex),
+        lex.recency.anywhere(found),
+        change and _shifts(found, runs, lex),
     )
+
+
+#: How far into a fact its group subject ("we") may stand: past an opening date ("Last
+#: weekend we relocated ..."), not deep in a clause about something else.
+GROUP_WINDOW = 5
+#: Longest fact whose "we" is read as the speaker: a long memory blends several statements,
+#: and its "we" may be any of them.
+GROUP_MAX_TOKENS = 20
+
+
+def _group_opens(words: list[str], lex: Lexicon, size: int) -> bool:
+    """Whether a short fact's subject, within its opening words, is a group the speaker
+    belongs to ("we", "our home"), not a relative's or pet's ("our dog lives ...")."""
+    if size > GROUP_MAX_TOKENS:
+        return False
+    for i, word in enumerate(words[:GROUP_WINDOW]):
+        if word in lex.group_speaker:
+            owned = words[i + 1] if i + 1 < len(words) else ""
+            return base(owned) not in lex.others
+    return False
+
+
+def _shifts(found: list[Token], runs: list[str], lex: Lexicon) -> bool:
+    """Whether a change word other than a ``novelty_words`` one ("new") stands in the fact."""
+    if any(lex.change.at(found, i) is not None and lex.novelty.at(found, i) is None for i in range(len(found))):
+        return True
+    novel = lex.inside.get("novelty_words", frozenset())
+    return any(stem in run for stem in lex.inside.get("replacement_words", ()) if stem not in novel for run in runs)
 
 
 def _holds_taste(based: list[Token], lex: Lexicon) -> bool:
@@ -189,23 +181,6 @@ def _inside(runs: list[str], lex: Lexicon) -> set[str]:
     return {kind for kind, stems in lex.inside.items() if any(stem in run for stem in stems for run in runs)}
 
 
-def _counts(words: list[str], lex: Lexicon) -> frozenset[tuple[str, int, bool]]:
-    """A number, a number word or an ordinal right before a counted thing ("two kids",
-    "3 cats", "third child")."""
-    out: set[tuple[str, int, bool]] = set()
-    for word, noun in zip(words, words[1:], strict=False):
-        counted = lex.counted.get(noun)
-        if counted is None:
-            continue
-        if word.isdigit() and len(word) <= 2:
-            out.add((counted, int(word), False))
-        elif word in lex.numbers:
-            out.add((counted, lex.numbers[word], False))
-        elif word in lex.ordinals_counted:
-            out.add((counted, lex.ordinals_counted[word], True))
-    return frozenset(out)
-
-
 def _phrased(found: list[Token], lex: Lexicon) -> list[str]:
     """The attributes ``found`` names with a multi-word row ("split up": relationship)."""
     out = []
@@ -214,47 +189,6 @@ def _phrased(found: list[Token], lex: Lexicon) -> list[str]:
         if hit is not None:
             out.append(hit[1])
     return out
-
-
-def _quantities(text: str, lex: Lexicon) -> frozenset[tuple[str, str]]:
-    """``text``'s numbers with what they count (a unit's plural is its singular's term; a
-    month, weekday or ordinal ending after a number makes a date, no quantity)."""
-    out: set[tuple[str, str]] = set()
-    for symbol, amount, clock, number, unit in _QUANTITY.findall(fold(text)):
-        if symbol:
-            out.add((symbol, amount.rstrip(".,")))
-        elif clock:
-            out.add((":", clock))
-        elif unit not in lex.calendar and unit not in lex.ordinals and unit not in STOP_WORDS:
-            named = terms(unit)
-            out.add((named[0] if named else unit, number.rstrip(".,")))
-    return frozenset(out)
-
-
-def _in_parentheses(text: str, token: Token) -> bool:
-    """Whether ``token`` stands inside "( ... )": the extractor's resolution of a relative
-    date ("next week (the week of 12 January 2026)") repeats the date, it places nothing new."""
-    opened = text.rfind("(", 0, token.start)
-    return opened != -1 and text.rfind(")", opened, token.start) == -1
-
-
-def _anchored(found: list[Token], lex: Lexicon) -> bool:
-    """Whether a fact names a point in time: a month or weekday, or a relative date; not
-    one a state starts from ("starts at 10:00 from next week": a new value, no event)."""
-    index = 0
-    while index < len(found):
-        opener = lex.state_openers.at(found, index)
-        if opener is not None:  # skip the opener and the date it opens
-            index += opener[0]
-            if index < len(found) - 1 and found[index].word in STOP_WORDS:  # "starting in May"
-                index += 1
-            date = lex.relative_dates.at(found, index)
-            index += date[0] if date is not None else int(index < len(found) and found[index].word in lex.calendar)
-            continue
-        if found[index].word in lex.calendar or lex.relative_dates.at(found, index) is not None:
-            return True
-        index += 1
-    return False
 
 
 #: The extractor's label of who said a statement ("The user: Vivo en Sevilla.", "Caroline:
@@ -275,20 +209,38 @@ def _language(text: str) -> str:
 _CLAUSE_BREAK = Boundary.CLAUSE | Boundary.COLON | Boundary.PHRASE
 
 
-def _clause_subjects(text: str, words: list[str], lex: Lexicon) -> frozenset[str]:
+def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset[str] = frozenset()) -> frozenset[str]:
     """Who a fact is about, and the speaker or a relative a later clause is about (a later
     clause's first word is no subject otherwise: ", it's 555-9876 now")."""
-    out = _subjects(words, lex)
+    out = _subjects(words, lex, names)
     label = _SPEAKER_LABEL.match(text)
     clauses = split(text[label.end() :] if label else text, _CLAUSE_BREAK)
     for clause in clauses[1:] if len(clauses) > 1 else ():
         found = [t.word for t in tokens(clause)]
         if len(found) >= 2:
             out |= {s for s in _subjects(found, lex) if s == SELF or s in lex.others}
-    return out
+    handed = [lex.addressee_openers.at(tokens(clause), 0) is not None for clause in clauses]
+    if label is not None and any(handed):
+        # "The assistant: Congratulations on the new job as a bank teller!": the listener's job,
+        # and the assistant's listener is the user. The user's "Congrats on the new job!" is
+        # the assistant's or someone else's, and a named speaker's listener is not known from
+        # one turn: when it opens the fact, the fact is not the speaker's own.
+        named = label.group(0).strip(": \t").split()
+        speaker = named[-1].casefold() if named else ""
+        if speaker == ASSISTANT:
+            out |= {SELF}
+        elif handed[0]:
+            out -= {speaker, SELF}
+    return frozenset(out)
 
 
-def _subjects(words: list[str], lex: Lexicon) -> frozenset[str]:
+#: How far into a fact the speaker named stands as its subject ("Anna and the user ...") ...
+SUBJECT_WINDOW = 5
+#: ... and past an opening phrase led by a function word ("With the new baby the user ...").
+OPENING_PHRASE_WINDOW = 8
+
+
+def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset()) -> frozenset[str]:
     """Who a fact is about: its first word (past "the"), the speaker ("user") for the
     extractor's voice, for an attribute or change word opening a fact written without a
     subject ("Lives in Porto"), and for "the user" named early ("Anna and the user ...");
@@ -296,7 +248,7 @@ def _subjects(words: list[str], lex: Lexicon) -> frozenset[str]:
     rest = words[1:] if words and words[0] in lex.articles else words
     if not rest:
         return frozenset()
-    first = _base(rest[0])
+    first = base(rest[0])
     out: set[str] = set()
     other = False
     if first in lex.speaker or first in lex.attributes or first in lex.change_openers:
@@ -306,29 +258,62 @@ def _subjects(words: list[str], lex: Lexicon) -> frozenset[str]:
         owner = rest[0] != first or (first == SELF and len(rest) > 1 and rest[1] in lex.speaker)
         owned = next(
             (
-                _base(w)
+                base(w)
                 for w in rest[1:4]
-                if _base(w) not in lex.attributes and _base(w) not in lex.speaker and w.isalpha()
+                if base(w) not in lex.attributes and base(w) not in lex.speaker and w.isalpha()
             ),
             None,
         )
         if owner and owned in lex.others:
             out, other = {owned}, True
+        partner = _partner(rest, lex, names) if owner else None
+        if partner is not None:
+            out, other = {partner}, True
     else:
         out.add(first)
-    if SELF in (_base(w) for w in rest[:5]) and not other and not (rest[0] != first and first == SELF):
+    # "Anna and the user ...", "Last month (...) the user joined ...": the speaker named early;
+    # past an opening phrase ("With the new baby the user is lucky to get ...") a little later.
+    named = SELF in (base(w) for w in rest[:SUBJECT_WINDOW])
+    # Past the first words only as a subject, not as an owner: "Our dog lives with the user's parents".
+    if not named and first in STOP_WORDS:
+        named = SELF in rest[SUBJECT_WINDOW:OPENING_PHRASE_WINDOW]
+    if named and not other and not (rest[0] != first and first == SELF):
         out.add(SELF)
     return frozenset(out)
+
+
+#: Words joining two people ("the user's husband and the user"): a couple's fact is the speaker's too.
+_JOINERS = lexicon(DEFAULT).words("people_joiners")
+#: The attribute whose words tell a name ("called", "se llama"): a partner's name is the
+#: speaker's relationship, not a fact of the partner's own.
+NAME = "name"
+
+
+def _partner(rest: list[str], lex: Lexicon, names: frozenset[str]) -> str | None:
+    """The partner a possessive names as the subject of what follows ("the user's husband eats
+    meat", "the user's wife moved to Paris": theirs), not as the speaker's relationship: the
+    partner's name or value ("the user's partner's name is Sam", "the user's husband is David",
+    "the user's boyfriend Jake lives with them") nor the couple ("the user's husband and the
+    user are going to Portugal")."""
+    after = [i for i in (1, 2) if i < len(rest) and rest[i] not in lex.speaker]
+    if not after or after[0] + 1 >= len(rest):
+        return None
+    word, following = rest[after[0]], rest[after[0] + 1 : after[0] + 3]
+    if word not in lex.partners or not following[0].isalpha() or following[0] in _JOINERS:
+        return None
+    if following[0] in names or any(is_copula(w, lex.copulas) or lex.attributes.get(w) == NAME for w in following):
+        return None
+    return word
 
 
 def _owners(words: list[str], lex: Lexicon) -> frozenset[str]:
     """The relative a possessive chain opening the fact names past the speaker ("the user's
     sister's visit": sister)."""
     rest = words[1:] if words and words[0] in lex.articles else words
-    if len(rest) < 3 or _base(rest[0]) not in lex.speaker or rest[0] == _base(rest[0]):
+    if len(rest) < 3 or base(rest[0]) not in lex.speaker or rest[0] == base(rest[0]):
         return frozenset()
     owned = rest[1]
-    return frozenset({_base(owned)}) if owned != _base(owned) and _base(owned) in lex.others else frozenset()
+    return frozenset({base(owned)}) if owned != base(owned) and base(owned) in lex.others else frozenset()
 
 
 def _shapes(text: str, words: list[str], lex: Lexicon) -> frozenset[str]:
@@ -346,7 +331,7 @@ def _shapes(text: str, words: list[str], lex: Lexicon) -> frozenset[str]:
     open_one = {
         " ".join([*tokens[:i], "*", *tokens[i + 1 :]])
         for i, token in enumerate(tokens)
-        if token[0].isalpha() and token not in STOP_WORDS and _base(token) not in lex.speaker
+        if token[0].isalpha() and token not in STOP_WORDS and base(token) not in lex.speaker
     }
     return frozenset({key, *open_one})
 
@@ -356,13 +341,3 @@ def states_attribute(text: str) -> bool:
     live, their phone number, ...): a fact a later one may replace, which an extractor keeps
     as a memory of its own so the replacement takes nothing else with it."""
     return bool(read(text).attributes)
-
-
-def _value_kinds(text: str) -> list[str]:
-    """The attributes ``text``'s values name by their shape; a phone number needs seven digits
-    or more (not "1200 euros", nor "2026")."""
-    return [
-        kind
-        for kind, shape in VALUE_KINDS
-        if any(kind != "phone" or sum(c.isdigit() for c in found) >= 7 for found in shape.findall(text))
-    ]

@@ -43,6 +43,13 @@ it does not say it adds to what was said ("also", "another", ...), and one of:
   membership went up to 55 dollars a month", "at 9:30" / "at 10:00") and are closer
   in meaning than :data:`QUANTITY_SIMILARITY`, neither placed at a point in time: "ran
   5 km on Saturday" / "ran 8 km on Sunday" (0.88) are two events, not two versions;
+- the newer says **a quantity moved** (``quantity_changes`` right before it: "down to 76 kg",
+  "rose to $1,400") and the older holds another value of that unit ("weighs 82 kg"), at any
+  cosine: "moved to" a value says there was one before;
+- both are of **one kind of taste** read by meaning (:mod:`.attribute_prototypes`'s
+  ``taste_prototypes``: food, drink, music, ...), one of them states a taste, and the newer
+  says it changed or holds of late: "listens to a lot of pop music" / "Lately the user has
+  been really into jazz"; a thing merely new ("bought a new coffee machine") changes none;
 - one is about a relative and the other names that relative through the speaker's
   possessive ("the user's sister's visit is on the 9th" / "the user's sister is now coming
   on the 15th"), the newer says it changes and the two are closer in meaning than
@@ -72,6 +79,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..records import MemoryRecord
+from .attribute_prototypes import TASTE
 from .supersession_reading import SELF, Reading, read, states_attribute
 
 __all__ = [
@@ -145,6 +153,8 @@ def supersedes(
         return True
     if new.additive:
         return False
+    if new.subjects & old.subjects and _moved_quantity(new, old):
+        return True
     if not new.subjects & old.subjects:
         return _through_owner(new, old, similarity or 0.0)
     if new.attributes & old.attributes:
@@ -156,12 +166,7 @@ def supersedes(
     short = max(old.size, new.size) <= SLOT_MAX_TOKENS
     if short and _same_slot(new, old, similarity or 0.0):
         return True
-    if (
-        short
-        and attribute_of is not None
-        and (new.change or new.onset)
-        and _same_meant_attribute(newer.text, older.text, attribute_of)
-    ):
+    if short and attribute_of is not None and _same_meaning_changed(new, old, newer.text, older.text, attribute_of):
         return True
     return similarity is not None and similarity >= QUANTITY_SIMILARITY and _other_quantity(new, old)
 
@@ -192,11 +197,31 @@ def _through_owner(new: Reading, old: Reading, similarity: float) -> bool:
     )
 
 
-def _same_meant_attribute(newer: str, older: str, attribute_of: Callable[[str], str | None]) -> bool:
-    """Both facts are nearest to one single-valued attribute's prototypes ("is a morning
-    person" / "has turned into a night owl": schedule), the newer told as a change."""
+def _same_meaning_changed(
+    new: Reading, old: Reading, newer: str, older: str, attribute_of: Callable[[str], str | None]
+) -> bool:
+    """Both facts are about one single-valued attribute read by meaning, the newer told as a
+    change or an onset; or both are of one kind of taste, one of them states a taste, and the
+    newer says it changed or holds of late: "listens to a lot of pop music" / "Lately the user
+    has been really into jazz", "loves horror movies" / "These days the user mostly watches
+    documentaries". A thing merely new ("bought a new coffee machine" after "likes green tea",
+    "loves their new espresso machine") changes no taste, and a taste begun is as often one
+    more ("started listening to podcasts")."""
+    if not (new.change or new.onset or new.recent):
+        return False
+    meant = _same_meant_attribute(newer, older, attribute_of)
+    if meant is None:
+        return False
+    if meant.startswith(TASTE):
+        return (new.preference or old.preference) and (new.shift or new.recent)
+    return new.change or new.onset
+
+
+def _same_meant_attribute(newer: str, older: str, attribute_of: Callable[[str], str | None]) -> str | None:
+    """The single-valued attribute (or kind of taste) both facts are nearest to by meaning ("is
+    a morning person" / "has turned into a night owl": schedule), else None."""
     attribute = attribute_of(newer)
-    return attribute is not None and attribute_of(older) == attribute
+    return attribute if attribute is not None and attribute_of(older) == attribute else None
 
 
 def _other_count(new: Reading, old: Reading) -> bool:
@@ -207,6 +232,16 @@ def _other_count(new: Reading, old: Reading) -> bool:
         if (ordinal or not new.additive) and any(t == thing and n != number for t, n, _ in old.counts):
             return True
     return False
+
+
+def _moved_quantity(new: Reading, old: Reading) -> bool:
+    """The newer says a quantity moved ("down to 76 kg") and the older holds another value of
+    that unit ("weighs 82 kg"), neither an event: the older value is where it moved from."""
+    if new.anchored or old.anchored:
+        return False
+    return any(
+        unit in new.moved and value not in {v for u, v in new.quantities if u == unit} for unit, value in old.quantities
+    )
 
 
 def _people(reading: Reading) -> frozenset[str]:
