@@ -83,8 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--turns", type=int, default=400)
     args = parser.parse_args(argv)
     from dateutil import parser as date_parser
-    from memorist.engine import add as add_module
-    from memorist.engine import supersession_rule
+    from memorist.engine import duplicate_rule, supersession_rule
 
     selected = turns(args.data, args.turns)
     if not selected:
@@ -93,8 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     memory = engine(args.config, Path(tempfile.mkdtemp(prefix="memorist-add-cpu-")))
     memory.add("warm up the embedder and the store", user_id="warm-up")
     clock, adder = Clock(), memory.adder
-    for name in ("extracted", "decide", "_not_stored", "_not_paraphrases", "commit", "written"):
+    for name in ("extracted", "decide", "commit", "written"):
         clock.wrap(adder, name)
+    clock.wrap(adder.rule, "not_stored")
+    clock.wrap(adder.rule, "not_paraphrases")
     clock.wrap(adder.guard, "open_intent")
     clock.wrap(adder.guard, "close_intent")
     clock.wrap(memory.graph, "link", "entity links")
@@ -103,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     clock.wrap(memory.components.language_model, "extract_detailed", "extractor")
     clock.wrap(memory.components.embedder, "embed")
     clock.wrap(memory.components.vector_store, "upsert", "vector write")
-    clock.wrap(add_module, "supersedes", "supersession rule")
+    clock.wrap(duplicate_rule, "supersedes", "supersession rule")
     clock.wrap(supersession_rule, "read", "supersession reading")
     clock.wrap(memory, "emit", "hooks")
     requests = [

@@ -25,7 +25,7 @@ the expression.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -34,6 +34,8 @@ from memorist.plugin_api import DATE_FIELDS, And, Condition, Filter, InvalidFilt
 
 TRUE = "TRUE"
 FALSE = "FALSE"
+#: Ids per ``id IN (...)`` clause: keeps SQL text bounded for huge batches.
+ID_CHUNK = 500
 
 #: String columns that may hold NULL (the rest of the string fields never do).
 NULLABLE_STRINGS = frozenset(["user_id", "agent_id", "run_id", "app_id", "attributed_to", "speaker"])
@@ -42,6 +44,13 @@ REQUIRED_STRINGS = frozenset(["id", "hash", "org_id", "project_id", "text"])
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
+
+
+def id_clauses(ids: Sequence[str]) -> Iterator[str]:
+    """``id IN (...)`` clauses covering the distinct ``ids``, at most ``ID_CHUNK`` ids each."""
+    unique = list(dict.fromkeys(ids))
+    for start in range(0, len(unique), ID_CHUNK):
+        yield f"id IN ({', '.join(quote(i) for i in unique[start : start + ID_CHUNK])})"
 
 
 def quote(value: str) -> str:

@@ -24,13 +24,10 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, ClassVar, Concatenate, Literal, ParamSpec, TypeVar, overload
+from typing import Any, ClassVar, Concatenate, ParamSpec, TypeVar
 
 import numpy as np
-import pyarrow as pa
 from memorist.plugin_api import (
-    And,
-    Condition,
     ConfigurationError,
     DimensionMismatchError,
     Filter,
@@ -39,11 +36,11 @@ from memorist.plugin_api import (
     StoreHit,
     StoreMatch,
     VectorStore,
-    evaluate,
 )
 
 from .created import Created, first_missing
 from .deferred_client import defer_namespace_client
+from .filtered_search import search_batched, search_filtered
 from .journal import Journal
 from .maintenance import TableMaintenance
 from .options import LanceDBVectorStoreOptions
@@ -52,10 +49,11 @@ from .planner import FilterPlanner
 from .queries import QueryBuilder, keyword_query, scan, vector_query
 from .read_guard import ReadGuard
 from .read_guard import guarded_read as _reads
-from .results import Scores, best, bm25, hits_of, matches_of, similarities
-from .schema import PACKED, RECORD_COLUMNS, VECTOR, from_arrow, to_arrow, vectors_of
-from .sql import FALSE, TRUE, Bounds, compile_filter, quote
+from .results import Scores, bm25, similarities
+from .schema import PACKED, RECORD_COLUMNS, from_arrow, to_arrow
+from .sql import FALSE, TRUE, compile_filter, id_clauses
 from .table import FtsSettings, ensure_indexes, open_table, prewarm_indexes, retry
+from .table_reads import by_address, ids_wanted, newest_first, read_snapshot, scan_accepted
 from .writebehind import WriteBehind, overlay_get, overlay_hits, overlay_list, overlay_snapshot
 
 # lancedb itself is imported only when a store is built: importing it starts an event-loop
@@ -66,11 +64,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 P = ParamSpec("P")
 R = TypeVar("R")
-
-#: Ids per ``id IN (...)`` clause: keeps SQL text bounded for huge batches.
-_ID_CHUNK = 500
-#: What a lean search reads per hit (see ``StoreMatch``): not the text, metadata or scope.
-_MATCH_COLUMNS = ["id", "observed_at", "_rowid"]
 
 
 def _drains(method: Callable[Concatenate[LanceDBVectorStore, P], R]) -> Callable[Concatenate[LanceDBVectorStore, P], R]:
@@ -204,11 +197,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
 
     @_drains
     def delete(self, ids: Sequence[str]) -> int:
-        unique = list(dict.fromkeys(ids))
-        total = 0
-        for chunk in _chunks(unique, _ID_CHUNK):
-            total += self._delete_sql(_id_in(chunk))
-        return total
+        return sum(self._delete_sql(clause) for clause in id_clauses(ids))
 
     def _delete_sql(self, where: str) -> int:
         return int(self._write(lambda: self._t().delete(where)).num_deleted_rows)
@@ -220,7 +209,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             return 0
         if bounds.exact:
             return self._delete_sql(bounds.upper)
-        return self.delete([r.id for r in self._scan(where, bounds)])
+        return self.delete([r.id for r in scan_accepted(self._t(), self._columns, where, bounds)])
 
     def reset(self) -> None:
         if self._behind is not None:
@@ -254,10 +243,9 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             return overlay_get(pending, ids, self._get)
 
     def _get(self, ids: Sequence[str]) -> list[MemoryRecord]:
-        unique = list(dict.fromkeys(ids))
         out: list[MemoryRecord] = []
-        for chunk in _chunks(unique, _ID_CHUNK):
-            out.extend(from_arrow(scan(self._t(), self._record_columns, _id_in(chunk), None)))
+        for clause in id_clauses(ids):
+            out.extend(from_arrow(scan(self._t(), self._record_columns, clause, None)))
         return out
 
     @_reads
@@ -268,28 +256,16 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             return 0
         if bounds.exact:
             return int(self._t().count_rows(None if bounds.upper == TRUE else bounds.upper))
-        return sum(1 for _ in self._scan(where, bounds))
-
-    def _scan(self, where: Filter | None, bounds: Bounds) -> Iterator[MemoryRecord]:
-        """Every record ``where`` accepts: SQL narrows to ``bounds.upper``, ``evaluate`` decides."""
-        query = self._t().search().select(self._columns).limit(None)
-        if bounds.upper != TRUE:
-            query = query.where(bounds.upper)
-        for batch in query.to_batches():
-            for record in from_arrow(pa.Table.from_batches([batch])):
-                if where is None or bounds.exact or evaluate(where, record):
-                    yield record
+        return sum(1 for _ in scan_accepted(self._t(), self._columns, where, bounds))
 
     @_reads
     def search_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreHit]:
         build = self._vector_query(vector)
         if self._behind is None:
-            return self._search(build, similarities, k, where, lean=False)
+            return self._hits(build, similarities, k, where)
         pending = self._behind.journal.snapshot()  # before the table: see ``writebehind``
         with self._as_is():
-            return overlay_hits(
-                pending, vector, k, where, lambda n: self._search(build, similarities, n, where, lean=False)
-            )
+            return overlay_hits(pending, vector, k, where, lambda n: self._hits(build, similarities, n, where))
 
     @_reads
     def search_vectors(self, vectors: np.ndarray, k: int, where: Filter | None = None) -> list[list[StoreHit]]:
@@ -303,46 +279,25 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         if k <= 0 or bounds.upper == FALSE:
             return [[] for _ in matrix]
         pending = self._behind.journal.snapshot() if self._behind is not None else {}
-
-        def table_search(limit: int) -> list[list[StoreHit]]:
-            query = self._t().search(matrix, vector_column_name=VECTOR).distance_type("cosine")
-            query = query.select([*self._columns, "_distance"]).bypass_vector_index()
-            if bounds.upper != TRUE:
-                query = query.where(bounds.upper, prefilter=True)
-            table = query.limit(limit).to_arrow()
-            groups: list[list[StoreHit]] = [[] for _ in matrix]
-            for row, hit in zip(
-                table.column("query_index").to_pylist(), hits_of(table, similarities, None, 0), strict=True
-            ):
-                groups[int(row)].append(hit)
-            return groups
-
         with self._as_is():
-            found = table_search(k + len(pending))
-        if not pending:
-            return [best(hits, k) for hits in found]
-
-        def given(hits: list[StoreHit]) -> Callable[[int], list[StoreHit]]:
-            return lambda _limit: hits  # read above with room for the pending ids it drops
-
-        return [overlay_hits(pending, matrix[i], k, where, given(hits)) for i, hits in enumerate(found)]
+            return search_batched(self._t(), self._columns, matrix, k, bounds.upper, where, pending)
 
     @_reads
     @_drains
     def match_vector(self, vector: np.ndarray, k: int, where: Filter | None = None) -> list[StoreMatch]:
-        return self._search(self._vector_query(vector), similarities, k, where, lean=True)
+        return self._matches(self._vector_query(vector), similarities, k, where)
 
     @_reads
     @_drains
     def search_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreHit]:
         build = keyword_query(self._t, query)
-        return [] if build is None else self._search(build, bm25, k, where, lean=False)
+        return [] if build is None else self._hits(build, bm25, k, where)
 
     @_reads
     @_drains
     def match_keyword(self, query: str, k: int, where: Filter | None = None) -> list[StoreMatch]:
         build = keyword_query(self._t, query)
-        return [] if build is None else self._search(build, bm25, k, where, lean=True)
+        return [] if build is None else self._matches(build, bm25, k, where)
 
     @_reads
     @_drains
@@ -352,9 +307,7 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         found = {m.id: m.record for m in matches if m.record is not None}
         addressed = [m for m in matches if m.record is None and m.handle is not None]
         if addressed:
-            table = self._t().take_row_ids([m.handle for m in addressed]).select(self._columns).to_arrow()
-            wanted = {m.id for m in addressed}
-            found.update((r.id, r) for r in from_arrow(table) if r.id in wanted)
+            found.update(by_address(self._t(), self._columns, addressed))
         missing = [m.id for m in matches if m.id not in found]
         if missing:
             found.update((r.id, r) for r in self.get(missing))
@@ -366,67 +319,13 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         o = self.options
         return vector_query(self._t, query_vector, o.vector_index, o.nprobes, o.refine_factor, o.refine_max_rows)
 
-    @overload
-    def _search(
-        self, build: QueryBuilder, scores: Scores, k: int, where: Filter | None, lean: Literal[True]
-    ) -> list[StoreMatch]: ...
+    def _hits(self, build: QueryBuilder, scores: Scores, k: int, where: Filter | None) -> list[StoreHit]:
+        """The best ``k`` whole-record hits ``where`` accepts (:mod:`.filtered_search`)."""
+        return search_filtered(self._t, self._planner, self._columns, self._dimension, build, scores, k, where, False)
 
-    @overload
-    def _search(
-        self, build: QueryBuilder, scores: Scores, k: int, where: Filter | None, lean: Literal[False]
-    ) -> list[StoreHit]: ...
-
-    def _search(
-        self,
-        build: QueryBuilder,
-        scores: Scores,
-        k: int,
-        where: Filter | None,
-        lean: bool,
-    ) -> list[StoreHit] | list[StoreMatch]:
-        """The best ``k`` hits ``where`` accepts, as whole records or (``lean``) matches.
-
-        A filter that keeps most of the table is not given to LanceDB at all
-        (see :mod:`.planner`): the whole table is searched for a few more rows
-        than wanted, read as whole records, and ``evaluate`` keeps the ones the
-        filter accepts. (LanceDB would evaluate an indexed predicate over every
-        row even as a postfilter: 14 ms per query at 1M rows.) If too few
-        survive, the search runs again with a prefilter. With an exact
-        prefilter one query suffices, and a lean search reads only what
-        ranking needs. Otherwise the SQL superset is searched for more
-        candidates than needed and ``evaluate`` drops the rest (on whole
-        records, so such a search is never lean); if too few survive and the
-        search was not exhausted, it is repeated with a larger limit.
-        """
-        bounds = compile_filter(where)
-        if k <= 0 or bounds.upper == FALSE:
-            return []
-
-        def run(limit: int, sql: str | None) -> tuple[list[Any], int]:
-            """One search; ``sql`` None: unfiltered, ``where`` evaluated on the records."""
-            records = sql is None or not (lean and bounds.exact)
-            query = build(self._columns if records else _MATCH_COLUMNS, limit)
-            if sql is not None and sql != TRUE:
-                query = query.where(sql, prefilter=True)
-            table = query.limit(limit).to_arrow()
-            if not records:
-                return matches_of(table, scores, self._dimension), table.num_rows
-            checked = None if sql is not None and bounds.exact else where
-            hits = hits_of(table, scores, checked, self._dimension)
-            return ([StoreMatch.of(h) for h in hits] if lean else hits), table.num_rows
-
-        if bounds.upper != TRUE:
-            limit = self._planner.postfilter_limit(self._t(), where, k)
-            if limit is not None:
-                found, _ = run(limit, None)
-                if len(found) >= k:
-                    return best(found, k)
-        limit = k if bounds.exact else max(4 * k, 32)
-        while True:
-            found, rows = run(limit, bounds.upper)
-            if len(found) >= k or rows < limit:
-                return best(found, k)
-            limit *= 4
+    def _matches(self, build: QueryBuilder, scores: Scores, k: int, where: Filter | None) -> list[StoreMatch]:
+        """The best ``k`` lean matches ``where`` accepts (:mod:`.filtered_search`)."""
+        return search_filtered(self._t, self._planner, self._columns, self._dimension, build, scores, k, where, True)
 
     @_reads
     @_drains
@@ -447,48 +346,22 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         if self._behind is None:
             return self._snapshot(where, limit)
         pending = self._behind.journal.snapshot()  # before the table: see ``writebehind``
-        wanted = _ids_wanted(where)
+        wanted = ids_wanted(where)
         if wanted is not None and all(i in pending for i in wanted):
             return overlay_snapshot(pending, where, limit, lambda n: ([], np.zeros((0, self._dimension), np.float32)))
         with self._as_is():
             return overlay_snapshot(pending, where, limit, lambda n: self._snapshot(where, n))
 
     def _snapshot(self, where: Filter, limit: int) -> tuple[list[MemoryRecord], np.ndarray] | None:
-        bounds = compile_filter(where)
-        if bounds.upper == FALSE:
-            return [], np.zeros((0, self._dimension), dtype=np.float32)
-        # One scan with the vectors: ``limit + 1`` rows tell "too many" without counting first.
-        # The packed record alone, without the ``id`` column beside it: a scope's first search
-        # scans its rows, and each column read costs (~1 ms of ~6 for 100 rows of 100k).
-        sql = None if bounds.upper == TRUE else bounds.upper
-        table = scan(self._t(), [*self._record_columns, VECTOR], sql, limit + 1)
-        if table.num_rows > limit:
-            return None
-        records = from_arrow(table)
-        vectors = vectors_of(table, self._dimension)
-        if not bounds.exact:
-            keep = [i for i, record in enumerate(records) if evaluate(where, record)]
-            return [records[i] for i in keep], vectors[keep]
-        return records, vectors
+        return read_snapshot(self._t, self._record_columns, self._dimension, where, limit)
 
     def _list(self, where: Filter | None, offset: int, limit: int) -> list[MemoryRecord]:
         bounds = compile_filter(where)
         if limit <= 0 or bounds.upper == FALSE:
             return []
         if bounds.exact:
-            from lancedb.query import ColumnOrdering
-
-            order = [
-                ColumnOrdering(column_name="created_at", ascending=False),
-                ColumnOrdering(column_name="id", ascending=True),
-            ]
-            # The sort columns are selected too: a sorted scan without them fails to plan.
-            columns = [*self._columns, "created_at"] if self._packed else self._columns
-            query = self._t().search().select(columns).order_by(order)
-            if bounds.upper != TRUE:
-                query = query.where(bounds.upper)
-            return from_arrow(query.offset(offset).limit(limit).to_arrow())
-        records = sorted(self._scan(where, bounds), key=lambda r: r.id)
+            return newest_first(self._t(), self._columns, self._packed, bounds.upper, offset, limit)
+        records = sorted(scan_accepted(self._t(), self._columns, where, bounds), key=lambda r: r.id)
         records.sort(key=lambda r: r.created_at, reverse=True)  # stable: ties stay by id
         return records[offset : offset + limit]
 
@@ -521,22 +394,3 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
             raise DimensionMismatchError(
                 f"vector store at {self._path} holds {self._dimension}-dimensional vectors; got a vector of {size}"
             )
-
-
-def _ids_wanted(where: Filter) -> tuple[str, ...] | None:
-    """The ids an ``id in (...)`` condition of ``where`` (alone or in a top-level And) limits
-    it to; None when it has none."""
-    parts = where.items if isinstance(where, And) else (where,)
-    for part in parts:
-        if isinstance(part, Condition) and part.field == "id" and part.op == "in" and isinstance(part.value, tuple):
-            return tuple(str(v) for v in part.value)
-    return None
-
-
-def _id_in(ids: Sequence[str]) -> str:
-    return f"id IN ({', '.join(quote(i) for i in ids)})"
-
-
-def _chunks(items: Sequence[T], size: int) -> Iterator[Sequence[T]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from harness import percentile
-from memorist.engine.add import NEAR_CANDIDATES
+from memorist.engine.duplicate_rule import NEAR_CANDIDATES
 from memorist.engine.scope import exact_scope
 from memorist.filters import And, Condition
 from memorist.records import ExtractionRequest, normalized_hash, utcnow
@@ -74,7 +74,7 @@ def ingest_stages(memory: Any, turns: Sequence[dict[str, Any]]) -> dict[str, Any
 
     def view_of(request: Any) -> Any:
         """The scope's in-memory snapshot the engine's lookups would use (None: they go to the store)."""
-        view = getattr(adder, "_view", None)
+        view = getattr(getattr(adder, "rule", None), "view", None)
         return view(request.scope) if view is not None else None
 
     def near(source: Any, vectors: Any, scope: Any) -> list[Any]:

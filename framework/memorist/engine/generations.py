@@ -9,7 +9,7 @@ loading a scope, so a snapshot is never cached under a generation newer than the
 store state it saw: at worst it is reloaded once more than needed.
 
 A scope is ``org/project`` plus one of user, agent, run or app (the scope a
-search pins, see ``HybridSearch._conversation``); a record of user ``u`` and run
+search pins, see ``HybridSearch._pinned``); a record of user ``u`` and run
 ``r`` belongs to two. The ``*`` row is bumped by a reset (which empties every
 scope, including those written before this table existed and so without a row).
 """

@@ -3,28 +3,26 @@
 Every memory lives in a scope: an organization and project (``default`` /
 ``default`` for embedded and self-hosted use) and any of ``user_id``,
 ``agent_id``, ``run_id``, ``app_id``. Operations that take a memory id are
-confined to the caller's organization and project.
+confined to the caller's organization and project. The read side (search,
+list, get, history) is :class:`~.memory_reads.MemoryReads`, a mixin of the engine.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Protocol
 
 from sqlalchemy.engine import Connection
 
 from ..config.settings import Settings
 from ..db import Database
-from ..errors import NotFoundError, ValidationError
-from ..filters import Condition, Filter, conjoin, parse_filter
-from ..limits import MAX_PAGE_SIZE
+from ..errors import ValidationError
+from ..filters import Condition, conjoin
 from ..plugin.registry import ProviderRegistry
 from ..records import (
     DEFAULT_ORG,
     DEFAULT_PROJECT,
-    ENTITY_SCOPE_FIELDS,
     MemoryRecord,
     normalized_hash,
     utcnow,
@@ -32,21 +30,18 @@ from ..records import (
 from . import vector_space
 from .add import AddPipeline
 from .add_request import AddRequest, build_add_request
-from .browse import EntityBrowser, sorted_page
-from .calibration import calibrate_hits, uncalibrate
+from .browse import EntityBrowser
 from .changes import MemoryChanges
 from .components import Components, build_components
 from .counts import ScopeCounts
 from .entities import EntityGraph
 from .generations import ScopeGenerations, generation_key
 from .history import HistoryLog
-from .hits import SearchHit
+from .memory_reads import MemoryReads
 from .outcome import AddOutcome
-from .over_time import TimeOptions
-from .scope import id_condition, parse_moment, require_entity, visible, wildcard_scope
+from .scope import parse_moment, require_entity, visible, wildcard_scope
 from .scope_index import ScopeIndex, carried_index
-from .search import MAX_QUERY_CHARS, MAX_TOP_K, HybridSearch
-from .supersession import Links, SupersessionLog, with_supersession
+from .search import HybridSearch
 
 log = logging.getLogger("memorist.engine")
 #: Requests per batch of ``Memory.add_many``: one embedder call, vector write and transaction each.
@@ -60,18 +55,7 @@ class HasHooks(Protocol):
     def hook(self) -> Any: ...
 
 
-@dataclass
-class Page:
-    records: list[MemoryRecord]
-    total: int
-
-
-def conjoin_optional(*filters: Filter | None) -> Filter | None:
-    present = [f for f in filters if f is not None]
-    return conjoin(*present) if present else None
-
-
-class MemoryEngine:
+class MemoryEngine(MemoryReads):
     """Long-term memory over the configured providers and relational database."""
 
     def __init__(
@@ -262,113 +246,9 @@ class MemoryEngine:
     #: A validated add from ``add``'s keyword arguments (:func:`.add_request.build_add_request`).
     add_request = staticmethod(build_add_request)
 
-    # -- search and read -----------------------------------------------------------------
-    def search(
-        self,
-        query: str,
-        *,
-        filters: Mapping[str, Any] | None = None,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        app_id: str | None = None,
-        org_id: str = DEFAULT_ORG,
-        project_id: str = DEFAULT_PROJECT,
-        top_k: int = 10,
-        threshold: float = 0.1,
-        rerank: bool = False,
-        explain: bool = False,
-        show_expired: bool = False,
-        enable_graph: bool | None = None,
-        where: Filter | None = None,
-        latest_only: bool = False,
-        as_of: Any = None,
-        decay: bool | None = None,
-        reference_date: Any = None,
-    ) -> list[SearchHit]:
-        """Hybrid search; ``enable_graph`` is accepted and ignored (the graph is always on).
-
-        ``latest_only``: memories a newer one superseded are left out (:mod:`.supersession`).
-        ``as_of`` (a date-time): only memories observed by then, each version as current then
-        (with ``latest_only``: the versions current at that moment). ``decay``: older, rarely
-        retrieved memories rank lower (:mod:`.decay`; None: the ``engine.decay`` setting).
-        ``reference_date``: relative time in the query ("last week") means relative to this
-        date (:mod:`.relative_time`)."""
-        if not isinstance(query, str) or not query.strip():
-            raise ValidationError("query: a non-empty string is required")
-        if len(query) > MAX_QUERY_CHARS:
-            raise ValidationError(f"query: {len(query)} characters; the limit is {MAX_QUERY_CHARS} (MAX_QUERY_CHARS)")
-        if not 1 <= int(top_k) <= MAX_TOP_K:
-            raise ValidationError(f"top_k: must be between 1 and {MAX_TOP_K}")
-        if not 0.0 <= float(threshold) <= 1.0:
-            raise ValidationError("threshold: must be between 0.0 and 1.0")
-        where = conjoin_optional(
-            where, self._where(filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id))
-        )
-        engine = self.settings.engine
-        options = TimeOptions.parse(
-            as_of=as_of,
-            reference_date=reference_date,
-            latest_only=latest_only,
-            decay=engine.decay if decay is None else decay,
-        )
-        where, query = options.where(where), options.query(query)
-        # Scores are calibrated here, at the engine's search entry, so every door agrees; the
-        # caller's threshold is on the calibrated scale, the search compares raw scores.
-        calibrated = self.settings.engine.calibrate_scores
-        raw_threshold = uncalibrate(float(threshold)) if calibrated else float(threshold)
-        hits = self._searcher.search(
-            query,
-            visible(where, org_id, project_id, show_expired),
-            org_id=org_id,
-            project_id=project_id,
-            top_k=options.pool(int(top_k), MAX_TOP_K),
-            threshold=raw_threshold,
-            rerank=rerank,
-            explain=explain,
-        )
-        hits = options.after_ranking(
-            hits,
-            query,
-            int(top_k),
-            supersessions=self.supersessions,
-            usage=self._changes.usage,
-            threshold=raw_threshold,
-            half_life_days=engine.decay_half_life_days,
-            explain=explain,
-        )
-        return calibrate_hits(hits, reranked=rerank) if calibrated else hits
-
-    @property
-    def supersessions(self) -> SupersessionLog:
-        """Which memory replaced which (:mod:`.supersession`)."""
-        return self.adder.supersessions
-
-    def links(self, memory_ids: Sequence[str]) -> dict[str, Links]:
-        """Each memory's ``linked_memory_ids`` / ``superseded_by`` / ``superseded_at``."""
-        return self.supersessions.links(memory_ids)
-
-    def get(self, memory_id: str, *, org_id: str = DEFAULT_ORG, project_id: str = DEFAULT_PROJECT) -> MemoryRecord:
-        found = self.components.vector_store.get([memory_id])
-        if not found or found[0].org_id != org_id or found[0].project_id != project_id:
-            raise NotFoundError(f"memory '{memory_id}' not found")
-        return found[0]
-
-    def history(
-        self, memory_id: str, *, org_id: str = DEFAULT_ORG, project_id: str = DEFAULT_PROJECT
-    ) -> list[dict[str, Any]]:
-        rows = self.history_log.for_memory(memory_id)
-        rows = [r for r in rows if r["org_id"] == org_id and r["project_id"] == project_id]
-        if not rows:
-            raise NotFoundError(f"memory '{memory_id}' not found")
-        return with_supersession(rows, self.links([memory_id])[memory_id])
+    # -- search and read: MemoryReads (.memory_reads) -------------------------------------
 
     # -- explicit changes (never done by extraction) -----------------------------------
-    @property
-    def scope_index(self) -> ScopeIndex | None:
-        """The in-memory scope snapshots search uses (None when ``engine.scope_index`` is off)."""
-        return self._searcher.index
-
     def update(
         self,
         memory_id: str,
@@ -467,53 +347,6 @@ class MemoryEngine:
     def reset(self) -> None:
         """Delete every memory, entity and history row (all organizations and projects)."""
         self._changes.reset()
-
-    # Defined late: inside the class body the name shadows the builtin for type checkers.
-    def list(
-        self,
-        filters: Mapping[str, Any] | None = None,
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        run_id: str | None = None,
-        app_id: str | None = None,
-        org_id: str = DEFAULT_ORG,
-        project_id: str = DEFAULT_PROJECT,
-        page: int = 1,
-        page_size: int = 100,
-        show_expired: bool = False,
-        where: Filter | None = None,
-        latest_only: bool = False,
-        as_of: Any = None,
-        sort: str = "-created_at",
-    ) -> Page:
-        """One page of memories, newest first unless ``sort`` names another order
-        (:data:`.browse.SORTS`), with the total count (``latest_only`` and ``as_of`` as for
-        :meth:`search`)."""
-        if page < 1:
-            raise ValidationError("page: must be 1 or more")
-        if not 1 <= page_size <= MAX_PAGE_SIZE:
-            raise ValidationError(f"page_size: must be between 1 and {MAX_PAGE_SIZE}")
-        where = conjoin_optional(
-            where, self._where(filters, dict(user_id=user_id, agent_id=agent_id, run_id=run_id, app_id=app_id))
-        )
-        options = TimeOptions.parse(as_of=as_of, latest_only=latest_only)
-        where = options.where(where)
-        if latest_only and (gone := self.supersessions.superseded_in(org_id, project_id, options.as_of)):
-            where = conjoin_optional(where, Condition("id", "nin", tuple(sorted(gone))))
-        where = visible(where, org_id, project_id, show_expired)
-        store = self.components.vector_store
-        if sort == "-created_at":
-            return Page(store.list(where, (page - 1) * page_size, page_size), store.count(where))
-        total = store.count(where)
-        return Page(sorted_page(store, where, total, sort, page, page_size), total)
-
-    # -- helpers -------------------------------------------------------------------
-    @staticmethod
-    def _where(filters: Mapping[str, Any] | None, ids: Mapping[str, str | None]) -> Filter | None:
-        parsed = parse_filter(filters) if filters else None
-        pinned = [id_condition(f, v) for f, v in ids.items() if v is not None and f in ENTITY_SCOPE_FIELDS]
-        return conjoin(parsed, *pinned) if (parsed or pinned) else None
 
     def emit(self, hook: str, **kwargs: Any) -> None:
         """Call a lifecycle hook with this engine's plugin ``context``; a failing plugin is only logged."""

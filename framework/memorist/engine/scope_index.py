@@ -1,7 +1,7 @@
 """In-memory snapshots of memory scopes: a pinned search's retrievers without a store query.
 
 A search pinned to one scope (one user, else agent, run or app, as
-``HybridSearch._conversation`` picks it) ranks a few thousand memories at most:
+``HybridSearch._pinned`` picks it) ranks a few thousand memories at most:
 a flat scan of their vectors takes well under a millisecond and BM25 over their
 terms about one, while each store query has a fixed cost of several
 milliseconds. So a scope's ids, vectors (a normalized float32 matrix), term

@@ -40,7 +40,7 @@ before or after it in the scope: ``(1 - context_weight) * score +
 context_weight * context``. A neighbour no retriever found counts as if it had
 the weakest vector hit's semantic score and nothing else (an upper bound, found
 without another query). A *lift* from a neighbour is bounded by the memory's own
-semantic similarity over :data:`CONTEXT_FLOOR`: in an agent's store facts are added
+semantic similarity over :data:`.candidates.CONTEXT_FLOOR`: in an agent's store facts are added
 one after another, and the fact stored right after an answer is usually about
 something else; it keeps its own score, so a score still says how well the memory
 itself answers (an unrelated one < 0.2 on the calibrated scale). A weaker neighbour
@@ -50,7 +50,6 @@ still weighs on a memory as before. Ties break by id, so the ranking is determin
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -59,7 +58,8 @@ from ..config.engine_settings import EngineSettings
 from ..filters import And, Condition, Filter
 from ..limits import MAX_QUERY_CHARS, MAX_TOP_K  # noqa: F401 - re-exported: their old home
 from ..observability.stages import stage
-from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord, Scope, StoreMatch
+from ..records import ENTITY_SCOPE_FIELDS, MemoryRecord, Scope
+from .candidates import Candidate, best_keyword_text, clip, context_signal, entity_signal, signal_weights
 from .components import Components
 from .entities import EntityGraph, EntityMatch, scope_key
 from .expansion import ExpansionSettings, expand
@@ -78,41 +78,6 @@ from .versions import current_first
 #: where the IDF of a term in one memory is ~5), not a whole table (~7.4 at 2,538 memories,
 #: where 8.0 was set). docs/benchmarks.md, "Round 5, ninth session", has the sweep.
 KEYWORD_FLOOR = 6.5
-#: Entities at least this specific (see :class:`EntityMatch`) pull in linked memories
-#: that neither retriever found; common ones (a speaker's own name) only boost.
-EXPANSION_MIN_WEIGHT = 0.3
-
-#: A neighbour's score lifts a memory's by at most the memory's own semantic similarity over
-#: this floor (see :meth:`HybridSearch._context_signal`). MiniLM puts unrelated short facts at
-#: cosine 0.05-0.2 to a question; 0.15 is the largest at which LoCoMo's tuning
-#: conversations lose nothing (0.20 loses 0.001 recall@10).
-CONTEXT_FLOOR = 0.15
-
-
-@dataclass
-class Candidate:
-    #: The hit as a retriever returned it (the whole record is fetched for the winners only).
-    match: StoreMatch
-    semantic: float = 0.0
-    keyword_raw: float = 0.0
-    keyword: float = 0.0
-    entity: float = 0.0
-    temporal: float = 0.0
-    context: float = 0.0
-    entities: list[str] = field(default_factory=list)
-    score: float = 0.0
-
-    def details(self) -> dict[str, Any]:
-        return {
-            "semantic": round(self.semantic, 6),
-            "keyword": round(self.keyword, 6),
-            "keyword_bm25": round(self.keyword_raw, 6),
-            "entity": round(self.entity, 6),
-            "temporal": round(self.temporal, 6),
-            "context": round(self.context, 6),
-            "matched_entities": self.entities,
-            "score": round(self.score, 6),
-        }
 
 
 class HybridSearch:
@@ -212,9 +177,9 @@ class HybridSearch:
         with stage("search", "vector"):
             vector_hits = source.match_vector(query_vector, pool, where)
         for hit in vector_hits:
-            candidates[hit.id] = Candidate(hit, semantic=_clip(hit.score))
+            candidates[hit.id] = Candidate(hit, semantic=clip(hit.score))
         # Memories the vector search did not return are at most this similar to the query.
-        semantic_floor = _clip(vector_hits[-1].score) if len(vector_hits) >= pool else 0.0
+        semantic_floor = clip(vector_hits[-1].score) if len(vector_hits) >= pool else 0.0
         missing_semantic: set[str] = set()
         with stage("search", "keyword"):  # with the keyword query overlapped: what is left of it
             keyword_hits = (
@@ -225,7 +190,7 @@ class HybridSearch:
             if cand is None:
                 cand = candidates[hit.id] = Candidate(hit)
                 if hit.vector is not None:
-                    cand.semantic = _clip(float(np.dot(hit.vector, query_vector)))
+                    cand.semantic = clip(float(np.dot(hit.vector, query_vector)))
                 else:
                     missing_semantic.add(hit.id)
             elif cand.match.record is None and hit.record is not None:
@@ -234,7 +199,7 @@ class HybridSearch:
         if links_future is not None:
             links = links_future.result()
         if links is not None:
-            self._entity_signal(source, matches, links, where, candidates, pool, query_vector)
+            entity_signal(source, matches, links, where, candidates, pool, query_vector)
         self._fill_semantic(query_vector, where, candidates, missing_semantic)
         if view is not None and self._s.neighbour_weight > 0 and self._s.neighbour_window > 0:
             with stage("search", "neighbours"):  # what each turn means within its exchange
@@ -251,10 +216,10 @@ class HybridSearch:
 
         best_keyword = max([c.keyword_raw for c in candidates.values()] + [KEYWORD_FLOOR])
         period = query_period(query)
-        weights = self._signal_weights(candidates)
+        weights = signal_weights(self._s, candidates)
         # Names nothing of the scope, in a language the embedder reads: a turn, or a lookup?
         if self._s.query_kind and not matches and embedder_reads(self._c.embedder.languages, query):
-            share = lookup_share(focused, self._best_keyword_text(source, candidates))
+            share = lookup_share(focused, best_keyword_text(source, candidates))
             weights = scaled_keyword_weight(weights, share)
             context_weight *= share
         for cand in candidates.values():
@@ -271,7 +236,7 @@ class HybridSearch:
             order = view.sequence(conversation, self._s.context_max_memories)
         if order is not None and candidates:  # None: the scope is too large to read its order
             outside = float(weights[0]) * semantic_floor
-            self._context_signal(order, candidates, outside, context_weight)
+            context_signal(order, candidates, outside, context_weight)
 
         ranked = sorted(candidates.values(), key=lambda c: (-c.score, c.match.id))
         ranked = [c for c in ranked if c.score >= threshold] if threshold > 0 else ranked
@@ -308,44 +273,6 @@ class HybridSearch:
             lambda match, semantic: Candidate(match, semantic=semantic, score=semantic_share * semantic),
         )
 
-    def _signal_weights(self, candidates: dict[str, Candidate]) -> np.ndarray:
-        """The semantic, keyword and entity weights for this query, normalized to sum to 1.
-
-        A signal that found nothing for any candidate (no memory shares a word with the query,
-        or the query names no entity linked to one) gets no weight. An agent's turn ("Can you
-        suggest a dinner recipe for tonight?") names no entity of the user's memories and
-        often shares no word with the fact it needs ("The user is vegetarian."): with fixed
-        weights those empty parts shrank every score alike, by up to 30%, and the fact fell
-        under the v3 default threshold. A signal that is 0 for every candidate cannot change
-        the order, so ranking (and recall) is exactly as with fixed weights; a weak but present
-        signal keeps its weight (scaling it by its strength was measured: it moved LoCoMo's
-        held-out recall down, see docs/benchmarks.md).
-        """
-        keyword_found = any(c.keyword_raw > 0 for c in candidates.values())
-        entity_found = any(c.entity > 0 for c in candidates.values())
-        weights = np.array(
-            [
-                self._s.semantic_weight,
-                self._s.keyword_weight if keyword_found else 0.0,
-                self._s.entity_weight if entity_found else 0.0,
-            ],
-            dtype=float,
-        )
-        return weights / weights.sum() if weights.sum() > 0 else np.array([1.0, 0.0, 0.0])
-
-    @staticmethod
-    def _best_keyword_text(source: Any, candidates: dict[str, Candidate]) -> str | None:
-        """The text of the best keyword hit (ties: lowest id), read from the store when the
-        keyword retriever returned no record; None when no memory shares a term."""
-        found = [c for c in candidates.values() if c.keyword_raw > 0]
-        if not found:
-            return None
-        best = min(found, key=lambda c: (-c.keyword_raw, c.match.id))
-        if best.match.record is not None:
-            return best.match.record.text
-        record = source.fetch([best.match]).get(best.match.id)
-        return record.text if record is not None else None
-
     @staticmethod
     def _records(source: Any, ranked: list[Candidate], count: int) -> list[tuple[Candidate, MemoryRecord]]:
         """The first ``count`` candidates with their whole records, skipping any deleted since
@@ -366,71 +293,6 @@ class HybridSearch:
     def _entity_links(self, matches: list[EntityMatch], pool: int) -> dict[str, set[str]]:
         """``memory_id -> {entity_id}`` for the memories linked to the query's entities."""
         return self._graph.memories_of([m.entity_id for m in matches], limit=max(pool * 20, 2000))
-
-    def _entity_signal(
-        self,
-        source: Any,
-        matches: list[EntityMatch],
-        links: dict[str, set[str]],
-        where: Filter,
-        candidates: dict[str, Candidate],
-        pool: int,
-        query_vector: np.ndarray,
-    ) -> None:
-        """Score candidates by linked query entities; add graph-only candidates (with their
-        semantic score, from one vector query restricted to them and to ``where``)."""
-        by_id: dict[str, EntityMatch] = {m.entity_id: m for m in matches}
-        for memory_id, entity_ids in links.items():
-            cand = candidates.get(memory_id)
-            if cand is not None:
-                self._apply_entities(cand, entity_ids, by_id)
-        # Graph expansion: the memories most specific to the query's entities.
-        specific = {e for e, m in by_id.items() if m.weight >= EXPANSION_MIN_WEIGHT}
-        extra = sorted(
-            (mid for mid in links if mid not in candidates and links[mid] & specific),
-            key=lambda mid: (-sum(by_id[e].weight for e in links[mid]), mid),
-        )[: max(pool // 2, 10)]
-        if not extra:
-            return
-        restricted = And((where, Condition("id", "in", tuple(extra))))
-        for hit in source.match_vector(query_vector, len(extra), restricted):
-            cand = candidates[hit.id] = Candidate(hit, semantic=_clip(hit.score))
-            self._apply_entities(cand, links[hit.id], by_id)
-
-    @staticmethod
-    def _context_signal(
-        order: list[str],
-        candidates: dict[str, Candidate],
-        outside_score: float,
-        context_weight: float,
-    ) -> None:
-        """Mix every candidate's score with its best neighbour's in the scope's stored order,
-        a lift by no more than the candidate's own semantic similarity over ``CONTEXT_FLOOR``.
-
-        A neighbour no retriever found scores ``outside_score``: at most as similar as the
-        weakest vector hit, with no keyword or entity evidence (no extra query needed).
-        """
-        position = {memory_id: i for i, memory_id in enumerate(order)}
-        scores = {memory_id: cand.score for memory_id, cand in candidates.items()}
-        for memory_id, cand in candidates.items():
-            i = position.get(memory_id)
-            if i is None:
-                continue
-            near = [scores.get(order[j], outside_score) for j in (i - 1, i + 1) if 0 <= j < len(order)]
-            cand.context = max(near, default=0.0)
-        for cand in candidates.values():
-            shift = context_weight * (cand.context - cand.score)
-            if shift > 0:  # a lift: no more than the memory's own resemblance to the query
-                shift = min(shift, max(0.0, cand.semantic - CONTEXT_FLOOR))
-            cand.score += shift
-
-    @staticmethod
-    def _apply_entities(cand: Candidate, entity_ids: set[str], by_id: dict[str, EntityMatch]) -> None:
-        miss = 1.0
-        for entity_id in sorted(entity_ids):
-            miss *= 1.0 - by_id[entity_id].weight
-        cand.entity = 1.0 - miss
-        cand.entities = sorted(by_id[e].name for e in entity_ids)
 
     @staticmethod
     def _pinned(where: Filter, org_id: str, project_id: str) -> Pinned | None:
@@ -473,7 +335,7 @@ class HybridSearch:
             restricted = And((where, Condition("id", "in", chunk)))
             for hit in self._c.vector_store.match_vector(query_vector, len(chunk), restricted):
                 if hit.id in candidates:
-                    candidates[hit.id].semantic = _clip(hit.score)
+                    candidates[hit.id].semantic = clip(hit.score)
 
     def _rerank(self, source: Any, query: str, ranked: list[Candidate], top_k: int, explain: bool) -> list[SearchHit]:
         window = self._records(source, ranked, max(top_k * 3, 20))
@@ -487,7 +349,3 @@ class HybridSearch:
                 details["reranked_score"] = round(float(score), 6)
             hits.append(SearchHit(record, max(0.0, min(1.0, float(score))), details))
         return hits
-
-
-def _clip(value: float) -> float:
-    return max(0.0, min(1.0, float(value)))

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import TypeVar
 
 from ..engine.counts import EntityCount
-from ..engine.memory import Page
+from ..engine.memory_reads import Page
 from ..records import ENTITY_SCOPE_FIELDS, ENTITY_TYPES
 from .caller import Caller
 from .inputs import AddInput, EntityIds, ListInput, SearchInput

@@ -3,10 +3,12 @@
 A door (the self-hosted REST API, the platform API, the queue worker, the
 dashboard, MCP, the Python facade) parses its wire format into the typed
 inputs of :mod:`.inputs`, calls one method here with a :class:`~.caller.Caller`,
-and shapes the answer with :mod:`.results`. The rules live here once: the
-scope rule (:func:`~memorist.engine.scope.require_entity`), confinement to the
-caller's organization and project, the "give at least one change" rule of an
-update, the entity types of an entity delete.
+and shapes the answer with :mod:`.results`. The rules live here once (with
+the mixins :mod:`.memory_changes` for updates and deletes and
+:mod:`.project_data` for project-wide data): the scope rule
+(:func:`~memorist.engine.scope.require_entity`), confinement to the caller's
+organization and project, the "give at least one change" rule of an update,
+the entity types of an entity delete.
 
 The engine is read per call (``engine()``): ``POST /configure`` may swap it
 between two requests, never during one.
@@ -17,17 +19,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..auth.errors import PermissionDenied
 from ..auth.roles import Role
 from ..config.settings import LimitsSettings
 from ..engine.browse import EntityGraphView
 from ..engine.counts import EntityCount
 from ..engine.entities import scope_key
 from ..engine.hits import SearchHit
-from ..engine.memory import MemoryEngine, Page, conjoin_optional
-from ..engine.scope import WILDCARD, require_entity
+from ..engine.memory import MemoryEngine
+from ..engine.memory_reads import Page, conjoin_optional
+from ..engine.scope import require_entity
 from ..engine.supersession import Links
-from ..errors import NotFoundError, ValidationError
 from ..filters import Condition
 from ..queue.admission import QUEUE, RUN_NOW, admit
 from ..queue.events import Event, EventStore
@@ -38,13 +39,14 @@ from .authorize import requires
 from .caller import Caller
 from .confine import confined_add, confined_ids, entity_tally
 from .export_store import ExportStore
-from .inputs import ENTITY_FIELDS, AddInput, EntityIds, ListInput, SearchInput, UpdateInput
+from .inputs import AddInput, EntityIds, ListInput, SearchInput
+from .memory_changes import MemoryChangeOperations
 from .project_data import ProjectData
 from .results import AddResult
 from .wire import MemoryItem
 
 
-class Operations(ProjectData):
+class Operations(MemoryChangeOperations, ProjectData):
     """The operations layer over the serving engine and the event store.
 
     Each method acting for a caller declares the role it needs (``@requires``,
@@ -340,117 +342,7 @@ class Operations(ProjectData):
             return entity_tally(caller, lambda page: self.list_memories(caller, page))[0]
         return self.engine_of(caller).counts.list(caller.org_id, caller.project_id)
 
-    # -- change ------------------------------------------------------------------------
-    @requires(Role.OWNER)
-    def update(self, caller: Caller, memory_id: str, request: UpdateInput) -> MemoryRecord:
-        request.check()
-        if caller.pinned:
-            self.get(caller, memory_id)
-        return self.engine_of(caller).update(
-            memory_id,
-            text=request.text,
-            metadata=request.metadata,
-            expiration_date=request.expiration_date,
-            timestamp=request.timestamp,
-            **caller.tenant,
-            actor=caller.actor,
-        )
-
-    @requires(Role.OWNER)
-    def update_many(self, caller: Caller, changes: Sequence[tuple[str, UpdateInput]]) -> int:
-        """Several updates; every memory must exist and every change be valid before any is made."""
-        for memory_id, _ in changes:
-            self.get(caller, memory_id)
-        for memory_id, request in changes:
-            try:
-                request.check()
-            except ValidationError as exc:
-                raise ValidationError(f"memories: {memory_id}: {exc.message}") from None
-        for memory_id, request in changes:
-            self.update(caller, memory_id, request)
-        return len(changes)
-
-    @requires(Role.OWNER)
-    def delete(self, caller: Caller, memory_id: str, *, delete_linked: bool = False) -> MemoryRecord:
-        """One memory; ``delete_linked``: the older ones it superseded too, transitively."""
-        if caller.pinned:
-            self.get(caller, memory_id)
-        return self.engine_of(caller).delete(
-            memory_id,
-            org_id=caller.org_id,
-            project_id=caller.project_id,
-            actor=caller.actor,
-            delete_linked=delete_linked,
-        )
-
-    @requires(Role.OWNER)
-    def delete_many(self, caller: Caller, memory_ids: Sequence[str]) -> int:
-        """Several deletes; every memory must exist before any is deleted (a repeated id counts once)."""
-        memory = self.engine_of(caller)
-        for memory_id in memory_ids:
-            self.get(caller, memory_id)
-        for memory_id in memory_ids:
-            try:
-                memory.delete(memory_id, org_id=caller.org_id, project_id=caller.project_id, actor=caller.actor)
-            except NotFoundError:
-                pass  # listed twice
-        return len(memory_ids)
-
-    @requires(Role.OWNER)
-    def delete_all(
-        self,
-        caller: Caller,
-        ids: EntityIds,
-        filters: dict[str, Any] | None = None,
-    ) -> int:
-        """Every memory of an entity (never capped); the scope rule applies.
-
-        ``"*"`` for an id is mem0's wildcard: every memory *of that entity type* in the
-        caller's project (``user_id="*"``: every memory that has a user id). Several
-        wildcards add their types together (all four: the whole project, since every
-        memory has at least one id); a concrete id given beside them still narrows.
-        ``filters`` (a mem0 filter document) narrows the same way. A wildcard or a
-        filter-only delete reaches beyond one named entity: only a caller that
-        :attr:`~.caller.Caller.may_span` (an unconfined OWNER or admin) may do that;
-        one who may not gets a 403 saying so, never a quiet ``deleted: 0``.
-
-        The entity's adds accepted before are stopped first, so none brings a memory back
-        afterwards: queued ones are cancelled, running ones are told to stop and their
-        workers remove what they wrote (:meth:`memorist.queue.events.EventStore.cancel_queued`).
-        What those adds may already have written, uncommitted, goes from the store only.
-        """
-        require_entity(ids.all(), filters=filters, filters_allowed=filters is not None)
-        wild = ids.wildcards()
-        concrete = {f: v for f, v in ids.present().items() if f not in wild}
-        if (wild or not concrete) and not caller.may_span:
-            reach = " and ".join(f"{f}='*'" for f in wild) or "a delete by filters alone"
-            raise PermissionDenied(
-                f"{reach} deletes the memories of every entity it matches: only an admin may do that; "
-                "name one entity (e.g. user_id=alice) instead"
-            )
-        ids = confined_ids(caller, ids)
-        unfinished: tuple[str, ...] = ()
-        if self._events is not None and ids.present():
-            unfinished = self._events.cancel_queued(caller.org_id, caller.project_id, ids.present()).unfinished_ids
-        return self.engine_of(caller).delete_all(
-            filters,
-            **ids.present(),  # "*" included: the engine's wildcard_scope reads it
-            org_id=caller.org_id,
-            project_id=caller.project_id,
-            actor=caller.actor,
-            unfinished=unfinished,
-        )
-
-    @requires(Role.OWNER)
-    def delete_entity(self, caller: Caller, entity_type: str, entity_id: str) -> int:
-        """An entity named by a path (``user``/``alice``) and all its memories."""
-        if entity_id == WILDCARD:
-            raise ValidationError(
-                f"entity_id: '*' is the wildcard, not an entity; to delete the memories of every {entity_type}, "
-                f"delete all memories with {ENTITY_FIELDS.get(entity_type, entity_type + '_id')}=* (admins/owners only)"
-            )
-        return self.delete_all(caller, EntityIds.entity(entity_type, entity_id))
-
+    # -- change (update and delete: .memory_changes) ------------------------------------
     def reset(self) -> None:
         """Every memory, entity and history row of every tenant (admin only, at the door)."""
         for engine in self._engines() if self._engines is not None else [self.engine]:

@@ -1,4 +1,4 @@
-"""The ``context`` signal of a search (memorist.engine.search): a memory's score mixed with
+"""The ``context`` signal of a search (memorist.engine.candidates): a memory's score mixed with
 the best score of the memory stored just before or after it.
 
 A turn can be relevant only next to the turns around it ("How about this series?" beside a
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from memorist import Engine
 from memorist.config.settings import load_settings
-from memorist.engine.search import CONTEXT_FLOOR, Candidate, HybridSearch
+from memorist.engine.candidates import CONTEXT_FLOOR, Candidate, context_signal
 from memorist.records import StoreMatch
 
 WHEN = datetime(2024, 5, 1, 9, 0, tzinfo=UTC)
@@ -35,14 +35,14 @@ def test_a_neighbour_lifts_a_memory_by_at_most_its_own_similarity_over_the_floor
         "hit": _cand("hit", 0.8, 0.8),
         "unrelated": _cand("unrelated", CONTEXT_FLOOR - 0.05, 0.2),
     }
-    HybridSearch._context_signal(["related", "hit", "unrelated"], candidates, 0.0, 0.15)
+    context_signal(["related", "hit", "unrelated"], candidates, 0.0, 0.15)
     assert candidates["unrelated"].context == pytest.approx(0.8)  # the signal itself is reported
     assert candidates["unrelated"].score == pytest.approx(0.2)  # no resemblance: not lifted
     # 0.15 of the way to the hit would be +0.09; its resemblance over the floor allows +0.02.
     assert candidates["related"].score == pytest.approx(0.22)
     # A memory that resembles the query well enough takes the whole share.
     close = {"a": _cand("a", 0.6, 0.4), "b": _cand("b", 0.8, 0.8)}
-    HybridSearch._context_signal(["a", "b"], close, 0.0, 0.15)
+    context_signal(["a", "b"], close, 0.0, 0.15)
     assert close["a"].score == pytest.approx(0.4 + 0.15 * 0.4)
 
 
@@ -50,7 +50,7 @@ def test_a_weaker_neighbour_still_weighs_on_a_memory() -> None:
     """The bound is on lifts only: a memory among weaker neighbours is still mixed with them
     (what the signal did before), so the order among strong hits keeps its context."""
     candidates = {"a": _cand("a", 0.1, 0.2), "b": _cand("b", 0.8, 0.8)}
-    HybridSearch._context_signal(["a", "b"], candidates, 0.0, 0.15)
+    context_signal(["a", "b"], candidates, 0.0, 0.15)
     assert candidates["b"].score == pytest.approx(0.85 * 0.8 + 0.15 * 0.2)
 
 

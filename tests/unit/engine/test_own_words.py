@@ -185,7 +185,7 @@ def test_an_agents_turn_finds_the_fact_it_needs_above_the_default_threshold(tmp_
 
 def test_a_paraphrase_in_the_users_words_is_merged_and_a_new_value_is_not(tmp_path: Path) -> None:
     """Vectors of the user's words sit further apart than the rewrites (no shared "The user"):
-    the duplicate rule's threshold is lower for them (``add.OWN_WORDS_OFFSET``)."""
+    the duplicate rule's threshold is lower for them (``duplicate_rule.OWN_WORDS_OFFSET``)."""
     memory = Memory.from_config({"data_dir": str(tmp_path)})
     try:
         first = memory.add([{"role": "user", "content": "I speak Spanish."}], user_id="maya")

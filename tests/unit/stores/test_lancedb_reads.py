@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import memorist_lancedb.store as lancedb_store
+import memorist_lancedb.table_reads as table_reads
 import pytest
 from memorist.filters import evaluate, parse_filter
 from memorist.testing.vector_store import make_record, random_vectors
@@ -73,7 +73,7 @@ def test_a_read_held_open_across_writes_and_pruning_answers_every_row(
             release.wait(60)
         return evaluate(where, record)
 
-    monkeypatch.setattr(lancedb_store, "evaluate", slow_evaluate)
+    monkeypatch.setattr(table_reads, "evaluate", slow_evaluate)
     answer: dict[str, Any] = {}
 
     def read() -> None:
@@ -90,7 +90,7 @@ def test_a_read_held_open_across_writes_and_pruning_answers_every_row(
     reader.join(60)
     assert answer == {"rows": WRITES * ROWS}, answer
     assert calls[0] == WRITES * ROWS  # read once: kept, not retried after losing its files
-    monkeypatch.setattr(lancedb_store, "evaluate", evaluate)
+    monkeypatch.setattr(table_reads, "evaluate", evaluate)
     # Nothing holds the old versions now: the next prune removes the files compaction replaced.
     time.sleep(KEEP_SECONDS + 0.5)
     store.optimize()
@@ -107,7 +107,7 @@ _READER = textwrap.dedent(
     import sys, time
     from pathlib import Path
     sys.path.insert(0, {root!r})
-    import memorist_lancedb.store as lancedb_store
+    import memorist_lancedb.table_reads as table_reads
     from memorist.filters import evaluate, parse_filter
     from tests.contracts.test_lancedb_store import open_store
 
@@ -124,7 +124,7 @@ _READER = textwrap.dedent(
                 time.sleep(0.05)
         return evaluate(where, record)
 
-    lancedb_store.evaluate = slow_evaluate
+    table_reads.evaluate = slow_evaluate
     rows = len(store.list(parse_filter({{"metadata.topic": "tea"}}), limit=100_000))
     print(rows, calls[0])
     """
@@ -218,7 +218,7 @@ def test_a_quiet_store_prunes_what_a_long_read_held_once_it_ends(
             release.wait(60)
         return evaluate(where, record)
 
-    monkeypatch.setattr(lancedb_store, "evaluate", slow_evaluate)
+    monkeypatch.setattr(table_reads, "evaluate", slow_evaluate)
     reader = threading.Thread(target=lambda: store.list(parse_filter({"metadata.topic": "tea"}), limit=100_000))
     reader.start()
     assert inside.wait(30)
