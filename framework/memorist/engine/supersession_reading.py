@@ -162,8 +162,9 @@ def _closing_additive(text: str, found: list[Token], lex: Lexicon) -> bool:
 
 
 def _qualifiers(words: list[str], runs: list[str], lex: Lexicon) -> frozenset[str]:
-    """The slot qualifiers a fact holds (in a script without spaces, inside a run)."""
-    found = {w for w in words if w in lex.qualifiers}
+    """The slot qualifiers a fact holds, past an elided article ("dell'ufficio", "d'entreprise";
+    in a script without spaces, inside a run)."""
+    found = {base(w) for w in words if base(w) in lex.qualifiers}
     spaced = [q for q in lex.qualifiers if spaceless(q)]
     found |= {q for q in spaced for run in runs if q in run}
     return frozenset(found)
