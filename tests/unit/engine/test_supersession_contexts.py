@@ -29,7 +29,11 @@ from tests.supersession_pairs import replaces
         ("The user's office number is 020 7946 0001.", "The user's number is 07700 900123.", False),
         ("The user's email is ana.lopez@gmail.com.", "The user's work email is ana.lopez@acme.com.", False),
         ("The user: Mi número es 600 123 456.", "The user: Mi teléfono del trabajo es 910 555 123.", False),
-        ("The user: Meine Nummer ist 0176 1234567.", "The user: Dienstlich bin ich unter 030 9876543 erreichbar.", False),
+        (
+            "The user: Meine Nummer ist 0176 1234567.",
+            "The user: Dienstlich bin ich unter 030 9876543 erreichbar.",
+            False,
+        ),
         ("The user: Mon numéro est le 06 12 34 56 78.", "The user: Ma ligne du bureau est le 01 44 55 66 77.", False),
         ("The user: Il mio numero è 333 1234567.", "The user: Il numero dell'ufficio è 02 5551234.", False),
         ("The user: Мой номер 8 916 123 45 67.", "The user: Мой рабочий номер 8 495 765 43 21.", False),
@@ -43,7 +47,11 @@ from tests.supersession_pairs import replaces
             True,
         ),
         # A pronoun object between a verb and its particle.
-        ("The user: vet appointment for the cat on tuesday 9am", "The user: vet called, pushed it to wednesday 4pm", True),
+        (
+            "The user: vet appointment for the cat on tuesday 9am",
+            "The user: vet called, pushed it to wednesday 4pm",
+            True,
+        ),
         ("The user's book club meets on Monday.", "The user: the book club host pushed it back to Sunday.", True),
         ("The user plays chess on Saturdays.", "The user: chess was taking too long, the user gave it up.", True),
         # A Japanese stop verb in any conjugation, on the older fact's object.
