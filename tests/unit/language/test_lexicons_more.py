@@ -170,7 +170,6 @@ def test_each_lexicon_has_the_lists_a_full_lexicon_has(code: str) -> None:
         "relatives",
         "addressee_openers",
         "speaker_words",
-        "attribute_prototypes",
         "slot_qualifiers",
         "clause_joiners",
         "adding_joiners",
