@@ -208,7 +208,7 @@ def skip_reason(sentence: str) -> str | None:
     rest = words[taken:]
     if not rest:  # "Guess what?", "Oh?": nothing but a question mark left
         return "question" if _is_question(sentence) else empty
-    if _vocative(rest, sentence):
+    if _vocative(rest, sentence) and not _first_person(rest, language):
         return empty
     rest_text = sentence[rest[0].start :]
     if is_bare_question(rest_text):
@@ -247,7 +247,9 @@ _VOCATIVE_END = re.compile(r"[\s!.,:;)(\-~]*")
 
 def _vocative(rest: list[Token], sentence: str) -> bool:
     """A name alone closing a greeting or an exclamation ("Hey Mel!", "..., Caroline!"); not
-    a question ("Thoughts?")."""
+    a question ("Thoughts?"). The caller keeps a word of the language's ``first_person``:
+    a language that marks the person with an ending says a whole statement in one
+    capitalized word (Turkish "Evliyim." is "I am married")."""
     word = rest[0].surface
     return (
         len(rest) == 1

@@ -92,6 +92,7 @@ def _current(engine: Engine, user: str, adds: list[str]) -> list[int]:
         (["Mam kota.", "Mam też psa."], [0, 1]),
         (["İzmir'de yaşıyorum.", "Ankara'ya taşındım."], [1]),
         (["Bir kedim var.", "Bir de köpeğim var."], [0, 1]),
+        (["Bekarım.", "Geçen ay nişanlandım."], [1]),
         (["أنا نباتي.", "عدت لأكل اللحم."], [1]),
         (["عندي قطة.", "عندي أيضا كلب."], [0, 1]),
         (["मेरी एक गर्लफ्रेंड है।", "हमारा ब्रेकअप हो गया।"], [1]),

@@ -137,6 +137,14 @@ def test_a_short_first_person_statement_is_kept_and_filler_beside_it_is_not(
     assert [s.text for s in outcome.skipped] == [filler]
 
 
+@pytest.mark.parametrize(("said", "kept"), [("Bekarım.", True), ("Öğrenciyim.", True), ("Merhaba Elif!", False)])
+def test_a_one_word_turkish_statement_is_kept_and_a_name_alone_is_not(memory: Memory, said: str, kept: bool) -> None:
+    """Turkish marks the person with an ending, so "Bekarım." ("I am single") is a whole
+    statement in one capitalized word, not a name called out ("Merhaba Elif!")."""
+    outcome = memory.add_outcome(said, user_id="ana")
+    assert [r.text for r in outcome.stored] == ([f"The user: {said}"] if kept else [])
+
+
 @pytest.mark.parametrize(
     "said",
     ["Ik ook.", "Ik weet het niet.", "Jag håller med.", "Jag vet inte.", "Zgadzam się.", "Nie wiem."],
