@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import enum
 import re
+import unicodedata
 from functools import lru_cache
 
 from .lexicon import fold, languages, lexicon
@@ -79,10 +80,42 @@ _STANDING: dict[Boundary, str] = {
 }
 #: The marks that end a question, in every script ("?", "？", "؟", Greek's U+037E).
 QUESTION_MARKS = ("?", "？", "؟", "\u037e")
-#: What may close a sentence after its mark: quotes and brackets ('"Done." Then ...').
-_CLOSERS = "\"'’”»)]」』）"
-#: What may open a sentence before its first letter.
-_OPENERS = "\"'([“«「『（"
+#: Marks written before a sentence, by kind: Spanish opens a question with "¿" and an
+#: exclamation with "¡" (Unicode files both as plain punctuation, Po, like "?" itself).
+_LEADING: dict[Boundary, str] = {Boundary.SENTENCE: "¿¡"}
+
+
+def _quote(char: str) -> bool:
+    """Whether ``char`` is a quotation mark of any script, by Unicode: an initial or final
+    quote (Pi, Pf: "“", "»", "’"), a mark named one ('"', "„", "＂", "〝") or the apostrophe.
+    Which way a quote faces differs by language ("»Ja«" in German, "« oui »" in French,
+    "„ja“"), so a reader tells an opening quote from a closing one by where it stands."""
+    category = unicodedata.category(char)
+    return (
+        category in ("Pi", "Pf")
+        or (category[0] == "P" and "QUOTATION MARK" in unicodedata.name(char, ""))
+        or char == "'"
+    )
+
+
+def opening_mark(char: str) -> bool:
+    """Whether ``char`` may stand before a sentence's first word: an opening bracket (Ps:
+    "(", "「", "（", "„"), a quote, or a mark that opens a sentence ("¿", "¡")."""
+    return bool(char) and (unicodedata.category(char) == "Ps" or _quote(char) or char in _LEADING[Boundary.SENTENCE])
+
+
+def closing_mark(char: str) -> bool:
+    """Whether ``char`` may close a sentence after its mark ('"Done." Then ...'): a closing
+    bracket (Pe: ")", "」", "）") or a quote."""
+    return bool(char) and (unicodedata.category(char) == "Pe" or _quote(char))
+
+
+#: The brackets and quotes of the scripts the lexicons cover (Latin-1 to CJK punctuation,
+#: and the full-width forms), for the patterns below.
+_MARKS = "".join(chr(c) for c in (*range(0x3040), *range(0xFE30, 0xFF70)) if unicodedata.category(chr(c))[0] == "P")
+#: What may close a sentence after its mark, and what may open one before its first letter.
+_CLOSERS = "".join(c for c in _MARKS if closing_mark(c))
+_OPENERS = "".join(c for c in _MARKS if opening_mark(c))
 
 
 def _class(marks: str) -> str:
@@ -184,25 +217,53 @@ def _opens_sentence(char: str) -> bool:
     return char.isupper() or char.isdigit() or script_of(char) in CASELESS
 
 
-#: What may stand between a sentence's end and the word opening the next: an opening quote
-#: or parenthesis ('He said: "you ...').
-_LEADS = '"“«「『（('
+#: The boundaries after which a capital says nothing of a name: a sentence's end, a
+#: semicolon, a colon ("Note: Tea is ready" is no name "Tea"). Read by the versions of a
+#: fact (a capital not opening a sentence is a value) and the rule-based entity extractor.
+CAPITALS_OPEN_AFTER = Boundary.SENTENCE | Boundary.CLAUSE | Boundary.COLON
 
 
-def at_sentence_start(text: str, position: int) -> bool:
-    """Whether ``position`` of ``text`` opens a sentence (so a word put there is capitalized):
-    the text's start, or after a line break, a sentence's end mark (not an abbreviation's
-    full stop: "e.g. you") or an opening quote, with spaces between."""
-    head = text[:position]
-    before = head.rstrip()
-    if not before or "\n" in head[len(before) :]:
+@lru_cache(maxsize=8)
+def _ending_marks(at: Boundary) -> tuple[str, str]:
+    """The marks of the kinds ``at``: those that part before a space, those that part where they stand."""
+    spaced = "".join(marks for kind, marks in _SPACED.items() if kind & at)
+    standing = "".join(marks for kind, marks in _STANDING.items() if kind & at)
+    return spaced, standing
+
+
+def at_sentence_start(text: str, position: int, at: Boundary = Boundary.SENTENCE) -> bool:
+    """Whether ``position`` of ``text`` opens a sentence (so a word put there is capitalized,
+    and a capital there is no sign of a name): the text's start, or after a line break, a
+    mark of the kinds ``at`` (the segmenter's marks of every script: ".", "。", "؟", "।"...),
+    an opening bracket, or a mark that opens a sentence ("¿", "¡"), with spaces between.
+
+    The one notion of a sentence's start for every reader. A quote right before the word
+    opens it ('He said: "you'); a quote or a closing bracket further back is passed over
+    ('"Done." Then', "(sic). Then"). A Western mark touching the word parts nothing
+    ("3.5", "J.K"), as in :func:`boundaries`; an abbreviation's full stop ends no sentence
+    ("e.g. you", "Dr. Lee")."""
+    spaced, standing = _ending_marks(at)
+    i = position
+    while i > 0:
+        char = text[i - 1]
+        if char == "\n":
+            return True
+        if char.isspace():
+            i -= 1
+        elif opening_mark(char) and (i == position or not _quote(char)):
+            return True  # an opening bracket, "¿" or a quote touching the word
+        elif closing_mark(char):
+            i -= 1
+        else:
+            break
+    if i == 0:
         return True
-    last = before[-1]
-    if last in _LEADS:
+    last = text[i - 1]
+    if last in standing:
         return True
-    if last not in _SPACED[Boundary.SENTENCE] and last not in _STANDING[Boundary.SENTENCE]:
+    if last not in spaced or not any(char.isspace() for char in text[i:position]):
         return False
-    return last != "." or not _after_abbreviation(before)
+    return last != "." or not _after_abbreviation(text[:i])
 
 
 def sentences(text: str) -> list[str]:
@@ -213,7 +274,7 @@ def sentences(text: str) -> list[str]:
     for line in split(text.strip(), Boundary.LINE):
         start = 0
         for begin, end in boundaries(line, Boundary.SENTENCE):
-            if end < len(line) and not _opens_sentence(line[end : end + 2].lstrip(_OPENERS)[:1]):
+            if end < len(line) and not _opens_sentence(line[end : end + 4].lstrip(_OPENERS)[:1]):
                 continue
             run = line[begin:end]
             marks = run.strip().rstrip(_CLOSERS)
