@@ -209,6 +209,47 @@ def _after_abbreviation(head: str) -> bool:
     return False
 
 
+#: The lexicons' lists of words that are no name: function words ("the", "dann"), words that
+#: open a sentence capitalized ("Honestly", "Take"), and those opening a time ("In March").
+_NO_NAME_LISTS = ("function_words", "entity_sentence_capitals", "not_names")
+
+
+@lru_cache(maxsize=1)
+def _no_names() -> frozenset[str]:
+    """Every lexicon's words that are no name (folded): a capitalized one after a capital
+    letter's full stop opens a sentence, and the letter was no initial."""
+    return frozenset(fold(word) for code in languages() for key in _NO_NAME_LISTS for word in lexicon(code).words(key))
+
+
+#: A word as :func:`_closes_initial` reads the one after an initial ("Tolkien's", "O'Brien").
+_WORD = re.compile(r"[^\W\d_][\w'’\-]*")
+
+
+def _closes_initial(text: str, dot: int) -> bool:
+    """Whether the full stop at ``dot`` closes an initial of a name, and so ends no sentence:
+    a single capital letter (of any script with case) standing as a word of its own, then
+    another such letter with its stop ("J.K. Rowling", "А. С. Пушкина") or a capitalized
+    word that is no lexicon's function word or sentence opener ("J. R. R. Tolkien's").
+
+    A mechanism, not a list of names: a name's initials are capitals closed by a stop, and
+    a name is none of the lexicons' words that are no name (:data:`_NO_NAME_LISTS`). So "I
+    live in Apt. B. Then I moved." parts after "B." ("Then" is a function word; "apt." is an
+    abbreviation of the English lexicon), and so does "It's vitamin D. Take it daily.", while
+    "We chose plan B. Anna agreed." and "So did I. Anna came." stay one sentence: a capital
+    letter alone before a name reads as an initial, since joining two sentences loses less
+    than cutting a name in two."""
+    letter = text[dot - 1 : dot]
+    if not letter.isupper() or (dot >= 2 and (text[dot - 2].isalnum() or text[dot - 2] == "_")):
+        return False
+    rest = text[dot + 1 :].lstrip()
+    if not rest[:1].isupper():
+        return False
+    if rest[1:2] == ".":
+        return True  # the next initial
+    word = _WORD.match(rest)
+    return word is not None and fold(word.group()) not in _no_names()
+
+
 def _opens_sentence(char: str) -> bool:
     """Whether a sentence may open with ``char``: a capital, a digit, or a letter of a
     script without case."""
@@ -263,13 +304,13 @@ def at_sentence_start(text: str, position: int, at: Boundary = Boundary.SENTENCE
         return True
     if last not in spaced or not any(char.isspace() for char in text[i:position]):
         return False
-    return last != "." or not _after_abbreviation(text[:i])
+    return last != "." or not (_after_abbreviation(text[:i]) or _closes_initial(text, i - 1))
 
 
 def sentences(text: str) -> list[str]:
     """The sentences of ``text``, stripped, in order. A line break always ends one; a full
     stop (of any script) does unless the next word opens in lower case or, for ".", an
-    abbreviation ends there."""
+    abbreviation or a name's initial ends there ("J.K. Rowling", "А. С. Пушкина")."""
     out: list[str] = []
     for line in split(text.strip(), Boundary.LINE):
         start = 0
@@ -279,7 +320,7 @@ def sentences(text: str) -> list[str]:
             run = line[begin:end]
             marks = run.strip().rstrip(_CLOSERS)
             last = begin + len(run) - len(run.lstrip()) + len(marks)
-            if marks.endswith(".") and _after_abbreviation(line[:last]):
+            if marks.endswith(".") and (_after_abbreviation(line[:last]) or _closes_initial(line, last - 1)):
                 continue
             out.append(line[start:end].strip())
             start = end
