@@ -14,9 +14,12 @@ A Western mark (".", ",", ";", ":") parts only before a space or the text's end,
 parts where it stands, since those scripts put no space after it. Which words part a
 clause ("and I ...", "because ...") is a lexicon's data, passed in by the reader.
 
-A full stop after an abbreviation (the lexicons' ``abbreviations``: "Dr.", "e.g.") ends no
-sentence, and neither does one before a lower-case word. Thai writes no mark at a
-sentence's end (a space parts it, as it parts phrases), so a Thai line is one sentence.
+A full stop after an abbreviation (the lexicons' ``abbreviations``: "Dr.", "e.g.") or a
+name's initial ("J.K. Rowling") ends no sentence, and neither does one before a lower-case
+word. Thai writes no mark at a sentence's end (a space parts it, as it parts phrases), so a
+Thai line is one sentence. Which marks open or close a sentence around its words (brackets,
+quotes of every language, Spanish "¿" and "¡") is read from Unicode's categories, and
+:func:`at_sentence_start` is the one answer to whether a word opens a sentence.
 
 Why not a library: pySBD took fifty times the time of this splitter per LoCoMo turn and
 reads English only; ICU's sentence iterator (PyICU) reads every script and is faster, but
@@ -113,9 +116,8 @@ def closing_mark(char: str) -> bool:
 #: The brackets and quotes of the scripts the lexicons cover (Latin-1 to CJK punctuation,
 #: and the full-width forms), for the patterns below.
 _MARKS = "".join(chr(c) for c in (*range(0x3040), *range(0xFE30, 0xFF70)) if unicodedata.category(chr(c))[0] == "P")
-#: What may close a sentence after its mark, and what may open one before its first letter.
+#: What may close a sentence after its mark ('"Done." Then', "„Fertig.“ Dann").
 _CLOSERS = "".join(c for c in _MARKS if closing_mark(c))
-_OPENERS = "".join(c for c in _MARKS if opening_mark(c))
 
 
 def _class(marks: str) -> str:
@@ -250,6 +252,14 @@ def _closes_initial(text: str, dot: int) -> bool:
     return word is not None and fold(word.group()) not in _no_names()
 
 
+def _first_letter(text: str, start: int) -> str:
+    """The first sign of ``text`` from ``start`` past spaces and opening marks ("¿", "«", "("),
+    or "" at the end."""
+    while start < len(text) and (text[start].isspace() or opening_mark(text[start])):
+        start += 1
+    return text[start : start + 1]
+
+
 def _opens_sentence(char: str) -> bool:
     """Whether a sentence may open with ``char``: a capital, a digit, or a letter of a
     script without case."""
@@ -315,7 +325,7 @@ def sentences(text: str) -> list[str]:
     for line in split(text.strip(), Boundary.LINE):
         start = 0
         for begin, end in boundaries(line, Boundary.SENTENCE):
-            if end < len(line) and not _opens_sentence(line[end : end + 4].lstrip(_OPENERS)[:1]):
+            if end < len(line) and not _opens_sentence(_first_letter(line, end)):
                 continue
             run = line[begin:end]
             marks = run.strip().rstrip(_CLOSERS)
