@@ -88,6 +88,7 @@ QUESTION_MARKS = ("?", "？", "؟", "\u037e")
 _LEADING: dict[Boundary, str] = {Boundary.SENTENCE: "¿¡"}
 
 
+@lru_cache(maxsize=1024)
 def _quote(char: str) -> bool:
     """Whether ``char`` is a quotation mark of any script, by Unicode: an initial or final
     quote (Pi, Pf: "“", "»", "’"), a mark named one ('"', "„", "＂", "〝") or the apostrophe.
@@ -101,12 +102,14 @@ def _quote(char: str) -> bool:
     )
 
 
+@lru_cache(maxsize=1024)
 def opening_mark(char: str) -> bool:
     """Whether ``char`` may stand before a sentence's first word: an opening bracket (Ps:
     "(", "「", "（", "„"), a quote, or a mark that opens a sentence ("¿", "¡")."""
     return bool(char) and (unicodedata.category(char) == "Ps" or _quote(char) or char in _LEADING[Boundary.SENTENCE])
 
 
+@lru_cache(maxsize=1024)
 def closing_mark(char: str) -> bool:
     """Whether ``char`` may close a sentence after its mark ('"Done." Then ...'): a closing
     bracket (Pe: ")", "」", "）") or a quote."""
@@ -200,12 +203,19 @@ def abbreviations() -> tuple[str, ...]:
     return tuple(sorted({word for code in languages() for word in lexicon(code).words("abbreviations")}))
 
 
+@lru_cache(maxsize=1)
+def _longest_abbreviation() -> int:
+    return max(map(len, abbreviations()), default=0)
+
+
 def _after_abbreviation(head: str) -> bool:
     """Whether ``head`` ends with an abbreviation standing as a word of its own."""
+    if not head.endswith("."):
+        return False  # every abbreviation closes with its full stop
+    tail = fold(head[-_longest_abbreviation() - 1 :])  # folded once, not once per abbreviation
     for word in abbreviations():
-        size = len(word)
-        if fold(head[-size:]) == word:
-            before = head[-size - 1 : -size]
+        if tail.endswith(word):
+            before = tail[-len(word) - 1 : -len(word)]
             if not before or not (before.isalnum() or before == "_"):
                 return True
     return False
