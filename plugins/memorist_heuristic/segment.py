@@ -216,9 +216,30 @@ def skip_reason(sentence: str) -> str | None:
     if phrases("hollow_self", language=language).whole(rest) is not None:
         return empty
     content = _content(rest, lex.words("function_words"))
-    if content >= 2 or (content and _first_person(rest, language)):
+    if content >= 2 or (content and (_first_person(rest, language) or _adds_to_before(rest, language))):
         return None
     return empty
+
+
+def _adds_to_before(words: list[Token], language: str) -> bool:
+    """Whether a fragment adds to what was said before: it opens with a joiner of addition
+    (``adding_joiners``: "and", "y", "und") and holds an additive word and a content word that
+    is neither additive nor filler ("and some Portuguese too" after "I speak Spanish", "y
+    portugués también", "und Portugiesisch auch"). The content word is the added information,
+    as the first person makes "I like tea." a statement. Replies that add nothing ("You too,
+    buddy.", "Me too!", "It's also awesome!", "And another!") stay filler."""
+    lex = lexicon(language)
+    if len(words) < 2 or words[0].word not in lex.words("adding_joiners"):
+        return False
+    additive = phrases("additive_words", "closing_additive_words", language=language)
+    fillers = phrases("fillers", language=language)
+    stop = lex.words("function_words")
+    added = [
+        w
+        for i, w in enumerate(words[1:], start=1)
+        if w.word not in stop and additive.at(words, i) is None and fillers.whole([w]) is None
+    ]
+    return bool(added) and additive.anywhere(words[1:])
 
 
 _VOCATIVE_END = re.compile(r"[\s!.,:;)(\-~]*")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from ..language import DEFAULT, SPACELESS, Phrases, fold, languages, lexicon
+from ..language.lexicon import Lexicon as LanguageLexicon
 from ..language.scripts import script_of
 
 
@@ -142,7 +143,7 @@ class Lexicon:
         return cls(
             attributes,
             merged("additive_words"),
-            merged("replacement_words"),
+            Phrases({p: "replacement_words" for lex in lexes for p in _with_objects(lex, "replacement_words")}),
             frozenset(w for p in change for w in p.split()),
             frozenset(p.split()[0] for p in change),
             union("copulas"),
@@ -212,6 +213,22 @@ class Lexicon:
                 fold(" ".join(p.split())) for lex in lexes for p in lex.phrases("quantity_changes_after")
             ),
         )
+
+
+def _with_objects(lex: LanguageLexicon, name: str) -> list[str]:
+    """The rows of list ``name``, and each row of several words with one of the language's
+    ``object_pronouns`` after its first word: a verb and its particle take a pronoun object
+    between them ("pushed it to Friday", "moved it up", "gave it up"), and a noun object
+    would make a row of any sentence. Languages that put the pronoun before the verb
+    ("lo han adelantado al viernes", "je l'ai déplacé au lundi") match their rows as they are."""
+    rows = list(lex.phrases(name))
+    objects = sorted(lex.words("object_pronouns"))
+    placed = []
+    for row in rows:
+        first, *rest = row.split()
+        if rest and not spaceless(row):
+            placed += [" ".join([first, pronoun, *rest]) for pronoun in objects]
+    return rows + placed
 
 
 #: The lists whose spaceless rows :class:`Lexicon` keeps for matching inside a run.

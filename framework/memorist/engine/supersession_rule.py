@@ -130,6 +130,8 @@ SLOT_MAX_TOKENS = 20
 #: The attributes a value names by its shape (an e-mail address, a phone number): a clause of a
 #: long memory that tells one anew changes it.
 VALUE_ATTRIBUTES = frozenset(kind for kind, _ in VALUE_KINDS)
+#: The ``slot_qualifiers`` group of a second value beside the person's own (work, office).
+CONTEXT = "context"
 
 
 def supersedes(
@@ -252,14 +254,26 @@ def _same_slot(new: Reading, old: Reading, similarity: float) -> bool:
 
 
 def _qualified_apart(new: Reading, old: Reading) -> bool:
-    """Two values of a slot a person holds several of at once, told with different qualifiers
-    ("work email" / "personal email", "home number" / "mobile number") and no stated change of
-    state ("instead", "switched"; a "new" alone is the new value's): both current. A value
-    qualified on one side only is the slot's ("my cell is ..." / "my number is ...")."""
+    """Two values of a slot a person holds several of at once, and no stated change of state
+    ("instead", "switched"; a "new" alone is the new value's): both current. So are two values
+    told with different qualifiers ("work email" / "personal email", "home number" / "mobile
+    number"), and a value told in a context (``slot_qualifiers`` ``context``: work, office, a
+    backup) beside one told without it ("my phone number is ..." / "my work line is ..."): the
+    unqualified value is presumed the person's own. A value of a device or kind (``kind``:
+    "my cell is ...", "my personal email is ...") beside an unqualified one is the slot's, as
+    a person names their one number either way."""
     shared = new.attributes & old.attributes
     if not shared or not shared <= rule_lexicon().qualified_attributes or new.shift:
         return False
-    return bool(new.qualifiers and old.qualifiers and not new.qualifiers & old.qualifiers)
+    if new.qualifiers and old.qualifiers and not new.qualifiers & old.qualifiers:
+        return True
+    return _contexts(new) != _contexts(old)
+
+
+def _contexts(reading: Reading) -> frozenset[str]:
+    """The ``context`` qualifiers of a fact ("work", "office"): which second value it tells."""
+    groups = rule_lexicon().qualifiers
+    return frozenset(q for q in reading.qualifiers if groups.get(q) == CONTEXT)
 
 
 def _through_owner(new: Reading, old: Reading, similarity: float) -> bool:

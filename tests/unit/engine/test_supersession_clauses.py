@@ -23,10 +23,7 @@ Pairs are read with the rule alone (:func:`tests.supersession_pairs.replaces`); 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from memorist.config.settings import load_settings
 from memorist.python.engine import Engine
 
 from tests.supersession_pairs import replaces
@@ -61,14 +58,6 @@ from tests.supersession_pairs import replaces
 )
 def test_the_rule_reads_the_rounds_kinds(older: str, newer: str, similarity: float | None, expected: bool) -> None:
     assert replaces(older, newer, similarity) is expected
-
-
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    data = tmp_path_factory.mktemp("clauses")
-    engine = Engine.from_settings(load_settings(None, {"data_dir": str(data), "request_log": {"enabled": False}}))
-    yield engine
-    engine.close()
 
 
 def _current(engine: Engine, user: str, adds: list[str]) -> list[int]:

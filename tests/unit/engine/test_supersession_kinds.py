@@ -25,7 +25,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from memorist.config.settings import load_settings
 from memorist.engine.attribute_prototypes import TASTE, AttributeReader, prototypes
 from memorist.plugin.manager import load_plugins
 from memorist.python.engine import Engine
@@ -279,14 +278,6 @@ def test_a_fact_of_no_attribute_is_read_for_its_kind_of_taste() -> None:
 def test_the_lexicons_hold_kinds_of_taste() -> None:
     kinds = {kind for kind, _ in prototypes() if kind.startswith(TASTE)}
     assert {f"{TASTE}food", f"{TASTE}drink", f"{TASTE}music"} <= kinds
-
-
-@pytest.fixture(scope="module")
-def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
-    data = tmp_path_factory.mktemp("tastes")
-    engine = Engine.from_settings(load_settings(None, {"data_dir": str(data), "request_log": {"enabled": False}}))
-    yield engine
-    engine.close()
 
 
 def _current(engine: Engine, user: str, adds: list[str]) -> list[int]:

@@ -1,0 +1,187 @@
+"""Who a fact is about, as the supersession rule reads it: the subject of its first clause,
+the speaker or a relative a later clause names, a name opening the statement behind the
+extractor's label, a partner named through the speaker's possessive, and the relative a
+possessive chain names.
+
+:mod:`.supersession_reading` reads the rest of a fact; this module is its subject reading.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..language import DEFAULT, Boundary, language_of, lexicon, split, tokens
+from .keywords import STOP_WORDS
+from .supersession_lexicon import Lexicon
+from .supersession_values import base, is_copula
+
+#: The subject of a fact in the extractor's own voice for the speaker: the last word of the
+#: lexicon's label for the user ("the user" -> "user").
+SELF = str(lexicon(DEFAULT).get("speakers", "user") or "user").split()[-1].casefold()
+#: The assistant in the extractor's voice ("the assistant" -> "assistant"): whose listener is the user.
+ASSISTANT = str(lexicon(DEFAULT).get("speakers", "assistant") or "assistant").split()[-1].casefold()
+
+
+#: The extractor's label of who said a statement ("The user: Vivo en Sevilla.", "Caroline:
+#: ..."): a name of a few words, not a preamble. The statement after it is the fact's first
+#: clause, and its language is the statement's, not the label's.
+_SPEAKER_LABEL = re.compile(r"^\s*[^\s:]+(?:\s+[^\s:]+){0,2}:\s*")
+
+
+def _language(text: str) -> str:
+    """The language ``text``'s statement is in (past the extractor's label). Its function
+    words are no topic (the default's stop words :func:`terms` already drops)."""
+    return language_of(_SPEAKER_LABEL.sub("", text, count=1))
+
+
+def _voiced(label: str) -> bool:
+    """Whether ``label`` is the extractor's label for the user or the assistant ("The user:")."""
+    named = label.strip(": \t").split()
+    return bool(named) and named[-1].casefold() in (SELF, ASSISTANT)
+
+
+def _labelled_name(text: str, lex: Lexicon) -> frozenset[str]:
+    """A name opening the statement after the extractor's label ("The user: Eli turned 8
+    today"): the statement is about that person as much as about the speaker who told it."""
+    label = _SPEAKER_LABEL.match(text)
+    # Only behind the extractor's label for the user or the assistant: a named speaker's turn
+    # ("Caroline: Long time no talk.") opens with any word, and its people are told apart
+    # by the turn's speaker.
+    if label is None or not _voiced(label.group(0)):
+        return frozenset()
+    found = tokens(text[label.end() :])
+    if len(found) < 2 or not found[0].surface[:1].isupper() or found[0].surface.isupper():
+        return frozenset()
+    word = found[0].word
+    frame = lexicon(_language(text)).words("function_words")
+    if (
+        word in STOP_WORDS
+        or word in frame
+        or base(word) in lex.speaker
+        or base(word) in lex.attributes
+        or word in lex.change_words
+        or word in lex.clause_joiners
+        or not word.isalpha()
+    ):
+        return frozenset()
+    return frozenset({word})
+
+
+#: Where a fact's clauses part: "David passed away in January; the user is a widow." is about
+#: David and about the user; a colon opens what a preamble announces ("Some background:
+#: they are based in Denver" is about the speaker).
+_CLAUSE_BREAK = Boundary.CLAUSE | Boundary.COLON | Boundary.PHRASE
+
+
+def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset[str] = frozenset()) -> frozenset[str]:
+    """Who a fact is about, and the speaker or a relative a later clause is about (a later
+    clause's first word is no subject otherwise: ", it's 555-9876 now")."""
+    out = _subjects(words, lex, names)
+    label = _SPEAKER_LABEL.match(text)
+    clauses = split(text[label.end() :] if label else text, _CLAUSE_BREAK)
+    for clause in clauses[1:] if len(clauses) > 1 else ():
+        found = [t.word for t in tokens(clause)]
+        if len(found) >= 2:
+            out |= {s for s in _subjects(found, lex) if s == SELF or s in lex.others}
+    handed = [lex.addressee_openers.at(tokens(clause), 0) is not None for clause in clauses]
+    if label is not None and any(handed):
+        # "The assistant: Congratulations on the new job as a bank teller!": the listener's job,
+        # and the assistant's listener is the user. The user's "Congrats on the new job!" is
+        # the assistant's or someone else's, and a named speaker's listener is not known from
+        # one turn: when it opens the fact, the fact is not the speaker's own.
+        named = label.group(0).strip(": \t").split()
+        speaker = named[-1].casefold() if named else ""
+        if speaker == ASSISTANT:
+            out |= {SELF}
+        elif handed[0]:
+            out -= {speaker, SELF}
+    return frozenset(out)
+
+
+#: How far into a fact the speaker named stands as its subject ("Anna and the user ...") ...
+SUBJECT_WINDOW = 5
+#: ... and past an opening phrase led by a function word ("With the new baby the user ...").
+OPENING_PHRASE_WINDOW = 8
+
+
+def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset()) -> frozenset[str]:
+    """Who a fact is about: its first word (past "the"), the speaker ("user") for the
+    extractor's voice, for an attribute or change word opening a fact written without a
+    subject ("Lives in Porto"), and for "the user" named early ("Anna and the user ...");
+    the owned thing of a possessive that is not an attribute ("the user's sister ...")."""
+    rest = words[1:] if words and words[0] in lex.articles else words
+    if not rest:
+        return frozenset()
+    first = base(rest[0])
+    out: set[str] = set()
+    other = False
+    if first in lex.speaker or first in lex.attributes or first in lex.change_openers:
+        out.add(SELF)
+        # A possessive: "the user's <owned> ...", or the speaker's own "my" after the
+        # extractor's label ("The user: Ma sœur habite à Paris.").
+        owner = rest[0] != first or (first == SELF and len(rest) > 1 and rest[1] in lex.speaker)
+        owned = next(
+            (
+                base(w)
+                for w in rest[1:4]
+                if base(w) not in lex.attributes
+                and base(w) not in lex.speaker
+                and w not in lex.change_words
+                and w.isalpha()
+            ),
+            None,
+        )
+        if owner and owned in lex.others:
+            out, other = {owned}, True
+            # "the user's son Eli ...": Eli is the son, and a later "Eli turned 8" is about him.
+            at = next((i for i, w in enumerate(rest[1:4], 1) if base(w) == owned), None)
+            if at is not None and at + 1 < len(rest) and rest[at + 1] in names:
+                out.add(rest[at + 1])
+        partner = _partner(rest, lex, names) if owner else None
+        if partner is not None:
+            out, other = {partner}, True
+    else:
+        out.add(first)
+    # "Anna and the user ...", "Last month (...) the user joined ...": the speaker named early;
+    # past an opening phrase ("With the new baby the user is lucky to get ...") a little later.
+    named = SELF in (base(w) for w in rest[:SUBJECT_WINDOW])
+    # Past the first words only as a subject, not as an owner: "Our dog lives with the user's parents".
+    if not named and first in STOP_WORDS:
+        named = SELF in rest[SUBJECT_WINDOW:OPENING_PHRASE_WINDOW]
+    if named and not other and not (rest[0] != first and first == SELF):
+        out.add(SELF)
+    return frozenset(out)
+
+
+#: Words joining two people ("the user's husband and the user"): a couple's fact is the speaker's too.
+_JOINERS = lexicon(DEFAULT).words("people_joiners")
+#: The attribute whose words tell a name ("called", "se llama"): a partner's name is the
+#: speaker's relationship, not a fact of the partner's own.
+NAME = "name"
+
+
+def _partner(rest: list[str], lex: Lexicon, names: frozenset[str]) -> str | None:
+    """The partner a possessive names as the subject of what follows ("the user's husband eats
+    meat", "the user's wife moved to Paris": theirs), not as the speaker's relationship: the
+    partner's name or value ("the user's partner's name is Sam", "the user's husband is David",
+    "the user's boyfriend Jake lives with them") nor the couple ("the user's husband and the
+    user are going to Portugal")."""
+    after = [i for i in (1, 2) if i < len(rest) and rest[i] not in lex.speaker]
+    if not after or after[0] + 1 >= len(rest):
+        return None
+    word, following = rest[after[0]], rest[after[0] + 1 : after[0] + 3]
+    if word not in lex.partners or not following[0].isalpha() or following[0] in _JOINERS:
+        return None
+    if following[0] in names or any(is_copula(w, lex.copulas) or lex.attributes.get(w) == NAME for w in following):
+        return None
+    return word
+
+
+def _owners(words: list[str], lex: Lexicon) -> frozenset[str]:
+    """The relative a possessive chain opening the fact names past the speaker ("the user's
+    sister's visit": sister)."""
+    rest = words[1:] if words and words[0] in lex.articles else words
+    if len(rest) < 3 or base(rest[0]) not in lex.speaker or rest[0] == base(rest[0]):
+        return frozenset()
+    owned = rest[1]
+    return frozenset({base(owned)}) if owned != base(owned) and base(owned) in lex.others else frozenset()
