@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ..language import DEFAULT, Boundary, Token, lexicon, split, tokens
+from ..language import DEFAULT, Boundary, Token, fold, lexicon, split, tokens
 from .keywords import STOP_WORDS, terms
-from .supersession_lexicon import Lexicon, reading_lexicon, spaceless
+from .supersession_lexicon import REPORTING_OPENERS, Gapped, Lexicon, reading_lexicon, spaceless
 from .supersession_subjects import (
     _SPEAKER_LABEL,
     SELF,
@@ -119,7 +119,17 @@ def read(text: str) -> Reading:
     subjects = _clause_subjects(text, said, lex, frozenset(names)) | _labelled_name(text, lex)
     held = counts(words, lex)
     said_values = told(text, lex)
-    change = lex.change.anywhere(found) or "replacement_words" in inside
+    gaps = _around(text, found, lex.change_frames)
+    # "The user's parents asked to move dinner to Sunday": what a change frame moved is what
+    # the fact is about, whoever moved it ("Dinner with the user's parents is Saturday").
+    subjects |= {
+        base(t.word)
+        for gap in gaps
+        for t in gap
+        if t.word.isalpha() and t.word not in STOP_WORDS and base(t.word) not in frame | lex.speaker
+    }
+    framed_change = bool(gaps) or bool(_around(text, found, lex.negation_frames))
+    change = lex.change.anywhere(found) or "replacement_words" in inside or framed_change
     if SELF not in subjects and (attributes & lex.group_attributes or held) and _group_opens(said, lex, len(found)):
         subjects |= {SELF}
     return Reading(
@@ -141,9 +151,36 @@ def read(text: str) -> Reading:
         _owners(words, lex),
         moved(text, said_values, lex),
         lex.recency.anywhere(found),
-        change and _shifts(found, runs, lex),
+        change and (framed_change or _shifts(found, runs, lex)),
         _qualifiers(words, runs, lex),
     )
+
+
+#: Most words between a gapped row's two parts ("moved the team dinner to", "ne bois plus").
+MAX_GAP = 3
+#: Marks that end a clause: a gapped row does not reach across one.
+_BREAKS = frozenset(".,;:!?")
+
+
+def _around(text: str, found: list[Token], frames: tuple[Gapped, ...]) -> list[list[Token]]:
+    """The gaps of each gapped row (``change_frames``: "move … to"; ``negation_frames``: "ne
+    … plus") ``found`` holds within a clause: one to :data:`MAX_GAP` words. A row's last word
+    before the gap may be an elided one ("n'" of "n'aime")."""
+    out = []
+    for head, tail in frames:
+        for i in range(len(found) - len(head) - len(tail)):
+            opening = [t.word for t in found[i : i + len(head)]]
+            elided = head[-1].endswith("'") and opening[-1].startswith(head[-1])
+            if opening[:-1] != list(head[:-1]) or not (opening[-1] == head[-1] or elided):
+                continue
+            after = i + len(head) - (1 if elided else 0)
+            for close in range(after + 1, min(after + MAX_GAP, len(found) - len(tail)) + 1):
+                if tuple(t.word for t in found[close : close + len(tail)]) != tail:
+                    continue
+                if not _BREAKS & set(text[found[after].start : found[close].start]):
+                    out.append(found[after:close] if not elided else [])
+                break
+    return out
 
 
 #: What may follow a closing additive word: a mark ending its clause, or the text's end.
@@ -180,11 +217,12 @@ GROUP_MAX_TOKENS = 20
 
 def _group_opens(words: list[str], lex: Lexicon, size: int) -> bool:
     """Whether a short fact's subject, within its opening words, is a group the speaker
-    belongs to ("we", "our home"), not a relative's or pet's ("our dog lives ...")."""
+    belongs to ("we", "we've", "our home"), not a relative's or pet's ("our dog lives ...")."""
     if size > GROUP_MAX_TOKENS:
         return False
     for i, word in enumerate(words[:GROUP_WINDOW]):
-        if word in lex.group_speaker:
+        # A subject with its verb's clitic ("we've moved", "we're based") is the subject.
+        if word in lex.group_speaker or word.split("'", 1)[0] in lex.group_speaker:
             owned = words[i + 1] if i + 1 < len(words) else ""
             return base(owned) not in lex.others
     return False
@@ -288,6 +326,34 @@ def clause_readings(text: str) -> tuple[tuple[str, Reading, bool], ...]:
                 own, reading = alone, replace(reading, subjects=alone)
         out.append((clause, reading if own else replace(reading, subjects=whole.subjects), bool(own)))
     return tuple(out)
+
+
+#: How far into a statement a reporting frame may open: "Thanks for letting me know, the
+#: assistant will remember that ..." (past a courtesy), not deep in a long memory.
+REPORTING_WINDOW = 10
+
+
+@lru_cache(maxsize=16_384)
+def reported(text: str) -> str:
+    """The fact a listener's reporting frame wraps, with the extractor's label, or ``text``:
+    "The assistant will remember that the user's manager is now Angela Kim." is the fact
+    "the user's manager is now Angela Kim."; "The assistant: Je retiens que tu vis à Lyon"
+    is "The assistant: tu vis à Lyon"; "上司は田中さんだと覚えておきます" is "上司は田中さんだ"."""
+    lex = reading_lexicon(DEFAULT)
+    label = _SPEAKER_LABEL.match(text)
+    prefix = label.group(0) if label and _voiced(label.group(0)) else ""
+    body = text[len(prefix) :]
+    found = tokens(body)
+    for i in range(min(len(found), REPORTING_WINDOW)):
+        hit = lex.reporting.at(found, i)
+        if hit is not None and i + hit[0] < len(found) and (i == 0 or hit[1] != REPORTING_OPENERS):
+            rest = body[found[i + hit[0] - 1].end :].lstrip(" ,:;\u3001\uff0c")
+            return prefix + rest
+    folded = fold(body).rstrip(" .!。！")
+    for row in lex.reporting_after:
+        if folded.endswith(row) and len(folded) > len(row):
+            return prefix + body[: len(folded) - len(row)]
+    return text
 
 
 def states_attribute(text: str) -> bool:
