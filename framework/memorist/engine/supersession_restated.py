@@ -1,0 +1,98 @@
+"""Whether a newer fact keeps an older fact's value beside a new one: "I play guitar." then
+"so you'll be playing both guitar and piano now" holds guitar still, so it replaces nothing.
+
+A change word ("now") and a shared topic word (guitar) are the signs the supersession rule
+reads as a change; a value told in a coordination with another ("both X and Y", "X as well
+as Y", "X y Y", "X und Y") says the older value is still held. The exception is a fact that
+ties them as a replacement ("from X to Y", "X instead of Y", "no longer X", "X → Y"): the
+lexicons' ``replacement_markers``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..language import Phrases, Token, languages, lexicon, tokens
+from .keywords import STOP_WORDS, terms
+from .supersession_lexicon import Gapped, rule_lexicon
+from .supersession_reading import Reading, _around
+
+#: How many words before an older value a change word tells it changed ("left the bank").
+CHANGE_REACH = 3
+#: Marks that tie two values as a replacement wherever they stand: "X → Y", "X -> Y".
+ARROWS = ("→", "->", "=>", "⇒")
+
+
+@lru_cache(maxsize=1)
+def _lists() -> tuple[Phrases, Phrases, frozenset[str]]:
+    """Every language's ``coordinators`` and ``replacement_markers`` (content words that rarely
+    mean anything else in another language), and the words that are no value: the speaker
+    ("Elena y yo nos divorciamos" joins two people, not two values) and function words."""
+    lexes = [lexicon(code) for code in languages()]
+    return (
+        Phrases({p: "coordinators" for lex in lexes for p in lex.phrases("coordinators")}),
+        Phrases({p: "replacement_markers" for lex in lexes for p in lex.phrases("replacement_markers")}),
+        frozenset().union(
+            STOP_WORDS,
+            *(lex.words(name) for lex in lexes for name in ("speaker_words", "first_person", "function_words")),
+        ),
+    )
+
+
+def restates(newer: str, old: Reading) -> bool:
+    """Whether ``newer`` tells a value of ``old`` (a topic word or a name) coordinated with a
+    word ``old`` does not hold ("both guitar and piano", "guitar as well as piano"; not "with
+    their wife and kids" restating two of the older's words) and ties no replacement."""
+    coordinators, markers, no_values = _lists()
+    found = tokens(newer)
+    if any(arrow in newer for arrow in ARROWS) or markers.anywhere(found) or _negated(newer, found):
+        return False
+    held = old.topic | old.names
+
+    def new_value(token: Token) -> bool:
+        named = set(terms(token.word))
+        return (
+            bool(named)
+            and not named & held
+            and token.word not in old.names | no_values
+            and rule_lexicon().change.at([token], 0) is None
+        )
+
+    change = rule_lexicon().change
+    for i, token in enumerate(found):
+        if not (token.word in old.names or set(terms(token.word)) & held):
+            continue
+        if any(change.at(found, j) is not None for j in range(max(0, i - CHANGE_REACH), i)):
+            continue  # "left the bank and joined ...", "habe gekündigt und arbeite ...": changed
+        other = _partner(newer, found, i, coordinators)
+        if other is not None and new_value(found[other]):
+            return True
+    return False
+
+
+def _negated(newer: str, found: list[Token]) -> bool:
+    """Whether a ``negation_frames`` row ("ne … plus", "non … più") stands in ``newer``."""
+    frames: tuple[Gapped, ...] = rule_lexicon().negation_frames
+    return bool(_around(newer, found, frames))
+
+
+#: Marks between two words that part them into two clauses: no coordination across.
+_BREAKS = frozenset(".;:!?")
+
+
+def _partner(text: str, found: list[Token], i: int, coordinators: Phrases) -> int | None:
+    """The word a coordinator joins the word at ``i`` to, right after or before it ("guitar
+    and piano", "piano as well as guitar"), within one clause; else None."""
+    after = coordinators.at(found, i + 1)
+    if after is not None and i + 1 + after[0] < len(found):
+        other = i + 1 + after[0]
+        if not _BREAKS & set(text[found[i].end : found[other].start]):
+            return other
+    for size in (1, 2, 3):
+        start = i - size
+        if start < 1:
+            break
+        hit = coordinators.at(found, start)
+        if hit is not None and hit[0] == size and not _BREAKS & set(text[found[start - 1].end : found[i].start]):
+            return start - 1
+    return None
