@@ -16,6 +16,7 @@ from .keywords import STOP_WORDS, terms
 from .supersession_lexicon import REPORTING_OPENERS, Gapped, Lexicon, reading_lexicon, spaceless
 from .supersession_subjects import (
     _SPEAKER_LABEL,
+    ASSISTANT,
     SELF,
     _clause_subjects,
     _labelled_name,
@@ -79,6 +80,9 @@ class Reading:
     #: The words qualifying which of a slot's several values it tells ("work", "personal",
     #: "home", "mobile"): a work and a personal e-mail are two values, both current.
     qualifiers: frozenset[str] = frozenset()
+    #: The terms of what a change frame moved ("moved dinner to Sunday": "dinner"), whoever
+    #: moved it: an older fact about that thing holds its old value.
+    objects: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=65_536)
@@ -120,14 +124,14 @@ def read(text: str) -> Reading:
     held = counts(words, lex)
     said_values = told(text, lex)
     gaps = _around(text, found, lex.change_frames)
-    # "The user's parents asked to move dinner to Sunday": what a change frame moved is what
-    # the fact is about, whoever moved it ("Dinner with the user's parents is Saturday").
-    subjects |= {
-        base(t.word)
+    # "The user's parents asked to move dinner to Sunday": what a change frame moved.
+    objects = frozenset(
+        term
         for gap in gaps
         for t in gap
         if t.word.isalpha() and t.word not in STOP_WORDS and base(t.word) not in frame | lex.speaker
-    }
+        for term in terms(base(t.word))
+    )
     framed_change = bool(gaps) or bool(_around(text, found, lex.negation_frames))
     change = lex.change.anywhere(found) or "replacement_words" in inside or framed_change
     if SELF not in subjects and (attributes & lex.group_attributes or held) and _group_opens(said, lex, len(found)):
@@ -153,6 +157,7 @@ def read(text: str) -> Reading:
         lex.recency.anywhere(found),
         change and (framed_change or _shifts(found, runs, lex)),
         _qualifiers(words, runs, lex),
+        objects,
     )
 
 
@@ -328,6 +333,8 @@ def clause_readings(text: str) -> tuple[tuple[str, Reading, bool], ...]:
     return tuple(out)
 
 
+#: How far into a statement its subject, the listener, stands ("The assistant will remember").
+LISTENER_WINDOW = 3
 #: How far into a statement a reporting frame may open: "Thanks for letting me know, the
 #: assistant will remember that ..." (past a courtesy), not deep in a long memory.
 REPORTING_WINDOW = 10
@@ -344,6 +351,10 @@ def reported(text: str) -> str:
     prefix = label.group(0) if label and _voiced(label.group(0)) else ""
     body = text[len(prefix) :]
     found = tokens(body)
+    # Only the listener reports: "The user noted that the train was late" is the user's fact.
+    listener = prefix and prefix.strip(": \t").split()[-1].casefold() == ASSISTANT
+    if not listener and ASSISTANT not in (t.word for t in found[:LISTENER_WINDOW]):
+        return text
     for i in range(min(len(found), REPORTING_WINDOW)):
         hit = lex.reporting.at(found, i)
         if hit is not None and i + hit[0] < len(found) and (i == 0 or hit[1] != REPORTING_OPENERS):

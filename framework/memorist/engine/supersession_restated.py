@@ -24,6 +24,12 @@ ARROWS = ("→", "->", "=>", "⇒")
 
 
 @lru_cache(maxsize=1)
+def _now_words() -> Phrases:
+    """Every language's ``now_words``: a change word that says when, not that a value ended."""
+    return Phrases({p: "now_words" for code in languages() for p in lexicon(code).phrases("now_words")})
+
+
+@lru_cache(maxsize=1)
 def _lists() -> tuple[Phrases, Phrases, frozenset[str]]:
     """Every language's ``coordinators`` and ``replacement_markers`` (content words that rarely
     mean anything else in another language), and the words that are no value: the speaker
@@ -58,11 +64,13 @@ def restates(newer: str, old: Reading) -> bool:
             and rule_lexicon().change.at([token], 0) is None
         )
 
-    change = rule_lexicon().change
+    change, now = rule_lexicon().change, _now_words()
     for i, token in enumerate(found):
         if not (token.word in old.names or set(terms(token.word)) & held):
             continue
-        if any(change.at(found, j) is not None for j in range(max(0, i - CHANGE_REACH), i)):
+        if any(
+            change.at(found, j) is not None and now.at(found, j) is None for j in range(max(0, i - CHANGE_REACH), i)
+        ):
             continue  # "left the bank and joined ...", "habe gekündigt und arbeite ...": changed
         other = _partner(newer, found, i, coordinators)
         if other is not None and new_value(found[other]):
@@ -76,20 +84,40 @@ def _negated(newer: str, found: list[Token]) -> bool:
     return bool(_around(newer, found, frames))
 
 
+#: Most articles or other words of no value between a coordinator and the value it joins.
+SKIPPED = 2
 #: Marks between two words that part them into two clauses: no coordination across.
 _BREAKS = frozenset(".;:!?")
 
 
+def _article(word: str) -> bool:
+    """Whether ``word`` is a function word a value may stand behind ("the", "al", "в"), not the
+    speaker ("the user", "yo"): a coordination of two people joins no values."""
+    speaker = rule_lexicon().speaker
+    return word not in speaker and (word in STOP_WORDS or word in _function_words())
+
+
+@lru_cache(maxsize=1)
+def _function_words() -> frozenset[str]:
+    return frozenset().union(*(lexicon(code).words("function_words") for code in languages()))
+
+
 def _partner(text: str, found: list[Token], i: int, coordinators: Phrases) -> int | None:
-    """The word a coordinator joins the word at ``i`` to, right after or before it ("guitar
-    and piano", "piano as well as guitar"), within one clause; else None."""
+    """The word a coordinator joins the word at ``i`` to, right after or before it past an
+    article ("guitar and piano", "fútbol y al pádel", "piano as well as guitar"), within one
+    clause; else None."""
     after = coordinators.at(found, i + 1)
-    if after is not None and i + 1 + after[0] < len(found):
+    if after is not None:
         other = i + 1 + after[0]
-        if not _BREAKS & set(text[found[i].end : found[other].start]):
+        while other < len(found) - 1 and other - (i + 1 + after[0]) < SKIPPED and _article(found[other].word):
+            other += 1
+        if other < len(found) and not _BREAKS & set(text[found[i].end : found[other].start]):
             return other
+    opening = i
+    while opening > 0 and i - opening < SKIPPED and _article(found[opening - 1].word):
+        opening -= 1
     for size in (1, 2, 3):
-        start = i - size
+        start = opening - size
         if start < 1:
             break
         hit = coordinators.at(found, start)

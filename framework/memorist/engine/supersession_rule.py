@@ -82,6 +82,7 @@ from dataclasses import replace
 from ..language import tokens
 from ..records import MemoryRecord
 from .attribute_prototypes import TASTE
+from .keywords import terms
 from .supersession_lexicon import rule_lexicon
 from .supersession_reading import SELF, Reading, clause_readings, read, reported, states_attribute
 from .supersession_restated import restates
@@ -241,6 +242,10 @@ def _replaces(
         return False
     if new.subjects & old.subjects and _moved_quantity(new, old):
         return True
+    if new.objects & old.topic and max(new.size, old.size) <= SLOT_MAX_TOKENS:
+        # "The user's parents asked to move dinner to Sunday" / "Dinner with the user's parents
+        # is Saturday": a change frame's object is the older fact's thing, whoever moved it.
+        return True
     if not new.subjects & old.subjects:
         return _through_owner(new, old, similarity or 0.0)
     if new.attributes & old.attributes and _bound(newer, old):
@@ -355,7 +360,8 @@ def _moved_quantity(new: Reading, old: Reading) -> bool:
             return True
         # "we're down to one" after "has 3 chickens": the newer counts the older's unit in
         # another clause ("two of our chickens") and moves a number told without it.
-        if ELIDED in new.moved and unit in new.topic and value not in {v for u, v in new.quantities if u == ELIDED}:
+        named = new.topic | {term for name in new.names for term in terms(name)}  # German nouns: "Hühner"
+        if ELIDED in new.moved and unit in named and value not in {v for u, v in new.quantities if u == ELIDED}:
             return True
     return False
 
