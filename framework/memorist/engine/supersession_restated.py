@@ -90,16 +90,16 @@ SKIPPED = 2
 _BREAKS = frozenset(".;:!?")
 
 
-def _article(word: str) -> bool:
-    """Whether ``word`` is a function word a value may stand behind ("the", "al", "в"), not the
-    speaker ("the user", "yo"): a coordination of two people joins no values."""
-    speaker = rule_lexicon().speaker
-    return word not in speaker and (word in STOP_WORDS or word in _function_words())
-
-
 @lru_cache(maxsize=1)
-def _function_words() -> frozenset[str]:
-    return frozenset().union(*(lexicon(code).words("function_words") for code in languages()))
+def _articles() -> frozenset[str]:
+    """Every language's articles ("the", "el", "der", "le")."""
+    return frozenset().union(*(lexicon(code).words("articles") for code in languages()))
+
+
+def _skippable(word: str, before: str) -> bool:
+    """Whether ``word`` may stand between a coordinator and the value it joins: an article, or
+    the word before the other value (parallel: "al fútbol y al pádel", "в теннис и в сквош")."""
+    return word in _articles() or word == before
 
 
 def _partner(text: str, found: list[Token], i: int, coordinators: Phrases) -> int | None:
@@ -109,12 +109,13 @@ def _partner(text: str, found: list[Token], i: int, coordinators: Phrases) -> in
     after = coordinators.at(found, i + 1)
     if after is not None:
         other = i + 1 + after[0]
-        while other < len(found) - 1 and other - (i + 1 + after[0]) < SKIPPED and _article(found[other].word):
+        before = found[i - 1].word if i else ""
+        while other < len(found) - 1 and other - (i + 1 + after[0]) < SKIPPED and _skippable(found[other].word, before):
             other += 1
         if other < len(found) and not _BREAKS & set(text[found[i].end : found[other].start]):
             return other
     opening = i
-    while opening > 0 and i - opening < SKIPPED and _article(found[opening - 1].word):
+    while opening > 0 and i - opening < SKIPPED and found[opening - 1].word in _articles():
         opening -= 1
     for size in (1, 2, 3):
         start = opening - size
