@@ -66,8 +66,8 @@ def restates(newer: str, old: Reading) -> bool:
 
     change, now = rule_lexicon().change, _now_words()
     for i, token in enumerate(found):
-        if not (token.word in old.names or set(terms(token.word)) & held):
-            continue
+        if token.word.split("'")[0] in no_values or not (token.word in old.names or set(terms(token.word)) & held):
+            continue  # "it's" is no value, though a sentence opens with it ("It's been ...")
         if any(
             change.at(found, j) is not None and now.at(found, j) is None for j in range(max(0, i - CHANGE_REACH), i)
         ):

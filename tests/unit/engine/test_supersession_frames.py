@@ -3,7 +3,7 @@ eighth round's code.
 
 - a role is read past an adverb of time between the copula and the role ("is now a store
   manager at ...", "soy ahora cocinero en ...", "suis désormais cuisinier dans ...");
-- a household "we" with its verb's clitic ("we've relocated", "we're based") is the speaker;
+- a household "we" with its verb's clitic ("we've moved", "we're based") is the speaker;
 - a change told around a noun object ("moved the team lunch to Monday", "movieron la cena
   al domingo") makes the object what the fact is about, whoever moved it;
 - a "no longer" told around its verb ("je ne mange plus", "non bevo più", "não como mais")
