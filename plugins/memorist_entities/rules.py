@@ -13,11 +13,13 @@ import re
 from typing import ClassVar
 
 from memorist.plugin_api import (
+    CAPITALS_OPEN_AFTER,
     SPACELESS,
     EntityExtractor,
     EntityMention,
     ProviderContext,
     ProviderOptions,
+    at_sentence_start,
     language_of,
     lexicon,
     script_of,
@@ -29,7 +31,6 @@ from .words import COMMON_CAPITALISED, FUNCTION_WORDS, VERBISH
 _TOKEN = re.compile(r"[^\W\d_][\w'’\-]*|[0-9]+|[.!?;:,()\"“”。！？]")
 _QUOTED = re.compile(r"[\"“]([^\"“”]{2,60})[\"”]")
 _POSSESSIVE = re.compile(r"(?:'|’)s$")
-_SENTENCE_PUNCT = frozenset(".!?;:")
 
 
 def _clean(word: str) -> str:
@@ -63,10 +64,18 @@ class RuleEntityExtractor(EntityExtractor[RuleEntityExtractorOptions]):
 
         for match in _QUOTED.finditer(text):
             add(match.group(1).strip(), "quoted")
-        tokens = _TOKEN.findall(_QUOTED.sub(" , ", text))
+        unquoted = _QUOTED.sub(" , ", text)
+        matches = list(_TOKEN.finditer(unquoted))
+        tokens = [match.group() for match in matches]
+        # The language layer's one notion of a sentence's start: after "." as after "。", "؟" or "¿".
+        starts = [
+            match.group()[0].isupper() and at_sentence_start(unquoted, match.start(), CAPITALS_OPEN_AFTER)
+            for match in matches
+        ]
         language = "en" if text.isascii() else language_of(text)
         # Another language's function words are no names either ("Mi hermana...", "Меня зовут...").
-        self._proper_nouns(tokens, add, lexicon(language).words("function_words") if language != "en" else frozenset())
+        function_words = lexicon(language).words("function_words") if language != "en" else frozenset()
+        self._proper_nouns(tokens, starts, add, function_words)
         if not text.isascii():
             _caseless_names(text, add)
         if self.options.noun_phrases:
@@ -74,10 +83,13 @@ class RuleEntityExtractor(EntityExtractor[RuleEntityExtractorOptions]):
         return list(found.values())[: self.options.max_entities]
 
     @staticmethod
-    def _proper_nouns(tokens: list[str], add: object, function_words: frozenset[str] = frozenset()) -> None:
+    def _proper_nouns(
+        tokens: list[str], starts: list[bool], add: object, function_words: frozenset[str] = frozenset()
+    ) -> None:
+        """Runs of capitalized words; at a sentence's start (``starts``, one per token) a
+        capital alone makes no name of a common word ("Yesterday", "Honestly")."""
         run: list[str] = []
-        sentence_start = True
-        for token in [*tokens, "."]:
+        for token, sentence_start in zip([*tokens, "."], [*starts, True], strict=True):
             word = _clean(token)
             capitalised = (
                 word[:1].isupper() and word.lower() not in FUNCTION_WORDS and word.lower() not in function_words
@@ -90,7 +102,6 @@ class RuleEntityExtractor(EntityExtractor[RuleEntityExtractorOptions]):
                 if run:
                     add(" ".join(run), "proper_noun")  # type: ignore[operator]
                 run = []
-            sentence_start = token in _SENTENCE_PUNCT or (sentence_start and token in '"“”(')
 
     @staticmethod
     def _noun_phrases(tokens: list[str], add: object) -> None:

@@ -71,6 +71,11 @@ class ServerSettings(BaseModel):
     #: worker's memory flat under a stream of adds. 0 keeps glibc's default (8 per core);
     #: ``MALLOC_ARENA_MAX`` in the environment wins over this.
     malloc_arena_max: int = Field(2, ge=0, le=64)
+    #: Once a worker has built its engine, move every object alive then (models, lexicons, the
+    #: tokenizer, the app) out of the cyclic garbage collector's generations (``gc.freeze()``),
+    #: so no later full collection walks them again (see :func:`memorist.serve.gunicorn_app.freeze_built_heap`).
+    #: Served workers only: an embedded ``Memory`` leaves the collector to its process's owner.
+    gc_freeze: bool = True
     #: With ``AUTH_DISABLED=true``, the ``Host`` names requests may carry besides IP addresses,
     #: ``localhost`` (and ``*.localhost``) and ``host``; ``*.example.com`` allows its subdomains.
     #: Other names answer 403, so a web page cannot reach an open server through DNS rebinding.

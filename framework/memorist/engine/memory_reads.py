@@ -7,27 +7,32 @@ at the search entry every door calls, so every door agrees on them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ..config.settings import Settings
 from ..errors import NotFoundError, ValidationError
-from ..filters import Condition, Filter, conjoin, parse_filter
+from ..filters import Condition, conjoin, parse_filter
 from ..limits import MAX_PAGE_SIZE, MAX_QUERY_CHARS, MAX_TOP_K
-from ..records import DEFAULT_ORG, DEFAULT_PROJECT, ENTITY_SCOPE_FIELDS, MemoryRecord
-from .add import AddPipeline
+from ..records import DEFAULT_ORG, DEFAULT_PROJECT, ENTITY_SCOPE_FIELDS
 from .browse import sorted_page
 from .calibration import calibrate_hits, uncalibrate
-from .changes import MemoryChanges
-from .components import Components
-from .history import HistoryLog
-from .hits import SearchHit
 from .over_time import TimeOptions
 from .scope import id_condition, visible
-from .scope_index import ScopeIndex
-from .search import HybridSearch
 from .supersession import Links, SupersessionLog, with_supersession
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from ..config.settings import Settings
+    from ..filters import Filter
+    from ..records import MemoryRecord
+    from .add import AddPipeline
+    from .changes import MemoryChanges
+    from .components import Components
+    from .history import HistoryLog
+    from .hits import SearchHit
+    from .scope_index import ScopeIndex
+    from .search import HybridSearch
 
 
 @dataclass

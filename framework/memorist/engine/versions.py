@@ -31,15 +31,24 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
-from ..language import DEFAULT, SPACELESS, WORD_OR_NUMBER, Boundary, lexicon, script_of, split
+from ..language import (
+    CAPITALS_OPEN_AFTER,
+    DEFAULT,
+    SPACELESS,
+    WORD_OR_NUMBER,
+    Boundary,
+    at_sentence_start,
+    lexicon,
+    script_of,
+    split,
+)
 from ..language.scripts import runs
 from ..records import MemoryRecord
 from .hits import SearchHit
 from .keywords import STOP_WORDS, terms
 
-#: The language layer's words and numbers, and each other sign (a full stop opens a sentence).
+#: The language layer's words and numbers, and each other sign.
 _TOKEN = re.compile(rf"{WORD_OR_NUMBER.pattern}|\S")
-_SENTENCE_END = frozenset('.!?:;"“(')
 #: A stated change moves above an older hit only when it scores at least this share of it: both
 #: must answer the query. "They work as a data analyst now." (0.26) is no newer version of "The
 #: user's work email is alice@example.org." (0.75) for "What is my work email address?",
@@ -97,10 +106,9 @@ def version_key(text: str) -> str | None:
     content rule does): "The user: 火曜日はジムに行きます。" is a clause, not one word."""
     out: list[str] = []
     words = 0
-    previous = "."
-    for token in _TOKEN.findall(text):
-        sentence_start = previous in _SENTENCE_END
-        previous = token
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        sentence_start = token[0].isupper() and at_sentence_start(text, match.start(), CAPITALS_OPEN_AFTER)
         for piece in _pieces(token):
             if piece[0].isdigit() or (piece[0].isupper() and not sentence_start):
                 out.append("#")
@@ -254,9 +262,8 @@ def _topic(text: str) -> frozenset[str]:
     nor names (capitalized words not starting a sentence). "Emma doesn't eat meat anymore"
     says nothing new of where Emma lives."""
     words = []
-    previous = "."
-    for token in _TOKEN.findall(text):
-        if not (token[0].isupper() and previous not in _SENTENCE_END):
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if not (token[0].isupper() and not at_sentence_start(text, match.start(), CAPITALS_OPEN_AFTER)):
             words.append(token)
-        previous = token
     return frozenset(terms(" ".join(words))) - _SUBJECTS

@@ -24,6 +24,7 @@ from .person import table as person_table
 from .phrases import Phrases, Token, phrases, tokens
 from .scripts import CASELESS, NUMBER, SPACELESS, WORD_OR_NUMBER, main_script, pieces, script_of, scripts, words
 from .segments import (
+    CAPITALS_OPEN_AFTER,
     QUESTION_MARKS,
     Boundary,
     at_sentence_start,
@@ -38,6 +39,7 @@ from .voice import query_forms as user_voice_forms
 
 __all__ = [
     "Boundary",
+    "CAPITALS_OPEN_AFTER",
     "CASELESS",
     "DEFAULT",
     "NUMBER",

@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from ..filters import is_metadata_field as is_metadata_field
     from ..filters import parse_filter as parse_filter
     from ..kernel.context import PluginContext as PluginContext
+    from ..language import CAPITALS_OPEN_AFTER as CAPITALS_OPEN_AFTER
     from ..language import CASELESS as CASELESS
     from ..language import DEFAULT as DEFAULT
     from ..language import QUESTION_MARKS as QUESTION_MARKS
