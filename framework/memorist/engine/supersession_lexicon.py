@@ -143,6 +143,9 @@ class Lexicon:
     #: the verb last, before it (``reporting_frames_after``: "と覚えておきます").
     reporting: Phrases = Phrases({})
     reporting_after: tuple[str, ...] = ()
+    #: The listener's words ("you", "your"; "tu", "ton"; "du", "dein"): in what the assistant
+    #: says, its listener, the user. Every language's.
+    listener: frozenset[str] = frozenset()
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -240,6 +243,7 @@ class Lexicon:
                 {p: name for name in (REPORTING, REPORTING_OPENERS) for lex in lexes for p in lex.phrases(name)}
             ),
             reporting_after=tuple(p for lex in lexes for p in lex.phrases("reporting_frames_after")),
+            listener=union("listener_words"),
         )
 
 
@@ -354,6 +358,10 @@ def reading_lexicon(code: str) -> Lexicon:
         negation_frames=merged.negation_frames,
         reporting=merged.reporting,
         reporting_after=merged.reporting_after,
+        # Read only at the opening of what the assistant says, where another language's use of
+        # the word ("du" is French's "of the") rarely stands, and a short statement's language
+        # is unsure ("Super, tu travailles donc maintenant chez Peugeot" reads as English).
+        listener=merged.listener,
         # An age told with its own words ("fiz 36 anos", "Tenho 35 anos") is read in any
         # language: a short statement's language is often unsure, and the frame (a number
         # beside a birthday verb or an age unit) means nothing else in another language.

@@ -11,7 +11,8 @@ eighth round's code.
 - a moved count told in words, its unit elided ("so we're down to two", "jetzt nur noch
   vier") moves the count the fact names elsewhere; cardinals are lexicon rows per language;
 - a listener's report ("will remember that", "je retiens que", "と覚えておきます") is read as
-  the fact it wraps, and what the assistant reports of the user's person is the user's fact;
+  the fact it wraps, and what the assistant reports of the user's person is the user's fact,
+  as is what it says to its listener ("tu habites", "du arbeitest");
 - a newer fact that keeps the older value beside a new one ("both guitar and piano", "Gitarre
   und Klavier") replaces nothing, unless a replacement marker or a change word ties them.
 """
@@ -142,6 +143,10 @@ def _said(text: str, day: int, by: str) -> MemoryRecord:
             "The assistant has noted that the user's manager is now Angela Kim.",
             True,
         ),
+        # The listener's words in what the assistant says name the user.
+        ("The user: J'habite à Lyon.", "The assistant: Noté, tu habites maintenant à Grenoble.", True),
+        ("The user: Ich arbeite bei Siemens.", "The assistant: Verstanden, du arbeitest jetzt bei Bosch.", True),
+        ("The user: Abito a Torino.", "The assistant: Capito, ora tu abiti a Bologna.", True),
         # The assistant's own fact stays apart from the user's.
         ("The user's dentist is Dr. Patel.", "The assistant will remember to ask about the new clinic.", False),
     ],
