@@ -25,18 +25,21 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..language import CASELESS, DEFAULT, NUMBER, WORD_OR_NUMBER, lexicon, pieces, script_of
+from ..language import CASELESS, DEFAULT, NUMBER, WORD_OR_NUMBER, languages, lexicon, pieces, script_of
 
 #: The language layer's words and numbers, and the signs of an amount.
 _WORD = re.compile(rf"{WORD_OR_NUMBER.pattern}|[$€£¥%]")
 #: Words whose difference changes the fact. Each maps to a canonical token, so that
 #: paraphrases of one meaning agree ("no longer" and "anymore").
+#: Every language's rows, the default's first: a negation in another language ("Je ne mange
+#: plus de viande", "Ich esse kein Fleisch") is no paraphrase of the statement it negates.
 _LEXICON = lexicon(DEFAULT)
-_VALUE_WORDS: dict[str, str] = {
-    word: (word if token == "self" else token)
-    for token, words in (_LEXICON.get("value_words") or {}).items()
-    for word in _LEXICON.words("value_words", token)
-}
+_VALUE_WORDS: dict[str, str] = {}
+for _code in (DEFAULT, *(c for c in languages() if c != DEFAULT)):
+    _lex = lexicon(_code)
+    for _token in _lex.get("value_words") or {}:
+        for _word in _lex.words("value_words", _token):
+            _VALUE_WORDS.setdefault(_word, _word if _token == "self" else _token)
 #: Capitalized at a sentence start for grammar, not because they are names.
 _NOT_NAMES = _LEXICON.words("sentence_openers")
 _NEGATION = str(_LEXICON.get("negation_suffix") or "\0")

@@ -17,6 +17,15 @@ from ..language import DEFAULT, SPACELESS, Phrases, fold, languages, lexicon
 from ..language.lexicon import Lexicon as LanguageLexicon
 from ..language.scripts import script_of
 
+#: A row told around a gap: (its words before the gap, its words after it).
+Gapped = tuple[tuple[str, ...], tuple[str, ...]]
+#: Where a gapped row's gap stands: "move … to".
+GAP = "…"
+#: The reporting frames that count only where they open a statement ("Noted, ...").
+REPORTING_OPENERS = "reporting_openers"
+#: The reporting frames that count within a statement's opening words.
+REPORTING = "reporting_frames"
+
 
 @dataclass(frozen=True)
 class Frame:
@@ -42,6 +51,9 @@ class Frame:
     #: Words one of which follows the preposition, when given (Spanish "en un banco", not
     #: "feliz en Madrid").
     objects: frozenset[str] = frozenset()
+    #: Words that may stand between the copula and the role, saying when it holds ("is now an
+    #: associate attorney at ...", "soy ahora contable en ..."): no part of the role.
+    adverbs: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -121,6 +133,19 @@ class Lexicon:
     #: Words right after a quantity (and its counter) that say it moved there: Japanese
     #: "1杯に減らしました", Korean "1잔으로 줄였어요", where the verb follows the number. Folded.
     quantity_changes_after: tuple[str, ...] = ()
+    #: A change told around its object ("move … to": "moved dinner to Sunday"), as (the words
+    #: before the gap, the words after it); the words in the gap name what changed.
+    change_frames: tuple[Gapped, ...] = ()
+    #: "No longer" told around its verb ("ne … plus", "non … più", "não … mais").
+    negation_frames: tuple[Gapped, ...] = ()
+    #: A listener's frame around a fact it reports ("will remember that", "je retiens que"):
+    #: the fact is the clause after it (``reporting_frames``) or, in a language that puts
+    #: the verb last, before it (``reporting_frames_after``: "と覚えておきます").
+    reporting: Phrases = Phrases({})
+    reporting_after: tuple[str, ...] = ()
+    #: The listener's words ("you", "your"; "tu", "ton"; "du", "dein"): in what the assistant
+    #: says, its listener, the user. Every language's.
+    listener: frozenset[str] = frozenset()
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -212,7 +237,25 @@ class Lexicon:
             quantity_changes_after=tuple(
                 fold(" ".join(p.split())) for lex in lexes for p in lex.phrases("quantity_changes_after")
             ),
+            change_frames=_gapped(lexes, "change_frames"),
+            negation_frames=_gapped(lexes, "negation_frames"),
+            reporting=Phrases(
+                {p: name for name in (REPORTING, REPORTING_OPENERS) for lex in lexes for p in lex.phrases(name)}
+            ),
+            reporting_after=tuple(p for lex in lexes for p in lex.phrases("reporting_frames_after")),
+            listener=union("listener_words"),
         )
+
+
+def _gapped(lexes: list[LanguageLexicon], name: str) -> tuple[Gapped, ...]:
+    """The rows of list ``name`` written around a gap ("move … to"), split at it."""
+    out = []
+    for lex in lexes:
+        for row in lex.phrases(name):
+            head, _, tail = row.replace("...", GAP).partition(GAP)
+            if head.split() and tail.split():
+                out.append((tuple(head.split()), tuple(tail.split())))
+    return tuple(dict.fromkeys(out))
 
 
 def _with_objects(lex: LanguageLexicon, name: str) -> list[str]:
@@ -257,6 +300,7 @@ def _frame(language: str, name: str) -> Frame | None:
         bool(lex.get(name, "bare")),
         tuple(lex.words(name, "not_endings")),
         lex.words(name, "objects"),
+        lex.words(name, "adverbs"),
     )
 
 
@@ -310,6 +354,14 @@ def reading_lexicon(code: str) -> Lexicon:
         clause_joiners=merged.clause_joiners,
         closing_additive=merged.closing_additive,
         quantity_changes_after=merged.quantity_changes_after,
+        change_frames=merged.change_frames,
+        negation_frames=merged.negation_frames,
+        reporting=merged.reporting,
+        reporting_after=merged.reporting_after,
+        # Read only at the opening of what the assistant says, where another language's use of
+        # the word ("du" is French's "of the") rarely stands, and a short statement's language
+        # is unsure ("Super, tu travailles donc maintenant chez Peugeot" reads as English).
+        listener=merged.listener,
         # An age told with its own words ("fiz 36 anos", "Tenho 35 anos") is read in any
         # language: a short statement's language is often unsure, and the frame (a number
         # beside a birthday verb or an age unit) means nothing else in another language.

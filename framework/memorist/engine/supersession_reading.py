@@ -11,11 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ..language import DEFAULT, Boundary, Token, lexicon, split, tokens
+from ..language import DEFAULT, Boundary, Token, fold, lexicon, split, tokens
 from .keywords import STOP_WORDS, terms
-from .supersession_lexicon import Lexicon, reading_lexicon, spaceless
+from .supersession_lexicon import REPORTING_OPENERS, Gapped, Lexicon, reading_lexicon, spaceless
 from .supersession_subjects import (
     _SPEAKER_LABEL,
+    ASSISTANT,
     SELF,
     _clause_subjects,
     _labelled_name,
@@ -79,6 +80,9 @@ class Reading:
     #: The words qualifying which of a slot's several values it tells ("work", "personal",
     #: "home", "mobile"): a work and a personal e-mail are two values, both current.
     qualifiers: frozenset[str] = frozenset()
+    #: The terms of what a change frame moved ("moved dinner to Sunday": "dinner"), whoever
+    #: moved it: an older fact about that thing holds its old value.
+    objects: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=65_536)
@@ -119,7 +123,17 @@ def read(text: str) -> Reading:
     subjects = _clause_subjects(text, said, lex, frozenset(names)) | _labelled_name(text, lex)
     held = counts(words, lex)
     said_values = told(text, lex)
-    change = lex.change.anywhere(found) or "replacement_words" in inside
+    gaps = _around(text, found, lex.change_frames, lex.clause_joiners)
+    # "The user's parents asked to move dinner to Sunday": what a change frame moved.
+    objects = frozenset(
+        term
+        for gap in gaps
+        for t in gap
+        if t.word.isalpha() and t.word not in STOP_WORDS and base(t.word) not in frame | lex.speaker
+        for term in terms(base(t.word))
+    )
+    framed_change = bool(gaps) or bool(_around(text, found, lex.negation_frames, lex.clause_joiners))
+    change = lex.change.anywhere(found) or "replacement_words" in inside or framed_change
     if SELF not in subjects and (attributes & lex.group_attributes or held) and _group_opens(said, lex, len(found)):
         subjects |= {SELF}
     return Reading(
@@ -141,9 +155,44 @@ def read(text: str) -> Reading:
         _owners(words, lex),
         moved(text, said_values, lex),
         lex.recency.anywhere(found),
-        change and _shifts(found, runs, lex),
+        change and (framed_change or _shifts(found, runs, lex)),
         _qualifiers(words, runs, lex),
+        objects,
     )
+
+
+#: Most words between a gapped row's two parts ("moved the team dinner to", "ne bois plus").
+MAX_GAP = 3
+#: Marks that end a clause: a gapped row does not reach across one.
+_BREAKS = frozenset(".,;:!?")
+
+
+def _around(
+    text: str, found: list[Token], frames: tuple[Gapped, ...], joiners: frozenset[str] = frozenset()
+) -> list[list[Token]]:
+    """The gaps of each gapped row (``change_frames``: "move … to"; ``negation_frames``: "ne
+    … plus") ``found`` holds within a clause: one to :data:`MAX_GAP` words, none of them one
+    of ``joiners`` ("and"). A row's last word before the gap may be an elided one ("n'" of
+    "n'aime")."""
+    out = []
+    for head, tail in frames:
+        for i in range(len(found) - len(head) - len(tail)):
+            opening = [t.word for t in found[i : i + len(head)]]
+            elided = head[-1].endswith("'") and opening[-1].startswith(head[-1])
+            if opening[:-1] != list(head[:-1]) or not (opening[-1] == head[-1] or elided):
+                continue
+            after = i + len(head) - (1 if elided else 0)
+            for close in range(after + 1, min(after + MAX_GAP, len(found) - len(tail)) + 1):
+                if tuple(t.word for t in found[close : close + len(tail)]) != tail:
+                    continue
+                gap = found[after:close]
+                # "keep pushing and working to ...": a joiner in the gap joins two verbs, no object.
+                if not _BREAKS & set(text[found[after].start : found[close].start]) and not any(
+                    t.word in joiners for t in gap
+                ):
+                    out.append(found[after:close] if not elided else [])
+                break
+    return out
 
 
 #: What may follow a closing additive word: a mark ending its clause, or the text's end.
@@ -180,11 +229,12 @@ GROUP_MAX_TOKENS = 20
 
 def _group_opens(words: list[str], lex: Lexicon, size: int) -> bool:
     """Whether a short fact's subject, within its opening words, is a group the speaker
-    belongs to ("we", "our home"), not a relative's or pet's ("our dog lives ...")."""
+    belongs to ("we", "we've", "our home"), not a relative's or pet's ("our dog lives ...")."""
     if size > GROUP_MAX_TOKENS:
         return False
     for i, word in enumerate(words[:GROUP_WINDOW]):
-        if word in lex.group_speaker:
+        # A subject with its verb's clitic ("we've moved", "we're based") is the subject.
+        if word in lex.group_speaker or word.split("'", 1)[0] in lex.group_speaker:
             owned = words[i + 1] if i + 1 < len(words) else ""
             return base(owned) not in lex.others
     return False
@@ -288,6 +338,40 @@ def clause_readings(text: str) -> tuple[tuple[str, Reading, bool], ...]:
                 own, reading = alone, replace(reading, subjects=alone)
         out.append((clause, reading if own else replace(reading, subjects=whole.subjects), bool(own)))
     return tuple(out)
+
+
+#: How far into a statement its subject, the listener, stands ("The assistant will remember").
+LISTENER_WINDOW = 3
+#: How far into a statement a reporting frame may open: "Thanks for letting me know, the
+#: assistant will remember that ..." (past a courtesy), not deep in a long memory.
+REPORTING_WINDOW = 10
+
+
+@lru_cache(maxsize=16_384)
+def reported(text: str) -> str:
+    """The fact a listener's reporting frame wraps, with the extractor's label, or ``text``:
+    "The assistant will remember that the user's manager is now Angela Kim." is the fact
+    "the user's manager is now Angela Kim."; "The assistant: Je retiens que tu vis à Lyon"
+    is "The assistant: tu vis à Lyon"; "上司は田中さんだと覚えておきます" is "上司は田中さんだ"."""
+    lex = reading_lexicon(DEFAULT)
+    label = _SPEAKER_LABEL.match(text)
+    prefix = label.group(0) if label and _voiced(label.group(0)) else ""
+    body = text[len(prefix) :]
+    found = tokens(body)
+    # Only the listener reports: "The user noted that the train was late" is the user's fact.
+    listener = prefix and prefix.strip(": \t").split()[-1].casefold() == ASSISTANT
+    if not listener and ASSISTANT not in (t.word for t in found[:LISTENER_WINDOW]):
+        return text
+    for i in range(min(len(found), REPORTING_WINDOW)):
+        hit = lex.reporting.at(found, i)
+        if hit is not None and i + hit[0] < len(found) and (i == 0 or hit[1] != REPORTING_OPENERS):
+            rest = body[found[i + hit[0] - 1].end :].lstrip(" ,:;\u3001\uff0c")
+            return prefix + rest
+    folded = fold(body).rstrip(" .!。！")
+    for row in lex.reporting_after:
+        if folded.endswith(row) and len(folded) > len(row):
+            return prefix + body[: len(folded) - len(row)]
+    return text
 
 
 def states_attribute(text: str) -> bool:

@@ -79,11 +79,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from ..language import tokens
 from ..records import MemoryRecord
 from .attribute_prototypes import TASTE
+from .keywords import terms
 from .supersession_lexicon import rule_lexicon
-from .supersession_reading import SELF, Reading, clause_readings, read, states_attribute
-from .supersession_values import VALUE_KINDS
+from .supersession_reading import SELF, Reading, clause_readings, read, reported, states_attribute
+from .supersession_restated import restates
+from .supersession_values import ELIDED, VALUE_KINDS, base
 
 __all__ = [
     "ATTRIBUTE_CHANGE_SIMILARITY",
@@ -150,14 +153,22 @@ def supersedes(
         return False
     if older.observed_at > newer.observed_at:
         return False
-    new, old = read(newer.text), read(older.text)
+    # A listener's report ("The assistant will remember that the user's manager is now ...")
+    # is read as the fact it wraps.
+    newer_text, older_text = reported(newer.text), reported(older.text)
+    new, old = read(newer_text), read(older_text)
     if newer.attributed_to and older.attributed_to and newer.attributed_to != older.attributed_to:
         # The assistant's own facts and the user's stay apart, but what the assistant said
-        # about the user ("Since you work as a pharmacist...") is the user's fact as much as
-        # the user's own words, and the user's later change replaces it.
-        if not (SELF in new.subjects and SELF in old.subjects):
+        # about the user ("Since you work as a pharmacist...", "the user's manager is now
+        # ...") is the user's fact as much as the user's own words, and the user's later
+        # change replaces it.
+        if not (_of_user(new, newer_text) and _of_user(old, older_text)):
             return False
-    if _replaces(new, old, newer.text, older.text, similarity, attribute_of):
+    if restates(newer_text, old):
+        # "... playing both guitar and piano now" keeps "plays guitar": a value held beside a
+        # new one is no replaced value.
+        return False
+    if _replaces(new, old, newer_text, older_text, similarity, attribute_of):
         return True
     # One clause of a fact of several may change the older ("..., it's 312-555-0182 now. Also
     # ..."): each clause that says a change or a moved quantity is read on its own. A short
@@ -165,19 +176,30 @@ def supersedes(
     # a value that names its attribute (an e-mail, a phone number) or a quantity it says moved,
     # since a long memory blends several statements and its "new" or "now" and shared words
     # say nothing of which (LoCoMo's turns: 109 wrong links when every sign counted).
-    for clause, part, own in clause_readings(newer.text):
+    for clause, part, own in clause_readings(newer_text):
         if not (part.change or part.moved):
             continue
         if new.size <= SLOT_MAX_TOKENS:
             # A short fact's additive word is the whole fact's ("Your studio will change things
             # too"): only its subject is read clause by clause.
             if not new.additive and _replaces(
-                replace(part, size=new.size), old, clause, older.text, similarity, attribute_of
+                replace(part, size=new.size), old, clause, older_text, similarity, attribute_of
             ):
                 return True
         elif _value_changed(part, old, own and old.size <= SLOT_MAX_TOKENS):
             return True
     return False
+
+
+#: How far into a fact the user named through a possessive makes it the user's ("the user's
+#: manager is ...", "Dinner with the user's parents ...").
+OWNER_WINDOW = 5
+
+
+def _of_user(reading: Reading, text: str) -> bool:
+    """Whether a fact is about the user or a person or thing of theirs named early ("the user's
+    manager is now Angela Kim"): what the assistant says of it is the user's fact."""
+    return SELF in reading.subjects or any(base(t.word) == SELF for t in tokens(text)[:OWNER_WINDOW])
 
 
 def _bound(newer: str, old: Reading) -> bool:
@@ -219,6 +241,10 @@ def _replaces(
     if new.additive:
         return False
     if new.subjects & old.subjects and _moved_quantity(new, old):
+        return True
+    if new.objects & old.topic and max(new.size, old.size) <= SLOT_MAX_TOKENS:
+        # "The user's parents asked to move dinner to Sunday" / "Dinner with the user's parents
+        # is Saturday": a change frame's object is the older fact's thing, whoever moved it.
         return True
     if not new.subjects & old.subjects:
         return _through_owner(new, old, similarity or 0.0)
@@ -329,9 +355,15 @@ def _moved_quantity(new: Reading, old: Reading) -> bool:
     that unit ("weighs 82 kg"), neither an event: the older value is where it moved from."""
     if new.anchored or old.anchored:
         return False
-    return any(
-        unit in new.moved and value not in {v for u, v in new.quantities if u == unit} for unit, value in old.quantities
-    )
+    for unit, value in old.quantities:
+        if unit in new.moved and value not in {v for u, v in new.quantities if u == unit}:
+            return True
+        # "we're down to one" after "has 3 chickens": the newer counts the older's unit in
+        # another clause ("two of our chickens") and moves a number told without it.
+        named = new.topic | {term for name in new.names for term in terms(name)}  # German nouns: "Hühner"
+        if ELIDED in new.moved and unit in named and value not in {v for u, v in new.quantities if u == ELIDED}:
+            return True
+    return False
 
 
 def _people(reading: Reading) -> frozenset[str]:

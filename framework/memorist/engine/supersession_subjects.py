@@ -83,6 +83,9 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset
         found = [t.word for t in tokens(clause)]
         if len(found) >= 2:
             out |= {s for s in _subjects(found, lex) if s == SELF or s in lex.others}
+    if label is not None and _assistant(label.group(0)) and _addresses(clauses, lex):
+        # "The assistant: Noté, tu habites maintenant à Grenoble": the assistant's listener's fact.
+        out |= {SELF}
     handed = [lex.addressee_openers.at(tokens(clause), 0) is not None for clause in clauses]
     if label is not None and any(handed):
         # "The assistant: Congratulations on the new job as a bank teller!": the listener's job,
@@ -96,6 +99,20 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset
         elif handed[0]:
             out -= {speaker, SELF}
     return frozenset(out)
+
+
+#: How far into a clause of the assistant's a listener's word makes the user its subject.
+LISTENER_WINDOW = 3
+
+
+def _assistant(label: str) -> bool:
+    named = label.strip(": \t").split()
+    return bool(named) and named[-1].casefold() == ASSISTANT
+
+
+def _addresses(clauses: list[str], lex: Lexicon) -> bool:
+    """Whether a clause opens with the listener ("tu habites", "du arbeitest", "your gym")."""
+    return any(t.word in lex.listener for clause in clauses for t in tokens(clause)[:LISTENER_WINDOW])
 
 
 #: How far into a fact the speaker named stands as its subject ("Anna and the user ...") ...
@@ -116,7 +133,7 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
     out: set[str] = set()
     other = False
     if first in lex.speaker or first in lex.attributes or first in lex.change_openers:
-        out.add(SELF)
+        out |= {SELF}
         # A possessive: "the user's <owned> ...", or the speaker's own "my" after the
         # extractor's label ("The user: Ma sœur habite à Paris.").
         owner = rest[0] != first or (first == SELF and len(rest) > 1 and rest[1] in lex.speaker)
@@ -149,7 +166,7 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
     if not named and first in STOP_WORDS:
         named = SELF in rest[SUBJECT_WINDOW:OPENING_PHRASE_WINDOW]
     if named and not other and not (rest[0] != first and first == SELF):
-        out.add(SELF)
+        out |= {SELF}
     return frozenset(out)
 
 

@@ -57,14 +57,18 @@ def is_copula(word: str, copulas: frozenset[str]) -> bool:
 
 
 def _role(words: list[Token], frame: Frame) -> bool:
-    """A role: "<copula> a|an <1 to most_words words> at|for" ("is a junior lawyer at ..."), the
+    """A role: "<copula> a|an <1 to most_words words> at|for" ("is a junior lawyer at ..."), past
+    an adverb of time ("is now an associate attorney at ..."), the
     article optional in a ``bare`` frame ("suis comptable dans ..."), whose first word is no
     participle (``not_endings``: "suis allée chez ...")."""
     for i, token in enumerate(words[:-2]):
         if not is_copula(token.word, frame.copulas):
             continue
-        first = i + 2 if words[i + 1].word in frame.articles else i + 1
-        if first == i + 1 and (not frame.bare or words[first].word.endswith(frame.not_endings or ("\0",))):
+        opens = i + 1
+        while opens < len(words) - 2 and words[opens].word in frame.adverbs:
+            opens += 1  # "is now an associate attorney at": the adverb says when, not what
+        first = opens + 1 if words[opens].word in frame.articles else opens
+        if first == opens and (not frame.bare or words[first].word.endswith(frame.not_endings or ("\0",))):
             continue
         last = min(first + frame.most_words, len(words) - 1)
         if any(
@@ -138,7 +142,30 @@ def told(text: str, lex: Lexicon) -> list[tuple[int, tuple[str, str]]]:
             continue
         named = lex.units.get(unit.word) or next(iter(terms(unit.word)), unit.word)
         out.append((word.start, (named, str(number))))
+    return out + _elided(text, folded, found, lex)
+
+
+#: The unit of a moved quantity told without one ("so we're down to one"): the thing the fact
+#: counts elsewhere ("two of our chickens"), which the rule reads from its words.
+ELIDED = ""
+
+
+def _elided(text: str, folded: str, found: list[Token], lex: Lexicon) -> list[tuple[int, tuple[str, str]]]:
+    """A number, in figures or words, that a ``quantity_changes`` row opens and a clause's end
+    closes ("we're down to one.", "bajamos a dos"): a moved quantity whose unit is elided."""
+    out = []
+    for i, token in enumerate(found):
+        number = lex.numbers.get(token.word) if token.word.isalpha() else None
+        if number is None and not (token.word.isdigit() and len(token.word) <= 4):
+            continue
+        closes = i + 1 == len(found) or bool(_CLAUSE_MARKS & set(text[token.end : found[i + 1].start]))
+        if closes and _changed_before(folded[: token.start], lex):
+            out.append((token.start, (ELIDED, str(number if number is not None else int(token.word)))))
     return out
+
+
+#: Marks that end a clause.
+_CLAUSE_MARKS = frozenset(".,;:!?")
 
 
 def _quantity(match: re.Match[str], lex: Lexicon) -> tuple[str, str] | None:
@@ -169,13 +196,19 @@ def moved(text: str, values: list[tuple[int, tuple[str, str]]], lex: Lexicon) ->
         if _moved_after(folded[start:], lex):
             out.add(unit)
             continue
-        before = folded[:start].rstrip()
-        for row in lex.quantity_changes:
-            opens = len(before) - len(row)
-            if before.endswith(row) and (spaceless(row) or opens == 0 or not before[opens - 1].isalnum()):
-                out.add(unit)
-                break
+        if _changed_before(folded[:start], lex):
+            out.add(unit)
     return frozenset(out)
+
+
+def _changed_before(before: str, lex: Lexicon) -> bool:
+    """Whether ``before`` (folded) ends with a ``quantity_changes`` row: "down to", "涨到"."""
+    before = before.rstrip()
+    for row in lex.quantity_changes:
+        opens = len(before) - len(row)
+        if before.endswith(row) and (spaceless(row) or opens == 0 or not before[opens - 1].isalnum()):
+            return True
+    return False
 
 
 #: Most letters of a counter between a number and the words after it that say it moved ("1杯に").

@@ -1,0 +1,127 @@
+"""Whether a newer fact keeps an older fact's value beside a new one: "I play guitar." then
+"so you'll be playing both guitar and piano now" holds guitar still, so it replaces nothing.
+
+A change word ("now") and a shared topic word (guitar) are the signs the supersession rule
+reads as a change; a value told in a coordination with another ("both X and Y", "X as well
+as Y", "X y Y", "X und Y") says the older value is still held. The exception is a fact that
+ties them as a replacement ("from X to Y", "X instead of Y", "no longer X", "X → Y"): the
+lexicons' ``replacement_markers``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..language import Phrases, Token, languages, lexicon, tokens
+from .keywords import STOP_WORDS, terms
+from .supersession_lexicon import Gapped, rule_lexicon
+from .supersession_reading import Reading, _around
+
+#: How many words before an older value a change word tells it changed ("left the bank").
+CHANGE_REACH = 3
+#: Marks that tie two values as a replacement wherever they stand: "X → Y", "X -> Y".
+ARROWS = ("→", "->", "=>", "⇒")
+
+
+@lru_cache(maxsize=1)
+def _now_words() -> Phrases:
+    """Every language's ``now_words``: a change word that says when, not that a value ended."""
+    return Phrases({p: "now_words" for code in languages() for p in lexicon(code).phrases("now_words")})
+
+
+@lru_cache(maxsize=1)
+def _lists() -> tuple[Phrases, Phrases, frozenset[str]]:
+    """Every language's ``coordinators`` and ``replacement_markers`` (content words that rarely
+    mean anything else in another language), and the words that are no value: the speaker
+    ("Elena y yo nos divorciamos" joins two people, not two values) and function words."""
+    lexes = [lexicon(code) for code in languages()]
+    return (
+        Phrases({p: "coordinators" for lex in lexes for p in lex.phrases("coordinators")}),
+        Phrases({p: "replacement_markers" for lex in lexes for p in lex.phrases("replacement_markers")}),
+        frozenset().union(
+            STOP_WORDS,
+            *(lex.words(name) for lex in lexes for name in ("speaker_words", "first_person", "function_words")),
+        ),
+    )
+
+
+def restates(newer: str, old: Reading) -> bool:
+    """Whether ``newer`` tells a value of ``old`` (a topic word or a name) coordinated with a
+    word ``old`` does not hold ("both guitar and piano", "guitar as well as piano"; not "with
+    their wife and kids" restating two of the older's words) and ties no replacement."""
+    coordinators, markers, no_values = _lists()
+    found = tokens(newer)
+    if any(arrow in newer for arrow in ARROWS) or markers.anywhere(found) or _negated(newer, found):
+        return False
+    held = old.topic | old.names
+
+    def new_value(token: Token) -> bool:
+        named = set(terms(token.word))
+        return (
+            bool(named)
+            and not named & held
+            and token.word not in old.names | no_values
+            and rule_lexicon().change.at([token], 0) is None
+        )
+
+    change, now = rule_lexicon().change, _now_words()
+    for i, token in enumerate(found):
+        if token.word.split("'")[0] in no_values or not (token.word in old.names or set(terms(token.word)) & held):
+            continue  # "it's" is no value, though a sentence opens with it ("It's been ...")
+        if any(
+            change.at(found, j) is not None and now.at(found, j) is None for j in range(max(0, i - CHANGE_REACH), i)
+        ):
+            continue  # "left the bank and joined ...", "habe gekündigt und arbeite ...": changed
+        other = _partner(newer, found, i, coordinators)
+        if other is not None and new_value(found[other]):
+            return True
+    return False
+
+
+def _negated(newer: str, found: list[Token]) -> bool:
+    """Whether a ``negation_frames`` row ("ne … plus", "non … più") stands in ``newer``."""
+    frames: tuple[Gapped, ...] = rule_lexicon().negation_frames
+    return bool(_around(newer, found, frames))
+
+
+#: Most articles or other words of no value between a coordinator and the value it joins.
+SKIPPED = 2
+#: Marks between two words that part them into two clauses: no coordination across.
+_BREAKS = frozenset(".;:!?")
+
+
+@lru_cache(maxsize=1)
+def _articles() -> frozenset[str]:
+    """Every language's articles ("the", "el", "der", "le")."""
+    return frozenset().union(*(lexicon(code).words("articles") for code in languages()))
+
+
+def _skippable(word: str, before: str) -> bool:
+    """Whether ``word`` may stand between a coordinator and the value it joins: an article, or
+    the word before the other value (parallel: "al fútbol y al pádel", "в теннис и в сквош")."""
+    return word in _articles() or word == before
+
+
+def _partner(text: str, found: list[Token], i: int, coordinators: Phrases) -> int | None:
+    """The word a coordinator joins the word at ``i`` to, right after or before it past an
+    article ("guitar and piano", "fútbol y al pádel", "piano as well as guitar"), within one
+    clause; else None."""
+    after = coordinators.at(found, i + 1)
+    if after is not None:
+        other = i + 1 + after[0]
+        before = found[i - 1].word if i else ""
+        while other < len(found) - 1 and other - (i + 1 + after[0]) < SKIPPED and _skippable(found[other].word, before):
+            other += 1
+        if other < len(found) and not _BREAKS & set(text[found[i].end : found[other].start]):
+            return other
+    opening = i
+    while opening > 0 and i - opening < SKIPPED and found[opening - 1].word in _articles():
+        opening -= 1
+    for size in (1, 2, 3):
+        start = opening - size
+        if start < 1:
+            break
+        hit = coordinators.at(found, start)
+        if hit is not None and hit[0] == size and not _BREAKS & set(text[found[start - 1].end : found[i].start]):
+            return start - 1
+    return None
