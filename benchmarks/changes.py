@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout12|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout13|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -33,7 +33,10 @@ most kinds) was written blind before round 7 and is read once to report it;
 and is read once to report it; ``holdout11.yaml`` (ten languages, 20 additive controls) was
 written blind before the eighth round's changes and is read once to report them;
 ``holdout12.yaml`` (thirteen languages, 22 additive controls, a quarter of the facts in
-assistant turns) was written blind after the eighth round and is read once to report the ninth.
+assistant turns) was written blind after the eighth round and is read once to report the ninth;
+``holdout13.yaml`` (thirteen languages, 19 additive controls, a quarter of the facts in
+assistant turns) was written blind after the ninth round and the new lexicons and is read
+once to measure that code on unseen phrasings.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
@@ -132,6 +135,7 @@ def main() -> None:
         "holdout10",
         "holdout11",
         "holdout12",
+        "holdout13",
     )
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
