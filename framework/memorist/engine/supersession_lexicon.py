@@ -130,6 +130,10 @@ class Lexicon:
     clause_joiners: frozenset[str] = frozenset()
     #: Additive words only where they close a clause ("a new number too,"; not "too heavy").
     closing_additive: frozenset[str] = frozenset()
+    #: Definite articles ("the", "el", "der"): an additive word after one refers back to a
+    #: thing already told ("the other one got spammed"), not to one more. The statement's own
+    #: language's: Portuguese "a" is English's indefinite article ("a second number").
+    definite_articles: frozenset[str] = frozenset()
     #: Words right after a quantity (and its counter) that say it moved there: Japanese
     #: "1杯に減らしました", Korean "1잔으로 줄였어요", where the verb follows the number. Folded.
     quantity_changes_after: tuple[str, ...] = ()
@@ -234,6 +238,7 @@ class Lexicon:
             qualified_attributes=frozenset().union(*(lex.words("slot_qualifiers", "attributes") for lex in lexes)),
             clause_joiners=union("clause_joiners"),
             closing_additive=union("closing_additive_words"),
+            definite_articles=union("definite_articles"),
             quantity_changes_after=tuple(
                 fold(" ".join(p.split())) for lex in lexes for p in lex.phrases("quantity_changes_after")
             ),

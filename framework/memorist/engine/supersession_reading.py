@@ -140,7 +140,7 @@ def read(text: str) -> Reading:
         subjects | {SELF} if _holds_taste(based, lex) else subjects,
         attributes,
         topic,
-        lex.additive.anywhere(found) or "additive_words" in inside or _closing_additive(text, found, lex),
+        _adds(found, lex) or "additive_words" in inside or _closing_additive(text, found, lex),
         change,
         _shapes(text, words, lex),
         quantities(said_values),
@@ -193,6 +193,16 @@ def _around(
                     out.append(found[after:close] if not elided else [])
                 break
     return out
+
+
+def _adds(found: list[Token], lex: Lexicon) -> bool:
+    """Whether an ``additive_words`` row says the fact adds to what was told, not after a
+    definite article ("the other one got spammed", "el otro", "der andere"): a thing told
+    before, referred back to, is the replaced value rather than one more beside it."""
+    return any(
+        lex.additive.at(found, i) is not None and not (i and found[i - 1].word in lex.definite_articles)
+        for i in range(len(found))
+    )
 
 
 #: What may follow a closing additive word: a mark ending its clause, or the text's end.

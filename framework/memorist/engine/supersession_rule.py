@@ -84,7 +84,7 @@ from ..records import MemoryRecord
 from .attribute_prototypes import TASTE
 from .keywords import terms
 from .supersession_lexicon import rule_lexicon
-from .supersession_reading import SELF, Reading, clause_readings, read, reported, states_attribute
+from .supersession_reading import ASSISTANT, SELF, Reading, clause_readings, read, reported, states_attribute
 from .supersession_restated import restates
 from .supersession_values import ELIDED, VALUE_KINDS, base
 
@@ -199,7 +199,10 @@ OWNER_WINDOW = 5
 def _of_user(reading: Reading, text: str) -> bool:
     """Whether a fact is about the user or a person or thing of theirs named early ("the user's
     manager is now Angela Kim"): what the assistant says of it is the user's fact."""
-    return SELF in reading.subjects or any(base(t.word) == SELF for t in tokens(text)[:OWNER_WINDOW])
+    opening = tokens(text)[:OWNER_WINDOW]
+    # "The assistant: your manager is now ...": the listener's possessive names the user's person.
+    listener = rule_lexicon().listener if text.casefold().lstrip().startswith(f"the {ASSISTANT}") else frozenset()
+    return SELF in reading.subjects or any(base(t.word) == SELF or t.word in listener for t in opening)
 
 
 def _bound(newer: str, old: Reading) -> bool:

@@ -83,9 +83,16 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset
         found = [t.word for t in tokens(clause)]
         if len(found) >= 2:
             out |= {s for s in _subjects(found, lex) if s == SELF or s in lex.others}
-    if label is not None and _assistant(label.group(0)) and _addresses(clauses, lex):
-        # "The assistant: Noté, tu habites maintenant à Grenoble": the assistant's listener's fact.
-        out |= {SELF}
+    if label is not None and _assistant(label.group(0)):
+        owned = _listeners_own(text[label.end() :], lex, names)
+        if owned:
+            # "The assistant: your manager is now Grace Lin", "The assistant: The user's manager
+            # is now ...": a person of the listener's is the subject, as "The user: My manager
+            # is ..." makes the manager the user's statement's subject.
+            out = set(owned)
+        elif _addresses(clauses, lex):
+            # "The assistant: Noté, tu habites maintenant à Grenoble": the assistant's listener's fact.
+            out |= {SELF}
     handed = [lex.addressee_openers.at(tokens(clause), 0) is not None for clause in clauses]
     if label is not None and any(handed):
         # "The assistant: Congratulations on the new job as a bank teller!": the listener's job,
@@ -99,6 +106,25 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset
         elif handed[0]:
             out -= {speaker, SELF}
     return frozenset(out)
+
+
+#: The speaker's possessive in the extractor's voice ("the user's"): a listener's possessive in
+#: the assistant's statement ("your", "tu", "dein") is read as it.
+_SELF_POSSESSIVE = f"{SELF}'s"
+
+
+def _listeners_own(body: str, lex: Lexicon, names: frozenset[str]) -> frozenset[str]:
+    """The person of the listener's (a relative, a manager) the assistant's statement opens
+    with: "your manager is now ..." or, rewritten by the extractor, "The user's manager is now
+    ...". Empty when the statement is about the listener or anything else."""
+    words = [t.word for t in tokens(body)]
+    rest = words[1:] if words and words[0] in lex.articles else words
+    if not rest:
+        return frozenset()
+    if rest[0] in lex.listener:
+        words = [_SELF_POSSESSIVE, *rest[1:]]
+    owned = _subjects(words, lex, names)
+    return owned if owned and not owned & {SELF, ASSISTANT} and owned <= lex.others | names else frozenset()
 
 
 #: How far into a clause of the assistant's a listener's word makes the user its subject.
