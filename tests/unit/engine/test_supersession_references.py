@@ -26,10 +26,18 @@ from tests.supersession_pairs import replaces
 @pytest.mark.parametrize(
     ("older", "newer", "expected"),
     [
-        ("The user: new #: 312 555 0147", "The user: new # again lol, 312 555 0163. the other one got spammed to death", True),
+        (
+            "The user: new #: 312 555 0147",
+            "The user: new # again lol, 312 555 0163. the other one got spammed to death",
+            True,
+        ),
         ("The user: My number is 312 555 0147.", "The user: New number: 312 555 0163, the other one got hacked.", True),
         ("The user: Mi número es 612 345 678.", "The user: Número nuevo: 699 111 222, el otro me lo robaron.", True),
-        ("The user: Meine Nummer ist 0151 2345678.", "The user: Neue Nummer: 0160 9876543, die andere ist gesperrt.", True),
+        (
+            "The user: Meine Nummer ist 0151 2345678.",
+            "The user: Neue Nummer: 0160 9876543, die andere ist gesperrt.",
+            True,
+        ),
         ("The user: O meu número é 912 345 678.", "The user: Número novo: 936 111 222, o outro foi roubado.", True),
         # An addition stays one: no definite article before the additive word.
         ("The user: My number is 312 555 0147.", "The user: I got a second number, 312 555 0163.", False),
