@@ -130,6 +130,9 @@ class Lexicon:
     clause_joiners: frozenset[str] = frozenset()
     #: Additive words only where they close a clause ("a new number too,"; not "too heavy").
     closing_additive: frozenset[str] = frozenset()
+    #: Words after a noun that make it the owner of the next ("बहन की शादी": the sister's
+    #: wedding), as English's "'s" does: the owned thing, not the owner, is what a fact is about.
+    possessive_particles: frozenset[str] = frozenset()
     #: Definite articles ("the", "el", "der"): an additive word after one refers back to a
     #: thing already told ("the other one got spammed"), not to one more. The statement's own
     #: language's: Portuguese "a" is English's indefinite article ("a second number").
@@ -238,6 +241,7 @@ class Lexicon:
             qualified_attributes=frozenset().union(*(lex.words("slot_qualifiers", "attributes") for lex in lexes)),
             clause_joiners=union("clause_joiners"),
             closing_additive=union("closing_additive_words"),
+            possessive_particles=union("possessive_particles"),
             definite_articles=union("definite_articles"),
             quantity_changes_after=tuple(
                 fold(" ".join(p.split())) for lex in lexes for p in lex.phrases("quantity_changes_after")

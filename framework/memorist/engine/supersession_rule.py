@@ -251,7 +251,9 @@ def _replaces(
         return True
     if not new.subjects & old.subjects:
         return _through_owner(new, old, similarity or 0.0)
-    if new.attributes & old.attributes and _bound(newer, old):
+    if new.attributes & old.attributes and new.owners == old.owners and _bound(newer, old):
+        # A relative's thing ("मेरी बहन की शादी", the sister's wedding) holds the relative's
+        # attribute, not the speaker's: it replaces no "मैं शादीशुदा हूँ" (the speaker is married).
         return True
     if new.change and (new.topic & old.topic or new.names & old.names or (similarity or 0.0) >= CHANGE_SIMILARITY):
         return True

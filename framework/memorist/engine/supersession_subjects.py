@@ -166,11 +166,13 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
         owned = next(
             (
                 base(w)
-                for w in rest[1:4]
+                for i, w in enumerate(rest[1:4], 1)
                 if base(w) not in lex.attributes
                 and base(w) not in lex.speaker
                 and w not in lex.change_words
                 and w.isalpha()
+                # "मेरी बहन की शादी" (the sister's wedding): an owner, as "sister's" is.
+                and not (i + 1 < len(rest) and rest[i + 1] in lex.possessive_particles)
             ),
             None,
         )
@@ -224,7 +226,12 @@ def _owners(words: list[str], lex: Lexicon) -> frozenset[str]:
     """The relative a possessive chain opening the fact names past the speaker ("the user's
     sister's visit": sister)."""
     rest = words[1:] if words and words[0] in lex.articles else words
-    if len(rest) < 3 or base(rest[0]) not in lex.speaker or rest[0] == base(rest[0]):
+    if len(rest) >= 4 and rest[0] == SELF and rest[1] in lex.speaker:
+        rest = rest[1:]  # "The user: मेरी बहन की शादी ...": the speaker's own possessive after the label
+    if len(rest) < 3 or base(rest[0]) not in lex.speaker:
         return frozenset()
     owned = rest[1]
-    return frozenset({base(owned)}) if owned != base(owned) and base(owned) in lex.others else frozenset()
+    if base(owned) not in lex.others:
+        return frozenset()
+    # "the user's sister's visit", "मेरी बहन की शादी": the relative owns what follows.
+    return frozenset({base(owned)}) if owned != base(owned) or rest[2] in lex.possessive_particles else frozenset()

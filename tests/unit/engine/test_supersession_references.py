@@ -141,3 +141,19 @@ def _current(engine: Engine, user: str, adds: list[object]) -> list[int]:
 )
 def test_latest_only_lists_the_current_version(engine: Engine, adds: list[object], current: list[int]) -> None:
     assert _current(engine, f"r{abs(hash(repr(adds)))}", adds) == current
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "expected"),
+    [
+        # A relative before a possessive particle owns what follows: the wedding is the fact's
+        # thing, and the user's fragment about it changes its date.
+        ("The user: मेरी बहन की शादी 14 फरवरी को है।", "The user: शादी की तारीख बदल गई है, अब 21 फरवरी को है।", True),
+        # The sister's wedding is not the speaker's marriage.
+        ("The user: मैं शादीशुदा हूँ।", "The user: मेरी बहन की शादी 21 फरवरी को है।", False),
+        ("The user: मेरी पत्नी का नाम सीमा है।", "The user: मेरी बहन की शादी 21 फरवरी को है।", False),
+        ("The user: मेरी बहन की शादी 14 फरवरी को है।", "The user: मेरे दोस्त की पार्टी 21 फरवरी को है।", False),
+    ],
+)
+def test_a_possessive_particle_makes_the_relative_an_owner(older: str, newer: str, expected: bool) -> None:
+    assert replaces(older, newer) is expected
