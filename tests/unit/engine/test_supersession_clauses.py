@@ -26,7 +26,7 @@ from __future__ import annotations
 import pytest
 from memorist.python.engine import Engine
 
-from tests.supersession_pairs import replaces
+from tests.supersession_pairs import current_adds, replaces
 
 
 @pytest.mark.parametrize(
@@ -58,15 +58,6 @@ from tests.supersession_pairs import replaces
 )
 def test_the_rule_reads_the_rounds_kinds(older: str, newer: str, similarity: float | None, expected: bool) -> None:
     assert replaces(older, newer, similarity) is expected
-
-
-def _current(engine: Engine, user: str, adds: list[str]) -> list[int]:
-    """Which adds' memories a ``latest_only`` list shows, the adds told a day apart."""
-    ids = []
-    for day, text in enumerate(adds, start=2):
-        ids.append([r.id for r in engine.add(text, user_id=user, timestamp=f"2026-03-{day:02d}T09:00:00Z")])
-    shown = {r.id for r in engine.list(user_id=user, latest_only=True, page_size=50).records}
-    return [i for i, stored in enumerate(ids) if stored and set(stored) <= shown]
 
 
 @pytest.mark.parametrize(
@@ -163,4 +154,4 @@ def _current(engine: Engine, user: str, adds: list[str]) -> list[int]:
     ],
 )
 def test_latest_only_lists_the_current_version(engine: Engine, adds: list[str], current: list[int]) -> None:
-    assert _current(engine, f"c{abs(hash(tuple(adds)))}", adds) == current
+    assert current_adds(engine, f"c{abs(hash(tuple(adds)))}", adds) == current

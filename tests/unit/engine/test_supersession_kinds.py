@@ -32,6 +32,7 @@ from memorist.python.memory import Memory
 
 from tests.conftest import fast_settings
 from tests.plugins import hashing
+from tests.supersession_pairs import current_adds
 from tests.supersession_pairs import replaces as _replaces
 
 
@@ -280,14 +281,6 @@ def test_the_lexicons_hold_kinds_of_taste() -> None:
     assert {f"{TASTE}food", f"{TASTE}drink", f"{TASTE}music"} <= kinds
 
 
-def _current(engine: Engine, user: str, adds: list[str]) -> list[int]:
-    ids = []
-    for day, text in enumerate(adds, start=2):
-        ids.append([r.id for r in engine.add(text, user_id=user, timestamp=f"2026-03-{day:02d}T09:00:00Z")])
-    shown = {r.id for r in engine.list(user_id=user, latest_only=True, page_size=50).records}
-    return [i for i, stored in enumerate(ids) if stored and set(stored) <= shown]
-
-
 @pytest.mark.parametrize(
     ("adds", "current"),
     [
@@ -308,4 +301,4 @@ def _current(engine: Engine, user: str, adds: list[str]) -> list[int]:
     ],
 )
 def test_a_taste_of_one_kind_told_as_changed_replaces_it(engine: Engine, adds: list[str], current: list[int]) -> None:
-    assert _current(engine, f"t{abs(hash(tuple(adds)))}", adds) == current
+    assert current_adds(engine, f"t{abs(hash(tuple(adds)))}", adds) == current

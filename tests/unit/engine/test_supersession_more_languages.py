@@ -16,6 +16,7 @@ from __future__ import annotations
 import pytest
 from memorist.python.engine import Engine
 
+from tests.supersession_pairs import current_adds
 from tests.supersession_pairs import replaces as _replaces
 
 #: (older, newer, the cosine the rule is given or None for its own, whether newer replaces)
@@ -71,16 +72,6 @@ def test_a_changed_fact_replaces_the_older_and_an_added_one_does_not(
     assert _replaces(older, newer, similarity) is replaces
 
 
-def _current(engine: Engine, user: str, adds: list[str]) -> list[int]:
-    """Which adds' memories a ``latest_only`` list shows, the adds told a day apart."""
-    ids = []
-    for day, text in enumerate(adds, start=2):
-        ids.append([r.id for r in engine.add(text, user_id=user, timestamp=f"2026-03-{day:02d}T09:00:00Z")])
-    assert all(ids), ids  # every statement is a fact
-    shown = {r.id for r in engine.list(user_id=user, latest_only=True, page_size=50).records}
-    return [i for i, stored in enumerate(ids) if set(stored) <= shown]
-
-
 @pytest.mark.parametrize(
     ("adds", "current"),
     [
@@ -116,4 +107,4 @@ def _current(engine: Engine, user: str, adds: list[str]) -> list[int]:
     ],
 )
 def test_latest_only_lists_the_current_version_across_adds(engine: Engine, adds: list[str], current: list[int]) -> None:
-    assert _current(engine, f"l{abs(hash(tuple(adds)))}", adds) == current
+    assert current_adds(engine, f"l{abs(hash(tuple(adds)))}", adds, every_add_stored=True) == current

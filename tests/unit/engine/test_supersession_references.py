@@ -13,14 +13,11 @@ ninth round's code.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 from memorist.engine.supersession_rule import supersedes
 from memorist.python.engine import Engine
-from memorist.records import MemoryRecord, normalized_hash
 
-from tests.supersession_pairs import replaces
+from tests.supersession_pairs import current_adds, record, replaces
 
 
 @pytest.mark.parametrize(
@@ -48,19 +45,6 @@ def test_an_additive_word_after_a_definite_article_refers_back(older: str, newer
     assert replaces(older, newer) is expected
 
 
-def _said(text: str, day: int, by: str) -> MemoryRecord:
-    moment = datetime(2026, 3, day, tzinfo=UTC)
-    return MemoryRecord(
-        id=f"m{day}",
-        text=text,
-        hash=normalized_hash(text),
-        observed_at=moment,
-        created_at=moment,
-        updated_at=moment,
-        attributed_to=by,
-    )
-
-
 @pytest.mark.parametrize(
     ("older", "newer", "expected"),
     [
@@ -75,7 +59,7 @@ def _said(text: str, day: int, by: str) -> MemoryRecord:
     ],
 )
 def test_the_assistants_word_on_the_listeners_person_replaces(older: str, newer: str, expected: bool) -> None:
-    assert supersedes(_said(newer, 6, "assistant"), _said(older, 2, "user")) is expected
+    assert supersedes(record(newer, 6, "assistant"), record(older, 2, "user")) is expected
 
 
 @pytest.mark.parametrize(
@@ -106,15 +90,6 @@ def test_a_change_opener_in_a_long_memory_changes_its_clause(older: str, newer: 
     assert replaces(older, newer) is expected
 
 
-def _current(engine: Engine, user: str, adds: list[object]) -> list[int]:
-    """Which adds' memories a ``latest_only`` list shows, the adds told a day apart."""
-    ids = []
-    for day, text in enumerate(adds, start=2):
-        ids.append([r.id for r in engine.add(text, user_id=user, timestamp=f"2026-03-{day:02d}T09:00:00Z")])
-    shown = {r.id for r in engine.list(user_id=user, latest_only=True, page_size=50).records}
-    return [i for i, stored in enumerate(ids) if stored and all(i in shown for i in stored)]
-
-
 @pytest.mark.parametrize(
     ("adds", "current"),
     [
@@ -140,7 +115,7 @@ def _current(engine: Engine, user: str, adds: list[object]) -> list[int]:
     ],
 )
 def test_latest_only_lists_the_current_version(engine: Engine, adds: list[object], current: list[int]) -> None:
-    assert _current(engine, f"r{abs(hash(repr(adds)))}", adds) == current
+    assert current_adds(engine, f"r{abs(hash(repr(adds)))}", adds) == current
 
 
 @pytest.mark.parametrize(
