@@ -90,16 +90,10 @@ SKIPPED = 2
 _BREAKS = frozenset(".;:!?")
 
 
-@lru_cache(maxsize=1)
-def _articles() -> frozenset[str]:
-    """Every language's articles ("the", "el", "der", "le")."""
-    return frozenset().union(*(lexicon(code).words("articles") for code in languages()))
-
-
 def _skippable(word: str, before: str) -> bool:
     """Whether ``word`` may stand between a coordinator and the value it joins: an article, or
     the word before the other value (parallel: "al fútbol y al pádel", "в теннис и в сквош")."""
-    return word in _articles() or word == before
+    return word in rule_lexicon().articles or word == before
 
 
 def _partner(text: str, found: list[Token], i: int, coordinators: Phrases) -> int | None:
@@ -115,7 +109,7 @@ def _partner(text: str, found: list[Token], i: int, coordinators: Phrases) -> in
         if other < len(found) and not _BREAKS & set(text[found[i].end : found[other].start]):
             return other
     opening = i
-    while opening > 0 and i - opening < SKIPPED and found[opening - 1].word in _articles():
+    while opening > 0 and i - opening < SKIPPED and found[opening - 1].word in rule_lexicon().articles:
         opening -= 1
     for size in (1, 2, 3):
         start = opening - size
