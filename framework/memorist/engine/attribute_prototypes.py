@@ -32,6 +32,7 @@ from threading import Lock
 import numpy as np
 
 from ..language import languages, lexicon
+from .chance_cosine import ChanceCosine
 
 #: A fact names an attribute only when its nearest prototype is at least this close.
 FLOOR = 0.45
@@ -74,8 +75,12 @@ def _unit(matrix: np.ndarray) -> np.ndarray:
 class AttributeReader:
     """Reads a fact's single-valued attribute with one embedder."""
 
-    def __init__(self, embed: Embed, rows: Sequence[tuple[str, str]] | None = None) -> None:
+    def __init__(
+        self, embed: Embed, rows: Sequence[tuple[str, str]] | None = None, *, chance: ChanceCosine | None = None
+    ) -> None:
         self._embed = embed
+        #: Reads a text's prototype cosines against its language's chance level (None: as they are).
+        self._chance = chance
         self._rows = list(prototypes() if rows is None else rows)
         self._labels = np.array([label for label, _ in self._rows])
         self._matrix: np.ndarray | None = None
@@ -102,6 +107,10 @@ class AttributeReader:
         if missing:
             protos = self._prototypes()
             scores = _unit(np.asarray(self._embed(missing))) @ protos.T
+            if self._chance is not None:
+                # A language's chance level is measured (embedded) on first need: outside the lock.
+                read = self._chance.on_english_scale
+                scores = np.stack([read(row, text) for text, row in zip(missing, scores, strict=True)])
             with self._lock:
                 for text, row in zip(missing, scores, strict=True):
                     known[text] = self._seen[text] = self._label(row)

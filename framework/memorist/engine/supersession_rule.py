@@ -142,11 +142,14 @@ def supersedes(
     older: MemoryRecord,
     similarity: float | None = None,
     attribute_of: Callable[[str], str | None] | None = None,
+    above_chance: float | None = None,
 ) -> bool:
     """Whether storing ``newer`` makes ``older`` a past version (see the module's description);
     ``similarity``: the two facts' cosine, when the caller has it; ``attribute_of``: a fact
     text's single-valued attribute read by meaning (:mod:`.attribute_prototypes`), asked only
-    when no other sign links the two."""
+    when no other sign links the two; ``above_chance``: the cosine read against the facts'
+    language's chance level (:mod:`.chance_cosine`), what the cosine says where no word of
+    the two agrees (None: the cosine as it is)."""
     if newer.id == older.id or newer.hash == older.hash:
         return False
     if (newer.speaker or "").casefold() != (older.speaker or "").casefold():
@@ -168,7 +171,7 @@ def supersedes(
         # "... playing both guitar and piano now" keeps "plays guitar": a value held beside a
         # new one is no replaced value.
         return False
-    if _replaces(new, old, newer_text, older_text, similarity, attribute_of):
+    if _replaces(new, old, newer_text, older_text, (similarity, above_chance), attribute_of):
         return True
     # One clause of a fact of several may change the older ("..., it's 312-555-0182 now. Also
     # ..."): each clause that says a change or a moved quantity is read on its own. A short
@@ -183,7 +186,7 @@ def supersedes(
             # A short fact's additive word is the whole fact's ("Your studio will change things
             # too"): only its subject is read clause by clause.
             if not new.additive and _replaces(
-                replace(part, size=new.size), old, clause, older_text, similarity, attribute_of
+                replace(part, size=new.size), old, clause, older_text, (similarity, above_chance), attribute_of
             ):
                 return True
         elif _value_changed(part, old, own and old.size <= SLOT_MAX_TOKENS):
@@ -233,10 +236,12 @@ def _replaces(
     old: Reading,
     newer: str,
     older: str,
-    similarity: float | None,
+    cosines: tuple[float | None, float | None],
     attribute_of: Callable[[str], str | None] | None,
 ) -> bool:
-    """:func:`supersedes` over two readings (``newer``, ``older``: their texts)."""
+    """:func:`supersedes` over two readings (``newer``, ``older``: their texts; ``cosines``: the
+    pair's cosine and the same read against chance)."""
+    similarity, above_chance = cosines
     if _qualified_apart(new, old):
         return False
     if new.subjects & old.subjects and _other_count(new, old):
@@ -251,26 +256,47 @@ def _replaces(
         return True
     if not new.subjects & old.subjects:
         return _through_owner(new, old, similarity or 0.0)
+    # The paths below link by the cosine alone, so it counts only as far as it is above the
+    # language's chance level unless a word of the two agrees (see :func:`_words_agree`).
+    meant = similarity if above_chance is None or _words_agree(new, old) else min(similarity or 0.0, above_chance)
     if new.attributes & old.attributes and new.owners == old.owners and _bound(newer, old):
         # A relative's thing ("मेरी बहन की शादी", the sister's wedding) holds the relative's
         # attribute, not the speaker's: it replaces no "मैं शादीशुदा हूँ" (the speaker is married).
         return True
-    if new.change and (new.topic & old.topic or new.names & old.names or (similarity or 0.0) >= CHANGE_SIMILARITY):
+    if new.change and (new.topic & old.topic or new.names & old.names or (meant or 0.0) >= CHANGE_SIMILARITY):
         return True
     if new.shapes & old.shapes:
         return True
     short = max(old.size, new.size) <= SLOT_MAX_TOKENS
-    if short and _same_slot(new, old, similarity or 0.0):
+    if short and _same_slot(new, old, meant or 0.0, similarity or 0.0):
         return True
     if short and attribute_of is not None and _same_meaning_changed(new, old, newer, older, attribute_of):
         return True
     return similarity is not None and similarity >= QUANTITY_SIMILARITY and _other_quantity(new, old)
 
 
-def _same_slot(new: Reading, old: Reading, similarity: float) -> bool:
+def _words_agree(new: Reading, old: Reading) -> bool:
+    """Whether the two facts agree by a word of theirs, not by the embedder: the same attribute
+    read by its words ("woon in" / "verhuisd naar": residence), a shared topic word, name,
+    "X is V" shape, owner, or unit of a value (two clock times, two sums of euros). Where none does, the pair's cosine counts only as far as it is above its
+    language's chance level: under an embedder that does not know the language any two short
+    statements score alike ("Ik heb een kat." / "Ik ben verhuisd naar Groningen." 0.62)."""
+    return bool(
+        new.attributes & old.attributes
+        or new.topic & old.topic
+        or new.names & old.names
+        or new.shapes & old.shapes
+        or new.owners & old.owners
+        or {unit for unit, _ in new.quantities} & {unit for unit, _ in old.quantities}
+    )
+
+
+def _same_slot(new: Reading, old: Reading, similarity: float, tastes: float) -> bool:
     """The slots read without a shared word: a relationship's state, a changed attribute, a
     bare change, a habit begun, a taste (see the module's description). Only between short
-    facts: a long memory blends several, and a word or a cosine says nothing of which changed."""
+    facts: a long memory blends several, and a word or a cosine says nothing of which changed.
+    ``similarity``: the pair's cosine as far as it counts (:func:`_words_agree`); ``tastes``:
+    as it is, since two tastes agree by their words already (each states one)."""
     if "relationship" in new.attributes and (_people(new) & old.names) - old.subjects:
         return True
     if new.attributes and new.change and similarity >= ATTRIBUTE_CHANGE_SIMILARITY:
@@ -281,7 +307,7 @@ def _same_slot(new: Reading, old: Reading, similarity: float) -> bool:
         return True
     # A taste told of late ("ultimamente il mio piatto preferito ...") has changed, as a taste's
     # kind read by meaning already counts it (:func:`_same_meaning_changed`).
-    return new.preference and old.preference and (new.change or new.recent) and similarity >= PREFERENCE_SIMILARITY
+    return new.preference and old.preference and (new.change or new.recent) and tastes >= PREFERENCE_SIMILARITY
 
 
 def _qualified_apart(new: Reading, old: Reading) -> bool:
