@@ -283,11 +283,27 @@ def _words_agree(new: Reading, old: Reading) -> bool:
     statements score alike ("Ik heb een kat." / "Ik ben verhuisd naar Groningen." 0.62)."""
     return bool(
         new.attributes & old.attributes
-        or new.topic & old.topic
+        or _same_stem(new.topic, old.topic)
         or new.names & old.names
         or new.shapes & old.shapes
         or new.owners & old.owners
         or {unit for unit, _ in new.quantities} & {unit for unit, _ in old.quantities}
+    )
+
+
+#: Fewest letters two topic terms share at their start to be forms of one word.
+STEM_LETTERS = 6
+
+
+def _same_stem(new: frozenset[str], old: frozenset[str]) -> bool:
+    """Whether a topic term of one fact opens a term of the other, of at least
+    :data:`STEM_LETTERS` letters: one word in two forms ("boulanger" / "boulangerie",
+    "Lehrer" / "Lehrerin"), which the terms' light stemming leaves apart."""
+    return any(
+        len(short) >= STEM_LETTERS and long.startswith(short)
+        for a in new
+        for b in old
+        for short, long in ((a, b) if len(a) <= len(b) else (b, a),)
     )
 
 
