@@ -6,8 +6,9 @@ statements about 0.14. In a language it was not trained on, its word pieces are 
 shared, and any two short statements score far higher whatever they say: "Ik heb een kat."
 / "Ik ben verhuisd naar Groningen." 0.62 against 0.24 for the same pair in English, above
 the bar a change word needs to link two facts, so a move hid a cat. A bar per language
-would be a number per language to tune; instead each language's cosine is read relative
-to its chance level and mapped onto the English scale before it meets the bars::
+would be a number per language to tune; instead the rule reads a cosine that no word of the
+two facts backs relative to its language's chance level, mapped onto the English scale
+before it meets the bars (the words back it otherwise: :mod:`.supersession_rule`)::
 
     s' = c_en + (s - c_lang) * (1 - c_en) / (1 - c_lang)
 
@@ -21,8 +22,9 @@ lexicon's ``unrelated_statements`` (short first-person facts on different topics
 written in each language), under the configured embedder. It is measured lazily, one
 language at a time on first need, and cached per embedder identity (its class and
 :meth:`describe`), so an add pays for it once per process and language. Two facts in one
-language use its chance; two in different languages the mean of their two (the cosine
-between them mixes both spaces). A language without statements, or an unsure one, reads
+language use its chance; two read as different languages the higher of their two (a short
+fact's language is often misread, "Mi sono trasferita a Bologna." reads as English, and a
+user tells their facts in one). A language without statements, or an unsure one, reads
 as English: nothing changes where nothing is known.
 """
 

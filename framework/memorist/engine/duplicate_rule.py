@@ -184,7 +184,14 @@ class DuplicateRule:
             replaced.extend(
                 Supersession(h.record, record)
                 for h in near.get(index, ())
-                if supersedes(record, h.record, h.score, self._attributes.attribute_of, self._above_chance(h, record))
+                if supersedes(
+                    record,
+                    h.record,
+                    h.score,
+                    self._attributes.attribute_of,
+                    self._above_chance(h, record),
+                    self._attributes.attribute_above_chance if self._chance is not None else None,
+                )
             )
         for twin in twins:
             matched_id, matched_text = holder[twin.first]
