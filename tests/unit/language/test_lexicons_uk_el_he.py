@@ -121,7 +121,17 @@ def test_a_short_first_person_statement_is_kept_and_filler_beside_it_is_not(
 
 @pytest.mark.parametrize(
     "said",
-    ["Я теж.", "Я теж ні.", "Я розумію.", "Είμαι έτοιμη.", "Ούτε εγώ.", "Είμαι κουρασμένη.", "אני לא יודעת.", "אני מקווה.", "אני מוכנה."],
+    [
+        "Я теж.",
+        "Я теж ні.",
+        "Я розумію.",
+        "Είμαι έτοιμη.",
+        "Ούτε εγώ.",
+        "Είμαι κουρασμένη.",
+        "אני לא יודעת.",
+        "אני מקווה.",
+        "אני מוכנה.",
+    ],
 )
 def test_a_first_person_reply_that_says_nothing_is_not_stored(memory: Memory, said: str) -> None:
     outcome = memory.add_outcome(said, user_id="ana")
