@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout13|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout14|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -36,7 +36,10 @@ written blind before the eighth round's changes and is read once to report them;
 assistant turns) was written blind after the eighth round and is read once to report the ninth;
 ``holdout13.yaml`` (thirteen languages, 19 additive controls, a quarter of the facts in
 assistant turns) was written blind after the ninth round and the new lexicons and is read
-once to measure that code on unseen phrasings.
+once to measure that code on unseen phrasings; ``holdout14.yaml`` (twenty-three languages,
+among them Ukrainian, Greek, Hebrew, Indonesian, Vietnamese, Czech and Danish; 21 additive
+controls; a quarter of the adds with an assistant turn) was written blind after the tenth
+round and is read once to measure its code on unseen phrasings and languages.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
@@ -136,6 +139,7 @@ def main() -> None:
         "holdout11",
         "holdout12",
         "holdout13",
+        "holdout14",
     )
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
