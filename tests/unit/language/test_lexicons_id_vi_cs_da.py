@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from memorist import Engine as Memory
-from memorist.language import language_of, lexicon
+from memorist.language import language_of, lexicon, words
 from memorist.plugin.manager import load_plugins
 
 from tests.conftest import fast_settings
@@ -209,3 +209,15 @@ def test_each_lexicon_has_the_lists_a_full_lexicon_has(code: str) -> None:
     for attribute in ("phone", "email", "residence", "employer", "relationship", "age", "diet"):
         named = lex.words("exclusive_attributes", attribute) or lex.phrases("attribute_phrases", attribute)
         assert named, (code, attribute)
+
+
+@pytest.mark.parametrize("code", NEW)
+def test_each_lexicon_lists_unrelated_statements_in_its_language(code: str) -> None:
+    """The chance-level cosine's data (see test_unrelated_statements.py): six to eight
+    distinct short statements, told as this language but for at most one (a Czech or Danish
+    sentence with no word or letter of its own reads as a neighbour's; see the headers)."""
+    statements = [str(s) for s in lexicon(code).get("unrelated_statements") or ()]
+    assert 6 <= len(statements) <= 8, code
+    assert len(set(statements)) == len(statements)
+    assert all(len(words(s)) <= 20 for s in statements)
+    assert sum(language_of(s) != code for s in statements) <= 1, code
