@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout14|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout15|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -39,7 +39,11 @@ assistant turns) was written blind after the ninth round and the new lexicons an
 once to measure that code on unseen phrasings; ``holdout14.yaml`` (twenty-three languages,
 among them Ukrainian, Greek, Hebrew, Indonesian, Vietnamese, Czech and Danish; 21 additive
 controls; a quarter of the adds with an assistant turn) was written blind after the tenth
-round and is read once to measure its code on unseen phrasings and languages.
+round and is read once to measure its code on unseen phrasings and languages;
+``holdout15.yaml`` (twenty-three languages, under a quarter English; 22 additive controls;
+every sequence holds one or two unrelated facts, a pet, a sibling, an allergy, beside the
+fact that changes) was written blind during the eleventh round and is read once to measure
+whether a change hides unrelated facts.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
@@ -140,6 +144,7 @@ def main() -> None:
         "holdout12",
         "holdout13",
         "holdout14",
+        "holdout15",
     )
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
