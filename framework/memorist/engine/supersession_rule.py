@@ -315,7 +315,7 @@ def _words_agree(new: Reading, old: Reading) -> bool:
     statements score alike ("Ik heb een kat." / "Ik ben verhuisd naar Groningen." 0.62)."""
     return bool(
         new.attributes & old.attributes
-        or _same_stem(new.topic, old.topic)
+        or _same_stem(_words(new), _words(old))
         or new.names & old.names
         or new.shapes & old.shapes
         or new.owners & old.owners
@@ -323,15 +323,21 @@ def _words_agree(new: Reading, old: Reading) -> bool:
     )
 
 
+def _words(reading: Reading) -> frozenset[str]:
+    """A fact's topic terms and its names' terms: a noun opening a statement reads as a name
+    ("The user: Middagen med mina föräldrar ...") and is the topic term "middagen" of another."""
+    return reading.topic | {term for name in reading.names for term in terms(name)}
+
+
 #: Fewest letters two topic terms share at their start to be forms of one word.
 STEM_LETTERS = 6
 
 
 def _same_stem(new: frozenset[str], old: frozenset[str]) -> bool:
-    """Whether a topic term of one fact opens a term of the other, of at least
+    """Whether the two facts share a term, or a term of one opens a term of the other, of at least
     :data:`STEM_LETTERS` letters: one word in two forms ("boulanger" / "boulangerie",
     "Lehrer" / "Lehrerin"), which the terms' light stemming leaves apart."""
-    return any(
+    return bool(new & old) or any(
         len(short) >= STEM_LETTERS and long.startswith(short)
         for a in new
         for b in old
