@@ -153,6 +153,13 @@ class Lexicon:
     #: The listener's words ("you", "your"; "tu", "ton"; "du", "dein"): in what the assistant
     #: says, its listener, the user. Every language's.
     listener: frozenset[str] = frozenset()
+    #: Change words that say when, not that a value ended ("now", "jetzt"): the restated rule
+    #: does not read them as a change of the value beside them.
+    now_words: Phrases = Phrases({})
+    #: Words that join two values both held ("and", "as well as", "y", "und").
+    coordinators: Phrases = Phrases({})
+    #: Words that tie two values as a replacement ("instead of", "from ... to", "statt").
+    replacement_markers: Phrases = Phrases({})
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -253,6 +260,9 @@ class Lexicon:
             ),
             reporting_after=tuple(p for lex in lexes for p in lex.phrases("reporting_frames_after")),
             listener=union("listener_words"),
+            now_words=merged("now_words"),
+            coordinators=merged("coordinators"),
+            replacement_markers=merged("replacement_markers"),
         )
 
 

@@ -123,7 +123,7 @@ def read(text: str) -> Reading:
     subjects = _clause_subjects(text, said, lex, frozenset(names)) | _labelled_name(text, lex)
     held = counts(words, lex)
     said_values = told(text, lex)
-    gaps = _around(text, found, lex.change_frames, lex.clause_joiners)
+    gaps = around(text, found, lex.change_frames, lex.clause_joiners)
     # "The user's parents asked to move dinner to Sunday": what a change frame moved.
     objects = frozenset(
         term
@@ -132,7 +132,7 @@ def read(text: str) -> Reading:
         if t.word.isalpha() and t.word not in STOP_WORDS and base(t.word) not in frame | lex.speaker
         for term in terms(base(t.word))
     )
-    framed_change = bool(gaps) or bool(_around(text, found, lex.negation_frames, lex.clause_joiners))
+    framed_change = bool(gaps) or bool(around(text, found, lex.negation_frames, lex.clause_joiners))
     change = lex.change.anywhere(found) or "replacement_words" in inside or framed_change
     if SELF not in subjects and (attributes & lex.group_attributes or held) and _group_opens(said, lex, len(found)):
         subjects |= {SELF}
@@ -167,13 +167,16 @@ MAX_GAP = 3
 _BREAKS = frozenset(".,;:!?")
 
 
-def _around(
+def around(
     text: str, found: list[Token], frames: tuple[Gapped, ...], joiners: frozenset[str] = frozenset()
 ) -> list[list[Token]]:
     """The gaps of each gapped row (``change_frames``: "move … to"; ``negation_frames``: "ne
     … plus") ``found`` holds within a clause: one to :data:`MAX_GAP` words, none of them one
     of ``joiners`` ("and"). A row's last word before the gap may be an elided one ("n'" of
-    "n'aime")."""
+    "n'aime").
+
+    Public: the supersession rule reads ``change_frames`` with it, and the restated rule
+    (:mod:`.supersession_restated`) ``negation_frames``."""
     out = []
     for head, tail in frames:
         for i in range(len(found) - len(head) - len(tail)):

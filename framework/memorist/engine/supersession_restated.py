@@ -15,7 +15,7 @@ from functools import lru_cache
 from ..language import Phrases, Token, languages, lexicon, tokens
 from .keywords import STOP_WORDS, terms
 from .supersession_lexicon import Gapped, rule_lexicon
-from .supersession_reading import Reading, _around
+from .supersession_reading import Reading, around
 
 #: How many words before an older value a change word tells it changed ("left the bank").
 CHANGE_REACH = 3
@@ -24,24 +24,13 @@ ARROWS = ("→", "->", "=>", "⇒")
 
 
 @lru_cache(maxsize=1)
-def _now_words() -> Phrases:
-    """Every language's ``now_words``: a change word that says when, not that a value ended."""
-    return Phrases({p: "now_words" for code in languages() for p in lexicon(code).phrases("now_words")})
-
-
-@lru_cache(maxsize=1)
-def _lists() -> tuple[Phrases, Phrases, frozenset[str]]:
-    """Every language's ``coordinators`` and ``replacement_markers`` (content words that rarely
-    mean anything else in another language), and the words that are no value: the speaker
-    ("Elena y yo nos divorciamos" joins two people, not two values) and function words."""
+def _no_values() -> frozenset[str]:
+    """The words that are no value: the speaker ("Elena y yo nos divorciamos" joins two
+    people, not two values) and function words, in every language."""
     lexes = [lexicon(code) for code in languages()]
-    return (
-        Phrases({p: "coordinators" for lex in lexes for p in lex.phrases("coordinators")}),
-        Phrases({p: "replacement_markers" for lex in lexes for p in lex.phrases("replacement_markers")}),
-        frozenset().union(
-            STOP_WORDS,
-            *(lex.words(name) for lex in lexes for name in ("speaker_words", "first_person", "function_words")),
-        ),
+    return frozenset().union(
+        STOP_WORDS,
+        *(lex.words(name) for lex in lexes for name in ("speaker_words", "first_person", "function_words")),
     )
 
 
@@ -49,7 +38,8 @@ def restates(newer: str, old: Reading) -> bool:
     """Whether ``newer`` tells a value of ``old`` (a topic word or a name) coordinated with a
     word ``old`` does not hold ("both guitar and piano", "guitar as well as piano"; not "with
     their wife and kids" restating two of the older's words) and ties no replacement."""
-    coordinators, markers, no_values = _lists()
+    lex = rule_lexicon()
+    coordinators, markers, no_values = lex.coordinators, lex.replacement_markers, _no_values()
     found = tokens(newer)
     if any(arrow in newer for arrow in ARROWS) or markers.anywhere(found) or _negated(newer, found):
         return False
@@ -61,10 +51,10 @@ def restates(newer: str, old: Reading) -> bool:
             bool(named)
             and not named & held
             and token.word not in old.names | no_values
-            and rule_lexicon().change.at([token], 0) is None
+            and lex.change.at([token], 0) is None
         )
 
-    change, now = rule_lexicon().change, _now_words()
+    change, now = lex.change, lex.now_words
     for i, token in enumerate(found):
         if token.word.split("'")[0] in no_values or not (token.word in old.names or set(terms(token.word)) & held):
             continue  # "it's" is no value, though a sentence opens with it ("It's been ...")
@@ -81,7 +71,7 @@ def restates(newer: str, old: Reading) -> bool:
 def _negated(newer: str, found: list[Token]) -> bool:
     """Whether a ``negation_frames`` row ("ne … plus", "non … più") stands in ``newer``."""
     frames: tuple[Gapped, ...] = rule_lexicon().negation_frames
-    return bool(_around(newer, found, frames))
+    return bool(around(newer, found, frames))
 
 
 #: Most articles or other words of no value between a coordinator and the value it joins.
