@@ -95,6 +95,7 @@ from ..language import tokens
 from ..records import MemoryRecord
 from .attribute_prototypes import TASTE
 from .keywords import terms
+from .supersession_agreement import words_agree
 from .supersession_lexicon import rule_lexicon
 from .supersession_reading import ASSISTANT, SELF, Reading, clause_readings, read, reported, states_attribute
 from .supersession_restated import restates
@@ -278,8 +279,8 @@ def _replaces(
     if not new.subjects & old.subjects:
         return _through_owner(new, old, similarity or 0.0)
     # The paths below link by the cosine alone, so it counts only as far as it is above the
-    # language's chance level unless a word of the two agrees (see :func:`_words_agree`).
-    checked = above_chance is not None and not _words_agree(new, old)
+    # language's chance level unless a word of the two agrees (see :func:`.supersession_agreement.words_agree`).
+    checked = above_chance is not None and not words_agree(new, old)
     meant = min(similarity or 0.0, above_chance or 0.0) if checked else similarity
     if new.attributes & old.attributes and new.owners == old.owners and _bound(newer, old):
         # A relative's thing ("मेरी बहन की शादी", the sister's wedding) holds the relative's
@@ -306,50 +307,11 @@ def _replaces(
     return similarity is not None and similarity >= QUANTITY_SIMILARITY and _other_quantity(new, old)
 
 
-def _words_agree(new: Reading, old: Reading) -> bool:
-    """Whether the two facts agree by a word of theirs, not by the embedder: the same attribute
-    read by its words ("woon in" / "verhuisd naar": residence), a shared topic word or one word
-    in two forms, a name, an "X is V" shape, an owner, or the unit of a value (two clock times,
-    two sums of euros). Where none does, the pair's cosine counts only as far as it is above its
-    language's chance level: under an embedder that does not know the language any two short
-    statements score alike ("Ik heb een kat." / "Ik ben verhuisd naar Groningen." 0.62)."""
-    return bool(
-        new.attributes & old.attributes
-        or _same_stem(_words(new), _words(old))
-        or new.names & old.names
-        or new.shapes & old.shapes
-        or new.owners & old.owners
-        or {unit for unit, _ in new.quantities} & {unit for unit, _ in old.quantities}
-    )
-
-
-def _words(reading: Reading) -> frozenset[str]:
-    """A fact's topic terms and its names' terms: a noun opening a statement reads as a name
-    ("The user: Middagen med mina föräldrar ...") and is the topic term "middagen" of another."""
-    return reading.topic | {term for name in reading.names for term in terms(name)}
-
-
-#: Fewest letters two topic terms share at their start to be forms of one word.
-STEM_LETTERS = 6
-
-
-def _same_stem(new: frozenset[str], old: frozenset[str]) -> bool:
-    """Whether the two facts share a term, or a term of one opens a term of the other, of at least
-    :data:`STEM_LETTERS` letters: one word in two forms ("boulanger" / "boulangerie",
-    "Lehrer" / "Lehrerin"), which the terms' light stemming leaves apart."""
-    return bool(new & old) or any(
-        len(short) >= STEM_LETTERS and long.startswith(short)
-        for a in new
-        for b in old
-        for short, long in ((a, b) if len(a) <= len(b) else (b, a),)
-    )
-
-
 def _same_slot(new: Reading, old: Reading, similarity: float, tastes: float) -> bool:
     """The slots read without a shared word: a relationship's state, a changed attribute, a
     bare change, a habit begun, a taste (see the module's description). Only between short
     facts: a long memory blends several, and a word or a cosine says nothing of which changed.
-    ``similarity``: the pair's cosine as far as it counts (:func:`_words_agree`); ``tastes``:
+    ``similarity``: the pair's cosine as far as it counts (:func:`.supersession_agreement.words_agree`); ``tastes``:
     as it is, since two tastes agree by their words already (each states one)."""
     if "relationship" in new.attributes and (_people(new) & old.names) - old.subjects:
         return True
