@@ -29,6 +29,7 @@ from .scope import exact_scope
 from .scope_index import Pinned, ScopeIndex, ScopeView
 from .source_vectors import blend, source_of
 from .supersession import Supersession
+from .supersession_echo import echoes_of
 from .supersession_rule import supersedes
 
 #: Stored neighbours a new fact is compared with (the nearest may differ in a value).
@@ -181,8 +182,8 @@ class DuplicateRule:
             record = new_record(request, facts[index], observed_at, now)
             holder[index] = (record.id, record.text)
             records.append(record)
-            replaced.extend(
-                Supersession(h.record, record)
+            gone = [
+                h.record
                 for h in near.get(index, ())
                 if supersedes(
                     record,
@@ -192,7 +193,10 @@ class DuplicateRule:
                     self._above_chance(h, record),
                     self._attributes.attribute_above_chance if self._chance is not None else None,
                 )
-            )
+            ]
+            # The assistant's confirmation of a replaced fact of the user's goes with it.
+            gone += echoes_of(gone, (h.record for h in near.get(index, ())))
+            replaced.extend(Supersession(older, record) for older in gone)
         for twin in twins:
             matched_id, matched_text = holder[twin.first]
             outcome.merged.append(merged_with(twin.fact, matched_id, matched_text, twin.reason, twin.similarity))
