@@ -139,6 +139,11 @@ BARE_CHANGE_SIMILARITY = 0.4
 #: set). A taste needs both facts to say it is one and the newer to say it changed, so the
 #: bar sits below :data:`CHANGE_SIMILARITY`; "likes tea" / "likes coffee" (no change) stay apart.
 PREFERENCE_SIMILARITY = 0.45
+#: A stated change that names no attribute by words keeps its cosine, unless read against its
+#: language's chance level (:mod:`.chance_cosine`) it falls under this: then it is at chance.
+#: The bare change's bar: "Sinds deze maand heb ik mijn eigen lunchroom!" after "Ik werk als kok
+#: ..." reads 0.43 above Dutch chance; unrelated changes in Chinese, Hindi and Arabic -0.05 to 0.36.
+AT_CHANCE = 0.4
 #: Longest fact, older or newer, a slot read without a shared word links (:func:`_same_slot`):
 #: a fact stated once ("The user has been with Sara since college." is 9 words) rather than a
 #: memory that blends several ("The event was really thought-provoking. Melanie is starting ...").
@@ -282,6 +287,10 @@ def _replaces(
     # language's chance level unless a word of the two agrees (see :func:`.supersession_agreement.words_agree`).
     checked = above_chance is not None and not words_agree(new, old)
     meant = min(similarity or 0.0, above_chance or 0.0) if checked else similarity
+    if checked and new.attributes and old.attributes:
+        # Each names its attribute by words, and they name two ("учится": school, "работаю":
+        # employer): the words have checked the pair and found two facts; no cosine links them.
+        meant = 0.0
     if new.attributes & old.attributes and new.owners == old.owners and _bound(newer, old):
         # A relative's thing ("मेरी बहन की शादी", the sister's wedding) holds the relative's
         # attribute, not the speaker's: it replaces no "मैं शादीशुदा हूँ" (the speaker is married).
@@ -291,6 +300,10 @@ def _replaces(
     # One that names none ("Sinds deze maand heb ik mijn eigen lunchroom!") leaves the words
     # nothing to check, and its cosine counts as it is.
     told = meant if new.attributes else similarity
+    if checked and not new.attributes and (above_chance or 0.0) < AT_CHANCE:
+        # Nor does a cosine at its language's chance level, though no word can check it: "我有一只猫"
+        # / "我已经离开银行了，现在在一家保险公司做客服" score 0.62, Chinese chance.
+        told = meant
     if new.change and (new.topic & old.topic or new.names & old.names or (told or 0.0) >= CHANGE_SIMILARITY):
         return True
     if new.shapes & old.shapes:
