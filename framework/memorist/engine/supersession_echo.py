@@ -48,8 +48,7 @@ def _found(term: str, others: set[str]) -> bool:
     if term in others:
         return True
     return any(
-        min(len(term), len(o)) >= STEM_LETTERS - 1 and term[: STEM_LETTERS - 1] == o[: STEM_LETTERS - 1]
-        for o in others
+        min(len(term), len(o)) >= STEM_LETTERS - 1 and term[: STEM_LETTERS - 1] == o[: STEM_LETTERS - 1] for o in others
     )
 
 
@@ -64,7 +63,11 @@ def echoes(echo: MemoryRecord, fact: MemoryRecord) -> bool:
         return False
     if echo.observed_at != fact.observed_at:
         return False
-    if echo.source_message is not None and fact.source_message is not None and echo.source_message <= fact.source_message:
+    if (
+        echo.source_message is not None
+        and fact.source_message is not None
+        and echo.source_message <= fact.source_message
+    ):
         return False  # a confirmation follows what it confirms
     own = _terms(fact.text)
     if not own:
