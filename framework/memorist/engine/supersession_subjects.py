@@ -162,7 +162,12 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
         out |= {SELF}
         # A possessive: "the user's <owned> ...", or the speaker's own "my" after the
         # extractor's label ("The user: Ma sœur habite à Paris.").
-        owner = rest[0] != first or (first == SELF and len(rest) > 1 and rest[1] in lex.speaker)
+        # A relative word right after the label owns itself where the language writes "my" into
+        # the word ("The user: Ablam Ankara'da yaşıyor.", my elder sister; "Mama wohnt ..."):
+        # the relative is the subject, as "Mi hermana vive ..." makes the sister.
+        owner = rest[0] != first or (
+            first == SELF and len(rest) > 1 and (rest[1] in lex.speaker or base(rest[1]) in lex.others)
+        )
         owned = next(
             (
                 base(w)
