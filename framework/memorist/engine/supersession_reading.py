@@ -108,6 +108,9 @@ def read(text: str) -> Reading:
         for w in words
         if w[0].isalpha()
         and base(w) not in lex.speaker
+        # The label's "assistant" says who spoke, as "user" does: two of its statements share
+        # no topic by it ("vous jouez du piano" / "vous habitez maintenant à Bordeaux").
+        and base(w) != ASSISTANT
         and w not in lex.change_words
         and w not in names
         and base(w) not in frame
