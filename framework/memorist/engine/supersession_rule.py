@@ -212,6 +212,7 @@ def supersedes(
                 older_text,
                 (similarity, above_chance),
                 (attribute_of, attribute_above_chance),
+                named=bool(new.attributes),
             ):
                 return True
         elif _value_changed(part, old, own and old.size <= SLOT_MAX_TOKENS):
@@ -263,10 +264,15 @@ def _replaces(
     older: str,
     cosines: tuple[float | None, float | None],
     readers: tuple[Callable[[str], str | None] | None, Callable[[str], str | None] | None],
+    named: bool | None = None,
 ) -> bool:
     """:func:`supersedes` over two readings (``newer``, ``older``: their texts; ``cosines``: the
     pair's cosine and the same read against chance; ``readers``: the meaning reader as it
-    is and above chance)."""
+    is and above chance; ``named``: whether the newer fact names its attribute by words, when
+    ``new`` reads one clause of it: "Het oude gebruik ik niet meer" names none, but its fact,
+    "Ik heb een nieuw e-mailadres: ...", does, and the clause's cosine is checked as the
+    fact's is)."""
+    named = bool(new.attributes) if named is None else named
     similarity, above_chance = cosines
     attribute_of, attribute_above_chance = readers
     if _qualified_apart(new, old):
@@ -287,9 +293,10 @@ def _replaces(
     # language's chance level unless a word of the two agrees (see :func:`.supersession_agreement.words_agree`).
     checked = above_chance is not None and not words_agree(new, old)
     meant = min(similarity or 0.0, above_chance or 0.0) if checked else similarity
-    if checked and new.attributes and old.attributes:
-        # Each names its attribute by words, and they name two ("учится": school, "работаю":
-        # employer): the words have checked the pair and found two facts; no cosine links them.
+    if checked and _named_apart(new, old, named):
+        # Each names its attribute or a taste by words, and they name two ("учится": school,
+        # "работаю": employer; "seviyorum": a taste): the words have checked the pair and found
+        # two facts; no cosine links them.
         meant = 0.0
     if new.attributes & old.attributes and new.owners == old.owners and _bound(newer, old):
         # A relative's thing ("मेरी बहन की शादी", the sister's wedding) holds the relative's
@@ -299,8 +306,8 @@ def _replaces(
     # an older fact that names none ("Ik heb een kat.") is linked only by a cosine above chance.
     # One that names none ("Sinds deze maand heb ik mijn eigen lunchroom!") leaves the words
     # nothing to check, and its cosine counts as it is.
-    told = meant if new.attributes else similarity
-    if checked and not new.attributes and (above_chance or 0.0) < AT_CHANCE:
+    told = meant if named else similarity
+    if checked and not named and (above_chance or 0.0) < AT_CHANCE:
         # Nor does a cosine at its language's chance level, though no word can check it: "我有一只猫"
         # / "我已经离开银行了，现在在一家保险公司做客服" score 0.62, Chinese chance.
         told = meant
@@ -314,10 +321,19 @@ def _replaces(
     # The meaning reader's prototype cosines are read the same way as the change's cosine: above
     # chance where the newer names its attribute by words and the older agrees by none ("Ich
     # spiele gern Schach." / "Ich bin nach Leipzig umgezogen." both read as an occupation).
-    reader = attribute_above_chance if checked and new.attributes and attribute_above_chance else attribute_of
+    reader = attribute_above_chance if checked and named and attribute_above_chance else attribute_of
     if short and reader is not None and _same_meaning_changed(new, old, newer, older, reader):
         return True
     return similarity is not None and similarity >= QUANTITY_SIMILARITY and _other_quantity(new, old)
+
+
+def _named_apart(new: Reading, old: Reading, named: bool) -> bool:
+    """Whether the two facts, agreeing by no word, each name what they are about by words, an
+    attribute (``named``: the newer's) or a taste: then they name two things. Two tastes are
+    one kind of thing, read by meaning (:func:`_same_slot`)."""
+    if new.preference and old.preference:
+        return False
+    return (named or new.preference) and bool(old.attributes or old.preference)
 
 
 def _same_slot(new: Reading, old: Reading, similarity: float, tastes: float) -> bool:

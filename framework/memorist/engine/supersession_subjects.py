@@ -141,6 +141,8 @@ def _addresses(clauses: list[str], lex: Lexicon) -> bool:
     return any(t.word in lex.listener for clause in clauses for t in tokens(clause)[:LISTENER_WINDOW])
 
 
+#: The default language's relatives: it names the speaker's possessive apart ("my sister").
+_DEFAULT_OTHERS = frozenset(lexicon(DEFAULT).words("relatives"))
 #: How far into a fact the speaker named stands as its subject ("Anna and the user ...") ...
 SUBJECT_WINDOW = 5
 #: ... and past an opening phrase led by a function word ("With the new baby the user ...").
@@ -163,10 +165,13 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
         # A possessive: "the user's <owned> ...", or the speaker's own "my" after the
         # extractor's label ("The user: Ma sœur habite à Paris.").
         # A relative word right after the label owns itself where the language writes "my" into
-        # the word ("The user: Ablam Ankara'da yaşıyor.", my elder sister; "Mama wohnt ..."):
-        # the relative is the subject, as "Mi hermana vive ..." makes the sister.
+        # the word ("The user: Ablam Ankara'da yaşıyor.", my elder sister): the relative is the
+        # subject, as "Mi hermana vive ..." makes the sister. Not the default language's words:
+        # English says "my" apart, and its "Team dinner got moved" opens with a modifier.
         owner = rest[0] != first or (
-            first == SELF and len(rest) > 1 and (rest[1] in lex.speaker or base(rest[1]) in lex.others)
+            first == SELF
+            and len(rest) > 1
+            and (rest[1] in lex.speaker or base(rest[1]) in lex.others - _DEFAULT_OTHERS)
         )
         owned = next(
             (
