@@ -168,9 +168,7 @@ def read(text: str) -> Reading:
         frozenset(
             n
             for n in names
-            if (base(n) not in lex.speaker or n in labelled)
-            and base(n) not in lex.attributes
-            and n not in lex.others
+            if (base(n) not in lex.speaker or n in labelled) and base(n) not in lex.attributes and n not in lex.others
         ),
         len(found),
         lex.onsets.anywhere(found) or "onset_words" in inside,
@@ -207,11 +205,7 @@ def _passive_subject(text: str, found: list[Token], lex: Lexicon) -> list[Token]
                 for j in range(end, min(len(found), end + MAX_GAP + 2))
             ):
                 continue
-            before = [
-                t
-                for t in found[:i]
-                if t.start >= opening and not _BREAKS & set(text[t.end : found[i].start])
-            ]
+            before = [t for t in found[:i] if t.start >= opening and not _BREAKS & set(text[t.end : found[i].start])]
             cut = max((k + 1 for k, t in enumerate(before) if t.word in lex.clause_joiners), default=0)
             subject = before[cut:][-PASSIVE_SUBJECT:]
             if subject:

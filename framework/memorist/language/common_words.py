@@ -52,7 +52,7 @@ def _words(node: Any) -> set[str]:
     if not isinstance(node, str) or "{speaker}" in node:
         return set()
     phrases = [variant for item in _top_level(node) for variant in expand(item)]
-    return {w.strip(".,;:!?¿¡\"") for phrase in phrases for w in fold(phrase).split()} - {""}
+    return {w.strip('.,;:!?¿¡"') for phrase in phrases for w in fold(phrase).split()} - {""}
 
 
 @lru_cache(maxsize=64)
@@ -72,7 +72,7 @@ def _rest_language(rest: str) -> str:
     detector's answer where no language lists more than the others."""
     from . import language_of  # the package's detector, imported late: it imports this layer
 
-    said = [w.strip(".,;:!?¿¡\"") for w in fold(rest).split()]
+    said = [w.strip('.,;:!?¿¡"') for w in fold(rest).split()]
     said = [w for w in said if w]
     votes = {code: sum(w in common_words(code) for w in said) for code in languages()}
     best = max(votes.values(), default=0)

@@ -30,9 +30,7 @@ from tests.supersession_pairs import current_adds, replaces
         ("The user: Wij hebben twee katten.", "The assistant: Dus jullie hebben nu drie katten."),
     ],
 )
-def test_an_assistant_sentence_opening_with_an_adverb_is_about_the_listeners_household(
-    older: str, newer: str
-) -> None:
+def test_an_assistant_sentence_opening_with_an_adverb_is_about_the_listeners_household(older: str, newer: str) -> None:
     assert replaces(older, newer)
 
 
@@ -75,7 +73,10 @@ def test_another_households_count_is_not_the_listeners() -> None:
     [
         ("The user's team offsite is in austin in may", "The user: offsite got moved to denver, still in may"),
         ("The user: min födelsedagsfest är på lördag kl 19", "The user: ändring: festen flyttas till söndag kl 17"),
-        ("The user: Meine Geburtstagsfeier ist am Samstag um 19 Uhr.", "The user: Die Feier wurde auf Sonntag verschoben."),
+        (
+            "The user: Meine Geburtstagsfeier ist am Samstag um 19 Uhr.",
+            "The user: Die Feier wurde auf Sonntag verschoben.",
+        ),
         ("The user: La cena con mis padres es el sábado.", "The user: La cena fue movida al domingo."),
         ("The user: Ons tuinfeest is op zaterdag.", "The user: Het feest is verplaatst naar zondag."),
     ],
