@@ -119,3 +119,32 @@ def test_the_assistants_count_for_the_household_replaces_the_users_across_adds(e
         ],
     )
     assert 0 not in shown
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (
+            "The user speaks French fluently.",
+            "Nice, so alongside the user's French the user is now studying Japanese. "
+            "The assistant will suggest some beginner resources.",
+        ),
+        ("The user: Parlo francese.", "The user: Oltre al francese, ora studio il giapponese."),
+        ("The user: Falo francês.", "The user: Além do francês, agora estou estudando japonês."),
+        ("The user: Я говорю по-французски.", "The user: Помимо французского, теперь учу японский."),
+        ("The user: Jag talar franska.", "The user: Förutom franska pluggar jag nu japanska."),
+    ],
+)
+def test_a_value_named_as_kept_beside_a_new_one_stays_current(older: str, newer: str) -> None:
+    assert not replaces(older, newer)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("The user: Parlo francese.", "The user: Ora parlo solo giapponese, niente più francese."),
+        ("The user: Jag bor i Lund.", "The user: Nu bor jag i Malmö."),
+    ],
+)
+def test_a_change_without_a_keeping_word_still_replaces(older: str, newer: str) -> None:
+    assert replaces(older, newer)
