@@ -30,6 +30,7 @@ from .add_guard import AddGuard
 from .add_request import AddRequest, as_recent, extract
 from .attribute_prototypes import AttributeReader
 from .batch import BatchStored, scope_key
+from .chance_cosine import ChanceCosine, identity_of
 from .components import Components
 from .counts import ScopeCounts
 from .duplicate_rule import NEAR_CANDIDATES, DuplicateRule, PreparedAdd, batch_unique, pinned_of, vector_text
@@ -78,8 +79,15 @@ class AddPipeline:
         #: Embeds an add's facts, beside the scope loads when there are any (:mod:`.add_embedding`).
         self._embedding = FactEmbedder(components, index)
         #: Which extracted facts become new memories, and which stored ones they replace.
+        #: Each language's chance-level cosine under this embedder, measured on first need.
+        chance = ChanceCosine(self._embedding.now, identity_of(components.embedder))
         self.rule = DuplicateRule(
-            components, index, near_duplicate, source_weight, AttributeReader(self._embedding.now)
+            components,
+            index,
+            near_duplicate,
+            source_weight,
+            AttributeReader(self._embedding.now, chance=chance),
+            chance,
         )
         #: Each conversation's open question (needs the generations to tell when it closed).
         self.questions = OpenQuestions(db, generations) if generations is not None else None

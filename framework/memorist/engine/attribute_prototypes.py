@@ -32,6 +32,7 @@ from threading import Lock
 import numpy as np
 
 from ..language import languages, lexicon
+from .chance_cosine import ChanceCosine
 
 #: A fact names an attribute only when its nearest prototype is at least this close.
 FLOOR = 0.45
@@ -74,12 +75,16 @@ def _unit(matrix: np.ndarray) -> np.ndarray:
 class AttributeReader:
     """Reads a fact's single-valued attribute with one embedder."""
 
-    def __init__(self, embed: Embed, rows: Sequence[tuple[str, str]] | None = None) -> None:
+    def __init__(
+        self, embed: Embed, rows: Sequence[tuple[str, str]] | None = None, *, chance: ChanceCosine | None = None
+    ) -> None:
         self._embed = embed
+        #: Reads a text's prototype cosines against its language's chance level (None: as they are).
+        self._chance = chance
         self._rows = list(prototypes() if rows is None else rows)
         self._labels = np.array([label for label, _ in self._rows])
         self._matrix: np.ndarray | None = None
-        self._seen: OrderedDict[str, str | None] = OrderedDict()
+        self._seen: OrderedDict[str, tuple[str | None, str | None]] = OrderedDict()
         #: Guards the cache only: concurrent adds embed their texts in parallel.
         self._lock = Lock()
         #: Held while the prototypes embed, once per reader.
@@ -91,9 +96,10 @@ class AttributeReader:
                 self._matrix = _unit(np.asarray(self._embed([s for _, s in self._rows])))
         return self._matrix
 
-    def of(self, texts: Sequence[str]) -> list[str | None]:
+    def of(self, texts: Sequence[str], above_chance: bool = False) -> list[str | None]:
         """Each text's attribute, or None (no prototype close enough, an ``open`` kind, or two
-        attributes about as near)."""
+        attributes about as near); with ``above_chance``, read from the prototype cosines as far
+        as they are above the text's language's chance level (:mod:`.chance_cosine`)."""
         if not self._rows:
             return [None] * len(texts)
         with self._lock:
@@ -102,16 +108,26 @@ class AttributeReader:
         if missing:
             protos = self._prototypes()
             scores = _unit(np.asarray(self._embed(missing))) @ protos.T
+            # A language's chance level is measured (embedded) on first need: outside the lock.
+            read = self._chance.on_english_scale if self._chance is not None else None
+            labels = [
+                (self._label(row), self._label(read(row, text)) if read is not None else self._label(row))
+                for text, row in zip(missing, scores, strict=True)
+            ]
             with self._lock:
-                for text, row in zip(missing, scores, strict=True):
-                    known[text] = self._seen[text] = self._label(row)
+                for text, pair in zip(missing, labels, strict=True):
+                    known[text] = self._seen[text] = pair
                     if len(self._seen) > CACHE_SIZE:
                         self._seen.popitem(last=False)
-        return [known[t] for t in texts]
+        return [known[t][1 if above_chance else 0] for t in texts]
 
     def attribute_of(self, text: str) -> str | None:
         """One text's attribute (see :meth:`of`)."""
         return self.of([text])[0]
+
+    def attribute_above_chance(self, text: str) -> str | None:
+        """One text's attribute read from its cosines above chance (see :meth:`of`)."""
+        return self.of([text], above_chance=True)[0]
 
     def _label(self, row: np.ndarray) -> str | None:
         best: dict[str, float] = {}

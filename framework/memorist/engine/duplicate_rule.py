@@ -21,6 +21,7 @@ from ..records import ExtractedFact, Extraction, MemoryRecord, Message, Scope, S
 from .add_request import MAX_TEXT, AddRequest
 from .attribute_prototypes import AttributeReader
 from .batch import BatchStored
+from .chance_cosine import ChanceCosine
 from .components import Components
 from .dedup import same_fact
 from .outcome import AddOutcome, merged_with, skipped_input
@@ -138,6 +139,7 @@ class DuplicateRule:
         near_duplicate: float,
         source_weight: float,
         attributes: AttributeReader,
+        chance: ChanceCosine | None = None,
     ) -> None:
         self._c = components
         #: Answers the duplicate lookups from memory when the add's scope is indexed.
@@ -147,6 +149,8 @@ class DuplicateRule:
         self._source_weight = source_weight
         #: A fact's single-valued attribute read by meaning, for the supersession rule.
         self._attributes = attributes
+        #: Reads a cosine against its language's chance level, for the rule's cosine-only links.
+        self._chance = chance
 
     def decide(
         self,
@@ -180,7 +184,14 @@ class DuplicateRule:
             replaced.extend(
                 Supersession(h.record, record)
                 for h in near.get(index, ())
-                if supersedes(record, h.record, h.score, self._attributes.attribute_of)
+                if supersedes(
+                    record,
+                    h.record,
+                    h.score,
+                    self._attributes.attribute_of,
+                    self._above_chance(h, record),
+                    self._attributes.attribute_above_chance if self._chance is not None else None,
+                )
             )
         for twin in twins:
             matched_id, matched_text = holder[twin.first]
@@ -193,6 +204,12 @@ class DuplicateRule:
             embedded = dict(zip(wanted + extra, matrix, strict=True))
             kept_vectors = blend(kept_vectors, [sources[r] for r in rows], embedded, self._source_weight)
         return PreparedAdd(records, kept_vectors, outcome, supersessions=replaced)
+
+    def _above_chance(self, hit: StoreHit, record: MemoryRecord) -> float | None:
+        """The cosine of ``record`` and a stored neighbour read against their language's chance."""
+        if self._chance is None:
+            return None
+        return self._chance.relative(hit.score, record.text, hit.record.text)
 
     def to_embed(self, request: AddRequest, facts: Sequence[ExtractedFact]) -> list[str]:
         """The texts an add embeds for ``facts``: theirs, and with a source blend their messages'."""

@@ -55,6 +55,18 @@ it does not say it adds to what was said ("also", "another", ...), and one of:
   on the 15th"), the newer says it changes and the two are closer in meaning than
   :data:`CHANGE_SIMILARITY`: one event of the relative's.
 
+**Cosines across languages.** The bars were set on English. Under an embedder that does not
+know a language (MiniLM and Dutch, German, Chinese, ...) any two short statements score far
+above English chance, so the paths above that link by a cosine alone read it, where no word
+of the two agrees (the same attribute read by words, a topic word or one word in two forms,
+a name, a shape, an owner, a value's unit), only as far as it is above the language's chance
+level (:mod:`.chance_cosine`): the changed attribute, bare change, onset paths always; the
+stated change and the meaning reader when the newer names its attribute by words (a move
+after "Ik heb een kat." is checked by the words and found to share none). A change that
+names no attribute leaves the words nothing to check and keeps its cosine. Taste pairs keep
+theirs: both name a taste by words. English and an embedder that knows the language read as
+before, since their chance is English's.
+
 The words are data (the language layer's lexicons: ``exclusive_attributes`` and their
 multi-word ``attribute_phrases``, whose relationship rows are the states a couple passes
 through: dating, engaged, married, "split up", "tied the knot"; ``replacement_words``,
@@ -84,6 +96,7 @@ from ..language.morphology import names_head
 from ..records import MemoryRecord
 from .attribute_prototypes import TASTE
 from .keywords import terms
+from .supersession_agreement import words_agree
 from .supersession_lexicon import rule_lexicon
 from .supersession_reading import ASSISTANT, SELF, Reading, clause_readings, read, reported, states_attribute
 from .supersession_restated import restates
@@ -143,11 +156,16 @@ def supersedes(
     older: MemoryRecord,
     similarity: float | None = None,
     attribute_of: Callable[[str], str | None] | None = None,
+    above_chance: float | None = None,
+    attribute_above_chance: Callable[[str], str | None] | None = None,
 ) -> bool:
     """Whether storing ``newer`` makes ``older`` a past version (see the module's description);
     ``similarity``: the two facts' cosine, when the caller has it; ``attribute_of``: a fact
     text's single-valued attribute read by meaning (:mod:`.attribute_prototypes`), asked only
-    when no other sign links the two."""
+    when no other sign links the two; ``above_chance``: the cosine read against the facts'
+    language's chance level (:mod:`.chance_cosine`), what the cosine says where no word of
+    the two agrees (None: the cosine as it is); ``attribute_above_chance``: ``attribute_of``
+    read from the prototype cosines above chance, asked in place of it where the cosine is."""
     if newer.id == older.id or newer.hash == older.hash:
         return False
     if (newer.speaker or "").casefold() != (older.speaker or "").casefold():
@@ -169,7 +187,7 @@ def supersedes(
         # "... playing both guitar and piano now" keeps "plays guitar": a value held beside a
         # new one is no replaced value.
         return False
-    if _replaces(new, old, newer_text, older_text, similarity, attribute_of):
+    if _replaces(new, old, newer_text, older_text, (similarity, above_chance), (attribute_of, attribute_above_chance)):
         return True
     # One clause of a fact of several may change the older ("..., it's 312-555-0182 now. Also
     # ..."): each clause that says a change or a moved quantity is read on its own. A short
@@ -184,7 +202,12 @@ def supersedes(
             # A short fact's additive word is the whole fact's ("Your studio will change things
             # too"): only its subject is read clause by clause.
             if not new.additive and _replaces(
-                replace(part, size=new.size), old, clause, older_text, similarity, attribute_of
+                replace(part, size=new.size),
+                old,
+                clause,
+                older_text,
+                (similarity, above_chance),
+                (attribute_of, attribute_above_chance),
             ):
                 return True
         elif _value_changed(part, old, own and old.size <= SLOT_MAX_TOKENS):
@@ -234,10 +257,14 @@ def _replaces(
     old: Reading,
     newer: str,
     older: str,
-    similarity: float | None,
-    attribute_of: Callable[[str], str | None] | None,
+    cosines: tuple[float | None, float | None],
+    readers: tuple[Callable[[str], str | None] | None, Callable[[str], str | None] | None],
 ) -> bool:
-    """:func:`supersedes` over two readings (``newer``, ``older``: their texts)."""
+    """:func:`supersedes` over two readings (``newer``, ``older``: their texts; ``cosines``: the
+    pair's cosine and the same read against chance; ``readers``: the meaning reader as it
+    is and above chance)."""
+    similarity, above_chance = cosines
+    attribute_of, attribute_above_chance = readers
     if _qualified_apart(new, old):
         return False
     if new.subjects & old.subjects and _other_count(new, old):
@@ -252,18 +279,31 @@ def _replaces(
         return True
     if not new.subjects & old.subjects:
         return _through_owner(new, old, similarity or 0.0)
+    # The paths below link by the cosine alone, so it counts only as far as it is above the
+    # language's chance level unless a word of the two agrees (see :func:`.supersession_agreement.words_agree`).
+    checked = above_chance is not None and not words_agree(new, old)
+    meant = min(similarity or 0.0, above_chance or 0.0) if checked else similarity
     if new.attributes & old.attributes and new.owners == old.owners and _bound(newer, old):
         # A relative's thing ("मेरी बहन की शादी", the sister's wedding) holds the relative's
         # attribute, not the speaker's: it replaces no "मैं शादीशुदा हूँ" (the speaker is married).
         return True
-    if new.change and (new.topic & old.topic or new.names & old.names or (similarity or 0.0) >= CHANGE_SIMILARITY):
+    # A change that names its attribute by words ("verhuisd naar": residence) is checked by them:
+    # an older fact that names none ("Ik heb een kat.") is linked only by a cosine above chance.
+    # One that names none ("Sinds deze maand heb ik mijn eigen lunchroom!") leaves the words
+    # nothing to check, and its cosine counts as it is.
+    told = meant if new.attributes else similarity
+    if new.change and (new.topic & old.topic or new.names & old.names or (told or 0.0) >= CHANGE_SIMILARITY):
         return True
     if new.shapes & old.shapes:
         return True
     short = max(old.size, new.size) <= SLOT_MAX_TOKENS
-    if short and _same_slot(new, old, similarity or 0.0):
+    if short and _same_slot(new, old, meant or 0.0, similarity or 0.0):
         return True
-    if short and attribute_of is not None and _same_meaning_changed(new, old, newer, older, attribute_of):
+    # The meaning reader's prototype cosines are read the same way as the change's cosine: above
+    # chance where the newer names its attribute by words and the older agrees by none ("Ich
+    # spiele gern Schach." / "Ich bin nach Leipzig umgezogen." both read as an occupation).
+    reader = attribute_above_chance if checked and new.attributes and attribute_above_chance else attribute_of
+    if short and reader is not None and _same_meaning_changed(new, old, newer, older, reader):
         return True
     return similarity is not None and similarity >= QUANTITY_SIMILARITY and _other_quantity(new, old)
 
@@ -281,10 +321,12 @@ def _names_changed_thing(new: Reading, old: Reading) -> bool:
     return any(names_head(part, whole) for part in new.objects for whole in things)
 
 
-def _same_slot(new: Reading, old: Reading, similarity: float) -> bool:
+def _same_slot(new: Reading, old: Reading, similarity: float, tastes: float) -> bool:
     """The slots read without a shared word: a relationship's state, a changed attribute, a
     bare change, a habit begun, a taste (see the module's description). Only between short
-    facts: a long memory blends several, and a word or a cosine says nothing of which changed."""
+    facts: a long memory blends several, and a word or a cosine says nothing of which changed.
+    ``similarity``: the pair's cosine as far as it counts (:func:`.supersession_agreement.words_agree`); ``tastes``:
+    as it is, since two tastes agree by their words already (each states one)."""
     if "relationship" in new.attributes and (_people(new) & old.names) - old.subjects:
         return True
     if new.attributes and new.change and similarity >= ATTRIBUTE_CHANGE_SIMILARITY:
@@ -295,7 +337,7 @@ def _same_slot(new: Reading, old: Reading, similarity: float) -> bool:
         return True
     # A taste told of late ("ultimamente il mio piatto preferito ...") has changed, as a taste's
     # kind read by meaning already counts it (:func:`_same_meaning_changed`).
-    return new.preference and old.preference and (new.change or new.recent) and similarity >= PREFERENCE_SIMILARITY
+    return new.preference and old.preference and (new.change or new.recent) and tastes >= PREFERENCE_SIMILARITY
 
 
 def _qualified_apart(new: Reading, old: Reading) -> bool:
