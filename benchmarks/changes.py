@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout15|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout16|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -43,7 +43,10 @@ round and is read once to measure its code on unseen phrasings and languages;
 ``holdout15.yaml`` (twenty-three languages, under a quarter English; 22 additive controls;
 every sequence holds one or two unrelated facts, a pet, a sibling, an allergy, beside the
 fact that changes) was written blind during the eleventh round and is read once to measure
-whether a change hides unrelated facts.
+whether a change hides unrelated facts; ``holdout16.yaml`` (twenty-three languages, 14 of
+66 sequences English; 20 additive controls; a quarter of the adds with an assistant turn;
+unrelated facts beside each change) was written blind during the twelfth and thirteenth
+rounds and is read once to measure the same across languages.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
@@ -145,6 +148,7 @@ def main() -> None:
         "holdout13",
         "holdout14",
         "holdout15",
+        "holdout16",
     )
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)

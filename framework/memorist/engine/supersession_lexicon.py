@@ -160,6 +160,10 @@ class Lexicon:
     coordinators: Phrases = Phrases({})
     #: Words that tie two values as a replacement ("instead of", "from ... to", "statt").
     replacement_markers: Phrases = Phrases({})
+    #: A change told in the passive or with the changed thing as subject ("got moved",
+    #: "wurde … verschoben", "flyttas"): the words before it name what changed. Rows written
+    #: with a gap keep the participle last; a contiguous row has an empty tail.
+    passive_changes: tuple[Gapped, ...] = ()
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -263,6 +267,7 @@ class Lexicon:
             now_words=merged("now_words"),
             coordinators=merged("coordinators"),
             replacement_markers=merged("replacement_markers"),
+            passive_changes=_passives(lexes),
         )
 
 
@@ -273,6 +278,18 @@ def _gapped(lexes: list[LanguageLexicon], name: str) -> tuple[Gapped, ...]:
         for row in lex.phrases(name):
             head, _, tail = row.replace("...", GAP).partition(GAP)
             if head.split() and tail.split():
+                out.append((tuple(head.split()), tuple(tail.split())))
+    return tuple(dict.fromkeys(out))
+
+
+def _passives(lexes: list[LanguageLexicon]) -> tuple[Gapped, ...]:
+    """The rows of ``passive_changes``: a gapped row split at its gap, a contiguous one
+    with an empty tail."""
+    out = []
+    for lex in lexes:
+        for row in lex.phrases("passive_changes"):
+            head, _, tail = row.replace("...", GAP).partition(GAP)
+            if head.split():
                 out.append((tuple(head.split()), tuple(tail.split())))
     return tuple(dict.fromkeys(out))
 
@@ -381,6 +398,9 @@ def reading_lexicon(code: str) -> Lexicon:
         # the word ("du" is French's "of the") rarely stands, and a short statement's language
         # is unsure ("Super, tu travailles donc maintenant chez Peugeot" reads as English).
         listener=merged.listener,
+        # A passive change's rows are long and specific to their language ("wurde …
+        # verschoben", "got moved"): read in every language, as the change words are.
+        passive_changes=merged.passive_changes,
         # An age told with its own words ("fiz 36 anos", "Tenho 35 anos") is read in any
         # language: a short statement's language is often unsure, and the frame (a number
         # beside a birthday verb or an age unit) means nothing else in another language.

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..language import DEFAULT, Boundary, Token, fold, lexicon, split, tokens
+from ..language.morphology import compounding, forms
 from .keywords import STOP_WORDS, terms
 from .supersession_lexicon import REPORTING_OPENERS, Gapped, Lexicon, reading_lexicon, spaceless
 from .supersession_subjects import (
@@ -23,6 +24,7 @@ from .supersession_subjects import (
     _language,
     _owners,
     _voiced,
+    common_openings,
 )
 from .supersession_values import (
     anchored,
@@ -83,6 +85,9 @@ class Reading:
     #: The terms of what a change frame moved ("moved dinner to Sunday": "dinner"), whoever
     #: moved it: an older fact about that thing holds its old value.
     objects: frozenset[str] = frozenset()
+    #: Whether its language writes compounds as one word ("födelsedagsfest"): a thing named by
+    #: a compound's last part is the compound's (:func:`memorist.language.morphology.names_head`).
+    compounds: bool = False
 
 
 @lru_cache(maxsize=65_536)
@@ -92,7 +97,9 @@ def read(text: str) -> Reading:
     found = tokens(text)
     words = [t.word for t in found]
     # Names: capitalized words past the first; never a topic ("Emma" changes nothing of "Lisbon").
-    names = {t.word for t in found[1:] if t.surface[0].isupper()}
+    # A sentence's opening word the language lists as a common one is no name ("Då har ni ...").
+    commons = common_openings(text, found)
+    names = {t.word for i, t in enumerate(found) if i and t.surface[0].isupper() and i not in commons}
     runs = [w for w in words if spaceless(w)]
     inside = _inside(runs, lex)
     attributes = frozenset(
@@ -123,7 +130,8 @@ def read(text: str) -> Reading:
     said = [t.word for t in found if not in_parentheses(text, t)]
     # "The user: Mia turned 5 yesterday" is about Mia too (the speaker stays a subject: a
     # statement in a language that drops its pronoun opens with a verb, "Corro 25 km").
-    subjects = _clause_subjects(text, said, lex, frozenset(names)) | _labelled_name(text, lex)
+    labelled = _labelled_name(text, lex)
+    subjects = _clause_subjects(text, said, lex, frozenset(names)) | labelled
     held = counts(words, lex)
     said_values = told(text, lex)
     gaps = around(text, found, lex.change_frames, lex.clause_joiners)
@@ -135,7 +143,18 @@ def read(text: str) -> Reading:
         if t.word.isalpha() and t.word not in STOP_WORDS and base(t.word) not in frame | lex.speaker
         for term in terms(base(t.word))
     )
+    # "The user: offsite got moved to denver", "festen flyttas till söndag": a passive change's
+    # subject is the thing changed, as a change frame's object is.
+    passive = _passive_subject(text, found, lex)
+    objects |= frozenset(
+        term
+        for t in passive or ()
+        if t.word.isalpha() and t.word not in STOP_WORDS and base(t.word) not in frame | lex.speaker | lex.articles
+        for form in forms(base(t.word), code)
+        for term in terms(form)
+    )
     framed_change = bool(gaps) or bool(around(text, found, lex.negation_frames, lex.clause_joiners))
+    framed_change = framed_change or passive is not None
     change = lex.change.anywhere(found) or "replacement_words" in inside or framed_change
     if SELF not in subjects and (attributes & lex.group_attributes or held) and _group_opens(said, lex, len(found)):
         subjects |= {SELF}
@@ -150,7 +169,9 @@ def read(text: str) -> Reading:
         anchored([t for t in found if not in_parentheses(text, t)], lex),
         lex.preferences.anywhere(based) or "preference_words" in inside,
         frozenset(
-            n for n in names if base(n) not in lex.speaker and base(n) not in lex.attributes and n not in lex.others
+            n
+            for n in names
+            if (base(n) not in lex.speaker or n in labelled) and base(n) not in lex.attributes and n not in lex.others
         ),
         len(found),
         lex.onsets.anywhere(found) or "onset_words" in inside,
@@ -161,7 +182,38 @@ def read(text: str) -> Reading:
         change and (framed_change or _shifts(found, runs, lex)),
         _qualifiers(words, runs, lex),
         objects,
+        compounding(code),
     )
+
+
+#: Most words before a passive change read as the thing changed ("the team offsite").
+PASSIVE_SUBJECT = 4
+
+
+def _passive_subject(text: str, found: list[Token], lex: Lexicon) -> list[Token] | None:
+    """The words of the clause before a passive change row ("offsite" in "offsite got moved
+    to denver", "Die Feier" in "Die Feier wurde auf Sonntag verschoben"), at most
+    :data:`PASSIVE_SUBJECT`; None when the fact holds no such row. The clause opens after the
+    extractor's label, a clause mark or a joiner."""
+    label = _SPEAKER_LABEL.match(text)
+    opening = label.end() if label else 0
+    words = [t.word for t in found]
+    for head, tail in lex.passive_changes:
+        for i in range(len(found) - len(head) + 1):
+            if tuple(words[i : i + len(head)]) != head:
+                continue
+            end = i + len(head)
+            if tail and not any(
+                tuple(words[j : j + len(tail)]) == tail and not _BREAKS & set(text[found[end - 1].end : found[j].start])
+                for j in range(end, min(len(found), end + MAX_GAP + 2))
+            ):
+                continue
+            before = [t for t in found[:i] if t.start >= opening and not _BREAKS & set(text[t.end : found[i].start])]
+            cut = max((k + 1 for k, t in enumerate(before) if t.word in lex.clause_joiners), default=0)
+            subject = before[cut:][-PASSIVE_SUBJECT:]
+            if subject:
+                return subject
+    return None
 
 
 #: Most words between a gapped row's two parts ("moved the team dinner to", "ne bois plus").

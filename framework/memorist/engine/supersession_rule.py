@@ -92,6 +92,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from ..language import tokens
+from ..language.morphology import names_head
 from ..records import MemoryRecord
 from .attribute_prototypes import TASTE
 from .keywords import terms
@@ -283,7 +284,7 @@ def _replaces(
         return False
     if new.subjects & old.subjects and _moved_quantity(new, old):
         return True
-    if new.objects & old.topic and max(new.size, old.size) <= SLOT_MAX_TOKENS:
+    if _names_changed_thing(new, old) and max(new.size, old.size) <= SLOT_MAX_TOKENS:
         # "The user's parents asked to move dinner to Sunday" / "Dinner with the user's parents
         # is Saturday": a change frame's object is the older fact's thing, whoever moved it.
         return True
@@ -334,6 +335,19 @@ def _named_apart(new: Reading, old: Reading, named: bool) -> bool:
     if new.preference and old.preference:
         return False
     return (named or new.preference) and bool(old.attributes or old.preference)
+
+
+def _names_changed_thing(new: Reading, old: Reading) -> bool:
+    """Whether what ``new`` says was moved (a change frame's object, a passive's subject) is
+    the older fact's thing: a shared topic word, or in two facts of a compounding language
+    the head of the older's compound or name ("festen" / "födelsedagsfest", "Die Feier" /
+    "Meine Geburtstagsfeier")."""
+    if new.objects & old.topic:
+        return True
+    if not (new.objects and new.compounds and old.compounds):
+        return False
+    things = old.topic | old.names | {term for name in old.names for term in terms(name)}
+    return any(names_head(part, whole) for part in new.objects for whole in things)
 
 
 def _same_slot(new: Reading, old: Reading, similarity: float, tastes: float) -> bool:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 
-from ..language import DEFAULT, Boundary, language_of, lexicon, split, tokens
+from ..language import DEFAULT, Boundary, Token, language_of, lexicon, split, tokens
+from ..language.common_words import opens_with_common_word
 from .keywords import STOP_WORDS
 from .supersession_lexicon import Lexicon
 from .supersession_values import base, is_copula
@@ -40,6 +41,34 @@ def _voiced(label: str) -> bool:
     return bool(named) and named[-1].casefold() in (SELF, ASSISTANT)
 
 
+#: Marks that end a sentence: the word after one opens the next, capitalized whatever it is.
+_SENTENCE_ENDS = ".!?"
+
+
+def common_openings(text: str, found: list[Token]) -> frozenset[int]:
+    """The positions in ``found`` (the tokens of ``text``) of the words that open a sentence
+    (the text's, the statement's past the extractor's label, one after a full stop) and that
+    the language of the rest of that sentence lists as a common word: "Då" in "The assistant:
+    Då har ni 3 katter nu." is an adverb, "Mia" in "The user: Mia turned 5" a name."""
+    label = _SPEAKER_LABEL.match(text)
+    starts = {0, label.end()} if label else {0}
+    out = set()
+    for i, t in enumerate(found):
+        before = text[: t.start].rstrip()
+        if t.start not in starts and not (before and before[-1] in _SENTENCE_ENDS):
+            continue
+        if t.surface[:1].isupper() and opens_with_common_word(t.surface, _sentence_rest(text, t.end)):
+            out.add(i)
+    return frozenset(out)
+
+
+def _sentence_rest(text: str, at: int) -> str:
+    """The words of ``text``'s sentence past position ``at``."""
+    rest = text[at:]
+    ends = [rest.find(mark) for mark in _SENTENCE_ENDS if mark in rest]
+    return rest[: min(ends)] if ends else rest
+
+
 def _labelled_name(text: str, lex: Lexicon) -> frozenset[str]:
     """A name opening the statement after the extractor's label ("The user: Eli turned 8
     today"): the statement is about that person as much as about the speaker who told it."""
@@ -53,15 +82,16 @@ def _labelled_name(text: str, lex: Lexicon) -> frozenset[str]:
     if len(found) < 2 or not found[0].surface[:1].isupper() or found[0].surface.isupper():
         return frozenset()
     word = found[0].word
-    frame = lexicon(_language(text)).words("function_words")
+    # The word's language is the rest of the sentence's: "Mia" is Italian for "my", and the
+    # statement "Mia turned 5" reads as Italian with it, as English without it.
     if (
         word in STOP_WORDS
-        or word in frame
-        or base(word) in lex.speaker
         or base(word) in lex.attributes
         or word in lex.change_words
         or word in lex.clause_joiners
         or not word.isalpha()
+        # "The assistant: Då har ni 3 katter nu.": an adverb opening the sentence, no name.
+        or opens_with_common_word(word, _sentence_rest(text, label.end() + found[0].end))
     ):
         return frozenset()
     return frozenset({word})
