@@ -186,7 +186,12 @@ class Lexicon:
         return cls(
             attributes,
             merged("additive_words"),
-            Phrases({p: "replacement_words" for lex in lexes for p in _with_objects(lex, "replacement_words")}),
+            # A plan called off ("doch nicht", "al final no") says a change as a replacement row
+            # does, but its words stay out of the change words: "till", "в" are topic or frame.
+            Phrases(
+                {p: "replacement_words" for lex in lexes for p in _with_objects(lex, "replacement_words")}
+                | {p: "replacement_words" for lex in lexes for p in lex.phrases("call_off_words")}
+            ),
             frozenset(w for p in change for w in p.split()),
             frozenset(p.split()[0] for p in change),
             union("copulas"),

@@ -201,7 +201,11 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
         owner = rest[0] != first or (
             first == SELF
             and len(rest) > 1
-            and (rest[1] in lex.speaker or base(rest[1]) in lex.others - _DEFAULT_OTHERS)
+            and (
+                rest[1] in lex.speaker
+                # ... unless "my" follows it apart ("Bạn gái tôi tên là Lan": the speaker's partner).
+                or base(rest[1]) in lex.others - _DEFAULT_OTHERS and not set(rest[2:4]) & lex.speaker
+            )
         )
         owned = next(
             (

@@ -5,7 +5,11 @@ code before the round):
   (:mod:`memorist.engine.supersession_echo`);
 - a stated change that names no attribute by words links no fact by a cosine at its language's
   chance level (:data:`memorist.engine.supersession_rule.AT_CHANCE`);
-- two facts that name two different attributes by words are linked by no cosine.
+- two facts that name two different attributes (or an attribute and a taste) by words are
+  linked by no cosine, and a clause's cosine is checked as its fact's;
+- a relative word opening a statement in a language that writes "my" into it is its subject;
+- the assistant's label word is no topic two of its statements share;
+- a plan called off "after all" or with a cancel verb is a change (the lexicons' rows).
 """
 
 from __future__ import annotations
@@ -115,3 +119,88 @@ def test_one_attribute_named_by_both_still_links() -> None:
     older = record("The user: Я работаю бухгалтером в банке.", 2)
     newer = record("The user: Теперь я работаю аналитиком в страховой компании.", 6)
     assert supersedes(newer, older, 0.78, None, 0.55)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Me encanta jugar al tenis.", "Dejé el hotel, ahora trabajo en una agencia de viajes."),
+        ("Ich liebe Jazz.", "Ich habe gekündigt und arbeite jetzt bei einer Bank."),
+    ],
+    ids=["es", "de"],
+)
+def test_a_taste_and_an_attribute_are_linked_by_no_cosine(older: str, newer: str) -> None:
+    assert not supersedes(record(f"The user: {newer}", 6), record(f"The user: {older}", 2), 0.79, None, 0.61)
+
+
+def test_two_tastes_still_link_by_their_cosine() -> None:
+    older = record("The user: Me encanta el café solo.", 2)
+    newer = record("The user: Ahora me encanta más el té verde.", 6)
+    assert supersedes(newer, older, 0.79, None, 0.61)
+
+
+def test_a_clause_naming_no_attribute_is_checked_as_its_fact(engine: Engine) -> None:
+    # "Den gamla använder jag inte längre" names nothing; its fact names a new e-mail address.
+    adds = [
+        "Jag har två hundar, Bosse och Kajsa.",
+        "Min mejladress är karin.lund@telia.se",
+        "Jag har en ny mejladress: karin@lund.nu. Den gamla använder jag inte längre.",
+    ]
+    assert current_adds(engine, "clause-sv", adds) == [0, 2]
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        ["Ablam Ankara'da yaşıyor.", "Ağabeyim de Ankara'da yaşıyor."],
+        ["Annem İzmir'de yaşıyor.", "Ben İstanbul'da yaşıyorum."],
+        ["Kızım 7 yaşında.", "Oğlum da 7 yaşında."],
+        ["אחותי גרה בחיפה.", "אחי גר בחיפה."],
+    ],
+    ids=["tr-siblings", "tr-mother-and-me", "tr-children", "he-siblings"],
+)
+def test_a_relative_word_opening_a_statement_is_its_subject(engine: Engine, adds: list[str]) -> None:
+    assert current_adds(engine, f"relative-{adds[0][:8]}", adds) == [0, 1]
+
+
+def test_a_move_of_the_speaker_still_replaces_in_turkish(engine: Engine) -> None:
+    adds = ["İstanbul'da yaşıyorum.", "Geçen ay Bursa'ya taşındım."]
+    assert current_adds(engine, "relative-tr-move", adds) == [1]
+
+
+def test_the_assistant_label_is_no_shared_topic(engine: Engine) -> None:
+    first = _chat("Ich spiele seit Jahren Tennis.", "Toll, Sie spielen also seit Jahren Tennis!")
+    moved = _chat("Wir sind nach Bremen gezogen.", "Verstanden, Sie wohnen jetzt in Bremen.")
+    shown = _shown_per_add(engine, "label-de", [first, moved])
+    assert shown == [[True, True], [True, True]], shown
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        [
+            "Ich habe einen Hund.",
+            "Im Mai fahren wir nach Rom.",
+            "Wir fahren im Mai doch nicht nach Rom, wir bleiben zu Hause.",
+        ],
+        ["Mam kota.", "W sierpniu jedziemy nad morze.", "Jednak nie jedziemy nad morze w sierpniu, zostajemy w domu."],
+        ["I have a cat.", "We're going to Porto in June.", "We're not going to Porto after all, we'll stay home."],
+        ["Tenho um cão.", "Em julho vamos a Lisboa.", "Afinal não vamos a Lisboa em julho, ficamos em casa."],
+        ["Jag har en katt.", "I juni åker vi till Gotland.", "Vi åker ändå inte till Gotland i juni."],
+    ],
+    ids=["de", "pl", "en", "pt", "sv"],
+)
+def test_a_plan_called_off_after_all_is_replaced(engine: Engine, adds: list[str]) -> None:
+    assert current_adds(engine, f"off-{adds[1][:10]}", adds) == [0, 2]
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        ["I have a cat.", "We're going to Porto in June.", "We're also going to Lisbon in July."],
+        ["Tengo un gato.", "En agosto vamos a Sevilla.", "En septiembre también vamos a Granada."],
+    ],
+    ids=["en", "es"],
+)
+def test_a_second_plan_calls_off_nothing(engine: Engine, adds: list[str]) -> None:
+    assert current_adds(engine, f"plans-{adds[1][:10]}", adds) == [0, 1, 2]
