@@ -42,8 +42,8 @@ controls; a quarter of the adds with an assistant turn) was written blind after 
 round and is read once to measure its code on unseen phrasings and languages;
 ``holdout15.yaml`` (twenty-three languages, under a quarter English; 22 additive controls;
 every sequence holds one or two unrelated facts, a pet, a sibling, an allergy, beside the
-fact that changes) was written blind during the eleventh round and is read once to measure
-whether a change hides unrelated facts; ``holdout16.yaml`` (twenty-three languages, 14 of
+fact that changes) was written blind during the eleventh round and read (``--verbose``) in
+the thirteenth, so its figure is a tune figure since; ``holdout16.yaml`` (twenty-three languages, 14 of
 66 sequences English; 20 additive controls; a quarter of the adds with an assistant turn;
 unrelated facts beside each change) was written blind during the twelfth and thirteenth
 rounds and is read once to measure the same across languages.
