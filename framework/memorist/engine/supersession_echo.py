@@ -24,7 +24,7 @@ from ..records import MemoryRecord
 from .keywords import terms
 from .supersession_agreement import STEM_LETTERS
 
-__all__ = ["ECHO_SHARE", "echoes", "echoes_of"]
+__all__ = ["ECHO_SHARE", "ECHO_STEM", "echoes", "echoes_of"]
 
 #: Share of the user's fact's terms the assistant's memory repeats to be its echo. A
 #: confirmation restates the value and mostly the frame ("Telefon numaram 0532 412 78 90." /
@@ -32,6 +32,10 @@ __all__ = ["ECHO_SHARE", "echoes", "echoes_of"]
 #: same add shares a word or two ("Je joue du piano ..." / "C'est super, vous jouez du piano
 #: ...": the instrument, 1 of 3 terms after the label).
 ECHO_SHARE = 0.5
+#: Letters two terms share at their start to be one word told by each party: the assistant
+#: says the user's word in the second person ("работаю" / "работаете", "resepsiyonist" /
+#: "resepsiyonistsin"), an ending the rule's :data:`STEM_LETTERS` would leave one letter short of.
+ECHO_STEM = STEM_LETTERS - 1
 #: The extractor's label in front of a kept statement ("The user: ", "The assistant: ").
 _LABEL = re.compile(r"^\s*the (?:user|assistant)\s*:\s*", re.IGNORECASE)
 _USER = "user"
@@ -43,20 +47,17 @@ def _terms(text: str) -> set[str]:
 
 
 def _found(term: str, others: set[str]) -> bool:
-    """Whether ``term`` or a form of it is among ``others``: "resepsiyonist" in
-    "resepsiyonistsin", "работаю" in "работаете" (a shared start of :data:`STEM_LETTERS`)."""
+    """Whether ``term`` or a form of it (the same first :data:`ECHO_STEM` letters) is among ``others``."""
     if term in others:
         return True
-    return any(
-        min(len(term), len(o)) >= STEM_LETTERS - 1 and term[: STEM_LETTERS - 1] == o[: STEM_LETTERS - 1] for o in others
-    )
+    return any(min(len(term), len(o)) >= ECHO_STEM and term[:ECHO_STEM] == o[:ECHO_STEM] for o in others)
 
 
 def echoes(echo: MemoryRecord, fact: MemoryRecord) -> bool:
     """Whether ``echo`` is the assistant's confirmation of the user's ``fact`` stored by the same
     add: the assistant's, the fact the user's, one scope, speaker and observation time, told after
-    the fact, and at least
-    :data:`ECHO_SHARE` of the fact's terms repeated (in the same or another form)."""
+    the fact, and at least :data:`ECHO_SHARE` of the fact's terms repeated (in the same or
+    another form)."""
     if echo.id == fact.id or (echo.attributed_to or "") != _ASSISTANT or (fact.attributed_to or "") != _USER:
         return False
     if echo.scope != fact.scope or (echo.speaker or "") != (fact.speaker or ""):
