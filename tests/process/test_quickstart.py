@@ -117,7 +117,9 @@ def test_shell_session_through_a_real_server(workdir: Path) -> None:
         done = subprocess.run(
             ["bash", "-c", "\n".join(script)], cwd=workdir, env=clean_env(), capture_output=True, text=True, timeout=120
         )
-        assert done.returncode == 0, done.stdout
+        # A failed step names the server's state and log, not only the shell's output.
+        state = "running" if server.poll() is None else f"exited {server.returncode}"
+        assert done.returncode == 0, f"{done.stdout}\nserver {state}; serve.log:\n{(workdir / 'serve.log').read_text()}"
         outputs = [chunk.strip("\n") for chunk in done.stdout.split(MARK + "\n")[1:]]
         assert len(outputs) == len(steps)
         for (command, expected), output in zip(steps, outputs, strict=True):

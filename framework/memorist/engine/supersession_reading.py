@@ -8,6 +8,7 @@ fact's own language and the default's, every language's content words).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -198,9 +199,10 @@ def _passive_subject(text: str, found: list[Token], lex: Lexicon) -> list[Token]
     label = _SPEAKER_LABEL.match(text)
     opening = label.end() if label else 0
     words = [t.word for t in found]
+    at = _positions(words)
     for head, tail in lex.passive_changes:
-        for i in range(len(found) - len(head) + 1):
-            if tuple(words[i : i + len(head)]) != head:
+        for i in at.get(head[0], ()):
+            if i > len(found) - len(head) or tuple(words[i : i + len(head)]) != head:
                 continue
             end = i + len(head)
             if tail and not any(
@@ -214,6 +216,15 @@ def _passive_subject(text: str, found: list[Token], lex: Lexicon) -> list[Token]
             if subject:
                 return subject
     return None
+
+
+def _positions(words: list[str]) -> dict[str, list[int]]:
+    """Where each word stands, in order: a row is looked for only where its first word is, so
+    reading a long memory costs its length once, not its length times the lexicon's rows."""
+    at: dict[str, list[int]] = {}
+    for k, word in enumerate(words):
+        at.setdefault(word, []).append(k)
+    return at
 
 
 #: Most words between a gapped row's two parts ("moved the team dinner to", "ne bois plus").
@@ -233,9 +244,18 @@ def around(
     Public: the supersession rule reads ``change_frames`` with it, and the restated rule
     (:mod:`.supersession_restated`) ``negation_frames``."""
     out = []
+    words = [t.word for t in found]
+    at = _positions(words)
     for head, tail in frames:
-        for i in range(len(found) - len(head) - len(tail)):
-            opening = [t.word for t in found[i : i + len(head)]]
+        if len(head) == 1 and head[0].endswith("'"):
+            # An elided one-word row ("n'") opens on any word it starts ("n'aime").
+            starts: Iterable[int] = (k for k, word in enumerate(words) if word.startswith(head[0]))
+        else:
+            starts = at.get(head[0], ())
+        for i in starts:
+            if i >= len(found) - len(head) - len(tail):
+                continue
+            opening = words[i : i + len(head)]
             elided = head[-1].endswith("'") and opening[-1].startswith(head[-1])
             if opening[:-1] != list(head[:-1]) or not (opening[-1] == head[-1] or elided):
                 continue
