@@ -12,7 +12,7 @@ from __future__ import annotations
 from .keywords import terms
 from .supersession_reading import Reading
 
-__all__ = ["STEM_LETTERS", "words_agree"]
+__all__ = ["STEM_LETTERS", "named_apart", "words_agree"]
 
 
 def words_agree(new: Reading, old: Reading) -> bool:
@@ -30,6 +30,17 @@ def words_agree(new: Reading, old: Reading) -> bool:
         or new.owners & old.owners
         or {unit for unit, _ in new.quantities} & {unit for unit, _ in old.quantities}
     )
+
+
+def named_apart(new: Reading, old: Reading, named: bool) -> bool:
+    """Whether two facts that agree by no word each name what they are about by words, an
+    attribute (``named``: the newer's, or its whole fact's for a clause) or a taste: then the
+    words have checked the pair and found two things ("учится": school, "работаю": employer;
+    "seviyorum": a taste), and no cosine links them. Two tastes are one kind of thing, read
+    by meaning."""
+    if new.preference and old.preference:
+        return False
+    return (named or new.preference) and bool(old.attributes or old.preference)
 
 
 def _words(reading: Reading) -> frozenset[str]:

@@ -96,7 +96,7 @@ from ..language.morphology import names_head
 from ..records import MemoryRecord
 from .attribute_prototypes import TASTE
 from .keywords import terms
-from .supersession_agreement import words_agree
+from .supersession_agreement import named_apart, words_agree
 from .supersession_lexicon import rule_lexicon
 from .supersession_reading import ASSISTANT, SELF, Reading, clause_readings, read, reported, states_attribute
 from .supersession_restated import restates
@@ -294,7 +294,7 @@ def _replaces(
     # language's chance level unless a word of the two agrees (see :func:`.supersession_agreement.words_agree`).
     checked = above_chance is not None and not words_agree(new, old)
     meant = min(similarity or 0.0, above_chance or 0.0) if checked else similarity
-    if checked and _named_apart(new, old, named):
+    if checked and named_apart(new, old, named):
         # Each names its attribute or a taste by words, and they name two ("учится": school,
         # "работаю": employer; "seviyorum": a taste): the words have checked the pair and found
         # two facts; no cosine links them.
@@ -326,15 +326,6 @@ def _replaces(
     if short and reader is not None and _same_meaning_changed(new, old, newer, older, reader):
         return True
     return similarity is not None and similarity >= QUANTITY_SIMILARITY and _other_quantity(new, old)
-
-
-def _named_apart(new: Reading, old: Reading, named: bool) -> bool:
-    """Whether the two facts, agreeing by no word, each name what they are about by words, an
-    attribute (``named``: the newer's) or a taste: then they name two things. Two tastes are
-    one kind of thing, read by meaning (:func:`_same_slot`)."""
-    if new.preference and old.preference:
-        return False
-    return (named or new.preference) and bool(old.attributes or old.preference)
 
 
 def _names_changed_thing(new: Reading, old: Reading) -> bool:
