@@ -14,8 +14,9 @@ from functools import lru_cache
 
 from ..language import Phrases, Token, languages, lexicon, tokens
 from .keywords import STOP_WORDS, terms
+from .supersession_frames import around
 from .supersession_lexicon import Gapped, rule_lexicon
-from .supersession_reading import Reading, around
+from .supersession_reading import Reading
 
 #: How many words before an older value a change word tells it changed ("left the bank").
 CHANGE_REACH = 3

@@ -106,7 +106,7 @@ _CLAUSE_BREAK = Boundary.CLAUSE | Boundary.COLON | Boundary.PHRASE
 def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset[str] = frozenset()) -> frozenset[str]:
     """Who a fact is about, and the speaker or a relative a later clause is about (a later
     clause's first word is no subject otherwise: ", it's 555-9876 now")."""
-    out = _subjects(words, lex, names)
+    out = set(_subjects(words, lex, names))
     label = _SPEAKER_LABEL.match(text)
     clauses = split(text[label.end() :] if label else text, _CLAUSE_BREAK)
     for clause in clauses[1:] if len(clauses) > 1 else ():
