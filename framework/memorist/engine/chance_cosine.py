@@ -30,13 +30,13 @@ as English: nothing changes where nothing is known.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from threading import Lock
 
 import numpy as np
 
 from ..language import DEFAULT, language_of, lexicon
+from .supersession_subjects import SPEAKER_LABEL
 
 #: The lexicon list whose pairs measure a language's chance level.
 STATEMENTS = "unrelated_statements"
@@ -44,8 +44,6 @@ STATEMENTS = "unrelated_statements"
 #: embedder has no pieces for, Thai under MiniLM scores 1.0) has a cosine that says nothing:
 #: it reads as English chance.
 MIN_SPREAD = 0.05
-#: A speaker label in front of a fact ("The user: Ik heb een kat."): not the fact's language.
-_LABEL = re.compile(r"^\s*[^\s:]+(?:\s+[^\s:]+){0,2}:\s*")
 
 Embed = Callable[[list[str]], np.ndarray]
 
@@ -68,7 +66,7 @@ def chance_of(vectors: np.ndarray) -> float:
 
 def fact_language(text: str) -> str:
     """The language of a fact's own words, its speaker label left out."""
-    return language_of(_LABEL.sub("", text, count=1) or text)
+    return language_of(SPEAKER_LABEL.sub("", text, count=1) or text)
 
 
 def on_english_scale(similarity: float, chance: float, english: float) -> float:

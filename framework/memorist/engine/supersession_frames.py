@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from ..language import Token
 from .supersession_lexicon import Gapped, Lexicon
-from .supersession_subjects import _SPEAKER_LABEL
+from .supersession_subjects import SPEAKER_LABEL
 
 __all__ = ["MAX_GAP", "PASSIVE_SUBJECT", "around", "passive_subject"]
 
@@ -27,7 +27,7 @@ def passive_subject(text: str, found: list[Token], lex: Lexicon) -> list[Token] 
     to denver", "Die Feier" in "Die Feier wurde auf Sonntag verschoben"), at most
     :data:`PASSIVE_SUBJECT`; None when the fact holds no such row. The clause opens after the
     extractor's label, a clause mark or a joiner."""
-    label = _SPEAKER_LABEL.match(text)
+    label = SPEAKER_LABEL.match(text)
     opening = label.end() if label else 0
     words = [t.word for t in found]
     at = _positions(words)

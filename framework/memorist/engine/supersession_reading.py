@@ -17,9 +17,9 @@ from .keywords import STOP_WORDS, terms
 from .supersession_frames import around, passive_subject
 from .supersession_lexicon import REPORTING_OPENERS, Lexicon, reading_lexicon, spaceless
 from .supersession_subjects import (
-    _SPEAKER_LABEL,
     ASSISTANT,
     SELF,
+    SPEAKER_LABEL,
     _clause_subjects,
     _labelled_name,
     _language,
@@ -314,7 +314,7 @@ def clause_readings(text: str) -> tuple[tuple[str, Reading, bool], ...]:
     subjects; so is one about someone named (a conversation's two named people are told
     apart by the whole fact). Each with whether it names its subject itself (the speaker or a
     relative). Empty for a fact of one clause."""
-    label = _SPEAKER_LABEL.match(text)
+    label = SPEAKER_LABEL.match(text)
     prefix = label.group(0) if label else ""
     parts = [part.strip() for part in split(text[len(prefix) :], _CLAUSE_PARTS) if part.strip()]
     if len(parts) < 2:
@@ -356,7 +356,7 @@ def reported(text: str) -> str:
     "the user's manager is now Angela Kim."; "The assistant: Je retiens que tu vis à Lyon"
     is "The assistant: tu vis à Lyon"; "上司は田中さんだと覚えておきます" is "上司は田中さんだ"."""
     lex = reading_lexicon(DEFAULT)
-    label = _SPEAKER_LABEL.match(text)
+    label = SPEAKER_LABEL.match(text)
     prefix = label.group(0) if label and _voiced(label.group(0)) else ""
     body = text[len(prefix) :]
     found = tokens(body)

@@ -26,13 +26,13 @@ ASSISTANT = str(lexicon(DEFAULT).get("speakers", "assistant") or "assistant").sp
 #: The extractor's label of who said a statement ("The user: Vivo en Sevilla.", "Caroline:
 #: ..."): a name of a few words, not a preamble. The statement after it is the fact's first
 #: clause, and its language is the statement's, not the label's.
-_SPEAKER_LABEL = re.compile(r"^\s*[^\s:]+(?:\s+[^\s:]+){0,2}:\s*")
+SPEAKER_LABEL = re.compile(r"^\s*[^\s:]+(?:\s+[^\s:]+){0,2}:\s*")
 
 
 def _language(text: str) -> str:
     """The language ``text``'s statement is in (past the extractor's label). Its function
     words are no topic (the default's stop words :func:`terms` already drops)."""
-    return language_of(_SPEAKER_LABEL.sub("", text, count=1))
+    return language_of(SPEAKER_LABEL.sub("", text, count=1))
 
 
 def _voiced(label: str) -> bool:
@@ -50,7 +50,7 @@ def common_openings(text: str, found: list[Token]) -> frozenset[int]:
     (the text's, the statement's past the extractor's label, one after a full stop) and that
     the language of the rest of that sentence lists as a common word: "Då" in "The assistant:
     Då har ni 3 katter nu." is an adverb, "Mia" in "The user: Mia turned 5" a name."""
-    label = _SPEAKER_LABEL.match(text)
+    label = SPEAKER_LABEL.match(text)
     starts = {0, label.end()} if label else {0}
     out = set()
     for i, t in enumerate(found):
@@ -72,7 +72,7 @@ def _sentence_rest(text: str, at: int) -> str:
 def _labelled_name(text: str, lex: Lexicon) -> frozenset[str]:
     """A name opening the statement after the extractor's label ("The user: Eli turned 8
     today"): the statement is about that person as much as about the speaker who told it."""
-    label = _SPEAKER_LABEL.match(text)
+    label = SPEAKER_LABEL.match(text)
     # Only behind the extractor's label for the user or the assistant: a named speaker's turn
     # ("Caroline: Long time no talk.") opens with any word, and its people are told apart
     # by the turn's speaker.
@@ -107,7 +107,7 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset
     """Who a fact is about, and the speaker or a relative a later clause is about (a later
     clause's first word is no subject otherwise: ", it's 555-9876 now")."""
     out = set(_subjects(words, lex, names))
-    label = _SPEAKER_LABEL.match(text)
+    label = SPEAKER_LABEL.match(text)
     clauses = split(text[label.end() :] if label else text, _CLAUSE_BREAK)
     for clause in clauses[1:] if len(clauses) > 1 else ():
         found = [t.word for t in tokens(clause)]
@@ -198,13 +198,17 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
         # the word ("The user: Ablam Ankara'da yaşıyor.", my elder sister): the relative is the
         # subject, as "Mi hermana vive ..." makes the sister. Not the default language's words:
         # English says "my" apart, and its "Team dinner got moved" opens with a modifier.
-        owner = rest[0] != first or (
-            first == SELF
-            and len(rest) > 1
-            and (
-                rest[1] in lex.speaker
-                # ... unless "my" follows it apart ("Bạn gái tôi tên là Lan": the speaker's partner).
-                or base(rest[1]) in lex.others - _DEFAULT_OTHERS and not set(rest[2:4]) & lex.speaker
+        owner = (
+            rest[0] != first
+            or (
+                first == SELF
+                and len(rest) > 1
+                and (
+                    rest[1] in lex.speaker
+                    # ... unless "my" follows it apart ("Bạn gái tôi tên là Lan": the speaker's partner).
+                    or base(rest[1]) in lex.others - _DEFAULT_OTHERS
+                    and not set(rest[2:4]) & lex.speaker
+                )
             )
         )
         owned = next(
