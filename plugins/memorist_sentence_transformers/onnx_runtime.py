@@ -181,12 +181,23 @@ class OnnxSentenceEncoder:
 
     @classmethod
     def _from_plain(cls, model_path: str, plain: Path, graph: Path, tuning: SessionTuning) -> OnnxSentenceEncoder:
-        """Run the plain graph while the fused ``graph`` is made in the background (at once for int8)."""
+        """Run the plain graph while the fused ``graph`` is made in the background (at once for int8).
+
+        Another process may finish the fused graph between this process seeing ``plain`` and
+        opening it: the fusion replaces ``graph`` first and only then removes ``plain``, so a
+        ``plain`` gone by the time it is opened means ``graph`` is there to open instead (two
+        gunicorn workers starting on an empty cache stopped the server on this once).
+        """
         root = Path(model_path)
         if tuning.int8:
             graph_preparation.fuse_into_cache(plain, graph, root, _INPUT_NAMES)
             return cls(model_path, graph, tuning)
-        encoder = cls(model_path, plain, tuning)
+        try:
+            encoder = cls(model_path, plain, tuning)
+        except Exception:
+            if plain.exists() or not graph.exists():
+                raise
+            return cls(model_path, graph, tuning)
         encoder.preparing = graph_preparation.fuse_in_background(plain, graph, root, _INPUT_NAMES)
         return encoder
 
