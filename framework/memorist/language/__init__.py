@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from .ngram_detector import ngram_language
 from .lexicon import DEFAULT, Lexicon, fold, languages, lexicon, lexicons_path
 from .person import Form, PersonTable, capitalized, shift
 from .person import table as person_table
@@ -58,6 +59,7 @@ __all__ = [
     "has_boundary",
     "join_sentences",
     "language_of",
+    "lexicon_language_of",
     "languages",
     "lexicon",
     "lexicons_path",
@@ -115,17 +117,14 @@ def _evidence(script: str) -> tuple[dict[str, dict[str, float]], dict[str, dict[
     return by_word, by_letter
 
 
-@lru_cache(maxsize=8192)
-def language_of(text: str) -> str:
-    """The language ``text`` is most likely in (ISO 639-1), :data:`DEFAULT` when unsure.
+#: How far a lexicon's evidence must lead the runner-up's (in function words) for the
+#: lexicons to decide alone; a closer call goes to the n-gram detector when installed.
+CLEAR_LEAD = 1.0
 
-    Japanese is told from Chinese by its kana. A Latin-script text is the language its
-    evidence points to most: its function words (a word several languages use counts for
-    each in part) and, for a question too short for many words, the letters its spelling
-    uses ("é", "ñ", "ß", each distinct letter once). Another language than the default
-    must lead the default by half a word's worth: an English text has English function
-    words, so a loanword in it ("see you mañana") does not tip it.
-    """
+
+def _evidence_scores(text: str) -> str | tuple[tuple[str, ...], dict[str, float], str]:
+    """The language when the script alone tells it; else the script's languages, each
+    one's evidence, and the default among them."""
     if text.isascii():
         script = "Latin"  # the common case, without counting letters
     else:
@@ -156,8 +155,56 @@ def language_of(text: str) -> str:
             for code, weight in by_letter.get(letter, {}).items():
                 score[code] += weight
     default = DEFAULT if DEFAULT in candidates else candidates[0]
+    return tuple(candidates), score, default
+
+
+def _lexicon_choice(score: dict[str, float], default: str) -> str:
     best = default
-    for code in candidates:
+    for code in score:
         if score[code] > score[best]:
             best = code
     return best if score[best] - score[default] >= 0.5 else default
+
+
+@lru_cache(maxsize=8192)
+def lexicon_language_of(text: str) -> str:
+    """:func:`language_of` by the lexicons alone (what it answers without lingua)."""
+    reading = _evidence_scores(text)
+    if isinstance(reading, str):
+        return reading
+    _, score, default = reading
+    return _lexicon_choice(score, default)
+
+
+@lru_cache(maxsize=8192)
+def language_of(text: str) -> str:
+    """The language ``text`` is most likely in (ISO 639-1), :data:`DEFAULT` when unsure.
+
+    Japanese is told from Chinese by its kana; a script only one lexicon is written in
+    tells its language. Among the languages sharing a script, a text is the language its
+    evidence points to most: its function words (a word several languages use counts for
+    each in part) and, for a question too short for many words, the letters its spelling
+    uses ("é", "ñ", "ß", each distinct letter once). Another language than the default
+    must lead the default by half a word's worth: an English text has English function
+    words, so a loanword in it ("see you mañana") does not tip it.
+
+    When no language leads the runner-up by :data:`CLEAR_LEAD` (a short line among close
+    neighbours: "Mit nye nummer er 12345678.", Danish or Norwegian or German?), the
+    character n-gram detector (:mod:`.ngram_detector`, lingua, when installed) decides
+    among the script's languages: it reads every letter sequence, not only the listed words.
+    """
+    reading = _evidence_scores(text)
+    if isinstance(reading, str):
+        return reading
+    candidates, score, default = reading
+    chosen = _lexicon_choice(score, default)
+    runner_up = max((v for code, v in score.items() if code != chosen), default=0.0)
+    if score[chosen] - runner_up >= CLEAR_LEAD:
+        return chosen
+    best = max(score.values())
+    # the n-gram reader chooses among the languages the words leave open: none trails the
+    # best by more than half a word ("Ça va." is French or Portuguese, never Turkish)
+    open_to = tuple(code for code in candidates if best - score[code] < 0.5)
+    if len(open_to) < 2:
+        return chosen
+    return ngram_language(text, candidates, open_to) or chosen
