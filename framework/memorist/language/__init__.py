@@ -189,9 +189,10 @@ def language_of(text: str) -> str:
     words, so a loanword in it ("see you mañana") does not tip it.
 
     When no language leads the runner-up by :data:`CLEAR_LEAD` (a short line among close
-    neighbours: "Mit nye nummer er 12345678.", Danish or Norwegian or German?), the
-    character n-gram detector (:mod:`.ngram_detector`, lingua, when installed) decides
-    among the script's languages: it reads every letter sequence, not only the listed words.
+    neighbours: "We wonen in Delft." has "we" and "in" of English too), the byte n-gram
+    model of :mod:`.ngram_detector` (langid, when installed) decides among the script's
+    languages if it is sure: it reads every letter sequence, not only the listed words.
+    :func:`lexicon_language_of` is the reading without it.
     """
     reading = _evidence_scores(text)
     if isinstance(reading, str):
@@ -201,10 +202,4 @@ def language_of(text: str) -> str:
     runner_up = max((v for code, v in score.items() if code != chosen), default=0.0)
     if score[chosen] - runner_up >= CLEAR_LEAD:
         return chosen
-    best = max(score.values())
-    # the n-gram reader chooses among the languages the words leave open: none trails the
-    # best by more than half a word ("Ça va." is French or Portuguese, never Turkish)
-    open_to = tuple(code for code in candidates if best - score[code] < 0.5)
-    if len(open_to) < 2:
-        return chosen
-    return ngram_language(text, candidates, open_to) or chosen
+    return ngram_language(text, candidates) or chosen
