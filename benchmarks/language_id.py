@@ -220,7 +220,7 @@ def main() -> None:
         start = time.perf_counter()
         answers = [identify(text) for text, _, _ in chosen]
         cost[name] = (time.perf_counter() - start) / len(chosen) * 1e6
-        for (text, code, source), answer in zip(chosen, answers):
+        for (text, code, source), answer in zip(chosen, answers, strict=True):
             right[code] += answer == code
             if args.errors and answer != code and half(text) == "tune":
                 print(f"  {name}: {text!r} is {code}, read {answer} ({source})")

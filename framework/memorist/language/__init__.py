@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from .ngram_detector import ngram_language
 from .lexicon import DEFAULT, Lexicon, fold, languages, lexicon, lexicons_path
+from .ngram_detector import ngram_language
 from .person import Form, PersonTable, capitalized, shift
 from .person import table as person_table
 from .phrases import Phrases, Token, phrases, tokens
