@@ -103,7 +103,7 @@ def lingua_detector(high: bool):  # type: ignore[no-untyped-def]
     return (builder if high else builder.with_low_accuracy_mode()).build()
 
 
-def lexicon_then(reader: Callable[[str, tuple[str, ...]], str | None]) -> Callable[[str], str]:
+def lexicon_then(reader: Callable[[str, tuple[str, ...], tuple[str, ...]], str | None]) -> Callable[[str], str]:
     """The lexicons' reading, with ``reader`` deciding their close calls (as language_of)."""
     from memorist import language as layer
 
@@ -116,7 +116,11 @@ def lexicon_then(reader: Callable[[str, tuple[str, ...]], str | None]) -> Callab
         runner_up = max((v for code, v in score.items() if code != chosen), default=0.0)
         if score[chosen] - runner_up >= layer.CLEAR_LEAD:
             return chosen
-        return reader(text, candidates) or chosen
+        best = max(score.values())
+        open_to = tuple(code for code in candidates if best - score[code] < layer.OPEN_BAND)
+        if len(open_to) < 2:
+            return chosen
+        return reader(text, candidates, open_to) or chosen
 
     return identify
 
@@ -153,7 +157,7 @@ def identifiers() -> dict[str, Callable[[str], str]]:
 _LINGUA: dict[tuple[str, ...], object] = {}
 
 
-def lingua_close_call(text: str, candidates: tuple[str, ...]) -> str | None:
+def lingua_close_call(text: str, candidates: tuple[str, ...], open_to: tuple[str, ...]) -> str | None:
     """lingua (low accuracy, restricted to the script's languages, minimum relative
     distance 0.2, the best of 0/0.05/0.1/0.2/0.3 on the tune half) for a close call."""
     from lingua import IsoCode639_1, Language, LanguageDetectorBuilder
@@ -168,7 +172,8 @@ def lingua_close_call(text: str, candidates: tuple[str, ...]) -> str | None:
             .build()
         )
     found = _LINGUA[candidates].detect_language_of(text)  # type: ignore[attr-defined]
-    return found.iso_code_639_1.name.lower() if found else None
+    code = found.iso_code_639_1.name.lower() if found else None
+    return code if code in open_to else None
 
 
 def rss_mb() -> float:

@@ -121,6 +121,9 @@ def _evidence(script: str) -> tuple[dict[str, dict[str, float]], dict[str, dict[
 #: lexicons to decide alone; a closer call goes to the n-gram detector when installed.
 CLEAR_LEAD = 1.0
 
+#: How far a language's evidence may trail the best's and still be the n-gram model's answer.
+OPEN_BAND = 0.5
+
 
 def _evidence_scores(text: str) -> str | tuple[tuple[str, ...], dict[str, float], str]:
     """The language when the script alone tells it; else the script's languages, each
@@ -202,4 +205,11 @@ def language_of(text: str) -> str:
     runner_up = max((v for code, v in score.items() if code != chosen), default=0.0)
     if score[chosen] - runner_up >= CLEAR_LEAD:
         return chosen
-    return ngram_language(text, candidates) or chosen
+    best = max(score.values())
+    # the n-gram model chooses among the languages the words leave open, none trailing the
+    # best by half a word or more: its reading of a line with clear English words in it
+    # ("Remember that I'm vegetarian.") never outweighs them
+    open_to = tuple(code for code in candidates if best - score[code] < OPEN_BAND)
+    if len(open_to) < 2:
+        return chosen
+    return ngram_language(text, candidates, open_to) or chosen

@@ -62,14 +62,18 @@ def _identifier(candidates: tuple[str, ...]) -> Any:
     return identifier
 
 
-def ngram_language(text: str, candidates: tuple[str, ...]) -> str | None:
-    """The language among ``candidates`` (the script's languages, ISO 639-1) langid reads
-    ``text`` in; None when the package is absent, the text is shorter than
-    :data:`MINIMUM_LETTERS` or langid gives its answer less than :data:`MINIMUM_PROBABILITY`."""
+def ngram_language(text: str, candidates: tuple[str, ...], open_to: tuple[str, ...]) -> str | None:
+    """The language of ``open_to`` langid reads ``text`` in, weighed against all of
+    ``candidates`` (the script's languages, ISO 639-1); None when the package is absent,
+    the text is shorter than :data:`MINIMUM_LETTERS`, or langid gives that language less
+    than :data:`MINIMUM_PROBABILITY` (a language outside ``open_to`` taking the mass leaves
+    the lexicons' reading)."""
     if not available() or sum(char.isalpha() for char in text) < MINIMUM_LETTERS:
         return None
     identifier = _identifier(candidates)
     if identifier is None:
         return None
-    code, probability = identifier.classify(text)
-    return str(code) if probability >= MINIMUM_PROBABILITY and code in candidates else None
+    for code, probability in identifier.rank(text):
+        if code in open_to:
+            return code if probability >= MINIMUM_PROBABILITY else None
+    return None

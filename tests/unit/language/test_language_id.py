@@ -16,10 +16,12 @@ from memorist.language import language_of, lexicon_language_of, ngram_detector
 CLOSE_CALLS = [
     ("Bilen skal have nye dæk.", "da"),
     ("Jeg er allergisk over for jordnødder.", "da"),
-    ("Tandläkarbesöket har flyttats till torsdag.", "sv"),
+    ("Husk at jeg hader svampe.", "da"),
     ("On jest moim szefem.", "pl"),
     ("Wizyta u dentysty jest we wtorek.", "pl"),
-    ("Moje sestra bydlí v Olomouci.", "cs"),
+    ("On a déménagé à Lyon.", "fr"),
+    ("Arabanın yeni lastiklere ihtiyacı var.", "tr"),
+    ("Щойно взяли цуценя!", "uk"),
     ("Mobilnya perlu ban baru.", "id"),
     ("Rapatnya hari Jumat jam sepuluh.", "id"),
     ("Cena con Anna alle otto.", "it"),
@@ -72,4 +74,4 @@ def test_without_langid_the_lexicons_decide(monkeypatch: pytest.MonkeyPatch) -> 
 def test_a_line_too_short_for_its_ngrams_is_left_to_the_lexicons() -> None:
     short = "No sé."
     assert sum(c.isalpha() for c in short) < ngram_detector.MINIMUM_LETTERS
-    assert ngram_detector.ngram_language(short, language.languages()) is None
+    assert ngram_detector.ngram_language(short, language.languages(), ("es", "fr")) is None
