@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 #: The normalized probability langid's answer needs to override the lexicons' reading.
-MINIMUM_PROBABILITY = 0.99
+MINIMUM_PROBABILITY = 0.9999
 
 #: The letters a text needs before its n-grams are read at all: a line of a word or two
 #: ("No sé.", "Ça va.") holds too few for any n-gram model to be sure of.

@@ -16,16 +16,13 @@ from memorist.language import language_of, lexicon_language_of, ngram_detector
 CLOSE_CALLS = [
     ("Bilen skal have nye dæk.", "da"),
     ("Jeg er allergisk over for jordnødder.", "da"),
-    ("Husk at jeg hader svampe.", "da"),
+    ("Jag väger 80 kilo.", "sv"),
     ("On jest moim szefem.", "pl"),
     ("Wizyta u dentysty jest we wtorek.", "pl"),
-    ("On a déménagé à Lyon.", "fr"),
-    ("Arabanın yeni lastiklere ihtiyacı var.", "tr"),
-    ("Щойно взяли цуценя!", "uk"),
-    ("Mobilnya perlu ban baru.", "id"),
     ("Rapatnya hari Jumat jam sepuluh.", "id"),
-    ("Cena con Anna alle otto.", "it"),
-    ("Я працюю в банку.", "uk"),
+    ("Me lo ricordi domani?", "it"),
+    ("On a déménagé à Lyon.", "fr"),
+    ("İki çocuğum var.", "tr"),
 ]
 
 # Short English lines, which an n-gram model alone reads as other languages
@@ -40,6 +37,8 @@ KEPT = [
     ("Mijn zus heeft een kat.", "nl"),
     ("Доброго дня!", "ru"),
     ("Ça va.", "fr"),
+    ("Don't quit!", "en"),
+    ("Sounds delicious!", "en"),
 ]
 
 
