@@ -2,20 +2,21 @@
 
 The lexicons tell a language by its function words and letters, which is cheap and right
 whenever a text has a few of them. A short chat line among close neighbours often has none
-that only one language uses: "Mit nye nummer er 12345678." is Danish, "Domuz eti yemem."
-Turkish, "Mobilnya perlu ban baru." Indonesian. langid.py (Lui & Baldwin) weighs the
+that only one language uses: "Bilen skal have nye dæk." is Danish, "On jest moim szefem."
+Polish, "İki çocuğum var." Turkish. langid.py (Lui & Baldwin) weighs the
 byte n-grams of a text against a naive Bayes model trained on 97 languages; the model ships
 inside the package (nothing is downloaded) and is restricted here to the languages sharing
 the text's script.
 
-Its answer counts only when its normalized probability reaches :data:`MINIMUM_PROBABILITY`:
-a line too short to tell ("I'm vegetarian.") keeps the lexicons' reading, English by
-default. lingua-language-detector was measured beside it (``benchmarks/language_id.py``):
-its low-accuracy mode is as accurate on its own but reads short English lines as other
+Its answer counts only when its normalized probability reaches :data:`MINIMUM_PROBABILITY`
+and the text has :data:`MINIMUM_LETTERS`: an English line without a listed word ("Sounds
+delicious!", read as Spanish at 0.99) keeps the lexicons' reading, English by default.
+lingua-language-detector was measured beside it (``benchmarks/language_id.py``): its
+low-accuracy mode is as accurate on its own but reads short English lines as other
 languages with full confidence ("I'm vegetarian." Indonesian at 0.97), and its
 high-accuracy mode costs ~600 MB per process.
 
-The model is loaded lazily, once per process and candidate set (~60 MB, ~0.3 s). Without
+The model is loaded lazily, once per process (~60 MB, ~0.3 s). Without
 the package installed, :func:`ngram_language` answers None and the lexicons decide alone.
 """
 
