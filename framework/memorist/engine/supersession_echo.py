@@ -20,9 +20,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from ..language.scripts import script_of
 from ..records import MemoryRecord
 from .keywords import terms
 from .supersession_agreement import STEM_LETTERS
+from .supersession_lexicon import rule_lexicon
+from .supersession_subjects import SPEAKER_LABEL
 
 __all__ = ["ECHO_SHARE", "ECHO_STEM", "echoes", "echoes_of"]
 
@@ -36,14 +39,41 @@ ECHO_SHARE = 0.5
 #: says the user's word in the second person ("работаю" / "работаете", "resepsiyonist" /
 #: "resepsiyonistsin"), an ending the rule's :data:`STEM_LETTERS` would leave one letter short of.
 ECHO_STEM = STEM_LETTERS - 1
-#: The extractor's label in front of a kept statement ("The user: ", "The assistant: ").
-_LABEL = re.compile(r"^\s*the (?:user|assistant)\s*:\s*", re.IGNORECASE)
 _USER = "user"
 _ASSISTANT = "assistant"
 
 
 def _terms(text: str) -> set[str]:
-    return set(terms(_LABEL.sub("", text)))
+    """The terms of a statement past its label, less the label words "user" and "assistant"
+    ("The user has 3 kids." is told of the user, not about one). A number told in words is its
+    digits ("Three kids." confirms "has 3 kids"). Chinese and Japanese count by their words'
+    characters, not by character pairs, which span a word's edge or a verb's kana ending
+    ("每个月房租" / "每月房租" share 每, 月, 房, 租 and two pairs; "住んでいます" / "お住まい" share
+    住 and no pair): Chinese by each Han character, Japanese, whose kana part its words, by
+    each run of Han or of katakana ("京都の大学" / "京都の大学に": 京都, 大学)."""
+    said = _NUMBER_WORD.sub(_digits, SPEAKER_LABEL.sub("", text, count=1))
+    out = {t for t in terms(said) if t not in _LABEL_WORDS and not any(script_of(c) in _PAIRED for c in t)}
+    kana = any(script_of(c) in _KANA for c in said)
+    out.update(_JAPANESE_WORD.findall(said) if kana else _HAN.findall(said))
+    return out
+
+
+#: A number of two or more told in words ("three", "drei", "tres"); one is left as it is, as
+#: "a", "un", "een", "bir" are articles too.
+_NUMBER_WORD = re.compile(r"\w+")
+#: The label's words, which every statement of a party holds.
+_LABEL_WORDS = frozenset({"user", "assistant"})
+#: Scripts whose character pairs :func:`_terms` leaves for its own units.
+_PAIRED = frozenset({"Han", "Hiragana", "Katakana"})
+_KANA = frozenset({"Hiragana", "Katakana"})
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+#: A Japanese word by its script: a run of Han characters or of katakana.
+_JAPANESE_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[\u30a0-\u30ff\uff66-\uff9f]+")
+
+
+def _digits(match: re.Match[str]) -> str:
+    value = rule_lexicon().numbers.get(match.group().casefold())
+    return str(value) if value is not None and value >= 2 else match.group()
 
 
 def _found(term: str, others: set[str]) -> bool:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..language import DEFAULT, Boundary, Token, fold, lexicon, split, tokens
-from ..language.morphology import compounding, forms
+from ..language.morphology import compounding, forms, name_stem
 from .keywords import STOP_WORDS, terms
 from .supersession_frames import around, passive_subject
 from .supersession_lexicon import REPORTING_OPENERS, Lexicon, reading_lexicon, spaceless
@@ -170,7 +170,7 @@ def read(text: str) -> Reading:
         anchored([t for t in found if not in_parentheses(text, t)], lex),
         lex.preferences.anywhere(based) or "preference_words" in inside,
         frozenset(
-            n
+            name_stem(n, code)  # "s Petrem" names Petr: a name in another case is the same name
             for n in names
             if (base(n) not in lex.speaker or n in labelled) and base(n) not in lex.attributes and n not in lex.others
         ),

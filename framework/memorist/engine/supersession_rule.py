@@ -273,7 +273,7 @@ def _replaces(
         # is Saturday": a change frame's object is the older fact's thing, whoever moved it.
         return True
     if not new.subjects & old.subjects:
-        return through_owner(new, old, similarity or 0.0)
+        return _partner_named(new, old) or through_owner(new, old, similarity or 0.0)
     # The paths below link by the cosine alone, so it counts only as far as it is above the
     # language's chance level unless a word of the two agrees (see :func:`.supersession_agreement.words_agree`).
     checked = above_chance is not None and not words_agree(new, old)
@@ -310,6 +310,17 @@ def _replaces(
     if short and reader is not None and same_meaning_changed(new, old, newer, older, reader):
         return True
     return similarity is not None and similarity >= QUANTITY_SIMILARITY and _other_quantity(new, old)
+
+
+def _partner_named(new: Reading, old: Reading) -> bool:
+    """The speaker's relationship state changed ("S Petrem jsme se rozešli", "Tom and I broke
+    up") with the person an older fact names as the speaker's partner, that fact's subject
+    being the partner word itself ("Můj přítel se jmenuje Petr.", "My boyfriend's name is
+    Tom."): the older told the relationship, told of the partner."""
+    if SELF not in new.subjects or "relationship" not in new.attributes or not old.subjects:
+        return False
+    partners = {s for s in old.subjects if rule_lexicon().attributes.get(s) == "relationship"}
+    return partners == old.subjects and bool(new.names & old.names)
 
 
 def _names_changed_thing(new: Reading, old: Reading) -> bool:

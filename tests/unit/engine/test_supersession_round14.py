@@ -1,0 +1,94 @@
+"""The fourteenth round's mechanisms, each in several languages (each positive case failed on
+the code before the round):
+
+- the assistant's echo is found by the fact's terms as the assistant repeats them: a number
+  told in words is its digits, the label's "user" is no term, and a script written without
+  spaces counts by its Han characters, not by pairs that span a word's edge or a kana ending
+  (:mod:`memorist.engine.supersession_echo`);
+- a name in another case is the same name: a language that declines its names lists their
+  `case_endings` ("Kuba" / "z Kubą", "Jana" / "s Janou", "Mert" / "Mert'le"), read by
+  :func:`memorist.language.morphology.name_stem`;
+- a relationship state changed with the person an older fact names as the speaker's partner,
+  told with the partner word as its subject ("Mój chłopak ma na imię Kuba."), replaces it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from memorist.engine.supersession_echo import echoes
+
+from tests.supersession_pairs import record, replaces
+
+
+def _pair(fact: str, echo: str) -> tuple[Any, Any]:
+    """The user's fact and the assistant's reply stored by one chat add (one observation time)."""
+    told = fact if fact.startswith("The user ") else f"The user: {fact}"  # the rewrite, or the words kept
+    said = record(told, 2, "user").model_copy(update={"source_message": 0})
+    reply = record(f"The assistant: {echo}", 2, "assistant").model_copy(update={"id": "e2", "source_message": 1})
+    return said, reply
+
+
+@pytest.mark.parametrize(
+    ("fact", "echo"),
+    [
+        ("The user has 3 kids.", "Three kids, lovely."),
+        ("Wir haben zwei Katzen.", "Notiert: 2 Katzen."),
+        ("Tengo 4 nietos.", "¡Qué bien, cuatro nietos!"),
+        ("我在上海一家银行上班。", "好的，你在上海的银行工作。"),
+        ("京都の大学で働いています。", "京都の大学にお勤めなんですね。"),
+    ],
+    ids=["en-number-word", "de-number-word", "es-number-word", "zh-characters", "ja-characters"],
+)
+def test_an_echo_is_read_by_the_terms_the_assistant_repeats(fact: str, echo: str) -> None:
+    assert echoes(*reversed(_pair(fact, echo)))
+
+
+@pytest.mark.parametrize(
+    ("fact", "remark"),
+    [
+        ("我住在成都。", "成都的火锅很有名！"),
+        ("東京の会社で働いています。", "いいですね、東京は楽しい街です。"),
+        ("I work as a nurse in Leeds.", "Leeds is lovely in spring!"),
+    ],
+    ids=["zh-remark", "ja-remark", "en-remark"],
+)
+def test_an_assistant_remark_on_the_value_is_no_echo(fact: str, remark: str) -> None:
+    assert not echoes(*reversed(_pair(fact, remark)))
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Mój chłopak ma na imię Kuba.", "Rozstałam się z Kubą, teraz jestem sama."),
+        ("Moje přítelkyně se jmenuje Jana.", "S Janou jsme se rozešli."),
+        ("Nişanlımın adı Mert.", "Mert'le geçen hafta evlendik."),
+    ],
+    ids=["pl-instrumental", "cs-instrumental", "tr-apostrophe"],
+)
+def test_a_name_in_another_case_is_the_same_person(older: str, newer: str) -> None:
+    assert replaces(f"The user: {older}", f"The user: {newer}")
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Mój brat ma na imię Kuba.", "Rozstałam się z Kubą."),
+        ("Můj bratr se jmenuje Petr.", "S Petrem jsme se pohádali."),
+        ("My sister Maria lives in Rome.", "My brother Mario lives in Rome too."),
+    ],
+    ids=["pl-brother", "cs-brother-no-state", "en-two-names"],
+)
+def test_a_name_of_a_relative_or_another_name_links_nothing(older: str, newer: str) -> None:
+    assert not replaces(f"The user: {older}", f"The user: {newer}")
+
+
+def test_a_name_stem_drops_only_its_language_s_case_endings() -> None:
+    from memorist.language.morphology import name_stem
+
+    assert name_stem("petrem", "cs") == name_stem("petr", "cs") == "petr"
+    assert name_stem("chorvatska", "cs") == name_stem("chorvatsko", "cs")
+    assert name_stem("elif'le", "fr") == "elif"  # an apostrophe's case ending, whatever the language read
+    assert name_stem("maria", "en") == "maria" and name_stem("mario", "it") == "mario"
+    assert name_stem("ola", "pl") == "ola"  # a name keeps three letters
