@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from ..language.scripts import script_of
+from ..language.scripts import has_kana, kana_words, script_of
 from ..records import MemoryRecord
 from .keywords import terms
 from .supersession_agreement import STEM_LETTERS
@@ -53,8 +53,7 @@ def _terms(text: str) -> set[str]:
     each run of Han or of katakana ("京都の大学" / "京都の大学に": 京都, 大学)."""
     said = _NUMBER_WORD.sub(_digits, SPEAKER_LABEL.sub("", text, count=1))
     out = {t for t in terms(said) if t not in _LABEL_WORDS and not any(script_of(c) in _PAIRED for c in t)}
-    kana = any(script_of(c) in _KANA for c in said)
-    out.update(_JAPANESE_WORD.findall(said) if kana else _HAN.findall(said))
+    out.update(kana_words(said) if has_kana(said) else _HAN.findall(said))
     return out
 
 
@@ -65,10 +64,7 @@ _NUMBER_WORD = re.compile(r"\w+")
 _LABEL_WORDS = frozenset({"user", "assistant"})
 #: Scripts whose character pairs :func:`_terms` leaves for its own units.
 _PAIRED = frozenset({"Han", "Hiragana", "Katakana"})
-_KANA = frozenset({"Hiragana", "Katakana"})
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-#: A Japanese word by its script: a run of Han characters or of katakana.
-_JAPANESE_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[\u30a0-\u30ff\uff66-\uff9f]+")
 
 
 def _digits(match: re.Match[str]) -> str:

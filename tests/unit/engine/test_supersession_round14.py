@@ -92,3 +92,27 @@ def test_a_name_stem_drops_only_its_language_s_case_endings() -> None:
     assert name_stem("elif'le", "fr") == "elif"  # an apostrophe's case ending, whatever the language read
     assert name_stem("maria", "en") == "maria" and name_stem("mario", "it") == "mario"
     assert name_stem("ola", "pl") == "ola"  # a name keeps three letters
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("犬を飼っています。", "今は名古屋に住んでいます。"),
+        ("週末はよくギターを弾いています。", "今は銀行で働いています。"),
+        ("毎朝ジョギングをしています。", "今は横浜に住んでいます。"),
+    ],
+    ids=["ja-pet-residence", "ja-hobby-job", "ja-habit-residence"],
+)
+def test_japanese_kana_endings_are_no_shared_topic(older: str, newer: str) -> None:
+    # "います", "てい", "いま" are in any two such statements; their words (犬, 名古屋, 住) are not.
+    assert not replaces(f"The user: {older}", f"The user: {newer}")
+
+
+def test_a_japanese_word_still_shares_its_topic() -> None:
+    assert replaces("The user: 毎朝コーヒーを飲みます。", "The user: 最近はコーヒーをやめて紅茶にしました。")
+
+
+def test_kana_words_are_runs_of_han_or_katakana() -> None:
+    from memorist.language.scripts import kana_words
+
+    assert kana_words("猫を二匹飼っていて、週末はよくテニスをしています。") == ["猫", "二匹飼", "週末", "テニス"]
