@@ -116,3 +116,19 @@ def test_kana_words_are_runs_of_han_or_katakana() -> None:
     from memorist.language.scripts import kana_words
 
     assert kana_words("猫を二匹飼っていて、週末はよくテニスをしています。") == ["猫", "二匹飼", "週末", "テニス"]
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("The user's brother lives in Lyon.", "The user: My sister lives in Lyon too."),
+        ("The user: Meine Schwester wohnt in Köln.", "The user: Mein Bruder wohnt auch in Köln."),
+        ("The user: Mi hermano trabaja en un banco.", "The user: Mi primo también trabaja en un banco."),
+    ],
+    ids=["en-sister-brother", "de-sister-brother", "es-brother-cousin"],
+)
+def test_facts_of_two_relatives_are_no_paraphrase(first: str, second: str) -> None:
+    from memorist.engine.dedup import values_agree
+
+    assert not values_agree(first, second)
+    assert values_agree(first, first.replace("The user: ", ""))  # the same relative's fact still is
