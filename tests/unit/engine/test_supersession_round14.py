@@ -132,3 +132,43 @@ def test_facts_of_two_relatives_are_no_paraphrase(first: str, second: str) -> No
 
     assert not values_agree(first, second)
     assert values_agree(first, first.replace("The user: ", ""))  # the same relative's fact still is
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("V srpnu jedeme do Itálie.", "Místo toho v srpnu jedeme do Francie."),
+        ("Im Juli fahren wir an die Ostsee.", "Stattdessen fahren wir im Juli in die Alpen."),
+        ("In mei gaan we naar Rome.", "We gaan in plaats daarvan in mei naar Wenen."),
+        ("Latem jedziemy do Gdańska.", "Latem jedziemy w zamian do Zakopanego."),
+    ],
+    ids=["cs-instead", "de-instead", "nl-instead", "pl-in-exchange"],
+)
+def test_the_language_s_instead_says_a_change(older: str, newer: str) -> None:
+    assert replaces(f"The user: {older}", f"The user: {newer}")
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Vou fazer um curso de italiano em março.", "Desisti do curso de italiano."),
+        ("En junio voy a correr el maratón de Madrid.", "Desistí del maratón de Madrid."),
+        ("Летом я собираюсь поехать в Сочи.", "Я передумала ехать в Сочи."),
+        ("W maju startuję w półmaratonie.", "Zrezygnowałam ze startu w półmaratonie."),
+    ],
+    ids=["pt-gave-up", "es-gave-up", "ru-changed-mind", "pl-gave-up"],
+)
+def test_a_plan_given_up_is_a_change(older: str, newer: str) -> None:
+    assert replaces(f"The user: {older}", f"The user: {newer}")
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Mám psa.", "Místo toho letíme do Řecka."),
+        ("Ik heb een kat.", "In plaats daarvan gaan we naar Wenen."),
+    ],
+    ids=["cs-unrelated", "nl-unrelated"],
+)
+def test_an_instead_links_no_unrelated_fact(older: str, newer: str) -> None:
+    assert not replaces(f"The user: {older}", f"The user: {newer}")
