@@ -172,3 +172,20 @@ def test_a_plan_given_up_is_a_change(older: str, newer: str) -> None:
 )
 def test_an_instead_links_no_unrelated_fact(older: str, newer: str) -> None:
     assert not replaces(f"The user: {older}", f"The user: {newer}")
+
+
+@pytest.mark.parametrize(
+    ("fact", "echo"),
+    [
+        ("Vou correr uma meia maratona em outubro.", "Boa! Anotei a meia maratona de outubro."),
+        ("Voy a correr una media maratón en octubre.", "¡Bien! Apunto la media maratón de octubre."),
+        ("Je vais courir un semi-marathon en octobre.", "Bravo ! Semi-marathon d'octobre noté."),
+    ],
+    ids=["pt-content-words", "es-content-words", "fr-content-words"],
+)
+def test_an_echo_repeats_half_the_fact_s_content_words(fact: str, echo: str) -> None:
+    assert echoes(*reversed(_pair(fact, echo)))
+
+
+def test_a_remark_naming_the_value_alone_is_no_echo() -> None:
+    assert not echoes(*reversed(_pair("Ik woon in Utrecht.", "Leuk, Utrecht is een mooie stad.")))
