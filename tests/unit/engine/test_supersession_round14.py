@@ -189,3 +189,22 @@ def test_an_echo_repeats_half_the_fact_s_content_words(fact: str, echo: str) -> 
 
 def test_a_remark_naming_the_value_alone_is_no_echo() -> None:
     assert not echoes(*reversed(_pair("Ik woon in Utrecht.", "Leuk, Utrecht is een mooie stad.")))
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Ich arbeite als Koch in einem Hotel.", "Seit März bin ich arbeitslos."),
+        ("Je travaille chez Renault.", "Depuis janvier je suis au chômage."),
+        ("Trabajo en un banco.", "Desde el lunes soy autónoma."),
+        ("Pracuję w szkole.", "Od maja jestem bezrobotna."),
+        ("I work at a design agency.", "I'm freelancing since the summer."),
+    ],
+    ids=["de-unemployed", "fr-unemployed", "es-self-employed", "pl-unemployed", "en-freelance"],
+)
+def test_an_employment_state_is_the_employer_slot(older: str, newer: str) -> None:
+    assert replaces(f"The user: {older}", f"The user: {newer}")
+
+
+def test_a_relative_s_employment_state_is_theirs() -> None:
+    assert not replaces("The user: Pracuję w szkole.", "The user: Mój brat jest bezrobotny.")
