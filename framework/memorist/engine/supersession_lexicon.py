@@ -128,6 +128,9 @@ class Lexicon:
     qualified_attributes: frozenset[str] = frozenset()
     #: Words joining a clause to the one before ("and", "so", "y", "und"): no subject of it.
     clause_joiners: frozenset[str] = frozenset()
+    #: Case and topic particles glued to a noun (Korean "여동생이", "남동생도"), longest first:
+    #: the word without one is the noun a list names (:func:`.supersession_values.base`).
+    noun_particles: tuple[str, ...] = ()
     #: Additive words only where they close a clause ("a new number too,"; not "too heavy").
     closing_additive: frozenset[str] = frozenset()
     #: Words after a noun that make it the owner of the next ("बहन की शादी": the sister's
@@ -258,6 +261,7 @@ class Lexicon:
             },
             qualified_attributes=frozenset().union(*(lex.words("slot_qualifiers", "attributes") for lex in lexes)),
             clause_joiners=union("clause_joiners"),
+            noun_particles=tuple(sorted(union("noun_particles"), key=len, reverse=True)),
             closing_additive=union("closing_additive_words"),
             possessive_particles=union("possessive_particles"),
             definite_articles=union("definite_articles"),

@@ -208,3 +208,27 @@ def test_an_employment_state_is_the_employer_slot(older: str, newer: str) -> Non
 
 def test_a_relative_s_employment_state_is_theirs() -> None:
     assert not replaces("The user: Pracuję w szkole.", "The user: Mój brat jest bezrobotny.")
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("여동생이 부산에 살아요.", "남동생도 부산에 살아요."),
+        ("엄마는 대구에 살아요.", "저는 지난달에 서울로 이사했어요."),
+        ("친구가 회사에서 디자이너로 일해요.", "저는 이제 은행에서 일해요."),
+    ],
+    ids=["ko-sister-brother", "ko-mother-speaker", "ko-friend-speaker"],
+)
+def test_a_korean_relative_with_its_particle_is_the_subject(older: str, newer: str) -> None:
+    assert not replaces(f"The user: {older}", f"The user: {newer}")
+
+
+def test_the_korean_speaker_s_own_move_still_replaces() -> None:
+    assert replaces("The user: 저는 서울에 살아요.", "The user: 지난달에 부산으로 이사했어요.")
+
+
+def test_a_noun_particle_leaves_two_letters() -> None:
+    from memorist.engine.supersession_values import base
+
+    assert base("여동생이") == "여동생" and base("아이가") == "아이"
+    assert base("나는") == "나는"  # "I": a row of its own
