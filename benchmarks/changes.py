@@ -46,7 +46,8 @@ fact that changes) was written blind during the eleventh round and read (``--ver
 the thirteenth, so its figure is a tune figure since; ``holdout16.yaml`` (twenty-three languages, 14 of
 66 sequences English; 20 additive controls; a quarter of the adds with an assistant turn;
 unrelated facts beside each change) was written blind during the twelfth and thirteenth
-rounds and is read once to measure the same across languages.
+rounds and read once to measure the same across languages; holdout14 and holdout16 were
+read (``--verbose``) in the fourteenth round, so their figures are tune figures since.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
