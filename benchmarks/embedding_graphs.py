@@ -48,15 +48,16 @@ def graphs(directory: Path) -> tuple[Path, Path]:
     """The plain and the fused export of the default model, both written under ``directory``."""
     from memorist_sentence_transformers.embedder import resolve_model_path
     from memorist_sentence_transformers.fusion import fuse_transformer
-    from memorist_sentence_transformers.onnx_runtime import _INPUT_NAMES, _export_plain, _transformer
+    from memorist_sentence_transformers.onnx_runtime import _INPUT_NAMES
+    from memorist_sentence_transformers.torch_export import export_plain, transformer_of
     from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(resolve_model_path("all-MiniLM-L6-v2"), device="cpu")
     inputs = list(_INPUT_NAMES)
     plain, fused = directory / "plain.onnx", directory / "fused.onnx"
-    _export_plain(model, inputs, plain)
+    export_plain(model, inputs, plain)
     sample = model.tokenizer(["a probe sentence", "and a longer second one to pad"], padding=True, return_tensors="np")
-    config = _transformer(model).config
+    config = transformer_of(model).config
     probe = {name: np.asarray(sample[name], dtype=np.int64) for name in inputs}
     if not fuse_transformer(plain, fused, probe, config.num_attention_heads, config.hidden_size):
         raise SystemExit("the optimizer did not fuse the graph")

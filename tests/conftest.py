@@ -196,6 +196,67 @@ def _lancedb_tables_from_templates(tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _onnx_sessions_shared_per_graph() -> Iterator[None]:
+    """An ONNX Runtime session over a graph file this worker already opened, with the same
+    options, is the one opened before.
+
+    Why: every engine or app a test builds with the default embedder opened its own session
+    over the same cached MiniLM graph: ~0.25 s of ONNX Runtime's graph optimization each time,
+    half of building an engine, hundreds of times a worker for one file. A session is safe to
+    run from several threads, and nothing a test does changes one. The key is the file as it
+    is on disk (path, inode, size, modification time: a graph rewritten or replaced in place is
+    opened afresh) and the options the embedder sets (threads, spinning); any other call, with
+    bytes, provider options or other arguments, goes straight through. The last few sessions
+    are kept (the embedder's own tests open many graphs once each).
+    """
+    try:
+        import onnxruntime
+    except ImportError:
+        yield
+        return
+    real = onnxruntime.InferenceSession
+    kept: dict[tuple[Any, ...], Any] = {}
+    opening = threading.Lock()
+
+    def key_of(path: Any, options: Any, providers: Any) -> tuple[Any, ...] | None:
+        if not isinstance(path, str) or options is None:
+            return None
+        try:
+            stat = os.stat(path)
+            spin = options.get_session_config_entry("session.intra_op.allow_spinning")
+        except (OSError, RuntimeError):
+            return None
+        return (
+            os.path.realpath(path),
+            stat.st_ino,
+            stat.st_size,
+            stat.st_mtime_ns,
+            options.intra_op_num_threads,
+            options.inter_op_num_threads,
+            options.graph_optimization_level,
+            spin,
+            tuple(providers or ()),
+        )
+
+    def session(path: Any, sess_options: Any = None, providers: Any = None, *args: Any, **kwargs: Any) -> Any:
+        key = None if args or kwargs else key_of(path, sess_options, providers)
+        if key is None:
+            return real(path, sess_options, providers, *args, **kwargs)
+        with opening:
+            if key not in kept:
+                kept[key] = real(path, sess_options, providers)
+                while len(kept) > 4:
+                    kept.pop(next(iter(kept)))
+            else:
+                kept[key] = kept.pop(key)  # the most recently used last
+            return kept[key]
+
+    onnxruntime.InferenceSession = session  # type: ignore[assignment,misc]
+    yield
+    onnxruntime.InferenceSession = real  # type: ignore[misc]
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _installed_plugins_read_once_per_path() -> Iterator[None]:
     """``load_plugins`` reads the installed distributions' metadata once per ``sys.path``.
 

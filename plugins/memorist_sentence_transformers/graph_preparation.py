@@ -105,18 +105,24 @@ def fuse_into_cache(plain: Path, graph: Path, model_root: Path, inputs: tuple[st
     """Make ``graph`` from ``plain``: its fused form if that gives the same vectors, else ``plain`` itself.
 
     Returns ``graph``; ``plain`` is gone afterwards. Safe against another process doing the same
-    at once (every file lands by an atomic rename).
+    at once (every file lands by an atomic rename, and a ``plain`` that another process's fusion
+    removed first leaves that process's ``graph``, which is returned).
     """
     fd, name = tempfile.mkstemp(prefix=graph.stem, suffix=".fused.tmp", dir=graph.parent)
     os.close(fd)
     fused = Path(name)
     try:
         heads, hidden = _heads_and_hidden(model_root)
-        if fuse_transformer(plain, fused, _probe(model_root, inputs), heads, hidden):
-            os.replace(fused, graph)
-            plain.unlink(missing_ok=True)
-        else:
-            os.replace(plain, graph)
+        try:
+            if fuse_transformer(plain, fused, _probe(model_root, inputs), heads, hidden):
+                os.replace(fused, graph)
+                plain.unlink(missing_ok=True)
+            else:
+                os.replace(plain, graph)
+        except Exception:
+            if plain.exists() or not graph.exists():
+                raise
+            return graph  # made by another process meanwhile
         graph_cache.record_source(graph, str(model_root))
         graph_cache.prune(graph.parent, keep=graph)
     finally:

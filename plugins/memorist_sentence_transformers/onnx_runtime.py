@@ -10,7 +10,7 @@ The whole sentence-transformers pipeline (transformer, pooling, normalization)
 becomes one graph, cached on disk and keyed by the weights' size and mtime. A BERT
 model's graph is assembled from its weights without PyTorch (:mod:`.bert_graph`,
 :mod:`.graph_preparation`); any other model is exported with ``torch.onnx.export``
-(the ``torch`` extra), keyed by the torch version too. Files are written under a
+(the ``torch`` extra, :mod:`.torch_export`), keyed by the torch version too. Files are written under a
 temporary name and renamed, so processes starting together never read half a file.
 Tokenization stays with the model's own (fast) tokenizer.
 """
@@ -23,7 +23,6 @@ import logging
 import os
 import tempfile
 import threading
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
@@ -34,13 +33,12 @@ import numpy as np
 
 from . import graph_cache, graph_preparation
 from .bert_graph import BUILDER_VERSION
-from .fusion import fuse_transformer
+from .torch_export import export_pipeline
 
 log = logging.getLogger(__name__)
 
 #: Inputs BERT-style tokenizers produce; the exported graph takes those the tokenizer emits.
 _INPUT_NAMES = ("input_ids", "attention_mask", "token_type_ids")
-_OPSET = 17
 #: Part of the cache key: bumped when the exported file's form changes (2: fused kernels).
 _GRAPH_FORMAT = "2"
 _SPINNING = "session.intra_op.allow_spinning"
@@ -181,12 +179,23 @@ class OnnxSentenceEncoder:
 
     @classmethod
     def _from_plain(cls, model_path: str, plain: Path, graph: Path, tuning: SessionTuning) -> OnnxSentenceEncoder:
-        """Run the plain graph while the fused ``graph`` is made in the background (at once for int8)."""
+        """Run the plain graph while the fused ``graph`` is made in the background (at once for int8).
+
+        Another process may finish the fused graph between this process seeing ``plain`` and
+        opening it: the fusion replaces ``graph`` first and only then removes ``plain``, so a
+        ``plain`` gone by the time it is opened means ``graph`` is there to open instead (two
+        gunicorn workers starting on an empty cache stopped the server on this once).
+        """
         root = Path(model_path)
         if tuning.int8:
             graph_preparation.fuse_into_cache(plain, graph, root, _INPUT_NAMES)
             return cls(model_path, graph, tuning)
-        encoder = cls(model_path, plain, tuning)
+        try:
+            encoder = cls(model_path, plain, tuning)
+        except Exception:
+            if plain.exists() or not graph.exists():
+                raise
+            return cls(model_path, graph, tuning)
         encoder.preparing = graph_preparation.fuse_in_background(plain, graph, root, _INPUT_NAMES)
         return encoder
 
@@ -197,7 +206,7 @@ class OnnxSentenceEncoder:
         inputs = [name for name in _INPUT_NAMES if name in probe]
         graph = cache_dir / f"{_cache_key(model_path, inputs)}.onnx"
         if not graph.exists():
-            _export(model, inputs, graph)
+            export_pipeline(model, inputs, graph)
             graph_cache.record_source(graph, model_path)
             graph_cache.prune(cache_dir, keep=graph)
         else:
@@ -356,88 +365,3 @@ def _quantized(graph: Path) -> Path:
         if os.path.exists(tmp):
             os.unlink(tmp)
     return target
-
-
-def _export(model: Any, inputs: Sequence[str], path: Path) -> None:
-    """Export the full encode pipeline to ``path`` (atomically), fused where that is exact."""
-    sample = model.tokenizer(
-        ["an example sentence to trace", "a second one", "and a third, longer than the others, to pad the rest"],
-        padding=True,
-        return_tensors="np",
-    )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    plain, fused = (_temporary(path, suffix) for suffix in (".plain.tmp", ".fused.tmp"))
-    try:
-        _export_plain(model, inputs, plain)
-        probe = {name: np.asarray(sample[name], dtype=np.int64) for name in inputs}
-        config = getattr(_transformer(model), "config", None)
-        heads, hidden = (int(getattr(config, key, 0) or 0) for key in ("num_attention_heads", "hidden_size"))
-        chosen = fused if fuse_transformer(plain, fused, probe, heads, hidden) else plain
-        os.replace(chosen, path)
-        log.info("exported %s to ONNX at %s (%s)", path.stem, path, "fused" if chosen is fused else "unfused")
-    finally:
-        for leftover in (plain, fused):
-            leftover.unlink(missing_ok=True)
-
-
-def _temporary(path: Path, suffix: str) -> Path:
-    """An empty file beside ``path`` (same filesystem, so the final rename is atomic)."""
-    fd, name = tempfile.mkstemp(prefix=path.stem, suffix=suffix, dir=path.parent)
-    os.close(fd)
-    return Path(name)
-
-
-def _export_plain(model: Any, inputs: Sequence[str], target: Path) -> None:
-    """``torch.onnx.export`` of tokens -> normalized sentence embedding, attention in its eager form
-    (the form :func:`fuse_transformer` recognizes; the vectors are the same)."""
-    import torch
-
-    class Pipeline(torch.nn.Module):
-        def __init__(self, wrapped: Any) -> None:
-            super().__init__()
-            self.wrapped = wrapped
-
-        def forward(self, *tensors: torch.Tensor) -> torch.Tensor:
-            embedding: torch.Tensor = self.wrapped(dict(zip(inputs, tensors, strict=True)))["sentence_embedding"]
-            return embedding
-
-    sample = model.tokenizer(["an example sentence to trace", "a second one"], padding=True, return_tensors="pt")
-    args = tuple(sample[name] for name in inputs)
-    axes = {name: {0: "batch", 1: "tokens"} for name in inputs} | {"embedding": {0: "batch"}}
-    transformer = _transformer(model)
-    restore = _use_eager_attention(transformer)
-    try:
-        module = Pipeline(model).eval()
-        with torch.inference_mode(False), torch.no_grad(), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(
-                module,
-                args,
-                str(target),
-                input_names=list(inputs),
-                output_names=["embedding"],
-                dynamic_axes=axes,
-                opset_version=_OPSET,
-                dynamo=False,
-            )
-    finally:
-        if restore is not None and transformer is not None:
-            transformer.set_attn_implementation(restore)
-
-
-def _transformer(model: Any) -> Any:
-    """The Hugging Face model inside a ``SentenceTransformer`` (its first module's), or None."""
-    return getattr(model[0], "auto_model", None) if len(model) else None
-
-
-def _use_eager_attention(transformer: Any) -> str | None:
-    """Switch a Hugging Face model to eager attention; the implementation to restore, or None."""
-    switch = getattr(transformer, "set_attn_implementation", None)
-    current = getattr(getattr(transformer, "config", None), "_attn_implementation", None)
-    if switch is None or not isinstance(current, str) or current == "eager":
-        return None
-    try:
-        switch("eager")
-    except Exception:  # a model without an eager implementation: export what it has
-        return None
-    return current

@@ -127,9 +127,12 @@ def test_memorist_serve_runs_gunicorn_answering_health(tmp_path: Path) -> None:
         assert body["ready"] is True
         assert body["components"]["embedder"] == "sentence-transformers:all-MiniLM-L6-v2 (onnx)"
         assert (tmp_path / "data" / "lancedb").exists()
-    finally:
+    except Exception as exc:  # the server's own log says why it stopped answering
         process.send_signal(signal.SIGTERM)
         output = process.communicate(timeout=60)[0].decode()
+        raise AssertionError(f"{exc}\n--- memorist serve printed ---\n{output}") from exc
+    process.send_signal(signal.SIGTERM)
+    output = process.communicate(timeout=60)[0].decode()
     assert process.returncode == 0, output
     assert "Booting worker" in output
     assert "Control socket" not in output  # gunicorn's per-user control socket stays off

@@ -80,13 +80,14 @@ class AddPipeline:
         self._embedding = FactEmbedder(components, index)
         #: Which extracted facts become new memories, and which stored ones they replace.
         #: Each language's chance-level cosine under this embedder, measured on first need.
-        chance = ChanceCosine(self._embedding.now, identity_of(components.embedder))
+        identity = identity_of(components.embedder)
+        chance = ChanceCosine(self._embedding.now, identity)
         self.rule = DuplicateRule(
             components,
             index,
             near_duplicate,
             source_weight,
-            AttributeReader(self._embedding.now, chance=chance),
+            AttributeReader(self._embedding.now, chance=chance, identity=identity),
             chance,
         )
         #: Each conversation's open question (needs the generations to tell when it closed).

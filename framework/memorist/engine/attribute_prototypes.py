@@ -19,8 +19,11 @@ kind ("listens to a lot of pop music" / "lately really into jazz": music). The l
 attribute is read for its kind of taste the same way, labelled :data:`TASTE` + kind, and the
 rule links two facts of one kind only when one of them states a taste.
 
-The prototypes are embedded once per reader (one reader per add pipeline, hence per
-embedder), and each fact's text once per process (a bounded cache).
+The prototypes are embedded once per process and embedder identity (its class and
+:meth:`describe`, as :mod:`.chance_cosine` keys its levels): a server that rebuilds its
+engine on a configuration change, or a process holding several engines, does not embed
+them again. A reader given no identity embeds its own. Each fact's text is embedded once
+per reader (a bounded cache).
 """
 
 from __future__ import annotations
@@ -54,6 +57,11 @@ CACHE_SIZE = 8_192
 
 Embed = Callable[[list[str]], np.ndarray]
 
+#: Prototype matrices by (embedder identity, rows): the same sentences under the same
+#: embedder embed to the same vectors.
+_MATRICES: dict[tuple[str, tuple[tuple[str, str], ...]], np.ndarray] = {}
+_MATRICES_LOCK = Lock()
+
 
 def prototypes() -> list[tuple[str, str]]:
     """Every language's ``attribute_prototypes`` as (attribute, sentence), then its
@@ -76,9 +84,16 @@ class AttributeReader:
     """Reads a fact's single-valued attribute with one embedder."""
 
     def __init__(
-        self, embed: Embed, rows: Sequence[tuple[str, str]] | None = None, *, chance: ChanceCosine | None = None
+        self,
+        embed: Embed,
+        rows: Sequence[tuple[str, str]] | None = None,
+        *,
+        chance: ChanceCosine | None = None,
+        identity: str | None = None,
     ) -> None:
         self._embed = embed
+        #: Names ``embed``'s vector space: readers of one identity share the prototypes' vectors.
+        self._identity = identity
         #: Reads a text's prototype cosines against its language's chance level (None: as they are).
         self._chance = chance
         self._rows = list(prototypes() if rows is None else rows)
@@ -93,7 +108,14 @@ class AttributeReader:
     def _prototypes(self) -> np.ndarray:
         with self._preparing:
             if self._matrix is None:
-                self._matrix = _unit(np.asarray(self._embed([s for _, s in self._rows])))
+                key = (self._identity, tuple(self._rows)) if self._identity is not None else None
+                with _MATRICES_LOCK:
+                    self._matrix = _MATRICES.get(key) if key is not None else None
+                if self._matrix is None:
+                    self._matrix = _unit(np.asarray(self._embed([s for _, s in self._rows])))
+                    if key is not None:
+                        with _MATRICES_LOCK:
+                            _MATRICES[key] = self._matrix
         return self._matrix
 
     def of(self, texts: Sequence[str], above_chance: bool = False) -> list[str | None]:

@@ -285,6 +285,9 @@ class DuplicateRule:
         known = batch is not None and batch.knows(request.scope, bool(request.id_seed))
         view = None if known else self.view(request.scope)
         keep: list[int] = []
+        #: Each fresh fact's row of ``vectors``: an add of many facts compares each with every
+        #: kept one, and looking the row up in ``fresh`` made that cubic.
+        rows = {index: row for row, index in enumerate(fresh)}
         for row, index in enumerate(fresh):
             fact, vector = facts[index], vectors[row]
             threshold = self._near_duplicate - (OWN_WORDS_OFFSET if fact.words else 0.0)
@@ -301,14 +304,12 @@ class DuplicateRule:
                 holder[index] = (hit.record.id, hit.record.text)
                 outcome.merged.append(merged_with(fact, hit.record.id, hit.record.text, "paraphrase", hit.score))
                 continue
-            earlier = next(
-                (
-                    (k, float(vectors[fresh.index(k)] @ vector))
-                    for k in keep
-                    if same_fact(fact.text, facts[k].text, float(vectors[fresh.index(k)] @ vector), threshold)
-                ),
-                None,
-            )
+            earlier: tuple[int, float] | None = None
+            for k in keep:
+                cosine = float(vectors[rows[k]] @ vector)
+                if same_fact(fact.text, facts[k].text, cosine, threshold):
+                    earlier = (k, cosine)
+                    break
             if earlier is not None:
                 twins.append(Twin(fact, earlier[0], "paraphrase", earlier[1]))
                 continue

@@ -229,8 +229,9 @@ def _qualifiers(words: list[str], runs: list[str], lex: Lexicon) -> frozenset[st
     """The slot qualifiers a fact holds, past an elided article ("dell'ufficio", "d'entreprise";
     in a script without spaces, inside a run)."""
     found = {base(w) for w in words if base(w) in lex.qualifiers}
-    spaced = [q for q in lex.qualifiers if spaceless(q)]
-    found |= {q for q in spaced for run in runs if q in run}
+    if runs:  # no run, nothing to look inside: skip checking every qualifier's script
+        spaced = [q for q in lex.qualifiers if spaceless(q)]
+        found |= {q for q in spaced for run in runs if q in run}
     return frozenset(found)
 
 

@@ -64,6 +64,27 @@ def test_prototypes_embed_once_and_texts_are_remembered() -> None:
     assert calls == [len(ROWS), 2]
 
 
+def test_readers_of_one_embedder_embed_the_prototypes_once() -> None:
+    """An engine rebuilt over the same embedder (a reconfigured server) reads with the
+    prototype vectors already made; another embedder, or a reader that names none, embeds its own."""
+    calls: list[int] = []
+
+    def counted(texts: list[str]) -> np.ndarray:
+        calls.append(len(texts))
+        return _counts(texts)
+
+    identity = f"counts:{id(calls)}"  # unique to this test: no earlier reader shares it
+    first = AttributeReader(counted, ROWS, identity=identity)
+    assert first.of(["new job teacher"]) == ["occupation"]
+    again = AttributeReader(counted, ROWS, identity=identity)
+    assert again.of(["live city now"]) == ["residence"]
+    assert calls == [len(ROWS), 1, 1]  # the prototypes once, then each reader's own text
+    AttributeReader(counted, ROWS, identity=f"{identity}:other").of(["job nurse"])
+    AttributeReader(counted, ROWS).of(["job nurse"])
+    AttributeReader(counted, ROWS[:3], identity=identity).of(["job nurse"])
+    assert calls == [len(ROWS), 1, 1, len(ROWS), 1, len(ROWS), 1, 3, 1]
+
+
 def test_the_lexicons_hold_prototypes_for_the_attributes() -> None:
     kinds = {kind for kind, _ in prototypes()}
     assert {"occupation", "residence", "schedule", "open"} <= kinds

@@ -160,3 +160,24 @@ def test_processes_starting_together_assemble_the_graph_once(tmp_path: Path, mon
     assert sorted(here for _, here in results) == [False, False, True]
     assert {path for path, _ in results} == {graph_preparation.plain_path(graph)}
     assert not list(tmp_path.glob("*.tmp"))
+
+
+def test_a_plain_graph_fused_away_by_another_process_opens_the_fused_one(tmp_path: Path) -> None:
+    """A worker saw the plain graph, then another process's fusion replaced it before the worker
+    opened it: the worker runs the fused graph instead of failing its start (which stopped
+    gunicorn's master with every worker)."""
+    from memorist.plugin_api import resolve_model_path
+    from memorist_sentence_transformers import graph_preparation
+    from memorist_sentence_transformers.onnx_runtime import OnnxSentenceEncoder, SessionTuning
+
+    root = Path(resolve_model_path("all-MiniLM-L6-v2", "embedder.options.model"))
+    graph = tmp_path / "model-0123456789abcdef.onnx"
+    inputs = ("input_ids", "attention_mask", "token_type_ids")
+    plain = graph_preparation.write_plain_graph(root, graph, inputs)
+    os.replace(plain, graph)  # the other process's fusion landed and removed the plain file
+    encoder = OnnxSentenceEncoder._from_plain(str(root), plain, graph, SessionTuning(threads=1))
+    assert encoder.graph == graph and encoder.preparing is None
+    assert encoder.dimension == 384
+    # the int8 path fuses synchronously; a plain file already fused away returns the other's graph
+    assert graph_preparation.fuse_into_cache(plain, graph, root, inputs) == graph
+    assert not list(tmp_path.glob("*.tmp"))
