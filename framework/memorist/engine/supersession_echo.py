@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from ..language.han_numerals import han_digits
 from ..language.scripts import has_kana, kana_words, script_of
 from ..records import MemoryRecord
 from .keywords import index_terms, terms
@@ -52,13 +53,13 @@ _ASSISTANT = "assistant"
 def _terms(text: str, content: bool = False) -> set[str]:
     """The terms of a statement past its label, less the label words "user" and "assistant"
     ("The user has 3 kids." is told of the user, not about one). A number told in words is its
-    digits ("Three kids." confirms "has 3 kids"). Chinese and Japanese count by their words'
+    digits ("Three kids." confirms "has 3 kids"; "3500元" confirms "三千五"). Chinese and Japanese count by their words'
     characters, not by character pairs, which span a word's edge or a verb's kana ending
     ("每个月房租" / "每月房租" share 每, 月, 房, 租 and two pairs; "住んでいます" / "お住まい" share
     住 and no pair): Chinese by each Han character, Japanese, whose kana part its words, by
     each run of Han or of katakana ("京都の大学" / "京都の大学に": 京都, 大学). ``content``: less
     each clause's function words in its own language (:func:`.keywords.index_terms`)."""
-    said = _NUMBER_WORD.sub(_digits, SPEAKER_LABEL.sub("", text, count=1))
+    said = _NUMBER_WORD.sub(_digits, han_digits(SPEAKER_LABEL.sub("", text, count=1)))
     read = index_terms(said) if content else terms(said)
     out = {t for t in read if t not in _LABEL_WORDS and not any(script_of(c) in _PAIRED for c in t)}
     out.update(kana_words(said) if has_kana(said) else _HAN.findall(said))

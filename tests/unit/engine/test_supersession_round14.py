@@ -232,3 +232,23 @@ def test_a_noun_particle_leaves_two_letters() -> None:
 
     assert base("여동생이") == "여동생" and base("아이가") == "아이"
     assert base("나는") == "나는"  # "I": a row of its own
+
+
+def test_han_numerals_read_as_digits() -> None:
+    from memorist.language.han_numerals import han_digits
+
+    assert han_digits("房租三千五") == "房租3500" and han_digits("一万二") == "12000"
+    assert han_digits("一百二十三") == "123" and han_digits("三千零五") == "3005"
+    assert han_digits("一家公司") == "一家公司"  # a lone digit character is a word's part
+
+
+@pytest.mark.parametrize(
+    ("fact", "echo"),
+    [
+        ("我的工资每个月八千五。", "好的，记下了：你的工资是每月8500元。"),
+        ("我们家每个月电费两百。", "明白，每月电费200元。"),
+    ],
+    ids=["zh-salary", "zh-bill"],
+)
+def test_an_echo_of_a_han_numeral_in_digits(fact: str, echo: str) -> None:
+    assert echoes(*reversed(_pair(fact, echo)))
