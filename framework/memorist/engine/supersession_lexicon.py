@@ -189,13 +189,15 @@ class Lexicon:
         return cls(
             attributes,
             merged("additive_words"),
-            # A plan called off ("doch nicht", "al final no") and the language's "instead"
-            # ("místo toho", "in plaats daarvan") say a change as a replacement row does, but
-            # their words stay out of the change words: "till", "в", "toho" are topic or frame.
+            # A plan called off ("doch nicht", "al final no"), the language's "instead" ("místo
+            # toho", "in plaats daarvan") and a change's noun ("changement de programme") say a
+            # change as a replacement row does, but their words stay out of the change words:
+            # "till", "в", "toho", "programme" are topic or frame.
             Phrases(
                 {p: "replacement_words" for lex in lexes for p in _with_objects(lex, "replacement_words")}
                 | {p: "replacement_words" for lex in lexes for p in lex.phrases("call_off_words")}
                 | {p: "replacement_words" for lex in lexes for p in lex.phrases("instead_words")}
+                | {p: "replacement_words" for lex in lexes for p in lex.phrases("change_nouns")}
             ),
             frozenset(w for p in change for w in p.split()),
             frozenset(p.split()[0] for p in change),

@@ -252,3 +252,21 @@ def test_han_numerals_read_as_digits() -> None:
 )
 def test_an_echo_of_a_han_numeral_in_digits(fact: str, echo: str) -> None:
     assert echoes(*reversed(_pair(fact, echo)))
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Die Grillparty bei Jonas ist am Samstag.", "Planänderung für die Grillparty bei Jonas."),
+        ("Le dîner d'équipe est vendredi.", "Changement de plan pour le dîner d'équipe."),
+        ("La festa di Luca è sabato sera.", "Cambio di programma per la festa di Luca."),
+        ("Kolacja z rodzicami jest w sobotę.", "Zmiana planów: kolacja z rodzicami w niedzielę."),
+    ],
+    ids=["de-change-noun", "fr-change-noun", "it-change-noun", "pl-change-noun"],
+)
+def test_a_change_announced_by_its_noun(older: str, newer: str) -> None:
+    assert replaces(f"The user: {older}", f"The user: {newer}")
+
+
+def test_a_change_noun_links_no_unrelated_fact() -> None:
+    assert not replaces("The user: Mam kota.", "The user: Zmiana planów: jedziemy do Gdańska.")
