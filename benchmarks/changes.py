@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout17|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout18|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -46,12 +46,17 @@ fact that changes) was written blind during the eleventh round and read (``--ver
 the thirteenth, so its figure is a tune figure since; ``holdout16.yaml`` (twenty-three languages, 14 of
 66 sequences English; 20 additive controls; a quarter of the adds with an assistant turn;
 unrelated facts beside each change) was written blind during the twelfth and thirteenth
-rounds and is read once to measure the same across languages; ``holdout17.yaml``
+rounds and read once to measure the same across languages; holdout14 and holdout16 were
+read (``--verbose``) in the fourteenth round, so their figures are tune figures since;
+``holdout17.yaml``
 (twenty-three languages, 12 of 67 sequences English; 21 additive controls; each add one
 exchange of an agent loop, other topics and answered questions between a fact and its
 change, changes told indirectly or as a correction of the assistant) was written blind
 during the fourteenth round and is read once to measure whether a change hides unrelated
-facts across languages.
+facts across languages; ``holdout18.yaml`` (twenty-three languages, 14 of 64 sequences
+English; 21 additive controls; about a quarter of the adds with an assistant turn; chattier
+messages, changes told with time words, numbers that move, plans moved or called off) was
+written blind during the fifteenth round and is read once to measure the same.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
@@ -155,6 +160,7 @@ def main() -> None:
         "holdout15",
         "holdout16",
         "holdout17",
+        "holdout18",
     )
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)

@@ -12,7 +12,9 @@ when
    value-bearing tokens agree with the stored memory's: numbers and amounts,
    dates (months, weekdays, ordinals, number words), proper nouns, negation
    and reversal words ("not", "never", "no longer", "hate", "used to"),
-   quantity and frequency words ("all", "some", "twice", "weekly") and units.
+   quantity and frequency words ("all", "some", "twice", "weekly") and units, and
+   the relatives a fact is about ("sister", "brother", "Schwester"): "My sister lives in
+   Lyon too." is no paraphrase of "My brother lives in Lyon.".
 
 Any disagreement in those makes a new memory, whatever the cosine. Agreement
 is checked both ways: each side's value tokens must occur in the other. A
@@ -40,6 +42,9 @@ for _code in (DEFAULT, *(c for c in languages() if c != DEFAULT)):
     for _token in _lex.get("value_words") or {}:
         for _word in _lex.words("value_words", _token):
             _VALUE_WORDS.setdefault(_word, _word if _token == "self" else _token)
+#: Every language's relatives (and pets): whom a fact is about, so two facts of two people
+#: never merge, however alike their words.
+_RELATIVES = frozenset().union(*(lexicon(c).words("relatives") for c in languages()))
 #: Capitalized at a sentence start for grammar, not because they are names.
 _NOT_NAMES = _LEXICON.words("sentence_openers")
 _NEGATION = str(_LEXICON.get("negation_suffix") or "\0")
@@ -84,6 +89,8 @@ def value_tokens(text: str) -> ValueTokens:
             values.update(piece for piece, _ in pieces(low))
         elif low in _VALUE_WORDS:
             values.add(_VALUE_WORDS[low])
+        elif low in _RELATIVES:
+            values.add(low)
         elif bare[:1].isupper() and low not in _NOT_NAMES and not shouting:
             names.add(low)  # checked case-blind against the other text's words
     return ValueTokens(frozenset(values), frozenset(names), frozenset(words))

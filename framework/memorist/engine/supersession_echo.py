@@ -20,11 +20,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from ..language.han_numerals import han_digits
+from ..language.scripts import has_kana, kana_words, script_of
 from ..records import MemoryRecord
-from .keywords import terms
+from .keywords import index_terms, terms
 from .supersession_agreement import STEM_LETTERS
+from .supersession_lexicon import rule_lexicon
+from .supersession_subjects import SPEAKER_LABEL
 
-__all__ = ["ECHO_SHARE", "ECHO_STEM", "echoes", "echoes_of"]
+__all__ = ["ECHO_CONTENT", "ECHO_SHARE", "ECHO_STEM", "echoes", "echoes_of"]
 
 #: Share of the user's fact's terms the assistant's memory repeats to be its echo. A
 #: confirmation restates the value and mostly the frame ("Telefon numaram 0532 412 78 90." /
@@ -32,32 +36,75 @@ __all__ = ["ECHO_SHARE", "ECHO_STEM", "echoes", "echoes_of"]
 #: same add shares a word or two ("Je joue du piano ..." / "C'est super, vous jouez du piano
 #: ...": the instrument, 1 of 3 terms after the label).
 ECHO_SHARE = 0.5
+#: Fewest content words (function words left out) a confirmation repeats where it repeats
+#: under :data:`ECHO_SHARE` of all the fact's words: "Vou correr uma maratona em abril." /
+#: "Que legal! Anotei a maratona de abril." repeat 2 of 6 words but 2 of 3 content words
+#: (maratona, abril); a remark on the value names the value alone ("Ik woon in Utrecht." /
+#: "Leuk, Utrecht is een mooie stad ...": 1 of 2 content words).
+ECHO_CONTENT = 2
 #: Letters two terms share at their start to be one word told by each party: the assistant
 #: says the user's word in the second person ("работаю" / "работаете", "resepsiyonist" /
 #: "resepsiyonistsin"), an ending the rule's :data:`STEM_LETTERS` would leave one letter short of.
 ECHO_STEM = STEM_LETTERS - 1
-#: The extractor's label in front of a kept statement ("The user: ", "The assistant: ").
-_LABEL = re.compile(r"^\s*the (?:user|assistant)\s*:\s*", re.IGNORECASE)
 _USER = "user"
 _ASSISTANT = "assistant"
 
 
-def _terms(text: str) -> set[str]:
-    return set(terms(_LABEL.sub("", text)))
+def _terms(text: str, content: bool = False) -> set[str]:
+    """The terms of a statement past its label, less the label words "user" and "assistant"
+    ("The user has 3 kids." is told of the user, not about one). A number told in words is its
+    digits ("Three kids." confirms "has 3 kids"; "3500元" confirms "三千五"). Chinese and Japanese count by their words'
+    characters, not by character pairs, which span a word's edge or a verb's kana ending
+    ("每个月房租" / "每月房租" share 每, 月, 房, 租 and two pairs; "住んでいます" / "お住まい" share
+    住 and no pair): Chinese by each Han character, Japanese, whose kana part its words, by
+    each run of Han or of katakana ("京都の大学" / "京都の大学に": 京都, 大学). ``content``: less
+    each clause's function words in its own language (:func:`.keywords.index_terms`)."""
+    said = _NUMBER_WORD.sub(_digits, han_digits(SPEAKER_LABEL.sub("", text, count=1)))
+    read = index_terms(said) if content else terms(said)
+    out = {t for t in read if t not in _LABEL_WORDS and not any(script_of(c) in _PAIRED for c in t)}
+    out.update(kana_words(said) if has_kana(said) else _HAN.findall(said))
+    return out
+
+
+#: A number of two or more told in words ("three", "drei", "tres"); one is left as it is, as
+#: "a", "un", "een", "bir" are articles too.
+_NUMBER_WORD = re.compile(r"\w+")
+#: The label's words, which every statement of a party holds.
+_LABEL_WORDS = frozenset({"user", "assistant"})
+#: Scripts whose character pairs :func:`_terms` leaves for its own units.
+_PAIRED = frozenset({"Han", "Hiragana", "Katakana"})
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def _digits(match: re.Match[str]) -> str:
+    value = rule_lexicon().numbers.get(match.group().casefold())
+    return str(value) if value is not None and value >= 2 else match.group()
 
 
 def _found(term: str, others: set[str]) -> bool:
-    """Whether ``term`` or a form of it (the same first :data:`ECHO_STEM` letters) is among ``others``."""
+    """Whether ``term`` or a form of it (the same first :data:`ECHO_STEM` letters, or the one
+    opening the other: a stem beside its word, "mei" / "meia", where each party's clause was
+    read in another language) is among ``others``."""
     if term in others:
         return True
-    return any(min(len(term), len(o)) >= ECHO_STEM and term[:ECHO_STEM] == o[:ECHO_STEM] for o in others)
+    return any(
+        min(len(term), len(o)) >= ECHO_STEM
+        and term[:ECHO_STEM] == o[:ECHO_STEM]
+        or min(len(term), len(o)) >= _STEM_OPENS
+        and (o.startswith(term) or term.startswith(o))
+        for o in others
+    )
+
+
+#: Fewest letters of a stem that opens the other party's word ("mei" / "meia", "sem" / "semi").
+_STEM_OPENS = 3
 
 
 def echoes(echo: MemoryRecord, fact: MemoryRecord) -> bool:
     """Whether ``echo`` is the assistant's confirmation of the user's ``fact`` stored by the same
     add: the assistant's, the fact the user's, one scope, speaker and observation time, told after
     the fact, and at least :data:`ECHO_SHARE` of the fact's terms repeated (in the same or
-    another form)."""
+    another form), or of its content words, :data:`ECHO_CONTENT` at least."""
     if echo.id == fact.id or (echo.attributed_to or "") != _ASSISTANT or (fact.attributed_to or "") != _USER:
         return False
     if echo.scope != fact.scope or (echo.speaker or "") != (fact.speaker or ""):
@@ -70,11 +117,18 @@ def echoes(echo: MemoryRecord, fact: MemoryRecord) -> bool:
         and echo.source_message <= fact.source_message
     ):
         return False  # a confirmation follows what it confirms
-    own = _terms(fact.text)
+    return _repeats(fact.text, echo.text) or _repeats(fact.text, echo.text, content=True)
+
+
+def _repeats(fact: str, echo: str, content: bool = False) -> bool:
+    """Whether ``echo`` repeats at least :data:`ECHO_SHARE` of ``fact``'s terms (``content``:
+    of its content words, and :data:`ECHO_CONTENT` of them at least)."""
+    own = _terms(fact, content)
     if not own:
         return False
-    said = _terms(echo.text)
-    return sum(_found(t, said) for t in own) >= ECHO_SHARE * len(own)
+    said = _terms(echo, content)
+    repeated = sum(_found(t, said) for t in own)
+    return repeated >= ECHO_SHARE * len(own) and (not content or repeated >= ECHO_CONTENT)
 
 
 def echoes_of(replaced: Sequence[MemoryRecord], candidates: Iterable[MemoryRecord]) -> list[MemoryRecord]:

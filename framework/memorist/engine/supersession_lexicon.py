@@ -128,6 +128,9 @@ class Lexicon:
     qualified_attributes: frozenset[str] = frozenset()
     #: Words joining a clause to the one before ("and", "so", "y", "und"): no subject of it.
     clause_joiners: frozenset[str] = frozenset()
+    #: Case and topic particles glued to a noun (Korean "여동생이", "남동생도"), longest first:
+    #: the word without one is the noun a list names (:func:`.supersession_values.base`).
+    noun_particles: tuple[str, ...] = ()
     #: Additive words only where they close a clause ("a new number too,"; not "too heavy").
     closing_additive: frozenset[str] = frozenset()
     #: Words after a noun that make it the owner of the next ("बहन की शादी": the sister's
@@ -186,11 +189,15 @@ class Lexicon:
         return cls(
             attributes,
             merged("additive_words"),
-            # A plan called off ("doch nicht", "al final no") says a change as a replacement row
-            # does, but its words stay out of the change words: "till", "в" are topic or frame.
+            # A plan called off ("doch nicht", "al final no"), the language's "instead" ("místo
+            # toho", "in plaats daarvan") and a change's noun ("changement de programme") say a
+            # change as a replacement row does, but their words stay out of the change words:
+            # "till", "в", "toho", "programme" are topic or frame.
             Phrases(
                 {p: "replacement_words" for lex in lexes for p in _with_objects(lex, "replacement_words")}
                 | {p: "replacement_words" for lex in lexes for p in lex.phrases("call_off_words")}
+                | {p: "replacement_words" for lex in lexes for p in lex.phrases("instead_words")}
+                | {p: "replacement_words" for lex in lexes for p in lex.phrases("change_nouns")}
             ),
             frozenset(w for p in change for w in p.split()),
             frozenset(p.split()[0] for p in change),
@@ -256,6 +263,7 @@ class Lexicon:
             },
             qualified_attributes=frozenset().union(*(lex.words("slot_qualifiers", "attributes") for lex in lexes)),
             clause_joiners=union("clause_joiners"),
+            noun_particles=tuple(sorted(union("noun_particles"), key=len, reverse=True)),
             closing_additive=union("closing_additive_words"),
             possessive_particles=union("possessive_particles"),
             definite_articles=union("definite_articles"),

@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ..language import DEFAULT, Boundary, Token, fold, lexicon, split, tokens
-from ..language.morphology import compounding, forms
+from ..language.morphology import compounding, forms, name_stem
+from ..language.scripts import has_kana, kana_words
 from .keywords import STOP_WORDS, terms
 from .supersession_frames import around, passive_subject
 from .supersession_lexicon import REPORTING_OPENERS, Lexicon, reading_lexicon, spaceless
@@ -124,7 +125,13 @@ def read(text: str) -> Reading:
         and base(w) not in frame
         and w not in lex.values
     ]
-    topic = frozenset(terms(" ".join(kept)))
+    # Japanese: its content words by script, not character pairs across kana endings ("ます",
+    # "いま" are in any two statements), less the runs of the rows read inside a run ("今は").
+    japanese = [w for w in kept if has_kana(w)]
+    said_of = _inside_runs(lex) if japanese else frozenset()
+    topic = frozenset(terms(" ".join(w for w in kept if not has_kana(w)))) | frozenset(
+        run for w in japanese for run in kana_words(w) if run not in said_of
+    )
     based = [replace(t, word=base(t.word)) for t in found]  # "j'adore": "adore", "user's": "user"
     # The extractor's resolution of a relative date ("Last month (December 2025) the user ...")
     # is no word of the sentence: its subject is still within the opening words.
@@ -170,7 +177,7 @@ def read(text: str) -> Reading:
         anchored([t for t in found if not in_parentheses(text, t)], lex),
         lex.preferences.anywhere(based) or "preference_words" in inside,
         frozenset(
-            n
+            name_stem(n, code)  # "s Petrem" names Petr: a name in another case is the same name
             for n in names
             if (base(n) not in lex.speaker or n in labelled) and base(n) not in lex.attributes and n not in lex.others
         ),
@@ -185,6 +192,12 @@ def read(text: str) -> Reading:
         objects,
         compounding(code),
     )
+
+
+def _inside_runs(lex: Lexicon) -> frozenset[str]:
+    """The Han and katakana runs of the change, additive, taste and novelty rows read inside
+    a run ("今は", "新しい", "延期"): what a statement says of its fact, not what it is about."""
+    return frozenset(run for rows in lex.inside.values() for row in rows for run in kana_words(row))
 
 
 def _adds(found: list[Token], lex: Lexicon) -> bool:

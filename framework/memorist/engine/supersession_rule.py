@@ -94,9 +94,18 @@ from dataclasses import replace
 from ..language import tokens
 from ..language.morphology import names_head
 from ..records import MemoryRecord
-from .attribute_prototypes import TASTE
 from .keywords import terms
 from .supersession_agreement import named_apart, words_agree
+from .supersession_cosine import (
+    ATTRIBUTE_CHANGE_SIMILARITY,
+    BARE_CHANGE_SIMILARITY,
+    CHANGE_SIMILARITY,
+    PREFERENCE_SIMILARITY,
+    SLOT_MAX_TOKENS,
+    same_meaning_changed,
+    same_slot,
+    through_owner,
+)
 from .supersession_lexicon import rule_lexicon
 from .supersession_reading import ASSISTANT, SELF, Reading, clause_readings, read, reported, states_attribute
 from .supersession_restated import restates
@@ -114,41 +123,16 @@ __all__ = [
     "supersedes",
 ]
 
-#: A stated change supersedes an older fact of the same subject sharing no topic word when the
-#: two facts' cosine is at least this. On the tune set the changes that share no word score
-#: 0.71 to 0.82 with what they change, while additive facts that say "new" or "now" ("bought a
-#: new laptop" / "got a new phone case") score 0.44 at most with the facts they sit beside.
-CHANGE_SIMILARITY = 0.6
 #: Two facts holding a quantity of one unit with different values are versions of one fact at
 #: this cosine or more. Tune set: versions 0.76 to 0.93; additive facts sharing a unit, "runs 5
 #: km on Mondays" / "swims 2 km on Fridays" 0.66, "pays 45 dollars ... gym" / "phone plan costs
 #: 30 dollars" 0.57.
 QUANTITY_SIMILARITY = 0.7
-#: A stated change of an attribute held one value at a time ("went vegan now": diet) replaces
-#: an older fact of its subject this close in meaning that told the old value in other words
-#: ("eats a lot of meat"): the attribute and the change are two signs, so the bar sits below
-#: :data:`CHANGE_SIMILARITY`. Tune set: additive facts with an attribute and a change word
-#: score 0.35 ("bought a new laptop" / "got a new phone case").
-ATTRIBUTE_CHANGE_SIMILARITY = 0.5
-#: A stated change that names nothing but its new value ("switched to a Pixel": a name and a
-#: change word, no topic word left) replaces the nearest fact of its subject at this cosine or
-#: more: its meaning is the only evidence of what it changes. Tune set: 0.44 ("uses an
-#: iPhone"); the additive facts with a change word score 0.52 and below but keep topic words.
-BARE_CHANGE_SIMILARITY = 0.4
-#: Two tastes, the newer told as a change, are one preference slot at this cosine or more:
-#: "favourite cuisine is Thai" / "obsessed with Mexican food these days" (0.51 on the tune
-#: set). A taste needs both facts to say it is one and the newer to say it changed, so the
-#: bar sits below :data:`CHANGE_SIMILARITY`; "likes tea" / "likes coffee" (no change) stay apart.
-PREFERENCE_SIMILARITY = 0.45
 #: A stated change that names no attribute by words keeps its cosine, unless read against its
 #: language's chance level (:mod:`.chance_cosine`) it falls under this: then it is at chance.
 #: The bare change's bar: "Sinds deze maand heb ik mijn eigen lunchroom!" after "Ik werk als kok
 #: ..." reads 0.43 above Dutch chance; unrelated changes in Chinese, Hindi and Arabic -0.05 to 0.36.
 AT_CHANCE = 0.4
-#: Longest fact, older or newer, a slot read without a shared word links (:func:`_same_slot`):
-#: a fact stated once ("The user has been with Sara since college." is 9 words) rather than a
-#: memory that blends several ("The event was really thought-provoking. Melanie is starting ...").
-SLOT_MAX_TOKENS = 20
 #: The attributes a value names by its shape (an e-mail address, a phone number): a clause of a
 #: long memory that tells one anew changes it.
 VALUE_ATTRIBUTES = frozenset(kind for kind, _ in VALUE_KINDS)
@@ -289,7 +273,7 @@ def _replaces(
         # is Saturday": a change frame's object is the older fact's thing, whoever moved it.
         return True
     if not new.subjects & old.subjects:
-        return _through_owner(new, old, similarity or 0.0)
+        return _partner_named(new, old) or through_owner(new, old, similarity or 0.0)
     # The paths below link by the cosine alone, so it counts only as far as it is above the
     # language's chance level unless a word of the two agrees (see :func:`.supersession_agreement.words_agree`).
     checked = above_chance is not None and not words_agree(new, old)
@@ -317,15 +301,26 @@ def _replaces(
     if new.shapes & old.shapes:
         return True
     short = max(old.size, new.size) <= SLOT_MAX_TOKENS
-    if short and _same_slot(new, old, meant or 0.0, similarity or 0.0):
+    if short and same_slot(new, old, meant or 0.0, similarity or 0.0):
         return True
     # The meaning reader's prototype cosines are read the same way as the change's cosine: above
     # chance where the newer names its attribute by words and the older agrees by none ("Ich
     # spiele gern Schach." / "Ich bin nach Leipzig umgezogen." both read as an occupation).
     reader = attribute_above_chance if checked and named and attribute_above_chance else attribute_of
-    if short and reader is not None and _same_meaning_changed(new, old, newer, older, reader):
+    if short and reader is not None and same_meaning_changed(new, old, newer, older, reader):
         return True
     return similarity is not None and similarity >= QUANTITY_SIMILARITY and _other_quantity(new, old)
+
+
+def _partner_named(new: Reading, old: Reading) -> bool:
+    """The speaker's relationship state changed ("S Petrem jsme se rozešli", "Tom and I broke
+    up") with the person an older fact names as the speaker's partner, that fact's subject
+    being the partner word itself ("Můj přítel se jmenuje Petr.", "My boyfriend's name is
+    Tom."): the older told the relationship, told of the partner."""
+    if SELF not in new.subjects or "relationship" not in new.attributes or not old.subjects:
+        return False
+    partners = {s for s in old.subjects if rule_lexicon().attributes.get(s) == "relationship"}
+    return partners == old.subjects and bool(new.names & old.names)
 
 
 def _names_changed_thing(new: Reading, old: Reading) -> bool:
@@ -339,25 +334,6 @@ def _names_changed_thing(new: Reading, old: Reading) -> bool:
         return False
     things = old.topic | old.names | {term for name in old.names for term in terms(name)}
     return any(names_head(part, whole) for part in new.objects for whole in things)
-
-
-def _same_slot(new: Reading, old: Reading, similarity: float, tastes: float) -> bool:
-    """The slots read without a shared word: a relationship's state, a changed attribute, a
-    bare change, a habit begun, a taste (see the module's description). Only between short
-    facts: a long memory blends several, and a word or a cosine says nothing of which changed.
-    ``similarity``: the pair's cosine as far as it counts (:func:`.supersession_agreement.words_agree`); ``tastes``:
-    as it is, since two tastes agree by their words already (each states one)."""
-    if "relationship" in new.attributes and (_people(new) & old.names) - old.subjects:
-        return True
-    if new.attributes and new.change and similarity >= ATTRIBUTE_CHANGE_SIMILARITY:
-        return True
-    if new.change and not new.topic and similarity >= BARE_CHANGE_SIMILARITY:
-        return True
-    if new.onset and similarity >= CHANGE_SIMILARITY:
-        return True
-    # A taste told of late ("ultimamente il mio piatto preferito ...") has changed, as a taste's
-    # kind read by meaning already counts it (:func:`_same_meaning_changed`).
-    return new.preference and old.preference and (new.change or new.recent) and tastes >= PREFERENCE_SIMILARITY
 
 
 def _qualified_apart(new: Reading, old: Reading) -> bool:
@@ -381,44 +357,6 @@ def _contexts(reading: Reading) -> frozenset[str]:
     """The ``context`` qualifiers of a fact ("work", "office"): which second value it tells."""
     groups = rule_lexicon().qualifiers
     return frozenset(q for q in reading.qualifiers if groups.get(q) == CONTEXT)
-
-
-def _through_owner(new: Reading, old: Reading, similarity: float) -> bool:
-    """A relative's event told once through the speaker's possessive and once with the relative
-    as subject ("the user's sister's visit is on the 9th" / "the user's sister is now coming on
-    the 15th"): the same event when the newer says it changed and the two are close in meaning
-    (their one shared word, the relative, says nothing of which of the relative's facts it is)."""
-    linked = new.subjects & old.owners or new.owners & old.subjects
-    return (
-        bool(linked) and new.change and similarity >= CHANGE_SIMILARITY and max(new.size, old.size) <= SLOT_MAX_TOKENS
-    )
-
-
-def _same_meaning_changed(
-    new: Reading, old: Reading, newer: str, older: str, attribute_of: Callable[[str], str | None]
-) -> bool:
-    """Both facts are about one single-valued attribute read by meaning, the newer told as a
-    change or an onset; or both are of one kind of taste, one of them states a taste, and the
-    newer says it changed or holds of late: "listens to a lot of pop music" / "Lately the user
-    has been really into jazz", "loves horror movies" / "These days the user mostly watches
-    documentaries". A thing merely new ("bought a new coffee machine" after "likes green tea",
-    "loves their new espresso machine") changes no taste, and a taste begun is as often one
-    more ("started listening to podcasts")."""
-    if not (new.change or new.onset or new.recent):
-        return False
-    meant = _same_meant_attribute(newer, older, attribute_of)
-    if meant is None:
-        return False
-    if meant.startswith(TASTE):
-        return (new.preference or old.preference) and (new.shift or new.recent)
-    return new.change or new.onset
-
-
-def _same_meant_attribute(newer: str, older: str, attribute_of: Callable[[str], str | None]) -> str | None:
-    """The single-valued attribute (or kind of taste) both facts are nearest to by meaning ("is
-    a morning person" / "has turned into a night owl": schedule), else None."""
-    attribute = attribute_of(newer)
-    return attribute if attribute is not None and attribute_of(older) == attribute else None
 
 
 def _other_count(new: Reading, old: Reading) -> bool:
@@ -445,15 +383,6 @@ def _moved_quantity(new: Reading, old: Reading) -> bool:
         if ELIDED in new.moved and unit in named and value not in {v for u, v in new.quantities if u == ELIDED}:
             return True
     return False
-
-
-def _people(reading: Reading) -> frozenset[str]:
-    """Whom a fact names: its names, and a subject other than the speaker ("Sara and the user").
-    The rule links a relationship state to a short older fact naming that person past its
-    subject (the partner: "has been with Sara"), never to any older fact about the same
-    subject ("Caroline ... as a single parent" replaces nothing Caroline said before), nor to
-    a long memory that names them among other things."""
-    return reading.names | (reading.subjects - {SELF})
 
 
 def _other_quantity(new: Reading, old: Reading) -> bool:

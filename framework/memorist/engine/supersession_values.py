@@ -17,8 +17,8 @@ from .supersession_lexicon import Frame, Lexicon, rule_lexicon, spaceless
 
 @lru_cache(maxsize=65_536)
 def base(word: str) -> str:
-    """``word`` without a possessive ending ("user's" -> "user") or an elided word before it
-    ("j'habite" -> "habite").
+    """``word`` without a possessive ending ("user's" -> "user"), an elided word before it
+    ("j'habite" -> "habite") or a particle glued to a noun ("여동생이" -> "여동생").
 
     Cached: a reading asks it of each word a dozen times over (attributes, topic, copulas,
     names), and with the lexicon's endings tried each time that was half of reading a new
@@ -31,7 +31,15 @@ def base(word: str) -> str:
     for ending in lex.possessive_endings:
         if word.endswith(ending) and len(word) > len(ending):
             return word[: -len(ending)]
+    for particle in lex.noun_particles:
+        # "여동생이" -> "여동생"; a noun of one syllable keeps its ending ("나는" is "I", a row).
+        if word.endswith(particle) and len(word) - len(particle) >= NOUN_LEAST:
+            return word[: -len(particle)]
     return word
+
+
+#: Fewest letters a noun keeps without its particle: "아이가" is "아이", but "아이" stays whole.
+NOUN_LEAST = 2
 
 
 #: Values whose shape names their attribute in any language: an e-mail address, a phone number.

@@ -133,6 +133,24 @@ def runs(token: str) -> list[tuple[str, str | None]]:
     return out
 
 
+#: A Japanese content word by its script: a run of Han characters or of katakana. Hiragana
+#: write the endings and particles between them ("大阪に住んでいます": 大阪, 住).
+_JAPANESE_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[\u30a0-\u30fa\u30fc-\u30ff\uff66-\uff9f]+")
+
+
+def has_kana(text: str) -> bool:
+    """Whether ``text`` holds hiragana or katakana: Japanese, whose kana part its words."""
+    return any(script_of(c) in {"Hiragana", "Katakana"} for c in text)
+
+
+def kana_words(text: str) -> list[str]:
+    """The content words of Japanese ``text`` by their script, in order: each run of Han
+    characters or of katakana ("猫を二匹飼っています" -> 猫, 二匹飼). A character pair across a
+    kana ending ("ます", "いま", "てい") is what any two statements share, not a word; the
+    runs need no dictionary and keep a word's kanji whole."""
+    return _JAPANESE_WORD.findall(text)
+
+
 def bigrams(run: str) -> list[str]:
     """Overlapping character pairs of a spaceless run ("東京都" -> 東京, 京都); a single
     character is its own term. A character is a letter with the marks that follow it (a Thai

@@ -1,0 +1,46 @@
+"""Numbers written in Han numerals ("三千五", "四千二", "一万二", "十五") as digits.
+
+Chinese (and Japanese) tell a number in characters as often as in digits: a user says "房租三千五"
+and the assistant confirms "3500元". Reading both as digits lets a comparison of the two see one
+value. The numerals are a closed set and their grammar a rule, not a dictionary: digits
+(一 ... 九, 两, 零/〇), the units 十, 百, 千 within a group of four places, and 万, 亿 closing a
+group; a digit after a unit with nothing between takes the next lower place, the colloquial
+elision ("三千五" is 3500, "一万二" is 12000).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["han_digits"]
+
+_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_UNITS = {"十": 10, "百": 100, "千": 1000}
+_GROUPS = {"万": 10_000, "亿": 100_000_000}
+#: A run of numerals holding at least one unit: a lone digit character ("一家", "三明治") is
+#: a word's part as often as a number, and is left as it is.
+_RUN = re.compile(r"[零〇一二两三四五六七八九十百千万亿]*[十百千万亿][零〇一二两三四五六七八九十百千万亿]*")
+
+
+def _value(run: str) -> int:
+    total = section = number = 0
+    place = 1  # the unit last read, for a digit elided after it
+    for char in run:
+        if char in _DIGITS:
+            number = _DIGITS[char]
+        elif char in _UNITS:
+            place = _UNITS[char]
+            section += (number or 1) * place
+            number = 0
+        else:
+            place = _GROUPS[char]
+            total += (section + number) * place
+            section = number = 0
+    if number and place >= 100 and len(run) > 1 and (run[-2] in _UNITS or run[-2] in _GROUPS):
+        number *= place // 10  # "三千五": the five right after the thousands is hundreds
+    return total + section + number
+
+
+def han_digits(text: str) -> str:
+    """``text`` with each run of Han numerals that holds a unit written as digits."""
+    return _RUN.sub(lambda m: str(_value(m.group())), text)
