@@ -106,6 +106,7 @@ def lingua_detector(high: bool):  # type: ignore[no-untyped-def]
 def lexicon_then(reader: Callable[[str, tuple[str, ...], tuple[str, ...]], str | None]) -> Callable[[str], str]:
     """The lexicons' reading, with ``reader`` deciding their close calls (as language_of)."""
     from memorist import language as layer
+    from memorist.language import ngram_detector
 
     def identify(text: str) -> str:
         reading = layer._evidence_scores(text)
@@ -114,10 +115,10 @@ def lexicon_then(reader: Callable[[str, tuple[str, ...], tuple[str, ...]], str |
         candidates, score, default = reading
         chosen = layer._lexicon_choice(score, default)
         runner_up = max((v for code, v in score.items() if code != chosen), default=0.0)
-        if score[chosen] - runner_up >= layer.CLEAR_LEAD:
+        if score[chosen] - runner_up >= ngram_detector.CLEAR_LEAD:
             return chosen
         best = max(score.values())
-        open_to = tuple(code for code in candidates if best - score[code] < layer.OPEN_BAND)
+        open_to = tuple(code for code in candidates if best - score[code] < ngram_detector.OPEN_BAND)
         if len(open_to) < 2:
             return chosen
         return reader(text, candidates, open_to) or chosen
@@ -127,6 +128,7 @@ def lexicon_then(reader: Callable[[str, tuple[str, ...], tuple[str, ...]], str |
 
 def identifiers() -> dict[str, Callable[[str], str]]:
     from memorist import language as layer
+    from memorist.language import ngram_detector
 
     found: dict[str, Callable[[str], str]] = {"lexicon": layer.lexicon_language_of.__wrapped__}
     try:
@@ -150,7 +152,7 @@ def identifiers() -> dict[str, Callable[[str], str]]:
     else:
         langid.set_languages(list(CODES))
         found["langid"] = lambda text: langid.classify(text)[0]
-        found["lexicon+langid"] = layer.language_of.__wrapped__  # what language_of does
+        found["lexicon+langid"] = ngram_detector.combined_language_of.__wrapped__
     return found
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .lexicon import DEFAULT, Lexicon, fold, languages, lexicon, lexicons_path
-from .ngram_detector import ngram_language
 from .person import Form, PersonTable, capitalized, shift
 from .person import table as person_table
 from .phrases import Phrases, Token, phrases, tokens
@@ -117,12 +116,6 @@ def _evidence(script: str) -> tuple[dict[str, dict[str, float]], dict[str, dict[
     return by_word, by_letter
 
 
-#: How far a lexicon's evidence must lead the runner-up's (in function words) for the
-#: lexicons to decide alone; a closer call goes to the n-gram detector when installed.
-CLEAR_LEAD = 1.0
-
-#: How far a language's evidence may trail the best's and still be the n-gram model's answer.
-OPEN_BAND = 0.5
 
 
 def _evidence_scores(text: str) -> str | tuple[tuple[str, ...], dict[str, float], str]:
@@ -191,25 +184,7 @@ def language_of(text: str) -> str:
     must lead the default by half a word's worth: an English text has English function
     words, so a loanword in it ("see you mañana") does not tip it.
 
-    When no language leads the runner-up by :data:`CLEAR_LEAD` (a short line among close
-    neighbours: "We wonen in Delft." has "we" and "in" of English too), the byte n-gram
-    model of :mod:`.ngram_detector` (langid, when installed) decides among the script's
-    languages if it is sure: it reads every letter sequence, not only the listed words.
-    :func:`lexicon_language_of` is the reading without it.
+    :func:`.ngram_detector.combined_language_of` adds langid's n-gram model for the close
+    calls; measured in ``benchmarks/language_id.py``, not wired (docs/benchmarks.md).
     """
-    reading = _evidence_scores(text)
-    if isinstance(reading, str):
-        return reading
-    candidates, score, default = reading
-    chosen = _lexicon_choice(score, default)
-    runner_up = max((v for code, v in score.items() if code != chosen), default=0.0)
-    if score[chosen] - runner_up >= CLEAR_LEAD:
-        return chosen
-    best = max(score.values())
-    # the n-gram model chooses among the languages the words leave open, none trailing the
-    # best by half a word or more: its reading of a line with clear English words in it
-    # ("Remember that I'm vegetarian.") never outweighs them
-    open_to = tuple(code for code in candidates if best - score[code] < OPEN_BAND)
-    if len(open_to) < 2:
-        return chosen
-    return ngram_language(text, candidates, open_to) or chosen
+    return lexicon_language_of(text)

@@ -25,6 +25,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
+#: How far a lexicon's evidence must lead the runner-up's (in function words) for the
+#: lexicons to decide alone; a closer call goes to the n-gram model when installed.
+CLEAR_LEAD = 1.0
+
+#: How far a language's evidence may trail the best's and still be the n-gram model's answer.
+OPEN_BAND = 0.5
+
 #: The normalized probability langid's answer needs to override the lexicons' reading.
 MINIMUM_PROBABILITY = 0.9999
 
@@ -78,3 +85,26 @@ def ngram_language(text: str, candidates: tuple[str, ...], open_to: tuple[str, .
         if code in open_to:
             return code if probability >= MINIMUM_PROBABILITY else None
     return None
+
+
+@lru_cache(maxsize=8192)
+def combined_language_of(text: str) -> str:
+    """The lexicons' reading (:func:`memorist.language.lexicon_language_of`), with langid
+    deciding the close calls: no language leads the runner-up by :data:`CLEAR_LEAD`, and
+    langid chooses among the languages trailing the best by less than :data:`OPEN_BAND`.
+    Not wired into ``language_of``: see docs/benchmarks.md."""
+    from . import _evidence_scores, _lexicon_choice
+
+    reading = _evidence_scores(text)
+    if isinstance(reading, str):
+        return reading
+    candidates, score, default = reading
+    chosen = _lexicon_choice(score, default)
+    runner_up = max((v for code, v in score.items() if code != chosen), default=0.0)
+    if score[chosen] - runner_up >= CLEAR_LEAD:
+        return chosen
+    best = max(score.values())
+    open_to = tuple(code for code in candidates if best - score[code] < OPEN_BAND)
+    if len(open_to) < 2:
+        return chosen
+    return ngram_language(text, candidates, open_to) or chosen

@@ -1,5 +1,6 @@
-"""Language identification's close calls: langid's n-gram model reads the short lines whose
-function words do not tell close neighbours apart, and the lexicons decide alone without it.
+"""Language identification's close calls (measured, not wired into ``language_of``):
+langid's n-gram model reads the short lines whose function words
+do not tell close neighbours apart, and the lexicons decide alone without it.
 
 The figures over a labelled tune/held-out split are in ``benchmarks/language_id.py``.
 """
@@ -10,7 +11,8 @@ import sys
 
 import pytest
 from memorist import language
-from memorist.language import language_of, lexicon_language_of, ngram_detector
+from memorist.language import lexicon_language_of, ngram_detector
+from memorist.language.ngram_detector import combined_language_of as language_of
 
 # Each line reads as another language by the lexicons alone (main before langid was wired).
 CLOSE_CALLS = [
