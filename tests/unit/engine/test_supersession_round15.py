@@ -1,0 +1,53 @@
+"""The fifteenth round's mechanisms, each in several languages with sentences of its own (each
+positive case failed on the code before the round):
+
+- one change tells one change: where a word of the two backs one of a new fact's links, a link
+  the cosine alone makes for that same fact (to an allergy, a hobby, a diet told in a language
+  the embedder knows little) is dropped (:mod:`memorist.engine.supersession_choice`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.supersession_pairs import current_adds
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        ["أنا نباتي.", "أعمل في بنك.", "تركت البنك وأعمل الآن في مدرسة."],
+        [
+            "عندي حساسية من الفول السوداني.",
+            "أعمل سائقا في شركة توصيل.",
+            "من يوم الاثنين أبدأ عملا جديدا في أمازون كأمين مستودع. شركة التوصيل صارت من الماضي.",
+        ],
+        [
+            "Mam uczulenie na orzechy.",
+            "Pracuję w Biedronce jako kasjerka.",
+            "Od środy mam nową pracę, w Orlenie. Biedronka to już przeszłość.",
+        ],
+        [
+            "Fıstığa alerjim var.",
+            "Migros'ta kasiyer olarak çalışıyorum.",
+            "Pazartesi yeni işe başlıyorum, Trendyol'da depocu olarak. Migros artık geçmişte kaldı.",
+        ],
+    ],
+    ids=["ar-diet", "ar-allergy", "pl-allergy", "tr-allergy"],
+)
+def test_a_change_named_by_words_hides_no_unrelated_fact_by_its_cosine(engine: Any, adds: list[str]) -> None:
+    assert current_adds(engine, f"choice-{adds[0][:8]}", adds, every_add_stored=True) == [0, 2]
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        ["I'm a morning person.", "These days I've turned into a night owl."],
+        ["Я работаю в Сбербанке.", "С понедельника у меня новая работа в Яндексе, Сбербанк в прошлом."],
+    ],
+    ids=["en-cosine-alone", "ru-by-words"],
+)
+def test_a_change_linked_alone_still_replaces(engine: Any, adds: list[str]) -> None:
+    assert current_adds(engine, f"alone-{adds[0][:8]}", adds, every_add_stored=True) == [1]
