@@ -51,3 +51,28 @@ def test_a_change_named_by_words_hides_no_unrelated_fact_by_its_cosine(engine: A
 )
 def test_a_change_linked_alone_still_replaces(engine: Any, adds: list[str]) -> None:
     assert current_adds(engine, f"alone-{adds[0][:8]}", adds, every_add_stored=True) == [1]
+
+
+@pytest.mark.parametrize(
+    ("adds", "current"),
+    [
+        (["名古屋に住んでいます。", "ピアノを弾きます。", "兄が福岡に引っ越しました。"], [0, 1, 2]),
+        (["私は京都に住んでいます。", "私の姉は京都から札幌に引っ越しました。"], [0, 1]),
+        (["銀行で働いています。", "父は去年から新しい会社で働いています。"], [0, 1]),
+    ],
+    ids=["ja-brother-moved", "ja-sister-moved", "ja-father-job"],
+)
+def test_a_relative_opening_a_spaceless_run_is_its_subject(engine: Any, adds: list[str], current: list[int]) -> None:
+    assert current_adds(engine, f"run-{adds[-1][:6]}", adds, every_add_stored=True) == current
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        ["名古屋に住んでいます。", "先月、名古屋から福岡に引っ越しました。"],
+        ["我住在杭州。", "我上个月从杭州搬到深圳了。"],
+    ],
+    ids=["ja-own-move", "zh-own-move"],
+)
+def test_the_speakers_own_change_in_a_spaceless_run_still_replaces(engine: Any, adds: list[str]) -> None:
+    assert current_adds(engine, f"own-{adds[-1][:6]}", adds, every_add_stored=True) == [1]
