@@ -76,3 +76,27 @@ def test_a_relative_opening_a_spaceless_run_is_its_subject(engine: Any, adds: li
 )
 def test_the_speakers_own_change_in_a_spaceless_run_still_replaces(engine: Any, adds: list[str]) -> None:
     assert current_adds(engine, f"own-{adds[-1][:6]}", adds, every_add_stored=True) == [1]
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        ["Ich spiele Geige.", "Wir haben zwei Kinder.", "Gestern kam unser drittes Kind zur Welt!"],
+        ["Je joue au tennis.", "J'ai deux enfants.", "Notre troisième enfant est né mardi !"],
+        ["Suono la chitarra.", "Ho due figli.", "È nato il nostro terzo figlio!"],
+        ["Jogo futebol.", "Tenho dois filhos.", "Nasceu o nosso terceiro filho!"],
+        ["Я играю в шахматы.", "У меня двое детей.", "У нас родился третий ребёнок!"],
+    ],
+    ids=["de-third-child", "fr-third-child", "it-third-child", "pt-third-child", "ru-third-child"],
+)
+def test_a_new_count_replaces_the_old_in_more_languages(engine: Any, adds: list[str]) -> None:
+    assert current_adds(engine, f"count-{adds[-1][:8]}", adds, every_add_stored=True) == [0, 2]
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [["Ich habe einen Hund.", "Wir haben auch zwei Katzen."], ["Ho un cane.", "Ho anche due gatti."]],
+    ids=["de-more-pets", "it-more-pets"],
+)
+def test_another_counted_thing_is_no_new_count(engine: Any, adds: list[str]) -> None:
+    assert current_adds(engine, f"more-{adds[-1][:8]}", adds, every_add_stored=True) == [0, 1]
