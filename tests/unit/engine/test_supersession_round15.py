@@ -100,3 +100,21 @@ def test_a_new_count_replaces_the_old_in_more_languages(engine: Any, adds: list[
 )
 def test_another_counted_thing_is_no_new_count(engine: Any, adds: list[str]) -> None:
     assert current_adds(engine, f"more-{adds[-1][:8]}", adds, every_add_stored=True) == [0, 1]
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        ["Ich habe eine Schwester.", "Ich trinke abends gern ein Bier.", "Bier trinke ich kaum noch, lieber Tee."],
+        ["Ik heb een kat.", "Ik eet graag vlees.", "Vlees eet ik nauwelijks nog, vooral groenten."],
+        ["J'ai un chat.", "Je bois beaucoup de café.", "Du café, j'en bois presque plus, surtout du thé."],
+    ],
+    ids=["de-kaum-noch", "nl-nauwelijks-nog", "fr-presque-plus"],
+)
+def test_a_habit_hardly_kept_any_more_replaces_it(engine: Any, adds: list[str]) -> None:
+    assert current_adds(engine, f"hardly-{adds[-1][:8]}", adds, every_add_stored=True) == [0, 2]
+
+
+def test_hardly_alone_is_no_change(engine: Any) -> None:
+    adds = ["Ich spiele Klavier.", "Ich habe kaum Zeit für Sport."]
+    assert current_adds(engine, "hardly-alone", adds, every_add_stored=True) == [0, 1]
