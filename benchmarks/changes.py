@@ -52,8 +52,9 @@ read (``--verbose``) in the fourteenth round, so their figures are tune figures 
 (twenty-three languages, 12 of 67 sequences English; 21 additive controls; each add one
 exchange of an agent loop, other topics and answered questions between a fact and its
 change, changes told indirectly or as a correction of the assistant) was written blind
-during the fourteenth round and is read once to measure whether a change hides unrelated
-facts across languages.
+during the fourteenth round and read once to measure whether a change hides unrelated
+facts across languages, then read (``--verbose``) in the fifteenth round, so its figure is a
+tune figure since.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
