@@ -113,6 +113,10 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset
         found = [t.word for t in tokens(clause)]
         if len(found) >= 2:
             out |= {s for s in _subjects(found, lex) if s == SELF or s in lex.others}
+    if _replied_by_user(text):
+        # 'The assistant asked "…" The user replied: 삼성 그만두고 …': the reply is the user's,
+        # though the memory opens with the assistant's question.
+        out |= {SELF}
     if label is not None and _assistant(label.group(0)):
         owned = _listeners_own(text[label.end() :], lex, names)
         if owned:
@@ -136,6 +140,19 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset
         elif handed[0]:
             out -= {speaker, SELF}
     return frozenset(out)
+
+
+#: The words between a reply's speaker and its text in the extractor's reply frame (" replied: "):
+#: a memory that opens with the question it answers names who replied with them.
+_REPLY_WORDS = str(lexicon(DEFAULT).get("reply_frame") or "").partition("{speaker}")[2].partition("{text}")[0]
+
+
+def _replied_by_user(text: str) -> bool:
+    """Whether ``text`` holds the user's reply in the extractor's frame ('… The user replied: …')."""
+    if not _REPLY_WORDS.strip() or _REPLY_WORDS not in text:
+        return False
+    before = text.split(_REPLY_WORDS, 1)[0].split()
+    return bool(before) and before[-1].casefold() == SELF
 
 
 #: The speaker's possessive in the extractor's voice ("the user's"): a listener's possessive in
@@ -286,7 +303,6 @@ def _owners(words: list[str], lex: Lexicon) -> frozenset[str]:
         return frozenset()
     # "the user's sister's visit", "मेरी बहन की शादी": the relative owns what follows.
     return frozenset({base(owned)}) if owned != base(owned) or rest[2] in lex.possessive_particles else frozenset()
-
 
 
 def _run_rows() -> tuple[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]], ...]:

@@ -118,3 +118,37 @@ def test_a_habit_hardly_kept_any_more_replaces_it(engine: Any, adds: list[str]) 
 def test_hardly_alone_is_no_change(engine: Any) -> None:
     adds = ["Ich spiele Klavier.", "Ich habe kaum Zeit für Sport."]
     assert current_adds(engine, "hardly-alone", adds, every_add_stored=True) == [0, 1]
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        [
+            "저는 고양이를 키워요.",
+            "대전에 살아요.",
+            [
+                {"role": "assistant", "content": "이번 주말에 뭐 하세요?"},
+                {"role": "user", "content": "이사해요! 대전에서 광주로 옮겼어요."},
+            ],
+        ],
+        [
+            "저는 강아지를 키워요.",
+            "현대에서 일하고 있어요.",
+            [
+                {"role": "assistant", "content": "요즘 어떻게 지내세요?"},
+                {"role": "user", "content": "현대 그만두고 이번 달부터 카카오에 다녀요."},
+            ],
+        ],
+    ],
+    ids=["ko-reply-moved", "ko-reply-quit-stem"],
+)
+def test_a_reply_to_the_assistants_question_is_the_users(engine: Any, adds: list[Any]) -> None:
+    assert current_adds(engine, f"reply-{adds[1][:4]}", adds, every_add_stored=True) == [0, 2]
+
+
+def test_a_reply_stating_nothing_changed_replaces_nothing(engine: Any) -> None:
+    adds = [
+        "저는 강아지를 키워요.",
+        [{"role": "assistant", "content": "주말에 뭐 하세요?"}, {"role": "user", "content": "친구랑 등산 가요."}],
+    ]
+    assert current_adds(engine, "reply-nothing", adds, every_add_stored=True) == [0, 1]
