@@ -52,8 +52,9 @@ read (``--verbose``) in the fourteenth round, so their figures are tune figures 
 (twenty-three languages, 12 of 67 sequences English; 21 additive controls; each add one
 exchange of an agent loop, other topics and answered questions between a fact and its
 change, changes told indirectly or as a correction of the assistant) was written blind
-during the fourteenth round and is read once to measure whether a change hides unrelated
-facts across languages; ``holdout18.yaml`` (twenty-three languages, 14 of 64 sequences
+during the fourteenth round and read once to measure whether a change hides unrelated
+facts across languages, then read (``--verbose``) in the fifteenth round, so its figure is a
+tune figure since; ``holdout18.yaml`` (twenty-three languages, 14 of 64 sequences
 English; 21 additive controls; about a quarter of the adds with an assistant turn; chattier
 messages, changes told with time words, numbers that move, plans moved or called off) was
 written blind during the fifteenth round and is read once to measure the same.

@@ -29,6 +29,7 @@ from .scope import exact_scope
 from .scope_index import Pinned, ScopeIndex, ScopeView
 from .source_vectors import blend, source_of
 from .supersession import Supersession
+from .supersession_choice import standing
 from .supersession_echo import echoes_of
 from .supersession_rule import supersedes
 
@@ -194,6 +195,8 @@ class DuplicateRule:
                     self._attributes.attribute_above_chance if self._chance is not None else None,
                 )
             ]
+            # A link the cosine alone makes beside one a word backs is the cosine's inflation.
+            gone = standing(record, gone)
             # The assistant's confirmation of a replaced fact of the user's goes with it.
             gone += echoes_of(gone, (h.record for h in near.get(index, ())))
             replaced.extend(Supersession(older, record) for older in gone)

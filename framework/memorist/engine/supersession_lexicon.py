@@ -190,7 +190,8 @@ class Lexicon:
             attributes,
             merged("additive_words"),
             # A plan called off ("doch nicht", "al final no"), the language's "instead" ("místo
-            # toho", "in plaats daarvan") and a change's noun ("changement de programme") say a
+            # toho", "in plaats daarvan"), a change's noun ("changement de programme") and the
+            # language's "hardly any more" ("knappt längre", "kaum noch") say a
             # change as a replacement row does, but their words stay out of the change words:
             # "till", "в", "toho", "programme" are topic or frame.
             Phrases(
@@ -198,6 +199,7 @@ class Lexicon:
                 | {p: "replacement_words" for lex in lexes for p in lex.phrases("call_off_words")}
                 | {p: "replacement_words" for lex in lexes for p in lex.phrases("instead_words")}
                 | {p: "replacement_words" for lex in lexes for p in lex.phrases("change_nouns")}
+                | {p: "replacement_words" for lex in lexes for p in lex.phrases("hardly_words")}
             ),
             frozenset(w for p in change for w in p.split()),
             frozenset(p.split()[0] for p in change),

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-from ..language import DEFAULT, Boundary, Token, language_of, lexicon, split, tokens
+from ..language import DEFAULT, Boundary, Token, language_of, languages, lexicon, split, tokens
 from ..language.common_words import opens_with_common_word
 from .keywords import STOP_WORDS
-from .supersession_lexicon import Lexicon
+from .supersession_lexicon import Lexicon, spaceless
 from .supersession_values import base, is_copula
 
 #: The subject of a fact in the extractor's own voice for the speaker: the last word of the
@@ -113,6 +113,10 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset
         found = [t.word for t in tokens(clause)]
         if len(found) >= 2:
             out |= {s for s in _subjects(found, lex) if s == SELF or s in lex.others}
+    if _replied_by_user(text):
+        # 'The assistant asked "…" The user replied: 삼성 그만두고 …': the reply is the user's,
+        # though the memory opens with the assistant's question.
+        out |= {SELF}
     if label is not None and _assistant(label.group(0)):
         owned = _listeners_own(text[label.end() :], lex, names)
         if owned:
@@ -136,6 +140,19 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset
         elif handed[0]:
             out -= {speaker, SELF}
     return frozenset(out)
+
+
+#: The words between a reply's speaker and its text in the extractor's reply frame (" replied: "):
+#: a memory that opens with the question it answers names who replied with them.
+_REPLY_WORDS = str(lexicon(DEFAULT).get("reply_frame") or "").partition("{speaker}")[2].partition("{text}")[0]
+
+
+def _replied_by_user(text: str) -> bool:
+    """Whether ``text`` holds the user's reply in the extractor's frame ('… The user replied: …')."""
+    if not _REPLY_WORDS.strip() or _REPLY_WORDS not in text:
+        return False
+    before = text.split(_REPLY_WORDS, 1)[0].split()
+    return bool(before) and before[-1].casefold() == SELF
 
 
 #: The speaker's possessive in the extractor's voice ("the user's"): a listener's possessive in
@@ -187,6 +204,9 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
     rest = words[1:] if words and words[0] in lex.articles else words
     if not rest:
         return frozenset()
+    if len(rest) > 1 and (lead := run_relative(rest[1])) is not None:
+        # "The user: 妹が大阪に引っ越しました": the run's relative is read as a word of its own.
+        rest = [rest[0], *lead, *rest[2:]]
     first = base(rest[0])
     out: set[str] = set()
     other = False
@@ -283,3 +303,53 @@ def _owners(words: list[str], lex: Lexicon) -> frozenset[str]:
         return frozenset()
     # "the user's sister's visit", "मेरी बहन की शादी": the relative owns what follows.
     return frozenset({base(owned)}) if owned != base(owned) or rest[2] in lex.possessive_particles else frozenset()
+
+
+def _run_rows() -> tuple[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]], ...]:
+    """Per language written without spaces that lists its relatives: its speaker's possessives
+    and its relatives, each longest first, and the particles that mark a subject (none: any)."""
+    rows = []
+    for code in languages():
+        lex = lexicon(code)
+        relatives = lex.words("relatives")
+        if not relatives or not all(spaceless(r) for r in relatives):
+            continue
+        rows.append(
+            (
+                tuple(sorted(lex.words("run_possessives"), key=len, reverse=True)),
+                tuple(sorted(relatives, key=len, reverse=True)),
+                lex.words("subject_particles"),
+            )
+        )
+    return tuple(rows)
+
+
+_RUN_ROWS = _run_rows()
+
+
+def run_relative(run: str) -> tuple[str, str] | None:
+    """A run of a script written without spaces that opens with a relative, as (the relative,
+    the rest of the run): "妹が大阪に引っ越しました" -> ("妹", "大阪に引っ越しました"). Japanese marks
+    the relative as the subject with a particle ("妹が", "母は", "兄も"; "母の" owns a thing,
+    "妹を" is an object), and the speaker's possessive may open the run ("私の妹は"), as "Mi
+    hermana vive ..." makes the sister the subject. A language whose lexicon lists no subject
+    particles would take any run opening with a relative; Chinese is left out, since its
+    sentence often opens with a time or a topic before the relative it is about ("今天是我女儿的
+    生日，她五岁了": the daughter's age, not a fact of the speaker's beside "我女儿今年四岁")."""
+    if not spaceless(run):
+        return None
+    for possessives, relatives, particles in _RUN_ROWS:
+        body = next((run[len(p) :] for p in possessives if run.startswith(p)), run)
+        for relative in relatives:
+            if not body.startswith(relative):
+                continue
+            after = body[len(relative) :]
+            if particles:
+                particle = next((p for p in particles if after.startswith(p)), None)
+                if particle is None:
+                    break
+                after = after[len(particle) :]
+            if after:
+                return relative, after
+            break
+    return None
