@@ -105,8 +105,8 @@ def lingua_detector(high: bool):  # type: ignore[no-untyped-def]
 
 def lexicon_then(reader: Callable[[str, tuple[str, ...], tuple[str, ...]], str | None]) -> Callable[[str], str]:
     """The lexicons' reading, with ``reader`` deciding their close calls (as language_of)."""
+    import language_ngram as ngram_detector
     from memorist import language as layer
-    from memorist.language import ngram_detector
 
     def identify(text: str) -> str:
         reading = layer._evidence_scores(text)
@@ -127,10 +127,10 @@ def lexicon_then(reader: Callable[[str, tuple[str, ...], tuple[str, ...]], str |
 
 
 def identifiers() -> dict[str, Callable[[str], str]]:
+    import language_ngram as ngram_detector
     from memorist import language as layer
-    from memorist.language import ngram_detector
 
-    found: dict[str, Callable[[str], str]] = {"lexicon": layer.lexicon_language_of.__wrapped__}
+    found: dict[str, Callable[[str], str]] = {"lexicon": layer.language_of.__wrapped__}
     try:
         import lingua  # noqa: F401
     except ImportError:
@@ -213,8 +213,10 @@ def main() -> None:
     every = cases()
     chosen = [c for c in every if args.half == "all" or half(c[0]) == args.half]
     counts = Counter(code for _, code, _ in chosen)
-    print(f"{len(chosen)} cases ({args.half}) of {len(every)}; by source:",
-          dict(Counter(source for _, _, source in chosen)))
+    print(
+        f"{len(chosen)} cases ({args.half}) of {len(every)}; by source:",
+        dict(Counter(source for _, _, source in chosen)),
+    )
     names = identifiers()
     if args.only:
         names = {n: f for n, f in names.items() if n in args.only}
@@ -244,8 +246,9 @@ def main() -> None:
     if args.rss:
         for name in names:
             if name in ("lingua-low", "lingua-high", "langid"):
-                result = subprocess.run([sys.executable, __file__, "--rss-child", name],
-                                        capture_output=True, text=True, check=True)
+                result = subprocess.run(
+                    [sys.executable, __file__, "--rss-child", name], capture_output=True, text=True, check=True
+                )
                 print(result.stdout.strip())
 
 

@@ -58,7 +58,6 @@ __all__ = [
     "has_boundary",
     "join_sentences",
     "language_of",
-    "lexicon_language_of",
     "languages",
     "lexicon",
     "lexicons_path",
@@ -116,8 +115,6 @@ def _evidence(script: str) -> tuple[dict[str, dict[str, float]], dict[str, dict[
     return by_word, by_letter
 
 
-
-
 def _evidence_scores(text: str) -> str | tuple[tuple[str, ...], dict[str, float], str]:
     """The language when the script alone tells it; else the script's languages, each
     one's evidence, and the default among them."""
@@ -163,16 +160,6 @@ def _lexicon_choice(score: dict[str, float], default: str) -> str:
 
 
 @lru_cache(maxsize=8192)
-def lexicon_language_of(text: str) -> str:
-    """:func:`language_of` by the lexicons alone (what it answers without lingua)."""
-    reading = _evidence_scores(text)
-    if isinstance(reading, str):
-        return reading
-    _, score, default = reading
-    return _lexicon_choice(score, default)
-
-
-@lru_cache(maxsize=8192)
 def language_of(text: str) -> str:
     """The language ``text`` is most likely in (ISO 639-1), :data:`DEFAULT` when unsure.
 
@@ -182,9 +169,12 @@ def language_of(text: str) -> str:
     each in part) and, for a question too short for many words, the letters its spelling
     uses ("é", "ñ", "ß", each distinct letter once). Another language than the default
     must lead the default by half a word's worth: an English text has English function
-    words, so a loanword in it ("see you mañana") does not tip it.
-
-    :func:`.ngram_detector.combined_language_of` adds langid's n-gram model for the close
-    calls; measured in ``benchmarks/language_id.py``, not wired (docs/benchmarks.md).
+    words, so a loanword in it ("see you mañana") does not tip it. A character n-gram
+    model deciding the close calls was measured and not wired (``benchmarks/language_id.py``,
+    docs/benchmarks.md "Language identification").
     """
-    return lexicon_language_of(text)
+    reading = _evidence_scores(text)
+    if isinstance(reading, str):
+        return reading
+    _, score, default = reading
+    return _lexicon_choice(score, default)

@@ -1,4 +1,5 @@
-"""Character n-gram language identification by ``langid``, for the lexicons' close calls.
+"""Character n-gram language identification by ``langid``, for the lexicons' close calls
+(measured by ``benchmarks/language_id.py``; not part of the service).
 
 The lexicons tell a language by its function words and letters, which is cheap and right
 whenever a text has a few of them. A short chat line among close neighbours often has none
@@ -89,11 +90,12 @@ def ngram_language(text: str, candidates: tuple[str, ...], open_to: tuple[str, .
 
 @lru_cache(maxsize=8192)
 def combined_language_of(text: str) -> str:
-    """The lexicons' reading (:func:`memorist.language.lexicon_language_of`), with langid
+    """The lexicons' reading (:func:`memorist.language.language_of`), with langid
     deciding the close calls: no language leads the runner-up by :data:`CLEAR_LEAD`, and
     langid chooses among the languages trailing the best by less than :data:`OPEN_BAND`.
     Not wired into ``language_of``: see docs/benchmarks.md."""
-    from . import _evidence_scores, _lexicon_choice
+    # the lexicons' evidence as language_of weighs it (private: this reader is measured, not shipped)
+    from memorist.language import _evidence_scores, _lexicon_choice
 
     reading = _evidence_scores(text)
     if isinstance(reading, str):
