@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ..language.han_numerals import han_digits
-from ..language.scripts import has_kana, kana_words, script_of
+from ..language.scripts import WORD, has_kana, kana_words, script_of
 from ..records import MemoryRecord
 from .keywords import index_terms, terms
 from .supersession_agreement import STEM_LETTERS
@@ -59,24 +59,22 @@ def _terms(text: str, content: bool = False) -> set[str]:
     住 and no pair): Chinese by each Han character, Japanese, whose kana part its words, by
     each run of Han or of katakana ("京都の大学" / "京都の大学に": 京都, 大学). ``content``: less
     each clause's function words in its own language (:func:`.keywords.index_terms`)."""
-    said = _NUMBER_WORD.sub(_digits, han_digits(SPEAKER_LABEL.sub("", text, count=1)))
+    said = WORD.sub(_digits, han_digits(SPEAKER_LABEL.sub("", text, count=1)))
     read = index_terms(said) if content else terms(said)
     out = {t for t in read if t not in _LABEL_WORDS and not any(script_of(c) in _PAIRED for c in t)}
-    out.update(kana_words(said) if has_kana(said) else _HAN.findall(said))
+    out.update(kana_words(said) if has_kana(said) else (c for c in said if script_of(c) == "Han"))
     return out
 
 
-#: A number of two or more told in words ("three", "drei", "tres"); one is left as it is, as
-#: "a", "un", "een", "bir" are articles too.
-_NUMBER_WORD = re.compile(r"\w+")
 #: The label's words, which every statement of a party holds.
 _LABEL_WORDS = frozenset({"user", "assistant"})
 #: Scripts whose character pairs :func:`_terms` leaves for its own units.
 _PAIRED = frozenset({"Han", "Hiragana", "Katakana"})
-_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 def _digits(match: re.Match[str]) -> str:
+    """A word telling a number of two or more ("three", "drei", "tres") as its digits; one is
+    left as it is, as "a", "un", "een", "bir" are articles too."""
     value = rule_lexicon().numbers.get(match.group().casefold())
     return str(value) if value is not None and value >= 2 else match.group()
 

@@ -10,16 +10,14 @@ elision ("三千五" is 3500, "一万二" is 12000).
 
 from __future__ import annotations
 
-import re
-
 __all__ = ["han_digits"]
 
 _DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _UNITS = {"十": 10, "百": 100, "千": 1000}
 _GROUPS = {"万": 10_000, "亿": 100_000_000}
-#: A run of numerals holding at least one unit: a lone digit character ("一家", "三明治") is
-#: a word's part as often as a number, and is left as it is.
-_RUN = re.compile(r"[零〇一二两三四五六七八九十百千万亿]*[十百千万亿][零〇一二两三四五六七八九十百千万亿]*")
+#: Every numeral character; a run of them is read as a number only when it holds a unit or
+#: group (a lone digit character, "一家", "三明治", is a word's part as often as a number).
+_NUMERALS = frozenset(_DIGITS) | frozenset(_UNITS) | frozenset(_GROUPS)
 
 
 def _value(run: str) -> int:
@@ -43,4 +41,17 @@ def _value(run: str) -> int:
 
 def han_digits(text: str) -> str:
     """``text`` with each run of Han numerals that holds a unit written as digits."""
-    return _RUN.sub(lambda m: str(_value(m.group())), text)
+    out: list[str] = []
+    start = 0
+    while start < len(text):
+        end = start
+        while end < len(text) and text[end] in _NUMERALS:
+            end += 1
+        if end == start:
+            out.append(text[start])
+            start += 1
+            continue
+        run = text[start:end]
+        out.append(str(_value(run)) if any(c in _UNITS or c in _GROUPS for c in run) else run)
+        start = end
+    return "".join(out)

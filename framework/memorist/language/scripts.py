@@ -133,9 +133,9 @@ def runs(token: str) -> list[tuple[str, str | None]]:
     return out
 
 
-#: A Japanese content word by its script: a run of Han characters or of katakana. Hiragana
+#: The scripts of a Japanese content word: a run of Han characters or of katakana. Hiragana
 #: write the endings and particles between them ("大阪に住んでいます": 大阪, 住).
-_JAPANESE_WORD = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+|[\u30a0-\u30fa\u30fc-\u30ff\uff66-\uff9f]+")
+_JAPANESE_WORD_SCRIPTS = frozenset({"Han", "Katakana"})
 
 
 def has_kana(text: str) -> bool:
@@ -148,7 +148,21 @@ def kana_words(text: str) -> list[str]:
     characters or of katakana ("猫を二匹飼っています" -> 猫, 二匹飼). A character pair across a
     kana ending ("ます", "いま", "てい") is what any two statements share, not a word; the
     runs need no dictionary and keep a word's kanji whole."""
-    return _JAPANESE_WORD.findall(text)
+    found: list[str] = []
+    word, kind = "", None
+    for char in text:
+        script = script_of(char)
+        if script not in _JAPANESE_WORD_SCRIPTS:
+            script = None
+        if script is not None and script == kind:
+            word += char
+            continue
+        if word:
+            found.append(word)
+        word, kind = (char, script) if script is not None else ("", None)
+    if word:
+        found.append(word)
+    return found
 
 
 def bigrams(run: str) -> list[str]:
