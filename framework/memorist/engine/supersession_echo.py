@@ -123,7 +123,7 @@ def _proclitic(word: str, bare: str) -> bool:
     the bare word at least, so a proclitic is never read off a word's own first letter alone)."""
     if len(bare) < 2 or not word.endswith(bare):
         return False
-    return word[: len(word) - len(bare)] in PROCLITICS.get(script_of(bare[0]), ())
+    return word[: len(word) - len(bare)] in PROCLITICS.get(script_of(bare[0]) or "", ())
 
 
 #: Fewest letters of a stem that opens the other party's word ("mei" / "meia", "sem" / "semi").
