@@ -28,7 +28,6 @@ from functools import lru_cache
 
 from memorist.plugin_api import (
     Boundary,
-    about_speaker,
     has_boundary,
     language_of,
     lexicon,
@@ -111,9 +110,9 @@ def _opens(word: str, lexicon: AtomicWords) -> bool:
 
 def stands_alone(sentence: str, language: str | None = None) -> bool:
     """Whether ``sentence`` is the speaker's own statement, leaning on no sentence before it:
-    it opens with the speaker (a self opener or first-person word, or one past a function
-    word: "У меня ..."), or, in a language that drops its pronoun, it states an attribute the
-    supersession reading takes as the speaker's ("Vivo en Madrid.", "Mieszkam w Krakowie.")."""
+    it opens with the speaker: a self opener, or a word of the language's ``first_person``
+    (where the language drops its pronoun, its first-person verb forms: "Mieszkam w
+    Krakowie.", "Μένω στην Αθήνα."), or one past a function word ("У меня есть собака.")."""
     found = tokens(sentence)
     if not found:
         return False
@@ -122,13 +121,12 @@ def stands_alone(sentence: str, language: str | None = None) -> bool:
         return True
     if len(found) > 1 and found[0].word in lexicon.function_words and _opens(found[1].word, lexicon):
         return lexicon is not _NONE
-    return lexicon is not _NONE and states_attribute(sentence) and about_speaker(sentence)
+    return False
 
 
 def _cuts(sentence: str, lexicon: AtomicWords) -> list[tuple[int, int]]:
-    """Where a conjunction (a word, or a semicolon) comes before a clause about the speaker
-    (opening with the speaker, or stating the speaker's attribute with the pronoun dropped:
-    "... y trabajo en Telefónica"): ``(end of the left clause, start of the right one)``."""
+    """Where a conjunction (a word, or a semicolon) comes before a clause opening with the
+    speaker: ``(end of the left clause, start of the right one)`` in ``sentence``."""
     found = tokens(sentence)
     cuts: list[tuple[int, int]] = []
     for i in range(1, len(found)):
@@ -137,8 +135,7 @@ def _cuts(sentence: str, lexicon: AtomicWords) -> list[tuple[int, int]]:
         marked = not joined and has_boundary(sentence[before.end : found[i].start], lexicon.marks)
         if not (joined or marked):
             continue
-        rest = sentence[found[i].start :]
-        if not (_opens(found[i].word, lexicon) or states_attribute(rest) and about_speaker(rest)):
+        if not _opens(found[i].word, lexicon):
             continue
         if joined:
             gap = sentence[found[i - 2].end : before.start]

@@ -45,7 +45,6 @@ from ._published import Published
 if TYPE_CHECKING:
     from .. import __version__ as __version__
     from ..db import Database as Database
-    from ..engine.speaker_statement import about_speaker as about_speaker
     from ..engine.supersession_rule import states_attribute as states_attribute
     from ..errors import CapabilityError as CapabilityError
     from ..errors import ConfigurationError as ConfigurationError
