@@ -71,7 +71,9 @@ def words(language: str) -> AtomicWords:
         Boundary.CLAUSE,
         int(lex.get("atomic", "min_clause_words")),
         int(lex.get("atomic", "max_fact_words")),
-        lex.words("first_person"),
+        # A group's "we" tells what the speaker's household does around the fact before
+        # ("I'm visiting my parents. We will celebrate ..."): it may lean on it.
+        lex.words("first_person") - lex.words("group_speaker_words"),
         lex.words("function_words"),
         bool(lex.get("atomic", "run_openers")),
     )
