@@ -154,3 +154,29 @@ def test_facts_group_in_every_language(sentences: list[str], groups: list[list[s
 )
 def test_clauses_are_cut_in_other_languages(sentence: str, parts: list[str]) -> None:
     assert clauses(sentence) == parts
+
+
+@pytest.mark.parametrize(
+    ("message", "change", "kept"),
+    [
+        (
+            "Ich wohne in Köln. Ich habe einen Hund.",
+            "Wir sind nach Düsseldorf gezogen.",
+            "The user: Ich habe einen Hund.",
+        ),
+        (
+            "Mieszkam w Krakowie. Mam psa.",
+            "Przeprowadziłem się do Gdańska.",
+            "The user: Mam psa.",
+        ),
+    ],
+)
+def test_a_move_replaces_the_home_and_keeps_the_dog(memory: Engine, message: str, change: str, kept: str) -> None:
+    stored = memory.add(message, user_id="ana", timestamp="2026-03-02")
+    assert len(stored) == 2
+    for record in stored:  # each keeps the message it came from, in the "The user: ..." frame
+        assert record.text.startswith("The user: ")
+        assert memory.history(record.id)[0]["input"] == message
+    memory.add(change, user_id="ana", timestamp="2026-03-06")
+    current = sorted(r.text for r in memory.list(user_id="ana", latest_only=True).records)
+    assert current == sorted([f"The user: {change}", kept])
