@@ -28,6 +28,7 @@ from functools import lru_cache
 
 from memorist.plugin_api import (
     Boundary,
+    Token,
     has_boundary,
     language_of,
     lexicon,
@@ -49,9 +50,9 @@ class AtomicWords:
     #: pronoun, its first-person verb forms too ("tengo", "mam"). A sentence opening with
     #: one is the speaker's own, so it leans on no sentence before it.
     first_person: frozenset[str] = frozenset()
-    #: Its function words: one before a first-person word opens the speaker's own sentence
-    #: ("У меня есть собака.", "In my free time I ...").
-    function_words: frozenset[str] = frozenset()
+    #: Phrases that open a sentence with the speaker where a first-person word follows
+    #: another word (``self_phrases``: the language's "I have", "у меня", "יש לי").
+    phrases: tuple[str, ...] = ()
     #: Whether an opener opens a run of a script written without spaces ("私は東京に...").
     run_openers: bool = False
 
@@ -74,7 +75,7 @@ def words(language: str) -> AtomicWords:
         # A group's "we" tells what the speaker's household does around the fact before
         # ("I'm visiting my parents. We will celebrate ..."): it may lean on it.
         lex.words("first_person") - lex.words("group_speaker_words"),
-        lex.words("function_words"),
+        lex.phrases("atomic", "self_phrases"),
         bool(lex.get("atomic", "run_openers")),
     )
 
@@ -114,16 +115,20 @@ def stands_alone(sentence: str, language: str | None = None) -> bool:
     """Whether ``sentence`` is the speaker's own statement, leaning on no sentence before it:
     it opens with the speaker: a self opener, or a word of the language's ``first_person``
     (where the language drops its pronoun, its first-person verb forms: "Mieszkam w
-    Krakowie.", "Μένω στην Αθήνα."), or one past a function word ("У меня есть собака.")."""
+    Krakowie.", "Μένω στην Αθήνα."), or a ``self_phrases`` phrase ("У меня есть собака.")."""
     found = tokens(sentence)
     if not found:
         return False
     lexicon = _words(sentence, language)
     if _opens(found[0].word, lexicon):
         return True
-    if len(found) > 1 and found[0].word in lexicon.function_words and _opens(found[1].word, lexicon):
-        return lexicon is not _NONE
-    return False
+    return any(_opens_with(found, phrase) for phrase in lexicon.phrases)
+
+
+def _opens_with(found: list[Token], phrase: str) -> bool:
+    """Whether the words ``found`` open with ``phrase``'s words."""
+    said = phrase.split()
+    return [t.word for t in found[: len(said)]] == said
 
 
 def _cuts(sentence: str, lexicon: AtomicWords) -> list[tuple[int, int]]:
