@@ -174,6 +174,8 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
             earlier = said.setdefault(speaker, [])
             from_memories = stored.setdefault(speaker, [])
             kept: list[str] = []
+            #: One language for the message's facts: a short sentence alone tells it poorly.
+            language = language_of(message.content)
             restated: list[str] = []
             standalone_facts: list[str] = []
             question = answered(request.messages, index, questions, request.asked)
@@ -202,7 +204,7 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
                     sentence = reword(sentence, turn)
                 # "I don't eat meat, and my budget is $3000.": each clause a fact (see atomic),
                 # before corrections, so "make that $4000" restates the budget alone.
-                for part in clauses(sentence) if self.options.one_fact_per_memory else [sentence]:
+                for part in clauses(sentence, language) if self.options.one_fact_per_memory else [sentence]:
                     correction = restate(part, earlier)
                     from_memory = correction is not None and from_memories[correction.source]
                     if correction is None:
@@ -217,7 +219,7 @@ class HeuristicExtractor(LanguageModel[HeuristicExtractorOptions]):
             #: Each chunk's words as the user said them, where they stand alone (see own_words).
             spoken: list[str | None] = [None] * len(chunks)
             turn = Turn(message.role, 0, answers, patterns, request.observed_at, listener)
-            groups = fact_groups(kept) if self.options.one_fact_per_memory else [kept]
+            groups = fact_groups(kept, language) if self.options.one_fact_per_memory else [kept]
             for chunk in [*restated, *(c for group in groups for c in self._chunks(group))]:
                 for _, rework in CHUNK_PASSES:
                     chunk = rework(chunk, turn)
