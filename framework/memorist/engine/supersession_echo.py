@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ..language.han_numerals import han_digits
+from ..language.morphology import bears_proclitic
 from ..language.scripts import WORD, has_kana, kana_words, script_of
 from ..records import MemoryRecord
 from .keywords import index_terms, terms
@@ -85,7 +86,7 @@ def _found(term: str, others: set[str]) -> bool:
     read in another language) is among ``others``."""
     if term in others:
         return True
-    if any(_compound(term, o) or _proclitic(term, o) or _proclitic(o, term) for o in others):
+    if any(_compound(term, o) or bears_proclitic(term, o) or bears_proclitic(o, term) for o in others):
         return True
     return any(
         min(len(term), len(o)) >= ECHO_STEM
@@ -101,29 +102,7 @@ def _compound(term: str, other: str) -> bool:
     build a compound from its words ("京都" in "京都旅行", "銀行" in "銀行員"), so the assistant
     naming the user's thing in a compound names the thing."""
     short, long = sorted((term, other), key=len)
-    return (
-        len(short) >= 2
-        and short != long
-        and short in long
-        and all(script_of(c) == "Han" for c in long)
-    )
-
-
-#: The one-letter words Hebrew writes onto the next word (the article ה, "and" ו, "in" ב, "to"
-#: ל, "from" מ, "that" ש, "as" כ), and Arabic's (و, ب, ل, ف, ك, and the article ال): "החבר" is
-#: "the friend", "חבר" with its article, one word to a reader of the language.
-PROCLITICS = {
-    "Hebrew": ("ה", "ו", "ב", "ל", "מ", "ש", "כ"),
-    "Arabic": ("ال", "و", "ب", "ل", "ف", "ك", "وال", "بال", "لل", "فال", "كال"),
-}
-
-
-def _proclitic(word: str, bare: str) -> bool:
-    """Whether ``word`` is ``bare`` with a proclitic of its script written on (two letters of
-    the bare word at least, so a proclitic is never read off a word's own first letter alone)."""
-    if len(bare) < 2 or not word.endswith(bare):
-        return False
-    return word[: len(word) - len(bare)] in PROCLITICS.get(script_of(bare[0]) or "", ())
+    return len(short) >= 2 and short != long and short in long and all(script_of(c) == "Han" for c in long)
 
 
 #: Fewest letters of a stem that opens the other party's word ("mei" / "meia", "sem" / "semi").

@@ -14,6 +14,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from .lexicon import languages, lexicon
+from .scripts import script_of
 
 #: The fewest letters a compound's head or a word stripped of its article keeps: "fest",
 #: "feier", "team"; never "tag" of "Samstag".
@@ -78,3 +79,21 @@ def name_stem(name: str, code: str) -> str:
     if ending is None or len(word) - len(ending) < MIN_NAME_STEM:
         return word
     return word[: -len(ending)]
+
+
+@lru_cache(maxsize=16)
+def _proclitics(script: str) -> frozenset[str]:
+    """The proclitics of the languages written in ``script`` (their lexicons' ``proclitics``)."""
+    return frozenset(
+        p for code in languages() if script in lexicon(code).scripts for p in lexicon(code).words("proclitics")
+    )
+
+
+def bears_proclitic(word: str, bare: str) -> bool:
+    """Whether ``word`` is ``bare`` with a proclitic of its script written on ("החבר" is
+    "חבר" with the article, "والبيت" is "بيت" with "and the"). ``bare`` keeps two letters at
+    least, so a proclitic is never read off a word's own first letter alone."""
+    if len(bare) < 2 or len(word) <= len(bare) or not word.endswith(bare):
+        return False
+    script = script_of(bare[0])
+    return script is not None and word[: len(word) - len(bare)] in _proclitics(script)
