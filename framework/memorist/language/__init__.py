@@ -156,6 +156,8 @@ def _lexicon_choice(score: dict[str, float], default: str) -> str:
     for code in score:
         if score[code] > score[best]:
             best = code
+    if score[default] <= 0:  # no default-language evidence at all: any lead tells
+        return best
     return best if score[best] - score[default] >= 0.5 else default
 
 
