@@ -113,7 +113,7 @@ def lexicon_then(reader: Callable[[str, tuple[str, ...], tuple[str, ...]], str |
         if isinstance(reading, str):
             return reading
         candidates, score, default = reading
-        chosen = layer._lexicon_choice(score, default)
+        chosen = layer._lexicon_choice(score, default, lettered=not text.isascii())
         runner_up = max((v for code, v in score.items() if code != chosen), default=0.0)
         if score[chosen] - runner_up >= ngram_detector.CLEAR_LEAD:
             return chosen

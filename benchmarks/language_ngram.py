@@ -101,7 +101,7 @@ def combined_language_of(text: str) -> str:
     if isinstance(reading, str):
         return reading
     candidates, score, default = reading
-    chosen = _lexicon_choice(score, default)
+    chosen = _lexicon_choice(score, default, lettered=not text.isascii())
     runner_up = max((v for code, v in score.items() if code != chosen), default=0.0)
     if score[chosen] - runner_up >= CLEAR_LEAD:
         return chosen

@@ -151,12 +151,18 @@ def _evidence_scores(text: str) -> str | tuple[tuple[str, ...], dict[str, float]
     return tuple(candidates), score, default
 
 
-def _lexicon_choice(score: dict[str, float], default: str) -> str:
+def _lexicon_choice(score: dict[str, float], default: str, lettered: bool = False) -> str:
+    """The leading language; another than the default must lead it by half a word.
+
+    The margin guards an English text against a loanword; a text with non-ASCII letters
+    and not one default-language word has nothing to guard ("Ça va."), so there the
+    letters' lead tells. A plain-ASCII text keeps the margin ("Le Guin." stays English).
+    """
     best = default
     for code in score:
         if score[code] > score[best]:
             best = code
-    if score[default] <= 0:  # no default-language evidence at all: any lead tells
+    if lettered and score[default] <= 0:
         return best
     return best if score[best] - score[default] >= 0.5 else default
 
@@ -179,4 +185,4 @@ def language_of(text: str) -> str:
     if isinstance(reading, str):
         return reading
     _, score, default = reading
-    return _lexicon_choice(score, default)
+    return _lexicon_choice(score, default, lettered=not text.isascii())
