@@ -1,0 +1,59 @@
+"""The language reading from each lexicon's evidence, on close neighbours.
+
+Each positive case reads a sentence whose language is told by a letter of its alphabet
+that its lexicon now lists (Turkish "ç", "ü"; Polish "ó"; Swedish "ä", "ö"; Danish "å"),
+or by letters alone when the text has no default-language word at all. English sentences
+with a loanword stay English.
+"""
+
+import pytest
+
+from memorist.language import language_of
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Üç çocuğum var.", "tr"),  # tr/sv: "var" is Swedish's word too
+        ("İki çocuğum var.", "tr"),
+        ("Kör försiktigt, vägen är hal.", "sv"),
+        ("Tandläkarbesöket har flyttats till torsdag.", "sv"),  # sv/de: ä and ö
+        ("Tandlægen er på tirsdag nu.", "da"),  # da/sv: æ and å
+    ],
+)
+def test_a_letter_of_the_alphabet_tells_the_language(text: str, expected: str) -> None:
+    assert language_of(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "See you mañana at the café.",
+        "I had a jalapeño burger and a crème brûlée for dinner.",
+        "My friend from Göteborg is visiting next week.",
+        "We ordered döner kebab after the show.",
+        "Le Guin.",  # ASCII, no English word: the margin keeps the default
+        "Can you recommend a science fiction book?",
+    ],
+)
+def test_english_with_a_loanword_stays_english(text: str) -> None:
+    assert language_of(text) == "en"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Ça va.", "fr"),  # ç is Turkish's too now: letters lead with no English word
+        ("Ça marche.", "fr"),
+        ("Kötü günler geçti.", "tr"),
+        ("Mój brat mieszka w Krakowie od roku.", "pl"),
+        ("Je m'appelle Élodie et j'habite à Lyon.", "fr"),
+        ("Eu moro em São Paulo com a minha família.", "pt"),
+        ("Yo vivo en Sevilla con mi hermana.", "es"),
+        ("Я живу в Києві з дружиною.", "uk"),
+        ("Я живу в Москве с женой.", "ru"),
+        ("Ich wohne seit zwei Jahren in München.", "de"),
+    ],
+)
+def test_neighbours_keep_their_reading(text: str, expected: str) -> None:
+    assert language_of(text) == expected
