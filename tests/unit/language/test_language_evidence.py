@@ -7,7 +7,6 @@ with a loanword stay English.
 """
 
 import pytest
-
 from memorist.language import language_of
 
 
