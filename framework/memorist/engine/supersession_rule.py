@@ -262,6 +262,10 @@ def _replaces(
     attribute_of, attribute_above_chance = readers
     if _qualified_apart(new, old):
         return False
+    if new.owners - old.owners:
+        # "The user's sister's rent is $1,600 now" names a relative's thing: it changes no
+        # "The user's rent is $1,450", though both read the user as the one who owns.
+        return False
     if new.subjects & old.subjects and _other_count(new, old):
         return True
     if new.additive:

@@ -100,7 +100,7 @@ def _labelled_name(text: str, lex: Lexicon) -> frozenset[str]:
 #: Where a fact's clauses part: "David passed away in January; the user is a widow." is about
 #: David and about the user; a colon opens what a preamble announces ("Some background:
 #: they are based in Denver" is about the speaker).
-_CLAUSE_BREAK = Boundary.CLAUSE | Boundary.COLON | Boundary.PHRASE
+_CLAUSE_BREAK = Boundary.LINE | Boundary.SENTENCE | Boundary.CLAUSE | Boundary.COLON | Boundary.PHRASE
 
 
 def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset[str] = frozenset()) -> frozenset[str]:
@@ -112,7 +112,7 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset
     for clause in clauses[1:] if len(clauses) > 1 else ():
         found = [t.word for t in tokens(clause)]
         if len(found) >= 2:
-            out |= {s for s in _subjects(found, lex) if s == SELF or s in lex.others}
+            out |= {s for s in _later_subjects(found, lex) if s == SELF or s in lex.others}
     if _replied_by_user(text):
         # 'The assistant asked "…" The user replied: 삼성 그만두고 …': the reply is the user's,
         # though the memory opens with the assistant's question.
@@ -140,6 +140,17 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset
         elif handed[0]:
             out -= {speaker, SELF}
     return frozenset(out)
+
+
+def _later_subjects(found: list[str], lex: Lexicon) -> frozenset[str]:
+    """Who a later clause or sentence is about, read from its first word naming the speaker
+    past an opening phrase ("As of March the user's rent is ...", "Ab Juli beträgt meine Miete
+    ..."), so that a possessive chain there names its relative ("As of March the user's
+    sister's rent ...": the sister's rent, not the user's)."""
+    at = next((i for i, w in enumerate(found[:OPENING_PHRASE_WINDOW]) if base(w) in lex.speaker or base(w) == SELF), 0)
+    said = found[at:] if at and len(found) - at >= 2 else found
+    owners = _owners(said, lex)
+    return owners if owners else _subjects(said, lex)
 
 
 #: The words between a reply's speaker and its text in the extractor's reply frame (" replied: "):
