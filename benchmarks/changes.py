@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout18|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout19|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -57,7 +57,12 @@ facts across languages, then read (``--verbose``) in the fifteenth round, so its
 tune figure since; ``holdout18.yaml`` (twenty-three languages, 14 of 64 sequences
 English; 21 additive controls; about a quarter of the adds with an assistant turn; chattier
 messages, changes told with time words, numbers that move, plans moved or called off) was
-written blind during the fifteenth round and is read once to measure the same.
+written blind during the fifteenth round and is read once to measure the same;
+``holdout19.yaml`` (twenty-three languages, 14 of 64 sequences English; 19 additive
+controls; a relative's or friend's fact that changes beside the user's own fact on the same
+topic, messages as typed on a phone, code-switching, changes told by negation, a correction
+of the assistant or an end, numbers with units) was written blind during the sixteenth
+round and is read once to measure the same.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
@@ -162,6 +167,7 @@ def main() -> None:
         "holdout16",
         "holdout17",
         "holdout18",
+        "holdout19",
     )
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
