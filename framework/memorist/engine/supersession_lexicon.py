@@ -167,6 +167,9 @@ class Lexicon:
     #: "wurde … verschoben", "flyttas"): the words before it name what changed. Rows written
     #: with a gap keep the participle last; a contiguous row has an empty tail.
     passive_changes: tuple[Gapped, ...] = ()
+    #: Each relative word told another way ("syrran", "mamma") -> the word its language's
+    #: ``relative_forms`` heads it with ("syster", "madre"): one person either way.
+    kin: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -205,7 +208,7 @@ class Lexicon:
             frozenset(p.split()[0] for p in change),
             union("copulas"),
             union("speaker_words"),
-            union("relatives"),
+            _relatives(lexes),
             tuple(sorted(union("possessive_endings"), key=len, reverse=True)),
             union("articles"),
             tuple(f for code in codes if (f := _frame(code, "role_frame")) is not None),
@@ -283,7 +286,41 @@ class Lexicon:
             coordinators=merged("coordinators"),
             replacement_markers=merged("replacement_markers"),
             passive_changes=_passives(lexes),
+            kin=_kin(lexes),
         )
+
+
+def _relatives(lexes: list[LanguageLexicon]) -> frozenset[str]:
+    """Each language's ``relatives`` and, where the language writes the speaker's "my" as an
+    ending of the noun (its ``possessive_suffixes``: Indonesian "kakakku", my elder sibling),
+    each relative with it: a phone-typed "kakakku udah pindah" opens with the relative, as
+    "Mi hermana se mudó" does, though no capital marks it."""
+    out: set[str] = set()
+    for lex in lexes:
+        relatives = lex.words("relatives") | {
+            form for head in lex.get("relative_forms") or {} for form in lex.words("relative_forms", head)
+        }
+        out |= relatives
+        out |= {relative + suffix for relative in relatives for suffix in lex.words("possessive_suffixes")}
+    return frozenset(out)
+
+
+def _kin(lexes: list[LanguageLexicon]) -> dict[str, str]:
+    """Each form of a relative (``relative_forms``: the head word, then the other ways the
+    language names that relative: a familiar word, a definite form, a diminutive) -> the head."""
+    out: dict[str, str] = {}
+    # The statement's own language before the default's: German "Mama" is "Mutter" there.
+    for lex in reversed(lexes):
+        for head in lex.get("relative_forms") or {}:
+            for form in lex.words("relative_forms", head):
+                out.setdefault(form, str(head).casefold())
+        # "kakakku" (my elder sibling) is "kakak" with the speaker's ending.
+        for relative in _relatives([lex]) - set(out):
+            for suffix in lex.words("possessive_suffixes"):
+                if relative.endswith(suffix) and relative[: -len(suffix)] in lex.words("relatives"):
+                    stem = relative[: -len(suffix)]
+                    out.setdefault(relative, out.get(stem, stem))
+    return out
 
 
 def _gapped(lexes: list[LanguageLexicon], name: str) -> tuple[Gapped, ...]:

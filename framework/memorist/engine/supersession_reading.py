@@ -24,6 +24,7 @@ from .supersession_subjects import (
     _clause_subjects,
     _labelled_name,
     _language,
+    _names_speaker,
     _owners,
     _voiced,
     common_openings,
@@ -140,6 +141,8 @@ def read(text: str) -> Reading:
     # statement in a language that drops its pronoun opens with a verb, "Corro 25 km").
     labelled = _labelled_name(text, lex)
     subjects = _clause_subjects(text, said, lex, frozenset(names)) | labelled
+    # "syrran" and "min syster", "mamma" and "mia madre": one relative, whichever word told it.
+    subjects = frozenset(lex.kin.get(s, s) for s in subjects)
     held = counts(words, lex)
     said_values = told(text, lex)
     gaps = around(text, found, lex.change_frames, lex.clause_joiners)
@@ -184,7 +187,7 @@ def read(text: str) -> Reading:
         len(found),
         lex.onsets.anywhere(found) or "onset_words" in inside,
         held,
-        _owners(words, lex),
+        frozenset(lex.kin.get(o, o) for o in _owners(words, lex)),
         moved(text, said_values, lex),
         lex.recency.anywhere(found),
         change and (framed_change or _shifts(found, runs, lex)),
@@ -346,6 +349,10 @@ def clause_readings(text: str) -> tuple[tuple[str, Reading, bool], ...]:
         clause = prefix + part
         reading = read(clause)
         own = reading.subjects & ({SELF} | lex.others)
+        if own == {SELF} and whole.subjects <= lex.others | lex.partners and not _names_speaker([t.word for t in found], lex):
+            # "муж ушёл из банка, теперь работает ...": a clause naming no one goes on about the
+            # fact's relative (its verb's person is no word the reader sees).
+            own = frozenset()
         if prefix and not _voiced(prefix):
             # A preamble read as a label ("Long week: ..., and they started a new job", "Busy
             # week: the user's sister moved ..."): the clause's own subject stands past it.

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from ..language import DEFAULT, Boundary, Token, language_of, languages, lexicon, split, tokens
-from ..language.common_words import opens_with_common_word
+from ..language import DEFAULT, Boundary, Token, languages, lexicon, split, tokens
+from ..language.common_words import listed_language, opens_with_common_word
 from .keywords import STOP_WORDS
 from .supersession_lexicon import Lexicon, spaceless
 from .supersession_values import base, is_copula
@@ -32,7 +32,9 @@ SPEAKER_LABEL = re.compile(r"^\s*[^\s:]+(?:\s+[^\s:]+){0,2}:\s*")
 def _language(text: str) -> str:
     """The language ``text``'s statement is in (past the extractor's label). Its function
     words are no topic (the default's stop words :func:`terms` already drops)."""
-    return language_of(SPEAKER_LABEL.sub("", text, count=1))
+    # A short statement's detector answer may be a language whose lexicon lists none of its
+    # words ("Ablam Ankara'da oturuyor." reads as English): the lexicons' votes decide there.
+    return listed_language(SPEAKER_LABEL.sub("", text, count=1))
 
 
 def _voiced(label: str) -> bool:
@@ -112,7 +114,12 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset
     for clause in clauses[1:] if len(clauses) > 1 else ():
         found = [t.word for t in tokens(clause)]
         if len(found) >= 2:
-            out |= {s for s in _later_subjects(found, lex) if s == SELF or s in lex.others}
+            later = {s for s in _later_subjects(found, lex) if s == SELF or s in lex.others}
+            if out and out <= lex.others | lex.partners and not _names_speaker(found, lex):
+                # "kakakku udah pindah ke Bali, kerja di hotel": a later clause that names no one
+                # ("kerja", works) goes on about the first clause's relative, not the speaker.
+                later -= {SELF}
+            out |= later
     if _replied_by_user(text):
         # 'The assistant asked "…" The user replied: 삼성 그만두고 …': the reply is the user's,
         # though the memory opens with the assistant's question.
@@ -140,6 +147,11 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset
         elif handed[0]:
             out -= {speaker, SELF}
     return frozenset(out)
+
+
+def _names_speaker(found: list[str], lex: Lexicon) -> bool:
+    """Whether a clause names the speaker by a word within its opening ("..., I work at ...")."""
+    return any(base(w) in lex.speaker or base(w) == SELF for w in found[:OPENING_PHRASE_WINDOW])
 
 
 def _later_subjects(found: list[str], lex: Lexicon) -> frozenset[str]:
@@ -201,6 +213,8 @@ def _addresses(clauses: list[str], lex: Lexicon) -> bool:
 
 #: The default language's relatives: it names the speaker's possessive apart ("my sister").
 _DEFAULT_OTHERS = frozenset(lexicon(DEFAULT).words("relatives"))
+#: The default language's partner words: English says "my" apart ("Wife and I moved ...").
+_DEFAULT_PARTNERS = frozenset(lexicon(DEFAULT).words("partner_words"))
 #: How far into a fact the speaker named stands as its subject ("Anna and the user ...") ...
 SUBJECT_WINDOW = 5
 #: ... and past an opening phrase led by a function word ("With the new baby the user ...").
@@ -237,7 +251,8 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
                 and (
                     rest[1] in lex.speaker
                     # ... unless "my" follows it apart ("Bạn gái tôi tên là Lan": the speaker's partner).
-                    or base(rest[1]) in lex.others - _DEFAULT_OTHERS
+                    # A partner word too ("The user: жена ушла из школы"): the speaker's own.
+                    or base(rest[1]) in (lex.others | lex.partners) - _DEFAULT_OTHERS - _DEFAULT_PARTNERS
                     and not set(rest[2:4]) & lex.speaker
                 )
             )

@@ -81,6 +81,12 @@ def _rest_language(rest: str) -> str:
     return detected if best == 0 or detected in leaders else leaders[0] if len(leaders) == 1 else detected
 
 
+def listed_language(text: str) -> str:
+    """The language ``text`` is in, read as :func:`_rest_language` reads a sentence's rest: the
+    detector's answer unless another language's lexicon lists more of its words."""
+    return _rest_language(text) if text.strip() else text
+
+
 def opens_with_common_word(word: str, rest: str) -> bool:
     """Whether ``word``, capitalized at a sentence's opening, is a common word of the language
     ``rest`` (the sentence past it) is in: an adverb or a function word, not a name."""
