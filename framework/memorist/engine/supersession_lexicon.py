@@ -16,6 +16,7 @@ from functools import lru_cache
 from ..language import DEFAULT, SPACELESS, Phrases, fold, languages, lexicon
 from ..language.lexicon import Lexicon as LanguageLexicon
 from ..language.scripts import script_of
+from .supersession_kin import kin, relatives
 
 #: A row told around a gap: (its words before the gap, its words after it).
 Gapped = tuple[tuple[str, ...], tuple[str, ...]]
@@ -208,7 +209,7 @@ class Lexicon:
             frozenset(p.split()[0] for p in change),
             union("copulas"),
             union("speaker_words"),
-            _relatives(lexes),
+            relatives(lexes),
             tuple(sorted(union("possessive_endings"), key=len, reverse=True)),
             union("articles"),
             tuple(f for code in codes if (f := _frame(code, "role_frame")) is not None),
@@ -286,41 +287,8 @@ class Lexicon:
             coordinators=merged("coordinators"),
             replacement_markers=merged("replacement_markers"),
             passive_changes=_passives(lexes),
-            kin=_kin(lexes),
+            kin=kin(lexes),
         )
-
-
-def _relatives(lexes: list[LanguageLexicon]) -> frozenset[str]:
-    """Each language's ``relatives`` and, where the language writes the speaker's "my" as an
-    ending of the noun (its ``possessive_suffixes``: Indonesian "kakakku", my elder sibling),
-    each relative with it: a phone-typed "kakakku udah pindah" opens with the relative, as
-    "Mi hermana se mudó" does, though no capital marks it."""
-    out: set[str] = set()
-    for lex in lexes:
-        relatives = lex.words("relatives") | {
-            form for head in lex.get("relative_forms") or {} for form in lex.words("relative_forms", head)
-        }
-        out |= relatives
-        out |= {relative + suffix for relative in relatives for suffix in lex.words("possessive_suffixes")}
-    return frozenset(out)
-
-
-def _kin(lexes: list[LanguageLexicon]) -> dict[str, str]:
-    """Each form of a relative (``relative_forms``: the head word, then the other ways the
-    language names that relative: a familiar word, a definite form, a diminutive) -> the head."""
-    out: dict[str, str] = {}
-    # The statement's own language before the default's: German "Mama" is "Mutter" there.
-    for lex in reversed(lexes):
-        for head in lex.get("relative_forms") or {}:
-            for form in lex.words("relative_forms", head):
-                out.setdefault(form, str(head).casefold())
-        # "kakakku" (my elder sibling) is "kakak" with the speaker's ending.
-        for relative in _relatives([lex]) - set(out):
-            for suffix in lex.words("possessive_suffixes"):
-                if relative.endswith(suffix) and relative[: -len(suffix)] in lex.words("relatives"):
-                    stem = relative[: -len(suffix)]
-                    out.setdefault(relative, out.get(stem, stem))
-    return out
 
 
 def _gapped(lexes: list[LanguageLexicon], name: str) -> tuple[Gapped, ...]:

@@ -10,6 +10,8 @@ positive case failed on the code before the round):
   about that relative;
 - a short statement's language is the one whose lexicon lists the most of its words when the
   detector names one that lists fewer ("Ağabeyim Ankara'da oturuyor." reads as Turkish);
+- the Russian verbs that move a quantity to a value ("набрал до", "сбросила до", "дошла до") are the full
+  set of its ``quantity_changes`` rows;
 - the residence verbs of the people around the user (third person, moving away) are rows of
   their language: Czech "bydlí", "odstěhoval", Turkish "oturuyor", Arabic "تسكن", "انتقل".
 """
@@ -29,15 +31,13 @@ RELATIVE_CHANGES = [
     ("The user: Mio padre vive a Bari.", "The user: papà si è trasferito a Lecce"),
     ("The user: Meine Mutter wohnt in Köln.", "The user: Mama ist letzten Monat nach Bonn gezogen."),
     ("The user's mother lives in Ohio.", "The user's mom moved to Tucson last spring."),
-    # A relative with the speaker's ending, written lower case.
-    ("The user: Adikku tinggal di Yogyakarta.", "The user: adikku sudah pindah ke Malang"),
     # A partner word opening a bare statement.
     ("The user: Мой муж работает в банке.", "The user: муж ушёл из банка, теперь работает в страховой компании"),
     # The statement's language read from its lexicon rows.
     ("The user: Ağabeyim Ankara'da oturuyor.", "The user: ağabeyim geçen hafta İzmir'e taşındı"),
     # Third-person residence rows.
     ("The user: Můj bratr bydlí v Plzni.", "The user: bratr se odstěhoval do Liberce"),
-    ("The user: أختي تسكن في جدة.", "The user: أختي انتقلت إلى الرياض"),
+    ("The user: أخي يعيش في جدة.", "The user: أخي انتقل إلى الرياض الشهر الماضي"),
 ]
 
 
@@ -83,3 +83,15 @@ def test_a_sisters_move_leaves_the_users_home_current(engine: Any) -> None:
         "adikku sudah pindah ke Malang, kerja di kafe",
     ]
     assert current_adds(engine, "u17", adds, every_add_stored=True) == [0, 2]
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("The user: Я вешу 70 кг.", "The user: за зиму набрал до 74 кг"),
+        ("The user: Я плаваю 2 км в неделю.", "The user: дошла до 3 км в неделю"),
+        ("The user: Вешу 64 кг.", "The user: сбросила до 59 кг к лету"),
+    ],
+)
+def test_a_russian_quantity_moved_to_a_value(older: str, newer: str) -> None:
+    assert replaces(older, newer)
