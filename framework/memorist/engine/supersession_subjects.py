@@ -297,6 +297,9 @@ _JOINERS = lexicon(DEFAULT).words("people_joiners")
 #: The attribute whose words tell a name ("called", "se llama"): a partner's name is the
 #: speaker's relationship, not a fact of the partner's own.
 NAME = "name"
+#: Every language's words for a third person's name (``naming_words``: Arabic "اسمه", his name):
+#: "خطيبي اسمه أحمد" tells the partner's name, the speaker's relationship, as "is called" does.
+_NAMING = frozenset(w for code in languages() for w in lexicon(code).words("naming_words"))
 
 
 def _partner(rest: list[str], lex: Lexicon, names: frozenset[str]) -> str | None:
@@ -311,7 +314,9 @@ def _partner(rest: list[str], lex: Lexicon, names: frozenset[str]) -> str | None
     word, following = rest[after[0]], rest[after[0] + 1 : after[0] + 3]
     if word not in lex.partners or not following[0].isalpha() or following[0] in _JOINERS:
         return None
-    if following[0] in names or any(is_copula(w, lex.copulas) or lex.attributes.get(w) == NAME for w in following):
+    if following[0] in names or any(
+        is_copula(w, lex.copulas) or lex.attributes.get(w) == NAME or w in _NAMING for w in following
+    ):
         return None
     return word
 
