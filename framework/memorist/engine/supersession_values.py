@@ -11,6 +11,7 @@ import re
 from functools import lru_cache
 
 from ..language import Token, fold, tokens
+from ..language.han_numerals import han_counts
 from .keywords import STOP_WORDS, terms
 from .supersession_lexicon import Frame, Lexicon, rule_lexicon, spaceless
 
@@ -133,12 +134,19 @@ def quantities(values: list[tuple[int, tuple[str, str]]]) -> frozenset[tuple[str
     return frozenset(quantity for _, quantity in values)
 
 
+def _spaceless_units(lex: Lexicon) -> tuple[str, ...]:
+    """The unit words of the languages written without spaces ("小时", "公斤"): a lone Han digit
+    right before one is a number (:func:`.han_numerals.han_counts`)."""
+    return tuple(u for u in lex.units if spaceless(u))
+
+
 def told(text: str, lex: Lexicon) -> list[tuple[int, tuple[str, str]]]:
     """Each quantity of ``text`` with where it starts in the folded text: a number and what it
     counts (a unit's words are its one name, "kilos" is "kg"; another word's plural is its
     singular's term; a month, weekday or ordinal after a number makes a date, no quantity):
     "76 kg", "$400", "9:30", and a number word of more than two letters before a word ("three
     coffees": not "a coffee", whose article counts nothing)."""
+    text = han_counts(text, _spaceless_units(lex))
     folded = fold(text)
     out = [(m.start(), q) for m in _QUANTITY.finditer(folded) if (q := _quantity(m, lex)) is not None]
     found = tokens(text)

@@ -10,7 +10,7 @@ elision ("三千五" is 3500, "一万二" is 12000).
 
 from __future__ import annotations
 
-__all__ = ["han_digits"]
+__all__ = ["han_counts", "han_digits"]
 
 _DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _UNITS = {"十": 10, "百": 100, "千": 1000}
@@ -54,4 +54,18 @@ def han_digits(text: str) -> str:
         run = text[start:end]
         out.append(str(_value(run)) if any(c in _UNITS or c in _GROUPS for c in run) else run)
         start = end
+    return "".join(out)
+
+
+def han_counts(text: str, units: tuple[str, ...]) -> str:
+    """``text`` with each lone Han digit written right before one of ``units`` (a language's
+    unit words: "小时", "个小时", "公斤") as its digit: "三个小时" is 3 hours, though "一家" or
+    "三明治" hold a digit character that counts nothing. One character for one, so positions
+    in ``text`` stay where they were."""
+    out = list(text)
+    for i, char in enumerate(text):
+        if char not in _DIGITS or (i and text[i - 1] in _NUMERALS):
+            continue
+        if i + 1 < len(text) and text[i + 1] not in _NUMERALS and any(text.startswith(u, i + 1) for u in units):
+            out[i] = str(_DIGITS[char])
     return "".join(out)

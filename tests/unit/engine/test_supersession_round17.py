@@ -12,6 +12,7 @@ positive case failed on the code before the round):
   detector names one that lists fewer ("Ağabeyim Ankara'da oturuyor." reads as Turkish);
 - the Russian verbs that move a quantity to a value ("набрал до", "сбросила до", "дошла до") are the full
   set of its ``quantity_changes`` rows;
+- a lone Han digit right before a unit word is a number ("六个小时": 6 hours);
 - the residence verbs of the people around the user (third person, moving away) are rows of
   their language: Czech "bydlí", "odstěhoval", Turkish "oturuyor", Arabic "تسكن", "انتقل".
 """
@@ -22,6 +23,7 @@ from typing import Any
 
 import pytest
 from memorist.engine.supersession_reading import read
+from memorist.language.han_numerals import han_counts
 
 from tests.supersession_pairs import current_adds, replaces
 
@@ -95,3 +97,13 @@ def test_a_sisters_move_leaves_the_users_home_current(engine: Any) -> None:
 )
 def test_a_russian_quantity_moved_to_a_value(older: str, newer: str) -> None:
     assert replaces(older, newer)
+
+
+def test_a_lone_han_digit_before_a_unit_is_a_number() -> None:
+    assert han_counts("最近每周练到六个小时了", ("个小时", "小时")) == "最近每周练到6个小时了"
+    assert han_counts("我们一家三口", ("个小时", "小时")) == "我们一家三口"
+
+
+def test_a_chinese_count_of_hours_that_moved_replaces_the_older(engine: Any) -> None:
+    adds = ["我每天睡七个小时。", "我每周游泳两个小时。", "最近每天只睡五个小时"]
+    assert current_adds(engine, "u17zh", adds, every_add_stored=True) == [1, 2]
