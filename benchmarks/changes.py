@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout19|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout20|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -62,7 +62,11 @@ written blind during the fifteenth round and is read once to measure the same;
 controls; a relative's or friend's fact that changes beside the user's own fact on the same
 topic, messages as typed on a phone, code-switching, changes told by negation, a correction
 of the assistant or an end, numbers with units) was written blind during the sixteenth
-round and is read once to measure the same.
+round and is read once to measure the same; ``holdout20.yaml`` (twenty-three languages,
+17 of 64 sequences English; 20 additive controls; the same focus on people around the user,
+phone-typed messages, code-switching, negation, corrections, ends and numbers with units, with
+each changing fact in an add of its own) was written blind after the sixteenth round and is
+read once to measure whether a change hides unrelated facts across languages.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
@@ -168,6 +172,7 @@ def main() -> None:
         "holdout17",
         "holdout18",
         "holdout19",
+        "holdout20",
     )
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
