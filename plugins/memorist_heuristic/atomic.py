@@ -185,10 +185,12 @@ def fact_groups(sentences: list[str], language: str | None = None) -> list[list[
     speaker with the sentences leaning on it, and the rest together (where it first began).
     Only a message of plain statements (each clause at most ``max_fact_words``) is split: a
     narrative's sentences stay one memory, as their context."""
-    language = language or (language_of(" ".join(sentences)) if sentences else None)
-    limit = _words(" ".join(sentences), language).max_fact_words
+    if not sentences:
+        return []
+    language = language or language_of(" ".join(sentences))
+    limit = words(language).max_fact_words
     if any(_count(part) > limit for sentence in sentences for part in clauses(sentence, language)):
-        return [sentences] if sentences else []
+        return [sentences]
     groups: list[list[str]] = []
     rest: list[str] | None = None
     current: list[str] | None = None

@@ -34,9 +34,7 @@ def kin(lexes: list[LanguageLexicon]) -> dict[str, str]:
             for form in lex.words("relative_forms", head):
                 out.setdefault(form, str(head).casefold())
         # "kakakku" (my elder sibling) is "kakak" with the speaker's ending.
-        for relative in relatives([lex]) - set(out):
+        for stem in lex.words("relatives"):
             for suffix in lex.words("possessive_suffixes"):
-                if relative.endswith(suffix) and relative[: -len(suffix)] in lex.words("relatives"):
-                    stem = relative[: -len(suffix)]
-                    out.setdefault(relative, out.get(stem, stem))
+                out.setdefault(stem + suffix, out.get(stem, stem))
     return out

@@ -349,8 +349,11 @@ def clause_readings(text: str) -> tuple[tuple[str, Reading, bool], ...]:
         clause = prefix + part
         reading = read(clause)
         own = reading.subjects & ({SELF} | lex.others)
-        unnamed = not _names_speaker([t.word for t in found], lex)
-        if own == {SELF} and whole.subjects <= lex.others | lex.partners and unnamed:
+        if (
+            own == {SELF}
+            and whole.subjects <= lex.others | lex.partners
+            and not _names_speaker([t.word for t in found], lex)
+        ):
             # "муж ушёл из банка, теперь работает ...": a clause naming no one goes on about the
             # fact's relative (its verb's person is no word the reader sees).
             own = frozenset()

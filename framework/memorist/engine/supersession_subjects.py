@@ -149,9 +149,16 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset
     return frozenset(out)
 
 
+def _speaker_at(found: list[str], lex: Lexicon) -> int | None:
+    """Where a clause's first word naming the speaker stands within its opening, if any."""
+    return next(
+        (i for i, w in enumerate(found[:OPENING_PHRASE_WINDOW]) if base(w) in lex.speaker or base(w) == SELF), None
+    )
+
+
 def _names_speaker(found: list[str], lex: Lexicon) -> bool:
     """Whether a clause names the speaker by a word within its opening ("..., I work at ...")."""
-    return any(base(w) in lex.speaker or base(w) == SELF for w in found[:OPENING_PHRASE_WINDOW])
+    return _speaker_at(found, lex) is not None
 
 
 def _later_subjects(found: list[str], lex: Lexicon) -> frozenset[str]:
@@ -159,7 +166,7 @@ def _later_subjects(found: list[str], lex: Lexicon) -> frozenset[str]:
     past an opening phrase ("As of March the user's rent is ...", "Ab Juli beträgt meine Miete
     ..."), so that a possessive chain there names its relative ("As of March the user's
     sister's rent ...": the sister's rent, not the user's)."""
-    at = next((i for i, w in enumerate(found[:OPENING_PHRASE_WINDOW]) if base(w) in lex.speaker or base(w) == SELF), 0)
+    at = _speaker_at(found, lex)
     said = found[at:] if at and len(found) - at >= 2 else found
     owners = _owners(said, lex)
     return owners if owners else _subjects(said, lex)

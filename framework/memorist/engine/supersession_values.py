@@ -146,7 +146,8 @@ def told(text: str, lex: Lexicon) -> list[tuple[int, tuple[str, str]]]:
     singular's term; a month, weekday or ordinal after a number makes a date, no quantity):
     "76 kg", "$400", "9:30", and a number word of more than two letters before a word ("three
     coffees": not "a coffee", whose article counts nothing)."""
-    text = han_counts(text, _spaceless_units(lex))
+    if not text.isascii():  # a Han digit is never ASCII: most facts skip the scan
+        text = han_counts(text, _spaceless_units(lex))
     folded = fold(text)
     out = [(m.start(), q) for m in _QUANTITY.finditer(folded) if (q := _quantity(m, lex)) is not None]
     found = tokens(text)
