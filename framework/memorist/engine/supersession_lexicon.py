@@ -137,6 +137,12 @@ class Lexicon:
     #: Words after a noun that make it the owner of the next ("बहन की शादी": the sister's
     #: wedding), as English's "'s" does: the owned thing, not the owner, is what a fact is about.
     possessive_particles: frozenset[str] = frozenset()
+    #: Words after a thing that make the next person its owner ("el alquiler de mi hermana",
+    #: "the rent of the user's sister"): the statement's own language's, as frame words are.
+    genitive_prepositions: frozenset[str] = frozenset()
+    #: The speaker's possessive in the genitive case ("meiner", "моей"): after a thing, it makes
+    #: the relative after it the thing's owner with no preposition ("die Miete meiner Schwester").
+    genitive_possessives: frozenset[str] = frozenset()
     #: Definite articles ("the", "el", "der"): an additive word after one refers back to a
     #: thing already told ("the other one got spammed"), not to one more. The statement's own
     #: language's: Portuguese "a" is English's indefinite article ("a second number").
@@ -272,6 +278,8 @@ class Lexicon:
             noun_particles=tuple(sorted(union("noun_particles"), key=len, reverse=True)),
             closing_additive=union("closing_additive_words"),
             possessive_particles=union("possessive_particles"),
+            genitive_prepositions=union("genitive_prepositions"),
+            genitive_possessives=union("genitive_possessives"),
             definite_articles=union("definite_articles"),
             quantity_changes_after=tuple(
                 fold(" ".join(p.split())) for lex in lexes for p in lex.phrases("quantity_changes_after")

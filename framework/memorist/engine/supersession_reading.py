@@ -28,6 +28,7 @@ from .supersession_subjects import (
     _owners,
     _voiced,
     common_openings,
+    genitive_owner,
 )
 from .supersession_values import (
     anchored,
@@ -187,7 +188,7 @@ def read(text: str) -> Reading:
         len(found),
         lex.onsets.anywhere(found) or "onset_words" in inside,
         held,
-        frozenset(lex.kin.get(o, o) for o in _owners(words, lex)),
+        frozenset(lex.kin.get(o, o) for o in _owners(words, lex)) | _genitive(words, text, lex),
         moved(text, said_values, lex),
         lex.recency.anywhere(found),
         change and (framed_change or _shifts(found, runs, lex)),
@@ -195,6 +196,15 @@ def read(text: str) -> Reading:
         objects,
         compounding(code),
     )
+
+
+def _genitive(words: list[str], text: str, lex: Lexicon) -> frozenset[str]:
+    """The relative a genitive names as the owner of the thing a fact opens with ("El alquiler
+    de mi hermana ..."): an owner, so the relative's thing replaces none of the speaker's own,
+    though the fact stays the speaker's to tell, as a later "la boda será el 19" that names no
+    one still moves the relative's wedding."""
+    owner = genitive_owner(words, lex, SPEAKER_LABEL.match(text) is not None)
+    return frozenset() if owner is None else frozenset({owner})
 
 
 def _inside_runs(lex: Lexicon) -> frozenset[str]:

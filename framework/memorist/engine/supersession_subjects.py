@@ -328,6 +328,58 @@ def _partner(rest: list[str], lex: Lexicon, names: frozenset[str]) -> str | None
     return word
 
 
+#: How many words may name a thing before the genitive naming its owner ("el alquiler", "la
+#: casa nueva de mi hermana").
+GENITIVE_THING_WINDOW = 2
+
+
+def genitive_owner(words: list[str], lex: Lexicon, labelled: bool) -> str | None:
+    """The relative a genitive after the fact's opening thing names as its owner: "El alquiler
+    de mi hermana sube ...", "the rent of the user's sister", "Die Miete meiner Schwester ...",
+    "Аренда моей сестры ...": the sister's rent, not the speaker's, though the fact opens with
+    an attribute word as "My rent ..." would. ``words``: the fact's words; ``labelled``: whether
+    they open with the extractor's label ("The user: ...") before the speaker's own words, else
+    the thing opens the fact ("The rent of the user's sister ..."), never its subject ("The user
+    moved out of their parents' place").
+
+    A genitive preposition (the language's ``genitive_prepositions``: "de", "of", "van") joins
+    any thing to its owner. Without one (a language telling the owner by its case), the
+    speaker's possessive in the genitive (``genitive_possessives``: "meiner", "моей") and a
+    relative right after the thing do: a verb before another case ("Odwiedzam moją siostrę", I
+    visit my sister; "Ich helfe meiner Schwester" opens with the speaker) leaves the fact the
+    speaker's."""
+    if words and words[0] in lex.articles:
+        words = words[1:]
+    if labelled:
+        words = words[1:] if words and words[0] == SELF else []
+    if words and words[0] in lex.articles:
+        words = words[1:]
+    for end in range(1, GENITIVE_THING_WINDOW + 1):
+        thing = words[:end]
+        if len(thing) < end or not all(
+            base(w).isalpha()
+            and base(w) not in lex.speaker | lex.others | lex.partners
+            and w not in lex.genitive_prepositions
+            for w in thing
+        ):
+            return None
+        at = end
+        if at < len(words) and words[at] in lex.genitive_prepositions:
+            at += 1
+            if at < len(words) and words[at] in lex.articles:
+                at += 1
+            if at < len(words) and (base(words[at]) in lex.speaker or base(words[at]) == SELF):
+                at += 1
+        elif at < len(words) and words[at] in lex.genitive_possessives:
+            at += 1
+        else:
+            continue
+        # A partner too: "el trabajo de mi novio" is his job, not the speaker's.
+        if at < len(words) and (base(words[at]) in lex.others | lex.partners or words[at] in lex.kin):
+            return lex.kin.get(base(words[at]), base(words[at]))
+    return None
+
+
 def _owners(words: list[str], lex: Lexicon) -> frozenset[str]:
     """The relative a possessive chain opening the fact names past the speaker ("the user's
     sister's visit": sister)."""
