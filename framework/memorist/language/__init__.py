@@ -91,7 +91,16 @@ def _by_script() -> tuple[dict[str, str], dict[str, list[str]]]:
 def _own_words(code: str) -> frozenset[str]:
     lex = lexicon(code)
     spoken = {w for name in ("greetings", "thanks") for p in lex.phrases(name) for w in p.split()}
-    return lex.words("function_words") | lex.words("index_stop_words") | spoken
+    # The words naming what a person holds one of (where they live, their job, their phone):
+    # what a short statement of a fact is about ("We wonen in Delft." has no Dutch function
+    # word English lacks). A word several languages list ("email") counts for each in part.
+    attributes = {
+        w
+        for name in lex.get("exclusive_attributes") or {}
+        for w in lex.words("exclusive_attributes", name)
+        if " " not in w
+    }
+    return lex.words("function_words") | lex.words("index_stop_words") | spoken | attributes
 
 
 @lru_cache(maxsize=64)

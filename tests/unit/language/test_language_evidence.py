@@ -56,3 +56,24 @@ def test_english_with_a_loanword_stays_english(text: str) -> None:
 )
 def test_neighbours_keep_their_reading(text: str, expected: str) -> None:
     assert language_of(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A short statement of a fact with no function word of its own: the word naming what it
+        # is about (an address, a move, a phone number) is its language's.
+        ("Nuovo indirizzo: via Roma 5.", "it"),
+        ("Trasloco a Bari.", "it"),
+        ("On a déménagé à Nantes.", "fr"),
+        ("Nowy numer telefonu: 600 100 200.", "pl"),
+        ("Nueva dirección: calle Mayor 3.", "es"),
+    ],
+)
+def test_an_attribute_word_tells_a_short_facts_language(text: str, expected: str) -> None:
+    assert language_of.__wrapped__(text) == expected
+
+
+@pytest.mark.parametrize("text", ["I moved to Leeds.", "My phone broke.", "Our new address is 5 Elm Street."])
+def test_english_facts_stay_english(text: str) -> None:
+    assert language_of.__wrapped__(text) == "en"
