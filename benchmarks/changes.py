@@ -66,7 +66,12 @@ round and is read once to measure the same; ``holdout20.yaml`` (twenty-three lan
 17 of 64 sequences English; 20 additive controls; the same focus on people around the user,
 phone-typed messages, code-switching, negation, corrections, ends and numbers with units, with
 each changing fact in an add of its own) was written blind after the sixteenth round and is
-read once to measure whether a change hides unrelated facts across languages.
+read once to measure whether a change hides unrelated facts across languages;
+``holdout21.yaml`` (twenty-three languages, 15 of 64 sequences English; 20 additive
+controls; over a quarter of the adds with an assistant turn; long chatty messages, changes
+told in the past tense, with a date or as a request to update, the assistant's recollection
+corrected, numbers with units and plan dates that move, facts about the people around the
+user) was written blind during the eighteenth round and is read once to report it.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
@@ -173,6 +178,7 @@ def main() -> None:
         "holdout18",
         "holdout19",
         "holdout20",
+        "holdout21",
     )
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
