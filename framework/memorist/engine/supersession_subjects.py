@@ -222,6 +222,8 @@ def _addresses(clauses: list[str], lex: Lexicon) -> bool:
 _DEFAULT_OTHERS = frozenset(lexicon(DEFAULT).words("relatives"))
 #: The default language's partner words: English says "my" apart ("Wife and I moved ...").
 _DEFAULT_PARTNERS = frozenset(lexicon(DEFAULT).words("partner_words"))
+#: The default language's family words: one typed bare before a fact of it is its subject.
+_DEFAULT_FAMILY = frozenset(lexicon(DEFAULT).words("family_words"))
 #: How far into a fact the speaker named stands as its subject ("Anna and the user ...") ...
 SUBJECT_WINDOW = 5
 #: ... and past an opening phrase led by a function word ("With the new baby the user ...").
@@ -261,6 +263,9 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
                     # A partner word too ("The user: жена ушла из школы"): the speaker's own.
                     or base(rest[1]) in (lex.others | lex.partners) - _DEFAULT_OTHERS - _DEFAULT_PARTNERS
                     and not set(rest[2:4]) & lex.speaker
+                    # ... and a default-language one typed without its "my" when what follows
+                    # tells a fact of it ("sister moved to Bergen", "wife left the firm").
+                    or _bare_relative(rest, lex)
                 )
             )
         )
@@ -309,6 +314,19 @@ NAME = "name"
 _NAMING = frozenset(w for code in languages() for w in lexicon(code).words("naming_words"))
 
 
+def _bare_relative(rest: list[str], lex: Lexicon) -> bool:
+    """A default-language family member or partner right after the extractor's label, its
+    "my" dropped as a phone-typed message drops it, followed by an attribute or change word:
+    "sister moved to Bergen", "wife left the firm". A modifier before another noun ("Team
+    dinner got moved"), a couple ("Sister and I ...") or another person acting on the
+    speaker's own thing ("landlord raised the rent") stays the speaker's."""
+    return (
+        len(rest) > 2
+        and base(rest[1]) in _DEFAULT_FAMILY | _DEFAULT_PARTNERS
+        and (base(rest[2]) in lex.attributes or rest[2] in lex.change_words)
+    )
+
+
 def _partner(rest: list[str], lex: Lexicon, names: frozenset[str]) -> str | None:
     """The partner a possessive names as the subject of what follows ("the user's husband eats
     meat", "the user's wife moved to Paris": theirs), not as the speaker's relationship: the
@@ -321,9 +339,13 @@ def _partner(rest: list[str], lex: Lexicon, names: frozenset[str]) -> str | None
     word, following = rest[after[0]], rest[after[0] + 1 : after[0] + 3]
     if word not in lex.partners or not following[0].isalpha() or following[0] in _JOINERS:
         return None
-    if following[0] in names or any(
-        is_copula(w, lex.copulas) or lex.attributes.get(w) == NAME or w in _NAMING for w in following
-    ):
+    if following[0] in names or any(lex.attributes.get(w) == NAME or w in _NAMING for w in following):
+        return None
+    at = after[0] + 1
+    copula = next((i for i, w in enumerate(following, at) if is_copula(w, lex.copulas)), None)
+    if copula is not None and (copula + 1 >= len(rest) or rest[copula + 1] in names):
+        # "the user's husband is David": who the partner is, the speaker's relationship. What
+        # the partner is ("Ma femme est prof de maths") is the partner's own fact.
         return None
     return word
 
