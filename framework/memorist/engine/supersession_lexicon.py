@@ -375,6 +375,12 @@ def rule_lexicon() -> Lexicon:
     return Lexicon.load(tuple(c for c in codes if lexicon(c).get("exclusive_attributes")))
 
 
+def _default_first_person(code: str) -> frozenset[str]:
+    """The default language's first-person words that language ``code`` does not list as its own."""
+    own = lexicon(code).words("speaker_words") | lexicon(code).words("first_person")
+    return lexicon(DEFAULT).words("first_person") - own
+
+
 @lru_cache(maxsize=64)
 def reading_lexicon(code: str) -> Lexicon:
     """The lists a statement in language ``code`` is read with: every language's attribute,
@@ -384,8 +390,14 @@ def reading_lexicon(code: str) -> Lexicon:
     French "chat" a pet, German "kind" a child, and none of them is one in English."""
     merged = rule_lexicon()
     own = code != DEFAULT and bool(lexicon(code).get("exclusive_attributes"))
+    read_with = Lexicon.load((DEFAULT, code) if own else (DEFAULT,))
     return replace(
-        Lexicon.load((DEFAULT, code) if own else (DEFAULT,)),
+        read_with,
+        # The default language's first person ("i", "me") is no speaker in a statement told in
+        # another: the extractor keeps that statement in its speaker's words, where Swedish and
+        # Danish "i" is "in" ("hon bor i Göteborg" names no speaker). Its voice ("user",
+        # "they") and the statement's own first person stay.
+        speaker=read_with.speaker - _default_first_person(code) if own else read_with.speaker,
         attributes=merged.attributes,
         additive=merged.additive,
         change=merged.change,

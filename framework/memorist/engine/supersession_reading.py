@@ -29,6 +29,7 @@ from .supersession_subjects import (
     _voiced,
     common_openings,
     genitive_owner,
+    run_owner,
 )
 from .supersession_values import (
     anchored,
@@ -203,7 +204,10 @@ def _genitive(words: list[str], text: str, lex: Lexicon) -> frozenset[str]:
     de mi hermana ..."): an owner, so the relative's thing replaces none of the speaker's own,
     though the fact stays the speaker's to tell, as a later "la boda será el 19" that names no
     one still moves the relative's wedding."""
-    owner = genitive_owner(words, lex, SPEAKER_LABEL.match(text) is not None)
+    labelled = SPEAKER_LABEL.match(text) is not None
+    owner = genitive_owner(words, lex, labelled)
+    if owner is None and labelled and len(words) > 2 and words[1] == SELF:
+        owner = run_owner(words[2])  # "The user: 我妈的手机号是..."
     return frozenset() if owner is None else frozenset({owner})
 
 

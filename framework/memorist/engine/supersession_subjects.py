@@ -282,6 +282,10 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
             ),
             None,
         )
+        # "the user's best friend Owen", "Mi hermana mayor": a relative after a word or two
+        # that qualify it ("best", "older") is the one the possessive names.
+        relative = _qualified_relative(rest, lex)
+        owned = relative if relative is not None else owned
         if owner and owned in lex.others:
             out, other = {owned}, True
             # "the user's son Eli ...": Eli is the son, and a later "Eli turned 8" is about him.
@@ -302,6 +306,21 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
     if named and not other and not (rest[0] != first and first == SELF):
         out |= {SELF}
     return frozenset(out)
+
+
+def _qualified_relative(rest: list[str], lex: Lexicon) -> str | None:
+    """The relative a possessive names after words that qualify it: "the user's best friend
+    Owen", "Mi hermana mayor" alike. None past an attribute word, a possessive ("the user's
+    sister's wedding" is the user's to plan, the sister its owner: :func:`_owners`) or a
+    relative an owner's particle follows ("मेरी बहन की शादी")."""
+    for i, w in enumerate(rest[1:4], 1):
+        if base(w) in lex.speaker:
+            continue
+        if not w.isalpha() or base(w) in lex.attributes:
+            return None
+        if base(w) in lex.others:
+            return None if i + 1 < len(rest) and rest[i + 1] in lex.possessive_particles else base(w)
+    return None
 
 
 #: Words joining two people ("the user's husband and the user"): a couple's fact is the speaker's too.
@@ -424,7 +443,7 @@ def _run_rows() -> tuple[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]]
     for code in languages():
         lex = lexicon(code)
         relatives = lex.words("relatives")
-        if not relatives or not all(spaceless(r) for r in relatives):
+        if not relatives or not all(spaceless(r) for r in relatives) or not lex.words("subject_particles"):
             continue
         rows.append(
             (
@@ -439,6 +458,44 @@ def _run_rows() -> tuple[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]]
 _RUN_ROWS = _run_rows()
 
 
+def _longest_first(words: frozenset[str]) -> tuple[str, ...]:
+    return tuple(sorted(words, key=len, reverse=True))
+
+
+def _owner_rows() -> tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]:
+    """Per language written without spaces: its speaker's possessives, its relatives and the
+    particles after an owner (Chinese "的", Japanese "の"), each longest first."""
+    rows = []
+    for code in languages():
+        lex = lexicon(code)
+        relatives, particles = lex.words("relatives"), lex.words("possessive_particles")
+        if relatives and particles and all(spaceless(r) for r in relatives):
+            rows.append(
+                (_longest_first(lex.words("run_possessives")), _longest_first(relatives), _longest_first(particles))
+            )
+    return tuple(rows)
+
+
+_OWNER_ROWS = _owner_rows()
+
+
+def run_owner(run: str) -> str | None:
+    """The relative a run of a script written without spaces opens with as an owner: "我妈的手机号
+    是..." (my mom's phone number), "母の誕生日は..." (my mother's birthday): the relative's thing,
+    not the speaker's, as "the user's sister's visit" is the sister's."""
+    if not spaceless(run):
+        return None
+    for possessives, relatives, particles in _OWNER_ROWS:
+        body = next((run[len(p) :] for p in possessives if run.startswith(p)), run)
+        relative = next((r for r in relatives if body.startswith(r)), None)
+        if relative is None:
+            continue
+        after = body[len(relative) :]
+        if any(after.startswith(p) and len(after) > len(p) for p in particles):
+            return relative
+    return None
+
+
 def run_relative(run: str) -> tuple[str, str] | None:
     """A run of a script written without spaces that opens with a relative, as (the relative,
     the rest of the run): "妹が大阪に引っ越しました" -> ("妹", "大阪に引っ越しました"). Japanese marks
@@ -447,7 +504,8 @@ def run_relative(run: str) -> tuple[str, str] | None:
     hermana vive ..." makes the sister the subject. A language whose lexicon lists no subject
     particles would take any run opening with a relative; Chinese is left out, since its
     sentence often opens with a time or a topic before the relative it is about ("今天是我女儿的
-    生日，她五岁了": the daughter's age, not a fact of the speaker's beside "我女儿今年四岁")."""
+    生日，她五岁了": the daughter's age, not a fact of the speaker's beside "我女儿今年四岁"), so
+    only a language that lists its subject particles is read so."""
     if not spaceless(run):
         return None
     for possessives, relatives, particles in _RUN_ROWS:

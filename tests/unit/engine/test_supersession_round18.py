@@ -6,7 +6,14 @@
 - an English family word or partner typed without its "my" at a message's opening, before an
   attribute or change word ("sister moved to Bergen", "wife left the firm"), is that person's
   fact, as another language's bare relative already was; another person acting on the
-  speaker's own thing ("landlord raised the rent") is not.
+  speaker's own thing ("landlord raised the rent") is not;
+- in a statement told in another language, the default language's first person is no speaker:
+  Swedish "hon bor i Göteborg" ("i": in) names the daughter, not the speaker;
+- a relative after words that qualify it ("the user's best friend Owen", "older sister") is the
+  one the possessive names;
+- a relative owning a thing inside a run of a script written without spaces ("我妈的手机号",
+  my mom's phone number; "母の誕生日") owns it: the mother's number replaces none of the
+  speaker's.
 """
 
 from __future__ import annotations
@@ -66,3 +73,39 @@ def test_the_speakers_own_fact(fact: str) -> None:
 )
 def test_across_adds(engine: Any, adds: list[str], current: list[int]) -> None:
     assert current_adds(engine, f"r18-{adds[1][:10]}", adds, every_add_stored=True) == current
+
+
+@pytest.mark.parametrize(
+    ("fact", "subject"),
+    [
+        ("The user: Min dotter har flyttat till Göteborg, hon bor i en studentkorridor.", {"dotter"}),
+        ("The user's best friend Owen lives in Cardiff.", {"friend", "owen"}),
+        ("The user's older sister moved to Leeds.", {"sister"}),
+    ],
+)
+def test_who_a_fact_is_about(fact: str, subject: set[str]) -> None:
+    assert read(fact).subjects == subject
+
+
+@pytest.mark.parametrize(
+    ("fact", "owner"),
+    [("The user: 我妈的手机号是139 8765 4321", "妈"), ("The user: 母の誕生日は5月3日です。", "母")],
+)
+def test_a_relative_owns_a_thing_inside_a_run(fact: str, owner: str) -> None:
+    assert read(fact).owners == {owner}
+
+
+def test_the_speakers_own_thing_inside_a_run() -> None:
+    assert read("The user: 我的手机号是138 1234 5678。").owners == frozenset()
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        ["Jag bor i Umeå.", "Min dotter har flyttat till Göteborg för att plugga, hon bor i en studentkorridor."],
+        ["I live in Bristol.", "My best friend Owen lives in Cardiff."],
+        ["我的手机号是138 1234 5678。", "我妈的手机号是139 8765 4321，有急事可以联系她。"],
+    ],
+)
+def test_someone_elses_fact_leaves_the_speakers_current(engine: Any, adds: list[str]) -> None:
+    assert current_adds(engine, f"r18b-{adds[1][:8]}", adds, every_add_stored=True) == [0, 1]
