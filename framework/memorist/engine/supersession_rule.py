@@ -300,7 +300,17 @@ def _replaces(
         # Nor does a cosine at its language's chance level, though no word can check it: "我有一只猫"
         # / "我已经离开银行了，现在在一家保险公司做客服" score 0.62, Chinese chance.
         told = meant
-    if new.change and (new.topic & old.topic or new.names & old.names or (told or 0.0) >= CHANGE_SIMILARITY):
+    # Two facts naming two attributes by words are two facts, though a change in one names the
+    # other's person or place: "Priya and the user broke up" changes no "Priya works night
+    # shifts", "works in Köln now" no "lives in Köln"; unless the change moved the older's
+    # thing ("we moved Mia's party indoors": "moved" reads as a residence word there).
+    apart = bool(new.attributes and old.attributes and not new.attributes & old.attributes)
+    apart = apart and not new.objects & old.topic
+    if (
+        new.change
+        and not apart
+        and (new.topic & old.topic or new.names & old.names or (told or 0.0) >= CHANGE_SIMILARITY)
+    ):
         return True
     if new.shapes & old.shapes:
         return True

@@ -109,3 +109,32 @@ def test_the_speakers_own_thing_inside_a_run() -> None:
 )
 def test_someone_elses_fact_leaves_the_speakers_current(engine: Any, adds: list[str]) -> None:
     assert current_adds(engine, f"r18b-{adds[1][:8]}", adds, every_add_stored=True) == [0, 1]
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        [
+            "Tom teaches history at a high school.",
+            "Quick update since last time: Tom and I split up in September, we're still friends though."
+            " Work has been hectic and I finally started pottery classes on Thursdays.",
+        ],
+        [
+            "Lena arbeitet als Ärztin in der Charité.",
+            "Kurzes Update: Lena und ich haben uns im Sommer getrennt, es war friedlich. Sonst viel Arbeit"
+            " und ich gehe jetzt zweimal die Woche schwimmen.",
+        ],
+    ],
+)
+def test_a_change_of_another_attribute_leaves_a_fact_naming_the_same_person(engine: Any, adds: list[str]) -> None:
+    """Two facts naming two attributes by words are two facts, though the change names the
+    older's person or place."""
+    assert current_adds(engine, f"r18-apart-{adds[0][:8]}", adds, every_add_stored=True) == [0, 1]
+
+
+def test_a_change_that_moved_the_older_things_still_replaces_it(engine: Any) -> None:
+    adds = [
+        "We're having my daughter Mia's birthday party at the park on Saturday.",
+        "Ugh, thunderstorms all weekend so we moved Mia's party indoors to the trampoline place, same day.",
+    ]
+    assert current_adds(engine, "r18-party", adds, every_add_stored=True) == [1]
