@@ -241,6 +241,9 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
     if len(rest) > 1 and (lead := run_relative(rest[1])) is not None:
         # "The user: 妹が大阪に引っ越しました": the run's relative is read as a word of its own.
         rest = [rest[0], *lead, *rest[2:]]
+    if len(rest) > 2 and base(rest[0]) == SELF and rest[1] in lex.articles and base(rest[2]) in lex.others:
+        # "The user: Ο γιος μου μετακόμισε ...": the statement's article before its relative.
+        rest = [rest[0], *rest[2:]]
     first = base(rest[0])
     out: set[str] = set()
     other = False
@@ -259,10 +262,12 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
                 and len(rest) > 1
                 and (
                     rest[1] in lex.speaker
-                    # ... unless "my" follows it apart ("Bạn gái tôi tên là Lan": the speaker's partner).
+                    # ... also with "my" after it ("Ο γιος μου μετακόμισε", "Adik saya pindah"),
+                    # unless what follows names the person ("Bạn gái tôi tên là Lan": the
+                    # speaker's partner, their relationship).
                     # A partner word too ("The user: жена ушла из школы"): the speaker's own.
                     or base(rest[1]) in (lex.others | lex.partners) - _DEFAULT_OTHERS - _DEFAULT_PARTNERS
-                    and not set(rest[2:4]) & lex.speaker
+                    and not (set(rest[2:4]) & lex.speaker and _names_one(rest[2:6], lex))
                     # ... and a default-language one typed without its "my" when what follows
                     # tells a fact of it ("sister moved to Bergen", "wife left the firm").
                     or _bare_relative(rest, lex)
@@ -306,6 +311,11 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
     if named and not other and not (rest[0] != first and first == SELF):
         out |= {SELF}
     return frozenset(out)
+
+
+def _names_one(words: list[str], lex: Lexicon) -> bool:
+    """Whether ``words`` tell a person's name ("tên là", "is called", "اسمه")."""
+    return any(lex.attributes.get(w) == NAME or w in _NAMING for w in words)
 
 
 def _qualified_relative(rest: list[str], lex: Lexicon) -> str | None:

@@ -138,3 +138,22 @@ def test_a_change_that_moved_the_older_things_still_replaces_it(engine: Any) -> 
         "Ugh, thunderstorms all weekend so we moved Mia's party indoors to the trampoline place, same day.",
     ]
     assert current_adds(engine, "r18-party", adds, every_add_stored=True) == [1]
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        ["Μένω στην Αθήνα.", "Ο γιος μου μετακόμισε στη Θεσσαλονίκη."],
+        ["Saya tinggal di Jakarta.", "Adik saya pindah ke Bandung."],
+        ["Ζυγίζω 78 κιλά.", "Ο γιος μου ζυγίζει 30 κιλά."],
+    ],
+)
+def test_a_relative_with_my_after_it_is_the_subject(engine: Any, adds: list[str]) -> None:
+    """Greek and Indonesian put "my" after the relative ("Ο γιος μου", my son; "Adik saya"): the
+    relative's move or weight leaves the speaker's own current."""
+    assert current_adds(engine, f"r18-after-{adds[1][:8]}", adds, every_add_stored=True) == [0, 1]
+
+
+def test_a_partner_named_after_my_stays_the_speakers_relationship(engine: Any) -> None:
+    adds = ["Bạn gái tôi tên là Lan.", "Tôi và Lan chia tay rồi."]
+    assert current_adds(engine, "r18-vi-partner", adds, every_add_stored=True) == [1]
