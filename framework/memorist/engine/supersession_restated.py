@@ -63,6 +63,11 @@ def restates(newer: str, old: Reading) -> bool:
             change.at(found, j) is not None and now.at(found, j) is None for j in range(max(0, i - CHANGE_REACH), i)
         ):
             continue  # "left the bank and joined ...", "habe gekündigt und arbeite ...": changed
+        if any(
+            change.at(found, j) is not None and now.at(found, j) is None
+            for j in range(i + 1, min(len(found), i + 1 + CHANGE_REACH))
+        ):
+            continue  # "renovei o contrato e o aluguel subiu": the value a clause says changed
         other = _partner(newer, found, i, coordinators)
         if other is not None and new_value(found[other]):
             return True

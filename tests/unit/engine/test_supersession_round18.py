@@ -157,3 +157,15 @@ def test_a_relative_with_my_after_it_is_the_subject(engine: Any, adds: list[str]
 def test_a_partner_named_after_my_stays_the_speakers_relationship(engine: Any) -> None:
     adds = ["Bạn gái tôi tên là Lan.", "Tôi và Lan chia tay rồi."]
     assert current_adds(engine, "r18-vi-partner", adds, every_add_stored=True) == [1]
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        ["Pago R$ 1.800 de aluguel.", "Mudou o dono do prédio e o aluguel aumentou, agora pago R$ 2.000."],
+        ["Mi alquiler es de 900 euros.", "Cambió el dueño y el alquiler subió, ahora pago 1.000 euros."],
+    ],
+)
+def test_a_value_a_joined_clause_says_changed_is_replaced(engine: Any, adds: list[str]) -> None:
+    """ "X and the rent went up" joins two clauses, not two values held side by side."""
+    assert current_adds(engine, f"r18-clause-{adds[0][:8]}", adds, every_add_stored=True) == [1]
