@@ -177,6 +177,8 @@ class Lexicon:
     #: Each relative word told another way ("syrran", "mamma") -> the word its language's
     #: ``relative_forms`` heads it with ("syster", "madre"): one person either way.
     kin: dict[str, str] = field(default_factory=dict)
+    #: Words naming a stretch of time ("week", "semana"): "another week" adds no thing.
+    periods: frozenset[str] = frozenset()
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -278,6 +280,7 @@ class Lexicon:
             noun_particles=tuple(sorted(union("noun_particles"), key=len, reverse=True)),
             closing_additive=union("closing_additive_words"),
             possessive_particles=union("possessive_particles"),
+            periods=union("period_words"),
             genitive_prepositions=union("genitive_prepositions"),
             genitive_possessives=union("genitive_possessives"),
             definite_articles=union("definite_articles"),
@@ -405,6 +408,7 @@ def reading_lexicon(code: str) -> Lexicon:
         change_openers=merged.change_openers,
         elisions=merged.elisions,
         calendar=merged.calendar,
+        periods=merged.periods,
         ordinals=merged.ordinals,
         relative_dates=merged.relative_dates,
         attribute_phrases=merged.attribute_phrases,

@@ -222,9 +222,22 @@ def _adds(found: list[Token], lex: Lexicon) -> bool:
     definite article ("the other one got spammed", "el otro", "der andere"): a thing told
     before, referred back to, is the replaced value rather than one more beside it."""
     return any(
-        lex.additive.at(found, i) is not None and not (i and found[i - 1].word in lex.definite_articles)
+        (hit := lex.additive.at(found, i)) is not None
+        and not (i and found[i - 1].word in lex.definite_articles)
+        and not _of_time(found, i + hit[0], lex)
         for i in range(len(found))
     )
+
+
+#: How many words may stand between an additive word and the period it counts ("another good week").
+PERIOD_REACH = 2
+
+
+def _of_time(found: list[Token], at: int, lex: Lexicon) -> bool:
+    """Whether a period word (``period_words``: "week", "semana", "Woche") follows an additive
+    word within :data:`PERIOD_REACH` words: "Another good week, I'm at 85 kg now" tells time
+    passing, not one more thing beside the older."""
+    return any(t.word in lex.periods for t in found[at : at + PERIOD_REACH])
 
 
 #: What may follow a closing additive word: a mark ending its clause, or the text's end.

@@ -169,3 +169,17 @@ def test_a_partner_named_after_my_stays_the_speakers_relationship(engine: Any) -
 def test_a_value_a_joined_clause_says_changed_is_replaced(engine: Any, adds: list[str]) -> None:
     """ "X and the rent went up" joins two clauses, not two values held side by side."""
     assert current_adds(engine, f"r18-clause-{adds[0][:8]}", adds, every_add_stored=True) == [1]
+
+
+@pytest.mark.parametrize(
+    ("adds", "current"),
+    [
+        (["I weigh 82 kg.", "Another good week, I'm at 80 kg now."], [1]),
+        (["Peso 82 kg.", "Otra semana más, ahora peso 80 kg."], [1]),
+        (["Ich wiege 82 kg.", "Noch eine gute Woche, jetzt wiege ich 80 kg."], [1]),
+        (["I have a dog.", "I got another dog last week."], [0, 1]),
+    ],
+)
+def test_an_additive_word_before_a_period_counts_time(engine: Any, adds: list[str], current: list[int]) -> None:
+    """ "Another good week" (``period_words``) tells time passing, not one more thing."""
+    assert current_adds(engine, f"r18-period-{adds[1][:10]}", adds, every_add_stored=True) == current
