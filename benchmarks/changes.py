@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout20|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout21|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -71,7 +71,9 @@ read once to measure whether a change hides unrelated facts across languages;
 controls; over a quarter of the adds with an assistant turn; long chatty messages, changes
 told in the past tense, with a date or as a request to update, the assistant's recollection
 corrected, numbers with units and plan dates that move, facts about the people around the
-user) was written blind during the eighteenth round and is read once to report it.
+user) was written blind during the eighteenth round, run once on that round's first merges
+and on the code before it, then read (``--verbose``) in the round, so its figure is a tune
+figure since.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
