@@ -110,17 +110,22 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset
     clause's first word is no subject otherwise: ", it's 555-9876 now")."""
     out = set(_subjects(words, lex, names))
     label = SPEAKER_LABEL.match(text)
-    clauses = split(text[label.end() :] if label else text, _CLAUSE_BREAK)
+    replied = _replied_by_user(text)
+    # 'The user replied: З жовтня вона вже не в школі, тепер вона ...': about her, clause by clause.
+    another = replied and _reply_about_another(text, lex)
+    # The reply frame's own "The user replied:" names who spoke, not who the reply is about.
+    said = _REPLY_FRAME.sub(" ", text) if replied else text
+    clauses = split(said[label.end() :] if label else said, _CLAUSE_BREAK)
     for clause in clauses[1:] if len(clauses) > 1 else ():
         found = [t.word for t in tokens(clause)]
         if len(found) >= 2:
             later = {s for s in _later_subjects(found, lex) if s == SELF or s in lex.others}
-            if out and out <= lex.others | lex.partners and not _names_speaker(found, lex):
+            if (another or out and out <= lex.others | lex.partners) and not _names_speaker(found, lex):
                 # "kakakku udah pindah ke Bali, kerja di hotel": a later clause that names no one
                 # ("kerja", works) goes on about the first clause's relative, not the speaker.
                 later -= {SELF}
             out |= later
-    if _replied_by_user(text):
+    if replied and not another:
         # 'The assistant asked "…" The user replied: 삼성 그만두고 …': the reply is the user's,
         # though the memory opens with the assistant's question.
         out |= {SELF}
@@ -177,12 +182,38 @@ def _later_subjects(found: list[str], lex: Lexicon) -> frozenset[str]:
 _REPLY_WORDS = str(lexicon(DEFAULT).get("reply_frame") or "").partition("{speaker}")[2].partition("{text}")[0]
 
 
+#: The extractor's reply frame after the user ("The user replied: "), in any case.
+_REPLY_FRAME = re.compile(rf"\b(?:the\s+)?{re.escape(SELF)}{re.escape(_REPLY_WORDS)}", re.IGNORECASE)
+
+
 def _replied_by_user(text: str) -> bool:
     """Whether ``text`` holds the user's reply in the extractor's frame ('… The user replied: …')."""
     if not _REPLY_WORDS.strip() or _REPLY_WORDS not in text:
         return False
     before = text.split(_REPLY_WORDS, 1)[0].split()
     return bool(before) and before[-1].casefold() == SELF
+
+
+#: Every language's third-person pronouns ("she", "вона", "ella"): who a reply is about when
+#: it opens with one.
+_THIRD_PERSON = frozenset(w for code in languages() for w in lexicon(code).words("third_person"))
+#: How far into a reply's first clause a third-person pronoun makes it another's.
+REPLY_SUBJECT_WINDOW = 4
+
+
+def _reply_about_another(text: str, lex: Lexicon) -> bool:
+    """Whether the user's reply in the extractor's frame opens its first clause with a third
+    person and names no speaker before it: 'The assistant asked "А куди вона перейшла?" The
+    user replied: З жовтня вона вже не в школі ...' is the wife's job (she), not the user's."""
+    reply = text.split(_REPLY_WORDS, 1)[1]
+    # The first clause past an answer word ("no, she moved ...", "いや、弟は ...").
+    first = next((tokens(c) for c in split(reply, _CLAUSE_BREAK) if len(tokens(c)) >= 2), [])
+    for token in first[:REPLY_SUBJECT_WINDOW]:
+        if base(token.word) in lex.speaker:
+            return False
+        if token.word in _THIRD_PERSON or any(token.word.startswith(w) for w in _THIRD_PERSON if spaceless(w)):
+            return True
+    return False
 
 
 #: The speaker's possessive in the extractor's voice ("the user's"): a listener's possessive in

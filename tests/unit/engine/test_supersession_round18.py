@@ -183,3 +183,28 @@ def test_a_value_a_joined_clause_says_changed_is_replaced(engine: Any, adds: lis
 def test_an_additive_word_before_a_period_counts_time(engine: Any, adds: list[str], current: list[int]) -> None:
     """ "Another good week" (``period_words``) tells time passing, not one more thing."""
     assert current_adds(engine, f"r18-period-{adds[1][:10]}", adds, every_add_stored=True) == current
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        [
+            "I work as a nurse at the children's hospital.",
+            [
+                {"role": "assistant", "content": "Is your sister still at the bank?"},
+                {"role": "user", "content": "no, she works at a school now, teaching maths."},
+            ],
+        ],
+        [
+            "Trabajo como enfermera en un hospital.",
+            [
+                {"role": "assistant", "content": "¿Y tu hermana sigue en el banco?"},
+                {"role": "user", "content": "No, ella ahora trabaja en una escuela."},
+            ],
+        ],
+    ],
+)
+def test_a_reply_about_a_third_person_leaves_the_speakers_fact(engine: Any, adds: list[Any]) -> None:
+    """A user's reply that opens with "she" ("ella", "вона"; ``third_person``) is about her,
+    clause by clause, not about the user."""
+    assert current_adds(engine, f"r18-reply-{adds[0][:8]}", adds, every_add_stored=True) == [0, 1]
