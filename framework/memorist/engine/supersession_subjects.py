@@ -114,7 +114,7 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset
     # 'The user replied: З жовтня вона вже не в школі, тепер вона ...': about her, clause by clause.
     another = replied and _reply_about_another(text, lex)
     # The reply frame's own "The user replied:" names who spoke, not who the reply is about.
-    said = _REPLY_FRAME.sub(" ", text) if replied else text
+    said = _without_reply_frame(text) if replied else text
     clauses = split(said[label.end() :] if label else said, _CLAUSE_BREAK)
     for clause in clauses[1:] if len(clauses) > 1 else ():
         found = [t.word for t in tokens(clause)]
@@ -182,8 +182,13 @@ def _later_subjects(found: list[str], lex: Lexicon) -> frozenset[str]:
 _REPLY_WORDS = str(lexicon(DEFAULT).get("reply_frame") or "").partition("{speaker}")[2].partition("{text}")[0]
 
 
-#: The extractor's reply frame after the user ("The user replied: "), in any case.
-_REPLY_FRAME = re.compile(rf"\b(?:the\s+)?{re.escape(SELF)}{re.escape(_REPLY_WORDS)}", re.IGNORECASE)
+def _without_reply_frame(text: str) -> str:
+    """``text`` with the extractor's "The user replied: " taken out: it names who spoke."""
+    at = text.casefold().find(f"{SELF}{_REPLY_WORDS}".casefold())
+    if at < 0:
+        return text
+    start = at - 4 if text[max(0, at - 4) : at].casefold() == "the " else at
+    return f"{text[:start]} {text[at + len(SELF) + len(_REPLY_WORDS) :]}"
 
 
 def _replied_by_user(text: str) -> bool:
