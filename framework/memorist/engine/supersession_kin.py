@@ -24,6 +24,17 @@ def relatives(lexes: list[LanguageLexicon]) -> frozenset[str]:
     return frozenset(out)
 
 
+def partners(lexes: list[LanguageLexicon]) -> frozenset[str]:
+    """Each language's ``partner_words`` and, as for :func:`relatives`, each with the speaker's
+    "my" written onto it ("istriku", my wife): the partner of "istriku juga baru naik gaji" is
+    the subject, as "my wife" makes her."""
+    out: set[str] = set()
+    for lex in lexes:
+        named = lex.words("partner_words")
+        out |= named | {partner + suffix for partner in named for suffix in lex.words("possessive_suffixes")}
+    return frozenset(out)
+
+
 def kin(lexes: list[LanguageLexicon]) -> dict[str, str]:
     """Each form of a relative (``relative_forms``: the head word, then the other ways the
     language names that relative: a familiar word, a definite form, a diminutive) -> the head."""
@@ -34,7 +45,7 @@ def kin(lexes: list[LanguageLexicon]) -> dict[str, str]:
             for form in lex.words("relative_forms", head):
                 out.setdefault(form, str(head).casefold())
         # "kakakku" (my elder sibling) is "kakak" with the speaker's ending.
-        for stem in lex.words("relatives"):
+        for stem in lex.words("relatives") | lex.words("partner_words"):
             for suffix in lex.words("possessive_suffixes"):
                 out.setdefault(stem + suffix, out.get(stem, stem))
     return out

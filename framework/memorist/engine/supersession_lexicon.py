@@ -16,7 +16,7 @@ from functools import lru_cache
 from ..language import DEFAULT, SPACELESS, Phrases, fold, languages, lexicon
 from ..language.lexicon import Lexicon as LanguageLexicon
 from ..language.scripts import script_of
-from .supersession_kin import kin, relatives
+from .supersession_kin import kin, partners, relatives
 
 #: A row told around a gap: (its words before the gap, its words after it).
 Gapped = tuple[tuple[str, ...], tuple[str, ...]]
@@ -265,7 +265,7 @@ class Lexicon:
             },
             tuple(fold(" ".join(p.split())) for lex in lexes for p in lex.phrases("quantity_changes")),
             merged("recency_words"),
-            union("partner_words"),
+            partners(lexes),
             merged("novelty_words"),
             novelty_words=frozenset(w for lex in lexes for w in lex.words("novelty_words")),
             qualifiers={

@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from ..language import DEFAULT, Boundary, Token, fold, lexicon, split, tokens
 from ..language.morphology import compounding, forms, name_stem
+from ..language.phrases import phrases
 from ..language.scripts import has_kana, kana_words
 from .keywords import STOP_WORDS, terms
 from .supersession_frames import around, passive_subject
@@ -95,6 +96,29 @@ class Reading:
     compounds: bool = False
 
 
+#: What may close an opening interjection ("Oh iya, istriku ...", "Ha, no: ...").
+_INTERJECTION_CLOSERS = frozenset(",:;!-–—")
+
+
+def _past_interjection(text: str, code: str) -> str:
+    """``text`` without the interjections, greetings and thanks that open what the speaker
+    said, up to the punctuation closing them: "The user: Oh iya, istriku juga baru naik gaji"
+    is about the wife, as "istriku juga baru naik gaji" is, not about "oh"."""
+    found = tokens(text)
+    label = SPEAKER_LABEL.match(text)
+    start = next((i for i, t in enumerate(found) if t.start >= label.end()), len(found)) if label else 0
+    # The language's own and the default's: "ok", "wow" open messages typed in any language.
+    lists = [phrases("thanks", "greetings", "fillers", language=c) for c in dict.fromkeys((code, DEFAULT))]
+    at = start
+    while at < len(found) and (match := next((m for f in lists if (m := f.at(found, at))), None)) is not None:
+        at += match[0]
+    if at == start or at >= len(found):
+        return text
+    if not any(c in _INTERJECTION_CLOSERS for c in text[found[at - 1].end : found[at].start]):
+        return text
+    return text[: label.end()] + text[found[at].start :] if label else text[found[at].start :]
+
+
 @lru_cache(maxsize=65_536)
 def read(text: str) -> Reading:
     code = _language(text)
@@ -138,11 +162,12 @@ def read(text: str) -> Reading:
     based = [replace(t, word=base(t.word)) for t in found]  # "j'adore": "adore", "user's": "user"
     # The extractor's resolution of a relative date ("Last month (December 2025) the user ...")
     # is no word of the sentence: its subject is still within the opening words.
-    said = [t.word for t in found if not in_parentheses(text, t)]
+    spoken = _past_interjection(text, code)
+    said = [t.word for t in tokens(spoken) if not in_parentheses(spoken, t)]
     # "The user: Mia turned 5 yesterday" is about Mia too (the speaker stays a subject: a
     # statement in a language that drops its pronoun opens with a verb, "Corro 25 km").
-    labelled = _labelled_name(text, lex)
-    subjects = _clause_subjects(text, said, lex, frozenset(names)) | labelled
+    labelled = _labelled_name(spoken, lex)
+    subjects = _clause_subjects(spoken, said, lex, frozenset(names)) | labelled
     # "syrran" and "min syster", "mamma" and "mia madre": one relative, whichever word told it.
     subjects = frozenset(lex.kin.get(s, s) for s in subjects)
     held = counts(words, lex)

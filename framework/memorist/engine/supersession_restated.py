@@ -13,10 +13,12 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..language import Phrases, Token, languages, lexicon, tokens
+from ..language.calendar import calendar_words
 from .keywords import STOP_WORDS, terms
 from .supersession_frames import around
 from .supersession_lexicon import Gapped, rule_lexicon
-from .supersession_reading import Reading
+from .supersession_reading import Reading, clause_readings
+from .supersession_values import VALUE_KINDS
 
 #: How many words before an older value a change word tells it changed ("left the bank").
 CHANGE_REACH = 3
@@ -72,6 +74,53 @@ def restates(newer: str, old: Reading) -> bool:
         if other is not None and new_value(found[other]):
             return True
     return False
+
+
+def keeps_value(newer: str, older: str, old: Reading) -> bool:
+    """Whether a clause of ``newer`` tells ``older``'s own value again and says no change of
+    it: "Jo's email is jo@x.me, and yours stays sam@y.com", "dia sekarang 11 juta per bulan,
+    dan kamu tetap sekitar 9 juta". The older's value is an e-mail, a phone number or a
+    quantity, told verbatim; a clause that says a change, a moved quantity or a time ("I
+    weighed 92 kg in May") holds it as a past value, and a replacement marker anywhere ("from
+    X to Y", "no longer") ties the two as versions."""
+    held = _literals(older)
+    # A date is when a plan is, not a value a person holds: "moved to 23 May, half the team was
+    # away on 9 May" tells the older date as the reason it moved.
+    calendar = _calendar()
+    if any(unit in calendar for unit, _ in old.quantities):
+        return False
+    # Told in digits: "een middelbare school" counts one school, a value of no one.
+    amounts = frozenset((unit, value) for unit, value in old.quantities if value in older)
+    if not held and not amounts:
+        return False
+    found = tokens(newer)
+    if any(arrow in newer for arrow in ARROWS) or rule_lexicon().replacement_markers.anywhere(found):
+        return False
+    for clause, part, _ in clause_readings(newer):
+        if part.change or part.moved or part.anchored:
+            continue
+        if held <= _literals(clause) and amounts <= part.quantities:
+            return True
+    return False
+
+
+@lru_cache(maxsize=1)
+def _calendar() -> frozenset[str]:
+    """Every language's month and weekday words, folded: the units a date is told in."""
+    return frozenset().union(*(calendar_words(code) for code in languages()))
+
+
+def _literals(text: str) -> frozenset[str]:
+    """The e-mail addresses and phone numbers ``text`` tells, folded (a phone by its digits)."""
+    out: set[str] = set()
+    for kind, shape in VALUE_KINDS:
+        for found in shape.findall(text):
+            digits = "".join(c for c in found if c.isdigit())
+            if kind == "email":
+                out.add(found.casefold().rstrip("."))
+            elif len(digits) >= 7:
+                out.add(digits)
+    return frozenset(out)
 
 
 def _negated(newer: str, found: list[Token]) -> bool:

@@ -108,7 +108,8 @@ from .supersession_cosine import (
 )
 from .supersession_lexicon import rule_lexicon
 from .supersession_reading import ASSISTANT, SELF, Reading, clause_readings, read, reported, states_attribute
-from .supersession_restated import restates
+from .supersession_restated import keeps_value, restates
+from .supersession_subjects import resolved
 from .supersession_values import ELIDED, VALUE_KINDS, base
 
 __all__ = [
@@ -165,6 +166,7 @@ def supersedes(
     # is read as the fact it wraps.
     newer_text, older_text = reported(newer.text), reported(older.text)
     new, old = read(newer_text), read(older_text)
+    new = replace(new, subjects=resolved(new.subjects, old.subjects))
     if newer.attributed_to and older.attributed_to and newer.attributed_to != older.attributed_to:
         # The assistant's own facts and the user's stay apart, but what the assistant said
         # about the user ("Since you work as a pharmacist...", "the user's manager is now
@@ -172,9 +174,9 @@ def supersedes(
         # change replaces it.
         if not (_of_user(new, newer_text) and _of_user(old, older_text)):
             return False
-    if restates(newer_text, old):
-        # "... playing both guitar and piano now" keeps "plays guitar": a value held beside a
-        # new one is no replaced value.
+    if restates(newer_text, old) or keeps_value(newer_text, older_text, old):
+        # "... playing both guitar and piano now" keeps "plays guitar", and "..., and yours
+        # stays sam@y.com" the older e-mail: a value held beside a new one is no replaced value.
         return False
     if _replaces(new, old, newer_text, older_text, (similarity, above_chance), (attribute_of, attribute_above_chance)):
         return True
@@ -187,6 +189,7 @@ def supersedes(
     for clause, part, own in clause_readings(newer_text):
         if not (part.change or part.moved):
             continue
+        part = replace(part, subjects=resolved(part.subjects, old.subjects))
         if new.size <= SLOT_MAX_TOKENS:
             # A short fact's additive word is the whole fact's ("Your studio will change things
             # too"): only its subject is read clause by clause.

@@ -21,6 +21,9 @@ from .supersession_values import base, is_copula
 SELF = str(lexicon(DEFAULT).get("speakers", "user") or "user").split()[-1].casefold()
 #: The assistant in the extractor's voice ("the assistant" -> "assistant"): whose listener is the user.
 ASSISTANT = str(lexicon(DEFAULT).get("speakers", "assistant") or "assistant").split()[-1].casefold()
+#: The subject of a reply about a third person ("no, she works at a school now"): a pronoun
+#: whose person the older fact it is read against names (:func:`resolved`).
+THIRD = "\N{HORIZONTAL ELLIPSIS}third"
 
 
 #: The extractor's label of who said a statement ("The user: Vivo en Sevilla.", "Caroline:
@@ -125,6 +128,8 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset
                 # ("kerja", works) goes on about the first clause's relative, not the speaker.
                 later -= {SELF}
             out |= later
+    if another:
+        out |= {THIRD}
     if replied and not another:
         # 'The assistant asked "…" The user replied: 삼성 그만두고 …': the reply is the user's,
         # though the memory opens with the assistant's question.
@@ -152,6 +157,16 @@ def _clause_subjects(text: str, words: list[str], lex: Lexicon, names: frozenset
         elif handed[0]:
             out -= {speaker, SELF}
     return frozenset(out)
+
+
+def resolved(subjects: frozenset[str], older: frozenset[str]) -> frozenset[str]:
+    """``subjects`` with a reply's third person read as the person an older fact is about, when
+    it is about one person and not the speaker ("Моя дружина Оксана працює ..." then "вона вже
+    не в школі": she is the wife), as a listener resolves "she" to the person last spoken of."""
+    if THIRD not in subjects:
+        return subjects
+    people = older - {SELF, ASSISTANT}
+    return (subjects - {THIRD}) | (people if people and SELF not in older else frozenset())
 
 
 def _speaker_at(found: list[str], lex: Lexicon) -> int | None:
@@ -336,6 +351,10 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
         partner = _partner(rest, lex, names) if owner else None
         if partner is not None:
             out, other = {partner}, True
+            # "the user's wife Hannah ...": a later "Hannah quit" is about her too.
+            at = next((i for i, w in enumerate(rest[1:4], 1) if base(w) == partner), None)
+            if at is not None and at + 1 < len(rest) and rest[at + 1] in names:
+                out.add(rest[at + 1])
     else:
         out.add(first)
     # "Anna and the user ...", "Last month (...) the user joined ...": the speaker named early;
@@ -392,6 +411,11 @@ def _bare_relative(rest: list[str], lex: Lexicon) -> bool:
     )
 
 
+#: How many words after a named partner tell what the partner does ("Hannah just started a new
+#: job as"): one naming the speaker there makes it the couple's fact.
+_PARTNER_CLAUSE = 6
+
+
 def _partner(rest: list[str], lex: Lexicon, names: frozenset[str]) -> str | None:
     """The partner a possessive names as the subject of what follows ("the user's husband eats
     meat", "the user's wife moved to Paris": theirs), not as the speaker's relationship: the
@@ -401,11 +425,18 @@ def _partner(rest: list[str], lex: Lexicon, names: frozenset[str]) -> str | None
     after = [i for i in (1, 2) if i < len(rest) and rest[i] not in lex.speaker]
     if not after or after[0] + 1 >= len(rest):
         return None
-    word, following = rest[after[0]], rest[after[0] + 1 : after[0] + 3]
+    word, following = base(rest[after[0]]), rest[after[0] + 1 : after[0] + 3]
     if word not in lex.partners or not following[0].isalpha() or following[0] in _JOINERS:
         return None
-    if following[0] in names or any(lex.attributes.get(w) == NAME or w in _NAMING for w in following):
+    if any(lex.attributes.get(w) == NAME or w in _NAMING for w in following):
         return None
+    if following[0] in names:
+        # "the user's wife Hannah just started a new job": Hannah's job. What she does with the
+        # speaker ("the user's boyfriend Jake lives with them") is the couple's, the speaker's.
+        told = rest[after[0] + 2 : after[0] + 2 + _PARTNER_CLAUSE]
+        if len(told) < 2 or any(base(w) in lex.speaker | lex.group_speaker for w in told):
+            return None
+        return word
     at = after[0] + 1
     copula = next((i for i, w in enumerate(following, at) if is_copula(w, lex.copulas)), None)
     if copula is not None and (copula + 1 >= len(rest) or rest[copula + 1] in names):

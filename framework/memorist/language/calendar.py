@@ -1,0 +1,39 @@
+"""Month and weekday names of each language, from the Unicode CLDR through Babel.
+
+A number before one is a date ("9 mei", "23 мая", "14 June"): a plan's time, not a quantity a
+person holds. The lexicons list English's; CLDR has every language's, in the forms a date
+takes in text (a Polish or Russian month in the genitive: "czerwca", "мая") and abbreviated
+("dic.", "Mo").
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from babel import Locale, UnknownLocaleError
+
+from .lexicon import fold
+
+#: The widths of a name that are words of text (not the one-letter "narrow" forms).
+_WIDTHS = ("wide", "abbreviated")
+#: The contexts CLDR names them in: inside a date ("9 czerwca") and alone ("czerwiec").
+_CONTEXTS = ("format", "stand-alone")
+
+
+@lru_cache(maxsize=64)
+def calendar_words(code: str) -> frozenset[str]:
+    """The month and weekday names of the language ``code``, folded, without a closing dot;
+    only one-word names with no digit ("1月" and "Tháng 1" are numbers with a counter)."""
+    try:
+        locale = Locale.parse(code)
+    except (UnknownLocaleError, ValueError):
+        return frozenset()
+    names = {
+        name
+        for table in (locale.months, locale.days)
+        for context in _CONTEXTS
+        for width in _WIDTHS
+        for name in table[context][width].values()
+    }
+    folded = {fold(name).rstrip(".") for name in names}
+    return frozenset(w for w in folded if w and " " not in w and not any(c.isdigit() for c in w))
