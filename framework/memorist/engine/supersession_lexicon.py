@@ -179,6 +179,8 @@ class Lexicon:
     kin: dict[str, str] = field(default_factory=dict)
     #: Words naming a stretch of time ("week", "semana"): "another week" adds no thing.
     periods: frozenset[str] = frozenset()
+    #: Words telling a value as a goal ("goal", "Ziel", "目標"): a target is not a value held.
+    goals: Phrases = Phrases({})
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -281,6 +283,7 @@ class Lexicon:
             closing_additive=union("closing_additive_words"),
             possessive_particles=union("possessive_particles"),
             periods=union("period_words"),
+            goals=merged("goal_words"),
             genitive_prepositions=union("genitive_prepositions"),
             genitive_possessives=union("genitive_possessives"),
             definite_articles=union("definite_articles"),
@@ -342,7 +345,14 @@ def _with_objects(lex: LanguageLexicon, name: str) -> list[str]:
 
 
 #: The lists whose spaceless rows :class:`Lexicon` keeps for matching inside a run.
-INSIDE_LISTS = ("replacement_words", "additive_words", "preference_words", "onset_words", "novelty_words")
+INSIDE_LISTS = (
+    "replacement_words",
+    "additive_words",
+    "preference_words",
+    "onset_words",
+    "novelty_words",
+    "goal_words",
+)
 
 
 def spaceless(text: str) -> bool:

@@ -94,6 +94,9 @@ class Reading:
     #: Whether its language writes compounds as one word ("födelsedagsfest"): a thing named by
     #: a compound's last part is the compound's (:func:`memorist.language.morphology.names_head`).
     compounds: bool = False
+    #: Whether it tells a value as a goal ("goal weight 75 kg", "Mein Ziel sind 85 Kilo"): a
+    #: target is another slot than the value the person holds now.
+    goal: bool = False
 
 
 #: What may close an opening interjection ("Oh iya, istriku ...", "Ha, no: ...").
@@ -221,6 +224,7 @@ def read(text: str) -> Reading:
         _qualifiers(words, runs, lex),
         objects,
         compounding(code),
+        lex.goals.anywhere(based) or "goal_words" in inside,
     )
 
 

@@ -263,7 +263,7 @@ def _replaces(
     named = bool(new.attributes) if named is None else named
     similarity, above_chance = cosines
     attribute_of, attribute_above_chance = readers
-    if _qualified_apart(new, old):
+    if _qualified_apart(new, old) or _goal_apart(new, old):
         return False
     if new.owners - old.owners:
         # "The user's sister's rent is $1,600 now" names a relative's thing: it changes no
@@ -386,10 +386,18 @@ def _other_count(new: Reading, old: Reading) -> bool:
     return False
 
 
+def _goal_apart(new: Reading, old: Reading) -> bool:
+    """One tells a quantity as a goal and the other one of the same unit as held ("Mein Ziel
+    sind 85 Kilo" / "bin bei 88,5 Kilo"): a target and the value now are two slots."""
+    units = {unit for unit, _ in new.quantities} & {unit for unit, _ in old.quantities}
+    return bool(units) and new.goal != old.goal
+
+
 def _moved_quantity(new: Reading, old: Reading) -> bool:
     """The newer says a quantity moved ("down to 76 kg") and the older holds another value of
-    that unit ("weighs 82 kg"), neither an event: the older value is where it moved from."""
-    if new.anchored or old.anchored:
+    that unit ("weighs 82 kg"), neither an event nor a goal beside a value held ("my goal is
+    75 kg" / "down to 80 kg"): the older value is where it moved from."""
+    if new.anchored or old.anchored or new.goal != old.goal:
         return False
     for unit, value in old.quantities:
         if unit in new.moved and value not in {v for u, v in new.quantities if u == unit}:
@@ -403,8 +411,9 @@ def _moved_quantity(new: Reading, old: Reading) -> bool:
 
 
 def _other_quantity(new: Reading, old: Reading) -> bool:
-    """Both hold a quantity of one unit, with another value, and neither is an event."""
-    if new.anchored or old.anchored:
+    """Both hold a quantity of one unit, with another value, neither is an event, and both
+    tell a value held or both a goal."""
+    if new.anchored or old.anchored or new.goal != old.goal:
         return False
     units = {unit for unit, _ in new.quantities} & {unit for unit, _ in old.quantities}
     return any(

@@ -132,3 +132,17 @@ def test_a_named_partners_change_replaces_the_partners_fact(engine: Any) -> None
         "Rosa left the bank, she's a judge now.",
     ]
     assert current_adds(engine, "r19-rosa", adds, every_add_stored=True) == [0, 2]
+
+
+@pytest.mark.parametrize(
+    ("adds", "current"),
+    [
+        (["My goal weight is 70 kg.", "Weighed in this morning: 78 kg."], [0, 1]),
+        (["Mein Ziel sind 60 Kilo bis zum Sommer.", "Ich wiege gerade 66 Kilo."], [0, 1]),
+        (["目標は体重60キロです。", "今は65キロです。"], [0, 1]),
+        (["My goal is to get down to 70 kg.", "New goal: 68 kg, since 70 went fine."], [1]),
+        (["I weigh 80 kg.", "I'm down to 77 kg now."], [1]),
+    ],
+)
+def test_a_goal_and_the_value_held_are_two_slots(engine: Any, adds: list[str], current: list[int]) -> None:
+    assert current_adds(engine, f"r19-goal-{adds[0][:10]}", adds, every_add_stored=True) == current
