@@ -10,15 +10,20 @@ the option is off, the call failed, or the model is the offline heuristic one.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
+from memorist.engine.supersession_judge import judge
+from memorist.errors import ProviderError
+from memorist.plugin.contracts import ProviderContext
 from memorist.plugin.manager import load_plugins
 from memorist.python.engine import Engine
 from memorist.python.memory import Memory
-from memorist.records import CandidateMemory, FactWithCandidates, utcnow
+from memorist.records import CandidateMemory, FactWithCandidates, MemoryRecord, utcnow
+from memorist_heuristic.extractor import HeuristicExtractor
 
 from tests.conftest import fast_settings
 from tests.fake_openai import FakeOpenAI, Reply, fake_openai_server
@@ -88,6 +93,13 @@ def nothing_replaced(facts: list[dict[str, Any]]) -> str:
     return json.dumps({"verdicts": [{"fact": f["fact"], "replaces": []} for f in facts]})
 
 
+def shown(engine: Engine, memory_id: str) -> dict[str, Any]:
+    """The memory as ``get`` shows it (with ``linked_memory_ids`` and ``superseded_by``)."""
+    found = Memory(engine=engine).get(memory_id)
+    assert found is not None, memory_id
+    return found
+
+
 def current(engine: Engine, user: str = "ana") -> set[str]:
     return {r.text for r in engine.list(user_id=user, latest_only=True).records}
 
@@ -101,9 +113,8 @@ def test_the_models_replaces_hides_the_older_memory_and_links_the_newer(engine: 
     assert [(f["text"], [c["text"] for c in f["candidates"]]) for f in asked] == [(HONDA, [TOYOTA])]
     assert current(engine) == {HONDA}
     assert {r.text for r in engine.list(user_id="ana").records} == {TOYOTA, HONDA}  # ADD-only
-    memory = Memory(engine=engine)
-    assert memory.get(new)["linked_memory_ids"] == [old]
-    assert memory.get(old)["superseded_by"] == new
+    assert shown(engine, new)["linked_memory_ids"] == [old]
+    assert shown(engine, old)["superseded_by"] == new
 
 
 def test_a_change_told_in_japanese_is_judged_by_the_model(engine: Engine, server: FakeOpenAI) -> None:
@@ -111,7 +122,7 @@ def test_a_change_told_in_japanese_is_judged_by_the_model(engine: Engine, server
     old = say(engine, server, OSAKA, MONDAY)
     new = say(engine, server, FUKUOKA, FRIDAY)
     assert current(engine) == {FUKUOKA}
-    assert Memory(engine=engine).get(new)["linked_memory_ids"] == [old]
+    assert shown(engine, new)["linked_memory_ids"] == [old]
     # The prompt carries the texts as written, not as escapes.
     judged = server.chat_requests[-1]["messages"][-1]["content"]
     assert "大阪" in judged and "福岡" in judged
@@ -124,7 +135,7 @@ def test_when_the_model_says_nothing_is_replaced_both_stay_current(engine: Engin
     new = say(engine, server, PORTO, FRIDAY)
     assert len(server.judge_requests) == 1
     assert current(engine) == {LISBON, PORTO}
-    assert Memory(engine=engine).get(new)["linked_memory_ids"] == []
+    assert shown(engine, new)["linked_memory_ids"] == []
 
 
 def test_when_the_model_fails_the_rule_decides_and_the_add_succeeds(engine: Engine, server: FakeOpenAI) -> None:
@@ -133,7 +144,7 @@ def test_when_the_model_fails_the_rule_decides_and_the_add_succeeds(engine: Engi
     new = say(engine, server, PORTO, FRIDAY)
     assert len(server.judge_requests) == 2  # the first attempt and the one retry
     assert current(engine) == {PORTO}
-    assert Memory(engine=engine).get(new)["linked_memory_ids"] == [old]
+    assert shown(engine, new)["linked_memory_ids"] == [old]
     assert engine.components.language_model.judge_failures == 1  # type: ignore[attr-defined]
 
 
@@ -141,7 +152,7 @@ def test_a_reply_that_is_not_a_verdict_leaves_the_rule_to_decide(engine: Engine,
     server.judge = lambda facts: "I think the user moved, so yes."
     old = say(engine, server, LISBON, MONDAY)
     new = say(engine, server, PORTO, FRIDAY)
-    assert Memory(engine=engine).get(new)["linked_memory_ids"] == [old]
+    assert shown(engine, new)["linked_memory_ids"] == [old]
     assert engine.components.language_model.judge_failures == 1  # type: ignore[attr-defined]
 
 
@@ -159,9 +170,9 @@ def test_ids_the_model_invents_are_ignored(engine: Engine, server: FakeOpenAI) -
 
     server.judge = answer
     new = say(engine, server, HONDA, FRIDAY)
-    assert Memory(engine=engine).get(new)["linked_memory_ids"] == [old]
+    assert shown(engine, new)["linked_memory_ids"] == [old]
     assert current(engine, "bo") == {"The user lives in Madrid."}
-    assert Memory(engine=engine).get(elsewhere)["superseded_by"] is None
+    assert shown(engine, elsewhere)["superseded_by"] is None
 
 
 def test_a_later_memory_or_another_speakers_is_never_shown_to_the_model(engine: Engine, server: FakeOpenAI) -> None:
@@ -201,7 +212,7 @@ def test_with_the_option_off_no_judge_request_is_sent_and_the_rule_decides(serve
         new = say(engine, server, PORTO, FRIDAY)
         assert server.judge_requests == []
         assert len(server.chat_requests) == 2  # the two extractions only
-        assert Memory(engine=engine).get(new)["linked_memory_ids"] == [old]
+        assert shown(engine, new)["linked_memory_ids"] == [old]
     finally:
         engine.close()
 
@@ -218,3 +229,43 @@ def test_the_offline_heuristic_model_does_not_judge_and_the_rule_decides(tmp_pat
         assert "Porto" in now.text
     finally:
         engine.close()
+
+
+class ScriptedJudge(HeuristicExtractor):
+    """A third-party model whose judgment is whatever the test sets (or an exception)."""
+
+    name: ClassVar[str] = "scripted-judge"
+    answer: list[list[str]] | None | Exception = None
+
+    def replaced_memories(self, facts: Sequence[FactWithCandidates]) -> list[list[str]] | None:
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+def record(text: str, when: datetime, speaker: str | None = None) -> MemoryRecord:
+    return MemoryRecord(
+        id=text, text=text, hash=text, observed_at=when, created_at=when, updated_at=when, speaker=speaker
+    )
+
+
+@pytest.mark.parametrize(
+    ("answer", "judged"),
+    [
+        ([["Lisbon", "Madrid", "invented"]], [["Lisbon"]]),  # only the fact's own candidates
+        ([[]], [[]]),
+        ([["Lisbon"], ["Lisbon"]], None),  # not one list per fact: the rule decides
+        (None, None),
+        (ProviderError("the model is down"), None),  # a model that raises: the rule decides
+    ],
+)
+def test_the_engine_holds_any_models_answer_to_the_candidates_it_showed(
+    tmp_path: Path, answer: Any, judged: list[list[str]] | None
+) -> None:
+    model = ScriptedJudge(ScriptedJudge.Options(), ProviderContext(data_dir=tmp_path))
+    model.answer = answer
+    monday, friday = datetime(2026, 3, 2, tzinfo=UTC), datetime(2026, 3, 6, tzinfo=UTC)
+    newer = record("Porto", friday)
+    near = [record("Lisbon", monday), record("Madrid", friday.replace(day=7)), record("Kim's", monday, "Kim")]
+    found = judge(model, [newer], [near])
+    assert (None if found is None else [[r.id for r in gone] for gone in found]) == judged
