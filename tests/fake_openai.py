@@ -16,6 +16,11 @@ Replies are scripted per endpoint as a FIFO queue; when a queue is empty
 chat answers ``default_chat`` and embeddings are a deterministic hashed bag
 of words (deliberately *not* normalized, so normalization is testable).
 Every request is recorded with its headers and JSON body.
+
+The language model's supersession judge (one chat call per add that has candidates)
+is answered apart when ``judge`` is set: a function of the facts the request asks
+about (:func:`judged_facts`), so a test's model can name the labels it was shown
+without the test knowing the ids; unset, judge requests take the chat script.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from memorist_openai.prompts import SUPERSESSION_TASK
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -64,6 +71,16 @@ class RecordedRequest:
     body: Any
 
 
+def judged_facts(body: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The facts a supersession judge request asks about (each a JSON object: ``fact``,
+    ``text``, ``candidates`` with their ``label`` and ``text``), or None for any other request."""
+    messages = body.get("messages") or []
+    if not messages or SUPERSESSION_TASK not in str(messages[0].get("content", "")):
+        return None
+    user = next((m["content"] for m in messages if m.get("role") == "user"), "")
+    return [json.loads(line) for line in user.splitlines() if line.startswith("{")]
+
+
 def hashed_embedding(text: str, dim: int) -> list[float]:
     """Bag of words hashed into ``dim`` signed buckets; similar texts share buckets."""
     vector = [0.0] * dim
@@ -86,6 +103,8 @@ class FakeOpenAI:
         #: vLLM or TEI serving a multilingual model); None: a hashed bag of words.
         self.embed: Callable[[list[str]], list[list[float]]] | None = None
         self.default_chat = '{"memories": []}'
+        #: The supersession judge's answer to the facts of its request (see :func:`judged_facts`).
+        self.judge: Callable[[list[dict[str, Any]]], str | Reply] | None = None
         #: Return embedding items in reverse index order (the protocol allows any order).
         self.shuffle_embeddings = False
         self.chat_replies: deque[Reply] = deque()
@@ -115,6 +134,12 @@ class FakeOpenAI:
     def chat_requests(self) -> list[Any]:
         """JSON bodies of every chat-completion request, in arrival order."""
         return [r.body for r in self.requests_to("/chat/completions")]
+
+    @property
+    def judge_requests(self) -> list[list[dict[str, Any]]]:
+        """The facts of every supersession judge request, in arrival order."""
+        asked = (judged_facts(body) for body in self.chat_requests if isinstance(body, dict))
+        return [facts for facts in asked if facts is not None]
 
     @property
     def embedding_requests(self) -> list[Any]:
@@ -157,7 +182,11 @@ class FakeOpenAI:
             return queue.popleft() if queue else None
 
     def chat_response(self, body: dict[str, Any]) -> tuple[Reply, Any]:
-        reply = self._next(self.chat_replies) or Reply(content=self.default_chat)
+        facts = judged_facts(body) if self.judge is not None else None
+        if self.judge is not None and facts is not None:
+            reply = self._as_reply(self.judge(facts))
+        else:
+            reply = self._next(self.chat_replies) or Reply(content=self.default_chat)
         if reply.status != 200 or reply.body is not None:
             return reply, reply.body
         return reply, {

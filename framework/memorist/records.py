@@ -219,6 +219,36 @@ class RecentMemory(BaseModel):
     observed_at: datetime | None = None
 
 
+class CandidateMemory(BaseModel):
+    """A stored memory a new fact may replace, as a language model judging it sees it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    text: str
+    observed_at: datetime
+    #: Who stated it: "user" or "assistant" (None: not known).
+    attributed_to: str | None = None
+    #: The speaker's name from the message it came from, if it had one.
+    speaker: str | None = None
+
+
+class FactWithCandidates(BaseModel):
+    """A fact an add is about to store, with the stored memories it may replace.
+
+    What :meth:`~memorist.plugin.contracts.LanguageModel.replaced_memories` is asked about:
+    ``candidates`` are the fact's nearest stored memories that the engine's own guards let it
+    replace (one speaker, observed no later), nearest first; empty when there are none."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    observed_at: datetime
+    attributed_to: str | None = None
+    speaker: str | None = None
+    candidates: tuple[CandidateMemory, ...] = ()
+
+
 class ExtractionRequest(BaseModel):
     """Everything an extractor may use to turn messages into memories."""
 

@@ -12,7 +12,9 @@ failures (see :mod:`memorist_openai.client`).
 from __future__ import annotations
 
 import json
+import logging
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -23,10 +25,12 @@ from memorist.plugin_api import (
     ExtractedFact,
     Extraction,
     ExtractionRequest,
+    FactWithCandidates,
     LanguageModel,
     Message,
     ModelT,
     ProviderContext,
+    ProviderError,
     SkippedInput,
     account_for_messages,
     language_of,
@@ -35,7 +39,9 @@ from memorist.plugin_api import (
 from pydantic import Field
 
 from .client import ClientOptions, InvalidReply, RetryPolicy, build_client, call_with_retries
-from .prompts import DEFAULT_CATEGORIES, ExtractionReply, extraction_messages
+from .prompts import DEFAULT_CATEGORIES, ExtractionReply, SupersessionReply, extraction_messages, supersession_messages
+
+log = logging.getLogger(__name__)
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON|json5)?[ \t]*\n?(.*?)```", re.DOTALL)
 _THINK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
@@ -97,6 +103,10 @@ class OpenAILanguageModelOptions(ClientOptions):
     json_mode: bool = True
     #: Optional cap on reply tokens (``max_tokens``); None leaves the server default.
     max_tokens: int | None = Field(default=None, gt=0)
+    #: Let the model judge which stored memories an add's new facts replace: one more chat
+    #: call per add that has a candidate (a stored memory near a new fact). Off: the engine's
+    #: word-and-cosine rule decides, as with the offline model.
+    judge_supersession: bool = True
 
 
 class OpenAILanguageModel(LanguageModel[OpenAILanguageModelOptions]):
@@ -108,6 +118,9 @@ class OpenAILanguageModel(LanguageModel[OpenAILanguageModelOptions]):
 
     def __init__(self, options: OpenAILanguageModelOptions, context: ProviderContext) -> None:
         super().__init__(options, context)
+        #: Judge calls that failed after the retries (the rule decided those adds instead).
+        self.judge_failures = 0
+        self._failures_lock = threading.Lock()
         # Built now so a missing key is a startup error, not a failed first add.
         self._client = build_client(
             options, context.extras.get("outbound_guard"), context.extras.get("provider_key_origins")
@@ -169,6 +182,39 @@ class OpenAILanguageModel(LanguageModel[OpenAILanguageModelOptions]):
             raise InvalidReply(problem)
 
         return call_with_retries(self.retry_policy, f"{self.describe()} chat completion", request, accept)
+
+    # -- supersession ---------------------------------------------------
+
+    def replaced_memories(self, facts: Sequence[FactWithCandidates]) -> list[list[str]] | None:
+        """Which candidates each fact replaces, from one chat call for all of them.
+
+        No call when ``judge_supersession`` is off (None: the rule decides) or no fact has a
+        candidate (nothing is replaced). A label the model answers that is not one of that
+        fact's candidates is dropped, as is a verdict for a fact that was not asked about; a
+        fact without a verdict replaces nothing. A call that fails after the client's retries
+        (an HTTP error, a timeout, a reply that never validates) is logged and counted in
+        :attr:`judge_failures`, and answers None: the add goes on, and the rule decides."""
+        if not self.options.judge_supersession:
+            return None
+        asked = [index for index, fact in enumerate(facts) if fact.candidates]
+        answer: list[list[str]] = [[] for _ in facts]
+        if not asked:
+            return answer
+        messages, labels = supersession_messages([facts[i] for i in asked])
+        try:
+            reply = self.complete_json(messages, SupersessionReply)
+        except ProviderError as exc:
+            with self._failures_lock:
+                self.judge_failures += 1
+            log.warning("%s could not judge supersession, the rule decides: %s", self.describe(), exc)
+            return None
+        for verdict in reply.verdicts:
+            if not 0 <= verdict.fact < len(asked):
+                continue
+            own = labels[verdict.fact]
+            ids = answer[asked[verdict.fact]]
+            ids.extend(own[label] for label in dict.fromkeys(verdict.replaces) if label in own)
+        return [list(dict.fromkeys(ids)) for ids in answer]
 
     # -- extraction -----------------------------------------------------
 

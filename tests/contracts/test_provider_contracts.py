@@ -9,7 +9,7 @@ is left without its contract, and that each contract fails a provider that break
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -18,7 +18,14 @@ from memorist.plugin.contracts import (
     ProviderContext,
 )
 from memorist.plugin.registry import ProviderRegistry
-from memorist.records import EntityMention, ExtractedFact, Extraction, ExtractionRequest, MemoryRecord
+from memorist.records import (
+    EntityMention,
+    ExtractedFact,
+    Extraction,
+    ExtractionRequest,
+    FactWithCandidates,
+    MemoryRecord,
+)
 from memorist.testing.embedder import EmbedderContract
 from memorist.testing.entity_extractor import EntityExtractorContract
 from memorist.testing.language_model import LanguageModelContract
@@ -214,12 +221,16 @@ def failures(contract: Any, fixture: str, provider: object) -> list[str]:
 
 
 class MiscitingModel(HeuristicExtractor):
-    """Cites a message the request does not have, and says nothing about the others."""
+    """Cites a message the request does not have, and says nothing about the others; judges
+    every new fact to replace a memory no fact was shown."""
 
     name: ClassVar[str] = "misciting"
 
     def extract_detailed(self, request: ExtractionRequest) -> Extraction:
         return Extraction(facts=[ExtractedFact(text="The user has a dog.", source_message=len(request.messages) + 3)])
+
+    def replaced_memories(self, facts: Sequence[FactWithCandidates]) -> list[list[str]] | None:
+        return [["atlantis"] for _ in facts]
 
 
 class NegativeScores(MMRReranker):
@@ -245,7 +256,11 @@ class Inventive(RuleEntityExtractor):
 def test_the_contracts_fail_providers_that_break_them(tmp_path: Path) -> None:
     context = ProviderContext(data_dir=tmp_path)
     model = failures(LanguageModelContract(), "language_model", MiscitingModel(MiscitingModel.Options(), context))
-    assert {"test_facts_cite_messages_of_the_request", "test_every_message_is_accounted_for"} <= set(model)
+    assert {
+        "test_facts_cite_messages_of_the_request",
+        "test_every_message_is_accounted_for",
+        "test_replaced_memories_judges_each_fact_or_leaves_it_to_the_rule",
+    } <= set(model)
     reranker = failures(RerankerContract(), "reranker", NegativeScores(NegativeScores.Options(), context))
     assert {"test_returns_at_most_top_k_of_the_candidates_each_once", "test_one_candidate_comes_back"} <= set(reranker)
     entities = failures(EntityExtractorContract(), "entity_extractor", Inventive(Inventive.Options(), context))

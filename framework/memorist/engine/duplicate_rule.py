@@ -31,6 +31,7 @@ from .source_vectors import blend, source_of
 from .supersession import Supersession
 from .supersession_choice import standing
 from .supersession_echo import echoes_of
+from .supersession_judge import judge
 from .supersession_rule import supersedes
 
 #: Stored neighbours a new fact is compared with (the nearest may differ in a value).
@@ -178,28 +179,11 @@ class DuplicateRule:
         keep = self.not_paraphrases(fresh, facts, vectors, request, holder, outcome, twins, batch, near)
         now = utcnow()
         records = []
-        replaced: list[Supersession] = []
         for index in keep:
             record = new_record(request, facts[index], observed_at, now)
             holder[index] = (record.id, record.text)
             records.append(record)
-            gone = [
-                h.record
-                for h in near.get(index, ())
-                if supersedes(
-                    record,
-                    h.record,
-                    h.score,
-                    self._attributes.attribute_of,
-                    self._above_chance(h, record),
-                    self._attributes.attribute_above_chance if self._chance is not None else None,
-                )
-            ]
-            # A link the cosine alone makes beside one a word backs is the cosine's inflation.
-            gone = standing(record, gone)
-            # The assistant's confirmation of a replaced fact of the user's goes with it.
-            gone += echoes_of(gone, (h.record for h in near.get(index, ())))
-            replaced.extend(Supersession(older, record) for older in gone)
+        replaced = self.replaced(records, [near.get(index, []) for index in keep])
         for twin in twins:
             matched_id, matched_text = holder[twin.first]
             outcome.merged.append(merged_with(twin.fact, matched_id, matched_text, twin.reason, twin.similarity))
@@ -211,6 +195,36 @@ class DuplicateRule:
             embedded = dict(zip(wanted + extra, matrix, strict=True))
             kept_vectors = blend(kept_vectors, [sources[r] for r in rows], embedded, self._source_weight)
         return PreparedAdd(records, kept_vectors, outcome, supersessions=replaced)
+
+    def replaced(self, records: Sequence[MemoryRecord], near: Sequence[Sequence[StoreHit]]) -> list[Supersession]:
+        """The stored memories the new ``records`` replace (``near``: each one's nearest stored
+        memories). The language model judges when it will, with one call for the add
+        (:mod:`.supersession_judge`); else the rule decides each pair. The assistant's echo
+        of a replaced fact goes with it either way."""
+        judged = judge(self._c.language_model, records, [[h.record for h in hits] for hits in near])
+        links: list[Supersession] = []
+        for position, (record, hits) in enumerate(zip(records, near, strict=True)):
+            if judged is not None:
+                gone = judged[position]
+            else:
+                gone = [
+                    h.record
+                    for h in hits
+                    if supersedes(
+                        record,
+                        h.record,
+                        h.score,
+                        self._attributes.attribute_of,
+                        self._above_chance(h, record),
+                        self._attributes.attribute_above_chance if self._chance is not None else None,
+                    )
+                ]
+                # A link the cosine alone makes beside one a word backs is the cosine's inflation.
+                gone = standing(record, gone)
+            # The assistant's confirmation of a replaced fact of the user's goes with it.
+            gone += echoes_of(gone, (h.record for h in hits))
+            links.extend(Supersession(older, record) for older in gone)
+        return links
 
     def _above_chance(self, hit: StoreHit, record: MemoryRecord) -> float | None:
         """The cosine of ``record`` and a stored neighbour read against their language's chance."""

@@ -119,6 +119,7 @@ __all__ = [
     "PREFERENCE_SIMILARITY",
     "QUANTITY_SIMILARITY",
     "SLOT_MAX_TOKENS",
+    "may_supersede",
     "read",
     "states_attribute",
     "supersedes",
@@ -141,6 +142,31 @@ VALUE_ATTRIBUTES = frozenset(kind for kind, _ in VALUE_KINDS)
 CONTEXT = "context"
 
 
+def may_supersede(newer: MemoryRecord, older: MemoryRecord) -> bool:
+    """Whether ``newer`` may replace ``older`` at all, whatever the two say: two memories, of one
+    speaker, the older observed no later, and both the user's or both the assistant's.
+
+    Why apart from :func:`supersedes`: these guards hold for every judge of a pair, the rule
+    and a language model alike (:mod:`.supersession_judge`); a model is shown only the
+    memories they leave, so it can never link a fact to a later one or to another speaker's."""
+    if newer.id == older.id or newer.hash == older.hash:
+        return False
+    if (newer.speaker or "").casefold() != (older.speaker or "").casefold():
+        return False
+    if older.observed_at > newer.observed_at:
+        return False
+    if newer.attributed_to and older.attributed_to and newer.attributed_to != older.attributed_to:
+        # The assistant's own facts and the user's stay apart, but what the assistant said
+        # about the user ("Since you work as a pharmacist...", "the user's manager is now
+        # ...") is the user's fact as much as the user's own words, and the user's later
+        # change replaces it.
+        newer_text, older_text = reported(newer.text), reported(older.text)
+        new, old = read(newer_text), read(older_text)
+        new = replace(new, subjects=resolved(new.subjects, old.subjects))
+        return _of_user(new, newer_text) and _of_user(old, older_text)
+    return True
+
+
 def supersedes(
     newer: MemoryRecord,
     older: MemoryRecord,
@@ -156,24 +182,13 @@ def supersedes(
     language's chance level (:mod:`.chance_cosine`), what the cosine says where no word of
     the two agrees (None: the cosine as it is); ``attribute_above_chance``: ``attribute_of``
     read from the prototype cosines above chance, asked in place of it where the cosine is."""
-    if newer.id == older.id or newer.hash == older.hash:
-        return False
-    if (newer.speaker or "").casefold() != (older.speaker or "").casefold():
-        return False
-    if older.observed_at > newer.observed_at:
+    if not may_supersede(newer, older):
         return False
     # A listener's report ("The assistant will remember that the user's manager is now ...")
     # is read as the fact it wraps.
     newer_text, older_text = reported(newer.text), reported(older.text)
     new, old = read(newer_text), read(older_text)
     new = replace(new, subjects=resolved(new.subjects, old.subjects))
-    if newer.attributed_to and older.attributed_to and newer.attributed_to != older.attributed_to:
-        # The assistant's own facts and the user's stay apart, but what the assistant said
-        # about the user ("Since you work as a pharmacist...", "the user's manager is now
-        # ...") is the user's fact as much as the user's own words, and the user's later
-        # change replaces it.
-        if not (_of_user(new, newer_text) and _of_user(old, older_text)):
-            return False
     if restates(newer_text, old) or keeps_value(newer_text, older_text, old):
         # "... playing both guitar and piano now" keeps "plays guitar", and "..., and yours
         # stays sam@y.com" the older e-mail: a value held beside a new one is no replaced value.

@@ -29,6 +29,7 @@ from ..records import (
     ExtractedFact,
     Extraction,
     ExtractionRequest,
+    FactWithCandidates,
     MemoryRecord,
     SkippedInput,
     StoreHit,
@@ -128,6 +129,21 @@ class LanguageModel(Provider[OptionsT]):
         :func:`memorist.language.voice.query_forms`). The default offers none: the voice of
         a memory is the language model's to know, not the engine's."""
         return []
+
+    def replaced_memories(self, facts: Sequence[FactWithCandidates]) -> list[list[str]] | None:
+        """For each of an add's new ``facts``, the ids of the candidate memories it replaces (a
+        new address replaces the old one; "also has a cat" replaces nothing); or None: no
+        judgment, the engine's own rule decides (:mod:`memorist.engine.supersession_rule`).
+
+        Why a model may judge: the rule reads words and cosines, and a change told in a
+        language or phrasing its word lists lack escapes it; a chat model reads any. Called
+        once per add that stores facts, under the scope's lock, after the duplicate check;
+        the answer is one list per fact, in order. The engine drops ids that are not among
+        that fact's ``candidates`` and keeps its own guards (no link to a later memory or to
+        another speaker's), so a wrong answer can never reach beyond them. Must not raise for
+        a failed model call: answer None and the rule decides. The default answers None, so
+        a model that does not judge leaves the rule in place."""
+        return None
 
     def extract_detailed(self, request: ExtractionRequest) -> Extraction:
         """``extract`` plus what was not kept and why (nothing is dropped silently).

@@ -108,12 +108,14 @@ if TYPE_CHECKING:
     from ..plugin.contracts import VectorStore as VectorStore
     from ..plugin.contracts import account_for_messages as account_for_messages
     from ..plugin.model_weights import resolve_model_path as resolve_model_path
+    from ..records import CandidateMemory as CandidateMemory
     from ..records import ChatMessage as ChatMessage
     from ..records import ContextWanted as ContextWanted
     from ..records import EntityMention as EntityMention
     from ..records import ExtractedFact as ExtractedFact
     from ..records import Extraction as Extraction
     from ..records import ExtractionRequest as ExtractionRequest
+    from ..records import FactWithCandidates as FactWithCandidates
     from ..records import MemoryRecord as MemoryRecord
     from ..records import Message as Message
     from ..records import RecentMemory as RecentMemory

@@ -5,8 +5,9 @@ the message it cites (so a citation must name a message of the request), reports
 message that gave no memory with its reason (nothing is dropped silently), reads the scope's
 recent memories and the open question only when :meth:`~memorist.plugin.contracts.LanguageModel.context_wanted`
 asks (so that answer must be a :class:`~memorist.records.ContextWanted` and cost nothing),
-searches the forms ``query_forms`` offers, and calls ``complete_json`` only on a model that
-says it is ``generative``. A subclass provides one fixture, ``language_model`` (a built
+searches the forms ``query_forms`` offers, takes from ``replaced_memories`` one list of
+candidate ids per new fact or None (the rule decides), and calls ``complete_json`` only on a
+model that says it is ``generative``. A subclass provides one fixture, ``language_model`` (a built
 provider), and gets every check below::
 
     from memorist.testing.language_model import LanguageModelContract
@@ -30,7 +31,7 @@ import pytest
 
 from ..errors import CapabilityError
 from ..plugin.contracts import LanguageModel
-from ..records import ContextWanted, Extraction, ExtractionRequest, Message
+from ..records import CandidateMemory, ContextWanted, Extraction, ExtractionRequest, FactWithCandidates, Message
 
 WHEN = datetime(2024, 5, 14, 9, 30, tzinfo=UTC)
 
@@ -163,3 +164,21 @@ class LanguageModelContract:
                 language_model.complete_json(messages, Verdict)
             return
         assert isinstance(language_model.complete_json(messages, Verdict), Verdict)
+
+    def test_replaced_memories_judges_each_fact_or_leaves_it_to_the_rule(
+        self, language_model: LanguageModel[Any]
+    ) -> None:
+        lisbon = CandidateMemory(id="lisbon", text="Alice lives in Lisbon.", observed_at=WHEN, attributed_to="user")
+        dog = CandidateMemory(id="dog", text="Alice has a dog.", observed_at=WHEN, attributed_to="user")
+        later = WHEN.replace(month=6)
+        facts = [
+            FactWithCandidates(text="Alice moved to Porto.", observed_at=later, candidates=(lisbon, dog)),
+            FactWithCandidates(text="Alice ist jetzt Vegetarierin.", observed_at=later),
+            FactWithCandidates(text="Alice also has a cat.", observed_at=later, candidates=(dog,)),
+        ]
+        answer = language_model.replaced_memories(facts)
+        if answer is None:  # no judgment: the rule decides
+            return
+        assert len(answer) == len(facts), answer
+        for fact, ids in zip(facts, answer, strict=True):
+            assert set(ids) <= {c.id for c in fact.candidates}, (fact.text, ids)

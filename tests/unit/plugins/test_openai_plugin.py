@@ -16,7 +16,7 @@ import pytest
 from memorist.errors import ConfigurationError, ProviderError
 from memorist.plugin.contracts import ProviderContext
 from memorist.plugin.registry import ProviderRegistry
-from memorist.records import ChatMessage, ExtractionRequest, Message
+from memorist.records import CandidateMemory, ChatMessage, ExtractionRequest, FactWithCandidates, Message
 from memorist_openai import OpenAIEmbedder, OpenAILanguageModel
 from memorist_openai.client import parse_retry_after
 from memorist_openai.language_model import extract_json_object
@@ -557,3 +557,76 @@ def test_the_openai_model_offers_queries_in_the_voice_its_prompt_writes(server: 
     assert llm.query_forms("What does max like?", ["max"]) == ["What does the user like?"]
     assert llm.query_forms("What do I do for work?", []) == []
     assert server.requests == []
+
+
+# -- the supersession judge ----------------------------------------------------
+
+MONDAY = datetime(2026, 3, 2, 9, tzinfo=UTC)
+FRIDAY = datetime(2026, 3, 6, 9, tzinfo=UTC)
+
+
+def _fact(text: str, *candidates: tuple[str, str]) -> FactWithCandidates:
+    """A new fact of Friday with its candidates (id, text) of Monday."""
+    return FactWithCandidates(
+        text=text,
+        observed_at=FRIDAY,
+        attributed_to="user",
+        candidates=tuple(
+            CandidateMemory(id=i, text=t, observed_at=MONDAY, attributed_to="user") for i, t in candidates
+        ),
+    )
+
+
+def test_the_judge_asks_once_for_every_fact_and_keeps_each_facts_own_candidates(
+    server: FakeOpenAI, tmp_path: Path
+) -> None:
+    llm = make_llm(server, tmp_path)
+    facts = [
+        _fact(
+            "The user moved to Porto.", ("id-lisbon", "The user lives in Lisbon."), ("id-dog", "The user has a dog.")
+        ),
+        _fact("The user likes jazz."),  # no candidate: not in the prompt
+        _fact("The user also has a cat.", ("id-dog", "The user has a dog.")),
+    ]
+    seen: list[list[dict[str, Any]]] = []
+
+    def model(asked: list[dict[str, Any]]) -> str:
+        seen.append(asked)
+        # fact 0 replaces the Lisbon memory (m1); fact 1 names m1, which is not its own candidate,
+        # and a label it was never shown; a verdict for a fact not asked about is ignored
+        verdicts = [{"fact": 0, "replaces": "m1"}, {"fact": 1, "replaces": ["m1", "m7"]}, {"fact": 5, "replaces": []}]
+        return json.dumps({"verdicts": verdicts})
+
+    server.judge = model
+    assert llm.replaced_memories(facts) == [["id-lisbon"], [], []]
+    (body,) = server.chat_requests
+    (asked,) = seen
+    assert [f["text"] for f in asked] == ["The user moved to Porto.", "The user also has a cat."]
+    assert [[c["label"] for c in f["candidates"]] for f in asked] == [["m1", "m2"], ["m2"]]  # one label per memory
+    assert asked[0]["observed"].startswith("2026-03-06") and asked[0]["candidates"][0]["observed"].startswith(
+        "2026-03-02"
+    )
+    assert asked[0]["stated_by"] == "user"
+    system = body["messages"][0]["content"]
+    for promise in ('"also"', "someone else's", "any language", "single-valued", "says it ended", '"verdicts"'):
+        assert promise in system, promise
+    assert "id-lisbon" not in _text_of(body)  # the model sees labels, never ids
+
+
+def test_the_judge_makes_no_call_without_candidates_or_when_turned_off(server: FakeOpenAI, tmp_path: Path) -> None:
+    server.judge = lambda asked: json.dumps({"verdicts": []})
+    assert make_llm(server, tmp_path).replaced_memories([_fact("The user likes jazz.")]) == [[]]
+    off = make_llm(server, tmp_path, judge_supersession=False)
+    assert off.replaced_memories([_fact("The user moved to Porto.", ("a", "The user lives in Lisbon."))]) is None
+    assert server.requests == []
+
+
+def test_a_judge_that_fails_after_the_retries_answers_none_and_is_counted(server: FakeOpenAI, tmp_path: Path) -> None:
+    llm = make_llm(server, tmp_path, max_retries=2)
+    server.judge = lambda asked: '{"verdict": "yes"}'  # never the schema
+    fact = _fact("The user moved to Porto.", ("a", "The user lives in Lisbon."))
+    assert llm.replaced_memories([fact]) is None
+    assert len(server.chat_requests) == 3 and llm.judge_failures == 1
+    server.judge = lambda asked: Reply(status=503)
+    assert llm.replaced_memories([fact]) is None
+    assert llm.judge_failures == 2
