@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout22|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout23|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -76,7 +76,12 @@ and on the code before it, then read (``--verbose``) in the round, so its figure
 figure since; ``holdout22.yaml`` (twenty-three languages, 15 of 64 sequences English; 28
 additive controls that look like changes; about a quarter of the adds with an assistant
 turn; the same agent-chat focus as holdout21) was written blind during the eighteenth
-round after holdout21 and is read once to report it.
+round after holdout21 and is read once to report it; ``holdout23.yaml`` (twenty-three
+languages, 15 of 64 sequences English; 28 additive controls that look like changes, a second
+home, job, phone or pet, a trip, a wish, a negated change, a plan for someone else; about a
+quarter of the adds with an assistant turn; terse, typo-ridden or emoji-laden chat, changes
+told indirectly, numbers that move beside numbers that do not) was written blind during the
+nineteenth round after holdout22 and is read once to report it.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
@@ -185,6 +190,7 @@ def main() -> None:
         "holdout20",
         "holdout21",
         "holdout22",
+        "holdout23",
     )
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
