@@ -181,6 +181,10 @@ class Lexicon:
     periods: frozenset[str] = frozenset()
     #: Words telling a value as a goal ("goal", "Ziel", "目標"): a target is not a value held.
     goals: Phrases = Phrases({})
+    #: Words telling a fact as wished or weighed ("might", "someday", "kepikiran"): not so now.
+    hypothetical: Phrases = Phrases({})
+    #: Words placing a fact in a past stretch of life ("as a kid", "çocukken"): a past stint.
+    past_stints: Phrases = Phrases({})
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -284,6 +288,8 @@ class Lexicon:
             possessive_particles=union("possessive_particles"),
             periods=union("period_words"),
             goals=merged("goal_words"),
+            hypothetical=merged("hypothetical_words"),
+            past_stints=merged("past_stint_words"),
             genitive_prepositions=union("genitive_prepositions"),
             genitive_possessives=union("genitive_possessives"),
             definite_articles=union("definite_articles"),
@@ -352,6 +358,8 @@ INSIDE_LISTS = (
     "onset_words",
     "novelty_words",
     "goal_words",
+    "hypothetical_words",
+    "past_stint_words",
 )
 
 

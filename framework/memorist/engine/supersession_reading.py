@@ -97,6 +97,10 @@ class Reading:
     #: Whether it tells a value as a goal ("goal weight 75 kg", "Mein Ziel sind 85 Kilo"): a
     #: target is another slot than the value the person holds now.
     goal: bool = False
+    #: Whether it tells the fact as wished or weighed ("might move to Berlin someday"): not so now.
+    hypothetical: bool = False
+    #: Whether it places the fact in a past stretch of life ("lived in Germany as a kid").
+    past_stint: bool = False
 
 
 #: What may close an opening interjection ("Oh iya, istriku ...", "Ha, no: ...").
@@ -225,6 +229,8 @@ def read(text: str) -> Reading:
         objects,
         compounding(code),
         lex.goals.anywhere(based) or "goal_words" in inside,
+        lex.hypothetical.anywhere(found) or "hypothetical_words" in inside,
+        lex.past_stints.anywhere(found) or "past_stint_words" in inside,
     )
 
 

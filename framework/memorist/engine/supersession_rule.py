@@ -193,7 +193,9 @@ def supersedes(
         # "... playing both guitar and piano now" keeps "plays guitar", and "..., and yours
         # stays sam@y.com" the older e-mail: a value held beside a new one is no replaced value.
         return False
-    if _replaces(new, old, newer_text, older_text, (similarity, above_chance), (attribute_of, attribute_above_chance)):
+    if not _not_now(new, old) and _replaces(
+        new, old, newer_text, older_text, (similarity, above_chance), (attribute_of, attribute_above_chance)
+    ):
         return True
     # One clause of a fact of several may change the older ("..., it's 312-555-0182 now. Also
     # ..."): each clause that says a change or a moved quantity is read on its own. A short
@@ -205,6 +207,8 @@ def supersedes(
         if not (part.change or part.moved):
             continue
         part = replace(part, subjects=resolved(part.subjects, old.subjects))
+        if _not_now(part, old):
+            continue
         if new.size <= SLOT_MAX_TOKENS:
             # A short fact's additive word is the whole fact's ("Your studio will change things
             # too"): only its subject is read clause by clause.
@@ -399,6 +403,15 @@ def _other_count(new: Reading, old: Reading) -> bool:
         if (ordinal or not new.additive) and any(t == thing and n != number for t, n, _ in old.counts):
             return True
     return False
+
+
+def _not_now(new: Reading, old: Reading) -> bool:
+    """Whether the newer tells no state of now that the older's could give way to: a wish or a
+    thought ("might move to Berlin someday", "kepikiran resign") unless the older was one too,
+    or a past stretch of life told without a change ("çocukken 5 yıl Almanya'da yaşadım")."""
+    if new.hypothetical and not old.hypothetical:
+        return True
+    return new.past_stint and not new.change and not old.past_stint
 
 
 def _goal_apart(new: Reading, old: Reading) -> bool:

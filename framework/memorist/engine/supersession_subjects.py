@@ -508,7 +508,11 @@ def _owners(words: list[str], lex: Lexicon) -> frozenset[str]:
         return frozenset()
     owned = rest[1]
     if base(owned) not in lex.others:
-        return frozenset()
+        # "the user's flatmate's number", "the user's company's address": whoever or whatever
+        # the chain names past the speaker owns the thing, listed as a relative or not.
+        told = any(owned.endswith(ending) and len(owned) > len(ending) for ending in lex.possessive_endings)
+        named = told and base(owned).isalpha() and base(owned) not in lex.attributes
+        return frozenset({base(owned)}) if named else frozenset()
     # "the user's sister's visit", "मेरी बहन की शादी": the relative owns what follows.
     return frozenset({base(owned)}) if owned != base(owned) or rest[2] in lex.possessive_particles else frozenset()
 

@@ -146,3 +146,27 @@ def test_a_named_partners_change_replaces_the_partners_fact(engine: Any) -> None
 )
 def test_a_goal_and_the_value_held_are_two_slots(engine: Any, adds: list[str], current: list[int]) -> None:
     assert current_adds(engine, f"r19-goal-{adds[0][:10]}", adds, every_add_stored=True) == current
+
+
+@pytest.mark.parametrize(
+    ("adds", "current"),
+    [
+        (["I live in Leeds.", "Maybe someday I'll move to Lisbon, I loved it there."], [0, 1]),
+        (["Trabajo en un banco.", "Estoy pensando en dejar el banco y montar una cafetería."], [0, 1]),
+        (["Ich wohne in Graz.", "Vielleicht ziehe ich irgendwann nach Wien."], [0, 1]),
+        (["Vivo a Torino.", "Da bambino ho vissuto tre anni a Napoli."], [0, 1]),
+        (["Mieszkam w Krakowie.", "W dzieciństwie mieszkałem pięć lat w Gdańsku."], [0, 1]),
+        (["I live in Leeds.", "I moved to York last month."], [1]),
+        (["I live in Leeds.", "Two years ago I moved to York, and I still love it."], [1]),
+    ],
+)
+def test_a_wish_or_a_past_stint_replaces_nothing_current(engine: Any, adds: list[str], current: list[int]) -> None:
+    """A fact told as wished or weighed, or placed in a past stretch of life without a change,
+    is no state of now; a move told with its time still is."""
+    assert current_adds(engine, f"r19-now-{adds[1][:12]}", adds, every_add_stored=True) == current
+
+
+def test_a_possessive_chain_names_its_owner_listed_or_not(engine: Any) -> None:
+    assert read("The user's flatmate's number is 07700 900444").owners == {"flatmate"}
+    adds = ["My phone number is 07700 900111.", "My landlady's number is 07700 900222."]
+    assert current_adds(engine, "r19-chain", adds, every_add_stored=True) == [0, 1]
