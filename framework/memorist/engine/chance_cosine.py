@@ -36,7 +36,7 @@ from threading import Lock
 import numpy as np
 
 from ..language import DEFAULT, language_of, lexicon
-from .supersession_subjects import SPEAKER_LABEL
+from .supersession_speakers import SPEAKER_LABEL
 
 #: The lexicon list whose pairs measure a language's chance level.
 STATEMENTS = "unrelated_statements"

@@ -27,7 +27,7 @@ from ..records import MemoryRecord
 from .keywords import index_terms, terms
 from .supersession_agreement import STEM_LETTERS
 from .supersession_lexicon import rule_lexicon
-from .supersession_subjects import SPEAKER_LABEL
+from .supersession_speakers import SPEAKER_LABEL
 
 __all__ = ["ECHO_CONTENT", "ECHO_SHARE", "ECHO_STEM", "echoes", "echoes_of"]
 

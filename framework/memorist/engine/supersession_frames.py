@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from ..language import Token
 from .supersession_lexicon import Gapped, Lexicon
-from .supersession_subjects import SPEAKER_LABEL
+from .supersession_speakers import SPEAKER_LABEL
 
 __all__ = ["MAX_GAP", "PASSIVE_SUBJECT", "around", "passive_subject"]
 

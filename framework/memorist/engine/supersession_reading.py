@@ -18,19 +18,13 @@ from ..language.scripts import has_kana, kana_words
 from .keywords import STOP_WORDS, terms
 from .supersession_frames import around, passive_subject
 from .supersession_lexicon import REPORTING_OPENERS, Lexicon, reading_lexicon, spaceless
+from .supersession_owners import genitive_owner, possessive_owners, run_owner
+from .supersession_speakers import ASSISTANT, SELF, SPEAKER_LABEL, statement_language, voiced
 from .supersession_subjects import (
-    ASSISTANT,
-    SELF,
-    SPEAKER_LABEL,
     _clause_subjects,
     _labelled_name,
-    _language,
     _names_speaker,
-    _owners,
-    _voiced,
     common_openings,
-    genitive_owner,
-    run_owner,
 )
 from .supersession_values import (
     anchored,
@@ -128,7 +122,7 @@ def _past_interjection(text: str, code: str) -> str:
 
 @lru_cache(maxsize=65_536)
 def read(text: str) -> Reading:
-    code = _language(text)
+    code = statement_language(text)
     lex = reading_lexicon(code)
     found = tokens(text)
     words = [t.word for t in found]
@@ -221,7 +215,7 @@ def read(text: str) -> Reading:
         len(found),
         lex.onsets.anywhere(found) or "onset_words" in inside,
         held,
-        frozenset(lex.kin.get(o, o) for o in _owners(words, lex)) | _genitive(words, text, lex),
+        frozenset(lex.kin.get(o, o) for o in possessive_owners(words, lex)) | _genitive(words, text, lex),
         moved(text, said_values, lex),
         lex.recency.anywhere(found),
         change and (framed_change or _shifts(found, runs, lex)),
@@ -399,7 +393,7 @@ def clause_readings(text: str) -> tuple[tuple[str, Reading, bool], ...]:
     if len(parts) < 2:
         return ()
     whole = read(text)
-    lex = reading_lexicon(_language(text))
+    lex = reading_lexicon(statement_language(text))
     out = []
     for part in parts[:MAX_CLAUSES]:
         found = tokens(part)
@@ -419,7 +413,7 @@ def clause_readings(text: str) -> tuple[tuple[str, Reading, bool], ...]:
             # "муж ушёл из банка, теперь работает ...": a clause naming no one goes on about the
             # fact's relative (its verb's person is no word the reader sees).
             own = frozenset()
-        if prefix and not _voiced(prefix):
+        if prefix and not voiced(prefix):
             # A preamble read as a label ("Long week: ..., and they started a new job", "Busy
             # week: the user's sister moved ..."): the clause's own subject stands past it.
             alone = read(part).subjects & ({SELF} | lex.others)
@@ -444,7 +438,7 @@ def reported(text: str) -> str:
     is "The assistant: tu vis à Lyon"; "上司は田中さんだと覚えておきます" is "上司は田中さんだ"."""
     lex = reading_lexicon(DEFAULT)
     label = SPEAKER_LABEL.match(text)
-    prefix = label.group(0) if label and _voiced(label.group(0)) else ""
+    prefix = label.group(0) if label and voiced(label.group(0)) else ""
     body = text[len(prefix) :]
     found = tokens(body)
     # Only the listener reports: "The user noted that the train was late" is the user's fact.

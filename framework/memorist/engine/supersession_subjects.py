@@ -1,50 +1,20 @@
 """Who a fact is about, as the supersession rule reads it: the subject of its first clause,
 the speaker or a relative a later clause names, a name opening the statement behind the
-extractor's label, a partner named through the speaker's possessive, and the relative a
-possessive chain names.
+extractor's label, and a partner named through the speaker's possessive.
 
-:mod:`.supersession_reading` reads the rest of a fact; this module is its subject reading.
+:mod:`.supersession_reading` reads the rest of a fact; this module is its subject reading,
+over :mod:`.supersession_speakers` (who speaks) and :mod:`.supersession_owners` (whose thing).
 """
 
 from __future__ import annotations
 
-import re
-
 from ..language import DEFAULT, Boundary, Token, languages, lexicon, split, tokens
-from ..language.common_words import listed_language, opens_with_common_word
+from ..language.common_words import opens_with_common_word
 from .keywords import STOP_WORDS
 from .supersession_lexicon import Lexicon, spaceless
+from .supersession_owners import possessive_owners, run_relative
+from .supersession_speakers import ASSISTANT, SELF, SPEAKER_LABEL, THIRD, voiced
 from .supersession_values import base, is_copula
-
-#: The subject of a fact in the extractor's own voice for the speaker: the last word of the
-#: lexicon's label for the user ("the user" -> "user").
-SELF = str(lexicon(DEFAULT).get("speakers", "user") or "user").split()[-1].casefold()
-#: The assistant in the extractor's voice ("the assistant" -> "assistant"): whose listener is the user.
-ASSISTANT = str(lexicon(DEFAULT).get("speakers", "assistant") or "assistant").split()[-1].casefold()
-#: The subject of a reply about a third person ("no, she works at a school now"): a pronoun
-#: whose person the older fact it is read against names (:func:`resolved`).
-THIRD = "\N{HORIZONTAL ELLIPSIS}third"
-
-
-#: The extractor's label of who said a statement ("The user: Vivo en Sevilla.", "Caroline:
-#: ..."): a name of a few words, not a preamble. The statement after it is the fact's first
-#: clause, and its language is the statement's, not the label's.
-SPEAKER_LABEL = re.compile(r"^\s*[^\s:]+(?:\s+[^\s:]+){0,2}:\s*")
-
-
-def _language(text: str) -> str:
-    """The language ``text``'s statement is in (past the extractor's label). Its function
-    words are no topic (the default's stop words :func:`terms` already drops)."""
-    # A short statement's detector answer may be a language whose lexicon lists none of its
-    # words ("Ablam Ankara'da oturuyor." reads as English): the lexicons' votes decide there.
-    return listed_language(SPEAKER_LABEL.sub("", text, count=1))
-
-
-def _voiced(label: str) -> bool:
-    """Whether ``label`` is the extractor's label for the user or the assistant ("The user:")."""
-    named = label.strip(": \t").split()
-    return bool(named) and named[-1].casefold() in (SELF, ASSISTANT)
-
 
 #: Marks that end a sentence: the word after one opens the next, capitalized whatever it is.
 _SENTENCE_ENDS = ".!?"
@@ -81,7 +51,7 @@ def _labelled_name(text: str, lex: Lexicon) -> frozenset[str]:
     # Only behind the extractor's label for the user or the assistant: a named speaker's turn
     # ("Caroline: Long time no talk.") opens with any word, and its people are told apart
     # by the turn's speaker.
-    if label is None or not _voiced(label.group(0)):
+    if label is None or not voiced(label.group(0)):
         return frozenset()
     found = tokens(text[label.end() :])
     if len(found) < 2 or not found[0].surface[:1].isupper() or found[0].surface.isupper():
@@ -188,7 +158,7 @@ def _later_subjects(found: list[str], lex: Lexicon) -> frozenset[str]:
     sister's rent ...": the sister's rent, not the user's)."""
     at = _speaker_at(found, lex)
     said = found[at:] if at and len(found) - at >= 2 else found
-    owners = _owners(said, lex)
+    owners = possessive_owners(said, lex)
     return owners if owners else _subjects(said, lex)
 
 
@@ -376,7 +346,7 @@ def _names_one(words: list[str], lex: Lexicon) -> bool:
 def _qualified_relative(rest: list[str], lex: Lexicon) -> str | None:
     """The relative a possessive names after words that qualify it: "the user's best friend
     Owen", "Mi hermana mayor" alike. None past an attribute word, a possessive ("the user's
-    sister's wedding" is the user's to plan, the sister its owner: :func:`_owners`) or a
+    sister's wedding" is the user's to plan, the sister its owner: :func:`.supersession_owners.possessive_owners`) or a
     relative an owner's particle follows ("मेरी बहन की शादी")."""
     for i, w in enumerate(rest[1:4], 1):
         if base(w) in lex.speaker:
@@ -444,163 +414,3 @@ def _partner(rest: list[str], lex: Lexicon, names: frozenset[str]) -> str | None
         # the partner is ("Ma femme est prof de maths") is the partner's own fact.
         return None
     return word
-
-
-#: How many words may name a thing before the genitive naming its owner ("el alquiler", "la
-#: casa nueva de mi hermana").
-GENITIVE_THING_WINDOW = 2
-
-
-def genitive_owner(words: list[str], lex: Lexicon, labelled: bool) -> str | None:
-    """The relative a genitive after the fact's opening thing names as its owner: "El alquiler
-    de mi hermana sube ...", "the rent of the user's sister", "Die Miete meiner Schwester ...",
-    "Аренда моей сестры ...": the sister's rent, not the speaker's, though the fact opens with
-    an attribute word as "My rent ..." would. ``words``: the fact's words; ``labelled``: whether
-    they open with the extractor's label ("The user: ...") before the speaker's own words, else
-    the thing opens the fact ("The rent of the user's sister ..."), never its subject ("The user
-    moved out of their parents' place").
-
-    A genitive preposition (the language's ``genitive_prepositions``: "de", "of", "van") joins
-    any thing to its owner. Without one (a language telling the owner by its case), the
-    speaker's possessive in the genitive (``genitive_possessives``: "meiner", "моей") and a
-    relative right after the thing do: a verb before another case ("Odwiedzam moją siostrę", I
-    visit my sister; "Ich helfe meiner Schwester" opens with the speaker) leaves the fact the
-    speaker's."""
-    if words and words[0] in lex.articles:
-        words = words[1:]
-    if labelled:
-        words = words[1:] if words and words[0] == SELF else []
-    if words and words[0] in lex.articles:
-        words = words[1:]
-    for end in range(1, GENITIVE_THING_WINDOW + 1):
-        thing = words[:end]
-        if len(thing) < end or not all(
-            base(w).isalpha()
-            and base(w) not in lex.speaker | lex.others | lex.partners
-            and w not in lex.genitive_prepositions
-            for w in thing
-        ):
-            return None
-        at = end
-        if at < len(words) and words[at] in lex.genitive_prepositions:
-            at += 1
-            if at < len(words) and words[at] in lex.articles:
-                at += 1
-            if at < len(words) and (base(words[at]) in lex.speaker or base(words[at]) == SELF):
-                at += 1
-        elif at < len(words) and words[at] in lex.genitive_possessives:
-            at += 1
-        else:
-            continue
-        # A partner too: "el trabajo de mi novio" is his job, not the speaker's.
-        if at < len(words) and (base(words[at]) in lex.others | lex.partners or words[at] in lex.kin):
-            return lex.kin.get(base(words[at]), base(words[at]))
-    return None
-
-
-def _owners(words: list[str], lex: Lexicon) -> frozenset[str]:
-    """The relative a possessive chain opening the fact names past the speaker ("the user's
-    sister's visit": sister)."""
-    rest = words[1:] if words and words[0] in lex.articles else words
-    if len(rest) >= 4 and rest[0] == SELF and rest[1] in lex.speaker:
-        rest = rest[1:]  # "The user: मेरी बहन की शादी ...": the speaker's own possessive after the label
-    if len(rest) < 3 or base(rest[0]) not in lex.speaker:
-        return frozenset()
-    owned = rest[1]
-    if base(owned) not in lex.others:
-        # "the user's flatmate's number", "the user's company's address": whoever or whatever
-        # the chain names past the speaker owns the thing, listed as a relative or not.
-        told = any(owned.endswith(ending) and len(owned) > len(ending) for ending in lex.possessive_endings)
-        named = told and base(owned).isalpha() and base(owned) not in lex.attributes
-        return frozenset({base(owned)}) if named else frozenset()
-    # "the user's sister's visit", "मेरी बहन की शादी": the relative owns what follows.
-    return frozenset({base(owned)}) if owned != base(owned) or rest[2] in lex.possessive_particles else frozenset()
-
-
-def _run_rows() -> tuple[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]], ...]:
-    """Per language written without spaces that lists its relatives: its speaker's possessives
-    and its relatives, each longest first, and the particles that mark a subject (none: any)."""
-    rows = []
-    for code in languages():
-        lex = lexicon(code)
-        relatives = lex.words("relatives")
-        if not relatives or not all(spaceless(r) for r in relatives) or not lex.words("subject_particles"):
-            continue
-        rows.append(
-            (
-                tuple(sorted(lex.words("run_possessives"), key=len, reverse=True)),
-                tuple(sorted(relatives, key=len, reverse=True)),
-                lex.words("subject_particles"),
-            )
-        )
-    return tuple(rows)
-
-
-_RUN_ROWS = _run_rows()
-
-
-def _longest_first(words: frozenset[str]) -> tuple[str, ...]:
-    return tuple(sorted(words, key=len, reverse=True))
-
-
-def _owner_rows() -> tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]:
-    """Per language written without spaces: its speaker's possessives, its relatives and the
-    particles after an owner (Chinese "的", Japanese "の"), each longest first."""
-    rows = []
-    for code in languages():
-        lex = lexicon(code)
-        relatives, particles = lex.words("relatives"), lex.words("possessive_particles")
-        if relatives and particles and all(spaceless(r) for r in relatives):
-            rows.append(
-                (_longest_first(lex.words("run_possessives")), _longest_first(relatives), _longest_first(particles))
-            )
-    return tuple(rows)
-
-
-_OWNER_ROWS = _owner_rows()
-
-
-def run_owner(run: str) -> str | None:
-    """The relative a run of a script written without spaces opens with as an owner: "我妈的手机号
-    是..." (my mom's phone number), "母の誕生日は..." (my mother's birthday): the relative's thing,
-    not the speaker's, as "the user's sister's visit" is the sister's."""
-    if not spaceless(run):
-        return None
-    for possessives, relatives, particles in _OWNER_ROWS:
-        body = next((run[len(p) :] for p in possessives if run.startswith(p)), run)
-        relative = next((r for r in relatives if body.startswith(r)), None)
-        if relative is None:
-            continue
-        after = body[len(relative) :]
-        if any(after.startswith(p) and len(after) > len(p) for p in particles):
-            return relative
-    return None
-
-
-def run_relative(run: str) -> tuple[str, str] | None:
-    """A run of a script written without spaces that opens with a relative, as (the relative,
-    the rest of the run): "妹が大阪に引っ越しました" -> ("妹", "大阪に引っ越しました"). Japanese marks
-    the relative as the subject with a particle ("妹が", "母は", "兄も"; "母の" owns a thing,
-    "妹を" is an object), and the speaker's possessive may open the run ("私の妹は"), as "Mi
-    hermana vive ..." makes the sister the subject. A language whose lexicon lists no subject
-    particles would take any run opening with a relative; Chinese is left out, since its
-    sentence often opens with a time or a topic before the relative it is about ("今天是我女儿的
-    生日，她五岁了": the daughter's age, not a fact of the speaker's beside "我女儿今年四岁"), so
-    only a language that lists its subject particles is read so."""
-    if not spaceless(run):
-        return None
-    for possessives, relatives, particles in _RUN_ROWS:
-        body = next((run[len(p) :] for p in possessives if run.startswith(p)), run)
-        for relative in relatives:
-            if not body.startswith(relative):
-                continue
-            after = body[len(relative) :]
-            if particles:
-                particle = next((p for p in particles if after.startswith(p)), None)
-                if particle is None:
-                    break
-                after = after[len(particle) :]
-            if after:
-                return relative, after
-            break
-    return None
