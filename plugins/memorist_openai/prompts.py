@@ -264,6 +264,10 @@ where the user lives;
 - a value with another qualifier: a work e-mail beside a personal one, a mobile \
 number beside an office line;
 - a separate event or occasion: "ran 5 km on Saturday" then "ran 8 km on Sunday";
+- something not so now: a wish or a plan being weighed ("might move to Berlin \
+someday"), a trip or visit ("in Berlin for two weeks"), a past stretch of life \
+("lived in Germany as a child"), an offer turned down;
+- a goal beside the value held: "goal weight 70 kg" then "weighs 78 kg";
 - the same value said again, or more detail about it.
 
 Facts and memories may be in any language, not necessarily the same one; judge \

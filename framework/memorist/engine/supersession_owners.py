@@ -35,9 +35,12 @@ def genitive_owner(words: list[str], lex: Lexicon, labelled: bool) -> str | None
         words = words[1:]
     if labelled:
         words = words[1:] if words and words[0] == SELF else []
+    # "el de mi jefe es ...", "la de mi hermana": an article before the genitive stands for the
+    # thing told before ("my e-mail is ...; my boss's is ..."), the owner's as a named one is.
+    elided = len(words) > 1 and words[0] in lex.articles and words[1] in lex.genitive_prepositions
     if words and words[0] in lex.articles:
         words = words[1:]
-    for end in range(1, GENITIVE_THING_WINDOW + 1):
+    for end in range(0 if elided else 1, GENITIVE_THING_WINDOW + 1):
         thing = words[:end]
         if len(thing) < end or not all(
             base(w).isalpha()

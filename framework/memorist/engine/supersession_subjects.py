@@ -396,7 +396,9 @@ def _partner(rest: list[str], lex: Lexicon, names: frozenset[str]) -> str | None
     if not after or after[0] + 1 >= len(rest):
         return None
     word, following = base(rest[after[0]]), rest[after[0] + 1 : after[0] + 3]
-    if word not in lex.partners or not following[0].isalpha() or following[0] in _JOINERS:
+    # "eşim 38 bin alıyor" (my wife earns 38k): a number may open what the partner does.
+    told = following[0].isalpha() or following[0][:1].isdigit()
+    if word not in lex.partners or not told or following[0] in _JOINERS:
         return None
     if any(lex.attributes.get(w) == NAME or w in _NAMING for w in following):
         return None

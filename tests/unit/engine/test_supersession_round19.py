@@ -170,3 +170,45 @@ def test_a_possessive_chain_names_its_owner_listed_or_not(engine: Any) -> None:
     assert read("The user's flatmate's number is 07700 900444").owners == {"flatmate"}
     adds = ["My phone number is 07700 900111.", "My landlady's number is 07700 900222."]
     assert current_adds(engine, "r19-chain", adds, every_add_stored=True) == [0, 1]
+
+
+@pytest.mark.parametrize(
+    ("fact", "owner"),
+    [
+        ("The user: el de mi jefe es l.paredes@empresa.es", "jefe"),
+        ("The user: o do meu chefe é joao@empresa.pt", "chefe"),
+    ],
+)
+def test_an_article_before_a_genitive_stands_for_the_thing_told_before(fact: str, owner: str) -> None:
+    """ "My e-mail is ...; my boss's is ...": the elided thing is the owner's."""
+    assert read(fact).owners == {owner}
+
+
+@pytest.mark.parametrize(
+    ("fact", "subjects"),
+    [
+        ("The user: eşim 38 bin alıyor", {"eşim"}),
+        ("The user: mon coloc Hugo boit 5 cafés par jour", {"coloc", "hugo"}),
+        ("The user's flatmate moved to Leeds.", {"flatmate"}),
+    ],
+)
+def test_a_partner_before_a_number_and_a_flatmate_are_subjects(fact: str, subjects: set[str]) -> None:
+    assert read(fact).subjects == subjects
+
+
+@pytest.mark.parametrize(
+    ("adds", "current"),
+    [
+        (
+            [
+                "Mi correo es ana@correo.es.",
+                "El de mi jefe es luis@empresa.es.",
+                "Cambié de correo, ahora uso ana88@gmail.com.",
+            ],
+            [1, 2],
+        ),
+        (["maaşım 35 bin TL", "eşim 38 bin alıyor"], [0, 1]),
+    ],
+)
+def test_another_persons_value_of_the_same_kind_stays(engine: Any, adds: list[str], current: list[int]) -> None:
+    assert current_adds(engine, f"r19-other-{adds[1][:10]}", adds, every_add_stored=True) == current
