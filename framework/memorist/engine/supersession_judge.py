@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from ..observability import metrics
 from ..observability.stages import stage
 from ..plugin.contracts import LanguageModel
 from ..records import CandidateMemory, FactWithCandidates, MemoryRecord
@@ -78,10 +79,13 @@ def judge(
             answer = language_model.replaced_memories(facts)
     except Exception:  # a third-party model's failure: the rule decides, the add goes on
         log.exception("language model %s failed to judge supersession; the rule decides", language_model.describe())
+        metrics.supersession_judged("unusable")
         return None
     if answer is None:
+        metrics.supersession_judged("declined")
         return None
     if len(answer) != len(facts):
+        metrics.supersession_judged("unusable")
         log.warning(
             "language model %s judged %d facts of %d; the rule decides",
             language_model.describe(),
@@ -89,6 +93,7 @@ def judge(
             len(facts),
         )
         return None
+    metrics.supersession_judged("judged")
     replaced = []
     for found, ids in zip(candidates, answer, strict=True):
         by_id = {c.id: c for c in found}

@@ -45,6 +45,7 @@ class Families:
     latency: Any
     stages: Any
     queue_done: Any
+    judgments: Any
 
 
 _families: Families | None = None
@@ -89,6 +90,12 @@ def families() -> Families:
                         "Queued adds finished by the workers, by outcome (SUCCEEDED, FAILED, RETRY, LEASE_LOST)",
                         ("outcome",),
                     ),
+                    judgments=Counter(
+                        "memorist_supersession_judgments",
+                        "Adds whose replaced memories the language model was asked to judge, by outcome "
+                        "(judged; declined or unusable: the rule decided)",
+                        ("outcome",),
+                    ),
                 )
     return _families
 
@@ -130,6 +137,16 @@ def queue_finished(outcome: str) -> None:
             families().queue_done.labels(outcome).inc()
         except Exception:
             _recording_failed("a queued add")
+
+
+def supersession_judged(outcome: str) -> None:
+    """One add's question to the language model judge: ``judged`` (its answer decided),
+    ``declined`` (it answered None) or ``unusable`` (it raised or answered another shape)."""
+    if _enabled:
+        try:
+            families().judgments.labels(outcome).inc()
+        except Exception:
+            _recording_failed("a judgment")
 
 
 # -- multiprocess mode (gunicorn) ----------------------------------------------------------

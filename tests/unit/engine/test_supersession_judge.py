@@ -269,3 +269,21 @@ def test_the_engine_holds_any_models_answer_to_the_candidates_it_showed(
     near = [record("Lisbon", monday), record("Madrid", friday.replace(day=7)), record("Kim's", monday, "Kim")]
     found = judge(model, [newer], [near])
     assert (None if found is None else [[r.id for r in gone] for gone in found]) == judged
+
+
+def _judgments(outcome: str) -> float:
+    from prometheus_client import REGISTRY
+
+    return REGISTRY.get_sample_value("memorist_supersession_judgments_total", {"outcome": outcome}) or 0.0
+
+
+def test_each_judgment_is_counted_by_its_outcome(engine: Engine, server: FakeOpenAI) -> None:
+    """An operator sees how often the model decided and how often the rule stood in for it."""
+    before = {outcome: _judgments(outcome) for outcome in ("judged", "declined")}
+    server.judge = replacing(LISBON)
+    say(engine, server, LISBON, MONDAY)  # nothing stored yet: no question, nothing counted
+    say(engine, server, PORTO, FRIDAY)
+    assert _judgments("judged") == before["judged"] + 1
+    server.judge = lambda facts: Reply(status=500)
+    say(engine, server, "The user moved to Braga.", "2026-03-09T09:00:00Z")
+    assert _judgments("declined") == before["declined"] + 1  # the plugin's failure: None, the rule decided
