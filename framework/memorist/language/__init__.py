@@ -16,6 +16,7 @@ text in another keeps every fact, and its own lexicon's greetings are skipped.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from .lexicon import DEFAULT, Lexicon, fold, languages, lexicon, lexicons_path
@@ -124,6 +125,10 @@ def _evidence(script: str) -> tuple[dict[str, dict[str, float]], dict[str, dict[
     return by_word, by_letter
 
 
+#: E-mail addresses, web addresses and handles: values whose letters are no language's words.
+_ADDRESSES = re.compile(r"\S+@\S+|\bhttps?://\S+|\bwww\.\S+|@\w+")
+
+
 def _evidence_scores(text: str) -> str | tuple[tuple[str, ...], dict[str, float], str]:
     """The language when the script alone tells it; else the script's languages, each
     one's evidence, and the default among them."""
@@ -143,7 +148,8 @@ def _evidence_scores(text: str) -> str | tuple[tuple[str, ...], dict[str, float]
     if not candidates:
         return "und"  # a script no lexicon is written in: no language rules apply
     by_word, by_letter = _evidence(script)
-    folded = fold(text)
+    # An address is no word of the language: "ana@mail.io" holds Italian "io", "a@b.es" Spanish "es".
+    folded = _ADDRESSES.sub(" ", fold(text))
     score = dict.fromkeys(candidates, 0.0)
     for token in words(folded):
         weights = by_word.get(token)

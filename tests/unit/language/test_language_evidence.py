@@ -77,3 +77,16 @@ def test_an_attribute_word_tells_a_short_facts_language(text: str, expected: str
 @pytest.mark.parametrize("text", ["I moved to Leeds.", "My phone broke.", "Our new address is 5 Elm Street."])
 def test_english_facts_stay_english(text: str) -> None:
     assert language_of.__wrapped__(text) == "en"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("New email: ana@mail.io", "en"),  # "io" is Italian "I", but not inside an address
+        ("Send it to luis@correo.es please", "en"),
+        ("check out www.ilpost.it later", "en"),
+        ("Mi correo nuevo es ana@mail.io", "es"),
+    ],
+)
+def test_an_address_is_no_word_of_the_language(text: str, expected: str) -> None:
+    assert language_of(text) == expected
