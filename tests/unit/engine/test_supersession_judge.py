@@ -287,3 +287,15 @@ def test_each_judgment_is_counted_by_its_outcome(engine: Engine, server: FakeOpe
     server.judge = lambda facts: Reply(status=500)
     say(engine, server, "The user moved to Braga.", "2026-03-09T09:00:00Z")
     assert _judgments("declined") == before["declined"] + 1  # the plugin's failure: None, the rule decided
+
+
+def test_a_batched_add_is_judged_as_a_single_add_is(engine: Engine, server: FakeOpenAI) -> None:
+    """``add_many`` (bulk import) stores through the same judge: the model's answer wins there too."""
+    server.judge = nothing_replaced
+    say(engine, server, LISBON, MONDAY)
+    server.script_chat(json.dumps({"memories": [{"text": PORTO, "source_message": 0, "attributed_to": "user"}]}))
+    request = engine.add_request([{"role": "user", "content": PORTO}], user_id="ana", timestamp=FRIDAY)
+    (outcome,) = engine.add_many([request])
+    assert [r.text for r in outcome.stored] == [PORTO]
+    assert len(server.judge_requests) == 1
+    assert current(engine) == {LISBON, PORTO}  # the rule would have linked the move
