@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout23|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout24|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -81,7 +81,14 @@ languages, 15 of 64 sequences English; 28 additive controls that look like chang
 home, job, phone or pet, a trip, a wish, a negated change, a plan for someone else; about a
 quarter of the adds with an assistant turn; terse, typo-ridden or emoji-laden chat, changes
 told indirectly, numbers that move beside numbers that do not) was written blind during the
-nineteenth round after holdout22 and is read once to report it.
+nineteenth round after holdout22 and is read once to report it; ``holdout24.yaml``
+(twenty-three languages, 15 of 64 sequences English; 28 additive controls that look like
+changes, someone else's move or job, a visit, a second appointment or habit, an offer
+turned down, a wish, the same value confirmed; about a quarter of the adds with an
+assistant turn; facts about several people at once with the same attribute as the user's,
+changes told as news, as a correction of the assistant or with the old value, plans and
+numbers that move beside ones that are added) was written blind during the nineteenth
+round after holdout23 and is read once to report it.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
@@ -191,6 +198,7 @@ def main() -> None:
         "holdout21",
         "holdout22",
         "holdout23",
+        "holdout24",
     )
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
