@@ -101,11 +101,10 @@ class Reading:
 _INTERJECTION_CLOSERS = frozenset(",:;!-–—")
 
 
-def _past_interjection(text: str, code: str) -> str:
-    """``text`` without the interjections, greetings and thanks that open what the speaker
-    said, up to the punctuation closing them: "The user: Oh iya, istriku juga baru naik gaji"
-    is about the wife, as "istriku juga baru naik gaji" is, not about "oh"."""
-    found = tokens(text)
+def _past_interjection(text: str, found: list[Token], code: str) -> str:
+    """``text`` (its tokens: ``found``) without the interjections, greetings and thanks that
+    open what the speaker said, up to the punctuation closing them: "The user: Oh iya, istriku
+    juga baru naik gaji" is about the wife, as "istriku juga baru naik gaji" is, not about "oh"."""
     label = SPEAKER_LABEL.match(text)
     start = next((i for i, t in enumerate(found) if t.start >= label.end()), len(found)) if label else 0
     # The language's own and the default's: "ok", "wow" open messages typed in any language.
@@ -163,8 +162,8 @@ def read(text: str) -> Reading:
     based = [replace(t, word=base(t.word)) for t in found]  # "j'adore": "adore", "user's": "user"
     # The extractor's resolution of a relative date ("Last month (December 2025) the user ...")
     # is no word of the sentence: its subject is still within the opening words.
-    spoken = _past_interjection(text, code)
-    said = [t.word for t in tokens(spoken) if not in_parentheses(spoken, t)]
+    spoken = _past_interjection(text, found, code)
+    said = [t.word for t in (found if spoken is text else tokens(spoken)) if not in_parentheses(spoken, t)]
     # "The user: Mia turned 5 yesterday" is about Mia too (the speaker stays a subject: a
     # statement in a language that drops its pronoun opens with a verb, "Corro 25 km").
     labelled = _labelled_name(spoken, lex)

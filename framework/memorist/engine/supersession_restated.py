@@ -18,7 +18,7 @@ from .keywords import STOP_WORDS, terms
 from .supersession_frames import around
 from .supersession_lexicon import Gapped, rule_lexicon
 from .supersession_reading import Reading, clause_readings
-from .supersession_values import VALUE_KINDS
+from .supersession_values import value_literals
 
 #: How many words before an older value a change word tells it changed ("left the bank").
 CHANGE_REACH = 3
@@ -83,7 +83,7 @@ def keeps_value(newer: str, older: str, old: Reading) -> bool:
     quantity, told verbatim; a clause that says a change, a moved quantity or a time ("I
     weighed 92 kg in May") holds it as a past value, and a replacement marker anywhere ("from
     X to Y", "no longer") ties the two as versions."""
-    held = _literals(older)
+    held = value_literals(older)
     # A date is when a plan is, not a value a person holds: "moved to 23 May, half the team was
     # away on 9 May" tells the older date as the reason it moved.
     calendar = _calendar()
@@ -99,7 +99,7 @@ def keeps_value(newer: str, older: str, old: Reading) -> bool:
     for clause, part, _ in clause_readings(newer):
         if part.change or part.moved or part.anchored:
             continue
-        if held <= _literals(clause) and amounts <= part.quantities:
+        if held <= value_literals(clause) and amounts <= part.quantities:
             return True
     return False
 
@@ -108,19 +108,6 @@ def keeps_value(newer: str, older: str, old: Reading) -> bool:
 def _calendar() -> frozenset[str]:
     """Every language's month and weekday words, folded: the units a date is told in."""
     return frozenset().union(*(calendar_words(code) for code in languages()))
-
-
-def _literals(text: str) -> frozenset[str]:
-    """The e-mail addresses and phone numbers ``text`` tells, folded (a phone by its digits)."""
-    out: set[str] = set()
-    for kind, shape in VALUE_KINDS:
-        for found in shape.findall(text):
-            digits = "".join(c for c in found if c.isdigit())
-            if kind == "email":
-                out.add(found.casefold().rstrip("."))
-            elif len(digits) >= 7:
-                out.add(digits)
-    return frozenset(out)
 
 
 def _negated(newer: str, found: list[Token]) -> bool:

@@ -439,9 +439,9 @@ def _moved_quantity(new: Reading, old: Reading) -> bool:
 
 
 def _other_quantity(new: Reading, old: Reading) -> bool:
-    """Both hold a quantity of one unit, with another value, neither is an event, and both
-    tell a value held or both a goal."""
-    if new.anchored or old.anchored or new.goal != old.goal:
+    """Both hold a quantity of one unit, with another value, and neither is an event (a goal
+    beside a value held never reaches here: :func:`_goal_apart`)."""
+    if new.anchored or old.anchored:
         return False
     units = {unit for unit, _ in new.quantities} & {unit for unit, _ in old.quantities}
     return any(

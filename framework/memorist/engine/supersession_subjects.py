@@ -397,16 +397,16 @@ def _partner(rest: list[str], lex: Lexicon, names: frozenset[str]) -> str | None
         return None
     word, following = base(rest[after[0]]), rest[after[0] + 1 : after[0] + 3]
     # "eşim 38 bin alıyor" (my wife earns 38k): a number may open what the partner does.
-    told = following[0].isalpha() or following[0][:1].isdigit()
-    if word not in lex.partners or not told or following[0] in _JOINERS:
+    opens = following[0].isalpha() or following[0][:1].isdigit()
+    if word not in lex.partners or not opens or following[0] in _JOINERS:
         return None
     if any(lex.attributes.get(w) == NAME or w in _NAMING for w in following):
         return None
     if following[0] in names:
         # "the user's wife Hannah just started a new job": Hannah's job. What she does with the
         # speaker ("the user's boyfriend Jake lives with them") is the couple's, the speaker's.
-        told = rest[after[0] + 2 : after[0] + 2 + _PARTNER_CLAUSE]
-        if len(told) < 2 or any(base(w) in lex.speaker | lex.group_speaker for w in told):
+        does = rest[after[0] + 2 : after[0] + 2 + _PARTNER_CLAUSE]
+        if len(does) < 2 or any(base(w) in lex.speaker | lex.group_speaker for w in does):
             return None
         return word
     at = after[0] + 1

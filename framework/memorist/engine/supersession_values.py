@@ -274,11 +274,29 @@ def anchored(found: list[Token], lex: Lexicon) -> bool:
     return False
 
 
-def value_kinds(text: str) -> list[str]:
-    """The attributes ``text``'s values name by their shape; a phone number needs seven digits
-    or more (not "1200 euros", nor "2026")."""
+#: Fewest digits a phone number has: "1200 euros" and "2026" are no phone numbers.
+PHONE_DIGITS = 7
+
+
+def _values(text: str) -> list[tuple[str, str]]:
+    """``text``'s values whose shape names their attribute, as (attribute, value as written)."""
     return [
-        kind
+        (kind, found)
         for kind, shape in VALUE_KINDS
-        if any(kind != "phone" or sum(c.isdigit() for c in found) >= 7 for found in shape.findall(text))
+        for found in shape.findall(text)
+        if kind != "phone" or sum(c.isdigit() for c in found) >= PHONE_DIGITS
     ]
+
+
+def value_kinds(text: str) -> list[str]:
+    """The attributes ``text``'s values name by their shape (an e-mail, a phone number)."""
+    return list(dict.fromkeys(kind for kind, _ in _values(text)))
+
+
+def value_literals(text: str) -> frozenset[str]:
+    """The e-mail addresses and phone numbers ``text`` tells, folded: an address in lower
+    case, a phone number by its digits ("555-0101" and "555 0101" are one number)."""
+    return frozenset(
+        found.casefold().rstrip(".") if kind == "email" else "".join(c for c in found if c.isdigit())
+        for kind, found in _values(text)
+    )
