@@ -321,10 +321,10 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
         partner = _partner(rest, lex, names) if owner else None
         if partner is not None:
             out, other = {partner}, True
-            # "the user's wife Hannah ...": a later "Hannah quit" is about her too.
+            # "the user's wife Hannah ...": a later "Hannah quit" is about her too ("Ana's": Ana).
             at = next((i for i, w in enumerate(rest[1:4], 1) if base(w) == partner), None)
             if at is not None and at + 1 < len(rest) and rest[at + 1] in names:
-                out.add(rest[at + 1])
+                out.add(base(rest[at + 1]))
     else:
         out.add(first)
     # "Anna and the user ...", "Last month (...) the user joined ...": the speaker named early;
@@ -397,11 +397,11 @@ def _partner(rest: list[str], lex: Lexicon, names: frozenset[str]) -> str | None
         return None
     word, following = base(rest[after[0]]), rest[after[0] + 1 : after[0] + 3]
     # "eşim 38 bin alıyor" (my wife earns 38k): a number may open what the partner does.
-    opens = following[0].isalpha() or following[0][:1].isdigit()
+    opens = base(following[0]).isalpha() or following[0][:1].isdigit()  # "Ana's", "38"
     if word not in lex.partners or not opens or following[0] in _JOINERS:
         return None
-    if any(lex.attributes.get(w) == NAME or w in _NAMING for w in following):
-        return None
+    if any(lex.attributes.get(base(w)) == NAME or w in _NAMING or base(w) in _NAMING for w in following):
+        return None  # "s'appelle", "is called": the partner's name, the speaker's relationship
     if following[0] in names:
         # "the user's wife Hannah just started a new job": Hannah's job. What she does with the
         # speaker ("the user's boyfriend Jake lives with them") is the couple's, the speaker's.

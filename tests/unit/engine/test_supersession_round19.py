@@ -212,3 +212,13 @@ def test_a_partner_before_a_number_and_a_flatmate_are_subjects(fact: str, subjec
 )
 def test_another_persons_value_of_the_same_kind_stays(engine: Any, adds: list[str], current: list[int]) -> None:
     assert current_adds(engine, f"r19-other-{adds[1][:10]}", adds, every_add_stored=True) == current
+
+
+def test_a_named_partners_possessive_is_the_partners_thing(engine: Any) -> None:
+    assert read("The user's wife Ana's number is 555-4444.").subjects == {"wife", "ana"}
+    adds = [
+        "My phone number is 555-1234.",
+        "I changed my number, it's 555-9876 now.",
+        "My wife Ana's number is 555-4444.",
+    ]
+    assert current_adds(engine, "r19-ana", adds, every_add_stored=True) == [1, 2]
