@@ -7,6 +7,7 @@ with ("我妈的手机号", "妹が大阪に"). A relative's thing is the relati
 from __future__ import annotations
 
 from ..language import languages, lexicon
+from ..language.morphology import name_stem
 from .supersession_lexicon import Lexicon, spaceless
 from .supersession_speakers import SELF
 from .supersession_values import base
@@ -16,7 +17,7 @@ from .supersession_values import base
 GENITIVE_THING_WINDOW = 2
 
 
-def genitive_owner(words: list[str], lex: Lexicon, labelled: bool) -> str | None:
+def genitive_owner(words: list[str], lex: Lexicon, labelled: bool, code: str = "") -> str | None:
     """The relative a genitive after the fact's opening thing names as its owner: "El alquiler
     de mi hermana sube ...", "the rent of the user's sister", "Die Miete meiner Schwester ...",
     "Аренда моей сестры ...": the sister's rent, not the speaker's, though the fact opens with
@@ -30,7 +31,9 @@ def genitive_owner(words: list[str], lex: Lexicon, labelled: bool) -> str | None
     speaker's possessive in the genitive (``genitive_possessives``: "meiner", "моей") and a
     relative right after the thing do: a verb before another case ("Odwiedzam moją siostrę", I
     visit my sister; "Ich helfe meiner Schwester" opens with the speaker) leaves the fact the
-    speaker's."""
+    speaker's. In a language that ends its words by case (``code``'s ``case_endings``), a
+    relative in another case than its listed one right after a thing the lexicon names is its
+    owner too ("Номер дружини": the wife's number)."""
     if words and words[0] in lex.articles:
         words = words[1:]
     if labelled:
@@ -58,6 +61,13 @@ def genitive_owner(words: list[str], lex: Lexicon, labelled: bool) -> str | None
                 at += 1
         elif at < len(words) and words[at] in lex.genitive_possessives:
             at += 1
+        elif at < len(words) and code and all(base(w) in lex.attributes for w in thing):
+            # "Номер дружини", "numer żony", "telefon mámy": a relative in another case right
+            # after a thing the lexicon names, the language's case ending telling the genitive.
+            oblique = _oblique_relative(words[at], lex, code)
+            if oblique is not None:
+                return oblique
+            continue
         else:
             continue
         # A partner too: "el trabajo de mi novio" is his job, not the speaker's.
@@ -83,6 +93,18 @@ def possessive_owners(words: list[str], lex: Lexicon) -> frozenset[str]:
         return frozenset({base(owned)}) if named else frozenset()
     # "the user's sister's visit", "मेरी बहन की शादी": the relative owns what follows.
     return frozenset({base(owned)}) if owned != base(owned) or rest[2] in lex.possessive_particles else frozenset()
+
+
+def _oblique_relative(word: str, lex: Lexicon, code: str) -> str | None:
+    """The relative or partner ``word`` names in a case other than the listed one ("дружини"
+    for "дружина", "żony" for "żona"), if any; a listed form itself tells no case."""
+    if word in lex.others | lex.partners or not word.isalpha():
+        return None
+    stem = name_stem(word, code)
+    if stem == word:
+        return None
+    found = next((r for r in sorted(lex.others | lex.partners) if name_stem(r, code) == stem), None)
+    return None if found is None else lex.kin.get(found, found)
 
 
 def _run_rows() -> tuple[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]], ...]:

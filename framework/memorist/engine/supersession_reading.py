@@ -107,16 +107,27 @@ def _past_interjection(text: str, found: list[Token], code: str) -> str:
     juga baru naik gaji" is about the wife, as "istriku juga baru naik gaji" is, not about "oh"."""
     label = SPEAKER_LABEL.match(text)
     start = next((i for i, t in enumerate(found) if t.start >= label.end()), len(found)) if label else 0
+    at = _interjection_end(found, start, code)
+    if at == start or at >= len(found):
+        return text
+    closed = any(c in _INTERJECTION_CLOSERS for c in text[found[at - 1].end : found[at].start])
+    # A discourse opener ("btw", "anyway") is never what a message is about: it needs no comma.
+    if not closed and _interjection_end(found, start, code, ("openers",)) < at:
+        return text
+    return text[: label.end()] + text[found[at].start :] if label else text[found[at].start :]
+
+
+def _interjection_end(
+    found: list[Token], start: int, code: str, rows: tuple[str, ...] = ("thanks", "greetings", "fillers", "openers")
+) -> int:
+    """Where the run of interjections, greetings, thanks and discourse openers (of ``rows``)
+    from ``start`` ends (``start`` itself when none opens there)."""
     # The language's own and the default's: "ok", "wow" open messages typed in any language.
-    lists = [phrases("thanks", "greetings", "fillers", language=c) for c in dict.fromkeys((code, DEFAULT))]
+    lists = [phrases(*rows, language=c) for c in dict.fromkeys((code, DEFAULT))]
     at = start
     while at < len(found) and (match := next((m for f in lists if (m := f.at(found, at))), None)) is not None:
         at += match[0]
-    if at == start or at >= len(found):
-        return text
-    if not any(c in _INTERJECTION_CLOSERS for c in text[found[at - 1].end : found[at].start]):
-        return text
-    return text[: label.end()] + text[found[at].start :] if label else text[found[at].start :]
+    return at
 
 
 @lru_cache(maxsize=65_536)
@@ -214,7 +225,10 @@ def read(text: str) -> Reading:
         len(found),
         lex.onsets.anywhere(found) or "onset_words" in inside,
         held,
-        frozenset(lex.kin.get(o, o) for o in possessive_owners(words, lex)) | _genitive(words, text, lex),
+        # "btw the user's brother got a new phone": the chain opens past an interjection, told
+        # with or without a comma after it.
+        frozenset(lex.kin.get(o, o) for o in possessive_owners(words[_interjection_end(found, 0, code) :], lex))
+        | _genitive(words, text, lex, code),
         moved(text, said_values, lex),
         lex.recency.anywhere(found),
         change and (framed_change or _shifts(found, runs, lex)),
@@ -227,13 +241,13 @@ def read(text: str) -> Reading:
     )
 
 
-def _genitive(words: list[str], text: str, lex: Lexicon) -> frozenset[str]:
+def _genitive(words: list[str], text: str, lex: Lexicon, code: str) -> frozenset[str]:
     """The relative a genitive names as the owner of the thing a fact opens with ("El alquiler
     de mi hermana ..."): an owner, so the relative's thing replaces none of the speaker's own,
     though the fact stays the speaker's to tell, as a later "la boda será el 19" that names no
     one still moves the relative's wedding."""
     labelled = SPEAKER_LABEL.match(text) is not None
-    owner = genitive_owner(words, lex, labelled)
+    owner = genitive_owner(words, lex, labelled, code)
     if owner is None and labelled and len(words) > 2 and words[1] == SELF:
         owner = run_owner(words[2])  # "The user: 我妈的手机号是..."
     return frozenset() if owner is None else frozenset({owner})

@@ -288,6 +288,10 @@ def _replaces(
         # "The user's sister's rent is $1,600 now" names a relative's thing: it changes no
         # "The user's rent is $1,450", though both read the user as the one who owns.
         return False
+    if old.owners and not new.owners and _contact_of_own(new, old):
+        # And the other way: "the user switched networks and got a new mobile number" is the
+        # speaker's own number; it changes no "The user's mum's number is ...".
+        return False
     if new.subjects & old.subjects and _other_count(new, old):
         return True
     if new.additive:
@@ -346,6 +350,15 @@ def _replaces(
     if short and reader is not None and same_meaning_changed(new, old, newer, older, reader):
         return True
     return similarity is not None and similarity >= QUANTITY_SIMILARITY and _other_quantity(new, old)
+
+
+def _contact_of_own(new: Reading, old: Reading) -> bool:
+    """Both tell the same person's contact value (a phone number, an e-mail) and nothing else
+    they share: a value a person holds by themselves, so one told without a relative is the
+    speaker's, never the relative's the older names. (Plans and places are shared: "dinner
+    with the user's parents" is moved by "the user moved dinner to Sunday".)"""
+    shared = new.attributes & old.attributes
+    return bool(new.subjects & old.subjects and shared) and shared <= VALUE_ATTRIBUTES
 
 
 def _partner_named(new: Reading, old: Reading) -> bool:

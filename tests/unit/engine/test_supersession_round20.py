@@ -1,0 +1,84 @@
+"""The twentieth round's mechanisms (each positive case failed on the code before):
+
+- a contact value told without a relative (a phone number, an e-mail) is the speaker's own: it
+  replaces no relative's value an older fact names, though both are about the speaker;
+- a discourse opener ("btw", "anyway") before a possessive chain is not the fact's subject or
+  owner, with or without a comma after it;
+- in a language that ends its words by case, a relative in another case right after a thing
+  the lexicon names owns it ("Номер дружини", "numer żony": the wife's number).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from memorist.engine.supersession_reading import read
+
+from tests.supersession_pairs import current_adds, replaces
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("The user's mum's number is 0161 555 0101.", "The user got a new mobile number: 07700 900789."),
+        ("The user: El de mi hermano es pablo@correo.es", "The user: ya no uso ana@correo.es, ahora es ana@gmail.com"),
+        ("The user's dad's email is tom@mail.com.", "The user has a new email address, ana@work.io."),
+    ],
+)
+def test_the_speakers_new_contact_leaves_a_relatives(older: str, newer: str) -> None:
+    assert not replaces(older, newer)
+
+
+def test_the_speakers_new_contact_replaces_their_own() -> None:
+    assert replaces("The user's mobile number is 07700 900123.", "The user got a new mobile number: 07700 900789.")
+
+
+@pytest.mark.parametrize(
+    ("fact", "subjects", "owners"),
+    [
+        ("btw the user's brother got a new phone, his number is 917-555-0188 now", {"brother"}, set()),
+        ("anyway the user's sister's flat is in Leeds now", {"user"}, {"sister"}),
+    ],
+)
+def test_a_discourse_opener_is_no_subject(fact: str, subjects: set[str], owners: set[str]) -> None:
+    reading = read(fact)
+    assert (reading.subjects, reading.owners) == (subjects, owners)
+
+
+@pytest.mark.parametrize(
+    ("fact", "owner"),
+    [
+        ("The user: Номер дружини: +380 50 765 43 21.", "дружина"),
+        ("The user: Numer żony to 600 100 200.", "żona"),
+    ],
+)
+def test_a_relative_in_the_genitive_case_owns_the_thing_before_it(fact: str, owner: str) -> None:
+    assert read(fact).owners == {owner}
+
+
+@pytest.mark.parametrize(
+    "fact",
+    ["The user: Odwiedzam siostrę w Krakowie.", "The user: Мій номер +380 67 123 45 67."],
+)
+def test_a_verb_before_a_relative_or_no_relative_names_no_owner(fact: str) -> None:
+    assert read(fact).owners == frozenset()
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        [
+            "My mobile number is 07700 900123.",
+            "My mum's number is 07700 900456.",
+            "I switched networks and got a new mobile number: 07700 900789.",
+        ],
+        [
+            "Мій номер +380 67 123 45 67.",
+            "Номер дружини: +380 50 765 43 21.",
+            "Я змінив номер, тепер +380 93 222 11 00.",
+        ],
+    ],
+)
+def test_a_new_number_replaces_the_speakers_and_keeps_the_relatives(engine: Any, adds: list[str]) -> None:
+    assert current_adds(engine, f"r20-num-{adds[0][:8]}", adds, every_add_stored=True) == [1, 2]
