@@ -185,6 +185,8 @@ class Lexicon:
     hypothetical: Phrases = Phrases({})
     #: Words placing a fact in a past stretch of life ("as a kid", "çocukken"): a past stint.
     past_stints: Phrases = Phrases({})
+    #: Words telling an offer made or turned down ("offered me", "j'ai dit non"): no new state.
+    offers: Phrases = Phrases({})
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -290,6 +292,7 @@ class Lexicon:
             goals=merged("goal_words"),
             hypothetical=merged("hypothetical_words"),
             past_stints=merged("past_stint_words"),
+            offers=merged("offer_words"),
             genitive_prepositions=union("genitive_prepositions"),
             genitive_possessives=union("genitive_possessives"),
             definite_articles=union("definite_articles"),
@@ -360,6 +363,7 @@ INSIDE_LISTS = (
     "goal_words",
     "hypothetical_words",
     "past_stint_words",
+    "offer_words",
 )
 
 

@@ -107,20 +107,22 @@ def _oblique_relative(word: str, lex: Lexicon, code: str) -> str | None:
     return None if found is None else lex.kin.get(found, found)
 
 
-def _run_rows() -> tuple[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]], ...]:
+def _run_rows() -> tuple[tuple[tuple[str, ...], tuple[str, ...], frozenset[str], frozenset[str]], ...]:
     """Per language written without spaces that lists its relatives: its speaker's possessives
-    and its relatives, each longest first, and the particles that mark a subject (none: any)."""
+    and its relatives, each longest first, the particles that mark a subject (none: the
+    speaker's possessive must open the run) and those that mark an owner."""
     rows = []
     for code in languages():
         lex = lexicon(code)
         relatives = lex.words("relatives")
-        if not relatives or not all(spaceless(r) for r in relatives) or not lex.words("subject_particles"):
+        if not relatives or not all(spaceless(r) for r in relatives):
             continue
         rows.append(
             (
                 tuple(sorted(lex.words("run_possessives"), key=len, reverse=True)),
                 tuple(sorted(relatives, key=len, reverse=True)),
                 lex.words("subject_particles"),
+                lex.words("possessive_particles"),
             )
         )
     return tuple(rows)
@@ -133,16 +135,22 @@ def _longest_first(words: frozenset[str]) -> tuple[str, ...]:
     return tuple(sorted(words, key=len, reverse=True))
 
 
-def _owner_rows() -> tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]:
+def _owner_rows() -> tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], frozenset[str]], ...]:
     """Per language written without spaces: its speaker's possessives, its relatives and the
-    particles after an owner (Chinese "的", Japanese "の"), each longest first."""
+    particles after an owner (Chinese "的", Japanese "の"), each longest first, and the
+    particles that mark a subject (none in Chinese)."""
     rows = []
     for code in languages():
         lex = lexicon(code)
         relatives, particles = lex.words("relatives"), lex.words("possessive_particles")
         if relatives and particles and all(spaceless(r) for r in relatives):
             rows.append(
-                (_longest_first(lex.words("run_possessives")), _longest_first(relatives), _longest_first(particles))
+                (
+                    _longest_first(lex.words("run_possessives")),
+                    _longest_first(relatives),
+                    _longest_first(particles),
+                    lex.words("subject_particles"),
+                )
             )
     return tuple(rows)
 
@@ -156,14 +164,39 @@ def run_owner(run: str) -> str | None:
     not the speaker's, as "the user's sister's visit" is the sister's."""
     if not spaceless(run):
         return None
-    for possessives, relatives, particles in _OWNER_ROWS:
-        body = next((run[len(p) :] for p in possessives if run.startswith(p)), run)
+    for possessives, relatives, particles, subject_particles in _OWNER_ROWS:
+        mine = next((p for p in possessives if run.startswith(p)), "")
+        body = run[len(mine) :]
         relative = next((r for r in relatives if body.startswith(r)), None)
         if relative is None:
             continue
         after = body[len(relative) :]
         if any(after.startswith(p) and len(after) > len(p) for p in particles):
             return relative
+        if mine and after and not subject_particles:
+            # "我姐刚搬到深圳了" (my sister just moved to Shenzhen): a language that marks no
+            # subject tells what the speaker's relative opening the run did or has, the
+            # relative's fact as "the user's sister's move" is, never the speaker's own.
+            return relative
+    return _told_owner(run)
+
+
+def _told_owner(run: str) -> str | None:
+    """The relative the speaker's possessive and an owner's particle name inside a run of a
+    language that marks no subject ("今天是我女儿的生日，她五岁了": the daughter's birthday,
+    the daughter's age), where a time or a topic opens the sentence before its owner. A run the
+    speaker opens is the speaker's ("我在我妈的公司工作": the speaker works at the mother's firm)."""
+    for possessives, relatives, particles, subject_particles in _OWNER_ROWS:
+        if subject_particles or run.startswith(possessives):
+            continue
+        for mine in possessives:
+            at = run.find(mine)
+            while at > 0:
+                body = run[at + len(mine) :]
+                relative = next((r for r in relatives if body.startswith(r)), None)
+                if relative is not None and any(body[len(relative) :].startswith(p) for p in particles):
+                    return relative
+                at = run.find(mine, at + 1)
     return None
 
 
@@ -176,10 +209,13 @@ def run_relative(run: str) -> tuple[str, str] | None:
     particles would take any run opening with a relative; Chinese is left out, since its
     sentence often opens with a time or a topic before the relative it is about ("今天是我女儿的
     生日，她五岁了": the daughter's age, not a fact of the speaker's beside "我女儿今年四岁"), so
-    only a language that lists its subject particles is read so."""
+    only a language that lists its subject particles is read so (:func:`run_owner` reads the
+    speaker's relative opening a Chinese run)."""
     if not spaceless(run):
         return None
-    for possessives, relatives, particles in _RUN_ROWS:
+    for possessives, relatives, particles, _ in _RUN_ROWS:
+        if not particles:
+            continue
         body = next((run[len(p) :] for p in possessives if run.startswith(p)), run)
         for relative in relatives:
             if not body.startswith(relative):

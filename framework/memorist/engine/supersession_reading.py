@@ -95,6 +95,8 @@ class Reading:
     hypothetical: bool = False
     #: Whether it places the fact in a past stretch of life ("lived in Germany as a kid").
     past_stint: bool = False
+    #: Whether it tells an offer made or turned down ("offered me a job, but I said no").
+    offer: bool = False
 
 
 #: What may close an opening interjection ("Oh iya, istriku ...", "Ha, no: ...").
@@ -238,6 +240,7 @@ def read(text: str) -> Reading:
         lex.goals.anywhere(based) or "goal_words" in inside,
         lex.hypothetical.anywhere(found) or "hypothetical_words" in inside,
         lex.past_stints.anywhere(found) or "past_stint_words" in inside,
+        lex.offers.anywhere(found) or "offer_words" in inside,
     )
 
 
@@ -250,7 +253,7 @@ def _genitive(words: list[str], text: str, lex: Lexicon, code: str) -> frozenset
     owner = genitive_owner(words, lex, labelled, code)
     if owner is None and labelled and len(words) > 2 and words[1] == SELF:
         owner = run_owner(words[2])  # "The user: 我妈的手机号是..."
-    return frozenset() if owner is None else frozenset({owner})
+    return frozenset() if owner is None else frozenset({lex.kin.get(owner, owner)})
 
 
 def _inside_runs(lex: Lexicon) -> frozenset[str]:

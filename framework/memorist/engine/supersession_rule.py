@@ -91,7 +91,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..language import tokens
+from ..language import Boundary, split, tokens
 from ..language.morphology import names_head
 from ..records import MemoryRecord
 from .keywords import terms
@@ -109,6 +109,7 @@ from .supersession_cosine import (
 from .supersession_lexicon import rule_lexicon
 from .supersession_reading import ASSISTANT, SELF, Reading, clause_readings, read, reported, states_attribute
 from .supersession_restated import keeps_value, restates
+from .supersession_speakers import SPEAKER_LABEL
 from .supersession_subjects import resolved
 from .supersession_values import ELIDED, VALUE_KINDS, base
 
@@ -210,9 +211,10 @@ def supersedes(
         if _not_now(part, old):
             continue
         if new.size <= SLOT_MAX_TOKENS:
-            # A short fact's additive word is the whole fact's ("Your studio will change things
-            # too"): only its subject is read clause by clause.
-            if not new.additive and _replaces(
+            # A short fact's additive word is its sentence's ("Your studio will change things
+            # too"): only its subject is read clause by clause. Another sentence's "also" adds
+            # its own thing ("Moved to Jakarta. The new office is there too.").
+            if not _sentence_adds(newer_text, clause) and _replaces(
                 replace(part, size=new.size),
                 old,
                 clause,
@@ -225,6 +227,17 @@ def supersedes(
         elif _value_changed(part, old, own and old.size <= SLOT_MAX_TOKENS):
             return True
     return False
+
+
+def _sentence_adds(text: str, clause: str) -> bool:
+    """Whether the sentence of ``text`` that holds ``clause`` (read behind the same label)
+    says it adds to what was told."""
+    label = SPEAKER_LABEL.match(text)
+    prefix = label.group(0) if label else ""
+    body = clause[len(prefix) :] if clause.startswith(prefix) else clause
+    sentences = split(text[len(prefix) :], Boundary.SENTENCE | Boundary.LINE)
+    held = next((s for s in sentences if body.strip() and body.strip() in s), None)
+    return read(prefix + held).additive if held is not None else read(text).additive
 
 
 #: How far into a fact the user named through a possessive makes it the user's ("the user's
@@ -421,8 +434,10 @@ def _other_count(new: Reading, old: Reading) -> bool:
 def _not_now(new: Reading, old: Reading) -> bool:
     """Whether the newer tells no state of now that the older's could give way to: a wish or a
     thought ("might move to Berlin someday", "kepikiran resign") unless the older was one too,
-    or a past stretch of life told without a change ("çocukken 5 yıl Almanya'da yaşadım")."""
-    if new.hypothetical and not old.hypothetical:
+    an offer made or turned down ("a clinic offered me a job, but I said no") unless the older
+    told one too, or a past stretch of life told without a change ("çocukken 5 yıl Almanya'da
+    yaşadım")."""
+    if (new.hypothetical and not old.hypothetical) or (new.offer and not new.change and not old.offer):
         return True
     return new.past_stint and not new.change and not old.past_stint
 

@@ -222,7 +222,8 @@ def _listeners_own(body: str, lex: Lexicon, names: frozenset[str]) -> frozenset[
     if rest[0] in lex.listener:
         words = [_SELF_POSSESSIVE, *rest[1:]]
     owned = _subjects(words, lex, names)
-    return owned if owned and not owned & {SELF, ASSISTANT} and owned <= lex.others | names else frozenset()
+    people = lex.others | lex.partners | names
+    return owned if owned and not owned & {SELF, ASSISTANT} and owned <= people else frozenset()
 
 
 #: How far into a clause of the assistant's a listener's word makes the user its subject.

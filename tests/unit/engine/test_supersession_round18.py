@@ -89,7 +89,7 @@ def test_who_a_fact_is_about(fact: str, subject: set[str]) -> None:
 
 @pytest.mark.parametrize(
     ("fact", "owner"),
-    [("The user: 我妈的手机号是139 8765 4321", "妈"), ("The user: 母の誕生日は5月3日です。", "母")],
+    [("The user: 我妈的手机号是139 8765 4321", "妈妈"), ("The user: 母の誕生日は5月3日です。", "母")],
 )
 def test_a_relative_owns_a_thing_inside_a_run(fact: str, owner: str) -> None:
     assert read(fact).owners == {owner}

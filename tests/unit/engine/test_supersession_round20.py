@@ -82,3 +82,59 @@ def test_a_verb_before_a_relative_or_no_relative_names_no_owner(fact: str) -> No
 )
 def test_a_new_number_replaces_the_speakers_and_keeps_the_relatives(engine: Any, adds: list[str]) -> None:
     assert current_adds(engine, f"r20-num-{adds[0][:8]}", adds, every_add_stored=True) == [1, 2]
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        ["I teach history at a school in Hull.", "A college offered me a lecturer post, but I said no."],
+        ["Trabajo en un banco en Bilbao.", "Me ofrecieron un puesto en Madrid, pero dije que no."],
+        ["Ich arbeite bei Siemens.", "Mir wurde eine Stelle bei Bosch angeboten, aber ich habe abgelehnt."],
+        ["Jestem księgową w Poznaniu.", "Zaproponowali mi pracę w Warszawie, ale odmówiłam."],
+        ["私は銀行で働いています。", "別の会社からオファーをもらったけど、断った。"],
+    ],
+)
+def test_an_offer_turned_down_replaces_nothing(engine: Any, adds: list[str]) -> None:
+    assert current_adds(engine, f"r20-offer-{adds[0][:10]}", adds, every_add_stored=True) == [0, 1]
+
+
+def test_a_change_beside_an_offer_still_replaces(engine: Any) -> None:
+    adds = ["I work at a bakery.", "I got offered a job at the café, so I quit the bakery and work there now."]
+    assert current_adds(engine, "r20-offer-taken", adds, every_add_stored=True) == [1]
+
+
+def test_another_sentences_also_leaves_a_change_a_change(engine: Any) -> None:
+    """ "Moved to Jakarta. The new office is there too.": the "too" adds the office, and the
+    move still replaces the older city."""
+    adds = ["Aku tinggal di Bandung.", "Udah pindah ke Jakarta, ngekos di Tebet. Kantor baru juga di sana."]
+    assert current_adds(engine, "r20-juga", adds, every_add_stored=True) == [1]
+
+
+def test_the_assistants_word_on_a_partners_job_is_the_partners(engine: Any) -> None:
+    adds = [
+        "I'm a pharmacist at a hospital in York.",
+        [
+            {"role": "user", "content": "My wife switched jobs, she's at the library now."},
+            {"role": "assistant", "content": "Noted: your wife now works at the library."},
+        ],
+    ]
+    assert current_adds(engine, "r20-asst-wife", adds, every_add_stored=True) == [0, 1]
+
+
+@pytest.mark.parametrize(
+    ("fact", "owners"),
+    [
+        ("The user: 我姐刚搬到深圳了", {"姐姐"}),
+        ("The user: 我妈换了微信号", {"妈妈"}),
+        ("The user: 今天是我女儿的生日，她五岁了", {"女儿"}),
+        ("The user: 我在我妈的公司工作", set()),
+        ("The user: 我住在杭州", set()),
+    ],
+)
+def test_a_chinese_run_names_the_speakers_relative(fact: str, owners: set[str]) -> None:
+    assert read(fact).owners == owners
+
+
+def test_a_chinese_relatives_move_leaves_the_speakers_home(engine: Any) -> None:
+    adds = ["我住在杭州。", "我哥刚搬到深圳了。"]
+    assert current_adds(engine, "r20-zh-move", adds, every_add_stored=True) == [0, 1]
