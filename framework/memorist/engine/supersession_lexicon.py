@@ -187,6 +187,8 @@ class Lexicon:
     past_stints: Phrases = Phrases({})
     #: Words telling an offer made or turned down ("offered me", "j'ai dit non"): no new state.
     offers: Phrases = Phrases({})
+    #: Words telling that a state goes on ("still", "todavía", "まだ"): what holds, restated.
+    continuations: Phrases = Phrases({})
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -293,6 +295,7 @@ class Lexicon:
             hypothetical=merged("hypothetical_words"),
             past_stints=merged("past_stint_words"),
             offers=merged("offer_words"),
+            continuations=merged("continuation_words"),
             genitive_prepositions=union("genitive_prepositions"),
             genitive_possessives=union("genitive_possessives"),
             definite_articles=union("definite_articles"),
@@ -364,6 +367,7 @@ INSIDE_LISTS = (
     "hypothetical_words",
     "past_stint_words",
     "offer_words",
+    "continuation_words",
 )
 
 

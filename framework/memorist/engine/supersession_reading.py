@@ -21,9 +21,11 @@ from .supersession_lexicon import REPORTING_OPENERS, Lexicon, reading_lexicon, s
 from .supersession_owners import genitive_owner, possessive_owners, run_owner
 from .supersession_speakers import ASSISTANT, SELF, SPEAKER_LABEL, statement_language, voiced
 from .supersession_subjects import (
+    _REPLY_WORDS,
     _clause_subjects,
     _labelled_name,
     _names_speaker,
+    _replied_by_user,
     common_openings,
 )
 from .supersession_values import (
@@ -97,6 +99,8 @@ class Reading:
     past_stint: bool = False
     #: Whether it tells an offer made or turned down ("offered me a job, but I said no").
     offer: bool = False
+    #: Whether it tells that a state goes on ("still at the bank"): what holds, restated.
+    continues: bool = False
 
 
 #: What may close an opening interjection ("Oh iya, istriku ...", "Ha, no: ...").
@@ -241,7 +245,29 @@ def read(text: str) -> Reading:
         lex.hypothetical.anywhere(found) or "hypothetical_words" in inside,
         lex.past_stints.anywhere(found) or "past_stint_words" in inside,
         lex.offers.anywhere(found) or "offer_words" in inside,
+        _continues(spoken, lex),
     )
+
+
+def _continues(text: str, lex: Lexicon) -> bool:
+    """Whether the first clause of what the speaker said tells that a state goes on ("Still at
+    the insurance company btw, ..."): a later clause's "still" ("the kids are still adjusting")
+    is another thing's. In a reply's frame ('The assistant asked "Still at the bakery?" The user
+    replied: ...') it is the reply's first clause: the question's words are the assistant's."""
+    if _replied_by_user(text):
+        text = text.split(_REPLY_WORDS, 1)[1]
+    label = SPEAKER_LABEL.match(text)
+    parts = [p for p in split(text[label.end() :] if label else text, _FIRST_CLAUSE) if p.strip()]
+    if not parts:
+        return False
+    first = tokens(parts[0])
+    return lex.continuations.anywhere(first) or any(
+        row in t.word for t in first if spaceless(t.word) for row in lex.inside.get("continuation_words", ())
+    )
+
+
+#: What ends a fact's first clause.
+_FIRST_CLAUSE = Boundary.LINE | Boundary.SENTENCE | Boundary.CLAUSE | Boundary.COLON | Boundary.PHRASE
 
 
 def _genitive(words: list[str], text: str, lex: Lexicon, code: str) -> frozenset[str]:

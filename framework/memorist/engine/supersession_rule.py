@@ -194,8 +194,18 @@ def supersedes(
         # "... playing both guitar and piano now" keeps "plays guitar", and "..., and yours
         # stays sam@y.com" the older e-mail: a value held beside a new one is no replaced value.
         return False
-    if not _not_now(new, old) and _replaces(
-        new, old, newer_text, older_text, (similarity, above_chance), (attribute_of, attribute_above_chance)
+    # A fact saying something still holds ("Still at the insurance company, they gave me a new
+    # laptop") restates it: only a clause of its own that says a change is read for one.
+    if (
+        not new.continues
+        and not _not_now(new, old)
+        and _replaces(
+            new, old, newer_text, older_text, (similarity, above_chance), (attribute_of, attribute_above_chance)
+        )
+    ):
+        return True
+    if (new.additive or new.continues) and _sentence_replaces(
+        newer_text, old, older_text, (similarity, above_chance), (attribute_of, attribute_above_chance)
     ):
         return True
     # One clause of a fact of several may change the older ("..., it's 312-555-0182 now. Also
@@ -205,15 +215,17 @@ def supersedes(
     # since a long memory blends several statements and its "new" or "now" and shared words
     # say nothing of which (LoCoMo's turns: 109 wrong links when every sign counted).
     for clause, part, own in clause_readings(newer_text):
-        if not (part.change or part.moved):
+        if part.continues or not (part.change or part.moved):
             continue
         part = replace(part, subjects=resolved(part.subjects, old.subjects))
         if _not_now(part, old):
             continue
-        if new.size <= SLOT_MAX_TOKENS:
+        if new.size <= SLOT_MAX_TOKENS and not new.continues:
             # A short fact's additive word is its sentence's ("Your studio will change things
             # too"): only its subject is read clause by clause. Another sentence's "also" adds
-            # its own thing ("Moved to Jakarta. The new office is there too.").
+            # its own thing ("Moved to Jakarta. The new office is there too."). A fact that
+            # says its first thing goes on ("Nadal w banku, dostałam nowy laptop") names that
+            # thing in its whole cosine: its clauses change only what their own words name.
             if not _sentence_adds(newer_text, clause) and _replaces(
                 replace(part, size=new.size),
                 old,
@@ -227,6 +239,35 @@ def supersedes(
         elif _value_changed(part, old, own and old.size <= SLOT_MAX_TOKENS):
             return True
     return False
+
+
+def _sentence_replaces(
+    newer: str,
+    old: Reading,
+    older: str,
+    cosines: tuple[float | None, float | None],
+    readers: tuple[Callable[[str], str | None] | None, Callable[[str], str | None] | None],
+) -> bool:
+    """Whether one sentence of a fact of several, read as a fact of its own, replaces the
+    older, when another sentence's additive word made the whole fact read as adding: "The
+    landlord put the rent up, we pay £1,340 now. Council tax is another £160." moves the rent."""
+    label = SPEAKER_LABEL.match(newer)
+    prefix = label.group(0) if label else ""
+    sentences = [s for s in split(newer[len(prefix) :], Boundary.SENTENCE | Boundary.LINE) if s.strip()]
+    if len(sentences) < 2:
+        return False
+    for sentence in sentences[:MAX_SENTENCES]:
+        part = read(prefix + sentence)
+        if part.additive or part.continues or not (part.change or part.moved) or _not_now(part, old):
+            continue
+        part = replace(part, subjects=resolved(part.subjects, old.subjects))
+        if _replaces(part, old, prefix + sentence, older, cosines, readers):
+            return True
+    return False
+
+
+#: How many sentences of one fact are read on their own.
+MAX_SENTENCES = 6
 
 
 def _sentence_adds(text: str, clause: str) -> bool:

@@ -138,3 +138,33 @@ def test_a_chinese_run_names_the_speakers_relative(fact: str, owners: set[str]) 
 def test_a_chinese_relatives_move_leaves_the_speakers_home(engine: Any) -> None:
     adds = ["我住在杭州。", "我哥刚搬到深圳了。"]
     assert current_adds(engine, "r20-zh-move", adds, every_add_stored=True) == [0, 1]
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        ["Our rent is £900 a month.", "The landlord put the rent up, we pay £980 now. Water is another £30 on top."],
+        ["Meine Miete beträgt 700 Euro.", "Die Miete ist gestiegen, ich zahle jetzt 760 Euro. Strom kommt noch dazu."],
+    ],
+)
+def test_one_sentence_changes_though_another_adds(engine: Any, adds: list[str]) -> None:
+    """A fact of several sentences, one of them adding ("another £30"), still moves the value
+    its other sentence changes."""
+    assert current_adds(engine, f"r20-sent-{adds[0][:10]}", adds, every_add_stored=True) == [1]
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        ["I'm a nurse at a hospital in Leeds.", "Still at the hospital btw, they just gave me a new badge."],
+        ["Trabajo en una librería en Lima.", "Todavía en la librería, ahora con un horario nuevo."],
+        ["Pracuję w banku w Gdańsku.", "Nadal w banku, dostałam nowy laptop."],
+    ],
+)
+def test_a_state_said_to_go_on_replaces_nothing(engine: Any, adds: list[str]) -> None:
+    assert current_adds(engine, f"r20-still-{adds[0][:10]}", adds, every_add_stored=True) == [0, 1]
+
+
+def test_a_later_clauses_still_leaves_the_change_a_change(engine: Any) -> None:
+    adds = ["I live in Denver.", "We moved to Portland last month. The kids are still settling in."]
+    assert current_adds(engine, "r20-still-later", adds, every_add_stored=True) == [1]
