@@ -13,19 +13,17 @@ from functools import lru_cache
 
 from ..language import DEFAULT, Boundary, Token, fold, lexicon, split, tokens
 from ..language.morphology import compounding, forms, name_stem
-from ..language.phrases import phrases
 from ..language.scripts import has_kana, kana_words
 from .keywords import STOP_WORDS, terms
 from .supersession_frames import around, passive_subject
 from .supersession_lexicon import REPORTING_OPENERS, Lexicon, reading_lexicon, spaceless
+from .supersession_openings import first_clause_continues, interjection_end, past_interjection
 from .supersession_owners import genitive_owner, possessive_owners, run_owner
 from .supersession_speakers import ASSISTANT, SELF, SPEAKER_LABEL, statement_language, voiced
 from .supersession_subjects import (
-    _REPLY_WORDS,
     _clause_subjects,
     _labelled_name,
     _names_speaker,
-    _replied_by_user,
     common_openings,
 )
 from .supersession_values import (
@@ -103,39 +101,6 @@ class Reading:
     continues: bool = False
 
 
-#: What may close an opening interjection ("Oh iya, istriku ...", "Ha, no: ...").
-_INTERJECTION_CLOSERS = frozenset(",:;!-–—")
-
-
-def _past_interjection(text: str, found: list[Token], code: str) -> str:
-    """``text`` (its tokens: ``found``) without the interjections, greetings and thanks that
-    open what the speaker said, up to the punctuation closing them: "The user: Oh iya, istriku
-    juga baru naik gaji" is about the wife, as "istriku juga baru naik gaji" is, not about "oh"."""
-    label = SPEAKER_LABEL.match(text)
-    start = next((i for i, t in enumerate(found) if t.start >= label.end()), len(found)) if label else 0
-    at = _interjection_end(found, start, code)
-    if at == start or at >= len(found):
-        return text
-    closed = any(c in _INTERJECTION_CLOSERS for c in text[found[at - 1].end : found[at].start])
-    # A discourse opener ("btw", "anyway") is never what a message is about: it needs no comma.
-    if not closed and _interjection_end(found, start, code, ("openers",)) < at:
-        return text
-    return text[: label.end()] + text[found[at].start :] if label else text[found[at].start :]
-
-
-def _interjection_end(
-    found: list[Token], start: int, code: str, rows: tuple[str, ...] = ("thanks", "greetings", "fillers", "openers")
-) -> int:
-    """Where the run of interjections, greetings, thanks and discourse openers (of ``rows``)
-    from ``start`` ends (``start`` itself when none opens there)."""
-    # The language's own and the default's: "ok", "wow" open messages typed in any language.
-    lists = [phrases(*rows, language=c) for c in dict.fromkeys((code, DEFAULT))]
-    at = start
-    while at < len(found) and (match := next((m for f in lists if (m := f.at(found, at))), None)) is not None:
-        at += match[0]
-    return at
-
-
 @lru_cache(maxsize=65_536)
 def read(text: str) -> Reading:
     code = statement_language(text)
@@ -179,7 +144,7 @@ def read(text: str) -> Reading:
     based = [replace(t, word=base(t.word)) for t in found]  # "j'adore": "adore", "user's": "user"
     # The extractor's resolution of a relative date ("Last month (December 2025) the user ...")
     # is no word of the sentence: its subject is still within the opening words.
-    spoken = _past_interjection(text, found, code)
+    spoken = past_interjection(text, found, code)
     said = [t.word for t in (found if spoken is text else tokens(spoken)) if not in_parentheses(spoken, t)]
     # "The user: Mia turned 5 yesterday" is about Mia too (the speaker stays a subject: a
     # statement in a language that drops its pronoun opens with a verb, "Corro 25 km").
@@ -233,7 +198,7 @@ def read(text: str) -> Reading:
         held,
         # "btw the user's brother got a new phone": the chain opens past an interjection, told
         # with or without a comma after it.
-        frozenset(lex.kin.get(o, o) for o in possessive_owners(words[_interjection_end(found, 0, code) :], lex))
+        frozenset(lex.kin.get(o, o) for o in possessive_owners(words[interjection_end(found, 0, code) :], lex))
         | _genitive(words, text, lex, code),
         moved(text, said_values, lex),
         lex.recency.anywhere(found),
@@ -245,29 +210,8 @@ def read(text: str) -> Reading:
         lex.hypothetical.anywhere(found) or "hypothetical_words" in inside,
         lex.past_stints.anywhere(found) or "past_stint_words" in inside,
         lex.offers.anywhere(found) or "offer_words" in inside,
-        _continues(spoken, lex),
+        first_clause_continues(spoken, lex),
     )
-
-
-def _continues(text: str, lex: Lexicon) -> bool:
-    """Whether the first clause of what the speaker said tells that a state goes on ("Still at
-    the insurance company btw, ..."): a later clause's "still" ("the kids are still adjusting")
-    is another thing's. In a reply's frame ('The assistant asked "Still at the bakery?" The user
-    replied: ...') it is the reply's first clause: the question's words are the assistant's."""
-    if _replied_by_user(text):
-        text = text.split(_REPLY_WORDS, 1)[1]
-    label = SPEAKER_LABEL.match(text)
-    parts = [p for p in split(text[label.end() :] if label else text, _FIRST_CLAUSE) if p.strip()]
-    if not parts:
-        return False
-    first = tokens(parts[0])
-    return lex.continuations.anywhere(first) or any(
-        row in t.word for t in first if spaceless(t.word) for row in lex.inside.get("continuation_words", ())
-    )
-
-
-#: What ends a fact's first clause.
-_FIRST_CLAUSE = Boundary.LINE | Boundary.SENTENCE | Boundary.CLAUSE | Boundary.COLON | Boundary.PHRASE
 
 
 def _genitive(words: list[str], text: str, lex: Lexicon, code: str) -> frozenset[str]:

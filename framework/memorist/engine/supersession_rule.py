@@ -96,6 +96,7 @@ from ..language.morphology import names_head
 from ..records import MemoryRecord
 from .keywords import terms
 from .supersession_agreement import named_apart, words_agree
+from .supersession_apart import VALUE_ATTRIBUTES, contact_of_own, not_now, qualified_apart
 from .supersession_cosine import (
     ATTRIBUTE_CHANGE_SIMILARITY,
     BARE_CHANGE_SIMILARITY,
@@ -107,11 +108,12 @@ from .supersession_cosine import (
     through_owner,
 )
 from .supersession_lexicon import rule_lexicon
+from .supersession_quantities import goal_apart, moved_quantity, other_count, other_quantity
 from .supersession_reading import ASSISTANT, SELF, Reading, clause_readings, read, reported, states_attribute
 from .supersession_restated import keeps_value, restates
 from .supersession_speakers import SPEAKER_LABEL
 from .supersession_subjects import resolved
-from .supersession_values import ELIDED, VALUE_KINDS, base
+from .supersession_values import base
 
 __all__ = [
     "ATTRIBUTE_CHANGE_SIMILARITY",
@@ -136,11 +138,6 @@ QUANTITY_SIMILARITY = 0.7
 #: The bare change's bar: "Sinds deze maand heb ik mijn eigen lunchroom!" after "Ik werk als kok
 #: ..." reads 0.43 above Dutch chance; unrelated changes in Chinese, Hindi and Arabic -0.05 to 0.36.
 AT_CHANCE = 0.4
-#: The attributes a value names by its shape (an e-mail address, a phone number): a clause of a
-#: long memory that tells one anew changes it.
-VALUE_ATTRIBUTES = frozenset(kind for kind, _ in VALUE_KINDS)
-#: The ``slot_qualifiers`` group of a second value beside the person's own (work, office).
-CONTEXT = "context"
 
 
 def may_supersede(newer: MemoryRecord, older: MemoryRecord) -> bool:
@@ -198,7 +195,7 @@ def supersedes(
     # laptop") restates it: only a clause of its own that says a change is read for one.
     if (
         not new.continues
-        and not _not_now(new, old)
+        and not not_now(new, old)
         and _replaces(
             new, old, newer_text, older_text, (similarity, above_chance), (attribute_of, attribute_above_chance)
         )
@@ -218,7 +215,7 @@ def supersedes(
         if part.continues or not (part.change or part.moved):
             continue
         part = replace(part, subjects=resolved(part.subjects, old.subjects))
-        if _not_now(part, old):
+        if not_now(part, old):
             continue
         if new.size <= SLOT_MAX_TOKENS and not new.continues:
             # A short fact's additive word is its sentence's ("Your studio will change things
@@ -258,7 +255,7 @@ def _sentence_replaces(
         return False
     for sentence in sentences[:MAX_SENTENCES]:
         part = read(prefix + sentence)
-        if part.additive or part.continues or not (part.change or part.moved) or _not_now(part, old):
+        if part.additive or part.continues or not (part.change or part.moved) or not_now(part, old):
             continue
         part = replace(part, subjects=resolved(part.subjects, old.subjects))
         if _replaces(part, old, prefix + sentence, older, cosines, readers):
@@ -312,10 +309,10 @@ def _value_changed(new: Reading, old: Reading, attributes: bool) -> bool:
     with ``attributes`` (a clause naming the speaker or a relative itself, and a short older
     fact), a changed value of any attribute both name: "..., the user moved to Bristol last
     week, and ..."."""
-    if not new.subjects & old.subjects or new.additive or _qualified_apart(new, old):
+    if not new.subjects & old.subjects or new.additive or qualified_apart(new, old):
         return False
     shared = new.attributes & old.attributes
-    return bool(shared & VALUE_ATTRIBUTES or attributes and shared) or _moved_quantity(new, old)
+    return bool(shared & VALUE_ATTRIBUTES or attributes and shared) or moved_quantity(new, old)
 
 
 def _replaces(
@@ -336,21 +333,21 @@ def _replaces(
     named = bool(new.attributes) if named is None else named
     similarity, above_chance = cosines
     attribute_of, attribute_above_chance = readers
-    if _qualified_apart(new, old) or _goal_apart(new, old):
+    if qualified_apart(new, old) or goal_apart(new, old):
         return False
     if new.owners - old.owners:
         # "The user's sister's rent is $1,600 now" names a relative's thing: it changes no
         # "The user's rent is $1,450", though both read the user as the one who owns.
         return False
-    if old.owners and not new.owners and _contact_of_own(new, old):
+    if old.owners and not new.owners and contact_of_own(new, old):
         # And the other way: "the user switched networks and got a new mobile number" is the
         # speaker's own number; it changes no "The user's mum's number is ...".
         return False
-    if new.subjects & old.subjects and _other_count(new, old):
+    if new.subjects & old.subjects and other_count(new, old):
         return True
     if new.additive:
         return False
-    if new.subjects & old.subjects and _moved_quantity(new, old):
+    if new.subjects & old.subjects and moved_quantity(new, old):
         return True
     if _names_changed_thing(new, old) and max(new.size, old.size) <= SLOT_MAX_TOKENS:
         # "The user's parents asked to move dinner to Sunday" / "Dinner with the user's parents
@@ -403,16 +400,7 @@ def _replaces(
     reader = attribute_above_chance if checked and named and attribute_above_chance else attribute_of
     if short and reader is not None and same_meaning_changed(new, old, newer, older, reader):
         return True
-    return similarity is not None and similarity >= QUANTITY_SIMILARITY and _other_quantity(new, old)
-
-
-def _contact_of_own(new: Reading, old: Reading) -> bool:
-    """Both tell the same person's contact value (a phone number, an e-mail) and nothing else
-    they share: a value a person holds by themselves, so one told without a relative is the
-    speaker's, never the relative's the older names. (Plans and places are shared: "dinner
-    with the user's parents" is moved by "the user moved dinner to Sunday".)"""
-    shared = new.attributes & old.attributes
-    return bool(new.subjects & old.subjects and shared) and shared <= VALUE_ATTRIBUTES
+    return similarity is not None and similarity >= QUANTITY_SIMILARITY and other_quantity(new, old)
 
 
 def _partner_named(new: Reading, old: Reading) -> bool:
@@ -437,82 +425,3 @@ def _names_changed_thing(new: Reading, old: Reading) -> bool:
         return False
     things = old.topic | old.names | {term for name in old.names for term in terms(name)}
     return any(names_head(part, whole) for part in new.objects for whole in things)
-
-
-def _qualified_apart(new: Reading, old: Reading) -> bool:
-    """Two values of a slot a person holds several of at once, and no stated change of state
-    ("instead", "switched"; a "new" alone is the new value's): both current. So are two values
-    told with different qualifiers ("work email" / "personal email", "home number" / "mobile
-    number"), and a value told in a context (``slot_qualifiers`` ``context``: work, office, a
-    backup) beside one told without it ("my phone number is ..." / "my work line is ..."): the
-    unqualified value is presumed the person's own. A value of a device or kind (``kind``:
-    "my cell is ...", "my personal email is ...") beside an unqualified one is the slot's, as
-    a person names their one number either way."""
-    shared = new.attributes & old.attributes
-    if not shared or not shared <= rule_lexicon().qualified_attributes or new.shift:
-        return False
-    if new.qualifiers and old.qualifiers and not new.qualifiers & old.qualifiers:
-        return True
-    return _contexts(new) != _contexts(old)
-
-
-def _contexts(reading: Reading) -> frozenset[str]:
-    """The ``context`` qualifiers of a fact ("work", "office"): which second value it tells."""
-    groups = rule_lexicon().qualifiers
-    return frozenset(q for q in reading.qualifiers if groups.get(q) == CONTEXT)
-
-
-def _other_count(new: Reading, old: Reading) -> bool:
-    """Both count one thing a person has, with another number: "has two kids" / "had their
-    third child". An additive word stands only beside an ordinal ("third" states the new
-    count); "also has two dogs" after "has a dog" is more dogs, not a new count of them."""
-    for thing, number, ordinal in new.counts:
-        if (ordinal or not new.additive) and any(t == thing and n != number for t, n, _ in old.counts):
-            return True
-    return False
-
-
-def _not_now(new: Reading, old: Reading) -> bool:
-    """Whether the newer tells no state of now that the older's could give way to: a wish or a
-    thought ("might move to Berlin someday", "kepikiran resign") unless the older was one too,
-    an offer made or turned down ("a clinic offered me a job, but I said no") unless the older
-    told one too, or a past stretch of life told without a change ("çocukken 5 yıl Almanya'da
-    yaşadım")."""
-    if (new.hypothetical and not old.hypothetical) or (new.offer and not new.change and not old.offer):
-        return True
-    return new.past_stint and not new.change and not old.past_stint
-
-
-def _goal_apart(new: Reading, old: Reading) -> bool:
-    """One tells a quantity as a goal and the other one of the same unit as held ("Mein Ziel
-    sind 85 Kilo" / "bin bei 88,5 Kilo"): a target and the value now are two slots."""
-    units = {unit for unit, _ in new.quantities} & {unit for unit, _ in old.quantities}
-    return bool(units) and new.goal != old.goal
-
-
-def _moved_quantity(new: Reading, old: Reading) -> bool:
-    """The newer says a quantity moved ("down to 76 kg") and the older holds another value of
-    that unit ("weighs 82 kg"), neither an event nor a goal beside a value held ("my goal is
-    75 kg" / "down to 80 kg"): the older value is where it moved from."""
-    if new.anchored or old.anchored or new.goal != old.goal:
-        return False
-    for unit, value in old.quantities:
-        if unit in new.moved and value not in {v for u, v in new.quantities if u == unit}:
-            return True
-        # "we're down to one" after "has 3 chickens": the newer counts the older's unit in
-        # another clause ("two of our chickens") and moves a number told without it.
-        named = new.topic | {term for name in new.names for term in terms(name)}  # German nouns: "Hühner"
-        if ELIDED in new.moved and unit in named and value not in {v for u, v in new.quantities if u == ELIDED}:
-            return True
-    return False
-
-
-def _other_quantity(new: Reading, old: Reading) -> bool:
-    """Both hold a quantity of one unit, with another value, and neither is an event (a goal
-    beside a value held never reaches here: :func:`_goal_apart`)."""
-    if new.anchored or old.anchored:
-        return False
-    units = {unit for unit, _ in new.quantities} & {unit for unit, _ in old.quantities}
-    return any(
-        {v for u, v in new.quantities if u == unit} != {v for u, v in old.quantities if u == unit} for unit in units
-    )

@@ -1,0 +1,68 @@
+"""How a message opens, as the supersession rule reads it: the interjections, greetings and
+discourse openers before what it says ("Oh iya, ...", "btw ..."), and whether its first clause
+says a state goes on ("Still at the bank, ...").
+"""
+
+from __future__ import annotations
+
+from ..language import DEFAULT, Boundary, Token, split, tokens
+from ..language.phrases import phrases
+from .supersession_lexicon import Lexicon, spaceless
+from .supersession_speakers import SPEAKER_LABEL
+from .supersession_subjects import _REPLY_WORDS, _replied_by_user
+
+__all__ = ["first_clause_continues", "interjection_end", "past_interjection"]
+
+
+#: What may close an opening interjection ("Oh iya, istriku ...", "Ha, no: ...").
+_INTERJECTION_CLOSERS = frozenset(",:;!-–—")
+
+
+def past_interjection(text: str, found: list[Token], code: str) -> str:
+    """``text`` (its tokens: ``found``) without the interjections, greetings and thanks that
+    open what the speaker said, up to the punctuation closing them: "The user: Oh iya, istriku
+    juga baru naik gaji" is about the wife, as "istriku juga baru naik gaji" is, not about "oh"."""
+    label = SPEAKER_LABEL.match(text)
+    start = next((i for i, t in enumerate(found) if t.start >= label.end()), len(found)) if label else 0
+    at = interjection_end(found, start, code)
+    if at == start or at >= len(found):
+        return text
+    closed = any(c in _INTERJECTION_CLOSERS for c in text[found[at - 1].end : found[at].start])
+    # A discourse opener ("btw", "anyway") is never what a message is about: it needs no comma.
+    if not closed and interjection_end(found, start, code, ("openers",)) < at:
+        return text
+    return text[: label.end()] + text[found[at].start :] if label else text[found[at].start :]
+
+
+def interjection_end(
+    found: list[Token], start: int, code: str, rows: tuple[str, ...] = ("thanks", "greetings", "fillers", "openers")
+) -> int:
+    """Where the run of interjections, greetings, thanks and discourse openers (of ``rows``)
+    from ``start`` ends (``start`` itself when none opens there)."""
+    # The language's own and the default's: "ok", "wow" open messages typed in any language.
+    lists = [phrases(*rows, language=c) for c in dict.fromkeys((code, DEFAULT))]
+    at = start
+    while at < len(found) and (match := next((m for f in lists if (m := f.at(found, at))), None)) is not None:
+        at += match[0]
+    return at
+
+
+def first_clause_continues(text: str, lex: Lexicon) -> bool:
+    """Whether the first clause of what the speaker said tells that a state goes on ("Still at
+    the insurance company btw, ..."): a later clause's "still" ("the kids are still adjusting")
+    is another thing's. In a reply's frame ('The assistant asked "Still at the bakery?" The user
+    replied: ...') it is the reply's first clause: the question's words are the assistant's."""
+    if _replied_by_user(text):
+        text = text.split(_REPLY_WORDS, 1)[1]
+    label = SPEAKER_LABEL.match(text)
+    parts = [p for p in split(text[label.end() :] if label else text, _FIRST_CLAUSE) if p.strip()]
+    if not parts:
+        return False
+    first = tokens(parts[0])
+    return lex.continuations.anywhere(first) or any(
+        row in t.word for t in first if spaceless(t.word) for row in lex.inside.get("continuation_words", ())
+    )
+
+
+#: What ends a fact's first clause.
+_FIRST_CLAUSE = Boundary.LINE | Boundary.SENTENCE | Boundary.CLAUSE | Boundary.COLON | Boundary.PHRASE
