@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout24|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout25|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -88,7 +88,14 @@ turned down, a wish, the same value confirmed; about a quarter of the adds with 
 assistant turn; facts about several people at once with the same attribute as the user's,
 changes told as news, as a correction of the assistant or with the old value, plans and
 numbers that move beside ones that are added) was written blind during the nineteenth
-round after holdout23 and is read once to report it.
+round after holdout23 and is read once to report it; ``holdout25.yaml`` (twenty-three
+languages, 15 of 64 sequences English; 28 additive controls that look like changes, a second
+language, a doctor for another problem, another subscription, a trip, a past job, an offer
+turned down, an application unanswered, a plan only considered, a friend's move, a recurring
+event again; about a third of the adds with an assistant turn; long chatty messages carrying
+several facts of which one changes, changes told through consequences or dates, corrections
+of the assistant and answers to its questions, numbers that move beside numbers that do not)
+was written blind during the twentieth round after holdout24 and is read once to report it.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
@@ -199,6 +206,7 @@ def main() -> None:
         "holdout22",
         "holdout23",
         "holdout24",
+        "holdout25",
     )
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
