@@ -56,6 +56,6 @@ def not_now(new: Reading, old: Reading) -> bool:
     an offer made or turned down ("a clinic offered me a job, but I said no") unless the older
     told one too, or a past stretch of life told without a change ("çocukken 5 yıl Almanya'da
     yaşadım")."""
-    if (new.hypothetical and not old.hypothetical) or (new.offer and not new.change and not old.offer):
+    if (new.hypothetical and not old.hypothetical) or (new.offer and not old.offer):
         return True
     return new.past_stint and not new.change and not old.past_stint

@@ -168,3 +168,36 @@ def test_a_state_said_to_go_on_replaces_nothing(engine: Any, adds: list[str]) ->
 def test_a_later_clauses_still_leaves_the_change_a_change(engine: Any) -> None:
     adds = ["I live in Denver.", "We moved to Portland last month. The kids are still settling in."]
     assert current_adds(engine, "r20-still-later", adds, every_add_stored=True) == [1]
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        [
+            "I'm a nurse at a clinic in Derby.",
+            "A hospital offered me a ward job, but I turned it down. I actually like my team.",
+        ],
+        [
+            "Я працюю вчителькою в Одесі.",
+            "Мені запропонували посаду завуча, але я відмовилася. А ще донька пішла в школу!",
+        ],
+    ],
+)
+def test_an_offer_turned_down_beside_another_change_word_replaces_nothing(engine: Any, adds: list[str]) -> None:
+    """ "Actually" or another sentence's change word is not the offer's: the offer still
+    replaces nothing."""
+    assert current_adds(engine, f"r20-offer2-{adds[0][:10]}", adds, every_add_stored=True) == [0, 1]
+
+
+def test_a_best_mates_move_is_the_mates(engine: Any) -> None:
+    adds = ["I live in Leeds.", "My best mate Jim just moved to Cardiff for a new job."]
+    assert current_adds(engine, "r20-mate", adds, every_add_stored=True) == [0, 1]
+
+
+def test_danish_auxiliaries_are_no_shared_topic(engine: Any) -> None:
+    """ "har" (has) in two Danish facts is no topic they share."""
+    adds = [
+        "Har også meldt mig til svømning, vi svømmer tirsdag aften.",
+        "Min kollega Jens har fået nyt job hos Maersk. Vi holdt frokost for ham i dag.",
+    ]
+    assert current_adds(engine, "r20-da-har", adds, every_add_stored=True) == [0, 1]
