@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout25|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout26|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -95,7 +95,15 @@ turned down, an application unanswered, a plan only considered, a friend's move,
 event again; about a third of the adds with an assistant turn; long chatty messages carrying
 several facts of which one changes, changes told through consequences or dates, corrections
 of the assistant and answers to its questions, numbers that move beside numbers that do not)
-was written blind during the twentieth round after holdout24 and is read once to report it.
+was written blind during the twentieth round after holdout24 and is read once to report it;
+``holdout26.yaml`` (twenty-three languages, 15 of 64 sequences English; 28 additive controls
+that look like changes, a second medication or allergy, a hospital stay, a trip, a one-off
+session, someone else's new job or home, a past home or job, a plan only considered, another
+amount in the same unit, a check-up again, a second shift; about a third of the adds with an
+assistant turn; the everyday facts of a year, health and routines, home, money, school and
+work, family and tastes, changes told only by the new state or an event, corrections of the
+assistant, one person's value moving beside another's) was written blind during the twentieth
+round after holdout25 and is read once to report it.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
@@ -207,6 +215,7 @@ def main() -> None:
         "holdout23",
         "holdout24",
         "holdout25",
+        "holdout26",
     )
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
