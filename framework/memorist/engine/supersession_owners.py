@@ -107,22 +107,21 @@ def _oblique_relative(word: str, lex: Lexicon, code: str) -> str | None:
     return None if found is None else lex.kin.get(found, found)
 
 
-def _run_rows() -> tuple[tuple[tuple[str, ...], tuple[str, ...], frozenset[str], frozenset[str]], ...]:
-    """Per language written without spaces that lists its relatives: its speaker's possessives
-    and its relatives, each longest first, the particles that mark a subject (none: the
-    speaker's possessive must open the run) and those that mark an owner."""
+def _run_rows() -> tuple[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]], ...]:
+    """Per language written without spaces that lists its relatives and the particles that mark
+    a subject: its speaker's possessives and its relatives, each longest first, and those
+    particles."""
     rows = []
     for code in languages():
         lex = lexicon(code)
         relatives = lex.words("relatives")
-        if not relatives or not all(spaceless(r) for r in relatives):
+        if not relatives or not all(spaceless(r) for r in relatives) or not lex.words("subject_particles"):
             continue
         rows.append(
             (
                 tuple(sorted(lex.words("run_possessives"), key=len, reverse=True)),
                 tuple(sorted(relatives, key=len, reverse=True)),
                 lex.words("subject_particles"),
-                lex.words("possessive_particles"),
             )
         )
     return tuple(rows)
@@ -213,9 +212,7 @@ def run_relative(run: str) -> tuple[str, str] | None:
     speaker's relative opening a Chinese run)."""
     if not spaceless(run):
         return None
-    for possessives, relatives, particles, _ in _RUN_ROWS:
-        if not particles:
-            continue
+    for possessives, relatives, particles in _RUN_ROWS:
         body = next((run[len(p) :] for p in possessives if run.startswith(p)), run)
         for relative in relatives:
             if not body.startswith(relative):

@@ -248,9 +248,7 @@ def _sentence_replaces(
     """Whether one sentence of a fact of several, read as a fact of its own, replaces the
     older, when another sentence's additive word made the whole fact read as adding: "The
     landlord put the rent up, we pay £1,340 now. Council tax is another £160." moves the rent."""
-    label = SPEAKER_LABEL.match(newer)
-    prefix = label.group(0) if label else ""
-    sentences = [s for s in split(newer[len(prefix) :], Boundary.SENTENCE | Boundary.LINE) if s.strip()]
+    prefix, sentences = _labelled_sentences(newer)
     if len(sentences) < 2:
         return False
     for sentence in sentences[:MAX_SENTENCES]:
@@ -270,12 +268,18 @@ MAX_SENTENCES = 6
 def _sentence_adds(text: str, clause: str) -> bool:
     """Whether the sentence of ``text`` that holds ``clause`` (read behind the same label)
     says it adds to what was told."""
+    prefix, sentences = _labelled_sentences(text)
+    body = (clause[len(prefix) :] if clause.startswith(prefix) else clause).strip()
+    held = next((s for s in sentences if body and body in s), None)
+    return read(prefix + held).additive if held is not None else read(text).additive
+
+
+def _labelled_sentences(text: str) -> tuple[str, list[str]]:
+    """The extractor's label opening ``text`` ("The user: "; empty if none) and the sentences
+    after it, each to be read behind the same label."""
     label = SPEAKER_LABEL.match(text)
     prefix = label.group(0) if label else ""
-    body = clause[len(prefix) :] if clause.startswith(prefix) else clause
-    sentences = split(text[len(prefix) :], Boundary.SENTENCE | Boundary.LINE)
-    held = next((s for s in sentences if body.strip() and body.strip() in s), None)
-    return read(prefix + held).additive if held is not None else read(text).additive
+    return prefix, [s for s in split(text[len(prefix) :], Boundary.SENTENCE | Boundary.LINE) if s.strip()]
 
 
 #: How far into a fact the user named through a possessive makes it the user's ("the user's
