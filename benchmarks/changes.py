@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout26|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout27|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -103,7 +103,15 @@ amount in the same unit, a check-up again, a second shift; about a third of the 
 assistant turn; the everyday facts of a year, health and routines, home, money, school and
 work, family and tastes, changes told only by the new state or an event, corrections of the
 assistant, one person's value moving beside another's) was written blind during the twentieth
-round after holdout25 and is read once to report it.
+round after holdout25 and is read once to report it; ``holdout27.yaml`` (twenty-three
+languages, 15 of 64 sequences English; 28 additive controls that look like changes, a new
+hobby beside an old one, a second pet, an extra work phone, a temporary stay, a trip, a past
+home or job, a friend's or sibling's change, a plan only considered, a habit repeated, a bill
+paid or a score, a child's favourite; about a third of the adds with an assistant turn; terse
+phone-typed chat with lowercase, shorthand, emoji, typos and code-switching, changes told only
+by the new state, by negation, by a before/after pair, by a question back or as a typo
+correction, one person's attributes changing at once beside another's same attribute) was
+written blind during the twenty-first round after holdout26 and is read once to report it.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
@@ -216,6 +224,7 @@ def main() -> None:
         "holdout24",
         "holdout25",
         "holdout26",
+        "holdout27",
     )
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
