@@ -11,7 +11,7 @@ from .supersession_lexicon import Lexicon, spaceless
 from .supersession_speakers import SPEAKER_LABEL
 from .supersession_subjects import _REPLY_WORDS, _replied_by_user
 
-__all__ = ["first_clause_continues", "interjection_end", "past_interjection"]
+__all__ = ["first_clause_continues", "interjection_end", "past_interjection", "past_time_word"]
 
 
 #: What may close an opening interjection ("Oh iya, istriku ...", "Ha, no: ...").
@@ -32,6 +32,38 @@ def past_interjection(text: str, found: list[Token], code: str) -> str:
     if not closed and interjection_end(found, start, code, ("openers",)) < at:
         return text
     return text[: label.end()] + text[found[at].start :] if label else text[found[at].start :]
+
+
+#: How far past a change word a relative makes it the possessive's ("Now my sister", "Giờ mẹ tôi").
+RELATIVE_WINDOW = 2
+
+
+def past_time_word(text: str, lex: Lexicon) -> str:
+    """``text`` without a word saying the change that opens what the speaker said, when the
+    speaker's or the listener's possessive or a relative follows it: "The user: Ahora mi
+    madre vive con nosotros" is about the mother, as "Mi madre ahora vive ..." is, "Now my
+    mum lives with us" about the mum, and the assistant's "Ahora tu madre vive ..." about the
+    listener's mother. Before anything else ("Now lives in Porto", "Today is ...") the
+    word stays: what follows it names no one."""
+    label = SPEAKER_LABEL.match(text)
+    start = label.end() if label else 0
+    found = tokens(text[start:])
+    at = 0
+    while at < len(found):
+        if found[at].word in lex.change_words | lex.change_openers:
+            at += 1
+        elif match := lex.now_words.at(found, at):
+            at += match[0]
+        else:
+            break
+    relatives = lex.others | lex.partners
+    if at == 0 or at >= len(found) or found[at].word not in lex.speaker | lex.listener | relatives:
+        return text
+    if not any(t.word in relatives for t in found[at : at + RELATIVE_WINDOW]):
+        # "Bây giờ tôi có ba đứa con": the speaker's word with no relative after it is the
+        # speaker, and the statement's subject reading keeps its opening.
+        return text
+    return text[:start] + text[start + found[at].start :]
 
 
 def interjection_end(

@@ -17,7 +17,7 @@ from ..language.scripts import has_kana, kana_words
 from .keywords import STOP_WORDS, terms
 from .supersession_frames import around, passive_subject
 from .supersession_lexicon import REPORTING_OPENERS, Lexicon, reading_lexicon, spaceless
-from .supersession_openings import first_clause_continues, interjection_end, past_interjection
+from .supersession_openings import first_clause_continues, interjection_end, past_interjection, past_time_word
 from .supersession_owners import genitive_owner, possessive_owners, run_owner
 from .supersession_speakers import ASSISTANT, SELF, SPEAKER_LABEL, statement_language, voiced
 from .supersession_subjects import (
@@ -144,7 +144,7 @@ def read(text: str) -> Reading:
     based = [replace(t, word=base(t.word)) for t in found]  # "j'adore": "adore", "user's": "user"
     # The extractor's resolution of a relative date ("Last month (December 2025) the user ...")
     # is no word of the sentence: its subject is still within the opening words.
-    spoken = past_interjection(text, found, code)
+    spoken = past_time_word(past_interjection(text, found, code), lex)
     said = [t.word for t in (found if spoken is text else tokens(spoken)) if not in_parentheses(spoken, t)]
     # "The user: Mia turned 5 yesterday" is about Mia too (the speaker stays a subject: a
     # statement in a language that drops its pronoun opens with a verb, "Corro 25 km").

@@ -161,8 +161,17 @@ def may_supersede(newer: MemoryRecord, older: MemoryRecord) -> bool:
         newer_text, older_text = reported(newer.text), reported(older.text)
         new, old = read(newer_text), read(older_text)
         new = replace(new, subjects=resolved(new.subjects, old.subjects))
-        return _of_user(new, newer_text) and _of_user(old, older_text)
+        return (_of_user(new, newer_text) and _of_user(old, older_text)) or _one_person_told(new, old)
     return True
+
+
+def _one_person_told(new: Reading, old: Reading) -> bool:
+    """Whether the assistant's fact and the user's name one person of the user's world (a
+    relative, a partner, someone named): "Lucas est donc en sixième" restates what the user
+    told of their son Lucas, since all the assistant knows of him is what the user said."""
+    lex = rule_lexicon()
+    people = lex.others | lex.partners | {name.casefold() for name in new.names | old.names}
+    return bool((new.subjects & old.subjects & people) - {SELF, ASSISTANT})
 
 
 def supersedes(
