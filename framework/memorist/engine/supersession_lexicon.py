@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from ..language import DEFAULT, SPACELESS, Phrases, fold, languages, lexicon
+from ..language.calendar import calendar_words
 from ..language.lexicon import Lexicon as LanguageLexicon
 from ..language.scripts import script_of
 from .supersession_kin import kin, partners, relatives
@@ -189,6 +190,10 @@ class Lexicon:
     offers: Phrases = Phrases({})
     #: Words telling that a state goes on ("still", "todavía", "まだ"): what holds, restated.
     continuations: Phrases = Phrases({})
+    #: Every language's month and weekday names (CLDR's, written out): the date a state
+    #: opener opens ("ab Montag", "vanaf 1 maart"). ``calendar`` keeps the lexicons' rows, by
+    #: which a fact is placed at a point in time.
+    date_names: frozenset[str] = frozenset()
 
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
@@ -314,6 +319,7 @@ class Lexicon:
             replacement_markers=merged("replacement_markers"),
             passive_changes=_passives(lexes),
             kin=kin(lexes),
+            date_names=frozenset().union(*(calendar_words(code, ("wide",)) for code in codes)),
         )
 
 
@@ -434,6 +440,7 @@ def reading_lexicon(code: str) -> Lexicon:
         change_openers=merged.change_openers,
         elisions=merged.elisions,
         calendar=merged.calendar,
+        date_names=merged.date_names,
         periods=merged.periods,
         ordinals=merged.ordinals,
         relative_dates=merged.relative_dates,

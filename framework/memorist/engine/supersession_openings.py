@@ -10,6 +10,7 @@ from ..language.phrases import phrases
 from .supersession_lexicon import Lexicon, spaceless
 from .supersession_speakers import SPEAKER_LABEL
 from .supersession_subjects import _REPLY_WORDS, _replied_by_user
+from .supersession_values import base, state_opening
 
 __all__ = ["first_clause_continues", "interjection_end", "past_interjection", "past_time_word"]
 
@@ -54,12 +55,16 @@ def past_time_word(text: str, lex: Lexicon) -> str:
             at += 1
         elif match := lex.now_words.at(found, at):
             at += match[0]
+        elif (opened := state_opening(found, at, lex, lex.calendar | lex.date_names)) is not None and opened[1]:
+            at = opened[0]  # "As of March my sister's rent ...", "Ab Juli meine Miete ..."
         else:
             break
+    if 0 < at < len(found) - 1 and found[at].word in lex.articles:
+        at += 1  # "As of March the user's sister's rent ...": the extractor's voice
     relatives = lex.others | lex.partners
-    if at == 0 or at >= len(found) or found[at].word not in lex.speaker | lex.listener | relatives:
+    if at == 0 or at >= len(found) or base(found[at].word) not in lex.speaker | lex.listener | relatives:
         return text
-    if not any(t.word in relatives for t in found[at : at + RELATIVE_WINDOW]):
+    if not any(base(t.word) in relatives for t in found[at : at + RELATIVE_WINDOW]):
         # "Bây giờ tôi có ba đứa con": the speaker's word with no relative after it is the
         # speaker, and the statement's subject reading keeps its opening.
         return text

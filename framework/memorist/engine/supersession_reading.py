@@ -101,6 +101,11 @@ class Reading:
     continues: bool = False
 
 
+def _chain_owners(found: list[Token], lex: Lexicon, code: str) -> frozenset[str]:
+    """The relatives a possessive chain opening ``found`` names, past an interjection."""
+    return possessive_owners([t.word for t in found][interjection_end(found, 0, code) :], lex)
+
+
 @lru_cache(maxsize=65_536)
 def read(text: str) -> Reading:
     code = statement_language(text)
@@ -144,8 +149,15 @@ def read(text: str) -> Reading:
     based = [replace(t, word=base(t.word)) for t in found]  # "j'adore": "adore", "user's": "user"
     # The extractor's resolution of a relative date ("Last month (December 2025) the user ...")
     # is no word of the sentence: its subject is still within the opening words.
-    spoken = past_time_word(past_interjection(text, found, code), lex)
-    said = [t.word for t in (found if spoken is text else tokens(spoken)) if not in_parentheses(spoken, t)]
+    spoken = past_interjection(text, found, code)
+    # "As of March my sister's rent ...", "Ahora mi madre vive ...": past the date or the word
+    # saying the change, the possessive chain opens what the speaker said.
+    dated = past_time_word(spoken, lex)
+    spoken_found = found if dated is text else tokens(dated)
+    said = [t.word for t in spoken_found if not in_parentheses(dated, t)]
+    # The possessive chain is read from there too ("the user's sister's rent").
+    chain = found if dated is spoken else spoken_found
+    spoken = dated
     # "The user: Mia turned 5 yesterday" is about Mia too (the speaker stays a subject: a
     # statement in a language that drops its pronoun opens with a verb, "Corro 25 km").
     labelled = _labelled_name(spoken, lex)
@@ -198,7 +210,10 @@ def read(text: str) -> Reading:
         held,
         # "btw the user's brother got a new phone": the chain opens past an interjection, told
         # with or without a comma after it.
-        frozenset(lex.kin.get(o, o) for o in possessive_owners(words[interjection_end(found, 0, code) :], lex))
+        frozenset(
+            lex.kin.get(o, o)
+            for o in possessive_owners([t.word for t in chain][interjection_end(chain, 0, code) :], lex)
+        )
         | _genitive(words, text, lex, code),
         moved(text, said_values, lex),
         lex.recency.anywhere(found),

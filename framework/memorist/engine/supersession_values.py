@@ -260,18 +260,35 @@ def anchored(found: list[Token], lex: Lexicon) -> bool:
     one a state starts from ("starts at 10:00 from next week": a new value, no event)."""
     index = 0
     while index < len(found):
-        opener = lex.state_openers.at(found, index)
-        if opener is not None:  # skip the opener and the date it opens
-            index += opener[0]
-            if index < len(found) - 1 and found[index].word in STOP_WORDS:  # "starting in May"
-                index += 1
-            date = lex.relative_dates.at(found, index)
-            index += date[0] if date is not None else int(index < len(found) and found[index].word in lex.calendar)
+        opened = state_opening(found, index, lex, lex.calendar)
+        if opened is not None:  # skip the opener and the date it opens
+            index = opened[0]
             continue
         if found[index].word in lex.calendar or lex.relative_dates.at(found, index) is not None:
             return True
         index += 1
     return False
+
+
+def state_opening(found: list[Token], index: int, lex: Lexicon, dates: frozenset[str]) -> tuple[int, bool] | None:
+    """Past a state opener at ``index`` and the date it opens (a relative date, or a name of
+    ``dates``): (the index after them, whether a date followed the opener); None when no
+    opener stands there."""
+    opener = lex.state_openers.at(found, index)
+    if opener is None:
+        return None
+    index += opener[0]
+    if index < len(found) - 1 and found[index].word in STOP_WORDS:  # "starting in May"
+        index += 1
+    date = lex.relative_dates.at(found, index)
+    if date is not None:
+        return index + date[0], True
+    if index < len(found) and found[index].word in dates:
+        return index + 1, True
+    # "vanaf 1 maart": a day's number before a month.
+    if index + 1 < len(found) and found[index].word.isdigit() and found[index + 1].word in dates:
+        return index + 2, True
+    return index, False
 
 
 #: Fewest digits a phone number has: "1200 euros" and "2026" are no phone numbers.

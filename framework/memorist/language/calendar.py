@@ -21,9 +21,11 @@ _CONTEXTS = ("format", "stand-alone")
 
 
 @lru_cache(maxsize=64)
-def calendar_words(code: str) -> frozenset[str]:
+def calendar_words(code: str, widths: tuple[str, ...] = _WIDTHS) -> frozenset[str]:
     """The month and weekday names of the language ``code``, folded, without a closing dot;
-    only one-word names with no digit ("1月" and "Tháng 1" are numbers with a counter)."""
+    only one-word names with no digit ("1月" and "Tháng 1" are numbers with a counter).
+    ``widths``: the CLDR widths read; ``("wide",)`` leaves out abbreviations, which are
+    common words in running text ("so", "do", "mar")."""
     try:
         locale = Locale.parse(code)
     except (UnknownLocaleError, ValueError):
@@ -32,7 +34,7 @@ def calendar_words(code: str) -> frozenset[str]:
         name
         for table in (locale.months, locale.days)
         for context in _CONTEXTS
-        for width in _WIDTHS
+        for width in widths
         for name in table[context][width].values()
     }
     folded = {fold(name).rstrip(".") for name in names}

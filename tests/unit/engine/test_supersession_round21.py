@@ -3,8 +3,9 @@
 - what the assistant says of a person of the user's world (a relative, a partner, someone the
   user named) restates what the user told of them: it replaces the user's older fact of that
   person, as the user's own words would, and never the user's own fact;
-- a word saying the change ("now", "ahora") before a possessive or a relative is no subject:
-  "Now my mum lives with us" is about the mother.
+- a word saying the change ("now", "ahora") or a date a state starts from ("As of March")
+  before a possessive or a relative is no subject: "Now my mum lives with us" is about the
+  mother, "As of March my sister's rent is $1,600" tells the sister's rent.
 """
 
 from __future__ import annotations
@@ -78,3 +79,20 @@ def test_an_assistants_restatement_replaces_through_the_engine(engine: Any) -> N
         ],
     ]
     assert current_adds(engine, "r21-madre", adds, every_add_stored=True) == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("fact", "owners"),
+    [
+        ("The user: As of March my sister's rent is $1,600.", {"sister"}),
+        ("As of March the user's sister's rent is $1,600.", {"sister"}),
+        ("The user: As of March my rent is $1,600.", set()),
+    ],
+)
+def test_a_date_a_state_starts_from_opens_no_possessive_chain(fact: str, owners: set[str]) -> None:
+    assert read(fact).owners == owners
+
+
+def test_a_dated_relatives_value_leaves_the_speakers(engine: Any) -> None:
+    adds = ["My rent is $1,450 a month.", "As of March my sister's rent is $1,600."]
+    assert current_adds(engine, "r21-dated-sister", adds, every_add_stored=True) == [0, 1]
