@@ -413,7 +413,24 @@ def _replaces(
     reader = attribute_above_chance if checked and named and attribute_above_chance else attribute_of
     if short and reader is not None and same_meaning_changed(new, old, newer, older, reader):
         return True
-    return similarity is not None and similarity >= QUANTITY_SIMILARITY and other_quantity(new, old)
+    # Two values of one unit are one quantity's versions by their cosine: the unit they share is
+    # what is compared, no word saying they are one thing ("ganhei um bônus de 2.000 reais" /
+    # "salário é de 4.500 reais"). Where nothing else agrees, the cosine is read on the English
+    # scale, as the paths above read theirs.
+    by_unit = above_chance is not None and not _agree_beyond_units(new, old)
+    quantity_similarity = min(similarity or 0.0, above_chance or 0.0) if by_unit else similarity
+    return quantity_similarity is not None and quantity_similarity >= QUANTITY_SIMILARITY and other_quantity(new, old)
+
+
+def _agree_beyond_units(new: Reading, old: Reading) -> bool:
+    """Whether two facts holding quantities agree by a word other than their units ("reais",
+    "kg" are the values' units, read as topic words too)."""
+    units = {unit for unit, _ in new.quantities | old.quantities}
+
+    def bare(reading: Reading) -> Reading:
+        return replace(reading, quantities=frozenset(), topic=reading.topic - units)
+
+    return words_agree(bare(new), bare(old))
 
 
 def _partner_named(new: Reading, old: Reading) -> bool:

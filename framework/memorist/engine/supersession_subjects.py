@@ -252,6 +252,12 @@ SUBJECT_WINDOW = 5
 OPENING_PHRASE_WINDOW = 8
 
 
+def _word(token: str) -> bool:
+    """Whether ``token`` is a word, hyphenated ones included ("mother-in-law", "belle-mère"),
+    not a number or a sign."""
+    return token.replace("-", "").isalpha()
+
+
 def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset()) -> frozenset[str]:
     """Who a fact is about: its first word (past "the"), the speaker ("user") for the
     extractor's voice, for an attribute or change word opening a fact written without a
@@ -303,7 +309,7 @@ def _subjects(words: list[str], lex: Lexicon, names: frozenset[str] = frozenset(
                 if base(w) not in lex.attributes
                 and base(w) not in lex.speaker
                 and w not in lex.change_words
-                and w.isalpha()
+                and _word(w)
                 # "मेरी बहन की शादी" (the sister's wedding): an owner, as "sister's" is.
                 and not (i + 1 < len(rest) and rest[i + 1] in lex.possessive_particles)
             ),
@@ -352,7 +358,7 @@ def _qualified_relative(rest: list[str], lex: Lexicon) -> str | None:
     for i, w in enumerate(rest[1:4], 1):
         if base(w) in lex.speaker:
             continue
-        if not w.isalpha() or base(w) in lex.attributes:
+        if not _word(w) or base(w) in lex.attributes:
             return None
         if base(w) in lex.others:
             return None if i + 1 < len(rest) and rest[i + 1] in lex.possessive_particles else base(w)

@@ -5,7 +5,10 @@
   person, as the user's own words would, and never the user's own fact;
 - a word saying the change ("now", "ahora") or a date a state starts from ("As of March")
   before a possessive or a relative is no subject: "Now my mum lives with us" is about the
-  mother, "As of March my sister's rent is $1,600" tells the sister's rent.
+  mother, "As of March my sister's rent is $1,600" tells the sister's rent;
+- a hyphenated relative ("mother-in-law", "belle-mère") is the one a possessive names;
+- two values of one unit that agree by no other word are one quantity's versions only by a
+  cosine read on the English scale: a bonus in reais is no new salary.
 """
 
 from __future__ import annotations
@@ -96,3 +99,30 @@ def test_a_date_a_state_starts_from_opens_no_possessive_chain(fact: str, owners:
 def test_a_dated_relatives_value_leaves_the_speakers(engine: Any) -> None:
     adds = ["My rent is $1,450 a month.", "As of March my sister's rent is $1,600."]
     assert current_adds(engine, "r21-dated-sister", adds, every_add_stored=True) == [0, 1]
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "linked"),
+    [
+        ("The user lives in Leeds.", "The user's mother-in-law moved to York.", False),
+        ("The user's mother-in-law lives in Leeds.", "The user's mother-in-law moved to York.", True),
+        ("The user: J'habite à Lyon.", "The user: Ma belle-mère a déménagé à Nice.", False),
+    ],
+)
+def test_a_hyphenated_relative_is_the_one_the_possessive_names(older: str, newer: str, linked: bool) -> None:
+    assert _told(older, newer, "user", "user") is linked
+
+
+@pytest.mark.parametrize(
+    ("adds", "current"),
+    [
+        (["Meu salário é de 4.500 reais.", "Esse mês ganhei um bônus de 2.000 reais."], [0, 1]),
+        (["Meu aluguel é de 1.500 reais.", "O aluguel agora é de 1.700 reais."], [1]),
+        (["Mein Gehalt beträgt 3.200 Euro.", "Ich verdiene jetzt 3.500 Euro."], [1]),
+    ],
+    ids=["pt-bonus", "pt-rent", "de-salary"],
+)
+def test_a_value_of_one_unit_replaces_only_its_quantity(
+    engine: Any, adds: list[str], current: list[int], request: pytest.FixtureRequest
+) -> None:
+    assert current_adds(engine, f"r21-{request.node.callspec.id}", adds, every_add_stored=True) == current
