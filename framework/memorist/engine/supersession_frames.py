@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..language import Token
-from .supersession_lexicon import Gapped, Lexicon
+from .supersession_lexicon import Lexicon
+from .supersession_rows import Gapped
 from .supersession_speakers import SPEAKER_LABEL
 
 __all__ = ["MAX_GAP", "PASSIVE_SUBJECT", "around", "passive_subject"]

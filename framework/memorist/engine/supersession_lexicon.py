@@ -13,49 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from ..language import DEFAULT, SPACELESS, Phrases, fold, languages, lexicon
+from ..language import DEFAULT, Phrases, fold, languages, lexicon
 from ..language.calendar import calendar_words
-from ..language.lexicon import Lexicon as LanguageLexicon
-from ..language.scripts import script_of
 from .supersession_kin import kin, partners, relatives
+from .supersession_rows import Frame, Gapped, frame, gapped, passives, spaceless, with_objects
 
-#: A row told around a gap: (its words before the gap, its words after it).
-Gapped = tuple[tuple[str, ...], tuple[str, ...]]
-#: Where a gapped row's gap stands: "move … to".
-GAP = "…"
 #: The reporting frames that count only where they open a statement ("Noted, ...").
 REPORTING_OPENERS = "reporting_openers"
 #: The reporting frames that count within a statement's opening words.
 REPORTING = "reporting_frames"
-
-
-@dataclass(frozen=True)
-class Frame:
-    """A shape of words that names an attribute without one of its words (see the lexicon's
-    ``role_frame`` and ``age_frame``)."""
-
-    attribute: str
-    copulas: frozenset[str]
-    articles: frozenset[str] = frozenset()
-    prepositions: frozenset[str] = frozenset()
-    most_words: int = 0
-    before: frozenset[str] = frozenset()
-    #: Words right after the number that name the attribute: German "42 geworden".
-    after: frozenset[str] = frozenset()
-    most_digits: int = 0
-    units: tuple[tuple[str, ...], ...] = ()
-    #: A role told without an article (French "Je suis comptable dans une banque", Spanish
-    #: "Soy contable en un banco"): the Romance languages name a profession so.
-    bare: bool = False
-    #: Endings of a word that is no role after the copula but a compound past's participle
-    #: ("Je suis allée chez le médecin").
-    not_endings: tuple[str, ...] = ()
-    #: Words one of which follows the preposition, when given (Spanish "en un banco", not
-    #: "feliz en Madrid").
-    objects: frozenset[str] = frozenset()
-    #: Words that may stand between the copula and the role, saying when it holds ("is now an
-    #: associate attorney at ...", "soy ahora contable en ..."): no part of the role.
-    adverbs: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -222,7 +188,7 @@ class Lexicon:
             # change as a replacement row does, but their words stay out of the change words:
             # "till", "в", "toho", "programme" are topic or frame.
             Phrases(
-                {p: "replacement_words" for lex in lexes for p in _with_objects(lex, "replacement_words")}
+                {p: "replacement_words" for lex in lexes for p in with_objects(lex, "replacement_words")}
                 | {p: "replacement_words" for lex in lexes for p in lex.phrases("call_off_words")}
                 | {p: "replacement_words" for lex in lexes for p in lex.phrases("instead_words")}
                 | {p: "replacement_words" for lex in lexes for p in lex.phrases("change_nouns")}
@@ -235,8 +201,8 @@ class Lexicon:
             relatives(lexes),
             tuple(sorted(union("possessive_endings"), key=len, reverse=True)),
             union("articles"),
-            tuple(f for code in codes if (f := _frame(code, "role_frame")) is not None),
-            tuple(f for code in codes if (f := _frame(code, "age_frame")) is not None),
+            tuple(f for code in codes if (f := frame(code, "role_frame")) is not None),
+            tuple(f for code in codes if (f := frame(code, "age_frame")) is not None),
             tuple(sorted(union("elisions"), key=len, reverse=True)),
             union("months") | union("weekdays"),
             union("ordinal_suffixes"),
@@ -307,8 +273,8 @@ class Lexicon:
             quantity_changes_after=tuple(
                 fold(" ".join(p.split())) for lex in lexes for p in lex.phrases("quantity_changes_after")
             ),
-            change_frames=_gapped(lexes, "change_frames"),
-            negation_frames=_gapped(lexes, "negation_frames"),
+            change_frames=gapped(lexes, "change_frames"),
+            negation_frames=gapped(lexes, "negation_frames"),
             reporting=Phrases(
                 {p: name for name in (REPORTING, REPORTING_OPENERS) for lex in lexes for p in lex.phrases(name)}
             ),
@@ -317,49 +283,10 @@ class Lexicon:
             now_words=merged("now_words"),
             coordinators=merged("coordinators"),
             replacement_markers=merged("replacement_markers"),
-            passive_changes=_passives(lexes),
+            passive_changes=passives(lexes),
             kin=kin(lexes),
             date_names=frozenset().union(*(calendar_words(code, ("wide",)) for code in codes)),
         )
-
-
-def _gapped(lexes: list[LanguageLexicon], name: str) -> tuple[Gapped, ...]:
-    """The rows of list ``name`` written around a gap ("move … to"), split at it."""
-    out = []
-    for lex in lexes:
-        for row in lex.phrases(name):
-            head, _, tail = row.replace("...", GAP).partition(GAP)
-            if head.split() and tail.split():
-                out.append((tuple(head.split()), tuple(tail.split())))
-    return tuple(dict.fromkeys(out))
-
-
-def _passives(lexes: list[LanguageLexicon]) -> tuple[Gapped, ...]:
-    """The rows of ``passive_changes``: a gapped row split at its gap, a contiguous one
-    with an empty tail."""
-    out = []
-    for lex in lexes:
-        for row in lex.phrases("passive_changes"):
-            head, _, tail = row.replace("...", GAP).partition(GAP)
-            if head.split():
-                out.append((tuple(head.split()), tuple(tail.split())))
-    return tuple(dict.fromkeys(out))
-
-
-def _with_objects(lex: LanguageLexicon, name: str) -> list[str]:
-    """The rows of list ``name``, and each row of several words with one of the language's
-    ``object_pronouns`` after its first word: a verb and its particle take a pronoun object
-    between them ("pushed it to Friday", "moved it up", "gave it up"), and a noun object
-    would make a row of any sentence. Languages that put the pronoun before the verb
-    ("lo han adelantado al viernes", "je l'ai déplacé au lundi") match their rows as they are."""
-    rows = list(lex.phrases(name))
-    objects = sorted(lex.words("object_pronouns"))
-    placed = []
-    for row in rows:
-        first, *rest = row.split()
-        if rest and not spaceless(row):
-            placed += [" ".join([first, pronoun, *rest]) for pronoun in objects]
-    return rows + placed
 
 
 #: The lists whose spaceless rows :class:`Lexicon` keeps for matching inside a run.
@@ -375,32 +302,6 @@ INSIDE_LISTS = (
     "offer_words",
     "continuation_words",
 )
-
-
-def spaceless(text: str) -> bool:
-    """Whether ``text`` holds a letter of a script written without spaces between words."""
-    return any(script_of(char) in SPACELESS for char in text)
-
-
-def _frame(language: str, name: str) -> Frame | None:
-    lex = lexicon(language)
-    if not lex.get(name):
-        return None
-    return Frame(
-        str(lex.get(name, "attribute")),
-        lex.words(name, "copulas"),
-        lex.words(name, "articles"),
-        lex.words(name, "prepositions"),
-        int(lex.get(name, "most_words") or 0),
-        lex.words(name, "before"),
-        lex.words(name, "after"),
-        int(lex.get(name, "most_digits") or 0),
-        tuple(tuple(p.split()) for p in lex.phrases(name, "units")),
-        bool(lex.get(name, "bare")),
-        tuple(lex.words(name, "not_endings")),
-        lex.words(name, "objects"),
-        lex.words(name, "adverbs"),
-    )
 
 
 @lru_cache(maxsize=1)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from ..language import DEFAULT, Boundary, Token, split, tokens
 from ..language.phrases import phrases
-from .supersession_lexicon import Lexicon, spaceless
+from .supersession_lexicon import Lexicon
+from .supersession_rows import spaceless
 from .supersession_speakers import SPEAKER_LABEL
 from .supersession_subjects import _REPLY_WORDS, _replied_by_user
 from .supersession_values import base, state_opening

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from ..language import languages, lexicon
 from ..language.morphology import name_stem
-from .supersession_lexicon import Lexicon, spaceless
+from .supersession_lexicon import Lexicon
+from .supersession_rows import spaceless
 from .supersession_speakers import SELF
 from .supersession_values import base
 

@@ -16,9 +16,10 @@ from ..language.morphology import compounding, forms, name_stem
 from ..language.scripts import has_kana, kana_words
 from .keywords import STOP_WORDS, terms
 from .supersession_frames import around, passive_subject
-from .supersession_lexicon import REPORTING_OPENERS, Lexicon, reading_lexicon, spaceless
+from .supersession_lexicon import REPORTING_OPENERS, Lexicon, reading_lexicon
 from .supersession_openings import first_clause_continues, interjection_end, past_interjection, past_time_word
 from .supersession_owners import genitive_owner, possessive_owners, run_owner
+from .supersession_rows import spaceless
 from .supersession_speakers import ASSISTANT, SELF, SPEAKER_LABEL, statement_language, voiced
 from .supersession_subjects import (
     _clause_subjects,

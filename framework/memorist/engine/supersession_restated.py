@@ -16,8 +16,9 @@ from ..language import Phrases, Token, languages, lexicon, tokens
 from ..language.calendar import calendar_words
 from .keywords import STOP_WORDS, terms
 from .supersession_frames import around
-from .supersession_lexicon import Gapped, rule_lexicon
+from .supersession_lexicon import rule_lexicon
 from .supersession_reading import Reading, clause_readings
+from .supersession_rows import Gapped
 from .supersession_values import value_literals
 
 #: How many words before an older value a change word tells it changed ("left the bank").

@@ -11,8 +11,9 @@ from __future__ import annotations
 from ..language import DEFAULT, Boundary, Token, languages, lexicon, split, tokens
 from ..language.common_words import opens_with_common_word
 from .keywords import STOP_WORDS
-from .supersession_lexicon import Lexicon, spaceless
+from .supersession_lexicon import Lexicon
 from .supersession_owners import possessive_owners, run_relative
+from .supersession_rows import spaceless
 from .supersession_speakers import ASSISTANT, SELF, SPEAKER_LABEL, THIRD, voiced
 from .supersession_values import base, is_copula
 

@@ -13,7 +13,8 @@ from functools import lru_cache
 from ..language import Token, fold, tokens
 from ..language.han_numerals import han_counts
 from .keywords import STOP_WORDS, terms
-from .supersession_lexicon import Frame, Lexicon, rule_lexicon, spaceless
+from .supersession_lexicon import Lexicon, rule_lexicon
+from .supersession_rows import Frame, spaceless
 
 
 @lru_cache(maxsize=65_536)
