@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout27|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout28|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -111,7 +111,18 @@ paid or a score, a child's favourite; about a third of the adds with an assistan
 phone-typed chat with lowercase, shorthand, emoji, typos and code-switching, changes told only
 by the new state, by negation, by a before/after pair, by a question back or as a typo
 correction, one person's attributes changing at once beside another's same attribute) was
-written blind during the twenty-first round after holdout26 and is read once to report it.
+written blind during the twenty-first round after holdout26 and is read once to report it;
+``holdout28.yaml`` (twenty-three languages, 15 of 64 sequences English; 28 additive controls
+that look like changes, a second home or car, a visit, a holiday, a temporary arrangement, a
+past home recalled, a friend's or colleague's news, a plan only considered, an offer refused,
+a one-off bill, bonus or fine beside a recurring amount, a repeated event, another person's
+value of the same attribute; about a third of the adds with an assistant turn that confirms,
+summarises or asks back; an ordinary year told to an assistant used for everything, home,
+job, school, partner, contacts, doctors, appointments, diet, medication, subscriptions, car,
+salary, rent, weight and goals, changes told directly, through an event, by the new value
+only or as a correction of the assistant, other people's facts changing beside the user's
+own and the other way round) was written blind during the twenty-first round after holdout27
+and is read once to report it.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
@@ -225,6 +236,7 @@ def main() -> None:
         "holdout25",
         "holdout26",
         "holdout27",
+        "holdout28",
     )
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
