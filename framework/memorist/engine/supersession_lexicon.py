@@ -161,6 +161,14 @@ class Lexicon:
     #: which a fact is placed at a point in time.
     date_names: frozenset[str] = frozenset()
 
+    def inside_kinds(self, runs: list[str]) -> set[str]:
+        """The lists (``replacement_words``, ...) with a row inside one of ``runs``, the runs of
+        a script written without spaces: "今は紅茶の方が好きです" holds 今は (a change) and 好き
+        (a taste)."""
+        if not runs:
+            return set()
+        return {kind for kind, stems in self.inside.items() if any(stem in run for stem in stems for run in runs)}
+
     @classmethod
     def load(cls, codes: tuple[str, ...] = (DEFAULT,)) -> Lexicon:
         """The lists of the languages ``codes``, merged (a word two languages name keeps the

@@ -97,9 +97,8 @@ def first_clause_continues(text: str, lex: Lexicon) -> bool:
     if not parts:
         return False
     first = tokens(parts[0])
-    return lex.continuations.anywhere(first) or any(
-        row in t.word for t in first if spaceless(t.word) for row in lex.inside.get("continuation_words", ())
-    )
+    runs = [t.word for t in first if spaceless(t.word)]
+    return lex.continuations.anywhere(first) or "continuation_words" in lex.inside_kinds(runs)
 
 
 #: What ends a fact's first clause.

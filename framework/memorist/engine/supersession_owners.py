@@ -6,6 +6,8 @@ with ("我妈的手机号", "妹が大阪に"). A relative's thing is the relati
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ..language import languages, lexicon
 from ..language.morphology import name_stem
 from .supersession_lexicon import Lexicon
@@ -104,8 +106,18 @@ def _oblique_relative(word: str, lex: Lexicon, code: str) -> str | None:
     stem = name_stem(word, code)
     if stem == word:
         return None
-    found = next((r for r in sorted(lex.others | lex.partners) if name_stem(r, code) == stem), None)
+    found = _relative_stems(lex.others, lex.partners, code).get(stem)
     return None if found is None else lex.kin.get(found, found)
+
+
+@lru_cache(maxsize=64)
+def _relative_stems(others: frozenset[str], partners: frozenset[str], code: str) -> dict[str, str]:
+    """Each relative's and partner's case-ending stem in language ``code``, to the listed word
+    (the first in sorted order where two share a stem): read once per lexicon, not per word."""
+    stems: dict[str, str] = {}
+    for word in sorted(others | partners):
+        stems.setdefault(name_stem(word, code), word)
+    return stems
 
 
 def _run_rows() -> tuple[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]], ...]:

@@ -118,7 +118,7 @@ def read(text: str) -> Reading:
     commons = common_openings(text, found)
     names = {t.word for i, t in enumerate(found) if i and t.surface[0].isupper() and i not in commons}
     runs = [w for w in words if spaceless(w)]
-    inside = _inside(runs, lex)
+    inside = lex.inside_kinds(runs)
     attributes = frozenset(
         [lex.attributes[base(w)] for w in words if base(w) in lex.attributes]
         + _phrased(found, lex)
@@ -330,14 +330,6 @@ def _holds_taste(based: list[Token], lex: Lexicon) -> bool:
     replaced tennis as the user's favourite sport", "Thai food is what the user craves now"
     are the user's tastes though they open with the thing."""
     return any(t.word == SELF and lex.preferences.at(based, i + 1) is not None for i, t in enumerate(based))
-
-
-def _inside(runs: list[str], lex: Lexicon) -> set[str]:
-    """The lists (``replacement_words``, ...) with a row inside one of ``runs``, the runs of a
-    script written without spaces: "今は紅茶の方が好きです" holds 今は (a change) and 好き (a taste)."""
-    if not runs:
-        return set()
-    return {kind for kind, stems in lex.inside.items() if any(stem in run for stem in stems for run in runs)}
 
 
 def _phrased(found: list[Token], lex: Lexicon) -> list[str]:
