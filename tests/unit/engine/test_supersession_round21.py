@@ -126,3 +126,20 @@ def test_a_value_of_one_unit_replaces_only_its_quantity(
     engine: Any, adds: list[str], current: list[int], request: pytest.FixtureRequest
 ) -> None:
     assert current_adds(engine, f"r21-{request.node.callspec.id}", adds, every_add_stored=True) == current
+
+
+@pytest.mark.parametrize(
+    "adds",
+    [
+        # A friend or a sibling named the way people type ("buddy", "bro") is that person.
+        ["i work at stripe as a backend eng", "my buddy leo just left stripe for openai lol"],
+        ["my sis jen lives in leeds", "bro mark lives in leeds too"],
+        # A past job recalled ("var engang": once) leaves the current one.
+        ["arbejder hos novo nordisk", "var engang hos mærsk, fedt sted"],
+    ],
+    ids=["en-buddy", "en-bro", "da-engang"],
+)
+def test_a_typed_relative_or_a_past_stint_replaces_nothing(
+    engine: Any, adds: list[str], request: pytest.FixtureRequest
+) -> None:
+    assert current_adds(engine, f"r21-{request.node.callspec.id}", adds, every_add_stored=True) == [0, 1]
