@@ -9,10 +9,12 @@ module says when one does.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .keywords import terms
 from .supersession_reading import Reading
 
-__all__ = ["STEM_LETTERS", "named_apart", "words_agree"]
+__all__ = ["STEM_LETTERS", "agree_beyond_units", "named_apart", "words_agree"]
 
 
 def words_agree(new: Reading, old: Reading) -> bool:
@@ -30,6 +32,17 @@ def words_agree(new: Reading, old: Reading) -> bool:
         or new.owners & old.owners
         or {unit for unit, _ in new.quantities} & {unit for unit, _ in old.quantities}
     )
+
+
+def agree_beyond_units(new: Reading, old: Reading) -> bool:
+    """Whether two facts holding quantities agree by a word other than their units: "reais",
+    "kg" are what two values of one unit share by definition, read as topic words too."""
+    units = {unit for unit, _ in new.quantities | old.quantities}
+
+    def bare(reading: Reading) -> Reading:
+        return replace(reading, quantities=frozenset(), topic=reading.topic - units)
+
+    return words_agree(bare(new), bare(old))
 
 
 def named_apart(new: Reading, old: Reading, named: bool) -> bool:

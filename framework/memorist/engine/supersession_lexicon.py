@@ -156,10 +156,10 @@ class Lexicon:
     offers: Phrases = Phrases({})
     #: Words telling that a state goes on ("still", "todavía", "まだ"): what holds, restated.
     continuations: Phrases = Phrases({})
-    #: Every language's month and weekday names (CLDR's, written out): the date a state
-    #: opener opens ("ab Montag", "vanaf 1 maart"). ``calendar`` keeps the lexicons' rows, by
-    #: which a fact is placed at a point in time.
-    date_names: frozenset[str] = frozenset()
+    #: ``calendar`` and every language's month and weekday names (CLDR's, written out): the
+    #: date a state opener opens ("ab Montag", "vanaf 1 maart"). ``calendar`` alone keeps the
+    #: lexicons' rows, by which a fact is placed at a point in time.
+    dates: frozenset[str] = frozenset()
 
     def inside_kinds(self, runs: list[str]) -> set[str]:
         """The lists (``replacement_words``, ...) with a row inside one of ``runs``, the runs of
@@ -293,7 +293,9 @@ class Lexicon:
             replacement_markers=merged("replacement_markers"),
             passive_changes=passives(lexes),
             kin=kin(lexes),
-            date_names=frozenset().union(*(calendar_words(code, ("wide",)) for code in codes)),
+            dates=frozenset().union(
+                union("months"), union("weekdays"), *(calendar_words(code, ("wide",)) for code in codes)
+            ),
         )
 
 
@@ -349,7 +351,7 @@ def reading_lexicon(code: str) -> Lexicon:
         change_openers=merged.change_openers,
         elisions=merged.elisions,
         calendar=merged.calendar,
-        date_names=merged.date_names,
+        dates=merged.dates,
         periods=merged.periods,
         ordinals=merged.ordinals,
         relative_dates=merged.relative_dates,

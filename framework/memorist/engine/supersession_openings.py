@@ -52,24 +52,30 @@ def past_time_word(text: str, lex: Lexicon) -> str:
     found = tokens(text[start:])
     at = 0
     while at < len(found):
-        if found[at].word in lex.change_words | lex.change_openers:
+        if found[at].word in lex.change_words or found[at].word in lex.change_openers:
             at += 1
         elif match := lex.now_words.at(found, at):
             at += match[0]
-        elif (opened := state_opening(found, at, lex, lex.calendar | lex.date_names)) is not None and opened[1]:
+        elif (opened := state_opening(found, at, lex, lex.dates)) is not None and opened[1]:
             at = opened[0]  # "As of March my sister's rent ...", "Ab Juli meine Miete ..."
         else:
             break
     if 0 < at < len(found) - 1 and found[at].word in lex.articles:
         at += 1  # "As of March the user's sister's rent ...": the extractor's voice
-    relatives = lex.others | lex.partners
-    if at == 0 or at >= len(found) or base(found[at].word) not in lex.speaker | lex.listener | relatives:
+    if at == 0 or at >= len(found):
         return text
-    if not any(base(t.word) in relatives for t in found[at : at + RELATIVE_WINDOW]):
+    opening = base(found[at].word)
+    if not (opening in lex.speaker or opening in lex.listener or _relative(opening, lex)):
+        return text
+    if not any(_relative(base(t.word), lex) for t in found[at : at + RELATIVE_WINDOW]):
         # "Bây giờ tôi có ba đứa con": the speaker's word with no relative after it is the
         # speaker, and the statement's subject reading keeps its opening.
         return text
     return text[:start] + text[start + found[at].start :]
+
+
+def _relative(word: str, lex: Lexicon) -> bool:
+    return word in lex.others or word in lex.partners
 
 
 def interjection_end(

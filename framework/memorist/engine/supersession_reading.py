@@ -211,11 +211,7 @@ def read(text: str) -> Reading:
         held,
         # "btw the user's brother got a new phone": the chain opens past an interjection, told
         # with or without a comma after it.
-        frozenset(
-            lex.kin.get(o, o)
-            for o in possessive_owners([t.word for t in chain][interjection_end(chain, 0, code) :], lex)
-        )
-        | _genitive(words, text, lex, code),
+        frozenset(lex.kin.get(o, o) for o in _chain_owners(chain, lex, code)) | _genitive(words, text, lex, code),
         moved(text, said_values, lex),
         lex.recency.anywhere(found),
         change and (framed_change or _shifts(found, runs, lex)),

@@ -95,7 +95,7 @@ from ..language import Boundary, split, tokens
 from ..language.morphology import names_head
 from ..records import MemoryRecord
 from .keywords import terms
-from .supersession_agreement import named_apart, words_agree
+from .supersession_agreement import agree_beyond_units, named_apart, words_agree
 from .supersession_apart import VALUE_ATTRIBUTES, contact_of_own, not_now, qualified_apart
 from .supersession_cosine import (
     ATTRIBUTE_CHANGE_SIMILARITY,
@@ -170,8 +170,9 @@ def _one_person_told(new: Reading, old: Reading) -> bool:
     relative, a partner, someone named): "Lucas est donc en sixième" restates what the user
     told of their son Lucas, since all the assistant knows of him is what the user said."""
     lex = rule_lexicon()
-    people = lex.others | lex.partners | {name.casefold() for name in new.names | old.names}
-    return bool((new.subjects & old.subjects & people) - {SELF, ASSISTANT})
+    names = {name.casefold() for name in new.names | old.names}
+    shared = (new.subjects & old.subjects) - {SELF, ASSISTANT}
+    return any(s in lex.others or s in lex.partners or s in names for s in shared)
 
 
 def supersedes(
@@ -417,20 +418,9 @@ def _replaces(
     # what is compared, no word saying they are one thing ("ganhei um bônus de 2.000 reais" /
     # "salário é de 4.500 reais"). Where nothing else agrees, the cosine is read on the English
     # scale, as the paths above read theirs.
-    by_unit = above_chance is not None and not _agree_beyond_units(new, old)
+    by_unit = above_chance is not None and not agree_beyond_units(new, old)
     quantity_similarity = min(similarity or 0.0, above_chance or 0.0) if by_unit else similarity
     return quantity_similarity is not None and quantity_similarity >= QUANTITY_SIMILARITY and other_quantity(new, old)
-
-
-def _agree_beyond_units(new: Reading, old: Reading) -> bool:
-    """Whether two facts holding quantities agree by a word other than their units ("reais",
-    "kg" are the values' units, read as topic words too)."""
-    units = {unit for unit, _ in new.quantities | old.quantities}
-
-    def bare(reading: Reading) -> Reading:
-        return replace(reading, quantities=frozenset(), topic=reading.topic - units)
-
-    return words_agree(bare(new), bare(old))
 
 
 def _partner_named(new: Reading, old: Reading) -> bool:
