@@ -19,15 +19,26 @@ A prune never removes a version a running read still needs: how old a version ma
 be before it goes comes from :class:`.read_guard.ReadGuard`, at least
 ``keep_versions_seconds`` and longer while a read that began on an older version
 runs.
+
+Every worker of a server runs its own maintenance over the one table, so a
+maintenance pass holds an exclusive ``flock`` on the table's directory, taken
+without waiting: a process that finds it held skips its pass and looks again after
+the next idle period. Two prunes at once made one list the versions the other was
+deleting (``Not found: .../_versions/N.manifest``); the passes' own commits raced
+too, and each loser only redid the winner's work.
 """
 
 from __future__ import annotations
 
+import fcntl
 import logging
+import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 from .options import LanceDBVectorStoreOptions
@@ -45,13 +56,20 @@ class TableMaintenance:
 
     ``lock`` is the store's write lock: a commit and an optimize never overlap in this
     process. ``table()`` answers the open table, or None once the store is closed (a
-    timer that fires then does nothing).
+    timer that fires then does nothing). ``directory`` is the table's directory, whose
+    ``flock`` keeps other processes' maintenance out while this one runs.
     """
 
     def __init__(
-        self, options: LanceDBVectorStoreOptions, lock: threading.Lock, table: Callable[[], Any], reads: ReadGuard
+        self,
+        options: LanceDBVectorStoreOptions,
+        lock: threading.Lock,
+        table: Callable[[], Any],
+        reads: ReadGuard,
+        directory: Path,
     ) -> None:
         self._options = options
+        self._directory = directory
         self._reads = reads
         self._lock = lock
         self._table = table
@@ -86,9 +104,12 @@ class TableMaintenance:
     def optimize(self) -> None:
         """Fold new rows into the indexes, compact, prune and build a due vector index; a
         failure (e.g. losing a race to another writer) waits for next time."""
-        with self._lock:
+        with self._lock, self._exclusive() as alone:
             table = self._table()
             if table is None:  # closed while an idle optimize was due
+                return
+            if not alone:
+                self._retry_when_idle()
                 return
             self._writes = 0
             try:
@@ -110,6 +131,32 @@ class TableMaintenance:
             self._idle_timer.cancel()
             self._idle_timer = None
 
+    @contextmanager
+    def _exclusive(self) -> Iterator[bool]:
+        """Hold the table directory's ``flock`` if no other process does; yields whether it
+        is held. A directory that is gone (the table was dropped) has nothing to share."""
+        try:
+            fd = os.open(self._directory, os.O_RDONLY)
+        except FileNotFoundError:
+            yield True
+            return
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                log.debug("lancedb maintenance of %s runs in another process; skipped", self._directory)
+                yield False
+                return
+            yield True
+        finally:
+            os.close(fd)  # closing the descriptor releases the flock
+
+    def _retry_when_idle(self) -> None:
+        """Another process maintains the table now; rows written after its pass began are
+        folded in after the next idle period (the caller holds the lock)."""
+        if self._idle_enabled() and self._idle_timer is None:
+            self._arm(self._options.optimize_idle_seconds)
+
     def _arm(self, delay: float) -> None:
         timer = threading.Timer(delay, self._optimize_if_idle)
         timer.daemon = True
@@ -129,7 +176,9 @@ class TableMaintenance:
             if table is None:
                 return
             if self._writes == 0:
-                if self._prune_versions(table):
+                with self._exclusive() as alone:
+                    held_back = self._prune_versions(table) if alone else True
+                if held_back:
                     self._arm(self._options.keep_versions_seconds + 1.0)
                 return
             quiet = time.monotonic() - self._last_write
@@ -157,9 +206,16 @@ class TableMaintenance:
 
 def _retry_later(what: str, exc: Exception) -> None:
     """Log a maintenance step that failed; the next idle period tries again. Losing a commit
-    race to another process's maintenance (every worker of a server runs its own) is expected
-    and gets one line; anything else keeps its traceback."""
-    if is_conflict(exc):
+    race to another process (a writer, or maintenance from before the lock) is expected and
+    gets one line, as does a version another process pruned while this one listed them;
+    anything else keeps its traceback."""
+    if is_conflict(exc) or _pruned_while_listed(exc):
         log.info("lancedb %s lost a commit race to another process; will retry later", what)
     else:
         log.warning("lancedb %s failed; will retry later", what, exc_info=True)
+
+
+def _pruned_while_listed(exc: Exception) -> bool:
+    """Whether ``exc`` is a version manifest that vanished between listing and reading it."""
+    message = str(exc)
+    return "Not found" in message and "_versions/" in message and ".manifest" in message

@@ -98,7 +98,9 @@ class LanceDBVectorStore(VectorStore[LanceDBVectorStoreOptions]):
         self._local = threading.local()
         #: Live reads (this process's and others'), which version pruning must not outrun.
         self._read_guard = ReadGuard(self._path / f"{options.table}.reads")
-        self._maintenance = TableMaintenance(options, self._write_lock, lambda: self._table, self._read_guard)
+        self._maintenance = TableMaintenance(
+            options, self._write_lock, lambda: self._table, self._read_guard, self._path / f"{options.table}.lance"
+        )
         self._order = StoredOrder()
         self._planner = FilterPlanner(options.postfilter_min_fraction)
         defer_namespace_client()  # before LanceDB's first import: see deferred_client

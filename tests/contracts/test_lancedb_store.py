@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -524,15 +525,57 @@ def test_maintenance_losing_a_commit_race_logs_one_line_other_failures_a_traceba
             return []
 
     options = LanceDBVectorStoreOptions(vector_index="none")
-    maintenance = TableMaintenance(options, threading.Lock(), Table, ReadGuard(tmp_path / "reads"))
+    maintenance = TableMaintenance(options, threading.Lock(), Table, ReadGuard(tmp_path / "reads"), tmp_path)
     conflict = "lance error: Retryable commit conflict for version 11: preempted by concurrent transaction CreateIndex"
-    for error, with_traceback in ((RuntimeError(conflict), False), (OSError("disk full"), True)):
+    pruned = "lance error: Not found: /db/t.lance/_versions/18446744073709551611.manifest, manifest.rs:52"
+    for error, with_traceback in (
+        (RuntimeError(conflict), False),
+        (RuntimeError(pruned), False),
+        (OSError("disk full"), True),
+        (RuntimeError("lance error: Not found: /data/lancedb/memories.lance/data/x.lance"), True),
+    ):
         failure[:] = [error]
         caplog.clear()
         with caplog.at_level("INFO", logger="memorist_lancedb"):
             maintenance.optimize()  # the optimize, then its prune: both fail
             maintenance._prune_versions(Table())
         assert [r.exc_info is not None for r in caplog.records] == [with_traceback] * 3, caplog.text
+
+
+def test_maintenance_waits_while_another_process_maintains_the_table(tmp_path: Path) -> None:
+    """Every worker runs its own maintenance over one table: while another holds the table
+    directory's lock, a pass touches nothing and comes back after the next idle period; once
+    the lock is free the pass runs. (A flock held through another open description conflicts
+    as another process's would.)"""
+    import fcntl
+
+    from memorist_lancedb.maintenance import TableMaintenance
+    from memorist_lancedb.options import LanceDBVectorStoreOptions
+    from memorist_lancedb.read_guard import ReadGuard
+
+    calls: list[str] = []
+
+    class Table:
+        def optimize(self, **_: Any) -> None:
+            calls.append("optimize")
+
+        def list_versions(self) -> list[dict[str, Any]]:
+            calls.append("list_versions")
+            return []
+
+    options = LanceDBVectorStoreOptions(vector_index="none", optimize_every=2, optimize_idle_seconds=30)
+    maintenance = TableMaintenance(options, threading.Lock(), Table, ReadGuard(tmp_path / "reads"), tmp_path)
+    other = os.open(tmp_path, os.O_RDONLY)
+    try:
+        fcntl.flock(other, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        maintenance.optimize()
+        assert calls == [] and maintenance.scheduled
+        with maintenance._lock:
+            maintenance.cancel()
+    finally:
+        os.close(other)
+    maintenance.optimize()
+    assert calls == ["optimize", "list_versions", "optimize"]
 
 
 # -- search strategy: postfilter, lean matches, exact mode ------------------------------------
