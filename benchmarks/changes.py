@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout28|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout29|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -122,7 +122,17 @@ job, school, partner, contacts, doctors, appointments, diet, medication, subscri
 salary, rent, weight and goals, changes told directly, through an event, by the new value
 only or as a correction of the assistant, other people's facts changing beside the user's
 own and the other way round) was written blind during the twenty-first round after holdout27
-and is read once to report it.
+and is read once to report it; ``holdout29.yaml`` (twenty-three languages, 15 of 64 sequences
+English; 28 additive controls, a paragraph repeating an old fact beside new ones, a holiday
+home or a parent's address, a list growing by one item, a colleague's, sibling's or
+neighbour's change, a plan, a past home recalled, a one-off amount beside a recurring one, a
+correction of something unrelated, a relative's favourite; about a third of the adds with an
+assistant turn, some restating a profile in the third person; longer messages and structured
+notes, life updates of a paragraph, bullet lists, key-value profile lines, an e-mail signature,
+a shopping list, a calendar line, a diary, in which the changing fact sits among new ones and
+is told formally, by a date, in the passive or in reported speech, while the old value stands
+alone in its own add) was written blind during the twenty-second round after holdout28 and is
+read once to report it.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
@@ -237,6 +247,7 @@ def main() -> None:
         "holdout26",
         "holdout27",
         "holdout28",
+        "holdout29",
     )
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
