@@ -447,6 +447,18 @@ def reported(text: str) -> str:
     return text
 
 
+def read_reported(text: str) -> tuple[str, Reading]:
+    """The fact ``text`` tells (see :func:`reported`) and its reading. What the assistant says
+    it notes, and names no one in ("Σημείωσα ότι τώρα οδηγείς Toyota", "I noted: now at
+    Spotify"), is its listener's fact: a note the assistant takes is of what it was told, and
+    a language that says the person by the verb's ending alone names no listener by a word."""
+    wrapped = reported(text)
+    reading = read(wrapped)
+    if wrapped != text and reading.subjects <= {ASSISTANT} and not reading.owners:
+        reading = replace(reading, subjects=frozenset({SELF}))
+    return wrapped, reading
+
+
 def states_attribute(text: str) -> bool:
     """Whether ``text`` names an attribute a person holds one value of at a time (where they
     live, their phone number, ...): a fact a later one may replace, which an extractor keeps

@@ -109,7 +109,7 @@ from .supersession_cosine import (
 )
 from .supersession_lexicon import rule_lexicon
 from .supersession_quantities import goal_apart, moved_quantity, other_count, other_quantity
-from .supersession_reading import ASSISTANT, SELF, Reading, clause_readings, read, reported, states_attribute
+from .supersession_reading import ASSISTANT, SELF, Reading, clause_readings, read, read_reported, states_attribute
 from .supersession_restated import keeps_value, restates
 from .supersession_speakers import SPEAKER_LABEL
 from .supersession_subjects import resolved
@@ -158,8 +158,7 @@ def may_supersede(newer: MemoryRecord, older: MemoryRecord) -> bool:
         # about the user ("Since you work as a pharmacist...", "the user's manager is now
         # ...") is the user's fact as much as the user's own words, and the user's later
         # change replaces it.
-        newer_text, older_text = reported(newer.text), reported(older.text)
-        new, old = read(newer_text), read(older_text)
+        (newer_text, new), (older_text, old) = read_reported(newer.text), read_reported(older.text)
         new = replace(new, subjects=resolved(new.subjects, old.subjects))
         return (_of_user(new, newer_text) and _of_user(old, older_text)) or _one_person_told(new, old)
     return True
@@ -194,8 +193,7 @@ def supersedes(
         return False
     # A listener's report ("The assistant will remember that the user's manager is now ...")
     # is read as the fact it wraps.
-    newer_text, older_text = reported(newer.text), reported(older.text)
-    new, old = read(newer_text), read(older_text)
+    (newer_text, new), (older_text, old) = read_reported(newer.text), read_reported(older.text)
     new = replace(new, subjects=resolved(new.subjects, old.subjects))
     if restates(newer_text, old) or keeps_value(newer_text, older_text, old):
         # "... playing both guitar and piano now" keeps "plays guitar", and "..., and yours
