@@ -152,6 +152,10 @@ class Lexicon:
     hypothetical: Phrases = Phrases({})
     #: Words placing a fact in a past stretch of life ("as a kid", "çocukken"): a past stint.
     past_stints: Phrases = Phrases({})
+    #: Words ending a state at the date after them ("until", "hasta", "直到") or before them
+    #: ("kadar", "まで"): a state told with its end is a stint.
+    until: frozenset[str] = frozenset()
+    until_after: frozenset[str] = frozenset()
     #: Words telling an offer made or turned down ("offered me", "j'ai dit non"): no new state.
     offers: Phrases = Phrases({})
     #: Words telling that a state goes on ("still", "todavía", "まだ"): what holds, restated.
@@ -273,6 +277,8 @@ class Lexicon:
             goals=merged("goal_words"),
             hypothetical=merged("hypothetical_words"),
             past_stints=merged("past_stint_words"),
+            until=union("until_words"),
+            until_after=union("until_after_words"),
             offers=merged("offer_words"),
             continuations=merged("continuation_words"),
             genitive_prepositions=union("genitive_prepositions"),

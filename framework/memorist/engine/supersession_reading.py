@@ -220,10 +220,44 @@ def read(text: str) -> Reading:
         compounding(code),
         lex.goals.anywhere(based) or "goal_words" in inside,
         lex.hypothetical.anywhere(found) or "hypothetical_words" in inside,
-        lex.past_stints.anywhere(found) or "past_stint_words" in inside,
+        lex.past_stints.anywhere(found) or "past_stint_words" in inside or ended(words, lex),
         lex.offers.anywhere(found) or "offer_words" in inside,
         first_clause_continues(spoken, lex),
     )
+
+
+#: How far from its "until" word a state's end date may stand ("fino al 2019", "until March 2019").
+UNTIL_WINDOW = 2
+
+
+def ended(words: list[str], lex: Lexicon) -> bool:
+    """Whether a state is told with the date it ended or ends ("we lived there until 2019",
+    "bis März bei Tom", "2019'a kadar İzmir'de", "2019年まで大阪に"): a stint, past or bounded,
+    which no value held since gives way to (the date tells it is not open-ended)."""
+    for i, word in enumerate(words):
+        if word in lex.until and any(_is_date(w, lex) for w in words[i + 1 : i + 1 + UNTIL_WINDOW]):
+            return True
+        if word in lex.until_after and any(_is_date(w, lex) for w in words[max(0, i - UNTIL_WINDOW) : i]):
+            return True
+        # A run holding its year and its "until" ("直到2019年", "2019年まで大阪に住んでいました").
+        if _year(word) and any(spaceless(row) and row in word for rows in (lex.until, lex.until_after) for row in rows):
+            return True
+    return False
+
+
+def _is_date(word: str, lex: Lexicon) -> bool:
+    return word in lex.dates or _year(word)
+
+
+def _year(word: str) -> bool:
+    """Whether ``word`` holds a year of four digits ("2019", "2019'a", "2019年まで", "直到2019年")."""
+    digits = ""
+    for ch in word:
+        if ch.isdigit():
+            digits += ch
+        elif digits:
+            break
+    return len(digits) == 4 and 1900 <= int(digits) <= 2100
 
 
 def _genitive(words: list[str], text: str, lex: Lexicon, code: str) -> frozenset[str]:

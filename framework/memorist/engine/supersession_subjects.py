@@ -157,6 +157,11 @@ def _later_subjects(found: list[str], lex: Lexicon) -> frozenset[str]:
     past an opening phrase ("As of March the user's rent is ...", "Ab Juli beträgt meine Miete
     ..."), so that a possessive chain there names its relative ("As of March the user's
     sister's rent ...": the sister's rent, not the user's)."""
+    if found[0] in _DEFAULT_THIRD_PERSON and len(found) > 1 and found[1] not in _JOINERS:
+        # "She wants the user as maid of honour": a clause a third person opens is that
+        # person's; the speaker the extractor names after its verb is an object. (The
+        # extractor's own language: the speaker is "the user" only in its rewrites.)
+        return frozenset()
     at = _speaker_at(found, lex)
     said = found[at:] if at and len(found) - at >= 2 else found
     owners = possessive_owners(said, lex)
@@ -188,6 +193,8 @@ def _replied_by_user(text: str) -> bool:
 #: Every language's third-person pronouns ("she", "вона", "ella"): who a reply is about when
 #: it opens with one.
 _THIRD_PERSON = frozenset(w for code in languages() for w in lexicon(code).words("third_person"))
+#: The extractor's language's third-person pronouns ("he", "she").
+_DEFAULT_THIRD_PERSON = lexicon(DEFAULT).words("third_person")
 #: How far into a reply's first clause a third-person pronoun makes it another's.
 REPLY_SUBJECT_WINDOW = 4
 

@@ -3,12 +3,16 @@
 - what the assistant says it notes, and names no one in, is its listener's fact: "Tomo nota
   de que ahora trabajas en Telefónica" tells the user's job, though the language says "you" by
   the verb's ending alone;
+- a later clause a third person opens is that person's: "She wants the user as maid of
+  honour" names the user as an object, and tells nothing of the user's own state;
+- a state told with the date it ended or ends ("until 2019", "fino al 2019", "2019年まで") is a
+  stint: the value held since stays current.
 """
 
 from __future__ import annotations
 
 import pytest
-from memorist.engine.supersession_reading import read_reported
+from memorist.engine.supersession_reading import read, read_reported
 from memorist.engine.supersession_rule import supersedes
 
 from tests.supersession_pairs import record
@@ -57,3 +61,33 @@ def test_a_note_of_another_person_or_thing_replaces_nothing(older: str, newer: s
 )
 def test_a_noted_fact_reads_as_the_listeners(text: str, subjects: set[str]) -> None:
     assert read_reported(text)[1].subjects == subjects
+
+
+def test_a_clause_a_third_person_opens_is_not_the_speakers() -> None:
+    engaged = "Hannah and Tom got engaged last weekend! She wants the user as maid of honour."
+    assert read(engaged).subjects == {"hannah"}
+    assert not _told("The user is single at the moment.", engaged)
+    # "he and the user": the speaker joined to the third person is a subject still.
+    assert "user" in read("Tom got a new job; he and the user moved to Bristol.").subjects
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("The user: We live in Cardiff.", "The user: Drove past our old house in Swansea, where we lived until 2019."),
+        ("The user: Vivo a Torino.", "The user: Ho vissuto a Roma fino al 2019, che bei tempi."),
+        ("The user: 今は福岡に住んでいます。", "The user: 2019年まで大阪に住んでいました。"),
+        ("The user: Ankara'da yaşıyorum.", "The user: 2019'a kadar İzmir'de yaşadım."),
+        ("The user: Живу в Москве.", "The user: Жил в Казани до 2019 года."),
+        ("The user lives in Leeds.", "The user is staying at Tom's in York until Friday."),
+    ],
+)
+def test_a_state_told_with_its_end_leaves_the_current_one(older: str, newer: str) -> None:
+    assert read(newer).past_stint
+    assert not _told(older, newer)
+
+
+def test_a_state_that_ended_beside_a_new_one_still_changes() -> None:
+    assert _told("The user lives in Lisbon.", "The user lived in Lisbon until 2019 and now lives in Porto.")
+    # A time of day is no end of a state.
+    assert not read("The user works until 5 pm on Fridays.").past_stint
