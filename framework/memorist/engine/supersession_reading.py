@@ -447,6 +447,11 @@ def clause_readings(text: str) -> tuple[tuple[str, Reading, bool], ...]:
     return tuple(out)
 
 
+#: The speaker's possessive in the extractor's voice ("the user's").
+_SELF_POSSESSIVE = f"{SELF}'s"
+#: The marks a sentence ends with: a reporting opener counts where a sentence opens
+#: ("Congratulations! Noted: you are now ...", "Поздравляю! Записал: ...").
+_SENTENCE_ENDS = (".", "!", "?", "。", "！", "？")
 #: How far into a statement its subject, the listener, stands ("The assistant will remember").
 LISTENER_WINDOW = 3
 #: How far into a statement a reporting frame may open: "Thanks for letting me know, the
@@ -459,7 +464,9 @@ def reported(text: str) -> str:
     """The fact a listener's reporting frame wraps, with the extractor's label, or ``text``:
     "The assistant will remember that the user's manager is now Angela Kim." is the fact
     "the user's manager is now Angela Kim."; "The assistant: Je retiens que tu vis à Lyon"
-    is "The assistant: tu vis à Lyon"; "上司は田中さんだと覚えておきます" is "上司は田中さんだ"."""
+    is "The assistant: tu vis à Lyon"; "上司は田中さんだと覚えておきます" is "上司は田中さんだ".
+    An opener counts where a sentence opens: "Поздравляю! Записал: вы финансовый менеджер"
+    is "вы финансовый менеджер" (the congratulation before it tells no fact)."""
     lex = reading_lexicon(DEFAULT)
     label = SPEAKER_LABEL.match(text)
     prefix = label.group(0) if label and voiced(label.group(0)) else ""
@@ -471,7 +478,8 @@ def reported(text: str) -> str:
         return text
     for i in range(min(len(found), REPORTING_WINDOW)):
         hit = lex.reporting.at(found, i)
-        if hit is not None and i + hit[0] < len(found) and (i == 0 or hit[1] != REPORTING_OPENERS):
+        opens = i == 0 or body[: found[i].start].rstrip().endswith(_SENTENCE_ENDS)
+        if hit is not None and i + hit[0] < len(found) and (opens or hit[1] != REPORTING_OPENERS):
             rest = body[found[i + hit[0] - 1].end :].lstrip(" ,:;\u3001\uff0c")
             return prefix + rest
     folded = fold(body).rstrip(" .!。！")
@@ -485,12 +493,22 @@ def read_reported(text: str) -> tuple[str, Reading]:
     """The fact ``text`` tells (see :func:`reported`) and its reading. What the assistant says
     it notes, and names no one in ("Σημείωσα ότι τώρα οδηγείς Toyota", "I noted: now at
     Spotify"), is its listener's fact: a note the assistant takes is of what it was told, and
-    a language that says the person by the verb's ending alone names no listener by a word."""
+    a language that says the person by the verb's ending alone names no listener by a word.
+    So is what it says of the user's attribute past its own subject ("The assistant will use
+    £44,500 as the user's salary")."""
     wrapped = reported(text)
     reading = read(wrapped)
-    if wrapped != text and reading.subjects <= {ASSISTANT} and not reading.owners:
+    if reading.subjects <= {ASSISTANT} and not reading.owners and (wrapped != text or _users_attribute(wrapped)):
         reading = replace(reading, subjects=frozenset({SELF}))
     return wrapped, reading
+
+
+def _users_attribute(text: str) -> bool:
+    """Whether ``text`` names the user's attribute by the extractor's possessive ("The assistant
+    will use £44,500 as the user's salary"): what the assistant says of it is the user's fact."""
+    lex = reading_lexicon(DEFAULT)
+    found = [t.word for t in tokens(text)]
+    return any(w == _SELF_POSSESSIVE and base(n) in lex.attributes for w, n in zip(found, found[1:], strict=False))
 
 
 def states_attribute(text: str) -> bool:

@@ -2,7 +2,9 @@
 
 - what the assistant says it notes, and names no one in, is its listener's fact: "Tomo nota
   de que ahora trabajas en Telefónica" tells the user's job, though the language says "you" by
-  the verb's ending alone;
+  the verb's ending alone; a bookkeeping opener counts where any sentence of the turn opens
+  ("Поздравляю! Записал: ..."); what the assistant says of "the user's" attribute past its own
+  subject is the user's fact ("The assistant will use £44,500 as the user's salary");
 - a later clause a third person opens is that person's: "She wants the user as maid of
   honour" names the user as an object, and tells nothing of the user's own state;
 - a state told with the date it ended or ends ("until 2019", "fino al 2019", "2019年まで") is a
@@ -91,3 +93,23 @@ def test_a_state_that_ended_beside_a_new_one_still_changes() -> None:
     assert _told("The user lives in Lisbon.", "The user lived in Lisbon until 2019 and now lives in Porto.")
     # A time of day is no end of a state.
     assert not read("The user works until 5 pm on Fridays.").past_stint
+
+
+@pytest.mark.parametrize(
+    ("text", "wrapped"),
+    [
+        ("The assistant: Поздравляю! Записал: вы теперь в Яндексе.", "The assistant: вы теперь в Яндексе."),
+        ("The assistant: Congratulations! Noted: you're now at Spotify.", "The assistant: you're now at Spotify."),
+        # Not at a sentence's opening: a word of the fact.
+        ("The assistant: The change was noted by HR.", "The assistant: The change was noted by HR."),
+    ],
+)
+def test_a_bookkeeping_opener_counts_where_a_sentence_opens(text: str, wrapped: str) -> None:
+    assert read_reported(text)[0] == wrapped
+
+
+def test_what_the_assistant_says_of_the_users_attribute_is_the_users_fact() -> None:
+    assert _told("The user's salary is £38k before tax.", "The assistant will use £44,500 as the user's salary.")
+    assert read_reported("The assistant will use £44,500 as the user's salary.")[1].subjects == {"user"}
+    # The assistant's own thing stays its own.
+    assert read_reported("The assistant will use a new budget template.")[1].subjects == {"assistant"}
