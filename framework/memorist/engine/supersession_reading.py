@@ -100,6 +100,10 @@ class Reading:
     offer: bool = False
     #: Whether it tells that a state goes on ("still at the bank"): what holds, restated.
     continues: bool = False
+    #: The capitalized word opening the statement past the extractor's label, read as a name
+    #: ("The user: Eli turned 8"), as (the word, its name stem, its topic terms): another
+    #: fact may show it is a word (:func:`opening_as_word`).
+    opening: tuple[str, str, frozenset[str]] | None = None
 
 
 def _chain_owners(found: list[Token], lex: Lexicon, code: str) -> frozenset[str]:
@@ -223,6 +227,26 @@ def read(text: str) -> Reading:
         lex.past_stints.anywhere(found) or "past_stint_words" in inside or ended(words, lex),
         lex.offers.anywhere(found) or "offer_words" in inside,
         first_clause_continues(spoken, lex),
+        next(((w, name_stem(w, code), frozenset(terms(base(w)))) for w in labelled), None),
+    )
+
+
+def opening_as_word(reading: Reading, other: Reading) -> Reading:
+    """``reading`` with its opening "name" read as a word where ``other`` holds that word in
+    lowercase among its topic words: a capital opening a sentence is no sign of a name, and a
+    language that drops its pronoun opens with a verb ("Οδηγώ ένα Fiat Panda" / "τώρα οδηγείς
+    Toyota", "Přešel jsem k T-Mobilu"). Names stay out of the topic ("Emma" changes nothing of
+    "Lisbon"); a word told in lowercase elsewhere is no name, so it joins the topic and leaves
+    the subjects and names."""
+    if reading.opening is None or not reading.opening[2] & other.topic:
+        return reading
+    word, name, words = reading.opening
+    return replace(
+        reading,
+        topic=reading.topic | words,
+        subjects=reading.subjects - {word},
+        names=reading.names - {name},
+        opening=None,
     )
 
 

@@ -5,6 +5,9 @@
   the verb's ending alone; a bookkeeping opener counts where any sentence of the turn opens
   ("Поздравляю! Записал: ..."); what the assistant says of "the user's" attribute past its own
   subject is the user's fact ("The assistant will use £44,500 as the user's salary");
+- a capitalized word opening a statement is read as a name ("Eli turned 8") only until the
+  other fact holds it in lowercase: "Οδηγώ ένα Fiat Panda" opens with a verb, and "τώρα
+  οδηγείς Toyota" shows it;
 - a later clause a third person opens is that person's: "She wants the user as maid of
   honour" names the user as an object, and tells nothing of the user's own state;
 - a state told with the date it ended or ends ("until 2019", "fino al 2019", "2019年まで") is a
@@ -14,7 +17,7 @@
 from __future__ import annotations
 
 import pytest
-from memorist.engine.supersession_reading import read, read_reported
+from memorist.engine.supersession_reading import opening_as_word, read, read_reported
 from memorist.engine.supersession_rule import supersedes
 
 from tests.supersession_pairs import record
@@ -113,3 +116,20 @@ def test_what_the_assistant_says_of_the_users_attribute_is_the_users_fact() -> N
     assert read_reported("The assistant will use £44,500 as the user's salary.")[1].subjects == {"user"}
     # The assistant's own thing stays its own.
     assert read_reported("The assistant will use a new budget template.")[1].subjects == {"assistant"}
+
+
+def test_an_opening_word_the_other_fact_holds_in_lowercase_is_no_name() -> None:
+    older, newer = (
+        "The user: Οδηγώ ένα Fiat Panda του 2012.",
+        "The assistant: Σημείωσα ότι τώρα οδηγείς Toyota Yaris hybrid.",
+    )
+    assert "οδηγώ" in read(older).subjects
+    assert _told(older, newer)
+    word = opening_as_word(read("The user: Pracuję w banku."), read("The user: Teraz pracuję w szkole."))
+    assert "pracuję" not in word.subjects and word.topic & read("The user: Teraz pracuję w szkole.").topic
+
+
+def test_an_opening_name_stays_a_name() -> None:
+    eli = opening_as_word(read("The user: Eli turned 8 today."), read("The user: Eli loves trains."))
+    assert "eli" in eli.subjects
+    assert not _told("The user: Eli loves trains.", "The user: Eli turned 8 today.")
