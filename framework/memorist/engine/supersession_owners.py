@@ -127,7 +127,7 @@ def _run_rows() -> tuple[tuple[tuple[str, ...], tuple[str, ...], frozenset[str]]
     rows = []
     for code in languages():
         lex = lexicon(code)
-        relatives = lex.words("relatives")
+        relatives = lex.words("relatives") | lex.words("partner_words")
         if not relatives or not all(spaceless(r) for r in relatives) or not lex.words("subject_particles"):
             continue
         rows.append(
@@ -154,7 +154,7 @@ def _owner_rows() -> tuple[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ..
     rows = []
     for code in languages():
         lex = lexicon(code)
-        relatives, particles = lex.words("relatives"), lex.words("possessive_particles")
+        relatives, particles = lex.words("relatives") | lex.words("partner_words"), lex.words("possessive_particles")
         if relatives and particles and all(spaceless(r) for r in relatives):
             rows.append(
                 (

@@ -8,6 +8,8 @@
 - a capitalized word opening a statement is read as a name ("Eli turned 8") only until the
   other fact holds it in lowercase: "Οδηγώ ένα Fiat Panda" opens with a verb, and "τώρα
   οδηγείς Toyota" shows it;
+- Japanese, Chinese and Thai list their partner words; a run opening with one names the
+  partner as owner or subject ("夫の給料は", "夫が大阪に");
 - a later clause a third person opens is that person's: "She wants the user as maid of
   honour" names the user as an object, and tells nothing of the user's own state;
 - a state told with the date it ended or ends ("until 2019", "fino al 2019", "2019年まで") is a
@@ -133,3 +135,15 @@ def test_an_opening_name_stays_a_name() -> None:
     eli = opening_as_word(read("The user: Eli turned 8 today."), read("The user: Eli loves trains."))
     assert "eli" in eli.subjects
     assert not _told("The user: Eli loves trains.", "The user: Eli turned 8 today.")
+
+
+@pytest.mark.parametrize(
+    ("fact", "subjects", "owners"),
+    [
+        ("The user: 夫の給料は手取り30万くらい。", {"user"}, {"夫"}),
+        ("The user: 夫が大阪に転勤になりました。", {"夫"}, set()),
+    ],
+)
+def test_a_partner_word_opening_a_run_names_the_partner(fact: str, subjects: set[str], owners: set[str]) -> None:
+    reading = read(fact)
+    assert (reading.subjects, reading.owners) == (subjects, owners)
