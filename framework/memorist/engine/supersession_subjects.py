@@ -391,9 +391,16 @@ def _bare_relative(rest: list[str], lex: Lexicon) -> bool:
     speaker's own thing ("landlord raised the rent") stays the speaker's."""
     return (
         len(rest) > 2
+        and rest[1] == base(rest[1])  # "mom's cell": a possessive, read as an owner
         and base(rest[1]) in _DEFAULT_FAMILY | _DEFAULT_PARTNERS
-        and (base(rest[2]) in lex.attributes or rest[2] in lex.change_words)
+        and rest[2] not in _JOINERS
+        # "mom got a new phone": the attribute or change word a few words on, past the verb.
+        and any(base(w) in lex.attributes or w in lex.change_words for w in rest[2 : 2 + BARE_RELATIVE_WINDOW])
     )
+
+
+#: How many words after a relative typed without "my" may tell its fact ("mom got a new phone").
+BARE_RELATIVE_WINDOW = 4
 
 
 #: How many words after a named partner tell what the partner does ("Hannah just started a new

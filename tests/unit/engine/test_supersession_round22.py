@@ -10,6 +10,8 @@
   οδηγείς Toyota" shows it;
 - Japanese, Chinese and Thai list their partner words; a run opening with one names the
   partner as owner or subject ("夫の給料は", "夫が大阪に");
+- a relative typed without "my" is the subject when an attribute or change word follows within
+  a few words, past the verb ("mom got a new phone, 617-555-0172 now");
 - a later clause a third person opens is that person's: "She wants the user as maid of
   honour" names the user as an object, and tells nothing of the user's own state;
 - a state told with the date it ended or ends ("until 2019", "fino al 2019", "2019年まで") is a
@@ -18,11 +20,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from memorist.engine.supersession_reading import opening_as_word, read, read_reported
 from memorist.engine.supersession_rule import supersedes
 
-from tests.supersession_pairs import record
+from tests.supersession_pairs import current_adds, record
 
 
 def _told(older: str, newer: str) -> bool:
@@ -147,3 +151,21 @@ def test_an_opening_name_stays_a_name() -> None:
 def test_a_partner_word_opening_a_run_names_the_partner(fact: str, subjects: set[str], owners: set[str]) -> None:
     reading = read(fact)
     assert (reading.subjects, reading.owners) == (subjects, owners)
+
+
+@pytest.mark.parametrize(
+    ("fact", "subjects"),
+    [
+        ("The user: mom got a new phone, 617-555-0172 now", {"mother"}),
+        # A possessive is an owner; a couple is the speaker's too.
+        ("The user: mom's cell 617-555-0143", {"user"}),
+        ("The user: sister and I moved to Leeds", {"user"}),
+    ],
+)
+def test_a_relative_typed_without_my_is_the_subject(fact: str, subjects: set[str]) -> None:
+    assert read(fact).subjects == subjects
+
+
+def test_a_relatives_new_number_replaces_the_relatives_through_the_engine(engine: Any) -> None:
+    adds = ["mom's cell 617-555-0143", "my cell is 617-555-0199", "mom got a new phone, 617-555-0172 now"]
+    assert current_adds(engine, "r22-mom", adds, every_add_stored=True) == [1, 2]
