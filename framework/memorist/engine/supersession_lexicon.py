@@ -20,6 +20,8 @@ from .supersession_rows import Frame, Gapped, frame, gapped, passives, spaceless
 
 #: The reporting frames that count only where they open a statement ("Noted, ...").
 REPORTING_OPENERS = "reporting_openers"
+#: The words opening an assistant's recap of what it was told ("So ...", "Donc ..."): openers too.
+RECAP_OPENERS = "recap_openers"
 #: The reporting frames that count within a statement's opening words.
 REPORTING = "reporting_frames"
 
@@ -291,6 +293,9 @@ class Lexicon:
             negation_frames=gapped(lexes, "negation_frames"),
             reporting=Phrases(
                 {p: name for name in (REPORTING, REPORTING_OPENERS) for lex in lexes for p in lex.phrases(name)}
+                # A recap's opener ("So ...", "Donc ...") wraps the fact that follows it as a
+                # reporting opener does, where a sentence opens.
+                | {p: RECAP_OPENERS for lex in lexes for p in lex.phrases(RECAP_OPENERS)}
             ),
             reporting_after=tuple(p for lex in lexes for p in lex.phrases("reporting_frames_after")),
             listener=union("listener_words"),

@@ -16,7 +16,7 @@ from ..language.morphology import compounding, forms, name_stem
 from ..language.scripts import has_kana, kana_words
 from .keywords import STOP_WORDS, terms
 from .supersession_frames import around, passive_subject
-from .supersession_lexicon import REPORTING_OPENERS, Lexicon, reading_lexicon
+from .supersession_lexicon import RECAP_OPENERS, REPORTING_OPENERS, Lexicon, reading_lexicon
 from .supersession_openings import first_clause_continues, interjection_end, past_interjection, past_time_word
 from .supersession_owners import genitive_owner, possessive_owners, run_owner
 from .supersession_rows import spaceless
@@ -503,8 +503,12 @@ def reported(text: str) -> str:
     for i in range(min(len(found), REPORTING_WINDOW)):
         hit = lex.reporting.at(found, i)
         opens = i == 0 or body[: found[i].start].rstrip().endswith(_SENTENCE_ENDS)
-        if hit is not None and i + hit[0] < len(found) and (opens or hit[1] != REPORTING_OPENERS):
+        if hit is not None and i + hit[0] < len(found) and (opens or hit[1] not in _OPENERS):
             rest = body[found[i + hit[0] - 1].end :].lstrip(" ,:;\u3001\uff0c")
+            if hit[1] == RECAP_OPENERS and not _one_clause(rest, lex):
+                # "So it's Spanish on Duolingo and now Japanese on Wednesdays": a recap of two
+                # things tells the older beside the newer, no note of one fact.
+                return text
             return prefix + rest
     folded = fold(body).rstrip(" .!。！")
     for row in lex.reporting_after:
@@ -533,6 +537,17 @@ def _users_attribute(text: str) -> bool:
     lex = reading_lexicon(DEFAULT)
     found = [t.word for t in tokens(text)]
     return any(w == _SELF_POSSESSIVE and base(n) in lex.attributes for w, n in zip(found, found[1:], strict=False))
+
+
+#: The reporting rows that count only where a sentence opens.
+_OPENERS = frozenset({REPORTING_OPENERS, RECAP_OPENERS})
+_CLAUSES = Boundary.SENTENCE | Boundary.CLAUSE | Boundary.PHRASE
+
+
+def _one_clause(text: str, lex: Lexicon) -> bool:
+    """Whether ``text`` is one clause: no mark and no joining word parts it."""
+    parts = [part for part in split(text, _CLAUSES) if part.strip()]
+    return len(parts) == 1 and not any(t.word in lex.clause_joiners for t in tokens(text))
 
 
 def states_attribute(text: str) -> bool:

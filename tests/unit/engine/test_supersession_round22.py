@@ -12,6 +12,9 @@
   partner as owner or subject ("夫の給料は", "夫が大阪に");
 - a relative typed without "my" is the subject when an attribute or change word follows within
   a few words, past the verb ("mom got a new phone, 617-555-0172 now");
+- a recap the assistant opens with "so" ("Dus jullie wonen nu in Amersfoort", "Quindi adesso
+  pesi 78 kg") wraps the one fact that follows, as a bookkeeping opener does; a recap of two
+  things ("So it's Spanish on Duolingo and now Japanese") tells the older beside the newer;
 - a later clause a third person opens is that person's: "She wants the user as maid of
   honour" names the user as an object, and tells nothing of the user's own state;
 - a state told with the date it ended or ends ("until 2019", "fino al 2019", "2019年まで") is a
@@ -169,3 +172,27 @@ def test_a_relative_typed_without_my_is_the_subject(fact: str, subjects: set[str
 def test_a_relatives_new_number_replaces_the_relatives_through_the_engine(engine: Any) -> None:
     adds = ["mom's cell 617-555-0143", "my cell is 617-555-0199", "mom got a new phone, 617-555-0172 now"]
     assert current_adds(engine, "r22-mom", adds, every_add_stored=True) == [1, 2]
+
+
+@pytest.mark.parametrize(
+    ("text", "wrapped"),
+    [
+        ("The assistant: Oh leuk! Dus jullie wonen nu in Amersfoort.", "The assistant: jullie wonen nu in Amersfoort."),
+        ("The assistant: Grande! Quindi adesso pesi 78 kg.", "The assistant: adesso pesi 78 kg."),
+        # Two things: the older beside the newer.
+        (
+            "The assistant: So it's Spanish on Duolingo every day and now Japanese on Wednesdays.",
+            "The assistant: So it's Spanish on Duolingo every day and now Japanese on Wednesdays.",
+        ),
+    ],
+)
+def test_a_recap_of_one_fact_wraps_it(text: str, wrapped: str) -> None:
+    assert read_reported(text)[0] == wrapped
+
+
+def test_a_recap_restating_a_change_replaces_the_older() -> None:
+    assert _told("The user: Woon in Utrecht.", "The assistant: Oh leuk! Dus jullie wonen nu in Amersfoort.")
+    assert not _told(
+        "The user is learning Spanish on Duolingo.",
+        "The assistant: So it's Spanish on Duolingo every day and now Japanese on Wednesdays.",
+    )
