@@ -158,6 +158,7 @@ def test_a_start_after_an_unfinished_preparation_finds_the_plain_graph_and_fuses
     assert "Attention" in _operators(make(tmp_path)._onnx.graph)  # type: ignore[union-attr]
 
 
+@pytest.mark.process  # starts another Python process
 def test_the_default_model_needs_no_torch(tmp_path: Path) -> None:
     """A lean install (no torch, no sentence-transformers, no transformers) embeds with the packaged
     MiniLM on a fresh cache, and its vectors are sentence-transformers' own (cosine >= 0.9999)."""

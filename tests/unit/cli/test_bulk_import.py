@@ -233,6 +233,7 @@ def on_terminal(args: list[str], env: dict[str, str]) -> tuple[int, str]:
     return proc.returncode, b"".join(chunks).decode(errors="replace")
 
 
+@pytest.mark.process  # starts another Python process
 def test_no_progress_bar_without_a_terminal_and_one_with(tmp_path: Path) -> None:
     path = tmp_path / "p.jsonl"
     path.write_text("\n".join(json.dumps({"text": f"Fact {i} about owls.", "user_id": "bar"}) for i in range(5)))

@@ -222,6 +222,7 @@ def memorist_process(*args: str, cwd: Path, env: dict[str, str] | None = None) -
     )
 
 
+@pytest.mark.process  # starts another Python process
 def test_port_in_use_is_one_line_at_once(tmp_path: Path) -> None:
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))
@@ -238,6 +239,7 @@ def test_port_in_use_is_one_line_at_once(tmp_path: Path) -> None:
     assert elapsed < 6, elapsed  # gunicorn alone retries for 10 s (shared, loaded machine: usually < 2 s)
 
 
+@pytest.mark.process  # starts another Python process
 def test_serve_checks_the_configuration_before_the_port(tmp_path: Path) -> None:
     """A second ``memorist serve`` beside a running one with a typo in its file: the typo is named
     (before: only "port in use", and fixing the port then revealed the typo)."""
@@ -252,6 +254,7 @@ def test_serve_checks_the_configuration_before_the_port(tmp_path: Path) -> None:
     assert not (tmp_path / "memorist-data").exists()
 
 
+@pytest.mark.process  # starts another Python process
 def test_serve_warns_about_misspelled_variables(tmp_path: Path) -> None:
     """``MEMORIST_EMBEDER__PROVIDER`` would silently leave the default embedder: serve names it, as
     ``config check`` does, then goes on (here to the busy port, which ends it at once)."""
@@ -278,6 +281,7 @@ def test_serve_warns_about_misspelled_variables(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.process  # starts another Python process
 def test_unusable_data_dir_is_one_line(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
@@ -301,6 +305,7 @@ def test_unauthenticated_answer_says_how_to_get_in(tmp_path: Path, monkeypatch: 
         assert hint in body["detail"], hint
 
 
+@pytest.mark.process  # starts another Python process
 def test_help_lists_plugin_commands_without_importing_the_engine() -> None:
     """``memorist --help`` loads every plugin (for its commands), but no plugin loads its providers,
     the database layer or Alembic just to be read: the published plugin API imports each name on

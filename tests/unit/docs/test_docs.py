@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -22,6 +23,7 @@ def _generator() -> ModuleType:
     return module
 
 
+@pytest.mark.process  # starts another Python process
 def test_mkdocs_build_strict(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],

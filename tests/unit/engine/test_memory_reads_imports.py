@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import memorist.engine.memory_reads as memory_reads
+import pytest
 
 #: Names memory_reads uses in annotations only.
 ANNOTATION_ONLY = (
@@ -30,6 +31,7 @@ def test_annotation_only_names_are_not_imported_at_run_time() -> None:
     assert [name for name in ANNOTATION_ONLY if hasattr(memory_reads, name)] == []
 
 
+@pytest.mark.process  # starts another Python process
 def test_the_module_imports_first_in_a_fresh_process() -> None:
     code = "import memorist.engine.memory_reads as m; m.MemoryReads; m.Page([], 0)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

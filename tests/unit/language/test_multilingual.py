@@ -63,6 +63,7 @@ def test_memory_finds_facts_stated_in_other_languages(tmp_path: Path) -> None:
         )
 
 
+@pytest.mark.process  # starts another Python process
 def test_the_default_config_never_loads_the_multilingual_model(tmp_path: Path) -> None:
     script = (
         "import sys; from memorist import Memory\n"

@@ -66,6 +66,7 @@ def test_kernel_wires_operations_events_and_workers_once(tmp_path: Path) -> None
         k.close()
 
 
+@pytest.mark.process  # starts another Python process
 def test_the_worker_and_the_cli_run_without_the_web_layer() -> None:
     code = (
         "import sys, memorist.kernel.core, memorist.kernel.add_worker, memorist.cli, memorist.cli.admin,"

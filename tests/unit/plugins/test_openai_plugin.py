@@ -514,6 +514,7 @@ def test_registered_through_entry_point(server: FakeOpenAI, tmp_path: Path) -> N
     assert built.describe() == "openai:text-embedding-3-small"
 
 
+@pytest.mark.process  # starts another Python process
 def test_plugin_imports_without_openai_installed() -> None:
     code = (
         "import sys; sys.modules['openai'] = None\n"

@@ -256,6 +256,7 @@ def test_the_published_list_is_the_type_checking_imports() -> None:
         assert sorted(alias.name for alias in imported) == sorted(module._PUBLISHED.homes)
 
 
+@pytest.mark.process  # starts another Python process
 def test_the_core_plugin_api_stays_out_of_the_web_layer() -> None:
     """A provider plugin (and ``memorist worker``) never pulls in the web layer through the API;
     only ``memorist.plugin_api.http`` reaches it, and importing that imports nothing yet."""

@@ -100,6 +100,7 @@ def test_invalid_options_name_the_key(name: str, options: dict[str, Any], key: s
     assert any(p.startswith(key) for p in info.value.problems), info.value.problems
 
 
+@pytest.mark.process  # starts another Python process
 def test_importing_the_plugin_does_not_import_torch() -> None:
     """Configuring the plugin must not cost a torch import (checked in a fresh interpreter)."""
     import subprocess
