@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from ..language import DEFAULT, Boundary, Token, fold, lexicon, split, tokens
+from ..language import DEFAULT, Boundary, Token, lexicon, split, tokens
 from ..language.morphology import compounding, forms, name_stem
 from ..language.scripts import has_kana, kana_words
 from .keywords import STOP_WORDS, terms
 from .supersession_frames import around, passive_subject
-from .supersession_lexicon import RECAP_OPENERS, REPORTING_OPENERS, Lexicon, reading_lexicon
+from .supersession_lexicon import Lexicon, reading_lexicon
 from .supersession_openings import first_clause_continues, interjection_end, past_interjection, past_time_word
 from .supersession_owners import genitive_owner, possessive_owners, run_owner
 from .supersession_rows import spaceless
@@ -31,6 +31,7 @@ from .supersession_values import (
     anchored,
     base,
     counts,
+    ended,
     framed,
     in_parentheses,
     moved,
@@ -231,59 +232,6 @@ def read(text: str) -> Reading:
     )
 
 
-def opening_as_word(reading: Reading, other: Reading) -> Reading:
-    """``reading`` with its opening "name" read as a word where ``other`` holds that word in
-    lowercase among its topic words: a capital opening a sentence is no sign of a name, and a
-    language that drops its pronoun opens with a verb ("Οδηγώ ένα Fiat Panda" / "τώρα οδηγείς
-    Toyota", "Přešel jsem k T-Mobilu"). Names stay out of the topic ("Emma" changes nothing of
-    "Lisbon"); a word told in lowercase elsewhere is no name, so it joins the topic and leaves
-    the subjects and names."""
-    if reading.opening is None or not reading.opening[2] & other.topic:
-        return reading
-    word, name, words = reading.opening
-    return replace(
-        reading,
-        topic=reading.topic | words,
-        subjects=reading.subjects - {word},
-        names=reading.names - {name},
-        opening=None,
-    )
-
-
-#: How far from its "until" word a state's end date may stand ("fino al 2019", "until March 2019").
-UNTIL_WINDOW = 2
-
-
-def ended(words: list[str], lex: Lexicon) -> bool:
-    """Whether a state is told with the date it ended or ends ("we lived there until 2019",
-    "bis März bei Tom", "2019'a kadar İzmir'de", "2019年まで大阪に"): a stint, past or bounded,
-    which no value held since gives way to (the date tells it is not open-ended)."""
-    for i, word in enumerate(words):
-        if word in lex.until and any(_is_date(w, lex) for w in words[i + 1 : i + 1 + UNTIL_WINDOW]):
-            return True
-        if word in lex.until_after and any(_is_date(w, lex) for w in words[max(0, i - UNTIL_WINDOW) : i]):
-            return True
-        # A run holding its year and its "until" ("直到2019年", "2019年まで大阪に住んでいました").
-        if _year(word) and any(spaceless(row) and row in word for rows in (lex.until, lex.until_after) for row in rows):
-            return True
-    return False
-
-
-def _is_date(word: str, lex: Lexicon) -> bool:
-    return word in lex.dates or _year(word)
-
-
-def _year(word: str) -> bool:
-    """Whether ``word`` holds a year of four digits ("2019", "2019'a", "2019年まで", "直到2019年")."""
-    digits = ""
-    for ch in word:
-        if ch.isdigit():
-            digits += ch
-        elif digits:
-            break
-    return len(digits) == 4 and 1900 <= int(digits) <= 2100
-
-
 def _genitive(words: list[str], text: str, lex: Lexicon, code: str) -> frozenset[str]:
     """The relative a genitive names as the owner of the thing a fact opens with ("El alquiler
     de mi hermana ..."): an owner, so the relative's thing replaces none of the speaker's own,
@@ -469,85 +417,6 @@ def clause_readings(text: str) -> tuple[tuple[str, Reading, bool], ...]:
                 own, reading = alone, replace(reading, subjects=alone)
         out.append((clause, reading if own else replace(reading, subjects=whole.subjects), bool(own)))
     return tuple(out)
-
-
-#: The speaker's possessive in the extractor's voice ("the user's").
-_SELF_POSSESSIVE = f"{SELF}'s"
-#: The marks a sentence ends with: a reporting opener counts where a sentence opens
-#: ("Congratulations! Noted: you are now ...", "Поздравляю! Записал: ...").
-_SENTENCE_ENDS = (".", "!", "?", "。", "！", "？")
-#: How far into a statement its subject, the listener, stands ("The assistant will remember").
-LISTENER_WINDOW = 3
-#: How far into a statement a reporting frame may open: "Thanks for letting me know, the
-#: assistant will remember that ..." (past a courtesy), not deep in a long memory.
-REPORTING_WINDOW = 10
-
-
-@lru_cache(maxsize=16_384)
-def reported(text: str) -> str:
-    """The fact a listener's reporting frame wraps, with the extractor's label, or ``text``:
-    "The assistant will remember that the user's manager is now Angela Kim." is the fact
-    "the user's manager is now Angela Kim."; "The assistant: Je retiens que tu vis à Lyon"
-    is "The assistant: tu vis à Lyon"; "上司は田中さんだと覚えておきます" is "上司は田中さんだ".
-    An opener counts where a sentence opens: "Поздравляю! Записал: вы финансовый менеджер"
-    is "вы финансовый менеджер" (the congratulation before it tells no fact)."""
-    lex = reading_lexicon(DEFAULT)
-    label = SPEAKER_LABEL.match(text)
-    prefix = label.group(0) if label and voiced(label.group(0)) else ""
-    body = text[len(prefix) :]
-    found = tokens(body)
-    # Only the listener reports: "The user noted that the train was late" is the user's fact.
-    listener = prefix and prefix.strip(": \t").split()[-1].casefold() == ASSISTANT
-    if not listener and ASSISTANT not in (t.word for t in found[:LISTENER_WINDOW]):
-        return text
-    for i in range(min(len(found), REPORTING_WINDOW)):
-        hit = lex.reporting.at(found, i)
-        opens = i == 0 or body[: found[i].start].rstrip().endswith(_SENTENCE_ENDS)
-        if hit is not None and i + hit[0] < len(found) and (opens or hit[1] not in _OPENERS):
-            rest = body[found[i + hit[0] - 1].end :].lstrip(" ,:;\u3001\uff0c")
-            if hit[1] == RECAP_OPENERS and not _one_clause(rest, lex):
-                # "So it's Spanish on Duolingo and now Japanese on Wednesdays": a recap of two
-                # things tells the older beside the newer, no note of one fact.
-                return text
-            return prefix + rest
-    folded = fold(body).rstrip(" .!。！")
-    for row in lex.reporting_after:
-        if folded.endswith(row) and len(folded) > len(row):
-            return prefix + body[: len(folded) - len(row)]
-    return text
-
-
-def read_reported(text: str) -> tuple[str, Reading]:
-    """The fact ``text`` tells (see :func:`reported`) and its reading. What the assistant says
-    it notes, and names no one in ("Σημείωσα ότι τώρα οδηγείς Toyota", "I noted: now at
-    Spotify"), is its listener's fact: a note the assistant takes is of what it was told, and
-    a language that says the person by the verb's ending alone names no listener by a word.
-    So is what it says of the user's attribute past its own subject ("The assistant will use
-    £44,500 as the user's salary")."""
-    wrapped = reported(text)
-    reading = read(wrapped)
-    if reading.subjects <= {ASSISTANT} and not reading.owners and (wrapped != text or _users_attribute(wrapped)):
-        reading = replace(reading, subjects=frozenset({SELF}))
-    return wrapped, reading
-
-
-def _users_attribute(text: str) -> bool:
-    """Whether ``text`` names the user's attribute by the extractor's possessive ("The assistant
-    will use £44,500 as the user's salary"): what the assistant says of it is the user's fact."""
-    lex = reading_lexicon(DEFAULT)
-    found = [t.word for t in tokens(text)]
-    return any(w == _SELF_POSSESSIVE and base(n) in lex.attributes for w, n in zip(found, found[1:], strict=False))
-
-
-#: The reporting rows that count only where a sentence opens.
-_OPENERS = frozenset({REPORTING_OPENERS, RECAP_OPENERS})
-_CLAUSES = Boundary.SENTENCE | Boundary.CLAUSE | Boundary.PHRASE
-
-
-def _one_clause(text: str, lex: Lexicon) -> bool:
-    """Whether ``text`` is one clause: no mark and no joining word parts it."""
-    parts = [part for part in split(text, _CLAUSES) if part.strip()]
-    return len(parts) == 1 and not any(t.word in lex.clause_joiners for t in tokens(text))
 
 
 def states_attribute(text: str) -> bool:

@@ -109,16 +109,8 @@ from .supersession_cosine import (
 )
 from .supersession_lexicon import rule_lexicon
 from .supersession_quantities import goal_apart, moved_quantity, other_count, other_quantity
-from .supersession_reading import (
-    ASSISTANT,
-    SELF,
-    Reading,
-    clause_readings,
-    opening_as_word,
-    read,
-    read_reported,
-    states_attribute,
-)
+from .supersession_reading import ASSISTANT, SELF, Reading, clause_readings, read, states_attribute
+from .supersession_reports import read_pair
 from .supersession_restated import keeps_value, restates
 from .supersession_speakers import SPEAKER_LABEL
 from .supersession_subjects import resolved
@@ -167,18 +159,9 @@ def may_supersede(newer: MemoryRecord, older: MemoryRecord) -> bool:
         # about the user ("Since you work as a pharmacist...", "the user's manager is now
         # ...") is the user's fact as much as the user's own words, and the user's later
         # change replaces it.
-        (newer_text, new), (older_text, old) = _read_pair(newer.text, older.text)
+        (newer_text, new), (older_text, old) = read_pair(newer.text, older.text)
         return (_of_user(new, newer_text) and _of_user(old, older_text)) or _one_person_told(new, old)
     return True
-
-
-def _read_pair(newer: str, older: str) -> tuple[tuple[str, Reading], tuple[str, Reading]]:
-    """Each fact as its reporting frame wraps it, and read against the other: a word each holds
-    (an opening capital that is no name), the newer's third person as the older's person."""
-    (newer_text, new), (older_text, old) = read_reported(newer), read_reported(older)
-    new, old = opening_as_word(new, old), opening_as_word(old, new)
-    new = replace(new, subjects=resolved(new.subjects, old.subjects))
-    return (newer_text, new), (older_text, old)
 
 
 def _one_person_told(new: Reading, old: Reading) -> bool:
@@ -210,7 +193,7 @@ def supersedes(
         return False
     # A listener's report ("The assistant will remember that the user's manager is now ...")
     # is read as the fact it wraps.
-    (newer_text, new), (older_text, old) = _read_pair(newer.text, older.text)
+    (newer_text, new), (older_text, old) = read_pair(newer.text, older.text)
     if restates(newer_text, old) or keeps_value(newer_text, older_text, old):
         # "... playing both guitar and piano now" keeps "plays guitar", and "..., and yours
         # stays sam@y.com" the older e-mail: a value held beside a new one is no replaced value.

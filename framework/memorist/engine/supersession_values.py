@@ -318,3 +318,36 @@ def value_literals(text: str) -> frozenset[str]:
         found.casefold().rstrip(".") if kind == "email" else "".join(c for c in found if c.isdigit())
         for kind, found in _values(text)
     )
+
+
+#: How far from its "until" word a state's end date may stand ("fino al 2019", "until March 2019").
+UNTIL_WINDOW = 2
+
+
+def ended(words: list[str], lex: Lexicon) -> bool:
+    """Whether a state is told with the date it ended or ends ("we lived there until 2019",
+    "bis März bei Tom", "2019'a kadar İzmir'de", "2019年まで大阪に"): a stint, past or bounded,
+    which no value held since gives way to (the date tells it is not open-ended)."""
+    for i, word in enumerate(words):
+        if word in lex.until and any(_is_date(w, lex) for w in words[i + 1 : i + 1 + UNTIL_WINDOW]):
+            return True
+        if word in lex.until_after and any(_is_date(w, lex) for w in words[max(0, i - UNTIL_WINDOW) : i]):
+            return True
+        # A run holding its year and its "until" ("直到2019年", "2019年まで大阪に住んでいました").
+        if _year(word) and any(spaceless(row) and row in word for rows in (lex.until, lex.until_after) for row in rows):
+            return True
+    return False
+
+
+def _is_date(word: str, lex: Lexicon) -> bool:
+    return word in lex.dates or _year(word)
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def _year(word: str) -> bool:
+    """Whether ``word``'s first number is a year of four digits ("2019", "2019'a", "2019年まで",
+    "直到2019年")."""
+    digits = _DIGITS.search(word)
+    return digits is not None and len(digits.group()) == 4 and 1900 <= int(digits.group()) <= 2100

@@ -20,7 +20,7 @@ eighth round's code.
 from __future__ import annotations
 
 import pytest
-from memorist.engine.supersession_reading import reported
+from memorist.engine.supersession_reports import reported
 from memorist.engine.supersession_rule import supersedes
 from memorist.python.engine import Engine
 

@@ -26,7 +26,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from memorist.engine.supersession_reading import opening_as_word, read, read_reported
+from memorist.engine.supersession_reading import read
+from memorist.engine.supersession_reports import opening_as_word, read_reported
 from memorist.engine.supersession_rule import supersedes
 
 from tests.supersession_pairs import current_adds, record
