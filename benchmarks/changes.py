@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout29|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout30|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -132,7 +132,15 @@ notes, life updates of a paragraph, bullet lists, key-value profile lines, an e-
 a shopping list, a calendar line, a diary, in which the changing fact sits among new ones and
 is told formally, by a date, in the passive or in reported speech, while the old value stands
 alone in its own add) was written blind during the twenty-second round after holdout28 and is
-read once to report it.
+read once to report it; ``holdout30.yaml`` (twenty-three languages, 15 of 64 sequences
+English; 28 additive controls, small talk repeating an old fact, a question about it, a
+hypothetical, a friend's or sibling's change, a second pet, car or phone, a trip, a hotel or a
+loaner car, a plan that may not happen, an old fact recalled, a joke; casual, messy chat as agent
+frameworks log it, lowercase, typos, shorthand, emoji, a fact split over two short user
+messages, numbers with spaces or dots, multi-turn adds with the changing fact in answer to the
+assistant's question or confirmed with a yes, code-switching, changes told indirectly, while the
+old value stands alone in its own add) was written blind during the twenty-third round after
+holdout29 and is read once to report it.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
@@ -248,6 +256,7 @@ def main() -> None:
         "holdout27",
         "holdout28",
         "holdout29",
+        "holdout30",
     )
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
