@@ -242,6 +242,10 @@ def supersedes(
                 return True
         elif _value_changed(part, old, own and old.size <= SLOT_MAX_TOKENS):
             return True
+        elif old.size <= SLOT_MAX_TOKENS and part.size <= SLOT_MAX_TOKENS and _names_changed_thing(part, old):
+            # "Festen er rykket til søndag ..., fordi salen var optaget. Min søster kommer ...":
+            # a clause saying the older's own thing was moved changes it, in a memory of any size.
+            return True
     return False
 
 
@@ -375,7 +379,12 @@ def _replaces(
         # "работаю": employer; "seviyorum": a taste): the words have checked the pair and found
         # two facts; no cosine links them.
         meant = 0.0
-    if new.attributes & old.attributes and new.owners == old.owners and _bound(newer, old):
+    if (
+        new.attributes & old.attributes
+        and new.owners == old.owners
+        and _bound(newer, old)
+        and not _still_named(newer, old)
+    ):
         # A relative's thing ("मेरी बहन की शादी", the sister's wedding) holds the relative's
         # attribute, not the speaker's: it replaces no "मैं शादीशुदा हूँ" (the speaker is married).
         return True
@@ -418,6 +427,15 @@ def _replaces(
     by_unit = above_chance is not None and not agree_beyond_units(new, old)
     quantity_similarity = min(similarity or 0.0, above_chance or 0.0) if by_unit else similarity
     return quantity_similarity is not None and quantity_similarity >= QUANTITY_SIMILARITY and other_quantity(new, old)
+
+
+def _still_named(newer: str, old: Reading) -> bool:
+    """Whether a clause of the newer says the older's value still holds, naming every name the
+    older holds as its value ("Odense" of "Jeg bor i Odense"): "Ellers bor vi stadig i Odense",
+    "Själv blir jag kvar på Karolinska" tell the older again beside other news, and the news
+    beside it (a summer house, a partner's new job) holds no new value of the older's."""
+    values = old.names - old.subjects
+    return bool(values) and any(part.continues and values <= part.names for _, part, _ in clause_readings(newer))
 
 
 def _partner_named(new: Reading, old: Reading) -> bool:
