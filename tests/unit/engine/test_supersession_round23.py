@@ -13,11 +13,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from memorist.engine.supersession_reports import told
 from memorist.engine.supersession_rule import supersedes
 
-from tests.supersession_pairs import record
+from tests.supersession_pairs import current_adds, record
 
 
 def _told(older: str, newer: str) -> bool:
@@ -123,3 +125,25 @@ def test_the_announcement_frame_is_dropped(text: str, fact: str) -> None:
 )
 def test_what_is_no_announcement_of_the_users_fact_stays(text: str) -> None:
     assert told(text) == text
+
+
+@pytest.mark.parametrize(
+    ("adds", "current"),
+    [
+        (
+            [
+                "My dentist appointment is on 12 March at 9:30.",
+                "Dear assistant, I would like to inform you that my dental appointment has been rescheduled "
+                "by the practice to 19 March at 14:00.",
+            ],
+            [1],
+        ),
+        (["I work at Google.", "I would like to inform you that I now work at Spotify."], [1]),
+        (["I have a dog.", "I wanted to tell you that I also adopted a cat."], [0, 1]),
+        (["I live in Milan.", "Just so you know, my sister moved to Rome."], [0, 1]),
+    ],
+)
+def test_an_announced_change_is_current_through_the_engine(engine: Any, adds: list[str], current: list[int]) -> None:
+    # One user per case: the first add's last word ("9:30.", "Google.", "dog.", "Milan.").
+    user = "r23-" + adds[0].split()[-1]
+    assert current_adds(engine, user, adds, every_add_stored=True) == current
