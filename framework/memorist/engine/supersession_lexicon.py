@@ -24,6 +24,10 @@ REPORTING_OPENERS = "reporting_openers"
 RECAP_OPENERS = "recap_openers"
 #: The reporting frames that count within a statement's opening words.
 REPORTING = "reporting_frames"
+#: A speaker's announcement of what they tell next ("I wanted to let you know that ...").
+TELLING = "telling_frames"
+#: Announcements that count only where a sentence opens ("FYI", "Quick update:").
+TELLING_OPENERS = "telling_openers"
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,14 @@ class Lexicon:
     #: the verb last, before it (``reporting_frames_after``: "と覚えておきます").
     reporting: Phrases = Phrases({})
     reporting_after: tuple[str, ...] = ()
+    #: A speaker's frame announcing the fact it tells ("wanted to let you know that", "хочу
+    #: сообщить, что", "FYI"), labelled with its row (``telling_frames``, ``telling_openers``);
+    #: in a language that puts the verb last, the frame after the fact (``telling_frames_after``:
+    #: "とお知らせします"), folded; the spaceless ``telling_frames``, folded, longest first, found
+    #: inside a run past a subject ("我想告诉你我搬到上海了").
+    telling: Phrases = Phrases({})
+    telling_after: tuple[str, ...] = ()
+    telling_inside: tuple[str, ...] = ()
     #: The listener's words ("you", "your"; "tu", "ton"; "du", "dein"): in what the assistant
     #: says, its listener, the user. Every language's.
     listener: frozenset[str] = frozenset()
@@ -298,6 +310,19 @@ class Lexicon:
                 | {p: RECAP_OPENERS for lex in lexes for p in lex.phrases(RECAP_OPENERS)}
             ),
             reporting_after=tuple(p for lex in lexes for p in lex.phrases("reporting_frames_after")),
+            telling=Phrases(
+                {p: name for name in (TELLING, TELLING_OPENERS) for lex in lexes for p in lex.phrases(name)}
+            ),
+            telling_after=tuple(
+                sorted({p for lex in lexes for p in lex.phrases("telling_frames_after")}, key=len, reverse=True)
+            ),
+            telling_inside=tuple(
+                sorted(
+                    {p for lex in lexes for p in lex.phrases(TELLING) if spaceless(p)},
+                    key=len,
+                    reverse=True,
+                )
+            ),
             listener=union("listener_words"),
             now_words=merged("now_words"),
             coordinators=merged("coordinators"),
@@ -393,6 +418,11 @@ def reading_lexicon(code: str) -> Lexicon:
         negation_frames=merged.negation_frames,
         reporting=merged.reporting,
         reporting_after=merged.reporting_after,
+        # A speaker's announcement frame is long and specific to its language ("wollte Ihnen
+        # mitteilen, dass"), and a short statement's language is often unsure.
+        telling=merged.telling,
+        telling_after=merged.telling_after,
+        telling_inside=merged.telling_inside,
         # Read only at the opening of what the assistant says, where another language's use of
         # the word ("du" is French's "of the") rarely stands, and a short statement's language
         # is unsure ("Super, tu travailles donc maintenant chez Peugeot" reads as English).

@@ -1,0 +1,149 @@
+"""The twenty-third round's mechanisms (each positive case failed on the code before):
+
+- a speaker's announcement frame around the fact they tell ("I would like to inform you
+  that ...", "Me gustaría informarle que ...", "Хочу сообщить, что ...", "FYI", "...とお知らせ
+  します") is no part of the fact: its words read as a wish ("would like to", "vorrei") or as
+  a subject ("хочу"), so the rule reads the fact after it, behind the speaker's label; the
+  extractor's unlabelled voice ("Dear assistant, the user would like to inform you that their
+  ...") is read behind the user's label where the words before the frame name the user;
+- a frame told after a relative ("Mi hermana quería contarte que ...") announces that person's
+  news, and a frame around an additive fact ("I also adopted a cat") adds it: neither
+  replaces the user's older fact.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from memorist.engine.supersession_reports import told
+from memorist.engine.supersession_rule import supersedes
+
+from tests.supersession_pairs import current_adds, record
+
+
+def _told(older: str, newer: str) -> bool:
+    def by(text: str) -> str:
+        return "assistant" if text.startswith("The assistant") else "user"
+
+    return supersedes(record(newer, 6, by(newer)), record(older, 2, by(older)))
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # As the English extractor stores "Dear assistant, I would like to inform you that my
+        # dental appointment has been rescheduled ...".
+        (
+            "The user's dentist appointment is on 12 March at 9:30.",
+            "Dear assistant, the user would like to inform you that their dental appointment has been "
+            "rescheduled by the practice to 19 March at 14:00.",
+        ),
+        (
+            "The user's manager is Tom Baker.",
+            "The user would like to let you know that their manager is now Angela Kim.",
+        ),
+        ("The user works at Google.", "The user would like to inform you that they now work at Spotify."),
+        ("The user: Vivo en Sevilla.", "The user: Me gustaría informarle que me he mudado a Valencia."),
+        ("The user: Abito a Torino.", "The user: Vorrei informarla che mi sono trasferita a Bologna."),
+        ("The user: Moro em Lisboa.", "The user: Gostaria de informar que me mudei para o Porto."),
+        ("The user: Jag bor i Uppsala.", "The user: Jag skulle vilja informera er om att jag har flyttat till Malmö."),
+        (
+            "The user: Μένω στην Αθήνα.",
+            "The user: Θα ήθελα να σας ενημερώσω ότι μετακόμισα στη Θεσσαλονίκη.",
+        ),
+        (
+            "The user: Saya tinggal di Bandung.",
+            "The user: Saya ingin memberitahu bahwa saya sekarang tinggal di Surabaya.",
+        ),
+        (
+            "The user: Tôi làm việc ở FPT.",
+            "The user: Tôi muốn báo cho bạn biết là bây giờ tôi làm việc ở Viettel.",
+        ),
+    ],
+)
+def test_a_fact_told_inside_an_announcement_replaces_the_older(older: str, newer: str) -> None:
+    assert _told(older, newer)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # The frame wraps one more pet, not another.
+        ("The user has a dog.", "The user wanted to tell you that they also adopted a cat."),
+        ("The user: Ich habe einen Hund.", "The user: Ich wollte dir sagen, dass ich auch eine Katze adoptiert habe."),
+        # The frame wraps another person's move.
+        ("The user lives in Milan.", "The user: Just so you know, my sister moved to Rome."),
+        ("The user: Я живу в Москве.", "The user: Хочу сообщить, что моя сестра переехала в Казань."),
+        # The frame follows a relative: her news, told by the user.
+        ("The user: Vivo en Sevilla.", "The user: Mi hermana quería contarte que vive en Valencia."),
+    ],
+)
+def test_an_announced_addition_or_anothers_change_replaces_nothing(older: str, newer: str) -> None:
+    assert not _told(older, newer)
+
+
+@pytest.mark.parametrize(
+    ("text", "fact"),
+    [
+        (
+            "The user: Хочу сообщить, что с 1 февраля я перешла в Сбер аналитиком.",
+            "The user: с 1 февраля я перешла в Сбер аналитиком.",
+        ),
+        ("The user: Sana haber vermek istedim: Emre ile nişanlandık!", "The user: Emre ile nişanlandık!"),
+        ("The user: Je tenais à vous informer que je vis à Nantes.", "The user: je vis à Nantes."),
+        ("The user: Ich wollte Ihnen mitteilen, dass ich umgezogen bin.", "The user: ich umgezogen bin."),
+        ("The user: Hi! Just so you know, I moved to Porto.", "The user: I moved to Porto."),
+        ("Quick update: the user's rent went up to 1,650 euros.", "the user's rent went up to 1,650 euros."),
+        ("The user: FYI I switched to a Pixel 8.", "The user: I switched to a Pixel 8."),
+        ("The user: Please note that my number changed.", "The user: my number changed."),
+        # The frame after the fact, in a language that puts the verb last.
+        ("The user: 大阪に引っ越したことをお知らせします。", "The user: 大阪に引っ越した"),
+        ("The user: 부산으로 이사했다고 알려드려요.", "The user: 부산으로 이사했다"),
+        ("The user: İzmir'e taşındım, bilgin olsun.", "The user: İzmir'e taşındım"),
+        # Inside a run written without spaces, past the speaker's pronoun.
+        ("The user: 我想告诉你我搬到上海了。", "The user: 我搬到上海了。"),
+        # The extractor's voice: the words before the frame name the user.
+        ("The user is writing to let you know that they moved to Berlin.", "The user: they moved to Berlin."),
+    ],
+)
+def test_the_announcement_frame_is_dropped(text: str, fact: str) -> None:
+    assert told(text) == fact
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Words before the frame that name someone else: left as told.
+        "My sister wants you to know that she moved.",
+        "The user: Mi hermana quería contarte que vive en Valencia.",
+        # An opener counts only where a clause opens: "heads up" is a verb here.
+        "The user: My team heads up the new project.",
+        # A frame with nothing after it wraps no fact.
+        "The user: Just so you know.",
+    ],
+)
+def test_what_is_no_announcement_of_the_users_fact_stays(text: str) -> None:
+    assert told(text) == text
+
+
+@pytest.mark.parametrize(
+    ("adds", "current"),
+    [
+        (
+            [
+                "My dentist appointment is on 12 March at 9:30.",
+                "Dear assistant, I would like to inform you that my dental appointment has been rescheduled "
+                "by the practice to 19 March at 14:00.",
+            ],
+            [1],
+        ),
+        (["I work at Google.", "I would like to inform you that I now work at Spotify."], [1]),
+        (["I have a dog.", "I wanted to tell you that I also adopted a cat."], [0, 1]),
+        (["I live in Milan.", "Just so you know, my sister moved to Rome."], [0, 1]),
+    ],
+)
+def test_an_announced_change_is_current_through_the_engine(engine: Any, adds: list[str], current: list[int]) -> None:
+    # One user per case: the first add's last word ("9:30.", "Google.", "dog.", "Milan.").
+    user = "r23-" + adds[0].split()[-1]
+    assert current_adds(engine, user, adds, every_add_stored=True) == current
