@@ -8,7 +8,12 @@
   ...") is read behind the user's label where the words before the frame name the user;
 - a frame told after a relative ("Mi hermana quería contarte que ...") announces that person's
   news, and a frame around an additive fact ("I also adopted a cat") adds it: neither
-  replaces the user's older fact.
+  replaces the user's older fact;
+- a clause saying the older's value still holds, naming every name the older holds ("Ellers
+  bor vi stadig i Odense"), tells it again beside other news: the attribute both name does
+  not make the news a new value of it;
+- a clause of a long memory saying the older's own thing was moved ("Festen er rykket til
+  søndag ...", its compound head naming "fødselsdagsfest") changes it, as in a short fact.
 """
 
 from __future__ import annotations
@@ -147,3 +152,57 @@ def test_an_announced_change_is_current_through_the_engine(engine: Any, adds: li
     # One user per case: the first add's last word ("9:30.", "Google.", "dog.", "Milan.").
     user = "r23-" + adds[0].split()[-1]
     assert current_adds(engine, user, adds, every_add_stored=True) == current
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (
+            "The user: Jeg bor i Odense.",
+            "The user: Vores sommerhus ligger i Marielyst, og vi er der det meste af juli. "
+            "Ellers bor vi stadig i Odense.",
+        ),
+        (
+            "The user: Jag jobbar som sjuksköterska på Karolinska.",
+            "The user: Min sambo Johan har fått jobb på Ericsson i Kista, han börjar i april. Själv blir jag kvar "
+            "på Karolinska, jag trivs för bra.",
+        ),
+        (
+            "The user lives in Leeds.",
+            "The user's parents bought a flat in Spain, and the user still lives in Leeds.",
+        ),
+    ],
+)
+def test_a_value_told_as_still_held_beside_news_replaces_nothing(older: str, newer: str) -> None:
+    assert not _told(older, newer)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # The same attribute with another value, or the older's name with a new state, still replaces.
+        ("The user: Jeg bor i Odense.", "The user: Vi bor i Aarhus nu, og sommerhuset ligger i Marielyst."),
+        ("The user is a junior lawyer at Baker McKenzie.", "The user was promoted to associate at Baker McKenzie."),
+    ],
+)
+def test_a_new_value_beside_the_older_name_still_replaces(older: str, newer: str) -> None:
+    assert _told(older, newer)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        (
+            "The user: Jeg holder fødselsdagsfest lørdag den 12. april.",
+            "The user: Festen er rykket til søndag den 13. april kl. 14, fordi salen var optaget. Min søster "
+            "kommer fra Aarhus til festen.",
+        ),
+        (
+            "The user: La boda de mi prima Lucía es el 14 de junio en Sevilla.",
+            "The user: ojo, la boda se ha pasado al 20 de septiembre por la reforma de la finca.",
+        ),
+        ("The user: Pago 950 euros de renda.", "The user: a partir de 1 de julho a renda passa a ser 1.020 euros."),
+    ],
+)
+def test_a_moved_thing_or_a_value_become_replaces_the_older(older: str, newer: str) -> None:
+    assert _told(older, newer)
