@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from ..language import Phrases, Token, languages, lexicon, tokens
-from ..language.calendar import calendar_words
+from ..language.calendar import calendar_words, relative_time_phrases
 from .keywords import STOP_WORDS, terms
 from .supersession_frames import around
 from .supersession_lexicon import rule_lexicon
@@ -49,13 +49,15 @@ def restates(newer: str, old: Reading) -> bool:
         return False
     held = old.topic | old.names
 
-    def new_value(token: Token) -> bool:
+    def new_value(at: int) -> bool:
+        token = found[at]
         named = set(terms(token.word))
         return (
             bool(named)
             and not named & held
             and token.word not in old.names | no_values
             and lex.change.at([token], 0) is None
+            and _times().at(found, at) is None  # "Emre ile geçen ay ...": with Emre, last month
         )
 
     change, now = lex.change, lex.now_words
@@ -72,7 +74,7 @@ def restates(newer: str, old: Reading) -> bool:
         ):
             continue  # "renovei o contrato e o aluguel subiu": the value a clause says changed
         other = _partner(newer, found, i, coordinators)
-        if other is not None and new_value(found[other]):
+        if other is not None and new_value(other):
             return True
     return False
 
@@ -103,6 +105,12 @@ def keeps_value(newer: str, older: str, old: Reading) -> bool:
         if held <= value_literals(clause) and amounts <= part.quantities:
             return True
     return False
+
+
+@lru_cache(maxsize=1)
+def _times() -> Phrases:
+    """Every language's relative time names ("last month", "geçen ay"): no value."""
+    return Phrases({phrase: "time" for code in languages() for phrase in relative_time_phrases(code)})
 
 
 @lru_cache(maxsize=1)

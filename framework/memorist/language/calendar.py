@@ -39,3 +39,21 @@ def calendar_words(code: str, widths: tuple[str, ...] = _WIDTHS) -> frozenset[st
     }
     folded = {fold(name).rstrip(".") for name in names}
     return frozenset(w for w in folded if w and " " not in w and not any(c.isdigit() for c in w))
+
+
+#: The CLDR fields whose relative names ("last month", "geçen ay", "先月") are time words.
+_RELATIVE_FIELDS = ("day", "week", "month", "year")
+
+
+@lru_cache(maxsize=64)
+def relative_time_phrases(code: str) -> frozenset[str]:
+    """The language ``code``'s names of a day, week, month or year relative to now ("yesterday",
+    "last month", "geçen ay", "в прошлом месяце", "先月"), folded: a time told beside a value,
+    never a value itself."""
+    try:
+        fields = Locale.parse(code)._data["date_fields"]
+    except (UnknownLocaleError, ValueError, KeyError):
+        return frozenset()
+    return frozenset(
+        fold(name) for field in _RELATIVE_FIELDS if field in fields for name in fields[field]["relative"].values()
+    )

@@ -12,6 +12,9 @@
 - a clause saying the older's value still holds, naming every name the older holds ("Ellers
   bor vi stadig i Odense"), tells it again beside other news: the attribute both name does
   not make the news a new value of it;
+- a relative time ("geçen ay", "last month", from the CLDR through Babel in every language)
+  joined to a value by a coordinator ("Emre ile geçen ay nişanlandık": with Emre, last month,
+  we got engaged) is no second value held beside the older's;
 - a clause of a long memory saying the older's own thing was moved ("Festen er rykket til
   søndag ...", its compound head naming "fødselsdagsfest") changes it, as in a short fact.
 """
@@ -23,6 +26,7 @@ from typing import Any
 import pytest
 from memorist.engine.supersession_reports import told
 from memorist.engine.supersession_rule import supersedes
+from memorist.language.calendar import relative_time_phrases
 
 from tests.supersession_pairs import current_adds, record
 
@@ -206,3 +210,30 @@ def test_a_new_value_beside_the_older_name_still_replaces(older: str, newer: str
 )
 def test_a_moved_thing_or_a_value_become_replaces_the_older(older: str, newer: str) -> None:
     assert _told(older, newer)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("The user: Sevgilim Emre ile iki yıldır birlikteyiz.", "The user: Emre ile geçen ay nişanlandık!"),
+        (
+            "The user: Je suis en couple avec Julien.",
+            "The user: Petit bilan de l'été : Julien et moi, c'est fini depuis juillet, on s'est quittés en bons "
+            "termes. J'ai repris la natation et j'ai adopté une chatte qui s'appelle Figue. Côté boulot, rien de neuf.",
+        ),
+    ],
+)
+def test_a_relationship_changed_with_the_named_partner_replaces_the_older(older: str, newer: str) -> None:
+    assert _told(older, newer)
+
+
+def test_relative_times_come_from_the_cldr_in_every_language() -> None:
+    assert {"geçen ay", "bugün"} <= relative_time_phrases("tr")
+    assert "last month" in relative_time_phrases("en")
+    assert "先月" in relative_time_phrases("ja")
+    assert relative_time_phrases("xx-not-a-locale") == frozenset()
+
+
+def test_a_value_coordinated_with_another_value_is_still_kept() -> None:
+    # The relative time is no value, but a second value beside the older's still is.
+    assert not _told("The user: Gitar çalıyorum.", "The user: Şimdi gitar ile piyano çalıyorum.")
