@@ -15,6 +15,8 @@
 - a relative time ("geçen ay", "last month", from the CLDR through Babel in every language)
   joined to a value by a coordinator ("Emre ile geçen ay nişanlandık": with Emre, last month,
   we got engaged) is no second value held beside the older's;
+- a first day at work ("first day at KPMG tomorrow", "mein erster Tag bei Bosch", "初出社")
+  names the employer, as working somewhere does: a lexicon row in every language;
 - a clause of a long memory saying the older's own thing was moved ("Festen er rykket til
   søndag ...", its compound head naming "fødselsdagsfest") changes it, as in a short fact.
 """
@@ -237,3 +239,22 @@ def test_relative_times_come_from_the_cldr_in_every_language() -> None:
 def test_a_value_coordinated_with_another_value_is_still_kept() -> None:
     # The relative time is no value, but a second value beside the older's still is.
     assert not _told("The user: Gitar çalıyorum.", "The user: Şimdi gitar ile piyano çalıyorum.")
+
+
+@pytest.mark.parametrize(
+    ("adds", "current"),
+    [
+        (["I work as an accountant at Deloitte.", "first day at KPMG tomorrow, so nervous"], [1]),
+        (["Ich arbeite bei Siemens.", "morgen ist mein erster Tag bei Bosch 😅"], [1]),
+        (["Je bosse chez Orange.", "premier jour chez Free demain, j'ai hâte"], [1]),
+        (["Trabajo en Zara.", "mañana es mi primer día de curro en Mango"], [1]),
+        (["Pracuję w Allegro.", "jutro mój pierwszy dzień w mBanku"], [1]),
+        (["Я работаю в Яндексе.", "завтра мой первый рабочий день в Озоне"], [1]),
+        (["私はトヨタで働いています。", "来月からソニーで働きます"], [1]),
+        # A relative's first day, or a first day told beside the job, replaces nothing.
+        (["I work at Google.", "my sister's first day at Google was great"], [0, 1]),
+    ],
+)
+def test_a_first_day_at_work_names_the_new_employer(engine: Any, adds: list[str], current: list[int]) -> None:
+    user = "r23-first-" + adds[0].split()[-1]
+    assert current_adds(engine, user, adds, every_add_stored=True) == current
