@@ -164,6 +164,10 @@ class Lexicon:
     goals: Phrases = Phrases({})
     #: Words telling a fact as wished or weighed ("might", "someday", "kepikiran"): not so now.
     hypothetical: Phrases = Phrases({})
+    #: Words opening a statement as a condition ("if", "wenn", "如果"): what follows is supposed.
+    conditions: Phrases = Phrases({})
+    #: Those of them written inside a run, in a script without spaces ("如果", "もし").
+    condition_runs: tuple[str, ...] = ()
     #: Words placing a fact in a past stretch of life ("as a kid", "çocukken"): a past stint.
     past_stints: Phrases = Phrases({})
     #: Words ending a state at the date after them ("until", "hasta", "直到") or before them
@@ -290,6 +294,8 @@ class Lexicon:
             periods=union("period_words"),
             goals=merged("goal_words"),
             hypothetical=merged("hypothetical_words"),
+            conditions=merged("condition_openers"),
+            condition_runs=tuple(fold(p) for lex in lexes for p in lex.phrases("condition_openers") if spaceless(p)),
             past_stints=merged("past_stint_words"),
             until=union("until_words"),
             until_after=union("until_after_words"),

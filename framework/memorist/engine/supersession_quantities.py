@@ -17,7 +17,11 @@ def other_count(new: Reading, old: Reading) -> bool:
     third child". An additive word stands only beside an ordinal ("third" states the new
     count); "also has two dogs" after "has a dog" is more dogs, not a new count of them."""
     for thing, number, ordinal in new.counts:
-        if (ordinal or not new.additive) and any(t == thing and n != number for t, n, _ in old.counts):
+        if (ordinal or not new.additive) and any(
+            t == thing and n != number and not (n == 1 and old.names) for t, n, _ in old.counts
+        ):
+            # One thing the older names ("a dog named Rex") is that one, not a count of them:
+            # "we got a second dog, Luna!" adds a dog, and Rex is still the user's.
             return True
     return False
 

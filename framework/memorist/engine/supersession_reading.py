@@ -224,12 +224,30 @@ def read(text: str) -> Reading:
         objects,
         compounding(code),
         lex.goals.anywhere(based) or "goal_words" in inside,
-        lex.hypothetical.anywhere(found) or "hypothetical_words" in inside,
+        lex.hypothetical.anywhere(found) or "hypothetical_words" in inside or _conditional(text, lex),
         lex.past_stints.anywhere(found) or "past_stint_words" in inside or ended(words, lex),
         lex.offers.anywhere(found) or "offer_words" in inside,
         first_clause_continues(spoken, lex),
         next(((w, name_stem(w, code), frozenset(terms(base(w)))) for w in labelled), None),
     )
+
+
+def _conditional(text: str, lex: Lexicon) -> bool:
+    """Whether the statement opens as a condition ("if the user moved to Berlin they would
+    ...", "wenn ich nach Berlin ziehen würde", "如果我搬到北京"): it supposes a state, and no
+    state of now gives way to it. Only the opening counts: "not sure if I told you, I moved"
+    tells a move."""
+    label = SPEAKER_LABEL.match(text)
+    body = tokens(text[label.end() :] if label else text)
+    if not body:
+        return False
+    hit = lex.conditions.at(body, 0)
+    if hit is not None:
+        # "Sí, vivo en Madrid", "Si, j'habite ...": a word a comma closes is a reply, no "if".
+        after = text[body[hit[0] - 1].end :].lstrip()
+        return not after.startswith(",")
+    opening = body[0].word  # a run opening with its condition word: "如果我搬到北京"
+    return opening.startswith(lex.condition_runs) if lex.condition_runs else False
 
 
 def _genitive(words: list[str], text: str, lex: Lexicon, code: str) -> frozenset[str]:

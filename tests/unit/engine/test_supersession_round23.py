@@ -17,6 +17,11 @@
   we got engaged) is no second value held beside the older's;
 - a first day at work ("first day at KPMG tomorrow", "mein erster Tag bei Bosch", "初出社")
   names the employer, as working somewhere does: a lexicon row in every language;
+- a statement opening as a condition ("if I moved to Berlin I'd ...", "Wenn ich nach Berlin
+  ziehen würde", "如果我搬到北京") supposes a state: a lexicon row of condition openers in
+  every language, read only where the statement opens, and not before a comma ("Sí, ...");
+- one thing the older names ("a dog named Rex") is that one, not a count: "we got a second
+  dog, Luna!" adds a dog;
 - a clause of a long memory saying the older's own thing was moved ("Festen er rykket til
   søndag ...", its compound head naming "fødselsdagsfest") changes it, as in a short fact.
 """
@@ -258,3 +263,35 @@ def test_a_value_coordinated_with_another_value_is_still_kept() -> None:
 def test_a_first_day_at_work_names_the_new_employer(engine: Any, adds: list[str], current: list[int]) -> None:
     user = "r23-first-" + adds[0].split()[-1]
     assert current_adds(engine, user, adds, every_add_stored=True) == current
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("The user lives in Leeds.", "if the user moved to Berlin they would learn German"),
+        # The German and Polish conditions held before this round too ("würde", "-bym" read as wishes).
+        ("The user: Ich wohne in Köln.", "The user: Wenn ich nach Berlin ziehen würde, würde ich Deutsch lernen."),
+        ("The user: Je travaille chez Orange.", "The user: Si je travaillais chez Free, je gagnerais plus."),
+        ("The user: Vivo en Madrid.", "The user: Si me mudara a Valencia, compraría un piso."),
+        ("The user: Mieszkam w Krakowie.", "The user: Gdybym przeprowadził się do Gdańska, miałbym bliżej do morza."),
+        ("The user: Я живу в Казани.", "The user: Если бы я переехал в Москву, я бы купил машину."),
+        ("The user: 我住在上海。", "The user: 如果我搬到北京，我会学开车。"),
+        ("The user: Saya tinggal di Bandung.", "The user: Seandainya saya pindah ke Bali, saya akan buka kafe."),
+        ("The user has a dog named Rex.", "The user: we got a second dog, Luna!"),
+    ],
+)
+def test_a_supposed_state_or_one_more_named_thing_replaces_nothing(older: str, newer: str) -> None:
+    assert not _told(older, newer)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # A reply's "Sí," is no "if", and a count told without a name still moves.
+        ("The user: Vivo en Madrid.", "The user: Sí, ahora vivo en Valencia."),
+        ("The user has two kids.", "The user had their third child."),
+        ("The user: I live in Leeds.", "The user: not sure if I told you, but I moved to York."),
+    ],
+)
+def test_a_reply_or_a_new_count_still_replaces(older: str, newer: str) -> None:
+    assert _told(older, newer)
