@@ -295,3 +295,15 @@ def test_a_supposed_state_or_one_more_named_thing_replaces_nothing(older: str, n
 )
 def test_a_reply_or_a_new_count_still_replaces(older: str, newer: str) -> None:
     assert _told(older, newer)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # Rows of English chat: "eating fish" ends a diet, "gf"/"bf" name a relationship.
+        ("The user is vegetarian.", "The user: started eating fish again tbh"),
+        ("The user is single.", "The user: got a gf now!! her name is mia"),
+    ],
+)
+def test_chat_words_for_a_diet_or_a_partner_replace_the_older(older: str, newer: str) -> None:
+    assert _told(older, newer)
