@@ -307,3 +307,21 @@ def test_a_reply_or_a_new_count_still_replaces(older: str, newer: str) -> None:
 )
 def test_chat_words_for_a_diet_or_a_partner_replace_the_older(older: str, newer: str) -> None:
     assert _told(older, newer)
+
+
+@pytest.mark.parametrize(
+    ("adds", "current"),
+    [
+        # Rows of chat for a job ended or begun: "laid off", "licenciée", "меня взяли".
+        (["I work at Acme.", "got laid off 😭"], [1]),
+        (["I work at Acme.", "started my own business last month"], [1]),
+        (["Je bosse chez Orange.", "je me suis fait licencier, enfin licenciée quoi"], [1]),
+        (["Я работаю в Яндексе.", "меня взяли в Сбер"], [1]),
+        (["I work at Acme.", "thinking about applying to google tbh"], [0, 1]),
+    ],
+)
+def test_a_job_ended_or_begun_in_chat_words_replaces_the_older(
+    engine: Any, adds: list[str], current: list[int]
+) -> None:
+    user = "r23-job-" + adds[1].split()[-1]
+    assert current_adds(engine, user, adds, every_add_stored=True) == current
