@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout30|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout31|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -140,7 +140,16 @@ frameworks log it, lowercase, typos, shorthand, emoji, a fact split over two sho
 messages, numbers with spaces or dots, multi-turn adds with the changing fact in answer to the
 assistant's question or confirmed with a yes, code-switching, changes told indirectly, while the
 old value stands alone in its own add) was written blind during the twenty-third round after
-holdout29 and is read once to report it.
+holdout29 and is read once to report it; ``holdout31.yaml`` (twenty-three languages, 15 of 64
+sequences English; 28 additive controls, a dictated errand list naming a place, a friend's
+number read out, an amount spent once beside a recurring one, a habit on another day, a past
+value corrected for the record only, a relative's address, a second job on weekends; dictated
+speech as voice assistants transcribe it, no punctuation or capitals, filler words,
+self-repairs in mid-sentence, numbers, times and dates spelled out, run-on sentences; Russian
+and Ukrainian in translit, Hindi as Hinglish, Arabic as Arabizi, Greek as Greeklish; changes
+told through their effect and changes that undo an earlier one, while the old value stands
+alone in its own add) was written blind during the twenty-third round after holdout30 and is
+read once to report it.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
@@ -257,6 +266,7 @@ def main() -> None:
         "holdout28",
         "holdout29",
         "holdout30",
+        "holdout31",
     )
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
