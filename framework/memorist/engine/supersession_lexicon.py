@@ -102,6 +102,9 @@ class Lexicon:
     qualified_attributes: frozenset[str] = frozenset()
     #: Words joining a clause to the one before ("and", "so", "y", "und"): no subject of it.
     clause_joiners: frozenset[str] = frozenset()
+    #: Words joining one event to the next ("and then", "und dann"): a clause's start where
+    #: dictated speech has no punctuation.
+    sequence_joiners: Phrases = Phrases({})
     #: Case and topic particles glued to a noun (Korean "여동생이", "남동생도"), longest first:
     #: the word without one is the noun a list names (:func:`.supersession_values.base`).
     noun_particles: tuple[str, ...] = ()
@@ -288,6 +291,7 @@ class Lexicon:
             },
             qualified_attributes=frozenset().union(*(lex.words("slot_qualifiers", "attributes") for lex in lexes)),
             clause_joiners=union("clause_joiners"),
+            sequence_joiners=merged("sequence_joiners"),
             noun_particles=tuple(sorted(union("noun_particles"), key=len, reverse=True)),
             closing_additive=union("closing_additive_words"),
             possessive_particles=union("possessive_particles"),
@@ -418,6 +422,7 @@ def reading_lexicon(code: str) -> Lexicon:
         qualifiers=merged.qualifiers,
         qualified_attributes=merged.qualified_attributes,
         clause_joiners=merged.clause_joiners,
+        sequence_joiners=merged.sequence_joiners,
         closing_additive=merged.closing_additive,
         quantity_changes_after=merged.quantity_changes_after,
         change_frames=merged.change_frames,

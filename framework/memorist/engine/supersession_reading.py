@@ -108,8 +108,13 @@ class Reading:
 
 
 def _chain_owners(found: list[Token], lex: Lexicon, code: str) -> frozenset[str]:
-    """The relatives a possessive chain opening ``found`` names, past an interjection."""
-    return possessive_owners([t.word for t in found][interjection_end(found, 0, code) :], lex)
+    """The relatives a possessive chain opening ``found`` names, past an interjection, before
+    or after the extractor's label ("The user: euh ma soeur habite à Grenoble")."""
+    words = [t.word for t in found]
+    start = interjection_end(found, 0, code)
+    if start == 0 and len(words) > 2 and words[0] in lex.articles and words[1] == SELF:
+        return possessive_owners(words[:2] + words[interjection_end(found, 2, code) :], lex)
+    return possessive_owners(words[start:], lex)
 
 
 @lru_cache(maxsize=65_536)
@@ -391,6 +396,24 @@ _CLAUSE_PARTS = Boundary.LINE | Boundary.SENTENCE | Boundary.CLAUSE | Boundary.P
 MAX_CLAUSES = 12
 
 
+def _past_sequence_joiners(part: str, lex: Lexicon) -> list[str]:
+    """``part`` cut where a ``sequence_joiners`` row ("and then", "und dann") opens a clause
+    past its first word, each piece stripped: dictated speech parts its clauses by these
+    words alone ("so um the user works at tesco and then on saturdays they help ...")."""
+    found = tokens(part)
+    pieces, start, i = [], 0, 1
+    while i < len(found):
+        hit = lex.sequence_joiners.at(found, i)
+        if hit is None:
+            i += 1
+            continue
+        pieces.append(part[start : found[i].start])
+        i += hit[0]
+        start = found[i].start if i < len(found) else len(part)
+    pieces.append(part[start:])
+    return [piece.strip() for piece in pieces]
+
+
 @lru_cache(maxsize=16_384)
 def clause_readings(text: str) -> tuple[tuple[str, Reading, bool], ...]:
     """Each clause of a fact of several, read as a fact of its own, with its text (past the
@@ -403,11 +426,16 @@ def clause_readings(text: str) -> tuple[tuple[str, Reading, bool], ...]:
     relative). Empty for a fact of one clause."""
     label = SPEAKER_LABEL.match(text)
     prefix = label.group(0) if label else ""
-    parts = [part.strip() for part in split(text[len(prefix) :], _CLAUSE_PARTS) if part.strip()]
+    lex = reading_lexicon(statement_language(text))
+    parts = [
+        piece
+        for part in split(text[len(prefix) :], _CLAUSE_PARTS)
+        for piece in _past_sequence_joiners(part, lex)
+        if piece.strip()
+    ]
     if len(parts) < 2:
         return ()
     whole = read(text)
-    lex = reading_lexicon(statement_language(text))
     out = []
     for part in parts[:MAX_CLAUSES]:
         found = tokens(part)

@@ -22,6 +22,9 @@
   every language, read only where the statement opens, and not before a comma ("Sí, ...");
 - one thing the older names ("a dog named Rex") is that one, not a count: "we got a second
   dog, Luna!" adds a dog;
+- dictated speech parts its clauses by "and then" ("und dann", "et puis", "a potem": a
+  `sequence_joiners` row in twenty lexicons) where it has no punctuation, so a long
+  unpunctuated memory's last clause may say a quantity moved;
 - a clause of a long memory saying the older's own thing was moved ("Festen er rykket til
   søndag ...", its compound head naming "fødselsdagsfest") changes it, as in a short fact.
 """
@@ -31,6 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from memorist.engine.supersession_reading import clause_readings
 from memorist.engine.supersession_reports import told
 from memorist.engine.supersession_rule import supersedes
 from memorist.language.calendar import relative_time_phrases
@@ -325,3 +329,22 @@ def test_a_job_ended_or_begun_in_chat_words_replaces_the_older(
 ) -> None:
     user = "r23-job-" + adds[1].split()[-1]
     assert current_adds(engine, user, adds, every_add_stored=True) == current
+
+
+def test_dictated_speech_parts_its_clauses_by_and_then() -> None:
+    text = "The user: so i went to the doctor this morning and then i'm down to 76 kg now"
+    assert [clause for clause, _, _ in clause_readings(text)] == [
+        "The user: i went to the doctor this morning",
+        "The user: i'm down to 76 kg now",
+    ]
+    # "and" alone joins two values of one clause, as before.
+    assert clause_readings("The user: i play guitar and piano") == ()
+    assert len(clause_readings("The user: wir haben gepackt und dann sind wir nach Bonn umgezogen")) == 2
+
+
+def test_a_quantity_moved_in_a_dictated_later_clause_replaces_the_older(engine: Any) -> None:
+    adds = [
+        "I weigh 80 kg.",
+        "so i went to the doctor this morning for my yearly checkup with doctor smith and then i'm down to 76 kg now",
+    ]
+    assert current_adds(engine, "r23-dictated", adds, every_add_stored=True) == [1]
