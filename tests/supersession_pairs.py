@@ -35,6 +35,16 @@ def replaces(older: str, newer: str, similarity: float | None = None) -> bool:
     return supersedes(record(newer, 6), record(older, 2), similarity)
 
 
+def replaces_as_told(older: str, newer: str) -> bool:
+    """Whether ``newer``, told on the 6th, replaces ``older``, told on the 2nd, each said by the
+    speaker its label names ("The assistant ..." by the assistant, else the user)."""
+
+    def by(text: str) -> str:
+        return "assistant" if text.startswith("The assistant") else "user"
+
+    return supersedes(record(newer, 6, by(newer)), record(older, 2, by(older)))
+
+
 def current_adds(engine: Engine, user: str, adds: Sequence[Any], *, every_add_stored: bool = False) -> list[int]:
     """Which adds' memories a ``latest_only`` list shows, the adds (texts or chat messages)
     told a day apart; ``every_add_stored``: fail when an add stores nothing."""

@@ -91,6 +91,24 @@ def interjection_end(
     return at
 
 
+def opens_as_condition(text: str, lex: Lexicon) -> bool:
+    """Whether the statement opens as a condition ("if the user moved to Berlin they would
+    ...", "wenn ich nach Berlin ziehen würde", "如果我搬到北京"): it supposes a state, and no
+    state of now gives way to it. Only the opening counts: "not sure if I told you, I moved"
+    tells a move."""
+    label = SPEAKER_LABEL.match(text)
+    body = tokens(text[label.end() :] if label else text)
+    if not body:
+        return False
+    hit = lex.conditions.at(body, 0)
+    if hit is not None:
+        # "Sí, vivo en Madrid", "Si, j'habite ...": a word a comma closes is a reply, no "if".
+        after = text[body[hit[0] - 1].end :].lstrip()
+        return not after.startswith(",")
+    opening = body[0].word  # a run opening with its condition word: "如果我搬到北京"
+    return opening.startswith(lex.condition_runs) if lex.condition_runs else False
+
+
 def first_clause_continues(text: str, lex: Lexicon) -> bool:
     """Whether the first clause of what the speaker said tells that a state goes on ("Still at
     the insurance company btw, ..."): a later clause's "still" ("the kids are still adjusting")

@@ -5,7 +5,8 @@ A change word ("now") and a shared topic word (guitar) are the signs the superse
 reads as a change; a value told in a coordination with another ("both X and Y", "X as well
 as Y", "X y Y", "X und Y") says the older value is still held. The exception is a fact that
 ties them as a replacement ("from X to Y", "X instead of Y", "no longer X", "X → Y"): the
-lexicons' ``replacement_markers``.
+lexicons' ``replacement_markers``. And a clause telling the older's value again as still
+held ("Ellers bor vi stadig i Odense") beside other news keeps it too (:func:`still_named`).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from functools import lru_cache
 from ..language import Phrases, Token, languages, lexicon, tokens
 from ..language.calendar import calendar_words, relative_time_phrases
 from .keywords import STOP_WORDS, terms
+from .supersession_clauses import clause_readings
 from .supersession_frames import around
 from .supersession_lexicon import rule_lexicon
-from .supersession_reading import Reading, clause_readings
+from .supersession_reading import Reading
 from .supersession_rows import Gapped
 from .supersession_values import value_literals
 
@@ -77,6 +79,15 @@ def restates(newer: str, old: Reading) -> bool:
         if other is not None and new_value(other):
             return True
     return False
+
+
+def still_named(newer: str, old: Reading) -> bool:
+    """Whether a clause of the newer says the older's value still holds, naming every name the
+    older holds as its value ("Odense" of "Jeg bor i Odense"): "Ellers bor vi stadig i Odense",
+    "Själv blir jag kvar på Karolinska" tell the older again beside other news, and the news
+    beside it (a summer house, a partner's new job) holds no new value of the older's."""
+    values = old.names - old.subjects
+    return bool(values) and any(part.continues and values <= part.names for _, part, _ in clause_readings(newer))
 
 
 def keeps_value(newer: str, older: str, old: Reading) -> bool:

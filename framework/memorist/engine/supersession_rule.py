@@ -97,6 +97,7 @@ from ..records import MemoryRecord
 from .keywords import terms
 from .supersession_agreement import agree_beyond_units, named_apart, words_agree
 from .supersession_apart import VALUE_ATTRIBUTES, contact_of_own, not_now, qualified_apart
+from .supersession_clauses import clause_readings
 from .supersession_cosine import (
     ATTRIBUTE_CHANGE_SIMILARITY,
     BARE_CHANGE_SIMILARITY,
@@ -109,9 +110,9 @@ from .supersession_cosine import (
 )
 from .supersession_lexicon import rule_lexicon
 from .supersession_quantities import goal_apart, moved_quantity, other_count, other_quantity
-from .supersession_reading import ASSISTANT, SELF, Reading, clause_readings, read, states_attribute
+from .supersession_reading import ASSISTANT, SELF, Reading, read, states_attribute
 from .supersession_reports import read_pair
-from .supersession_restated import keeps_value, restates
+from .supersession_restated import keeps_value, restates, still_named
 from .supersession_speakers import SPEAKER_LABEL
 from .supersession_subjects import resolved
 from .supersession_values import base
@@ -383,7 +384,7 @@ def _replaces(
         new.attributes & old.attributes
         and new.owners == old.owners
         and _bound(newer, old)
-        and not _still_named(newer, old)
+        and not still_named(newer, old)
     ):
         # A relative's thing ("मेरी बहन की शादी", the sister's wedding) holds the relative's
         # attribute, not the speaker's: it replaces no "मैं शादीशुदा हूँ" (the speaker is married).
@@ -427,15 +428,6 @@ def _replaces(
     by_unit = above_chance is not None and not agree_beyond_units(new, old)
     quantity_similarity = min(similarity or 0.0, above_chance or 0.0) if by_unit else similarity
     return quantity_similarity is not None and quantity_similarity >= QUANTITY_SIMILARITY and other_quantity(new, old)
-
-
-def _still_named(newer: str, old: Reading) -> bool:
-    """Whether a clause of the newer says the older's value still holds, naming every name the
-    older holds as its value ("Odense" of "Jeg bor i Odense"): "Ellers bor vi stadig i Odense",
-    "Själv blir jag kvar på Karolinska" tell the older again beside other news, and the news
-    beside it (a summer house, a partner's new job) holds no new value of the older's."""
-    values = old.names - old.subjects
-    return bool(values) and any(part.continues and values <= part.names for _, part, _ in clause_readings(newer))
 
 
 def _partner_named(new: Reading, old: Reading) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from itertools import takewhile
 
 from ..language import Token, fold, tokens
 from ..language.han_numerals import han_counts
@@ -343,11 +344,11 @@ def _is_date(word: str, lex: Lexicon) -> bool:
     return word in lex.dates or _year(word)
 
 
-_DIGITS = re.compile(r"\d+")
-
-
 def _year(word: str) -> bool:
     """Whether ``word``'s first number is a year of four digits ("2019", "2019'a", "2019年まで",
     "直到2019年")."""
-    digits = _DIGITS.search(word)
-    return digits is not None and len(digits.group()) == 4 and 1900 <= int(digits.group()) <= 2100
+    start = next((i for i, c in enumerate(word) if c.isdigit()), None)
+    if start is None:
+        return False
+    digits = "".join(takewhile(str.isdigit, word[start:]))
+    return len(digits) == 4 and 1900 <= int(digits) <= 2100

@@ -28,16 +28,8 @@ from typing import Any
 import pytest
 from memorist.engine.supersession_reading import read
 from memorist.engine.supersession_reports import opening_as_word, read_reported
-from memorist.engine.supersession_rule import supersedes
 
-from tests.supersession_pairs import current_adds, record
-
-
-def _told(older: str, newer: str) -> bool:
-    def by(text: str) -> str:
-        return "assistant" if text.startswith("The assistant") else "user"
-
-    return supersedes(record(newer, 6, by(newer)), record(older, 2, by(older)))
+from tests.supersession_pairs import current_adds, replaces_as_told
 
 
 @pytest.mark.parametrize(
@@ -50,7 +42,7 @@ def _told(older: str, newer: str) -> bool:
     ],
 )
 def test_what_the_assistant_notes_of_no_one_is_the_users_fact(older: str, newer: str) -> None:
-    assert _told(older, newer)
+    assert replaces_as_told(older, newer)
 
 
 @pytest.mark.parametrize(
@@ -63,7 +55,7 @@ def test_what_the_assistant_notes_of_no_one_is_the_users_fact(older: str, newer:
     ],
 )
 def test_a_note_of_another_person_or_thing_replaces_nothing(older: str, newer: str) -> None:
-    assert not _told(older, newer)
+    assert not replaces_as_told(older, newer)
 
 
 @pytest.mark.parametrize(
@@ -81,7 +73,7 @@ def test_a_noted_fact_reads_as_the_listeners(text: str, subjects: set[str]) -> N
 def test_a_clause_a_third_person_opens_is_not_the_speakers() -> None:
     engaged = "Hannah and Tom got engaged last weekend! She wants the user as maid of honour."
     assert read(engaged).subjects == {"hannah"}
-    assert not _told("The user is single at the moment.", engaged)
+    assert not replaces_as_told("The user is single at the moment.", engaged)
     # "he and the user": the speaker joined to the third person is a subject still.
     assert "user" in read("Tom got a new job; he and the user moved to Bristol.").subjects
 
@@ -99,11 +91,11 @@ def test_a_clause_a_third_person_opens_is_not_the_speakers() -> None:
 )
 def test_a_state_told_with_its_end_leaves_the_current_one(older: str, newer: str) -> None:
     assert read(newer).past_stint
-    assert not _told(older, newer)
+    assert not replaces_as_told(older, newer)
 
 
 def test_a_state_that_ended_beside_a_new_one_still_changes() -> None:
-    assert _told("The user lives in Lisbon.", "The user lived in Lisbon until 2019 and now lives in Porto.")
+    assert replaces_as_told("The user lives in Lisbon.", "The user lived in Lisbon until 2019 and now lives in Porto.")
     # A time of day is no end of a state.
     assert not read("The user works until 5 pm on Fridays.").past_stint
 
@@ -122,7 +114,9 @@ def test_a_bookkeeping_opener_counts_where_a_sentence_opens(text: str, wrapped: 
 
 
 def test_what_the_assistant_says_of_the_users_attribute_is_the_users_fact() -> None:
-    assert _told("The user's salary is £38k before tax.", "The assistant will use £44,500 as the user's salary.")
+    assert replaces_as_told(
+        "The user's salary is £38k before tax.", "The assistant will use £44,500 as the user's salary."
+    )
     assert read_reported("The assistant will use £44,500 as the user's salary.")[1].subjects == {"user"}
     # The assistant's own thing stays its own.
     assert read_reported("The assistant will use a new budget template.")[1].subjects == {"assistant"}
@@ -134,7 +128,7 @@ def test_an_opening_word_the_other_fact_holds_in_lowercase_is_no_name() -> None:
         "The assistant: Σημείωσα ότι τώρα οδηγείς Toyota Yaris hybrid.",
     )
     assert "οδηγώ" in read(older).subjects
-    assert _told(older, newer)
+    assert replaces_as_told(older, newer)
     word = opening_as_word(read("The user: Pracuję w banku."), read("The user: Teraz pracuję w szkole."))
     assert "pracuję" not in word.subjects and word.topic & read("The user: Teraz pracuję w szkole.").topic
 
@@ -142,7 +136,7 @@ def test_an_opening_word_the_other_fact_holds_in_lowercase_is_no_name() -> None:
 def test_an_opening_name_stays_a_name() -> None:
     eli = opening_as_word(read("The user: Eli turned 8 today."), read("The user: Eli loves trains."))
     assert "eli" in eli.subjects
-    assert not _told("The user: Eli loves trains.", "The user: Eli turned 8 today.")
+    assert not replaces_as_told("The user: Eli loves trains.", "The user: Eli turned 8 today.")
 
 
 @pytest.mark.parametrize(
@@ -192,8 +186,8 @@ def test_a_recap_of_one_fact_wraps_it(text: str, wrapped: str) -> None:
 
 
 def test_a_recap_restating_a_change_replaces_the_older() -> None:
-    assert _told("The user: Woon in Utrecht.", "The assistant: Oh leuk! Dus jullie wonen nu in Amersfoort.")
-    assert not _told(
+    assert replaces_as_told("The user: Woon in Utrecht.", "The assistant: Oh leuk! Dus jullie wonen nu in Amersfoort.")
+    assert not replaces_as_told(
         "The user is learning Spanish on Duolingo.",
         "The assistant: So it's Spanish on Duolingo every day and now Japanese on Wednesdays.",
     )

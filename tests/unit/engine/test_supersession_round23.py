@@ -34,19 +34,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from memorist.engine.supersession_reading import clause_readings
+from memorist.engine.supersession_clauses import clause_readings
 from memorist.engine.supersession_reports import told
-from memorist.engine.supersession_rule import supersedes
 from memorist.language.calendar import relative_time_phrases
 
-from tests.supersession_pairs import current_adds, record
-
-
-def _told(older: str, newer: str) -> bool:
-    def by(text: str) -> str:
-        return "assistant" if text.startswith("The assistant") else "user"
-
-    return supersedes(record(newer, 6, by(newer)), record(older, 2, by(older)))
+from tests.supersession_pairs import current_adds, replaces_as_told
 
 
 @pytest.mark.parametrize(
@@ -83,7 +75,7 @@ def _told(older: str, newer: str) -> bool:
     ],
 )
 def test_a_fact_told_inside_an_announcement_replaces_the_older(older: str, newer: str) -> None:
-    assert _told(older, newer)
+    assert replaces_as_told(older, newer)
 
 
 @pytest.mark.parametrize(
@@ -100,7 +92,7 @@ def test_a_fact_told_inside_an_announcement_replaces_the_older(older: str, newer
     ],
 )
 def test_an_announced_addition_or_anothers_change_replaces_nothing(older: str, newer: str) -> None:
-    assert not _told(older, newer)
+    assert not replaces_as_told(older, newer)
 
 
 @pytest.mark.parametrize(
@@ -189,7 +181,7 @@ def test_an_announced_change_is_current_through_the_engine(engine: Any, adds: li
     ],
 )
 def test_a_value_told_as_still_held_beside_news_replaces_nothing(older: str, newer: str) -> None:
-    assert not _told(older, newer)
+    assert not replaces_as_told(older, newer)
 
 
 @pytest.mark.parametrize(
@@ -201,7 +193,7 @@ def test_a_value_told_as_still_held_beside_news_replaces_nothing(older: str, new
     ],
 )
 def test_a_new_value_beside_the_older_name_still_replaces(older: str, newer: str) -> None:
-    assert _told(older, newer)
+    assert replaces_as_told(older, newer)
 
 
 @pytest.mark.parametrize(
@@ -220,7 +212,7 @@ def test_a_new_value_beside_the_older_name_still_replaces(older: str, newer: str
     ],
 )
 def test_a_moved_thing_or_a_value_become_replaces_the_older(older: str, newer: str) -> None:
-    assert _told(older, newer)
+    assert replaces_as_told(older, newer)
 
 
 @pytest.mark.parametrize(
@@ -235,7 +227,7 @@ def test_a_moved_thing_or_a_value_become_replaces_the_older(older: str, newer: s
     ],
 )
 def test_a_relationship_changed_with_the_named_partner_replaces_the_older(older: str, newer: str) -> None:
-    assert _told(older, newer)
+    assert replaces_as_told(older, newer)
 
 
 def test_relative_times_come_from_the_cldr_in_every_language() -> None:
@@ -247,7 +239,7 @@ def test_relative_times_come_from_the_cldr_in_every_language() -> None:
 
 def test_a_value_coordinated_with_another_value_is_still_kept() -> None:
     # The relative time is no value, but a second value beside the older's still is.
-    assert not _told("The user: Gitar çalıyorum.", "The user: Şimdi gitar ile piyano çalıyorum.")
+    assert not replaces_as_told("The user: Gitar çalıyorum.", "The user: Şimdi gitar ile piyano çalıyorum.")
 
 
 @pytest.mark.parametrize(
@@ -285,7 +277,7 @@ def test_a_first_day_at_work_names_the_new_employer(engine: Any, adds: list[str]
     ],
 )
 def test_a_supposed_state_or_one_more_named_thing_replaces_nothing(older: str, newer: str) -> None:
-    assert not _told(older, newer)
+    assert not replaces_as_told(older, newer)
 
 
 @pytest.mark.parametrize(
@@ -298,7 +290,7 @@ def test_a_supposed_state_or_one_more_named_thing_replaces_nothing(older: str, n
     ],
 )
 def test_a_reply_or_a_new_count_still_replaces(older: str, newer: str) -> None:
-    assert _told(older, newer)
+    assert replaces_as_told(older, newer)
 
 
 @pytest.mark.parametrize(
@@ -310,7 +302,7 @@ def test_a_reply_or_a_new_count_still_replaces(older: str, newer: str) -> None:
     ],
 )
 def test_chat_words_for_a_diet_or_a_partner_replace_the_older(older: str, newer: str) -> None:
-    assert _told(older, newer)
+    assert replaces_as_told(older, newer)
 
 
 @pytest.mark.parametrize(
