@@ -97,14 +97,14 @@ def opens_as_condition(text: str, lex: Lexicon) -> bool:
     state of now gives way to it. Only the opening counts: "not sure if I told you, I moved"
     tells a move."""
     label = SPEAKER_LABEL.match(text)
-    body = tokens(text[label.end() :] if label else text)
+    said = text[label.end() :] if label else text
+    body = tokens(said)
     if not body:
         return False
     hit = lex.conditions.at(body, 0)
     if hit is not None:
         # "Sí, vivo en Madrid", "Si, j'habite ...": a word a comma closes is a reply, no "if".
-        after = text[body[hit[0] - 1].end :].lstrip()
-        return not after.startswith(",")
+        return not said[body[hit[0] - 1].end :].lstrip().startswith(",")
     opening = body[0].word  # a run opening with its condition word: "如果我搬到北京"
     return opening.startswith(lex.condition_runs) if lex.condition_runs else False
 

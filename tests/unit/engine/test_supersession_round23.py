@@ -283,8 +283,9 @@ def test_a_supposed_state_or_one_more_named_thing_replaces_nothing(older: str, n
 @pytest.mark.parametrize(
     ("older", "newer"),
     [
-        # A reply's "Sí," is no "if", and a count told without a name still moves.
+        # A reply's "Sí," or "Si," is no "if", and a count told without a name still moves.
         ("The user: Vivo en Madrid.", "The user: Sí, ahora vivo en Valencia."),
+        ("The user: J'habite à Lyon.", "The user: Si, j'habite à Nantes."),
         ("The user has two kids.", "The user had their third child."),
         ("The user: I live in Leeds.", "The user: not sure if I told you, but I moved to York."),
     ],
