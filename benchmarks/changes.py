@@ -1,6 +1,6 @@
 """Changed facts over separate adds: does ``latest_only`` return exactly what is current?
 
-    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout31|all] [--config FILE] [--verbose]
+    python benchmarks/changes.py [--set tune|holdout|holdout2|...|holdout32|all] [--config FILE] [--verbose]
 
 Replays the hand-written sequences of ``benchmarks/changes/<set>.yaml`` through the
 Python API, one add per statement a day apart, each sequence in its own user's memory
@@ -149,7 +149,15 @@ self-repairs in mid-sentence, numbers, times and dates spelled out, run-on sente
 and Ukrainian in translit, Hindi as Hinglish, Arabic as Arabizi, Greek as Greeklish; changes
 told through their effect and changes that undo an earlier one, while the old value stands
 alone in its own add) was written blind during the twenty-third round after holdout30 and is
-read once to report it.
+read once to report it; ``holdout32.yaml`` (twenty-three languages, 15 of 64 sequences
+English; 28 additive controls, an offer or suggestion turned down, a look-up for a friend or
+relative, a second booking beside the first, a booking for someone else, a stored fact
+repeated unchanged, a one-off reminder beside a recurring one, options listed, a past value
+mentioned for context; facts told by the agent side, 90 of 143 adds with an assistant
+turn that confirms an action it took, summarises the user back or reports a tool result,
+changes made by the assistant on request, corrections of its recap and third-person agent
+notes, while the old value stands alone in its own add) was written blind during the
+twenty-fourth round after holdout31 and is read once to report it.
 An add is a statement or a list of chat messages
 (``{role, content}``), passed to ``add`` as it stands.
 """
@@ -267,6 +275,7 @@ def main() -> None:
         "holdout29",
         "holdout30",
         "holdout31",
+        "holdout32",
     )
     parser.add_argument("--set", choices=(*sets, "all"), default="tune")
     parser.add_argument("--config", type=Path, default=None)
