@@ -33,7 +33,15 @@ from .batch import BatchStored, scope_key
 from .chance_cosine import ChanceCosine, identity_of
 from .components import Components
 from .counts import ScopeCounts
-from .duplicate_rule import NEAR_CANDIDATES, DuplicateRule, PreparedAdd, batch_unique, pinned_of, vector_text
+from .duplicate_rule import (
+    NEAR_CANDIDATES,
+    SAME_TEXT_VERSIONS,
+    DuplicateRule,
+    PreparedAdd,
+    batch_unique,
+    pinned_of,
+    vector_text,
+)
 from .entities import EntityGraph
 from .generations import ScopeGenerations
 from .history import HistoryLog
@@ -89,6 +97,7 @@ class AddPipeline:
             source_weight,
             AttributeReader(self._embedding.now, chance=chance, identity=identity),
             chance,
+            superseded=self.supersessions.superseded,
         )
         #: Each conversation's open question (needs the generations to tell when it closed).
         self.questions = OpenQuestions(db, generations) if generations is not None else None
@@ -189,6 +198,7 @@ class AddPipeline:
         for request, (observed_at, extraction) in zip(requests, extracted, strict=True):
             one = self.rule.decide(request, observed_at, extraction, vectors_of, batch)
             batch.add(one.records, one.vectors)
+            batch.replaced.update(link.older.id for link in one.supersessions)
             prepared.append(one)
         if not batch.records:
             return prepared, {}
@@ -227,7 +237,8 @@ class AddPipeline:
             where = exact_scope(scope)
             same = And((where, Condition("hash", "in", tuple(hashes))))
             view = self.rule.view(scope)
-            stored = view.list(same, len(hashes)) if view is not None else store.list(same, 0, len(hashes))
+            most = len(hashes) * SAME_TEXT_VERSIONS
+            stored = view.list(same, most) if view is not None else store.list(same, 0, most)
             read.append((scope, where, view, stored, list(texts)))
         # ...then the nearest memories of each fact, once the batch is embedded.
         for scope, where, view, stored, ordered in read:

@@ -30,10 +30,12 @@ class BatchStored:
     _vectors: list[np.ndarray] = field(default_factory=list)
     #: What the store held before the batch, read once per scope for all its requests:
     #: records by normalized hash, and each fact text's nearest stored memories.
-    _stored: dict[tuple[tuple[str, str | None], ...], dict[str, MemoryRecord]] = field(default_factory=dict)
+    _stored: dict[tuple[tuple[str, str | None], ...], dict[str, list[MemoryRecord]]] = field(default_factory=dict)
     _nearest: dict[tuple[tuple[tuple[str, str | None], ...], str], list[StoreHit]] = field(default_factory=dict)
     #: Indexes into ``records`` per exact scope.
     _by_scope: dict[tuple[tuple[str, str | None], ...], list[int]] = field(default_factory=dict)
+    #: The memories the batch's records replace (their links are written with the batch).
+    replaced: set[str] = field(default_factory=set)
 
     def remember_store(
         self, scope: Scope, stored: Sequence[MemoryRecord], texts: Sequence[str], nearest: Sequence[list[StoreHit]]
@@ -43,7 +45,9 @@ class BatchStored:
         key = scope_key(scope)
         by_hash = self._stored.setdefault(key, {})
         for record in stored:
-            by_hash[record.hash] = record  # the last (oldest) wins, as in a single add
+            # All of them, in the store's order: a single add keeps the oldest that no newer
+            # memory replaced (a fact told again after a change is a version of its own).
+            by_hash.setdefault(record.hash, []).append(record)
         for text, hits in zip(texts, nearest, strict=True):
             self._nearest[(key, text)] = hits
 
@@ -53,7 +57,7 @@ class BatchStored:
 
     def stored_with(self, scope: Scope, hashes: Sequence[str]) -> list[MemoryRecord]:
         by_hash = self._stored.get(scope_key(scope), {})
-        return [by_hash[h] for h in dict.fromkeys(hashes) if h in by_hash]
+        return [record for h in dict.fromkeys(hashes) for record in by_hash.get(h, [])]
 
     def stored_nearest(self, scope: Scope, text: str) -> list[StoreHit]:
         return self._nearest[(scope_key(scope), text)]

@@ -28,6 +28,8 @@ import re
 from dataclasses import dataclass
 
 from ..language import CASELESS, DEFAULT, NUMBER, WORD_OR_NUMBER, languages, lexicon, pieces, script_of
+from ..language.common_words import common_words
+from .keywords import STOP_WORDS
 
 #: The language layer's words and numbers, and the signs of an amount.
 _WORD = re.compile(rf"{WORD_OR_NUMBER.pattern}|[$€£¥%]")
@@ -48,6 +50,11 @@ _RELATIVES = frozenset().union(*(lexicon(c).words("relatives") for c in language
 #: Capitalized at a sentence start for grammar, not because they are names.
 _NOT_NAMES = _LEXICON.words("sentence_openers")
 _NEGATION = str(_LEXICON.get("negation_suffix") or "\0")
+#: Every language's listed words and the keyword stop words: in a text typed without
+#: capitals, every other word may be a name.
+_COMMON = frozenset().union(*(common_words(c) for c in languages())) | STOP_WORDS
+#: The extractor's label of a speaker ("The user: "), capitalized whatever the speaker typed.
+_LABEL = re.compile(r"^\s*the (?:user|assistant)(?:'s)?:?\s*", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,10 @@ def value_tokens(text: str) -> ValueTokens:
     letters = [c for c in lowered if c.isalpha()]
     # In a text written in capitals, case says nothing about names.
     shouting = len(letters) > 3 and sum(c.isupper() for c in letters) > 0.6 * len(letters)
+    # Nor in one typed without any (past the extractor's label): "izmire geri döndük" names a
+    # place all the same, so a word no lexicon lists counts as a name there.
+    said = _LABEL.sub("", lowered, count=1)
+    unmarked = len(said) > 3 and not any(c.isupper() for c in said)
     for match in _WORD.finditer(lowered):
         token = match.group(0)
         if NUMBER.fullmatch(token) or token in "$€£¥%":
@@ -93,6 +104,8 @@ def value_tokens(text: str) -> ValueTokens:
             values.add(low)
         elif bare[:1].isupper() and low not in _NOT_NAMES and not shouting:
             names.add(low)  # checked case-blind against the other text's words
+        elif unmarked and low.isalpha() and low not in _COMMON:
+            names.add(low)
     return ValueTokens(frozenset(values), frozenset(names), frozenset(words))
 
 

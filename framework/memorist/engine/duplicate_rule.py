@@ -46,6 +46,9 @@ NEAR_CANDIDATES = 5
 #: threshold of 0.86 or 0.85 merges every repeat there and no distinct fact; 0.9 missed two
 #: of its 21 paraphrases.
 OWN_WORDS_OFFSET = 0.04
+#: Most stored memories of one text an add reads: a fact told again after it was replaced is
+#: stored anew ("I live in Lisbon" after "I moved to Porto"), so one text may have versions.
+SAME_TEXT_VERSIONS = 8
 
 
 @dataclass
@@ -143,8 +146,13 @@ class DuplicateRule:
         source_weight: float,
         attributes: AttributeReader,
         chance: ChanceCosine | None = None,
+        superseded: Callable[[Sequence[str]], set[str]] | None = None,
     ) -> None:
         self._c = components
+        #: Which of some stored memories a newer one replaced: a fact told again after it was
+        #: replaced ("I live in Lisbon" after "I moved to Porto") is current again, so it is
+        #: stored anew rather than merged into its replaced version.
+        self._superseded = superseded or (lambda ids: set())
         #: Answers the duplicate lookups from memory when the add's scope is indexed.
         self._index = index
         self._near_duplicate = near_duplicate
@@ -261,12 +269,14 @@ class DuplicateRule:
         if batch is not None and known:
             stored = batch.stored_with(request.scope, hashes)
         elif view is not None:
-            stored = view.list(where, len(hashes))
+            stored = view.list(where, len(hashes) * SAME_TEXT_VERSIONS)
         else:
-            stored = self._c.vector_store.list(where, 0, len(hashes))
+            stored = self._c.vector_store.list(where, 0, len(hashes) * SAME_TEXT_VERSIONS)
         if batch is not None:  # a batch never stores a text the store already holds
             stored = [*stored, *batch.matching(request.scope, set(hashes))]
-        existing = {r.hash: r for r in stored if r.id != memory_id(request, r.hash)}
+        others = [r for r in stored if r.id != memory_id(request, r.hash)]
+        replaced = self._replaced([r.id for r in others], batch) if others else set()
+        existing = {r.hash: r for r in others if r.id not in replaced}
         fresh = []
         for index, (fact, digest) in enumerate(zip(facts, hashes, strict=True)):
             match = existing.get(digest)
@@ -316,7 +326,10 @@ class DuplicateRule:
                 hits = self._c.vector_store.search_vector(vector, NEAR_CANDIDATES, where)
             if batch is not None:
                 hits = batch.nearest(hits, vector, NEAR_CANDIDATES, request.scope, own)
-            hit = next((h for h in hits if same_fact(fact.text, h.record.text, h.score, threshold)), None)
+            said = [h for h in hits if same_fact(fact.text, h.record.text, h.score, threshold)]
+            # A replaced version says it too, but told again the fact is current again.
+            replaced = self._replaced([h.record.id for h in said], batch) if said else set()
+            hit = next((h for h in said if h.record.id not in replaced), None)
             if hit is not None:
                 holder[index] = (hit.record.id, hit.record.text)
                 outcome.merged.append(merged_with(fact, hit.record.id, hit.record.text, "paraphrase", hit.score))
@@ -334,6 +347,11 @@ class DuplicateRule:
             if near is not None:
                 near[index] = list(hits)
         return keep
+
+    def _replaced(self, memory_ids: list[str], batch: BatchStored | None) -> set[str]:
+        """Which of ``memory_ids`` a newer memory replaced, in the store or earlier in ``batch``."""
+        replaced = self._superseded(memory_ids)
+        return replaced | (set(memory_ids) & batch.replaced) if batch is not None else replaced
 
     def view(self, scope: Scope) -> ScopeView | None:
         """The scope in memory, loaded (or reloaded after another process wrote to it) when
