@@ -21,7 +21,7 @@ _CLAUSE_PARTS = Boundary.LINE | Boundary.SENTENCE | Boundary.CLAUSE | Boundary.P
 MAX_CLAUSES = 12
 
 
-def _past_sequence_joiners(part: str, lex: Lexicon) -> list[str]:
+def sequence_pieces(part: str, lex: Lexicon) -> list[str]:
     """``part`` cut where a ``sequence_joiners`` row ("and then", "und dann") opens a clause
     past its first word, each piece stripped: dictated speech parts its clauses by these
     words alone ("so um the user works at tesco and then on saturdays they help ...")."""
@@ -55,7 +55,7 @@ def clause_readings(text: str) -> tuple[tuple[str, Reading, bool], ...]:
     parts = [
         piece
         for part in split(text[len(prefix) :], _CLAUSE_PARTS)
-        for piece in _past_sequence_joiners(part, lex)
+        for piece in sequence_pieces(part, lex)
         if piece.strip()
     ]
     if len(parts) < 2:

@@ -28,6 +28,8 @@ REPORTING = "reporting_frames"
 TELLING = "telling_frames"
 #: Announcements that count only where a sentence opens ("FYI", "Quick update:").
 TELLING_OPENERS = "telling_openers"
+#: The speaker asking the listener to keep what follows ("save ...", "note down ...", "zapisz ...").
+RECORD_REQUESTS = "record_requests"
 
 
 @dataclass(frozen=True)
@@ -116,6 +118,9 @@ class Lexicon:
     #: Words after a thing that make the next person its owner ("el alquiler de mi hermana",
     #: "the rent of the user's sister"): the statement's own language's, as frame words are.
     genitive_prepositions: frozenset[str] = frozenset()
+    #: Endings a language's genitive puts on a noun with no apostrophe ("min vens nummer", my
+    #: friend's number; "mammas adress"): the statement's own language's, as frame words are.
+    genitive_suffixes: tuple[str, ...] = ()
     #: The speaker's possessive in the genitive case ("meiner", "моей"): after a thing, it makes
     #: the relative after it the thing's owner with no preposition ("die Miete meiner Schwester").
     genitive_possessives: frozenset[str] = frozenset()
@@ -306,6 +311,7 @@ class Lexicon:
             offers=merged("offer_words"),
             continuations=merged("continuation_words"),
             genitive_prepositions=union("genitive_prepositions"),
+            genitive_suffixes=tuple(sorted(union("genitive_suffixes"), key=len, reverse=True)),
             genitive_possessives=union("genitive_possessives"),
             definite_articles=union("definite_articles"),
             quantity_changes_after=tuple(
@@ -321,7 +327,12 @@ class Lexicon:
             ),
             reporting_after=tuple(p for lex in lexes for p in lex.phrases("reporting_frames_after")),
             telling=Phrases(
-                {p: name for name in (TELLING, TELLING_OPENERS) for lex in lexes for p in lex.phrases(name)}
+                {
+                    p: name
+                    for name in (TELLING, TELLING_OPENERS, RECORD_REQUESTS)
+                    for lex in lexes
+                    for p in lex.phrases(name)
+                }
             ),
             telling_after=tuple(
                 sorted({p for lex in lexes for p in lex.phrases("telling_frames_after")}, key=len, reverse=True)
@@ -373,6 +384,19 @@ def _default_first_person(code: str) -> frozenset[str]:
     return lexicon(DEFAULT).words("first_person") - own
 
 
+#: The rows of a language's own grammar: its words that join, open or frame a clause.
+_GRAMMAR_ROWS = ("function_words", "clause_joiners", "recap_openers", "articles", "sequence_joiners")
+
+
+def _grammar_words(code: str) -> frozenset[str]:
+    """The words language ``code``'s grammar uses (folded) that it does not list as additive:
+    another language's additive word among them says nothing there (German "also" is "so",
+    not English "also")."""
+    lex = lexicon(code)
+    grammar = frozenset(fold(w) for row in _GRAMMAR_ROWS for w in lex.words(row))
+    return grammar - {fold(w) for w in lex.phrases("additive_words")}
+
+
 @lru_cache(maxsize=64)
 def reading_lexicon(code: str) -> Lexicon:
     """The lists a statement in language ``code`` is read with: every language's attribute,
@@ -391,7 +415,7 @@ def reading_lexicon(code: str) -> Lexicon:
         # "they") and the statement's own first person stay.
         speaker=read_with.speaker - _default_first_person(code) if own else read_with.speaker,
         attributes=merged.attributes,
-        additive=merged.additive,
+        additive=merged.additive.without(_grammar_words(code)) if code != DEFAULT else merged.additive,
         change=merged.change,
         change_words=merged.change_words,
         change_openers=merged.change_openers,

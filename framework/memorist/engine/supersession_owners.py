@@ -76,6 +76,11 @@ def genitive_owner(words: list[str], lex: Lexicon, labelled: bool, code: str = "
         # A partner too: "el trabajo de mi novio" is his job, not the speaker's.
         if at < len(words) and (base(words[at]) in lex.others | lex.partners or words[at] in lex.kin):
             return lex.kin.get(base(words[at]), base(words[at]))
+        if at < len(words) and code:
+            # "numer do kumpla": a relative in the case the preposition governs.
+            oblique = _oblique_relative(words[at], lex, code)
+            if oblique is not None:
+                return oblique
     return None
 
 
@@ -88,6 +93,8 @@ def possessive_owners(words: list[str], lex: Lexicon) -> frozenset[str]:
     if len(rest) < 3 or base(rest[0]) not in lex.speaker:
         return frozenset()
     owned = rest[1]
+    if base(owned) not in lex.others and (stem := _genitive_stem(owned, lex)) is not None:
+        return frozenset({stem})  # "min vens nummer": the friend's number
     if base(owned) not in lex.others:
         # "the user's flatmate's number", "the user's company's address": whoever or whatever
         # the chain names past the speaker owns the thing, listed as a relative or not.
@@ -95,7 +102,22 @@ def possessive_owners(words: list[str], lex: Lexicon) -> frozenset[str]:
         named = told and base(owned).isalpha() and base(owned) not in lex.attributes
         return frozenset({base(owned)}) if named else frozenset()
     # "the user's sister's visit", "मेरी बहन की शादी": the relative owns what follows.
-    return frozenset({base(owned)}) if owned != base(owned) or rest[2] in lex.possessive_particles else frozenset()
+    if owned != base(owned) or rest[2] in lex.possessive_particles:
+        return frozenset({base(owned)})
+    # "the user's son Leo's number", "the user's mate tom's number": the relative named in
+    # the possessive owns it, known by the name a later fact calls them ("Leo lost his phone").
+    named = any(rest[2].endswith(e) and len(rest[2]) > len(e) for e in lex.possessive_endings)
+    return frozenset({base(rest[2])}) if named and base(rest[2]).isalpha() else frozenset()
+
+
+def _genitive_stem(word: str, lex: Lexicon) -> str | None:
+    """The relative ``word`` names in its language's genitive with no apostrophe ("vens" for
+    "ven", "mammas" for "mamma"), if any."""
+    for suffix in lex.genitive_suffixes:
+        stem = word[: -len(suffix)]
+        if word.endswith(suffix) and stem in lex.others | lex.partners:
+            return lex.kin.get(stem, stem)
+    return None
 
 
 def _oblique_relative(word: str, lex: Lexicon, code: str) -> str | None:

@@ -21,15 +21,17 @@ from functools import lru_cache
 from ..language import DEFAULT, Boundary, Token, fold, lexicon, split, tokens
 from .supersession_lexicon import (
     RECAP_OPENERS,
+    RECORD_REQUESTS,
     REPORTING_OPENERS,
     TELLING_OPENERS,
     Lexicon,
     reading_lexicon,
     rule_lexicon,
 )
+from .supersession_openings import interjection_end
 from .supersession_reading import Reading, read
 from .supersession_rows import spaceless
-from .supersession_speakers import ASSISTANT, SELF, SPEAKER_LABEL, voiced
+from .supersession_speakers import ASSISTANT, SELF, SPEAKER_LABEL, statement_language, voiced
 from .supersession_subjects import _SELF_POSSESSIVE, LISTENER_WINDOW, resolved
 from .supersession_values import base
 
@@ -66,15 +68,16 @@ def told(text: str) -> str:
     prefix = label.group(0) if label and voiced(label.group(0)) else ""
     body = text[len(prefix) :]
     found = tokens(body)
+    code = statement_language(text)
     for i in range(min(len(found), REPORTING_WINDOW)):
-        end = _telling_end(body, found, i, lex)
+        end = _telling_end(body, found, i, lex, code)
         if end is not None:
             rest = body[end:].lstrip(" ,:;-–—、，：")
             before = [t.word for t in found[:i]]
             if not rest.strip(_CLOSES) or any(_kin(word) for word in before):
                 # "Mi hermana quería contarte que vive en Valencia": another person's news.
                 return text
-            if prefix or i == 0:
+            if prefix or i == 0 or _past_interjections(found, i, code):
                 return prefix + rest
             # The extractor's voice without a label: the fact is the user's only where the
             # words before the frame name the user ("Dear assistant, the user would like to ...").
@@ -89,6 +92,16 @@ def told(text: str) -> str:
     return text
 
 
+#: The rows that count only where a clause opens: elsewhere their words are a fact's own.
+_OPENING_ROWS = (TELLING_OPENERS, RECORD_REQUESTS)
+
+
+def _past_interjections(found: list[Token], i: int, code: str) -> bool:
+    """Whether only interjections of language ``code`` (or the default's) stand before word
+    ``i`` ("uh save my mate's number ...", "euh note le numéro ...")."""
+    return i > 0 and interjection_end(found, 0, code) == i
+
+
 def _kin(word: str) -> bool:
     """Whether ``word`` names a relative or a partner in any language ("sister", "hermana",
     "husband's"): a frame after one announces that person's news."""
@@ -96,14 +109,14 @@ def _kin(word: str) -> bool:
     return bool({word, base(word)} & (everyone.others | everyone.partners))
 
 
-def _telling_end(body: str, found: list[Token], i: int, lex: Lexicon) -> int | None:
+def _telling_end(body: str, found: list[Token], i: int, lex: Lexicon, code: str) -> int | None:
     """Where in ``body`` an announcement frame opening at word ``i`` ends, or None: a row of
     words (an opener only where a clause opens), or a spaceless row inside the run, past the
     speaker's pronoun at most."""
     hit = lex.telling.at(found, i)
     if hit is not None and i + hit[0] < len(found):
-        opens = i == 0 or body[: found[i].start].rstrip().endswith(_CLAUSE_OPENS)
-        if opens or hit[1] != TELLING_OPENERS:
+        opens = i == 0 or body[: found[i].start].rstrip().endswith(_CLAUSE_OPENS) or _past_interjections(found, i, code)
+        if opens or hit[1] not in _OPENING_ROWS:
             return found[i + hit[0] - 1].end
     run = found[i].word
     if not lex.telling_inside or not spaceless(run) or len(fold(body[found[i].start : found[i].end])) != len(run):

@@ -151,9 +151,11 @@ def _skippable(word: str, before: str) -> bool:
 def _partner(text: str, found: list[Token], i: int, coordinators: Phrases) -> int | None:
     """The word a coordinator joins the word at ``i`` to, right after or before it past an
     article ("guitar and piano", "fútbol y al pádel", "piano as well as guitar"), within one
-    clause; else None."""
+    clause; else None. A sequence joiner ("and then", "und dann") opens another clause of
+    dictated speech: it coordinates nothing ("... 89 kilo und dann hab ich ...")."""
+    sequence = rule_lexicon().sequence_joiners
     after = coordinators.at(found, i + 1)
-    if after is not None:
+    if after is not None and sequence.at(found, i + 1) is None:
         other = i + 1 + after[0]
         before = found[i - 1].word if i else ""
         while other < len(found) - 1 and other - (i + 1 + after[0]) < SKIPPED and _skippable(found[other].word, before):
@@ -168,6 +170,11 @@ def _partner(text: str, found: list[Token], i: int, coordinators: Phrases) -> in
         if start < 1:
             break
         hit = coordinators.at(found, start)
-        if hit is not None and hit[0] == size and not _BREAKS & set(text[found[start - 1].end : found[i].start]):
+        if (
+            hit is not None
+            and hit[0] == size
+            and sequence.at(found, start) is None
+            and not _BREAKS & set(text[found[start - 1].end : found[i].start])
+        ):
             return start - 1
     return None

@@ -97,7 +97,7 @@ from ..records import MemoryRecord
 from .keywords import terms
 from .supersession_agreement import agree_beyond_units, named_apart, words_agree
 from .supersession_apart import VALUE_ATTRIBUTES, contact_of_own, not_now, qualified_apart
-from .supersession_clauses import clause_readings
+from .supersession_clauses import clause_readings, sequence_pieces
 from .supersession_cosine import (
     ATTRIBUTE_CHANGE_SIMILARITY,
     BARE_CHANGE_SIMILARITY,
@@ -108,12 +108,12 @@ from .supersession_cosine import (
     same_slot,
     through_owner,
 )
-from .supersession_lexicon import rule_lexicon
+from .supersession_lexicon import reading_lexicon, rule_lexicon
 from .supersession_quantities import goal_apart, moved_quantity, other_count, other_quantity
 from .supersession_reading import ASSISTANT, SELF, Reading, read, states_attribute
 from .supersession_reports import read_pair
 from .supersession_restated import keeps_value, restates, still_named
-from .supersession_speakers import SPEAKER_LABEL
+from .supersession_speakers import SPEAKER_LABEL, statement_language
 from .supersession_subjects import resolved
 from .supersession_values import base
 
@@ -288,10 +288,18 @@ def _sentence_adds(text: str, clause: str) -> bool:
 
 def _labelled_sentences(text: str) -> tuple[str, list[str]]:
     """The extractor's label opening ``text`` ("The user: "; empty if none) and the sentences
-    after it, each to be read behind the same label."""
+    after it, each to be read behind the same label. Dictated speech runs its sentences on
+    with "and then" (``sequence_joiners``): each piece is a sentence of its own, so the "also"
+    of "... down to 84 kilos and then they also started swimming" adds only the swimming."""
     label = SPEAKER_LABEL.match(text)
     prefix = label.group(0) if label else ""
-    return prefix, [s for s in split(text[len(prefix) :], Boundary.SENTENCE | Boundary.LINE) if s.strip()]
+    lex = reading_lexicon(statement_language(text))
+    return prefix, [
+        piece
+        for s in split(text[len(prefix) :], Boundary.SENTENCE | Boundary.LINE)
+        for piece in sequence_pieces(s, lex)
+        if piece.strip()
+    ]
 
 
 #: How far into a fact the user named through a possessive makes it the user's ("the user's
@@ -355,9 +363,10 @@ def _replaces(
         # "The user's sister's rent is $1,600 now" names a relative's thing: it changes no
         # "The user's rent is $1,450", though both read the user as the one who owns.
         return False
-    if old.owners and not new.owners and contact_of_own(new, old):
+    if old.owners and not new.owners and not old.owners & new.subjects and contact_of_own(new, old):
         # And the other way: "the user switched networks and got a new mobile number" is the
-        # speaker's own number; it changes no "The user's mum's number is ...".
+        # speaker's own number; it changes no "The user's mum's number is ..." (but "Leo lost
+        # his phone, new number ..." changes "The user's son Leo's number").
         return False
     if new.subjects & old.subjects and other_count(new, old):
         return True

@@ -85,6 +85,18 @@ class Phrases:
         """Whether some phrase occurs in ``words``."""
         return any(self.at(words, i) is not None for i in range(len(words)))
 
+    def without(self, words: frozenset[str]) -> Phrases:
+        """These phrases less the one-word ones in ``words`` (folded): another language's row
+        read in a statement whose own grammar uses the word otherwise (German "also", so)."""
+        kept = Phrases({})
+        kept._table = {key: label for key, label in self._table.items() if len(key) > 1 or key[0] not in words}
+        sizes: dict[str, set[int]] = {}
+        for key in kept._table:
+            sizes.setdefault(key[0], set()).add(len(key))
+        kept._sizes = {first: sorted(found, reverse=True) for first, found in sizes.items()}
+        kept._elongated = {k: v for k, v in self._elongated.items() if k not in words}
+        return kept
+
     def whole(self, words: list[Token]) -> str | None:
         """The label when ``words`` are exactly one phrase, else None."""
         found = self.at(words, 0) if words else None
