@@ -30,8 +30,9 @@ def past_interjection(text: str, found: list[Token], code: str) -> str:
     if at == start or at >= len(found):
         return text
     closed = any(c in _INTERJECTION_CLOSERS for c in text[found[at - 1].end : found[at].start])
-    # A discourse opener ("btw", "anyway") is never what a message is about: it needs no comma.
-    if not closed and interjection_end(found, start, code, ("openers",)) < at:
+    # A discourse opener ("btw", "anyway") is never what a message is about: it needs no comma,
+    # nor does a dictated "and then" going on from what was said before.
+    if not closed and interjection_end(found, start, code, ("openers", "sequence_joiners")) < at:
         return text
     return text[: label.end()] + text[found[at].start :] if label else text[found[at].start :]
 
@@ -79,7 +80,10 @@ def _relative(word: str, lex: Lexicon) -> bool:
 
 
 def interjection_end(
-    found: list[Token], start: int, code: str, rows: tuple[str, ...] = ("thanks", "greetings", "fillers", "openers")
+    found: list[Token],
+    start: int,
+    code: str,
+    rows: tuple[str, ...] = ("thanks", "greetings", "fillers", "openers", "sequence_joiners"),
 ) -> int:
     """Where the run of interjections, greetings, thanks and discourse openers (of ``rows``)
     from ``start`` ends (``start`` itself when none opens there)."""

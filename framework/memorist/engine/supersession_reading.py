@@ -31,6 +31,7 @@ from .supersession_subjects import (
     _clause_subjects,
     _labelled_name,
     common_openings,
+    labelled_owner,
 )
 from .supersession_values import (
     anchored,
@@ -226,7 +227,9 @@ def read(text: str) -> Reading:
         held,
         # "btw the user's brother got a new phone": the chain opens past an interjection, told
         # with or without a comma after it.
-        frozenset(lex.kin.get(o, o) for o in _chain_owners(chain, lex, code)) | _genitive(words, text, lex, code),
+        frozenset(lex.kin.get(o, o) for o in _chain_owners(chain, lex, code))
+        | _genitive(words, text, lex, code)
+        | labelled_owner(text, lex),
         moved(text, said_values, lex),
         lex.recency.anywhere(found),
         change and (framed_change or _shifts(found, runs, lex)),

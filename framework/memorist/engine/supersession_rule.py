@@ -109,6 +109,7 @@ from .supersession_cosine import (
     through_owner,
 )
 from .supersession_lexicon import reading_lexicon, rule_lexicon
+from .supersession_offers import declined_offer
 from .supersession_quantities import goal_apart, moved_quantity, other_count, other_quantity
 from .supersession_reading import ASSISTANT, SELF, Reading, read, states_attribute
 from .supersession_reports import read_pair
@@ -195,6 +196,10 @@ def supersedes(
     # A listener's report ("The assistant will remember that the user's manager is now ...")
     # is read as the fact it wraps.
     (newer_text, new), (older_text, old) = read_pair(newer.text, older.text)
+    if declined_offer(newer.text):
+        # 'The assistant asked "Shall I switch you to Vodafone?" The user replied: nah, ...':
+        # an offer turned down changes nothing.
+        return False
     if restates(newer_text, old) or keeps_value(newer_text, older_text, old):
         # "... playing both guitar and piano now" keeps "plays guitar", and "..., and yours
         # stays sam@y.com" the older e-mail: a value held beside a new one is no replaced value.

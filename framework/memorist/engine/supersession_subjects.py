@@ -45,6 +45,24 @@ def _sentence_rest(text: str, at: int) -> str:
     return rest[: min(ends)] if ends else rest
 
 
+def labelled_owner(text: str, lex: Lexicon) -> frozenset[str]:
+    """A name in the possessive opening the statement after the extractor's label ("The
+    assistant: Tom's number as 07700 556 3121", "The user: Ana's flat is in Gràcia"): the
+    thing is that person's, not the speaker's or the listener's."""
+    label = SPEAKER_LABEL.match(text)
+    if label is None or not voiced(label.group(0)):
+        return frozenset()
+    found = tokens(text[label.end() :])
+    if len(found) < 2 or not found[0].surface[:1].isupper() or found[0].surface.isupper():
+        return frozenset()
+    word = found[0].word
+    ending = next((e for e in lex.possessive_endings if word.endswith(e) and len(word) > len(e)), None)
+    owner = word[: -len(ending)] if ending else word
+    if ending is None or not owner.isalpha() or owner in STOP_WORDS or owner in lex.speaker:
+        return frozenset()
+    return frozenset({lex.kin.get(owner, owner)})
+
+
 def _labelled_name(text: str, lex: Lexicon) -> frozenset[str]:
     """A name opening the statement after the extractor's label ("The user: Eli turned 8
     today"): the statement is about that person as much as about the speaker who told it."""

@@ -17,7 +17,12 @@
   Porto") is current again: it is stored anew, not merged into its replaced version, in a
   batch as in one add after another;
 - in a text typed without capitals, a word no lexicon lists may be a name: "ankara olmadı
-  bursaya döndük" is no paraphrase of "ankaraya taşındık", however close their vectors.
+  bursaya döndük" is no paraphrase of "ankaraya taşındık", however close their vectors;
+- a name in the possessive opening a statement behind the label ("The assistant: Saved Tom's
+  number as ...") owns the thing: the listener's note of a friend's number is the friend's;
+- an offer of the listener's turned down ('The assistant asked "Shall I switch you to
+  Vodafone?" The user replied: nah, Three is fine') changes nothing: `offer_questions` and
+  `declining_replies` rows in every lexicon.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from typing import Any
 
 import pytest
 from memorist.engine.dedup import values_agree
+from memorist.engine.supersession_offers import declined_reply
 from memorist.engine.supersession_reports import told
 
 from tests.supersession_pairs import current_adds, replaces_as_told
@@ -129,3 +135,84 @@ def test_a_fact_told_again_after_it_was_replaced_is_current_again(
 )
 def test_a_word_typed_without_capitals_may_be_a_name(a: str, b: str, same: bool) -> None:
     assert values_agree(a, b) is same
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("The user's phone number is 07400 123 987.", "The assistant: Saved Tom's number as 07700 556 3121."),
+        ("The user lives in Sants.", "The user: Ana's flat is in Gràcia now."),
+    ],
+)
+def test_a_named_owner_opening_the_statement_keeps_the_speakers_own(older: str, newer: str) -> None:
+    assert not replaces_as_told(older, newer)
+
+
+@pytest.mark.parametrize(
+    ("adds", "current"),
+    [
+        (
+            [
+                "My mobile provider is Three.",
+                [
+                    {"role": "assistant", "content": "Shall I switch you to Vodafone? Their plan is £5 cheaper."},
+                    {"role": "user", "content": "nah, Three is fine"},
+                ],
+            ],
+            [0, 1],
+        ),
+        (
+            [
+                "I take the 7:40 train to work.",
+                [
+                    {"role": "assistant", "content": "Want me to set your commute to the 8:10 train instead?"},
+                    {"role": "user", "content": "no"},
+                ],
+            ],
+            [0, 1],
+        ),
+        # Accepted, the offer is a change.
+        (
+            [
+                "I take the 7:40 train to work.",
+                [
+                    {"role": "assistant", "content": "Want me to set your commute to the 8:10 train instead?"},
+                    {"role": "user", "content": "yes please, I take the 8:10 train now"},
+                ],
+            ],
+            [1],
+        ),
+    ],
+)
+def test_an_offer_turned_down_changes_nothing(engine: Any, adds: list[Any], current: list[int]) -> None:
+    user = f"r24-offer-{len(current)}-" + adds[0].split()[-1].strip(".")
+    assert current_adds(engine, user, adds, every_add_stored=True) == current
+
+
+@pytest.mark.parametrize(
+    ("text", "rest"),
+    [
+        ('The assistant asked "Shall I switch you to Vodafone?" The user replied: nah, Three is fine', "Three is fine"),
+        ('The assistant asked "Soll ich dir lieber Bolt buchen?" The user replied: nein danke', ""),
+        ('The assistant asked "Voulez-vous que je passe chez Orange ?" The user replied: non merci', ""),
+        ('The assistant asked "Хотите, чтобы я перенёс запись на пятницу?" The user replied: нет, не надо', "не надо"),
+        # A question that offers nothing, answered no, may tell a change ("no, I moved").
+        ('The assistant asked "Are you still in York?" The user replied: no, I moved to Leeds', None),
+        ('The assistant asked "Shall I switch you to Vodafone?" The user replied: yes please', None),
+    ],
+)
+def test_an_offer_is_declined_by_its_reply(text: str, rest: str | None) -> None:
+    assert declined_reply(text) == rest
+
+
+@pytest.mark.parametrize(
+    "newer",
+    [
+        # An offer to keep, turned down, is a change.
+        'The assistant asked "Shall I keep Mads as your emergency contact?" The user replied: no, it\'s Sofie now',
+        # A refusal that goes on to tell a change of its own.
+        'The assistant asked "Shall I switch your contact to Lars?" The user replied: no, I changed it to Sofie',
+    ],
+)
+def test_a_refusal_that_tells_a_change_of_its_own_replaces(newer: str) -> None:
+    assert replaces_as_told("The user's emergency contact is Mads.", newer)
