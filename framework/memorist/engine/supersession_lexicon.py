@@ -184,6 +184,10 @@ class Lexicon:
     until_after: frozenset[str] = frozenset()
     #: Words telling an offer made or turned down ("offered me", "j'ai dit non"): no new state.
     offers: Phrases = Phrases({})
+    #: Words of a value a person holds several of at once ("allergic", "Allergie", "аллергия"),
+    #: and the spaceless ones, found inside a run ("アレルギー", "过敏").
+    several: Phrases = Phrases({})
+    several_inside: tuple[str, ...] = ()
     #: Words telling that a state goes on ("still", "todavía", "まだ"): what holds, restated.
     continuations: Phrases = Phrases({})
     #: ``calendar`` and every language's month and weekday names (CLDR's, written out): the
@@ -309,6 +313,8 @@ class Lexicon:
             until=union("until_words"),
             until_after=union("until_after_words"),
             offers=merged("offer_words"),
+            several=merged("several_values"),
+            several_inside=tuple(p for lex in lexes for p in lex.phrases("several_values") if spaceless(p)),
             continuations=merged("continuation_words"),
             genitive_prepositions=union("genitive_prepositions"),
             genitive_suffixes=tuple(sorted(union("genitive_suffixes"), key=len, reverse=True)),
@@ -457,6 +463,9 @@ def reading_lexicon(code: str) -> Lexicon:
         # mitteilen, dass"), and a short statement's language is often unsure.
         telling=merged.telling,
         telling_after=merged.telling_after,
+        # Content words: an allergy word is one in any language.
+        several=merged.several,
+        several_inside=merged.several_inside,
         telling_inside=merged.telling_inside,
         # Read only at the opening of what the assistant says, where another language's use of
         # the word ("du" is French's "of the") rarely stands, and a short statement's language

@@ -90,7 +90,8 @@ def possessive_owners(words: list[str], lex: Lexicon) -> frozenset[str]:
     rest = words[1:] if words and words[0] in lex.articles else words
     if len(rest) >= 4 and rest[0] == SELF and rest[1] in lex.speaker:
         rest = rest[1:]  # "The user: मेरी बहन की शादी ...": the speaker's own possessive after the label
-    if len(rest) < 3 or base(rest[0]) not in lex.speaker:
+    if len(rest) < 3 or base(rest[0]) not in lex.speaker or rest[0] == SELF:
+        # "The user: no, it's the Leeds office now": the label's bare "user" owns nothing.
         return frozenset()
     owned = rest[1]
     if base(owned) not in lex.others and (stem := _genitive_stem(owned, lex)) is not None:

@@ -28,10 +28,12 @@ from .supersession_owners import genitive_owner, possessive_owners, run_owner
 from .supersession_rows import spaceless
 from .supersession_speakers import ASSISTANT, SELF, SPEAKER_LABEL, statement_language
 from .supersession_subjects import (
+    NAME,
     _clause_subjects,
     _labelled_name,
     common_openings,
     labelled_owner,
+    names_partner,
 )
 from .supersession_values import (
     anchored,
@@ -111,6 +113,9 @@ class Reading:
     #: ("The user: Eli turned 8"), as (the word, its name stem, its topic terms): another
     #: fact may show it is a word (:func:`opening_as_word`).
     opening: tuple[str, str, frozenset[str]] | None = None
+    #: Whether it tells a value of which a person holds several at once (an allergy, ``several_values``
+    #: rows): two such facts of different values add to each other unless a change word ties them.
+    several: bool = False
 
 
 def _chain_owners(found: list[Token], lex: Lexicon, code: str) -> frozenset[str]:
@@ -136,7 +141,11 @@ def read(text: str) -> Reading:
     runs = [w for w in words if spaceless(w)]
     inside = lex.inside_kinds(runs)
     attributes = frozenset(
-        [lex.attributes[base(w)] for w in words if base(w) in lex.attributes]
+        [
+            lex.attributes[base(w)]
+            for i, w in enumerate(words)
+            if base(w) in lex.attributes and not _qualifies(words, i, lex)
+        ]
         + _phrased(found, lex)
         + value_kinds(text)
         + framed(text, found, lex)
@@ -182,6 +191,8 @@ def read(text: str) -> Reading:
     # "syrran" and "min syster", "mamma" and "mia madre": one relative, whichever word told it.
     subjects = frozenset(lex.kin.get(s, s) for s in subjects)
     held = counts(words, lex)
+    if NAME in attributes and names_partner(words, lex):
+        attributes -= {NAME}  # "the user's husband is called Mark": his name, not the user's
     said_values = told(text, lex)
     gaps = around(text, found, lex.change_frames, lex.clause_joiners)
     # "The user's parents asked to move dinner to Sunday": what a change frame moved.
@@ -242,7 +253,18 @@ def read(text: str) -> Reading:
         lex.offers.anywhere(found) or "offer_words" in inside,
         first_clause_continues(spoken, lex),
         next(((w, name_stem(w, code), frozenset(terms(base(w)))) for w in labelled), None),
+        lex.several.anywhere(found) or any(row in run for run in runs for row in lex.several_inside),
     )
+
+
+def _qualifies(words: list[str], at: int, lex: Lexicon) -> bool:
+    """Whether the word at ``at`` qualifies the attribute word after it ("work" of "work
+    email", "work phone"): which of that attribute's values it is, not an attribute itself."""
+    word = words[at]
+    if word not in lex.qualifiers or at + 1 >= len(words):
+        return False
+    following = lex.attributes.get(base(words[at + 1]))
+    return following is not None and following in lex.qualified_attributes
 
 
 def _genitive(words: list[str], text: str, lex: Lexicon, code: str) -> frozenset[str]:

@@ -424,6 +424,10 @@ def _replaces(
         and (new.topic & old.topic or new.names & old.names or (told or 0.0) >= CHANGE_SIMILARITY)
     ):
         return True
+    if new.several and old.several:
+        # "allergic to shellfish" after "allergic to peanuts": a person holds several, and no
+        # change word said one replaced the other.
+        return False
     if new.shapes & old.shapes:
         return True
     short = max(old.size, new.size) <= SLOT_MAX_TOKENS

@@ -401,6 +401,18 @@ NAME = "name"
 _NAMING = frozenset(w for code in languages() for w in lexicon(code).words("naming_words"))
 
 
+def names_partner(words: list[str], lex: Lexicon) -> bool:
+    """Whether the fact tells the name of the speaker's partner ("the user's husband is called
+    Mark", "mein Mann heißt Jonas"): the name is the partner's, the fact the speaker's
+    relationship, and no version of the speaker's own name."""
+    rest = words[1:] if words and words[0] in lex.articles else words
+    if len(rest) > 1 and rest[0] == SELF and rest[1] in lex.speaker:
+        rest = rest[1:]  # "The user: Mein Mann heißt Jonas": the label, then the speaker's "mein"
+    if len(rest) < 3 or base(rest[0]) not in lex.speaker or base(rest[1]) not in lex.partners:
+        return False
+    return any(lex.attributes.get(base(w)) == NAME or w in _NAMING for w in rest[2:5])
+
+
 def _bare_relative(rest: list[str], lex: Lexicon) -> bool:
     """A default-language family member or partner right after the extractor's label, its
     "my" dropped as a phone-typed message drops it, followed by an attribute or change word:

@@ -334,8 +334,10 @@ def test_a_long_list_is_stored_in_chunks_in_order(tmp_path: Path, monkeypatch: p
         calls: list[int] = []
         real = memory.engine.add_many
         monkeypatch.setattr(memory.engine, "add_many", lambda requests: calls.append(len(requests)) or real(requests))
-        texts = [f"I own {n} kayaks." for n in ("one", "two", "three", "four")] + ["I own one kayaks."]
+        # The repeat is of the current count: a count told again after a newer one replaced it
+        # ("one" after "four") is current again, stored anew rather than merged.
+        texts = [f"I own {n} kayaks." for n in ("one", "two", "three", "four")] + ["I own four kayaks."]
         answers = memory.add_many([{"messages": t, "user_id": "ch", "infer": False} for t in texts])
         assert calls == [2, 2, 1]
         assert [a["results"][0]["memory"] for a in answers[:4]] == texts[:4]
-        assert answers[4]["merged"][0]["memory_id"] == answers[0]["results"][0]["id"]  # across a chunk boundary
+        assert answers[4]["merged"][0]["memory_id"] == answers[3]["results"][0]["id"]  # across a chunk boundary

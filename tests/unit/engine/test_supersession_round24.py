@@ -216,3 +216,78 @@ def test_an_offer_is_declined_by_its_reply(text: str, rest: str | None) -> None:
 )
 def test_a_refusal_that_tells_a_change_of_its_own_replaces(newer: str) -> None:
     assert replaces_as_told("The user's emergency contact is Mads.", newer)
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("The user is allergic to peanuts.", "The user is allergic to shellfish."),
+        ("The user: Ich bin allergisch gegen Nüsse.", "The user: Ich bin allergisch gegen Katzen."),
+        ("The user: 私は卵アレルギーです", "The user: 私はそばアレルギーです"),
+    ],
+)
+def test_a_second_allergy_adds_to_the_first(older: str, newer: str) -> None:
+    assert not replaces_as_told(older, newer)
+
+
+def test_an_allergy_said_to_be_gone_is_replaced() -> None:
+    older = "The user is allergic to peanuts."
+    assert replaces_as_told(older, "The user is no longer allergic to peanuts, only to shellfish now.")
+
+
+@pytest.mark.parametrize(
+    ("adds", "current"),
+    [
+        (["I work at the Manchester office."], [0]),
+        (
+            [
+                "I work at the Manchester office.",
+                [
+                    {"role": "assistant", "content": "Got it, so you're based at the Manchester office."},
+                    {"role": "user", "content": "no, it's the Leeds office now"},
+                ],
+            ],
+            [1],
+        ),
+        (
+            [
+                "Mijn huisarts is dokter Jansen.",
+                [
+                    {"role": "assistant", "content": "Ik heb je huisarts bijgewerkt naar dokter de Vries."},
+                    {"role": "user", "content": "top, dank je"},
+                ],
+            ],
+            [1],
+        ),
+        (
+            [
+                [
+                    {"role": "user", "content": "私の住所は大阪市北区1-2-3です"},
+                    {"role": "assistant", "content": "登録しました。"},
+                ],
+                [
+                    {"role": "user", "content": "住所を京都市左京区4-5-6に変更してください"},
+                    {"role": "assistant", "content": "住所を京都市左京区4-5-6に変更しました。"},
+                ],
+            ],
+            [1],
+        ),
+    ],
+)
+def test_a_change_told_through_the_assistant_is_current(engine: Any, adds: list[Any], current: list[int]) -> None:
+    user = f"r24-agent-{len(adds)}-{len(str(adds))}"
+    assert current_adds(engine, user, adds, every_add_stored=True) == current
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        # "work" qualifies the e-mail or phone after it: no employer of the user's.
+        ("The user works at Microsoft now.", "The user's work email is alice@example.org."),
+        ("The user works at Microsoft now.", "The user's work phone is 020 7946 0000."),
+        # The partner's name is the partner's, not the user's own.
+        ("The user's name is Alice Moreau.", "The user's husband is called Mark."),
+    ],
+)
+def test_a_qualifier_or_a_partners_name_names_no_attribute_of_the_users(older: str, newer: str) -> None:
+    assert not replaces_as_told(older, newer)

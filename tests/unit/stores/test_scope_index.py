@@ -600,8 +600,10 @@ def test_a_scopes_first_add_embeds_its_facts_while_the_scope_loads(tmp_path: Pat
     store path decides: a repeated fact merged, a paraphrase merged, a new fact stored. An add to
     a scope already held loads nothing."""
     facts = [
-        "The pottery class on Saturday was so much fun (round 0)",  # stored by fill: same text
-        "The pottery class on Saturday was so much fun! (round 0)",  # a paraphrase of it
+        # Stored by fill: same text. The last round's: an earlier round's version was replaced
+        # by the next, and told again it would be current again, stored anew.
+        "The pottery class on Saturday was so much fun (round 2)",
+        "The pottery class on Saturday was so much fun! (round 2)",  # a paraphrase of it
         "Caroline's brother is moving to Oslo next spring",  # new
     ]
 
