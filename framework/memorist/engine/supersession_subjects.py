@@ -45,17 +45,28 @@ def _sentence_rest(text: str, at: int) -> str:
     return rest[: min(ends)] if ends else rest
 
 
+def _capitalized_opening(text: str) -> tuple[int, Token] | None:
+    """The capitalized word opening a statement behind the extractor's label for the user or
+    the assistant, with where the statement starts; None without one. A named speaker's turn
+    ("Caroline: Long time no talk.") opens with any word, and its people are told apart by
+    the turn's speaker."""
+    label = SPEAKER_LABEL.match(text)
+    if label is None or not voiced(label.group(0)):
+        return None
+    found = tokens(text[label.end() :])
+    if len(found) < 2 or not found[0].surface[:1].isupper() or found[0].surface.isupper():
+        return None
+    return label.end(), found[0]
+
+
 def labelled_owner(text: str, lex: Lexicon) -> frozenset[str]:
     """A name in the possessive opening the statement after the extractor's label ("The
     assistant: Tom's number as 07700 556 3121", "The user: Ana's flat is in Gràcia"): the
     thing is that person's, not the speaker's or the listener's."""
-    label = SPEAKER_LABEL.match(text)
-    if label is None or not voiced(label.group(0)):
+    opening = _capitalized_opening(text)
+    if opening is None:
         return frozenset()
-    found = tokens(text[label.end() :])
-    if len(found) < 2 or not found[0].surface[:1].isupper() or found[0].surface.isupper():
-        return frozenset()
-    word = found[0].word
+    word = opening[1].word
     ending = next((e for e in lex.possessive_endings if word.endswith(e) and len(word) > len(e)), None)
     owner = word[: -len(ending)] if ending else word
     if ending is None or not owner.isalpha() or owner in STOP_WORDS or owner in lex.speaker:
@@ -66,16 +77,11 @@ def labelled_owner(text: str, lex: Lexicon) -> frozenset[str]:
 def _labelled_name(text: str, lex: Lexicon) -> frozenset[str]:
     """A name opening the statement after the extractor's label ("The user: Eli turned 8
     today"): the statement is about that person as much as about the speaker who told it."""
-    label = SPEAKER_LABEL.match(text)
-    # Only behind the extractor's label for the user or the assistant: a named speaker's turn
-    # ("Caroline: Long time no talk.") opens with any word, and its people are told apart
-    # by the turn's speaker.
-    if label is None or not voiced(label.group(0)):
+    opening = _capitalized_opening(text)
+    if opening is None:
         return frozenset()
-    found = tokens(text[label.end() :])
-    if len(found) < 2 or not found[0].surface[:1].isupper() or found[0].surface.isupper():
-        return frozenset()
-    word = found[0].word
+    start, first = opening
+    word = first.word
     # The word's language is the rest of the sentence's: "Mia" is Italian for "my", and the
     # statement "Mia turned 5" reads as Italian with it, as English without it.
     if (
@@ -85,7 +91,7 @@ def _labelled_name(text: str, lex: Lexicon) -> frozenset[str]:
         or word in lex.clause_joiners
         or not word.isalpha()
         # "The assistant: Då har ni 3 katter nu.": an adverb opening the sentence, no name.
-        or opens_with_common_word(word, _sentence_rest(text, label.end() + found[0].end))
+        or opens_with_common_word(word, _sentence_rest(text, start + first.end))
     ):
         return frozenset()
     return frozenset({word})
