@@ -88,3 +88,32 @@ def clause_readings(text: str) -> tuple[tuple[str, Reading, bool], ...]:
                 own, reading = alone, replace(reading, subjects=alone)
         out.append((clause, reading if own else replace(reading, subjects=whole.subjects), bool(own)))
     return tuple(out)
+
+
+#: How many sentences of one fact are read on their own.
+MAX_SENTENCES = 6
+
+
+def sentence_adds(text: str, clause: str) -> bool:
+    """Whether the sentence of ``text`` that holds ``clause`` (read behind the same label)
+    says it adds to what was told."""
+    prefix, sentences = labelled_sentences(text)
+    body = (clause[len(prefix) :] if clause.startswith(prefix) else clause).strip()
+    held = next((s for s in sentences if body and body in s), None)
+    return read(prefix + held).additive if held is not None else read(text).additive
+
+
+def labelled_sentences(text: str) -> tuple[str, list[str]]:
+    """The extractor's label opening ``text`` ("The user: "; empty if none) and the sentences
+    after it, each to be read behind the same label. Dictated speech runs its sentences on
+    with "and then" (``sequence_joiners``): each piece is a sentence of its own, so the "also"
+    of "... down to 84 kilos and then they also started swimming" adds only the swimming."""
+    label = SPEAKER_LABEL.match(text)
+    prefix = label.group(0) if label else ""
+    lex = reading_lexicon(statement_language(text))
+    return prefix, [
+        piece
+        for s in split(text[len(prefix) :], Boundary.SENTENCE | Boundary.LINE)
+        for piece in sequence_pieces(s, lex)
+        if piece.strip()
+    ]

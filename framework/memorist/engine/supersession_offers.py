@@ -18,13 +18,12 @@ from .supersession_openings import interjection_end
 from .supersession_reading import read
 from .supersession_reports import USER_LABEL
 from .supersession_speakers import statement_language
+from .supersession_subjects import _REPLY_WORDS
 
 #: The extractor's question frame ('{speaker} asked "{text}"') around the offer, split at the
 #: text: what stands before the question and what closes it.
 _QUESTION = str(lexicon(DEFAULT).get("question_frame") or "").partition("{speaker}")[2]
 _ASKED, _, _CLOSE = _QUESTION.partition("{text}")
-#: The extractor's reply frame's words between the speaker and the reply (" replied: ").
-_REPLIED = str(lexicon(DEFAULT).get("reply_frame") or "").partition("{speaker}")[2].partition("{text}")[0]
 #: How many words into the question an offer may open ("Great, would you like me to ...").
 OFFER_WINDOW = 4
 
@@ -48,17 +47,16 @@ def declined_reply(text: str) -> str | None:
     "Shall I switch you to Vodafone?" The user replied: nah, Three is fine'; empty after a
     bare "no"), else None: the question opens with an offer within its first words and the
     reply opens, past interjections and the reply frame, with a declining reply."""
-    if not _ASKED.strip() or _ASKED not in text:
+    framed = _framed(text)
+    if framed is None:
         return None
-    question, closed, reply = text.partition(_ASKED)[2].partition(_CLOSE or '"')
-    if not closed:
-        return None
+    question, reply = framed
     offers, declines = _rows()
     asked = tokens(question)
     if not any(offers.at(asked, i) is not None for i in range(min(len(asked), OFFER_WINDOW))):
         return None
-    if _REPLIED.strip() and _REPLIED in reply:
-        reply = reply.partition(_REPLIED)[2]
+    if _REPLY_WORDS.strip() and _REPLY_WORDS in reply:
+        reply = reply.partition(_REPLY_WORDS)[2]
     said = tokens(reply)
     if not said:
         return None
@@ -75,12 +73,16 @@ def declined_offer(newer: str) -> bool:
     names no change ("Shall I still send the anniversary reminder?") turned down may itself
     tell one, so it is read as the rule reads any fact."""
     rest = declined_reply(newer)
-    if rest is None or not read(f"{USER_LABEL}{_question(newer)}").change:
+    framed = _framed(newer)
+    if rest is None or framed is None or not read(f"{USER_LABEL}{framed[0]}").change:
         return False
     told = read(f"{USER_LABEL}{rest}") if rest else None
     return told is None or not (told.change or told.moved)
 
 
-def _question(text: str) -> str:
-    """The question of ``text``'s question frame."""
-    return text.partition(_ASKED)[2].partition(_CLOSE or '"')[0]
+def _framed(text: str) -> tuple[str, str] | None:
+    """The question of ``text``'s question frame and what follows it, or None without one."""
+    if not _ASKED.strip() or _ASKED not in text:
+        return None
+    question, closed, reply = text.partition(_ASKED)[2].partition(_CLOSE or '"')
+    return (question, reply) if closed else None

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..language import languages, lexicon
+from ..language import Token, languages, lexicon, tokens
 from ..language.morphology import name_stem
+from .keywords import STOP_WORDS
 from .supersession_lexicon import Lexicon
 from .supersession_rows import spaceless
-from .supersession_speakers import SELF
+from .supersession_speakers import SELF, SPEAKER_LABEL, voiced
 from .supersession_values import base
 
 #: How many words may name a thing before the genitive naming its owner ("el alquiler", "la
@@ -263,3 +264,32 @@ def run_relative(run: str) -> tuple[str, str] | None:
                 return relative, after
             break
     return None
+
+
+def capitalized_opening(text: str) -> tuple[int, Token] | None:
+    """The capitalized word opening a statement behind the extractor's label for the user or
+    the assistant, with where the statement starts; None without one. A named speaker's turn
+    ("Caroline: Long time no talk.") opens with any word, and its people are told apart by
+    the turn's speaker."""
+    label = SPEAKER_LABEL.match(text)
+    if label is None or not voiced(label.group(0)):
+        return None
+    found = tokens(text[label.end() :])
+    if len(found) < 2 or not found[0].surface[:1].isupper() or found[0].surface.isupper():
+        return None
+    return label.end(), found[0]
+
+
+def labelled_owner(text: str, lex: Lexicon) -> frozenset[str]:
+    """A name in the possessive opening the statement after the extractor's label ("The
+    assistant: Tom's number as 07700 556 3121", "The user: Ana's flat is in Gràcia"): the
+    thing is that person's, not the speaker's or the listener's."""
+    opening = capitalized_opening(text)
+    if opening is None:
+        return frozenset()
+    word = opening[1].word
+    ending = next((e for e in lex.possessive_endings if word.endswith(e) and len(word) > len(e)), None)
+    owner = word[: -len(ending)] if ending else word
+    if ending is None or not owner.isalpha() or owner in STOP_WORDS or owner in lex.speaker:
+        return frozenset()
+    return frozenset({lex.kin.get(owner, owner)})

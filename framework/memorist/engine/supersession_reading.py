@@ -24,7 +24,7 @@ from .supersession_openings import (
     past_interjection,
     past_time_word,
 )
-from .supersession_owners import genitive_owner, possessive_owners, run_owner
+from .supersession_owners import genitive_owner, labelled_owner, possessive_owners, run_owner
 from .supersession_rows import spaceless
 from .supersession_speakers import ASSISTANT, SELF, SPEAKER_LABEL, statement_language
 from .supersession_subjects import (
@@ -32,7 +32,6 @@ from .supersession_subjects import (
     _clause_subjects,
     _labelled_name,
     common_openings,
-    labelled_owner,
     names_partner,
 )
 from .supersession_values import (

@@ -91,13 +91,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from ..language import Boundary, split, tokens
+from ..language import tokens
 from ..language.morphology import names_head
 from ..records import MemoryRecord
 from .keywords import terms
 from .supersession_agreement import agree_beyond_units, named_apart, words_agree
 from .supersession_apart import VALUE_ATTRIBUTES, contact_of_own, not_now, qualified_apart
-from .supersession_clauses import clause_readings, sequence_pieces
+from .supersession_clauses import MAX_SENTENCES, clause_readings, labelled_sentences, sentence_adds
 from .supersession_cosine import (
     ATTRIBUTE_CHANGE_SIMILARITY,
     BARE_CHANGE_SIMILARITY,
@@ -108,13 +108,12 @@ from .supersession_cosine import (
     same_slot,
     through_owner,
 )
-from .supersession_lexicon import reading_lexicon, rule_lexicon
+from .supersession_lexicon import rule_lexicon
 from .supersession_offers import declined_offer
 from .supersession_quantities import goal_apart, moved_quantity, other_count, other_quantity
 from .supersession_reading import ASSISTANT, SELF, Reading, read, states_attribute
 from .supersession_reports import read_pair
 from .supersession_restated import keeps_value, restates, still_named
-from .supersession_speakers import SPEAKER_LABEL, statement_language
 from .supersession_subjects import resolved
 from .supersession_values import base
 
@@ -236,7 +235,7 @@ def supersedes(
             # its own thing ("Moved to Jakarta. The new office is there too."). A fact that
             # says its first thing goes on ("Nadal w banku, dostałam nowy laptop") names that
             # thing in its whole cosine: its clauses change only what their own words name.
-            if not _sentence_adds(newer_text, clause) and _replaces(
+            if not sentence_adds(newer_text, clause) and _replaces(
                 replace(part, size=new.size),
                 old,
                 clause,
@@ -265,7 +264,7 @@ def _sentence_replaces(
     """Whether one sentence of a fact of several, read as a fact of its own, replaces the
     older, when another sentence's additive word made the whole fact read as adding: "The
     landlord put the rent up, we pay £1,340 now. Council tax is another £160." moves the rent."""
-    prefix, sentences = _labelled_sentences(newer)
+    prefix, sentences = labelled_sentences(newer)
     if len(sentences) < 2:
         return False
     for sentence in sentences[:MAX_SENTENCES]:
@@ -276,35 +275,6 @@ def _sentence_replaces(
         if _replaces(part, old, prefix + sentence, older, cosines, readers):
             return True
     return False
-
-
-#: How many sentences of one fact are read on their own.
-MAX_SENTENCES = 6
-
-
-def _sentence_adds(text: str, clause: str) -> bool:
-    """Whether the sentence of ``text`` that holds ``clause`` (read behind the same label)
-    says it adds to what was told."""
-    prefix, sentences = _labelled_sentences(text)
-    body = (clause[len(prefix) :] if clause.startswith(prefix) else clause).strip()
-    held = next((s for s in sentences if body and body in s), None)
-    return read(prefix + held).additive if held is not None else read(text).additive
-
-
-def _labelled_sentences(text: str) -> tuple[str, list[str]]:
-    """The extractor's label opening ``text`` ("The user: "; empty if none) and the sentences
-    after it, each to be read behind the same label. Dictated speech runs its sentences on
-    with "and then" (``sequence_joiners``): each piece is a sentence of its own, so the "also"
-    of "... down to 84 kilos and then they also started swimming" adds only the swimming."""
-    label = SPEAKER_LABEL.match(text)
-    prefix = label.group(0) if label else ""
-    lex = reading_lexicon(statement_language(text))
-    return prefix, [
-        piece
-        for s in split(text[len(prefix) :], Boundary.SENTENCE | Boundary.LINE)
-        for piece in sequence_pieces(s, lex)
-        if piece.strip()
-    ]
 
 
 #: How far into a fact the user named through a possessive makes it the user's ("the user's

@@ -12,9 +12,9 @@ from ..language import DEFAULT, Boundary, Token, languages, lexicon, split, toke
 from ..language.common_words import opens_with_common_word
 from .keywords import STOP_WORDS
 from .supersession_lexicon import Lexicon
-from .supersession_owners import possessive_owners, run_relative
+from .supersession_owners import capitalized_opening, possessive_owners, run_relative
 from .supersession_rows import spaceless
-from .supersession_speakers import ASSISTANT, SELF, SPEAKER_LABEL, THIRD, voiced
+from .supersession_speakers import ASSISTANT, SELF, SPEAKER_LABEL, THIRD
 from .supersession_values import base, is_copula
 
 #: Marks that end a sentence: the word after one opens the next, capitalized whatever it is.
@@ -45,39 +45,10 @@ def _sentence_rest(text: str, at: int) -> str:
     return rest[: min(ends)] if ends else rest
 
 
-def _capitalized_opening(text: str) -> tuple[int, Token] | None:
-    """The capitalized word opening a statement behind the extractor's label for the user or
-    the assistant, with where the statement starts; None without one. A named speaker's turn
-    ("Caroline: Long time no talk.") opens with any word, and its people are told apart by
-    the turn's speaker."""
-    label = SPEAKER_LABEL.match(text)
-    if label is None or not voiced(label.group(0)):
-        return None
-    found = tokens(text[label.end() :])
-    if len(found) < 2 or not found[0].surface[:1].isupper() or found[0].surface.isupper():
-        return None
-    return label.end(), found[0]
-
-
-def labelled_owner(text: str, lex: Lexicon) -> frozenset[str]:
-    """A name in the possessive opening the statement after the extractor's label ("The
-    assistant: Tom's number as 07700 556 3121", "The user: Ana's flat is in Gràcia"): the
-    thing is that person's, not the speaker's or the listener's."""
-    opening = _capitalized_opening(text)
-    if opening is None:
-        return frozenset()
-    word = opening[1].word
-    ending = next((e for e in lex.possessive_endings if word.endswith(e) and len(word) > len(e)), None)
-    owner = word[: -len(ending)] if ending else word
-    if ending is None or not owner.isalpha() or owner in STOP_WORDS or owner in lex.speaker:
-        return frozenset()
-    return frozenset({lex.kin.get(owner, owner)})
-
-
 def _labelled_name(text: str, lex: Lexicon) -> frozenset[str]:
     """A name opening the statement after the extractor's label ("The user: Eli turned 8
     today"): the statement is about that person as much as about the speaker who told it."""
-    opening = _capitalized_opening(text)
+    opening = capitalized_opening(text)
     if opening is None:
         return frozenset()
     start, first = opening

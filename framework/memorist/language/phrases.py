@@ -52,14 +52,19 @@ class Phrases:
 
     def __init__(self, labelled: dict[str, str], elongated: dict[str, str] | None = None) -> None:
         # Read with the tokenizer texts are read with ("go get 'em" is go, get, em).
-        self._table = {tuple(fold(w) for w in WORD.findall(phrase)): label for phrase, label in labelled.items()}
-        self._table.pop((), None)
-        #: first word -> the lengths of the phrases it opens, longest first
+        table = {tuple(fold(w) for w in WORD.findall(phrase)): label for phrase, label in labelled.items()}
+        table.pop((), None)
+        self._index(table, elongated or {})
+
+    def _index(self, table: dict[tuple[str, ...], str], elongated: dict[str, str]) -> None:
+        """Hold ``table`` (each phrase's words to its label) with the lengths of the phrases
+        each first word opens, longest first, and the stretched forms ``elongated``."""
+        self._table = table
         sizes: dict[str, set[int]] = {}
-        for words in self._table:
+        for words in table:
             sizes.setdefault(words[0], set()).add(len(words))
         self._sizes = {first: sorted(found, reverse=True) for first, found in sizes.items()}
-        self._elongated = elongated or {}
+        self._elongated = elongated
 
     def __bool__(self) -> bool:
         return bool(self._table)
@@ -89,12 +94,10 @@ class Phrases:
         """These phrases less the one-word ones in ``words`` (folded): another language's row
         read in a statement whose own grammar uses the word otherwise (German "also", so)."""
         kept = Phrases({})
-        kept._table = {key: label for key, label in self._table.items() if len(key) > 1 or key[0] not in words}
-        sizes: dict[str, set[int]] = {}
-        for key in kept._table:
-            sizes.setdefault(key[0], set()).add(len(key))
-        kept._sizes = {first: sorted(found, reverse=True) for first, found in sizes.items()}
-        kept._elongated = {k: v for k, v in self._elongated.items() if k not in words}
+        kept._index(
+            {key: label for key, label in self._table.items() if len(key) > 1 or key[0] not in words},
+            {k: v for k, v in self._elongated.items() if k not in words},
+        )
         return kept
 
     def whole(self, words: list[Token]) -> str | None:
